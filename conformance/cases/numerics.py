@@ -1,0 +1,62 @@
+"""§3 of the chapter: finding NaNs, and known issue 2 (jax_debug_nans misses NaNs once vmap was traced)."""
+
+from conformance.case import Expect, Unsupported, case
+
+ALL_CAUGHT = {"old_jit": "caught", "old_eager_log": "caught", "new_eager_sqrt": "caught", "new_jit": "caught"}
+
+
+@case(
+    rows={
+        "none": ["numerics.debug_nans.vmap_miss.none"],
+        "vmap": ["numerics.debug_nans.vmap_miss.vmap"],
+        "clear": ["numerics.debug_nans.vmap_miss.clear"],
+        "with": ["numerics.debug_nans.vmap_miss.with"],
+    },
+    section="§3.1 jax_debug_nans",
+    claim="With jax_debug_nans switched on by config.update, one unrelated vmap stops the NaN checks on "
+          "computations that already ran; clear_caches() or the debug_nans context manager avoid it.",
+    known_issue=True,
+    expect={
+        "none": Expect(ALL_CAUGHT),
+        "vmap": Expect({"old_jit": "missed", "old_eager_log": "missed",
+                        "new_eager_sqrt": "caught", "new_jit": "caught"}),
+        "clear": Expect(ALL_CAUGHT),
+        "with": Expect(ALL_CAUGHT),
+    },
+    notes="Each mode runs in its own fresh process, which must not have traced vmap before the probe. "
+          "'missed' means the NaN came back without an exception.",
+)
+def debug_nans_vmap_miss(mode):
+    import jax
+    import jax.numpy as jnp
+
+    if mode == "with":
+        if not hasattr(jax, "debug_nans"):
+            raise Unsupported("jax.debug_nans (the context manager) does not exist")
+        jax.debug_nans(True).__enter__()  # on for the rest of the process
+    else:
+        jax.config.update("jax_debug_nans", True)
+
+    old_jit = jax.jit(lambda x: jnp.log(x))  # a wrapper of its own, not jnp.log's cache
+    old_jit(jnp.array(2.0)).block_until_ready()
+    jnp.log(jnp.array(2.0)).block_until_ready()
+    if mode in ("vmap", "clear", "with"):
+        jax.vmap(lambda x: x * 2)(jnp.ones(3)).block_until_ready()
+    if mode == "clear":
+        jax.clear_caches()
+
+    nan_makers = {
+        "old_jit": lambda: old_jit(jnp.array(-1.0)),
+        "old_eager_log": lambda: jnp.log(jnp.array(-1.0)),
+        "new_eager_sqrt": lambda: jnp.sqrt(jnp.array(-1.0)),
+        "new_jit": lambda: jax.jit(lambda x: jnp.arccos(x))(jnp.array(3.0)),
+    }
+    verdicts, messages = {}, {}
+    for name, make_nan in nan_makers.items():
+        try:
+            make_nan().block_until_ready()
+            verdicts[name] = "missed"
+        except FloatingPointError as exc:
+            verdicts[name] = "caught"
+            messages[name] = str(exc).splitlines()[0]
+    return verdicts, {"messages": messages}

@@ -1,0 +1,3 @@
+"""placeholder"""
+def main(argv=None):
+    return 0

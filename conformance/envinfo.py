@@ -1,0 +1,74 @@
+"""Describe a target environment: versions of Python, jax, jaxlib, numpy, and the platform tag.
+
+    python -m conformance.envinfo --out FILE
+
+Runs inside the target environment (standard library plus whatever is installed),
+writing one JSON object to FILE. A missing jax is recorded, not raised.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import platform
+import sys
+from typing import Any
+
+from conformance.child import write_json_atomically
+
+_MACHINE_ALIASES = {"amd64": "x86_64", "aarch64": "arm64"}
+
+
+def platform_tag(system: str, machine: str, backend: str | None) -> str:
+    """The platform name used by expectations, e.g. `linux-x86_64`, `darwin-arm64`, `linux-x86_64-cuda`."""
+    machine = machine.lower()
+    tag = f"{system.lower()}-{_MACHINE_ALIASES.get(machine, machine)}"
+    if backend == "gpu":
+        return f"{tag}-cuda"
+    if backend and backend != "cpu":
+        return f"{tag}-{backend}"
+    return tag
+
+
+def _version(module_name: str) -> str | None:
+    try:
+        return getattr(importlib.import_module(module_name), "__version__", None)
+    except Exception:  # noqa: BLE001 - a broken package reads as absent
+        return None
+
+
+def describe_environment() -> dict[str, Any]:
+    """Versions and platform of the running interpreter's environment."""
+    info: dict[str, Any] = {
+        "python": platform.python_version(),
+        "python_executable": sys.executable,
+        "numpy": _version("numpy"),
+        "jax": None,
+        "jaxlib": None,
+        "backend": None,
+        "devices": None,
+    }
+    try:
+        import jax
+
+        info["jax"] = jax.__version__
+        info["jaxlib"] = _version("jaxlib")
+        info["backend"] = jax.default_backend()
+        info["devices"] = [str(d) for d in jax.devices()]
+    except Exception as exc:  # noqa: BLE001
+        info["jax_error"] = f"{type(exc).__name__}: {exc}"
+    info["platform"] = platform_tag(platform.system(), platform.machine(), info["backend"])
+    return info
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the environment description to --out."""
+    parser = argparse.ArgumentParser(prog="python -m conformance.envinfo")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args(argv)
+    write_json_atomically(args.out, describe_environment())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

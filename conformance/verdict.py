@@ -1,0 +1,149 @@
+"""From a finished child process and its observation record to a cell's status. Pure logic.
+
+Every way a cell can end (hang, signal, missing or unreadable observation, probe
+error, unsupported API, observation equal to or different from the documented
+expectation) becomes a status here, and only here.
+"""
+
+from __future__ import annotations
+
+import json
+import signal as signals
+from dataclasses import asdict, dataclass, field
+from typing import Any, Mapping
+
+from conformance.case import Skip
+from conformance.compare import diff
+from conformance.launch import ProcessOutcome, tail
+from conformance.status import Status
+
+
+@dataclass
+class CellResult:
+    """The outcome of one cell, as stored in the result file's test metadata."""
+
+    case: str
+    param: str
+    rows: list[str]
+    status: Status
+    expected: Any = None
+    observation: Any = None
+    diff: list[dict[str, Any]] = field(default_factory=list)
+    details: Any = None
+    reason: str = ""
+    duration_s: float = 0.0
+    stdout_tail: str = ""
+    stderr_tail: str = ""
+    command: str = ""
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain-JSON form with the status as its word."""
+        data = asdict(self)
+        data["status"] = self.status.value
+        return data
+
+
+def parse_record(text: str | None) -> tuple[dict[str, Any] | None, str]:
+    """Read an observation file's text; return the record, or None and why it is unusable."""
+    if text is None:
+        return None, "the child wrote no observation"
+    try:
+        record = json.loads(text)
+    except ValueError as exc:
+        return None, f"the observation file is not JSON: {exc}"
+    if not isinstance(record, dict) or "outcome" not in record:
+        return None, "the observation file has no outcome"
+    return record, ""
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signals.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def classify(
+    outcome: ProcessOutcome,
+    record_text: str | None,
+    expected: Mapping[str, Any],
+) -> tuple[Status, dict[str, Any]]:
+    """The status of a finished cell, and the fields it contributes to the `CellResult`."""
+    record, unreadable = parse_record(record_text)
+    fields: dict[str, Any] = {"expected": expected}
+    if record and record.get("outcome") == "observed":
+        fields["observation"] = record.get("facts")
+        fields["details"] = record.get("details")
+    if outcome.timed_out:
+        fields["reason"] = "killed after its time limit"
+        return Status.TIMEOUT, fields
+    if outcome.signal is not None:
+        fields["reason"] = f"the child died by {_signal_name(outcome.signal)}"
+        return Status.CRASH, fields
+    if record is None:
+        if record_text is None:
+            fields["reason"] = f"the child exited with code {outcome.returncode} without an observation"
+            return Status.CRASH, fields
+        fields["reason"] = unreadable
+        return Status.ERROR, fields
+    if record["outcome"] == "unsupported":
+        fields["reason"] = record.get("reason", "")
+        return Status.UNSUPPORTED, fields
+    if record["outcome"] == "error":
+        error = record.get("error") or {}
+        fields["reason"] = f"{error.get('type', '?')}: {error.get('message', '')}"
+        fields["details"] = {"traceback": error.get("traceback", "")}
+        return Status.ERROR, fields
+    differences = diff(expected, record.get("facts"))
+    fields["diff"] = [d.to_json() for d in differences]
+    return (Status.DIFFERS if differences else Status.CONFORMS), fields
+
+
+def skipped_result(case_id: str, param: str, rows: list[str], skip: Skip) -> CellResult:
+    """The result of a cell whose expectation says it does not apply on this platform."""
+    return CellResult(case=case_id, param=param, rows=rows, status=Status.SKIPPED, reason=skip.reason)
+
+
+def build_result(
+    case_id: str,
+    param: str,
+    rows: list[str],
+    outcome: ProcessOutcome,
+    record_text: str | None,
+    expected: Mapping[str, Any],
+    command: str,
+) -> CellResult:
+    """Assemble a `CellResult` from one finished child."""
+    status, fields = classify(outcome, record_text, expected)
+    return CellResult(
+        case=case_id,
+        param=param,
+        rows=rows,
+        status=status,
+        duration_s=outcome.duration_s,
+        stdout_tail=tail(outcome.stdout),
+        stderr_tail=tail(outcome.stderr),
+        command=command,
+        **fields,
+    )
+
+
+def needs_retry(result: CellResult) -> bool:
+    """Whether a retry could tell a real result from a flaky one (anything but conforms or not-applicable)."""
+    return result.status not in (Status.CONFORMS, Status.SKIPPED, Status.UNSUPPORTED)
+
+
+def merge_attempts(attempts: list[CellResult]) -> CellResult:
+    """One result from several attempts at the same cell: the last one, or `flaky` if their statuses disagree."""
+    final = attempts[-1]
+    if len(attempts) == 1:
+        return final
+    statuses = {a.status for a in attempts}
+    kept = [{k: v for k, v in a.to_json().items() if k != "attempts"} for a in attempts]
+    final.attempts = kept
+    if len(statuses) == 1:
+        return final
+    final.reason = "attempts disagreed: " + ", ".join(a.status.value for a in attempts)
+    final.status = Status.FLAKY
+    return final
