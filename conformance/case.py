@@ -58,7 +58,8 @@ class Case:
     rows: Mapping[str, tuple[str, ...]]
     expect: Mapping[str, Expect]
     probe: Callable[..., Any]
-    known_issue: bool = False
+    known_issue_params: frozenset[str] = frozenset()
+    known_issue_platforms: tuple[str, ...] = ("*",)
     env: Mapping[str, str] = field(default_factory=dict)
     stdin: str | None = None
     timeout_s: float = 120.0
@@ -73,6 +74,15 @@ class Case:
     def all_rows(self) -> tuple[str, ...]:
         """Every row ID this case checks, in declaration order, without repeats."""
         return tuple(dict.fromkeys(row for rows in self.rows.values() for row in rows))
+
+    def is_known_issue(self, param: str, platform: str | None = None) -> bool:
+        """Whether the cell's expectation is a known issue (a bug), so that `conforms` means "still there".
+
+        With a platform, only where the chapter documents the bug to reproduce.
+        """
+        if param not in self.known_issue_params:
+            return False
+        return platform is None or any(fnmatch.fnmatchcase(platform, p) for p in self.known_issue_platforms)
 
     def cell_id(self, param: str) -> str:
         """The identifier of one cell of this case, e.g. `numerics.debug_nans_vmap_miss[vmap]`."""
@@ -103,7 +113,8 @@ def case(
     section: str,
     claim: str,
     expect: Expect | Mapping[str, Expect],
-    known_issue: bool = False,
+    known_issue: bool | list[str] = False,
+    known_issue_platforms: tuple[str, ...] = ("*",),
     env: Mapping[str, str] | None = None,
     stdin: str | None = None,
     timeout_s: float = 120.0,
@@ -113,7 +124,9 @@ def case(
 
     `expect` is one `Expect` for a case without parameters, or a mapping from each
     parameter to its `Expect`. `rows` is a list of row IDs for the whole case, or a
-    mapping from parameter to the row IDs that parameter checks.
+    mapping from parameter to the row IDs that parameter checks. `known_issue` is True
+    when every cell documents a known issue (a bug), or the list of parameters that do;
+    `known_issue_platforms` (fnmatch patterns) limits that to where the bug is documented to reproduce.
     """
 
     def register(probe: Callable[..., Any]) -> Callable[..., Any]:
@@ -130,7 +143,9 @@ def case(
             rows=rows_by_param,
             expect=expectations,
             probe=probe,
-            known_issue=known_issue,
+            known_issue_params=frozenset(
+                expectations if known_issue is True else (known_issue or ())),
+            known_issue_platforms=tuple(known_issue_platforms),
             env=dict(env or {}),
             stdin=stdin,
             timeout_s=timeout_s,

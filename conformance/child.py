@@ -11,29 +11,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 import traceback
 from typing import Any
 
+from conformance.atomic import write_text_atomically
 from conformance.case import DEFAULT_CASE_PACKAGE, NO_PARAM, Unsupported, find_case
 
 OBSERVATION_SCHEMA = 1
 
 
 def write_json_atomically(path: str, payload: dict[str, Any]) -> None:
-    """Write `payload` to `path` through a temporary file and a rename, so readers never see half a file."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(payload, handle, allow_nan=False, indent=1)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write `payload` as strict JSON (no NaN), atomically; raises before writing if it is not plain JSON."""
+    write_text_atomically(path, json.dumps(payload, allow_nan=False, indent=1))
 
 
 def split_probe_result(result: Any) -> tuple[Any, Any]:

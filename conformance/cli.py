@@ -1,3 +1,173 @@
-"""placeholder"""
-def main(argv=None):
+"""The command line: `jax-conformance list | run | report`.
+
+Only this module prints. `main(argv)` returns the exit status, so it can be
+tested without a shell; expected problems become one line on stderr and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import conformance
+from conformance.case import load_cases
+from conformance.envs import EnvironmentBuilder, JaxEnvironment
+from conformance.errors import ConformanceError
+from conformance.matrix import DEFAULT_MATRIX, load_matrix
+from conformance.report import write_report
+from conformance.results import ResultsError
+from conformance.runner import SOURCE_ROOT
+from conformance.selection import all_cells, select_cells
+from conformance.summary import cases_listing, run_summary
+
+CASES_DIR = Path(conformance.__file__).resolve().parent / "cases"
+DEFAULT_RESULTS = Path("results")
+DEFAULT_REPORT = Path("reports/index.html")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(prog="jax-conformance", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"jax-conformance {conformance.__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    listing = commands.add_parser("list", help="show the cases, their rows and claims")
+    listing.add_argument("-k", dest="expression", metavar="EXPR", help="pytest-style selection expression")
+
+    run = commands.add_parser("run", help="run the cases across JAX versions and write results and the report")
+    which = run.add_mutually_exclusive_group()
+    which.add_argument("--matrix", metavar="NAME", help=f"a matrix name or .toml path (default {DEFAULT_MATRIX})")
+    which.add_argument("--jax", action="append", metavar="VERSION", help="a JAX version; repeat for more")
+    run.add_argument("-k", dest="expression", metavar="EXPR", help="pytest-style selection expression")
+    run.add_argument("-j", dest="workers", type=int, default=2, metavar="N",
+                     help="cells run at once, each in its own process (default 2)")
+    run.add_argument("--retries", type=int, default=1, metavar="N",
+                     help="rerun a cell that does not conform up to N times to tell flaky ones (default 1)")
+    run.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
+                     help="folder for result files (default results/)")
+    run.add_argument("-o", "--report", type=Path, default=DEFAULT_REPORT, metavar="PATH",
+                     help="HTML report to write from every result file in DIR (default reports/index.html)")
+
+    report = commands.add_parser("report", help="render result files into the HTML report")
+    report.add_argument("results", nargs="+", type=Path, metavar="RESULTS",
+                        help="result files, or folders of them")
+    report.add_argument("-o", "--output", type=Path, default=DEFAULT_REPORT, metavar="PATH")
+    return parser
+
+
+def command_list(args: argparse.Namespace) -> int:
+    """Print the selected cases."""
+    cells = select_cells(all_cells(load_cases()), args.expression)
+    print(cases_listing(cells))
+    print(f"\n{len(cells)} cells in {len({c.case.id for c in cells})} cases")
     return 0
+
+
+def pytest_argv(env: JaxEnvironment, json_path: Path, args: argparse.Namespace) -> list[str]:
+    """The pytest command that runs the selected cells against one environment."""
+    argv = [sys.executable, "-m", "pytest", str(CASES_DIR), "--rootdir", SOURCE_ROOT,
+            "-p", "no:cacheprovider", "-o", "addopts=", "-qq", "--no-header", "--tb=no", "-rN",
+            "--jax-python", env.python, "--jax-workers", str(max(1, args.workers)),
+            "--jax-retries", str(max(0, args.retries)),
+            "--json-report", "--json-report-file", str(json_path), "--json-report-omit", "keywords", "collectors"]
+    if args.expression:
+        argv += ["-k", args.expression]
+    return argv
+
+
+def run_version(env: JaxEnvironment, args: argparse.Namespace) -> dict[str, Any]:
+    """Run the cells against one environment; move its result file into place atomically and return it."""
+    args.results.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=args.results, prefix=".running-", suffix=".json")
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        started = time.monotonic()
+        done = subprocess.run(pytest_argv(env, tmp, args), cwd=SOURCE_ROOT)
+        if done.returncode not in (0, 1) or tmp.stat().st_size == 0:
+            raise ConformanceError(f"pytest stopped with exit code {done.returncode} for jax {env.version}; "
+                                   f"its output is above")
+        data = json.loads(tmp.read_text(encoding="utf-8"))
+        head = data.get("jax_conformance") or {}
+        if head.get("jax") != env.version:
+            raise ConformanceError(f"the environment for jax {env.version} reports jax {head.get('jax')}; "
+                                   f"delete {env.path} and run again")
+        data["duration"] = time.monotonic() - started
+        final = args.results / f"{head['jax']}-{head['platform']}.json"
+        os.replace(tmp, final)
+        data["path"] = str(final)
+        return data
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def command_run(args: argparse.Namespace) -> int:
+    """Prepare environments, run every version, summarise, and write the report."""
+    started = time.monotonic()
+    versions = list(args.jax) if args.jax else list(load_matrix(args.matrix or DEFAULT_MATRIX).versions)
+    cells = select_cells(all_cells(load_cases()), args.expression)
+    builder = EnvironmentBuilder()
+    for version in versions:  # fail before any long work: unknown versions, no fitting Python
+        builder.interpreter_for(version)
+    print(f"jax-conformance {conformance.__version__}: {len(cells)} cells x {len(versions)} JAX versions",
+          flush=True)
+    finished, failed = [], []
+    try:
+        for version in versions:
+            try:
+                env = builder.prepare(version)
+                verb = "built" if env.built_now else "reused"
+                print(f"\njax {version}: Python {env.interpreter.version}, environment {verb} "
+                      f"in {env.seconds:.1f}s", flush=True)
+                finished.append(run_version(env, args))
+                print(f"  wrote {finished[-1]['path']}", flush=True)
+            except ConformanceError as exc:
+                failed.append(version)
+                print(f"jax-conformance: error: {exc}", file=sys.stderr, flush=True)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted; kept {len(finished)} finished result file(s) in {args.results}/", file=sys.stderr)
+        return 130
+    if finished:
+        print("\n" + run_summary(finished))
+        report = write_report(sorted(args.results.glob("*.json")), args.report)
+        print(f"\nreport: {report}  (from every result file in {args.results}/)")
+    print(f"wall time: {time.monotonic() - started:.1f}s")
+    if failed:
+        print(f"jax-conformance: error: no results for jax {', '.join(failed)} (see above)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def command_report(args: argparse.Namespace) -> int:
+    """Render result files into the HTML report."""
+    out = write_report(args.results, args.output)
+    print(f"report: {out}")
+    return 0
+
+
+COMMANDS = {"list": command_list, "run": command_run, "report": command_report}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `jax-conformance` and `python -m conformance`."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return COMMANDS[args.command](args)
+    except (ConformanceError, ResultsError) as exc:
+        print(f"jax-conformance: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

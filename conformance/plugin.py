@@ -240,6 +240,27 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseModule
     return None
 
 
+_LETTER = {Status.CONFORMS: ".", Status.DIFFERS: "D", Status.UNSUPPORTED: "u", Status.ERROR: "E",
+           Status.CRASH: "C", Status.TIMEOUT: "T", Status.SKIPPED: "s", Status.FLAKY: "F"}
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
+    """Show a cell's own status word (CONFORMS, DIFFERS, ...) instead of PASSED/FAILED."""
+    status = getattr(report, "conformance_status", None)
+    if report.when == "call" and status is not None:
+        return report.outcome, _LETTER[Status(status)], status.upper()
+    return None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """Carry the cell's status on its report (it travels to pytest-xdist controllers too)."""
+    outcome = yield
+    if call.when == "call" and isinstance(item, CaseItem) and item.cell_result is not None:
+        report = outcome.get_result()
+        report.conformance_status = item.cell_result.status.value
+
+
 def pytest_report_header(config: pytest.Config) -> str:
     """Name the target interpreter in pytest's header."""
     return f"jax-conformance {conformance.__version__}: target {config.stash[_RUN].python}"

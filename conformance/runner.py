@@ -95,4 +95,6 @@ def run_cell(
     attempts = [run_cell_once(case, param, python, platform, launcher, package)]
     while needs_retry(attempts[-1]) and len(attempts) <= retries:
         attempts.append(run_cell_once(case, param, python, platform, launcher, package))
-    return merge_attempts(attempts)
+    result = merge_attempts(attempts)
+    result.known_issue = case.is_known_issue(param, platform)
+    return result

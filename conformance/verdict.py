@@ -26,6 +26,7 @@ class CellResult:
     param: str
     rows: list[str]
     status: Status
+    known_issue: bool = False
     expected: Any = None
     observation: Any = None
     diff: list[dict[str, Any]] = field(default_factory=list)

@@ -1,0 +1,131 @@
+"""What the package index knows about jax and jaxlib releases: versions, Requires-Python, wheel tags.
+
+Parsing (pure) is kept apart from fetching; answers are cached on disk for a day
+and a stale cache is used when the index cannot be reached.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from packaging.version import InvalidVersion, Version
+
+from conformance.errors import ConformanceError
+
+DEFAULT_INDEX = "https://pypi.org/simple"
+CACHE_TTL_S = 24 * 3600
+_SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
+_WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)-(?P<python>[^-]+)-(?P<abi>[^-]+)-(?P<plat>[^-]+)\.whl$")
+_SDIST = re.compile(r"^(?P<name>.+?)-(?P<version>[0-9][^-]*)\.(tar\.gz|zip)$")
+
+
+@dataclass(frozen=True)
+class Release:
+    """One release of a project on the index."""
+
+    version: str
+    requires_python: str | None
+    wheel_pythons: frozenset[str] = field(default_factory=frozenset)  # e.g. {"cp312", "py3"}
+
+
+def parse_simple_json(payload: dict[str, Any]) -> dict[str, Release]:
+    """Releases by version from a PEP 691 JSON project page; yanked files are ignored."""
+    requires: dict[str, str | None] = {}
+    pythons: dict[str, set[str]] = {}
+    for entry in payload.get("files", []):
+        if entry.get("yanked"):
+            continue
+        name = entry.get("filename", "")
+        match = _WHEEL.match(name) or _SDIST.match(name)
+        if not match:
+            continue
+        version = match.group("version")
+        requires.setdefault(version, entry.get("requires-python"))
+        if requires[version] is None and entry.get("requires-python"):
+            requires[version] = entry["requires-python"]
+        tags = pythons.setdefault(version, set())
+        if "python" in match.groupdict() and match.group("python"):
+            tags.update(match.group("python").split("."))
+    return {v: Release(v, requires[v], frozenset(pythons[v])) for v in requires}
+
+
+def sort_versions(versions) -> list[str]:
+    """Versions in release order; unparsable ones last."""
+    def key(text: str):
+        try:
+            return (0, Version(text))
+        except InvalidVersion:
+            return (1, Version("0"))
+    return sorted(versions, key=key)
+
+
+def index_url() -> str:
+    """The simple index to ask: UV_DEFAULT_INDEX, UV_INDEX_URL or PIP_INDEX_URL when set, else PyPI."""
+    for var in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL"):
+        if os.environ.get(var, "").startswith(("http://", "https://")):
+            return os.environ[var].rstrip("/")
+    return DEFAULT_INDEX
+
+
+def fetch_project_page(project: str, base: str | None = None, timeout: float = 30.0) -> dict[str, Any]:
+    """Download one project's PEP 691 JSON page."""
+    url = f"{base or index_url()}/{project}/"
+    request = urllib.request.Request(url, headers={"Accept": _SIMPLE_JSON})
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        return json.load(response)
+
+
+class PackageIndex:
+    """Cached view of the index for the projects the suite needs."""
+
+    def __init__(self, cache_dir: Path, fetch: Callable[[str], dict[str, Any]] = fetch_project_page) -> None:
+        self.cache_dir = cache_dir
+        self.fetch = fetch
+        self._pages: dict[str, dict[str, Release]] = {}
+
+    def releases(self, project: str) -> dict[str, Release]:
+        """Releases of `project`, from memory, a fresh disk cache, the index, or a stale disk cache."""
+        if project in self._pages:
+            return self._pages[project]
+        cached = self.cache_dir / f"index-{project}.json"
+        payload = None
+        if cached.exists() and time.time() - cached.stat().st_mtime < CACHE_TTL_S:
+            payload = json.loads(cached.read_text(encoding="utf-8"))
+        if payload is None:
+            try:
+                payload = self.fetch(project)
+                self.cache_dir.mkdir(parents=True, exist_ok=True)
+                tmp = cached.with_suffix(f".tmp{os.getpid()}")
+                tmp.write_text(json.dumps(payload), encoding="utf-8")
+                os.replace(tmp, cached)
+            except (OSError, urllib.error.URLError, ValueError) as exc:
+                if not cached.exists():
+                    raise ConformanceError(
+                        f"cannot read the package index for {project} ({exc}); check the network or set "
+                        f"UV_INDEX_URL to a reachable simple index") from None
+                payload = json.loads(cached.read_text(encoding="utf-8"))
+        self._pages[project] = parse_simple_json(payload)
+        return self._pages[project]
+
+    def jax_release(self, version: str) -> Release:
+        """The jax release `version`, or a clear error naming the nearest known releases."""
+        releases = self.releases("jax")
+        if version in releases:
+            return releases[version]
+        known = sort_versions(releases)
+        hint = ", ".join(known[-5:])
+        raise ConformanceError(
+            f"unknown JAX version '{version}': it is not on the package index; recent releases are {hint}")
+
+    def jaxlib_pythons(self, version: str) -> frozenset[str]:
+        """Python tags (cp312, ...) with a jaxlib wheel for this version; empty when unknown."""
+        release = self.releases("jaxlib").get(version)
+        return release.wheel_pythons if release else frozenset()

@@ -1,0 +1,57 @@
+"""Plain-text tables for the terminal: the case list and the per-version summary. Pure logic."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from conformance.selection import Cell
+from conformance.status import Status
+
+
+def text_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """Columns padded to their widest entry, with a rule under the header."""
+    body = [[str(v) for v in row] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in body)) if body else len(h) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip(),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in body]
+    return "\n".join(lines)
+
+
+def cases_listing(cells: list[Cell]) -> str:
+    """The `list` command's output: each case once, its parameters, rows and claim."""
+    lines: list[str] = []
+    seen: set[str] = set()
+    for cell in cells:
+        case = cell.case
+        if case.id in seen:
+            continue
+        seen.add(case.id)
+        params = [c.param for c in cells if c.case.id == case.id and c.param]
+        kind = "known issue" if case.known_issue_params else "behaviour"
+        lines.append(f"{case.id}{' [' + ', '.join(params) + ']' if params else ''}   ({case.section}; {kind})")
+        lines.append(f"    {case.claim}")
+        for row in case.all_rows:
+            lines.append(f"    - {row}")
+    return "\n".join(lines)
+
+
+def status_counts(tests: list[dict[str, Any]]) -> dict[str, int]:
+    """How many cells of a result file have each status (unknown statuses count as error)."""
+    counts = {s.value: 0 for s in Status}
+    for test in tests:
+        status = (test.get("metadata") or {}).get("status", Status.ERROR.value)
+        counts[status if status in counts else Status.ERROR.value] += 1
+    return counts
+
+
+def run_summary(runs: list[dict[str, Any]]) -> str:
+    """One line per finished version: platform, Python, counts per status and wall time."""
+    header = ["jax", "platform", "python"] + [s.value for s in Status] + ["seconds"]
+    rows = []
+    for run in runs:
+        head = run["jax_conformance"]
+        counts = status_counts(run.get("tests", []))
+        rows.append([head.get("jax"), head.get("platform"), head.get("python"),
+                     *[counts[s.value] for s in Status], f"{run.get('duration', 0):.1f}"])
+    return text_table(header, rows)

@@ -1,0 +1,25 @@
+"""Shared fixtures: the fixture case package and a way to run its cells for real."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+from conformance.case import find_case
+from conformance.runner import run_cell
+
+FIXTURE_PACKAGE = "tests.fixture_cases"
+
+
+@pytest.fixture
+def run_fixture_cell():
+    """Run one cell of the fixture package in a real child of the current interpreter."""
+
+    def run(name: str, param: str = "", platform: str = "linux-x86_64", **kwargs):
+        found = find_case(f"machinery.{name}", FIXTURE_PACKAGE)
+        return run_cell(found, param, sys.executable, platform, package=FIXTURE_PACKAGE, **kwargs)
+
+    return run

@@ -1,0 +1,80 @@
+"""The command line: listing, and every bad input as one clear line with a non-zero exit."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance import cli
+from tests.fake_index import fake_builder
+
+
+@pytest.fixture
+def offline(monkeypatch, tmp_path):
+    """Point the CLI at the fake index, with only the given Python versions installed."""
+
+    def install(*pythons):
+        monkeypatch.setattr(cli, "EnvironmentBuilder", lambda: fake_builder(tmp_path / "cache", list(pythons)))
+
+    return install
+
+
+def one_error_line(capsys) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert err[0].startswith("jax-conformance: error: ")
+    return err[0]
+
+
+def test_list_shows_cases_rows_and_claims(capsys):
+    assert cli.main(["list", "-k", "debug_nans"]) == 0
+    out = capsys.readouterr().out
+    assert "numerics.debug_nans_vmap_miss [none, vmap, clear, with]" in out
+    assert "numerics.debug_nans.vmap_miss.with" in out
+    assert "4 cells in 1 cases" in out
+
+
+def test_list_of_everything_names_the_six_headline_behaviours(capsys):
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out
+    for row in ["program.closure_constant_miscompile", "tracers.hierarchy.subclassing", "compile.cache_size.clear",
+                "config.traceback_filtering.invalid_value", "compile.transfer_guard.cpu"]:
+        assert row in out
+
+
+def test_unknown_jax_version(offline, capsys, tmp_path):
+    offline("3.12.1")
+    assert cli.main(["run", "--jax", "0.99", "--results", str(tmp_path / "r")]) == 2
+    assert "unknown JAX version '0.99'" in one_error_line(capsys)
+    assert not (tmp_path / "r").exists()
+
+
+def test_matrix_that_does_not_parse(capsys, tmp_path):
+    bad = tmp_path / "broken.toml"
+    bad.write_text("versions = [\n")
+    assert cli.main(["run", "--matrix", str(bad)]) == 2
+    assert "does not parse as TOML" in one_error_line(capsys)
+
+
+def test_unknown_matrix_name(capsys):
+    assert cli.main(["run", "--matrix", "nightly"]) == 2
+    assert "no matrix 'nightly'" in one_error_line(capsys)
+
+
+def test_no_installed_python_fits(offline, capsys, tmp_path):
+    offline("3.11.7")
+    assert cli.main(["run", "--jax", "0.12.0.1", "--results", str(tmp_path / "r")]) == 2
+    line = one_error_line(capsys)
+    assert "no installed Python fits jax 0.12.0.1" in line and "3.11.7" in line
+
+
+def test_selection_that_matches_nothing(capsys):
+    assert cli.main(["list", "-k", "no_such_behaviour"]) == 2
+    assert "selects no cell" in one_error_line(capsys)
+
+
+def test_report_of_a_file_that_is_not_json(capsys, tmp_path):
+    bad = tmp_path / "0.1-linux.json"
+    bad.write_text("{ not json")
+    assert cli.main(["report", str(bad), "-o", str(tmp_path / "index.html")]) == 2
+    assert str(bad) in one_error_line(capsys)
+    assert not (tmp_path / "index.html").exists()

@@ -1,0 +1,65 @@
+"""Index parsing, interpreter choice and requirement sets for the per-version environments."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.envs import requirements_for
+from conformance.errors import ConformanceError
+from conformance.index import parse_simple_json, sort_versions
+from conformance.interpreters import Interpreter, choose_interpreter, discover_interpreters
+from conformance.matrix import MATRIX_DIR
+from tests.fake_index import PAGES, fake_builder
+
+
+def test_index_page_gives_requires_python_and_wheel_tags_without_yanked_files():
+    jax = parse_simple_json(PAGES["jax"])
+    assert set(jax) == {"0.4.38", "0.12.0.1"}
+    assert jax["0.12.0.1"].requires_python == ">=3.12"
+    jaxlib = parse_simple_json(PAGES["jaxlib"])
+    assert jaxlib["0.12.0.1"].wheel_pythons == {"cp312", "cp314"}
+
+
+def test_versions_sort_as_releases():
+    assert sort_versions(["0.10.2", "0.4.38", "0.12.0.1", "0.9.2"]) == ["0.4.38", "0.9.2", "0.10.2", "0.12.0.1"]
+
+
+PYTHONS = [Interpreter("/a/3.11", "3.11.7"), Interpreter("/b/3.12", "3.12.1"), Interpreter("/c/3.13", "3.13.0")]
+
+
+def test_newest_fitting_interpreter_with_a_jaxlib_wheel_is_chosen():
+    assert choose_interpreter(PYTHONS, ">=3.10", frozenset(), "jax x").version == "3.13.0"
+    assert choose_interpreter(PYTHONS, ">=3.12", frozenset({"cp312"}), "jax x").version == "3.12.1"
+
+
+def test_no_fitting_interpreter_is_one_clear_line():
+    with pytest.raises(ConformanceError) as caught:
+        choose_interpreter(PYTHONS[:1], ">=3.12", frozenset({"cp312"}), "jax 0.12.0.1")
+    message = str(caught.value)
+    assert "no installed Python fits jax 0.12.0.1" in message and ">=3.12" in message
+    assert "3.11.7 (/a/3.11)" in message and "JAX_CONFORMANCE_PYTHONS" in message
+    assert "\n" not in message
+
+
+def test_builder_picks_per_version(tmp_path):
+    builder = fake_builder(tmp_path, ["3.11.7", "3.12.1", "3.13.0"])
+    assert builder.interpreter_for("0.4.38").version == "3.13.0"
+    assert builder.interpreter_for("0.12.0.1").version == "3.12.1"  # jaxlib has no cp313 wheel in the fake index
+    with pytest.raises(ConformanceError, match="unknown JAX version '0.99'"):
+        builder.interpreter_for("0.99")
+
+
+def test_discovery_finds_the_current_interpreter():
+    import sys
+
+    found = discover_interpreters([sys.executable, "/no/such/python"])
+    assert [i.version.split(".")[:2] for i in found] == [[str(sys.version_info[0]), str(sys.version_info[1])]]
+
+
+def test_pinned_sets_are_used_and_default_matrix_is_pinned(tmp_path):
+    (tmp_path / "jax-1.0.txt").write_text("# comment\njax==1.0\nnumpy==2.0\n")
+    assert requirements_for("1.0", True, tmp_path) == ["jax==1.0", "numpy==2.0"]
+    assert requirements_for("2.0", True, tmp_path) == ["jax==2.0", "jaxlib==2.0"]
+    assert requirements_for("2.0", False, tmp_path) == ["jax==2.0"]
+    for version in ["0.4.38", "0.8.3", "0.12.0.1"]:
+        assert f"jax=={version}" in requirements_for(version, True, MATRIX_DIR / "pins")

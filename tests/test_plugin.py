@@ -1,0 +1,72 @@
+"""The pytest plugin, end to end through pytester: collection, outcomes and the JSON report format."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conformance.runner import SOURCE_ROOT
+
+
+@pytest.fixture
+def run_suite(pytester, monkeypatch):
+    """Run pytest on the fixture case package in a subprocess and return (result, json report)."""
+    monkeypatch.setenv("PYTHONPATH", SOURCE_ROOT)
+
+    def run(*extra):
+        report = pytester.path / "report.json"
+        result = pytester.runpytest_subprocess(
+            "--pyargs", "tests.fixture_cases", "--conformance-cases", "tests.fixture_cases",
+            "-p", "no:cacheprovider", "--json-report", f"--json-report-file={report}", "-v", *extra)
+        return result, json.loads(report.read_text())
+
+    return run
+
+
+def test_one_item_per_cell_with_status_words_and_outcomes(run_suite):
+    result, report = run_suite("-k", "conforming or differing or echo or unsupported")
+    result.stdout.fnmatch_lines(["*machinery.py::conforming CONFORMS*", "*machinery.py::differing DIFFERS*",
+                                 "*machinery.py::unsupported UNSUPPORTED*",
+                                 "*machinery.py::echo?a? CONFORMS*", "*machinery.py::echo?b? CONFORMS*"])
+    outcomes = {t["nodeid"].split("::")[1]: t["outcome"] for t in report["tests"]}
+    assert outcomes == {"conforming": "passed", "differing": "failed", "echo[a]": "passed",
+                        "echo[b]": "passed", "unsupported": "skipped"}
+
+
+def test_each_test_carries_the_cell_metadata(run_suite):
+    _, report = run_suite("-k", "differing")
+    (test,) = report["tests"]
+    metadata = test["metadata"]
+    for key in ["case", "param", "rows", "status", "observation", "expected", "diff", "details",
+                "duration_s", "stdout_tail", "stderr_tail"]:
+        assert key in metadata
+    assert metadata["case"] == "machinery.differing"
+    assert metadata["rows"] == ["fixture.differs"]
+    assert metadata["status"] == "differs"
+    assert metadata["diff"] == [{"path": "answer", "expected": 42, "observed": 41, "kind": "changed"}]
+
+
+def test_report_top_level_describes_the_run(run_suite):
+    _, report = run_suite("-k", "conforming")
+    head = report["jax_conformance"]
+    assert head["schema_version"] == 1
+    for key in ["suite_version", "jax", "jaxlib", "numpy", "python", "platform", "started_at", "finished_at"]:
+        assert key in head
+    assert head["platform"].count("-") >= 1
+    assert head["started_at"] <= head["finished_at"]
+
+
+def test_row_ids_select_cells_with_k(run_suite):
+    _, report = run_suite("-k", "fixture.param.b")
+    assert [t["nodeid"].split("::")[1] for t in report["tests"]] == ["echo[b]"]
+
+
+def test_workers_run_cells_ahead_and_keep_order(run_suite):
+    _, report = run_suite("-k", "echo or conforming or differing", "--jax-workers", "3")
+    assert [t["metadata"]["status"] for t in report["tests"]] == ["conforms", "differs", "conforms", "conforms"]
+
+
+def test_failure_text_shows_the_diff_and_the_reproduction(run_suite):
+    result, _ = run_suite("-k", "differing")
+    result.stdout.fnmatch_lines(["*answer: expected 42, observed 41 (changed)*", "*reproduce:*conformance.child*"])
