@@ -74,8 +74,10 @@ def classify(
     record, unreadable = parse_record(record_text)
     fields: dict[str, Any] = {"expected": expected}
     if record and record.get("outcome") == "observed":
+        # Kept whatever happens next (a crash at interpreter exit, say), diff included.
         fields["observation"] = record.get("facts")
         fields["details"] = record.get("details")
+        fields["diff"] = [d.to_json() for d in diff(expected, record.get("facts"))]
     if outcome.timed_out:
         fields["reason"] = "killed after its time limit"
         return Status.TIMEOUT, fields
@@ -96,9 +98,7 @@ def classify(
         fields["reason"] = f"{error.get('type', '?')}: {error.get('message', '')}"
         fields["details"] = {"traceback": error.get("traceback", "")}
         return Status.ERROR, fields
-    differences = diff(expected, record.get("facts"))
-    fields["diff"] = [d.to_json() for d in differences]
-    return (Status.DIFFERS if differences else Status.CONFORMS), fields
+    return (Status.DIFFERS if fields["diff"] else Status.CONFORMS), fields
 
 
 def skipped_result(case_id: str, param: str, rows: list[str], skip: Skip) -> CellResult:

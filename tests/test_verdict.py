@@ -19,9 +19,10 @@ OBSERVED = json.dumps({"outcome": "observed", "facts": {"x": 1}, "details": {"ra
 
 
 def test_observation_written_before_a_crash_is_kept():
-    status, fields = classify(outcome(-11, sig=signal.SIGSEGV), OBSERVED, {"x": 1})
+    status, fields = classify(outcome(-11, sig=signal.SIGSEGV), OBSERVED, {"x": 2})
     assert status is Status.CRASH
     assert fields["observation"] == {"x": 1}
+    assert fields["diff"][0]["observed"] == 1
     assert "SIGSEGV" in fields["reason"]
 
 
