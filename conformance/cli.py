@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -101,6 +102,7 @@ def run_version(env: JaxEnvironment, args: argparse.Namespace) -> dict[str, Any]
                                    f"delete {env.path} and run again")
         data["duration"] = time.monotonic() - started
         final = args.results / f"{head['jax']}-{head['platform']}.json"
+        tmp.chmod(0o644)
         os.replace(tmp, final)
         data["path"] = str(final)
         return data
@@ -108,8 +110,20 @@ def run_version(env: JaxEnvironment, args: argparse.Namespace) -> dict[str, Any]
         tmp.unlink(missing_ok=True)
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def command_run(args: argparse.Namespace) -> int:
     """Prepare environments, run every version, summarise, and write the report."""
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # a terminated run cleans up like an interrupted one
+    try:
+        return _run_versions(args)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run_versions(args: argparse.Namespace) -> int:
     started = time.monotonic()
     versions = list(args.jax) if args.jax else list(load_matrix(args.matrix or DEFAULT_MATRIX).versions)
     cells = select_cells(all_cells(load_cases()), args.expression)
@@ -136,7 +150,7 @@ def command_run(args: argparse.Namespace) -> int:
         return 130
     if finished:
         print("\n" + run_summary(finished))
-        report = write_report(sorted(args.results.glob("*.json")), args.report)
+        report = write_report(args.results, args.report)
         print(f"\nreport: {report}  (from every result file in {args.results}/)")
     print(f"wall time: {time.monotonic() - started:.1f}s")
     if failed:

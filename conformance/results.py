@@ -35,13 +35,14 @@ def _error(path: Path, what: str) -> ResultsError:
 
 
 def result_files(paths: PathLike | Iterable[PathLike]) -> list[Path]:
-    """The result files named by `paths`; a directory stands for every `*.json` file directly in it."""
+    """The result files named by `paths`; a directory stands for every `*.json` file directly in it
+    (except hidden ones, which are a running version's temporary files)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():
-            found = sorted(path.glob("*.json"))
+            found = sorted(p for p in path.glob("*.json") if not p.name.startswith("."))  # not temporaries
             if not found:
                 raise _error(path, "directory holds no *.json result files")
             files.extend(found)

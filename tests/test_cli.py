@@ -78,3 +78,48 @@ def test_report_of_a_file_that_is_not_json(capsys, tmp_path):
     assert cli.main(["report", str(bad), "-o", str(tmp_path / "index.html")]) == 2
     assert str(bad) in one_error_line(capsys)
     assert not (tmp_path / "index.html").exists()
+
+
+def test_interrupted_run_keeps_finished_files(monkeypatch, tmp_path, capsys):
+    from pathlib import Path
+
+    from conformance.envs import JaxEnvironment
+    from conformance.interpreters import Interpreter
+
+    builder = fake_builder(tmp_path / "cache", ["3.12.1", "3.13.0"])
+    monkeypatch.setattr(builder, "prepare", lambda v: JaxEnvironment(
+        v, Path("/nowhere"), Interpreter("/usr/bin/python3", "3.12.1"), False, 0.0))
+    monkeypatch.setattr(cli, "EnvironmentBuilder", lambda: builder)
+    results = tmp_path / "results"
+
+    def fake_run_version(env, args):
+        if env.version == "0.12.0.1":
+            raise KeyboardInterrupt
+        path = results / f"{env.version}-linux-x86_64.json"
+        results.mkdir(exist_ok=True)
+        path.write_text("{}")
+        return {"path": str(path)}
+
+    monkeypatch.setattr(cli, "run_version", fake_run_version)
+    status = cli.main(["run", "--jax", "0.4.38", "--jax", "0.12.0.1", "--results", str(results)])
+    assert status == 130
+    assert "interrupted; kept 1 finished result file(s)" in capsys.readouterr().err
+    assert (results / "0.4.38-linux-x86_64.json").exists()
+
+
+def test_interrupted_version_leaves_no_temporary_file(monkeypatch, tmp_path):
+    import argparse
+    from pathlib import Path
+
+    from conformance.envs import JaxEnvironment
+    from conformance.interpreters import Interpreter
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli.subprocess, "run", interrupted)
+    env = JaxEnvironment("0.12.0.1", Path("/nowhere"), Interpreter("/usr/bin/python3", "3.12.1"), False, 0.0)
+    args = argparse.Namespace(results=tmp_path, workers=1, retries=0, expression=None)
+    with pytest.raises(KeyboardInterrupt):
+        cli.run_version(env, args)
+    assert list(tmp_path.iterdir()) == []
