@@ -60,9 +60,12 @@ def describe_target(python: str) -> dict[str, Any]:
     """Ask the target interpreter for its versions and platform (one child process)."""
     with tempfile.TemporaryDirectory(prefix="jaxconf-env-") as workdir:
         out = os.path.join(workdir, "env.json")
-        done = subprocess.run([python, "-m", "conformance.envinfo", "--out", out],
-                              env=child_environment(os.environ, {}), capture_output=True, text=True,
-                              timeout=ENVINFO_TIMEOUT_S)
+        try:
+            done = subprocess.run([python, "-m", "conformance.envinfo", "--out", out],
+                                  env=child_environment(os.environ, {}), capture_output=True, text=True,
+                                  timeout=ENVINFO_TIMEOUT_S)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise pytest.UsageError(f"--jax-python {python}: cannot run it ({exc})") from None
         if not os.path.exists(out):
             raise pytest.UsageError(f"could not describe the environment of {python}: "
                                     f"{(done.stderr.strip().splitlines() or ['no output'])[-1]}")
@@ -82,8 +85,13 @@ class ConformanceRun:
         self.target: dict[str, Any] | None = None
         self.futures: dict[str, Future] = {}
         self.pool: ThreadPoolExecutor | None = None
-        spec = importlib.util.find_spec(self.package)
+        try:
+            spec = importlib.util.find_spec(self.package)
+        except ImportError:
+            spec = None
         locations = spec.submodule_search_locations if spec else None
+        if not locations:
+            raise pytest.UsageError(f"--conformance-cases {self.package}: no such importable package")
         self.case_dirs = {Path(p).resolve() for p in (locations or [])}
 
     @property
@@ -123,7 +131,7 @@ class ConformanceRun:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Describe the target once cells are known, and start the worker pool if asked for."""
         items = [item for item in session.items if isinstance(item, CaseItem)]
-        if items:
+        if items and not session.config.option.collectonly:
             self.describe()
             self.start(items)
 

@@ -60,7 +60,6 @@ def run_cell_once(
     platform: str,
     launcher: Launcher = subprocess_launcher,
     package: str = DEFAULT_CASE_PACKAGE,
-    base_env: Mapping[str, str] | None = None,
 ) -> CellResult:
     """Run one cell in one fresh child and judge it."""
     rows = list(case.rows[param])
@@ -71,7 +70,7 @@ def run_cell_once(
         out_path = os.path.join(workdir, "observation.json")
         command = CellCommand(
             argv=child_argv(python, case, param, out_path, package),
-            env=child_environment(os.environ if base_env is None else base_env, case.env),
+            env=child_environment(os.environ, case.env),
             timeout_s=case.timeout_s,
             stdin=case.stdin,
             cwd=workdir,

@@ -47,20 +47,21 @@ def _compile(expression: str):
         raise ConformanceError(f"-k expression {expression!r} does not parse: {exc}") from None
 
 
+def _matcher(names: list[str]):
+    lowered = [n.lower() for n in names]
+
+    def matches(word: str, /, **_kwargs) -> bool:
+        return any(word.lower() in name for name in lowered)
+
+    return matches
+
+
 def select_cells(cells: list[Cell], expression: str | None) -> list[Cell]:
     """The cells that `expression` selects; all of them when it is empty. Raises when none match."""
     if not expression:
         return list(cells)
     compiled = _compile(expression)
-    chosen = []
-    for cell in cells:
-        lowered = [n.lower() for n in cell.names()]
-
-        def matches(word: str, /, **_kwargs) -> bool:
-            return any(word.lower() in name for name in lowered)
-
-        if compiled.evaluate(matches):
-            chosen.append(cell)
+    chosen = [cell for cell in cells if compiled.evaluate(_matcher(cell.names()))]
     if not chosen:
         raise ConformanceError(
             f"-k {expression!r} selects no cell; `jax-conformance list` shows the case ids and row IDs to match")
