@@ -60,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("results", nargs="+", type=Path, metavar="RESULTS",
                         help="result files, or folders of them")
     report.add_argument("-o", "--output", type=Path, default=DEFAULT_REPORT, metavar="PATH")
+    report.add_argument("--markdown", type=Path, metavar="PATH", help="also write the Markdown summary table")
     return parser
 
 
@@ -125,8 +126,10 @@ def command_run(args: argparse.Namespace) -> int:
 
 def _run_versions(args: argparse.Namespace) -> int:
     started = time.monotonic()
-    versions = list(args.jax) if args.jax else list(load_matrix(args.matrix or DEFAULT_MATRIX).versions)
+    versions = list(dict.fromkeys(args.jax)) if args.jax else list(load_matrix(args.matrix or DEFAULT_MATRIX).versions)
     cells = select_cells(all_cells(load_cases()), args.expression)
+    if args.results.exists() and not args.results.is_dir():
+        raise ConformanceError(f"--results {args.results} is a file; name a folder for the result files")
     builder = EnvironmentBuilder()
     for version in versions:  # fail before any long work: unknown versions, no fitting Python
         builder.interpreter_for(version)
@@ -161,8 +164,8 @@ def _run_versions(args: argparse.Namespace) -> int:
 
 def command_report(args: argparse.Namespace) -> int:
     """Render result files into the HTML report."""
-    out = write_report(args.results, args.output)
-    print(f"report: {out}")
+    out = write_report(args.results, args.output, markdown_path=args.markdown)
+    print(f"report: {out}" + (f"\nmarkdown: {args.markdown}" if args.markdown else ""))
     return 0
 
 
@@ -180,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
         return COMMANDS[args.command](args)
     except (ConformanceError, ResultsError) as exc:
         print(f"jax-conformance: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a folder or file we were told to use cannot be written
+        print(f"jax-conformance: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
         return 2
 
 

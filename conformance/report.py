@@ -469,10 +469,16 @@ def write_report(
     *,
     cases: Iterable[Case] | None = None,
     generated_at: dt.datetime | str | None = None,
+    markdown_path: PathLike | None = None,
 ) -> Path:
-    """Render result files (paths or already parsed runs) to an HTML report at `out_path`, atomically."""
+    """Render result files (paths or already parsed runs) to an HTML report at `out_path`, atomically.
+
+    With `markdown_path`, the Markdown summary is written there too.
+    """
     table = build_table(_as_runs(paths_or_runs), cases)
     moment = generated_at or dt.datetime.now(dt.timezone.utc)
     out = Path(out_path)
     write_text_atomically(out, render_html(table, moment))
+    if markdown_path is not None:
+        write_text_atomically(markdown_path, markdown_summary(table))
     return out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from conformance import cli
@@ -81,8 +83,6 @@ def test_report_of_a_file_that_is_not_json(capsys, tmp_path):
 
 
 def test_interrupted_run_keeps_finished_files(monkeypatch, tmp_path, capsys):
-    from pathlib import Path
-
     from conformance.envs import JaxEnvironment
     from conformance.interpreters import Interpreter
 
@@ -109,8 +109,6 @@ def test_interrupted_run_keeps_finished_files(monkeypatch, tmp_path, capsys):
 
 def test_interrupted_version_leaves_no_temporary_file(monkeypatch, tmp_path):
     import argparse
-    from pathlib import Path
-
     from conformance.envs import JaxEnvironment
     from conformance.interpreters import Interpreter
 
@@ -123,3 +121,26 @@ def test_interrupted_version_leaves_no_temporary_file(monkeypatch, tmp_path):
     with pytest.raises(KeyboardInterrupt):
         cli.run_version(env, args)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_report_to_a_path_that_cannot_be_written(capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    golden = str(Path(__file__).parent / "golden")
+    assert cli.main(["report", golden, "-o", str(blocker / "index.html")]) == 2
+    assert str(blocker) in one_error_line(capsys)
+
+
+def test_results_folder_that_is_a_file(capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert cli.main(["run", "--jax", "0.12.0.1", "--results", str(blocker)]) == 2
+    assert "is a file" in one_error_line(capsys)
+
+
+def test_report_writes_html_and_markdown(capsys, tmp_path):
+    golden = str(Path(__file__).parent / "golden")
+    html, markdown = tmp_path / "out" / "index.html", tmp_path / "out" / "index.md"
+    assert cli.main(["report", golden, "-o", str(html), "--markdown", str(markdown)]) == 0
+    assert "jax 0.12.0.1" in html.read_text()
+    assert markdown.read_text().startswith("| Section | Cell |")
