@@ -11,6 +11,7 @@ import fnmatch
 import importlib
 import inspect
 import pkgutil
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -172,9 +173,15 @@ def load_module_cases(module_name: str) -> list[Case]:
     return [c for c in _REGISTRY.values() if c.probe.__module__ == module.__name__]
 
 
+def section_order(title: str) -> list[tuple[int, Any]]:
+    """Sort key of a section title in chapter order: numbers compare as numbers (§5.3 before §10)."""
+    return [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", title)]
+
+
 def load_cases(package: str = DEFAULT_CASE_PACKAGE) -> list[Case]:
-    """Import every case module of `package` and return all their cases."""
-    return [c for name in case_modules(package) for c in load_module_cases(name)]
+    """Import every case module of `package` and return all their cases, in chapter order."""
+    found = [c for name in case_modules(package) for c in load_module_cases(name)]
+    return sorted(found, key=lambda c: section_order(c.section))
 
 
 def find_case(case_id: str, package: str = DEFAULT_CASE_PACKAGE) -> Case:

@@ -27,7 +27,7 @@ from packaging.version import InvalidVersion, Version
 
 import conformance
 from conformance.atomic import write_text_atomically
-from conformance.case import Case, load_cases
+from conformance.case import Case, load_cases, section_order
 from conformance.results import PathLike, load_results
 from conformance.status import KNOWN_ISSUE_WORDING, MEANING, Status, describe
 
@@ -305,7 +305,7 @@ def section_key(title: str) -> tuple[Any, ...]:
     """Sort key of a section heading: numbers in numeric order (§5.3 before §10), the unknown section last."""
     if title == UNKNOWN_SECTION:
         return (1, [])
-    return (0, [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", title)])
+    return (0, section_order(title))
 
 
 def _row_key(row: Row, cases: Mapping[str, Case], order: Mapping[str, int]) -> tuple[Any, ...]:
