@@ -327,3 +327,9 @@ def test_write_report_leaves_nothing_behind_on_error(tmp_path):
     with pytest.raises(ResultsError):
         write_report([tmp_path / "missing.json"], out)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_probe_source_is_written_once_per_row_and_linked_from_cells(table, html):
+    rows_of_case = [row for row in table.rows if row.case_id == "demo.changed"]
+    assert html.count("def probe_dtype(param):") == len(rows_of_case) >= 1
+    assert 'id="src-demo.changed[new]"' in html and 'href="#src-demo.changed[new]"' in html
