@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from conformance.case import find_case  # noqa: E402
-from conformance.envs import EnvironmentBuilder  # noqa: E402
-from conformance.runner import run_cell  # noqa: E402
+from conformance.core.case import find_case  # noqa: E402
+from conformance.envs.builder import EnvironmentBuilder  # noqa: E402
+from conformance.engine.runner import run_cell  # noqa: E402
 
 
 def median_seconds(action, repeat: int) -> float:

@@ -18,15 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import conformance
-from conformance.case import load_cases
-from conformance.envs import EnvironmentBuilder, JaxEnvironment
+from conformance.core.case import load_cases
+from conformance.envs.builder import EnvironmentBuilder, JaxEnvironment
 from conformance.errors import ConformanceError
-from conformance.matrix import DEFAULT_MATRIX, load_matrix
-from conformance.report import write_report
-from conformance.results import ResultsError
-from conformance.runner import SOURCE_ROOT
-from conformance.selection import all_cells, select_cells
-from conformance.summary import cases_listing, run_summary
+from conformance.envs.matrix import DEFAULT_MATRIX, load_matrix
+from conformance.report.html import write_report
+from conformance.results.load import ResultsError
+from conformance.engine.runner import SOURCE_ROOT
+from conformance.engine.selection import all_cells, select_cells
+from conformance.report.text import cases_listing, run_summary
 
 CASES_DIR = Path(conformance.__file__).resolve().parent / "cases"
 DEFAULT_RESULTS = Path("results")

@@ -8,8 +8,8 @@ import pytest
 
 pytest_plugins = ["pytester"]
 
-from conformance.case import find_case
-from conformance.runner import run_cell
+from conformance.core.case import find_case
+from conformance.engine.runner import run_cell
 
 FIXTURE_PACKAGE = "tests.fixture_cases"
 

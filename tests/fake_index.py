@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conformance.envs import EnvironmentBuilder
-from conformance.index import PackageIndex
-from conformance.interpreters import Interpreter
+from conformance.envs.builder import EnvironmentBuilder
+from conformance.envs.index import PackageIndex
+from conformance.envs.interpreters import Interpreter
 
 PAGES = {
     "jax": {"files": [

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.case import Expect, Skip, load_cases
+from conformance.core.case import Expect, Skip, load_cases
 
 BEHAVIOURS = Path(__file__).resolve().parents[2] / "shared" / "behaviours.md"
 HEADLINE_ROWS = [

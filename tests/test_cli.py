@@ -83,8 +83,8 @@ def test_report_of_a_file_that_is_not_json(capsys, tmp_path):
 
 
 def test_interrupted_run_keeps_finished_files(monkeypatch, tmp_path, capsys):
-    from conformance.envs import JaxEnvironment
-    from conformance.interpreters import Interpreter
+    from conformance.envs.builder import JaxEnvironment
+    from conformance.envs.interpreters import Interpreter
 
     builder = fake_builder(tmp_path / "cache", ["3.12.1", "3.13.0"])
     monkeypatch.setattr(builder, "prepare", lambda v: JaxEnvironment(
@@ -109,8 +109,8 @@ def test_interrupted_run_keeps_finished_files(monkeypatch, tmp_path, capsys):
 
 def test_interrupted_version_leaves_no_temporary_file(monkeypatch, tmp_path):
     import argparse
-    from conformance.envs import JaxEnvironment
-    from conformance.interpreters import Interpreter
+    from conformance.envs.builder import JaxEnvironment
+    from conformance.envs.interpreters import Interpreter
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

@@ -1,6 +1,6 @@
 """Field-level comparison of observations with expectations."""
 
-from conformance.compare import diff
+from conformance.core.compare import diff
 
 
 def test_equal_nested_facts_have_no_diff():

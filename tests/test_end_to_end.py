@@ -11,7 +11,7 @@ import json
 import pytest
 
 from conformance import cli
-from conformance.matrix import load_matrix
+from conformance.envs.matrix import load_matrix
 
 pytestmark = pytest.mark.e2e
 

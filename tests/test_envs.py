@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.envs import requirements_for
+from conformance.envs.builder import requirements_for
 from conformance.errors import ConformanceError
-from conformance.index import parse_simple_json, sort_versions
-from conformance.interpreters import Interpreter, choose_interpreter, discover_interpreters
-from conformance.matrix import MATRIX_DIR
+from conformance.envs.index import parse_simple_json, sort_versions
+from conformance.envs.interpreters import Interpreter, choose_interpreter, discover_interpreters
+from conformance.envs.matrix import MATRIX_DIR
 from tests.fake_index import PAGES, fake_builder
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.errors import ConformanceError
-from conformance.matrix import load_matrix, parse_matrix
+from conformance.envs.matrix import load_matrix, parse_matrix
 
 DEFAULT = ["0.4.38", "0.5.3", "0.6.2", "0.7.2", "0.8.3", "0.9.2", "0.10.2", "0.11.2", "0.12.0.1"]
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conformance.runner import SOURCE_ROOT
+from conformance.engine.runner import SOURCE_ROOT
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import pytest
 from markupsafe import escape
 
 import conformance
-from conformance.case import Case, Expect
-from conformance.report import (
+from conformance.core.case import Case, Expect
+from conformance.report.html import (
     NOT_RUN,
     UNKNOWN_SECTION,
     build_table,
@@ -20,8 +20,8 @@ from conformance.report import (
     rerun_command,
     write_report,
 )
-from conformance.results import ResultsError, load_results
-from conformance.status import MEANING, Status
+from conformance.results.load import ResultsError, load_results
+from conformance.core.status import MEANING, Status
 
 GOLDEN = Path(__file__).parent / "golden"
 OLD, NEW = "0.4.38", "0.12.0.1"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from conformance.status import Status
+from conformance.core.status import Status
 
 
 def test_conforming_probe_ignores_its_own_stdout_noise(run_fixture_cell):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import signal
 
-from conformance.launch import ProcessOutcome
-from conformance.status import Status, describe
-from conformance.verdict import CellResult, classify, merge_attempts
+from conformance.engine.launch import ProcessOutcome
+from conformance.core.status import Status, describe
+from conformance.core.verdict import CellResult, classify, merge_attempts
 
 
 def outcome(returncode=0, timed_out=False, sig=None):

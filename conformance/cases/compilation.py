@@ -1,6 +1,6 @@
 """§5 of the chapter: compilation caches and implicit transfers."""
 
-from conformance.case import Expect, Unsupported, case
+from conformance.core.case import Expect, Unsupported, case
 
 
 @case(

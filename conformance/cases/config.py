@@ -1,6 +1,6 @@
 """§6 of the chapter: configuration, and how JAX filters its own frames out of tracebacks."""
 
-from conformance.case import Expect, Unsupported, case
+from conformance.core.case import Expect, Unsupported, case
 
 MODES = ["auto", "tracebackhide", "off", "remove_frames", "quiet_remove_frames"]
 HINT = "JAX has removed its internal frames"

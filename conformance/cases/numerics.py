@@ -1,6 +1,6 @@
 """§3 of the chapter: finding NaNs, and known issue 2 (jax_debug_nans misses NaNs once vmap was traced)."""
 
-from conformance.case import Expect, Unsupported, case
+from conformance.core.case import Expect, Unsupported, case
 
 ALL_CAUGHT = {"old_jit": "caught", "old_eager_log": "caught", "new_eager_sqrt": "caught", "new_jit": "caught"}
 

@@ -1,6 +1,6 @@
 """§0 and §2 of the chapter: known issue 1, the CPU miscompile of a closure-captured constant."""
 
-from conformance.case import Expect, case
+from conformance.core.case import Expect, case
 
 
 @case(

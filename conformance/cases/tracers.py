@@ -1,6 +1,6 @@
 """§4 of the chapter: the tracer error classes and how they relate."""
 
-from conformance.case import Expect, case
+from conformance.core.case import Expect, case
 
 _TYPE_ERROR_MRO = ["JAXTypeError", "_JAXErrorMixin", "TypeError"]
 

@@ -5,7 +5,7 @@ import signal
 import sys
 import time
 
-from conformance.case import Expect, Skip, Unsupported, case
+from conformance.core.case import Expect, Skip, Unsupported, case
 
 
 @case(rows=["fixture.conforms"], section="§F Fixtures", claim="Returns what it documents.",

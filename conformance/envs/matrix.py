@@ -12,7 +12,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 from conformance.errors import ConformanceError
 
-MATRIX_DIR = Path(__file__).resolve().parent.parent / "matrix"
+MATRIX_DIR = Path(__file__).resolve().parents[2] / "matrix"
 DEFAULT_MATRIX = "default"
 
 

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Callable
 
 from conformance.errors import ConformanceError
-from conformance.index import PackageIndex
-from conformance.interpreters import Interpreter, choose_interpreter, discover_interpreters
-from conformance.matrix import MATRIX_DIR
+from conformance.envs.index import PackageIndex
+from conformance.envs.interpreters import Interpreter, choose_interpreter, discover_interpreters
+from conformance.envs.matrix import MATRIX_DIR
 
 MARKER = "jax-conformance-env.json"
 ENV_LAYOUT = 1

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Mapping
 
 import conformance
-from conformance.case import DEFAULT_CASE_PACKAGE, Case, Skip
-from conformance.launch import CellCommand, Launcher, subprocess_launcher
-from conformance.verdict import CellResult, build_result, merge_attempts, needs_retry, skipped_result
+from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, Skip
+from conformance.engine.launch import CellCommand, Launcher, subprocess_launcher
+from conformance.core.verdict import CellResult, build_result, merge_attempts, needs_retry, skipped_result
 
 SOURCE_ROOT = str(Path(conformance.__file__).resolve().parent.parent)
 

@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 
 import conformance
-from conformance.case import DEFAULT_CASE_PACKAGE, Case, load_module_cases
-from conformance.runner import child_environment, run_cell
-from conformance.status import PYTEST_OUTCOME, Status
-from conformance.verdict import CellResult
+from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, load_module_cases
+from conformance.engine.runner import child_environment, run_cell
+from conformance.core.status import PYTEST_OUTCOME, Status
+from conformance.core.verdict import CellResult
 
 SCHEMA_VERSION = 1
 ENVINFO_TIMEOUT_S = 300
@@ -61,7 +61,7 @@ def describe_target(python: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="jaxconf-env-") as workdir:
         out = os.path.join(workdir, "env.json")
         try:
-            done = subprocess.run([python, "-m", "conformance.envinfo", "--out", out],
+            done = subprocess.run([python, "-m", "conformance.child.envinfo", "--out", out],
                                   env=child_environment(os.environ, {}), capture_output=True, text=True,
                                   timeout=ENVINFO_TIMEOUT_S)
         except (OSError, subprocess.TimeoutExpired) as exc:

@@ -12,10 +12,10 @@ import signal as signals
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping
 
-from conformance.case import Skip
-from conformance.compare import diff
-from conformance.launch import ProcessOutcome, tail
-from conformance.status import Status
+from conformance.core.case import Skip
+from conformance.core.compare import diff
+from conformance.engine.launch import ProcessOutcome, tail
+from conformance.core.status import Status
 
 
 @dataclass

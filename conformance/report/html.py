@@ -1,6 +1,6 @@
 """The conformance report: result files in, one self-contained HTML page (or a Markdown table) out.
 
-Only `write_report` touches files (reading is `conformance.results`). `build_table`
+Only `write_report` touches files (reading is `conformance.results.load`). `build_table`
 turns parsed result files into plain dataclasses, and `render_html` and
 `markdown_summary` turn those into text, so all three are pure and testable with
 hand-made runs.
@@ -27,9 +27,9 @@ from packaging.version import InvalidVersion, Version
 
 import conformance
 from conformance.atomic import write_text_atomically
-from conformance.case import Case, load_cases, section_order
-from conformance.results import PathLike, load_results
-from conformance.status import KNOWN_ISSUE_WORDING, MEANING, Status, describe
+from conformance.core.case import Case, load_cases, section_order
+from conformance.results.load import PathLike, load_results
+from conformance.core.status import KNOWN_ISSUE_WORDING, MEANING, Status, describe
 
 NOT_RUN = "not run"
 NOT_RUN_MEANING = "no result for this cell in this run"
@@ -406,7 +406,7 @@ def known_issue_legend() -> tuple[tuple[LegendEntry, str], ...]:
 def _environment() -> jinja2.Environment:
     """The Jinja2 environment of the report templates (autoescaping on, undefined names an error)."""
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("conformance", "templates"),
+        loader=jinja2.PackageLoader("conformance.report", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

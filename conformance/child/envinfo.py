@@ -1,6 +1,6 @@
 """Describe a target environment: versions of Python, jax, jaxlib, numpy, and the platform tag.
 
-    python -m conformance.envinfo --out FILE
+    python -m conformance.child.envinfo --out FILE
 
 Runs inside the target environment (standard library plus whatever is installed),
 writing one JSON object to FILE. A missing jax is recorded, not raised.
@@ -14,7 +14,7 @@ import platform
 import sys
 from typing import Any
 
-from conformance.child import write_json_atomically
+from conformance.child.main import write_json_atomically
 
 _MACHINE_ALIASES = {"amd64": "x86_64", "aarch64": "arm64"}
 
@@ -63,7 +63,7 @@ def describe_environment() -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Write the environment description to --out."""
-    parser = argparse.ArgumentParser(prog="python -m conformance.envinfo")
+    parser = argparse.ArgumentParser(prog="python -m conformance.child.envinfo")
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     write_json_atomically(args.out, describe_environment())

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from conformance.case import Case
+from conformance.core.case import Case
 from conformance.errors import ConformanceError
 
 

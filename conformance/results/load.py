@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, Union
 
 import conformance
-from conformance.plugin import SCHEMA_VERSION
-from conformance.status import Status
+from conformance.engine.plugin import SCHEMA_VERSION
+from conformance.core.status import Status
 
 PathLike = Union[str, os.PathLike]
 

@@ -16,7 +16,7 @@ import traceback
 from typing import Any
 
 from conformance.atomic import write_text_atomically
-from conformance.case import DEFAULT_CASE_PACKAGE, NO_PARAM, Unsupported, find_case
+from conformance.core.case import DEFAULT_CASE_PACKAGE, NO_PARAM, Unsupported, find_case
 
 OBSERVATION_SCHEMA = 1
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from conformance.selection import Cell
-from conformance.status import Status
+from conformance.engine.selection import Cell
+from conformance.core.status import Status
 
 
 def text_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:

@@ -1,0 +1,1 @@
+"""Target environments: the package index, installed interpreters, the environment builder, matrices, pins."""

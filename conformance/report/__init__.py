@@ -1,0 +1,1 @@
+"""Rendering results: the table model, the HTML report, the Markdown summary, terminal tables."""

@@ -1,0 +1,1 @@
+"""Result files: the schema (run header, cell result), loading with validation, merging."""
