@@ -42,10 +42,10 @@ def test_every_named_row_exists_in_behaviours_md():
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_case_is_well_formed(case):
     assert case.claim.endswith(".") and case.section.startswith("§")
-    assert case.source().lstrip().startswith(("@case", "def "))
-    for param in case.params:
-        assert case.rows[param], f"{case.cell_id(param)} names no row"
-        expectation = case.expect[param]
+    assert case.source().lstrip().startswith(("@SECTION.case", "def "))
+    for param in case.param_names:
+        assert case.rows(param), f"{case.cell_id(param)} names no row"
+        expectation = case.param(param).expect
         assert isinstance(expectation, Expect)
         for platform in ["linux-x86_64", "darwin-arm64", "linux-x86_64-cuda"]:
             expected = expectation.on(platform)
@@ -64,7 +64,7 @@ def test_platform_dependent_expectations():
 
 def test_known_issue_is_per_parameter():
     nans = next(c for c in CASES if c.id == "numerics.debug_nans_vmap_miss")
-    assert [p for p in nans.params if nans.is_known_issue(p)] == ["vmap"]
+    assert [p for p in nans.param_names if nans.is_known_issue(p)] == ["vmap"]
 
 
 def test_miscompile_is_a_known_issue_only_where_it_reproduces():

@@ -10,7 +10,7 @@ import pytest
 from markupsafe import escape
 
 import conformance
-from conformance.core.case import Case, Expect
+from conformance.core.case import Case, Expect, Param
 from conformance.report.html import (
     NOT_RUN,
     UNKNOWN_SECTION,
@@ -42,12 +42,11 @@ def make_case(case_id, section, probe=probe_sum, params=("",), known_issue=False
     """A declared case like the `case` decorator builds, without registering it."""
     return Case(
         id=case_id,
-        section=section,
+        section=section.split()[0],
+        heading=section,
         claim=f"claim of {case_id}",
-        rows={p: (f"row.{case_id}.{p or 'all'}",) for p in params},
-        expect={p: Expect({}) for p in params},
+        params=tuple(Param(p, (f"row.{case_id}.{p or 'all'}",), Expect({}), known_issue) for p in params),
         probe=probe,
-        known_issue_params=frozenset(params) if known_issue else frozenset(),
         notes=notes,
     )
 

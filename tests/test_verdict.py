@@ -15,7 +15,7 @@ def outcome(returncode=0, timed_out=False, sig=None):
                           signal=sig)
 
 
-OBSERVED = json.dumps({"outcome": "observed", "facts": {"x": 1}, "details": {"raw": 1.5}})
+OBSERVED = json.dumps({"schema": 2, "outcome": "observed", "facts": {"x": 1}, "details": {"raw": 1.5}})
 
 
 def test_observation_written_before_a_crash_is_kept():

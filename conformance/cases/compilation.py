@@ -1,12 +1,14 @@
 """§5 of the chapter: compilation caches and implicit transfers."""
 
-from conformance.core.case import Expect, Unsupported, case
+from conformance.core.case import Expect, Observation, Section, Unsupported
+
+SECTION = Section("§5", "Compilation and speed")
 
 
-@case(
+@SECTION.case(
+    subsection="5.3",
     rows=["compile.cache_size.count", "compile.cache_size.shared",
           "compile.cache_size.shared_across_options", "compile.cache_size.clear"],
-    section="§5.3 _cache_size",
     claim="jit(f)._cache_size() counts the compiled signatures of the underlying function f, so every jit "
           "wrapper of f, whatever its options, reports the same count, and clear_caches() resets it.",
     expect=Expect({
@@ -41,13 +43,13 @@ def cache_size_shared():
     sizes["wrapper_with_inline_option"] = jax.jit(double, inline=True)._cache_size()
     jax.clear_caches()
     sizes["after_clear_caches"] = first._cache_size()
-    return sizes
+    return Observation(sizes)
 
 
-@case(
+@SECTION.case(
+    subsection="5.5",
     rows=["compile.transfer_guard.cpu", "compile.transfer_guard.host_to_device_blocked",
           "compile.transfer_guard.explicit_allowed"],
-    section="§5.5 transfer_guard",
     claim='Under transfer_guard("disallow") implicit host-to-device transfers of jit arguments raise, while '
           "device arrays, explicit device_put and, on the CPU backend, float(result) are allowed.",
     expect=Expect(
@@ -94,4 +96,4 @@ def transfer_guard_disallow():
             except Exception as exc:  # noqa: BLE001 - the class changed across versions; record it
                 verdicts[name] = "blocked"
                 raised[name] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
-    return verdicts, {"raised": raised}
+    return Observation(verdicts, {"raised": raised})

@@ -1,15 +1,17 @@
 """§6 of the chapter: configuration, and how JAX filters its own frames out of tracebacks."""
 
-from conformance.core.case import Expect, Unsupported, case
+from conformance.core.case import Expect, Observation, Section, Unsupported
+
+SECTION = Section("§6", "Errors and configuration")
 
 MODES = ["auto", "tracebackhide", "off", "remove_frames", "quiet_remove_frames"]
 HINT = "JAX has removed its internal frames"
 
 
-@case(
+@SECTION.case(
+    subsection="6.1",
     rows=["config.traceback_filtering.modes", "config.traceback_filtering.runtime_switch",
           "config.traceback_filtering.tracebackhide_marker"],
-    section="§6.1 Traceback filtering",
     claim="jax_traceback_filtering, switchable at any time in one process, decides how many JAX-internal "
           "frames a traceback keeps; the user's own frame survives every mode.",
     expect=Expect({
@@ -80,7 +82,7 @@ def traceback_filtering_modes():
 
     frames = {mode: profiles[mode].get("frames", -1) for mode in MODES}
     compared = ["cause", "notes", "keeps_user_frame"]
-    return (
+    return Observation(
         {
             "modes": {m: {k: profiles[m].get(k) for k in compared} for m in MODES if m != "auto"},
             "auto_keeps_user_frame": profiles["auto"].get("keeps_user_frame"),
@@ -95,9 +97,9 @@ def traceback_filtering_modes():
     )
 
 
-@case(
+@SECTION.case(
+    subsection="6.1",
     rows=["config.traceback_filtering.script_auto", "config.traceback_filtering.env_off"],
-    section="§6.1 Traceback filtering",
     claim="A plain script that fails inside jit ends its stderr with JAX's hint that it removed internal "
           "frames; with JAX_TRACEBACK_FILTERING=off the hint is gone and the traceback is longer.",
     expect=Expect({
@@ -130,7 +132,7 @@ def traceback_filtering_in_a_script():
         return done.stderr.splitlines()
 
     auto, off = stderr_of_script({}), stderr_of_script({"JAX_TRACEBACK_FILTERING": "off"})
-    return (
+    return Observation(
         {
             "auto_last_three_lines": auto[-3:],
             "auto_has_hint": any(HINT in line for line in auto),
@@ -141,9 +143,9 @@ def traceback_filtering_in_a_script():
     )
 
 
-@case(
+@SECTION.case(
+    subsection="6.1",
     rows=["config.traceback_filtering.invalid_value"],
-    section="§6.1 Traceback filtering",
     claim="An invalid JAX_TRACEBACK_FILTERING value makes `import jax` itself fail with a ValueError.",
     env={"JAX_TRACEBACK_FILTERING": "bogus"},
     expect=Expect({
@@ -155,5 +157,5 @@ def traceback_filtering_invalid_value():
     try:
         import jax  # noqa: F401
     except Exception as exc:  # noqa: BLE001
-        return {"import_raises": type(exc).__name__, "message": str(exc)}
-    return {"import_raises": None, "message": None}
+        return Observation({"import_raises": type(exc).__name__, "message": str(exc)})
+    return Observation({"import_raises": None, "message": None})

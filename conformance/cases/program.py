@@ -1,15 +1,16 @@
 """§0 and §2 of the chapter: known issue 1, the CPU miscompile of a closure-captured constant."""
 
-from conformance.core.case import Expect, case
+from conformance.core.case import Expect, Observation, Section
+
+SECTION = Section("§2", "Seeing the program")
 
 
-@case(
+@SECTION.case(
+    subsection="0",
     rows=["program.closure_constant_miscompile"],
-    section="§0 Known issues",
     claim="Under jit, the CPU backend returns wrong sums for vmap(lambda x: sum(W @ x)) when W is a "
           "closure-captured constant, while the same code under disable_jit is right.",
-    known_issue=True,
-    known_issue_platforms=("darwin-arm64",),
+    known_issue=("darwin-arm64",),
     expect=Expect(
         {"jit_error_above_1": False, "eager_error_below_1e-3": True},
         platforms={"darwin-arm64": {"jit_error_above_1": True, "eager_error_below_1e-3": True}},
@@ -35,7 +36,7 @@ def closure_constant_miscompile():
     jit_error = max_error(jax.jit(summed_products)(inputs))
     with jax.disable_jit():
         eager_error = max_error(summed_products(inputs))
-    return (
+    return Observation(
         {"jit_error_above_1": jit_error > 1.0, "eager_error_below_1e-3": eager_error < 1e-3},
         {"jit_error": jit_error, "eager_error": eager_error},
     )

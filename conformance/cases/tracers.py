@@ -1,6 +1,8 @@
 """§4 of the chapter: the tracer error classes and how they relate."""
 
-from conformance.core.case import Expect, case
+from conformance.core.case import Expect, Observation, Section
+
+SECTION = Section("§4", "Tracer errors")
 
 _TYPE_ERROR_MRO = ["JAXTypeError", "_JAXErrorMixin", "TypeError"]
 
@@ -9,9 +11,8 @@ def _class_names(classes):
     return [c.__name__ for c in classes]
 
 
-@case(
+@SECTION.case(
     rows=["tracers.hierarchy", "tracers.hierarchy.subclassing"],
-    section="§4 Tracer errors",
     claim="Only TracerBoolConversionError derives from ConcretizationTypeError; the integer and array "
           "conversion errors derive from JAXTypeError directly, and all of them are TypeErrors.",
     expect=Expect({
@@ -55,7 +56,7 @@ def exception_hierarchy():
             return None
         return all(issubclass(cls, base) for base in bases)
 
-    return {
+    return Observation({
         "mro": {name: _class_names(cls.__mro__[1:4]) if cls else None for name, cls in found.items()},
         "subclass_of_ConcretizationTypeError": {
             name: derives(name, concretization)
@@ -67,4 +68,4 @@ def exception_hierarchy():
                          "TracerArrayConversionError", "UnexpectedTracerError"]
         },
         "NonConcreteBooleanIndexError_is_IndexError": derives("NonConcreteBooleanIndexError", IndexError),
-    }
+    })

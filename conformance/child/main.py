@@ -16,9 +16,8 @@ import traceback
 from typing import Any
 
 from conformance.atomic import write_text_atomically
-from conformance.core.case import DEFAULT_CASE_PACKAGE, NO_PARAM, Unsupported, find_case
-
-OBSERVATION_SCHEMA = 1
+from conformance.core.case import DEFAULT_CASE_PACKAGE, NO_PARAM, Observation, Unsupported, find_case
+from conformance.core.observation import error_record, observed_record, unsupported_record
 
 
 def write_json_atomically(path: str, payload: dict[str, Any]) -> None:
@@ -26,34 +25,28 @@ def write_json_atomically(path: str, payload: dict[str, Any]) -> None:
     write_text_atomically(path, json.dumps(payload, allow_nan=False, indent=1))
 
 
-def split_probe_result(result: Any) -> tuple[Any, Any]:
-    """A probe returns facts, or a `(facts, details)` pair; return both parts."""
-    if isinstance(result, tuple) and len(result) == 2:
-        return result
-    return result, {}
-
-
 def observe(case_id: str, param: str, package: str) -> dict[str, Any]:
     """Run the probe and describe what happened as a plain-JSON observation record."""
-    record: dict[str, Any] = {"schema": OBSERVATION_SCHEMA, "case": case_id, "param": param}
     try:
         found = find_case(case_id, package)
-        facts, details = split_probe_result(found.run_probe(param))
+        result = found.run_probe(param)
     except Unsupported as exc:
-        record.update(outcome="unsupported", reason=str(exc))
-        return record
+        return unsupported_record(case_id, param, str(exc))
     except BaseException as exc:  # noqa: BLE001 - any escape from the probe is an observation too
-        record.update(
-            outcome="error",
-            error={
-                "type": type(exc).__name__,
-                "message": str(exc)[:2000],
-                "traceback": traceback.format_exc()[-6000:],
-            },
-        )
-        return record
-    record.update(outcome="observed", facts=facts, details=details)
-    return record
+        return error_record(case_id, param, type(exc).__name__, str(exc), traceback.format_exc())
+    if not isinstance(result, Observation):
+        return error_record(case_id, param, "TypeError",
+                            f"the probe returned {type(result).__name__}, not an Observation(facts, details)")
+    return observed_record(case_id, param, dict(result.facts), dict(result.details))
+
+
+def write_record(path: str, record: dict[str, Any]) -> None:
+    """Write the record; one that is not plain JSON becomes an error record saying so."""
+    try:
+        write_json_atomically(path, record)
+    except (TypeError, ValueError) as exc:
+        write_json_atomically(path, error_record(record["case"], record["param"], type(exc).__name__,
+                                                 f"probe result is not plain JSON: {exc}"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,16 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True)
     parser.add_argument("--package", default=DEFAULT_CASE_PACKAGE)
     args = parser.parse_args(argv)
-    record = observe(args.case, args.param, args.package)
-    try:
-        write_json_atomically(args.out, record)
-    except (TypeError, ValueError) as exc:
-        # The probe returned something that is not plain JSON: report that instead.
-        write_json_atomically(args.out, {
-            "schema": OBSERVATION_SCHEMA, "case": args.case, "param": args.param, "outcome": "error",
-            "error": {"type": type(exc).__name__, "message": f"probe result is not plain JSON: {exc}",
-                      "traceback": ""},
-        })
+    write_record(args.out, observe(args.case, args.param, args.package))
     sys.stdout.flush()
     return 0
 

@@ -1,7 +1,23 @@
-"""The case model: how a documented behaviour is declared, and the registry of declared cases.
+"""The case model (case API v2): how a documented behaviour is declared, checked at import, and registered.
 
-A case module (one per chapter section, in `conformance.cases`) declares probes with
-the `case` decorator. Standard library only: the child imports this module in
+A case module (one per chapter section) declares its section once and its cases with
+that section's decorator::
+
+    SECTION = Section("§5", "Compilation and speed")
+
+    @SECTION.case(
+        rows=["compile.cache_size.shared"],
+        claim="Every jit wrapper of one function reports the same _cache_size().",
+        expect=Expect({"new_wrapper": 0}),
+    )
+    def cache_size_shared():
+        import jax
+        ...
+        return Observation({"new_wrapper": 0}, details={"raw": ...})
+
+A parametrised case declares each parameter with its rows, expectation and known-issue
+status together (`Param`). A wrong declaration raises `CaseDeclarationError` at import,
+with one line naming the case. Standard library only: the child imports this module in
 target environments that hold nothing but jax, jaxlib and numpy.
 """
 
@@ -12,15 +28,31 @@ import importlib
 import inspect
 import pkgutil
 import re
+import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
+
+from conformance.core import rowlist
 
 DEFAULT_CASE_PACKAGE = "conformance.cases"
 NO_PARAM = ""
 
+# Platforms that overlapping patterns are tried against (with each pattern's own literal text).
+SAMPLE_PLATFORMS = (
+    "linux-x86_64", "linux-arm64", "darwin-arm64", "darwin-x86_64", "windows-amd64", "windows-arm64",
+    "linux-x86_64-cuda", "linux-arm64-cuda", "linux-x86_64-rocm", "linux-x86_64-tpu",
+)
+
+
+class CaseDeclarationError(Exception):
+    """A case declared wrongly; the message is one line that names the case."""
+
 
 class Unsupported(Exception):
-    """Raised by a probe when the API its behaviour is about is missing from this JAX version."""
+    """Raised by a probe when the API its behaviour is about is missing from this JAX version.
+
+    The message names the missing API, e.g. `Unsupported("jax.debug.log")`.
+    """
 
 
 @dataclass(frozen=True)
@@ -31,11 +63,20 @@ class Skip:
 
 
 @dataclass(frozen=True)
-class Expect:
-    """The documented facts for one cell, optionally different on some platforms.
+class Observation:
+    """What a probe returns: the compared `facts` and the `details` shown beside them (both plain JSON)."""
 
-    `platforms` maps a platform pattern (fnmatch style, e.g. `darwin-arm64`, `*-cuda`)
-    to the facts documented there, or to a `Skip`; the first matching pattern wins.
+    facts: Mapping[str, Any]
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Expect:
+    """The documented facts of one cell, with per-platform overrides.
+
+    `platforms` maps an fnmatch pattern (`darwin-arm64`, `*-cuda`) to either a mapping of
+    facts that replace some of `facts` (the others are kept) or a `Skip`. Patterns must not
+    overlap, so at most one applies to any platform.
     """
 
     facts: Mapping[str, Any]
@@ -43,10 +84,28 @@ class Expect:
 
     def on(self, platform: str) -> Mapping[str, Any] | Skip:
         """The expectation in force on `platform`."""
-        for pattern, expected in self.platforms.items():
+        for pattern, override in self.platforms.items():
             if fnmatch.fnmatchcase(platform, pattern):
-                return expected
-        return self.facts
+                return override if isinstance(override, Skip) else {**self.facts, **override}
+        return dict(self.facts)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a case, declared with everything that belongs to it.
+
+    `known_issue` is True when the expectation documents a bug everywhere, or a tuple of
+    platform patterns where the chapter documents it to reproduce. `env` and `stdin`
+    apply to this parameter on top of the case's own.
+    """
+
+    name: str
+    rows: Sequence[str]
+    expect: Expect
+    known_issue: bool | tuple[str, ...] = False
+    env: Mapping[str, str] = field(default_factory=dict)
+    stdin: str | None = None
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -55,35 +114,52 @@ class Case:
 
     id: str
     section: str
+    heading: str
     claim: str
-    rows: Mapping[str, tuple[str, ...]]
-    expect: Mapping[str, Expect]
+    params: tuple[Param, ...]
     probe: Callable[..., Any]
-    known_issue_params: frozenset[str] = frozenset()
-    known_issue_platforms: tuple[str, ...] = ("*",)
     env: Mapping[str, str] = field(default_factory=dict)
     stdin: str | None = None
+    fresh_interpreter: str = ""
     timeout_s: float = 120.0
     notes: str = ""
+    package: str = DEFAULT_CASE_PACKAGE
 
     @property
-    def params(self) -> tuple[str, ...]:
-        """The parameters, each run as its own cell; `("",)` for a case without any."""
-        return tuple(self.expect)
+    def param_names(self) -> tuple[str, ...]:
+        """The parameter names, each run as its own cell; `("",)` for a case without parameters."""
+        return tuple(p.name for p in self.params)
+
+    def param(self, name: str) -> Param:
+        """The declaration of parameter `name`."""
+        for declared in self.params:
+            if declared.name == name:
+                return declared
+        raise KeyError(f"{self.id} has no parameter {name!r}")
 
     @property
     def all_rows(self) -> tuple[str, ...]:
         """Every row ID this case checks, in declaration order, without repeats."""
-        return tuple(dict.fromkeys(row for rows in self.rows.values() for row in rows))
+        return tuple(dict.fromkeys(row for p in self.params for row in p.rows))
+
+    def rows(self, param: str) -> tuple[str, ...]:
+        """The row IDs one parameter checks."""
+        return tuple(self.param(param).rows)
+
+    @property
+    def has_known_issue(self) -> bool:
+        """Whether any parameter documents a known issue somewhere."""
+        return any(p.known_issue for p in self.params)
 
     def is_known_issue(self, param: str, platform: str | None = None) -> bool:
         """Whether the cell's expectation is a known issue (a bug), so that `conforms` means "still there".
 
         With a platform, only where the chapter documents the bug to reproduce.
         """
-        if param not in self.known_issue_params:
-            return False
-        return platform is None or any(fnmatch.fnmatchcase(platform, p) for p in self.known_issue_platforms)
+        known = self.param(param).known_issue
+        if known is True or not known:
+            return bool(known)
+        return platform is None or any(fnmatch.fnmatchcase(platform, p) for p in known)
 
     def cell_id(self, param: str) -> str:
         """The identifier of one cell of this case, e.g. `numerics.debug_nans_vmap_miss[vmap]`."""
@@ -91,7 +167,20 @@ class Case:
 
     def expected(self, param: str, platform: str) -> Mapping[str, Any] | Skip:
         """The documented expectation for `param` on `platform`."""
-        return self.expect[param].on(platform)
+        return self.param(param).expect.on(platform)
+
+    def env_for(self, param: str) -> dict[str, str]:
+        """Environment variables the child of `param` starts with (the case's, then the parameter's)."""
+        return {**self.env, **self.param(param).env}
+
+    def stdin_for(self, param: str) -> str | None:
+        """Text piped to the child of `param`, if any."""
+        own = self.param(param).stdin
+        return own if own is not None else self.stdin
+
+    def needs_fresh_interpreter(self, param: str) -> bool:
+        """Whether the cell must run in a newly started interpreter rather than a forked one."""
+        return bool(self.fresh_interpreter or self.env_for(param) or self.stdin_for(param) is not None)
 
     def run_probe(self, param: str) -> Any:
         """Call the probe function for `param` (in the child process)."""
@@ -105,72 +194,164 @@ class Case:
             return ""
 
 
-_REGISTRY: dict[str, Case] = {}
+@dataclass(frozen=True)
+class Section:
+    """A chapter section, declared once per case module; its `case` method declares that module's cases."""
+
+    number: str
+    title: str
+
+    @property
+    def label(self) -> str:
+        """`§3 Finding NaNs`, as the report shows it."""
+        return f"{self.number} {self.title}"
+
+    def case(
+        self,
+        *,
+        claim: str,
+        rows: Sequence[str] | None = None,
+        expect: Expect | None = None,
+        known_issue: bool | tuple[str, ...] = False,
+        params: Sequence[Param] | None = None,
+        subsection: str = "",
+        env: Mapping[str, str] | None = None,
+        stdin: str | None = None,
+        fresh_interpreter: str = "",
+        timeout_s: float = 120.0,
+        notes: str = "",
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Declare the decorated probe as a case of this section.
+
+        Either `rows`, `expect` (and `known_issue`) for a case without parameters, or
+        `params`, a list of `Param`. `subsection` (`"3.1"`) refines where in the section
+        the behaviour is documented. `fresh_interpreter` is the reason the probe needs a
+        newly started interpreter (process-global state); `env` and `stdin` imply it.
+        """
+
+        def register(probe: Callable[..., Any]) -> Callable[..., Any]:
+            module = probe.__module__
+            package, _, short_module = module.rpartition(".")
+            case_id = f"{short_module}.{probe.__name__}"
+            declared = _declared_params(case_id, rows, expect, known_issue, params)
+            built = Case(
+                id=case_id,
+                section=f"§{subsection}" if subsection else self.number,
+                heading=self.label,
+                claim=claim,
+                params=declared,
+                probe=probe,
+                env=dict(env or {}),
+                stdin=stdin,
+                fresh_interpreter=fresh_interpreter,
+                timeout_s=timeout_s,
+                notes=notes,
+                package=package or DEFAULT_CASE_PACKAGE,
+            )
+            validate(built)
+            _register(built)
+            return probe
+
+        return register
 
 
-def case(
-    *,
-    rows: list[str] | Mapping[str, list[str]],
-    section: str,
-    claim: str,
-    expect: Expect | Mapping[str, Expect],
-    known_issue: bool | list[str] = False,
-    known_issue_platforms: tuple[str, ...] = ("*",),
-    env: Mapping[str, str] | None = None,
-    stdin: str | None = None,
-    timeout_s: float = 120.0,
-    notes: str = "",
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Declare the decorated probe as a case.
+def _declared_params(case_id: str, rows, expect, known_issue, params) -> tuple[Param, ...]:
+    if params is not None:
+        if rows is not None or expect is not None or known_issue:
+            raise CaseDeclarationError(f"{case_id}: give rows, expect and known_issue inside each Param, "
+                                       f"not beside params=")
+        declared = tuple(params)
+        if not declared:
+            raise CaseDeclarationError(f"{case_id}: params= is empty")
+        for p in declared:
+            if not isinstance(p, Param):
+                raise CaseDeclarationError(f"{case_id}: params= holds {p!r}, not a Param")
+            if not p.name or not re.fullmatch(r"[A-Za-z0-9_.=-]+", p.name):
+                raise CaseDeclarationError(f"{case_id}: parameter name {p.name!r} must be a non-empty word "
+                                           f"of letters, digits, _ . = -")
+        return declared
+    if rows is None or expect is None:
+        raise CaseDeclarationError(f"{case_id}: a case without params= needs rows= and expect=")
+    return (Param(NO_PARAM, tuple(rows), expect, known_issue),)
 
-    `expect` is one `Expect` for a case without parameters, or a mapping from each
-    parameter to its `Expect`. `rows` is a list of row IDs for the whole case, or a
-    mapping from parameter to the row IDs that parameter checks. `known_issue` is True
-    when every cell documents a known issue (a bug), or the list of parameters that do;
-    `known_issue_platforms` (fnmatch patterns) limits that to where the bug is documented to reproduce.
-    """
 
-    def register(probe: Callable[..., Any]) -> Callable[..., Any]:
-        expectations = {NO_PARAM: expect} if isinstance(expect, Expect) else dict(expect)
-        if isinstance(rows, Mapping):
-            rows_by_param = {param: tuple(rows[param]) for param in expectations}
-        else:
-            rows_by_param = {param: tuple(rows) for param in expectations}
-        case_id = f"{probe.__module__.rsplit('.', 1)[-1]}.{probe.__name__}"
-        _REGISTRY[case_id] = Case(
-            id=case_id,
-            section=section,
-            claim=claim,
-            rows=rows_by_param,
-            expect=expectations,
-            probe=probe,
-            known_issue_params=frozenset(
-                expectations if known_issue is True else (known_issue or ())),
-            known_issue_platforms=tuple(known_issue_platforms),
-            env=dict(env or {}),
-            stdin=stdin,
-            timeout_s=timeout_s,
-            notes=notes,
-        )
-        return probe
+def _patterns_overlap(patterns: Sequence[str]) -> tuple[str, str] | None:
+    samples = list(SAMPLE_PLATFORMS) + [p for p in patterns if not any(c in p for c in "*?[")]
+    for platform in samples:
+        matching = [p for p in patterns if fnmatch.fnmatchcase(platform, p)]
+        if len(matching) > 1:
+            return matching[0], matching[1]
+    return None
 
-    return register
+
+def validate(case: Case) -> None:
+    """Raise `CaseDeclarationError` (one line naming the case) for a declaration that cannot be right."""
+    where = case.id
+    names = [p.name for p in case.params]
+    if len(set(names)) != len(names):
+        raise CaseDeclarationError(f"{where}: a parameter is declared twice ({', '.join(names)})")
+    if not case.claim.strip():
+        raise CaseDeclarationError(f"{where}: the claim is empty")
+    if case.fresh_interpreter is True:  # type: ignore[comparison-overlap]
+        raise CaseDeclarationError(f"{where}: fresh_interpreter= takes the reason, as a sentence")
+    try:
+        signature = inspect.signature(case.probe)
+        takes = [p for p in signature.parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+        wants = 1 if names != [NO_PARAM] else 0
+        if len(takes) != wants:
+            what = "one argument, the parameter" if wants else "no argument"
+            raise CaseDeclarationError(f"{where}: the probe takes {len(takes)} required argument(s) but should take "
+                                       f"{what}")
+    except (TypeError, ValueError):
+        pass
+    known_rows = rowlist.row_ids() if case.package == DEFAULT_CASE_PACKAGE else None
+    for p in case.params:
+        label = f"{where}[{p.name}]" if p.name else where
+        if not p.rows:
+            raise CaseDeclarationError(f"{label}: names no row ID")
+        if not isinstance(p.expect, Expect):
+            raise CaseDeclarationError(f"{label}: expect= must be an Expect, not {type(p.expect).__name__}")
+        for row in p.rows:
+            if known_rows is not None and row not in known_rows:
+                raise CaseDeclarationError(f"{label}: row {row!r} is not in the project's row list "
+                                           f"({rowlist.ROWS_FILE.name})")
+        overlap = _patterns_overlap(list(p.expect.platforms))
+        if overlap:
+            raise CaseDeclarationError(f"{label}: platform patterns {overlap[0]!r} and {overlap[1]!r} overlap")
+        if isinstance(p.known_issue, (list, str)):
+            raise CaseDeclarationError(f"{label}: known_issue= takes True or a tuple of platform patterns")
+
+
+_REGISTRY: dict[tuple[str, str], Case] = {}
+
+
+def _register(case: Case) -> None:
+    key = (case.package, case.id)
+    if key in _REGISTRY:
+        previous = _REGISTRY[key]
+        if previous.probe.__code__.co_filename != case.probe.__code__.co_filename or \
+                previous.probe.__code__.co_firstlineno != case.probe.__code__.co_firstlineno:
+            raise CaseDeclarationError(f"{case.id}: declared twice in {case.package} (a second probe with the "
+                                       f"same name replaces the first); rename one")
+    _REGISTRY[key] = case
 
 
 def case_modules(package: str = DEFAULT_CASE_PACKAGE) -> list[str]:
-    """The dotted names of the case modules in `package`, in file-name order."""
+    """The dotted names of the case modules in `package`, in file-name order (helpers start with `_`)."""
     pkg = importlib.import_module(package)
     return sorted(
         f"{package}.{info.name}"
         for info in pkgutil.iter_modules(pkg.__path__)
-        if not info.name.startswith("_")
+        if not info.name.startswith("_") and info.name != "helpers"
     )
 
 
 def load_module_cases(module_name: str) -> list[Case]:
     """Import one case module and return the cases it declares, in declaration order."""
     module = importlib.import_module(module_name)
-    return [c for c in _REGISTRY.values() if c.probe.__module__ == module.__name__]
+    package = module.__name__.rpartition(".")[0]
+    return [c for (pkg, _), c in _REGISTRY.items() if pkg == package and c.probe.__module__ == module.__name__]
 
 
 def section_order(title: str) -> list[tuple[int, Any]]:
@@ -191,3 +372,11 @@ def find_case(case_id: str, package: str = DEFAULT_CASE_PACKAGE) -> Case:
         if found.id == case_id:
             return found
     raise KeyError(f"no case {case_id!r} in {package}")
+
+
+def forget_package(package: str) -> None:
+    """Drop the registered cases of `package` and its imported modules (tests load scratch packages)."""
+    for key in [k for k in _REGISTRY if k[0] == package]:
+        del _REGISTRY[key]
+    for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+        del sys.modules[name]

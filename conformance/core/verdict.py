@@ -7,14 +7,13 @@ expectation) becomes a status here, and only here.
 
 from __future__ import annotations
 
-import json
 import signal as signals
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping
 
 from conformance.core.case import Skip
 from conformance.core.compare import diff
-from conformance.engine.launch import ProcessOutcome, tail
+from conformance.core.observation import ProcessOutcome, parse_record
 from conformance.core.status import Status
 
 
@@ -43,19 +42,6 @@ class CellResult:
         data = asdict(self)
         data["status"] = self.status.value
         return data
-
-
-def parse_record(text: str | None) -> tuple[dict[str, Any] | None, str]:
-    """Read an observation file's text; return the record, or None and why it is unusable."""
-    if text is None:
-        return None, "the child wrote no observation"
-    try:
-        record = json.loads(text)
-    except ValueError as exc:
-        return None, f"the observation file is not JSON: {exc}"
-    if not isinstance(record, dict) or "outcome" not in record:
-        return None, "the observation file has no outcome"
-    return record, ""
 
 
 def _signal_name(number: int) -> str:
@@ -123,8 +109,8 @@ def build_result(
         rows=rows,
         status=status,
         duration_s=outcome.duration_s,
-        stdout_tail=tail(outcome.stdout),
-        stderr_tail=tail(outcome.stderr),
+        stdout_tail=outcome.stdout,
+        stderr_tail=outcome.stderr,
         command=command,
         **fields,
     )

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
+from conformance.core.observation import ProcessOutcome
 from typing import Callable, Mapping, Sequence
 
 TAIL_CHARS = 4000
@@ -21,18 +22,6 @@ class CellCommand:
     timeout_s: float
     stdin: str | None = None
     cwd: str | None = None
-
-
-@dataclass(frozen=True)
-class ProcessOutcome:
-    """How a child process ended."""
-
-    returncode: int | None
-    timed_out: bool
-    stdout: str
-    stderr: str
-    duration_s: float
-    signal: int | None = field(default=None)
 
 
 Launcher = Callable[[CellCommand], ProcessOutcome]
@@ -75,8 +64,8 @@ def subprocess_launcher(command: CellCommand) -> ProcessOutcome:
     return ProcessOutcome(
         returncode=code,
         timed_out=timed_out,
-        stdout=stdout.decode("utf-8", "replace"),
-        stderr=stderr.decode("utf-8", "replace"),
+        stdout=tail(stdout.decode("utf-8", "replace")),
+        stderr=tail(stderr.decode("utf-8", "replace")),
         duration_s=round(time.monotonic() - started, 3),
         signal=-code if code is not None and code < 0 else None,
     )

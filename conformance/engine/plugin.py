@@ -203,7 +203,7 @@ class CaseItem(pytest.Item):
         self.case = case
         self.param = param
         self.cell_result: CellResult | None = None
-        self.extra_keyword_matches.update(case.rows[param])
+        self.extra_keyword_matches.update(case.rows(param))
         self.extra_keyword_matches.add(case.id)
 
     def runtest(self) -> None:
@@ -234,7 +234,7 @@ class CaseModule(pytest.File):
         """Yield one item per cell declared in this module."""
         run = self.config.stash[_RUN]
         for found in load_module_cases(f"{run.package}.{self.path.stem}"):
-            for param in found.params:
+            for param in found.param_names:
                 yield CaseItem.from_parent(self, name=found.cell_id(param).split(".", 1)[1],
                                            case=found, param=param)
 

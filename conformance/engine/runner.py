@@ -46,10 +46,10 @@ def child_argv(python: str, case: Case, param: str, out_path: str, package: str 
 
 def reproduction_command(python: str, case: Case, param: str, package: str = DEFAULT_CASE_PACKAGE) -> str:
     """A shell line that reproduces the cell by hand, with the case's own environment variables."""
-    assignments = [f"{k}={shlex.quote(v)}" for k, v in case.env.items()]
+    assignments = [f"{k}={shlex.quote(v)}" for k, v in case.env_for(param).items()]
     assignments.insert(0, f"PYTHONPATH={shlex.quote(SOURCE_ROOT)}")
     argv = child_argv(python, case, param, "observation.json", package)
-    stdin = f" <<< {shlex.quote(case.stdin)}" if case.stdin is not None else ""
+    stdin = f" <<< {shlex.quote(case.stdin_for(param))}" if case.stdin_for(param) is not None else ""
     return " ".join(assignments + [shlex.join(argv)]) + stdin
 
 
@@ -62,7 +62,7 @@ def run_cell_once(
     package: str = DEFAULT_CASE_PACKAGE,
 ) -> CellResult:
     """Run one cell in one fresh child and judge it."""
-    rows = list(case.rows[param])
+    rows = list(case.rows(param))
     expected = case.expected(param, platform)
     if isinstance(expected, Skip):
         return skipped_result(case.id, param, rows, expected)
@@ -70,9 +70,9 @@ def run_cell_once(
         out_path = os.path.join(workdir, "observation.json")
         command = CellCommand(
             argv=child_argv(python, case, param, out_path, package),
-            env=child_environment(os.environ, case.env),
+            env=child_environment(os.environ, case.env_for(param)),
             timeout_s=case.timeout_s,
-            stdin=case.stdin,
+            stdin=case.stdin_for(param),
             cwd=workdir,
         )
         outcome = launcher(command)

@@ -28,12 +28,12 @@ class Cell:
     def names(self) -> list[str]:
         """Every name `-k` can match for this cell."""
         module, _, rest = self.id.partition(".")
-        return [rest, f"{module}.py", "cases", "conformance", self.case.id, *self.case.rows[self.param]]
+        return [rest, f"{module}.py", "cases", "conformance", self.case.id, *self.case.rows(self.param)]
 
 
 def all_cells(cases: list[Case]) -> list[Cell]:
     """Every cell of `cases`, in declaration order."""
-    return [Cell(c, p) for c in cases for p in c.params]
+    return [Cell(c, p) for c in cases for p in c.param_names]
 
 
 def _compile(expression: str):

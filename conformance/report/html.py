@@ -285,13 +285,13 @@ def make_row(key: CellKey, case: Case | None, runs: Sequence[_Run]) -> Row:
     case_id, param = key
     reported = next((run.results[key] for run in reversed(runs) if key in run.results), {})
     known_issue = case.is_known_issue(param) if case else bool(reported.get("known_issue"))
-    declared = case is not None and param in case.rows
+    declared = case is not None and param in case.param_names
     return Row(
         case_id=case_id,
         param=param,
-        section=case.section if case else UNKNOWN_SECTION,
+        section=case.heading if case else UNKNOWN_SECTION,
         claim=case.claim if case else "",
-        rows=tuple(case.rows[param]) if declared else _reported_rows(key, runs),
+        rows=tuple(case.rows(param)) if declared else _reported_rows(key, runs),
         known_issue=known_issue,
         notes=case.notes if case else "",
         source=case.source() if case else "",
@@ -311,7 +311,7 @@ def section_key(title: str) -> tuple[Any, ...]:
 def _row_key(row: Row, cases: Mapping[str, Case], order: Mapping[str, int]) -> tuple[Any, ...]:
     """Sort key of a row inside its section: declaration order of cases and params, unknown ones after."""
     case = cases.get(row.case_id)
-    params = case.params if case else ()
+    params = case.param_names if case else ()
     param_key = (0, params.index(row.param)) if row.param in params else (1, row.param)
     return (order.get(row.case_id, len(order)), row.case_id, param_key)
 

@@ -28,7 +28,7 @@ def cases_listing(cells: list[Cell]) -> str:
             continue
         seen.add(case.id)
         params = [c.param for c in cells if c.case.id == case.id and c.param]
-        kind = "known issue" if case.known_issue_params else "behaviour"
+        kind = "known issue" if case.has_known_issue else "behaviour"
         lines.append(f"{case.id}{' [' + ', '.join(params) + ']' if params else ''}   ({case.section}; {kind})")
         lines.append(f"    {case.claim}")
         for row in case.all_rows:

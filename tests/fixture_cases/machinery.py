@@ -5,29 +5,31 @@ import signal
 import sys
 import time
 
-from conformance.core.case import Expect, Skip, Unsupported, case
+from conformance.core.case import Expect, Observation, Param, Section, Skip, Unsupported
+
+SECTION = Section("§F", "Fixtures")
 
 
-@case(rows=["fixture.conforms"], section="§F Fixtures", claim="Returns what it documents.",
+@SECTION.case(rows=["fixture.conforms"], claim="Returns what it documents.",
       expect=Expect({"answer": 42, "name": "<script>alert(1)</script>"}))
 def conforming():
     print("noise on stdout that is not JSON {")
     print("more noise on stderr", file=sys.stderr)
-    return {"answer": 42, "name": "<script>alert(1)</script>"}, {"raw": [1, 2, 3]}
+    return Observation({"answer": 42, "name": "<script>alert(1)</script>"}, {"raw": [1, 2, 3]})
 
 
-@case(rows=["fixture.differs"], section="§F Fixtures", claim="Returns something else than documented.",
+@SECTION.case(rows=["fixture.differs"], claim="Returns something else than documented.",
       expect=Expect({"answer": 42, "same": True}))
 def differing():
-    return {"answer": 41, "same": True}
+    return Observation({"answer": 41, "same": True})
 
 
-@case(rows=["fixture.raises"], section="§F Fixtures", claim="Raises unexpectedly.", expect=Expect({}))
+@SECTION.case(rows=["fixture.raises"], claim="Raises unexpectedly.", expect=Expect({}))
 def raising():
     raise ValueError("probe blew up")
 
 
-@case(rows=["fixture.hangs"], section="§F Fixtures", claim="Hangs, with a child of its own.",
+@SECTION.case(rows=["fixture.hangs"], claim="Hangs, with a child of its own.",
       expect=Expect({}), timeout_s=2)
 def hanging():
     import subprocess
@@ -36,31 +38,38 @@ def hanging():
     time.sleep(600)
 
 
-@case(rows=["fixture.segfaults"], section="§F Fixtures", claim="Dies by SIGSEGV.", expect=Expect({}))
+@SECTION.case(rows=["fixture.segfaults"], claim="Dies by SIGSEGV.", expect=Expect({}))
 def segfaulting():
     os.kill(os.getpid(), signal.SIGSEGV)
 
 
-@case(rows=["fixture.exits"], section="§F Fixtures", claim="Exits without an observation.", expect=Expect({}))
+@SECTION.case(rows=["fixture.exits"], claim="Exits without an observation.", expect=Expect({}))
 def exiting():
     os._exit(3)
 
 
-@case(rows=["fixture.unsupported"], section="§F Fixtures", claim="Its API is missing.", expect=Expect({}))
+@SECTION.case(rows=["fixture.unsupported"], claim="Its API is missing.", expect=Expect({}))
 def unsupported():
     raise Unsupported("jax.no_such_api does not exist")
 
 
-@case(rows=["fixture.not_json"], section="§F Fixtures", claim="Returns something that is not JSON.",
+@SECTION.case(rows=["fixture.not_json"], claim="Returns something that is not JSON.",
       expect=Expect({}))
 def not_json():
-    return {"value": object()}
+    return Observation({"value": object()})
 
 
-@case(rows={"a": ["fixture.param.a"], "b": ["fixture.param.b"]}, section="§F Fixtures",
-      claim="Echoes its parameter; skipped on platforms named skip-*.",
-      expect={"a": Expect({"param": "a"}), "b": Expect({"param": "b"}, platforms={"skip-*": Skip("not here")})},
-      env={"FIXTURE_ENV": "set-by-case"})
+@SECTION.case(claim="Echoes its parameter; skipped on platforms named skip-*.",
+              params=[Param("a", rows=["fixture.param.a"], expect=Expect({"param": "a"})),
+                      Param("b", rows=["fixture.param.b"],
+                            expect=Expect({"param": "b"}, platforms={"skip-*": Skip("not here")}))],
+              env={"FIXTURE_ENV": "set-by-case"})
 def echo(param):
-    return {"param": param}, {"env": os.environ.get("FIXTURE_ENV"), "jax_vars": sorted(
-        k for k in os.environ if k.startswith("JAX_"))}
+    return Observation({"param": param}, {"env": os.environ.get("FIXTURE_ENV"), "jax_vars": sorted(
+        k for k in os.environ if k.startswith("JAX_"))})
+
+
+@SECTION.case(rows=["fixture.bare_dict"], claim="Returns a bare dict instead of an Observation.",
+              expect=Expect({"answer": 42}))
+def bare_dict():
+    return {"answer": 42}
