@@ -13,17 +13,23 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import conformance
-from conformance.core.case import load_cases
+from conformance.core.case import CaseDeclarationError, load_cases
 from conformance.envs.builder import EnvironmentBuilder, JaxEnvironment
 from conformance.errors import ConformanceError
 from conformance.envs.matrix import DEFAULT_MATRIX, load_matrix
 from conformance.report.html import write_report
-from conformance.results.load import ResultsError
+from filelock import FileLock
+
+from conformance.atomic import write_text_atomically
+from conformance.engine.session import LAUNCHERS
+from conformance.results.load import ResultsError, load_result_file
+from conformance.results.merge import merge_report_json
 from conformance.engine.runner import SOURCE_ROOT
 from conformance.engine.selection import all_cells, select_cells
 from conformance.report.text import cases_listing, run_summary
@@ -47,14 +53,20 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--matrix", metavar="NAME", help=f"a matrix name or .toml path (default {DEFAULT_MATRIX})")
     which.add_argument("--jax", action="append", metavar="VERSION", help="a JAX version; repeat for more")
     run.add_argument("-k", dest="expression", metavar="EXPR", help="pytest-style selection expression")
-    run.add_argument("-j", dest="workers", type=int, default=2, metavar="N",
-                     help="cells run at once, each in its own process (default 2)")
+    run.add_argument("-j", dest="workers", type=int, default=os.cpu_count() or 1, metavar="N",
+                     help="cells run at once, each in its own process (default: the number of cores)")
     run.add_argument("--retries", type=int, default=1, metavar="N",
-                     help="rerun a cell that does not conform up to N times to tell flaky ones (default 1)")
+                     help="rerun a cell that ends in error, crash or timeout up to N times (default 1)")
+    run.add_argument("--retry-differs", action="store_true", help="also rerun cells that differ")
+    run.add_argument("--launch", choices=LAUNCHERS, default="fork",
+                     help="fork cells from a per-version server that imported jax (default), or spawn each")
+    run.add_argument("--rerun", action="store_true",
+                     help="run every selected cell, even those whose stored result is still valid")
     run.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
                      help="folder for result files (default results/)")
-    run.add_argument("-o", "--report", type=Path, default=DEFAULT_REPORT, metavar="PATH",
-                     help="HTML report to write from every result file in DIR (default reports/index.html)")
+    run.add_argument("-o", "--report", type=Path, default=None, metavar="PATH",
+                     help="HTML report to write from every result file in DIR (default: reports/index.html for "
+                          "the default results/ folder, DIR/report.html for another folder)")
 
     report = commands.add_parser("report", help="render result files into the HTML report")
     report.add_argument("results", nargs="+", type=Path, metavar="RESULTS",
@@ -72,46 +84,68 @@ def command_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def pytest_argv(env: JaxEnvironment, json_path: Path, args: argparse.Namespace) -> list[str]:
+def pytest_argv(env: JaxEnvironment, json_path: Path, stored: Path, args: argparse.Namespace) -> list[str]:
     """The pytest command that runs the selected cells against one environment."""
     argv = [sys.executable, "-m", "pytest", str(CASES_DIR), "--rootdir", SOURCE_ROOT,
             "-p", "no:cacheprovider", "-o", "addopts=", "-qq", "--no-header", "--tb=no", "-rN",
-            "--jax-python", env.python, "--jax-workers", str(max(1, args.workers)),
-            "--jax-retries", str(max(0, args.retries)),
+            "--jax-python", env.python, "--jax-workers", str(args.workers),
+            "--jax-retries", str(args.retries), "--jax-launch", args.launch, "--jax-reuse", str(stored),
             "--json-report", "--json-report-file", str(json_path), "--json-report-omit", "keywords", "collectors"]
+    if args.retry_differs:
+        argv.append("--jax-retry-differs")
+    if args.rerun:
+        argv.append("--jax-rerun")
     if args.expression:
         argv += ["-k", args.expression]
     return argv
 
 
 def run_version(env: JaxEnvironment, args: argparse.Namespace) -> dict[str, Any]:
-    """Run the cells against one environment; move its result file into place atomically and return it."""
+    """Run the selected cells against one environment and merge them into its result file.
+
+    Cells not selected this time keep their stored results. The file is locked while it is
+    read, merged and replaced, so runs sharing a results folder never lose each other's cells.
+    """
     args.results.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=args.results, prefix=".running-", suffix=".json")
     os.close(fd)
     tmp = Path(tmp_name)
     try:
         started = time.monotonic()
-        done = subprocess.run(pytest_argv(env, tmp, args), cwd=SOURCE_ROOT)
-        if done.returncode not in (0, 1) or tmp.stat().st_size == 0:
-            raise ConformanceError(f"pytest stopped with exit code {done.returncode} for jax {env.version}; "
+        child = subprocess.Popen(pytest_argv(env, tmp, args.results, args), cwd=SOURCE_ROOT)
+        try:
+            code = child.wait()
+        except KeyboardInterrupt:
+            child.send_signal(signal.SIGTERM)
+            child.wait()
+            raise
+        if code not in (0, 1) or tmp.stat().st_size == 0:
+            raise ConformanceError(f"pytest stopped with exit code {code} for jax {env.version}; "
                                    f"its output is above")
         data = json.loads(tmp.read_text(encoding="utf-8"))
         head = data.get("jax_conformance") or {}
         if head.get("jax") != env.version:
             raise ConformanceError(f"the environment for jax {env.version} reports jax {head.get('jax')}; "
                                    f"delete {env.path} and run again")
-        data["duration"] = time.monotonic() - started
+        wall = time.monotonic() - started
+        head["wall_s"] = round(wall, 3)
         final = args.results / f"{head['jax']}-{head['platform']}.json"
-        tmp.chmod(0o644)
-        os.replace(tmp, final)
-        data["path"] = str(final)
-        return data
+        with FileLock(str(args.results / f".{final.name}.lock")):
+            stored = json.loads(final.read_text(encoding="utf-8")) if final.exists() else None
+            merged = merge_report_json(stored, data)
+            write_text_atomically(final, json.dumps(merged, indent=1))
+        ran = [t.get("metadata") or {} for t in data.get("tests", [])]
+        return {"file": load_result_file(final), "path": final, "wall_s": wall, "cells": len(ran),
+                "reused": sum(bool(m.get("reused")) for m in ran)}
     finally:
         tmp.unlink(missing_ok=True)
 
 
+terminated = threading.Event()
+
+
 def _interrupt(signum: int, frame: Any) -> None:
+    terminated.set()
     raise KeyboardInterrupt
 
 
@@ -130,6 +164,10 @@ def _run_versions(args: argparse.Namespace) -> int:
     cells = select_cells(all_cells(load_cases()), args.expression)
     if args.results.exists() and not args.results.is_dir():
         raise ConformanceError(f"--results {args.results} is a file; name a folder for the result files")
+    if args.workers < 1:
+        raise ConformanceError(f"-j {args.workers}: the number of cells run at once must be at least 1")
+    if args.retries < 0:
+        raise ConformanceError(f"--retries {args.retries}: the number of retries cannot be negative")
     builder = EnvironmentBuilder()
     for version in versions:  # fail before any long work: unknown versions, no fitting Python
         builder.interpreter_for(version)
@@ -144,16 +182,19 @@ def _run_versions(args: argparse.Namespace) -> int:
                 print(f"\njax {version}: Python {env.interpreter.version}, environment {verb} "
                       f"in {env.seconds:.1f}s", flush=True)
                 finished.append(run_version(env, args))
-                print(f"  wrote {finished[-1]['path']}", flush=True)
+                done = finished[-1]
+                print(f"  {done['cells']} cells ({done['cells'] - done['reused']} ran, {done['reused']} reused) "
+                      f"in {done['wall_s']:.1f}s; wrote {done['path']}", flush=True)
             except ConformanceError as exc:
                 failed.append(version)
                 print(f"jax-conformance: error: {exc}", file=sys.stderr, flush=True)
     except KeyboardInterrupt:
         print(f"\ninterrupted; kept {len(finished)} finished result file(s) in {args.results}/", file=sys.stderr)
-        return 130
+        return 143 if terminated.is_set() else 130
     if finished:
         print("\n" + run_summary(finished))
-        report = write_report(args.results, args.report)
+        out = args.report or (DEFAULT_REPORT if args.results == DEFAULT_RESULTS else args.results / "report.html")
+        report = write_report(args.results, out)
         print(f"\nreport: {report}  (from every result file in {args.results}/)")
     print(f"wall time: {time.monotonic() - started:.1f}s")
     if failed:
@@ -181,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return COMMANDS[args.command](args)
-    except (ConformanceError, ResultsError) as exc:
+    except (ConformanceError, ResultsError, CaseDeclarationError) as exc:
         print(f"jax-conformance: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # a folder or file we were told to use cannot be written

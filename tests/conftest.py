@@ -9,7 +9,8 @@ import pytest
 pytest_plugins = ["pytester"]
 
 from conformance.core.case import find_case
-from conformance.engine.runner import run_cell
+from conformance.engine.launch import SpawnLauncher
+from conformance.engine.runner import Target, run_cell
 
 FIXTURE_PACKAGE = "tests.fixture_cases"
 
@@ -18,8 +19,10 @@ FIXTURE_PACKAGE = "tests.fixture_cases"
 def run_fixture_cell():
     """Run one cell of the fixture package in a real child of the current interpreter."""
 
-    def run(name: str, param: str = "", platform: str = "linux-x86_64", **kwargs):
+    def run(name: str, param: str = "", platform: str = "linux-x86_64", jax_version: str = "0.4.38", **kwargs):
         found = find_case(f"machinery.{name}", FIXTURE_PACKAGE)
-        return run_cell(found, param, sys.executable, platform, package=FIXTURE_PACKAGE, **kwargs)
+        target = Target(sys.executable, platform, jax_version, FIXTURE_PACKAGE)
+        spawn = SpawnLauncher()
+        return run_cell(found, param, target, lambda command, fresh: spawn(command), **kwargs)
 
     return run

@@ -50,7 +50,7 @@ def test_each_test_carries_the_cell_metadata(run_suite):
 def test_report_top_level_describes_the_run(run_suite):
     _, report = run_suite("-k", "conforming")
     head = report["jax_conformance"]
-    assert head["schema_version"] == 1
+    assert head["schema_version"] == 2
     for key in ["suite_version", "jax", "jaxlib", "numpy", "python", "platform", "started_at", "finished_at"]:
         assert key in head
     assert head["platform"].count("-") >= 1
@@ -62,6 +62,16 @@ def test_row_ids_select_cells_with_k(run_suite):
     assert [t["nodeid"].split("::")[1] for t in report["tests"]] == ["echo[b]"]
 
 
+def test_plugin_is_quiet_in_an_unrelated_session(pytester):
+    pytester.makepyfile(test_plain="def test_ok():\n    assert 1 + 1 == 2\n")
+    report = pytester.path / "report.json"
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--json-report",
+                                           f"--json-report-file={report}")
+    result.assert_outcomes(passed=1)
+    assert "jax_conformance" not in json.loads(report.read_text())
+    assert "jax-conformance" not in result.stdout.str().split("plugins:")[0]
+
+
 def test_workers_run_cells_ahead_and_keep_order(run_suite):
     _, report = run_suite("-k", "echo or conforming or differing", "--jax-workers", "3")
     assert [t["metadata"]["status"] for t in report["tests"]] == ["conforms", "differs", "conforms", "conforms"]
@@ -69,4 +79,4 @@ def test_workers_run_cells_ahead_and_keep_order(run_suite):
 
 def test_failure_text_shows_the_diff_and_the_reproduction(run_suite):
     result, _ = run_suite("-k", "differing")
-    result.stdout.fnmatch_lines(["*answer: expected 42, observed 41 (changed)*", "*reproduce:*conformance.child*"])
+    result.stdout.fnmatch_lines(["*answer: expected 42, observed 41 (changed)*", "*reproduce: jax-conformance run --jax *-k machinery.differing*"])

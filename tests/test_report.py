@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from pathlib import Path
@@ -21,6 +22,7 @@ from conformance.report.html import (
     write_report,
 )
 from conformance.results.load import ResultsError, load_results
+from conformance.results.schema import result_file_from_json
 from conformance.core.status import MEANING, Status
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -91,8 +93,8 @@ def words(table, cell_id):
 
 
 def test_directory_means_every_json_file(runs):
-    assert sorted(Path(r["source"]).name for r in runs) == ["jax-0.12.0.1.json", "jax-0.4.38.json"]
-    assert {r["jax_conformance"]["jax"] for r in runs} == {OLD, NEW}
+    assert sorted(Path(r.source).name for r in runs) == ["0.12.0.1-linux-x86_64.json", "0.4.38-linux-x86_64.json"]
+    assert {r.header.jax for r in runs} == {OLD, NEW}
 
 
 def test_bad_json_is_a_one_line_error_naming_the_file(tmp_path):
@@ -118,27 +120,27 @@ def test_missing_header_is_a_one_line_error_naming_the_file(tmp_path):
 
 
 def test_newer_schema_is_refused(tmp_path):
-    report = json.loads((GOLDEN / "jax-0.4.38.json").read_text(encoding="utf-8"))
+    report = json.loads((GOLDEN / "0.4.38-linux-x86_64.json").read_text(encoding="utf-8"))
     report["jax_conformance"]["schema_version"] = 99
     newer = tmp_path / "newer.json"
     newer.write_text(json.dumps(report), encoding="utf-8")
-    with pytest.raises(ResultsError, match=r"newer.json: has schema_version 99, newer than the 1"):
+    with pytest.raises(ResultsError, match=r"newer.json: `jax_conformance.schema_version` is 99, newer than the 2"):
         load_results(newer)
 
 
 def test_unknown_status_is_refused(tmp_path):
-    report = json.loads((GOLDEN / "jax-0.4.38.json").read_text(encoding="utf-8"))
+    report = json.loads((GOLDEN / "0.4.38-linux-x86_64.json").read_text(encoding="utf-8"))
     report["tests"][0]["metadata"]["status"] = "sort-of"
     odd = tmp_path / "odd.json"
     odd.write_text(json.dumps(report), encoding="utf-8")
-    with pytest.raises(ResultsError, match=r"odd.json: test .*demo.*unknown status 'sort-of'"):
+    with pytest.raises(ResultsError, match=r"odd.json: `tests\[0\].metadata.status` is 'sort-of', not one of"):
         load_results(odd)
 
 
 def test_missing_file_and_empty_directory(tmp_path):
     with pytest.raises(ResultsError, match="nothere.json: no such file"):
         load_results(tmp_path / "nothere.json")
-    with pytest.raises(ResultsError, match="no \\*.json result files"):
+    with pytest.raises(ResultsError, match="holds no result files"):
         load_results(tmp_path)
 
 
@@ -166,16 +168,16 @@ def test_counts_and_percentage_per_column(table):
 def test_known_issue_rows_use_known_issue_wording(table):
     row = row_of(table, "demo.known_bug")
     assert row.known_issue
-    assert words(table, "demo.known_bug") == ["bug still present", "changed, maybe fixed"]
+    assert words(table, "demo.known_bug") == ["bug still present", "changed: maybe fixed"]
     assert words(table, "demo.changed[new]") == ["conforms", "differs"]
 
 
 def test_cell_not_a_known_issue_on_its_platform_uses_plain_words(runs):
-    edited = json.loads(json.dumps(runs))
+    edited = copy.deepcopy(runs)
     for run in edited:
-        for test in run["tests"]:
-            if test["metadata"]["case"] == "demo.known_bug":
-                test["metadata"]["known_issue"] = False
+        for cell in run.cells:
+            if cell.case == "demo.known_bug":
+                cell.known_issue = False
     assert words(build_table(edited, CASES), "demo.known_bug") == ["conforms", "differs"]
 
 
@@ -217,10 +219,10 @@ def test_default_cases_still_show_unknown_ids():
 
 
 def test_later_file_for_the_same_run_wins_a_cell(runs):
-    rerun = json.loads(json.dumps(next(r for r in runs if r["jax_conformance"]["jax"] == NEW)))
-    rerun["jax_conformance"]["finished_at"] = "2026-12-01T00:00:00+00:00"
-    rerun["tests"] = [t for t in rerun["tests"] if t["metadata"]["case"] == "demo.raising"]
-    rerun["tests"][0]["metadata"]["status"] = "conforms"
+    rerun = copy.deepcopy(next(r for r in runs if r.header.jax == NEW))
+    rerun.header.finished_at = "2026-12-01T00:00:00+00:00"
+    rerun.cells = [c for c in rerun.cells if c.case == "demo.raising"]
+    rerun.cells[0].status = Status.CONFORMS
     table = build_table([*runs, rerun], CASES)
     assert len(table.columns) == 2
     assert words(table, "demo.raising") == [NOT_RUN, "conforms"]
@@ -228,10 +230,10 @@ def test_later_file_for_the_same_run_wins_a_cell(runs):
 
 
 def test_test_without_metadata_is_an_error_cell(runs):
-    broken = json.loads(json.dumps(runs[0]))
+    broken = json.loads((GOLDEN / "0.4.38-linux-x86_64.json").read_text(encoding="utf-8"))
     broken["tests"] = [{"nodeid": "conformance/cases/demo.py::changed[old]", "outcome": "failed",
                         "call": {"outcome": "failed", "crash": {"message": "RuntimeError: pool died"}}}]
-    table = build_table([broken], CASES)
+    table = build_table([result_file_from_json(broken, "broken.json")], CASES)
     cell = row_of(table, "demo.changed[old]").cells[0]
     assert cell.status is Status.ERROR
     assert "RuntimeError: pool died" in cell.reason
@@ -267,7 +269,7 @@ def test_html_is_self_contained(html):
 
 
 def test_html_cells_show_words_and_colours(html):
-    assert re.search(r'<td class="cell st-differs">\s*<details><summary>changed, maybe fixed', html)
+    assert re.search(r'<td class="cell st-differs">\s*<details><summary>changed: maybe fixed', html)
     assert re.search(r'<td class="cell st-conforms">\s*<details><summary>bug still present', html)
     assert re.search(r'<td class="cell st-not-run"[^>]*>not run</td>', html)
     css = html[html.index("<style>"):html.index("</style>")]
@@ -288,7 +290,7 @@ def test_html_legend_and_stamp(html):
     for status in Status:
         assert str(escape(MEANING[status])) in html, status
     assert "bug still present</span> (for <em>conforms</em>)" in html
-    assert "changed, maybe fixed</span> (for <em>differs</em>)" in html
+    assert "changed: maybe fixed</span> (for <em>differs</em>)" in html
     assert f"jax-conformance {conformance.__version__} · generated {GENERATED_AT}" in html
 
 
@@ -304,7 +306,7 @@ def test_markdown_summary(table):
     lines = markdown_summary(table).splitlines()
     assert lines[0] == "| Section | Cell | jax 0.4.38 (linux-x86_64) | jax 0.12.0.1 (linux-x86_64) |"
     assert lines[1] == "|---|---|---|---|"
-    assert lines[2] == "| §0 Known issues | `demo.known_bug` (known issue) | bug still present | changed, maybe fixed |"
+    assert lines[2] == "| §0 Known issues | `demo.known_bug` (known issue) | bug still present | changed: maybe fixed |"
     assert "| §10 Crashes | `demo.segfault` | crash | not run |" in lines
     assert "| §2 Dtypes | `demo.changed[new]` | conforms | differs |" in lines
     assert lines[-1] == "| | % conforming | 66.7% | 20% |"

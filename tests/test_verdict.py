@@ -1,13 +1,14 @@
-"""Pure status mapping: outcomes and observation records to statuses, and merging attempts."""
+"""Pure status mapping: outcomes and observation records to statuses, by direction from the documented release."""
 
 from __future__ import annotations
 
 import json
 import signal
 
-from conformance.engine.launch import ProcessOutcome
+from conformance.core.observation import ProcessOutcome
 from conformance.core.status import Status, describe
-from conformance.core.verdict import CellResult, classify, merge_attempts
+from conformance.core.verdict import judge, merged_status, needs_retry
+from conformance.core.versions import NEWER, OLDER, SAME, direction
 
 
 def outcome(returncode=0, timed_out=False, sig=None):
@@ -15,54 +16,87 @@ def outcome(returncode=0, timed_out=False, sig=None):
                           signal=sig)
 
 
-OBSERVED = json.dumps({"schema": 2, "outcome": "observed", "facts": {"x": 1}, "details": {"raw": 1.5}})
+def record(**fields):
+    return json.dumps({"schema": 2, "case": "m.c", "param": "", **fields})
 
 
-def test_observation_written_before_a_crash_is_kept():
-    status, fields = classify(outcome(-11, sig=signal.SIGSEGV), OBSERVED, {"x": 2})
-    assert status is Status.CRASH
-    assert fields["observation"] == {"x": 1}
-    assert fields["diff"][0]["observed"] == 1
-    assert "SIGSEGV" in fields["reason"]
+OBSERVED = record(outcome="observed", facts={"x": 1}, details={"raw": 1.5})
+UNSUPPORTED = record(outcome="unsupported", reason="jax.debug.log")
+
+
+def test_observation_written_before_a_crash_is_kept_with_its_own_verdict():
+    found = judge(outcome(-11, sig=signal.SIGSEGV), OBSERVED, {"x": 2})
+    assert found.status is Status.CRASH
+    assert found.observation == {"x": 1}
+    assert found.diff[0]["observed"] == 1
+    assert found.observation_verdict == "differs"
+    assert "SIGSEGV" in found.reason and "its observation differs" in found.reason
 
 
 def test_timeout_wins_over_an_observation():
-    status, fields = classify(outcome(-9, timed_out=True, sig=9), OBSERVED, {"x": 1})
-    assert status is Status.TIMEOUT
-    assert fields["observation"] == {"x": 1}
+    found = judge(outcome(-9, timed_out=True, sig=9), OBSERVED, {"x": 1})
+    assert found.status is Status.TIMEOUT
+    assert found.observation == {"x": 1} and found.observation_verdict == "conforms"
 
 
 def test_unreadable_observation_is_an_error():
-    status, fields = classify(outcome(0), "{not json", {"x": 1})
-    assert status is Status.ERROR
-    assert "not JSON" in fields["reason"]
+    found = judge(outcome(0), "{not json", {"x": 1})
+    assert found.status is Status.ERROR
+    assert "not JSON" in found.reason
 
 
-def test_observation_without_outcome_is_an_error():
-    status, _ = classify(outcome(0), json.dumps({"facts": {}}), {})
-    assert status is Status.ERROR
+def test_observation_without_outcome_or_of_another_schema_is_an_error():
+    assert judge(outcome(0), json.dumps({"facts": {}}), {}).status is Status.ERROR
+    old = json.dumps({"schema": 1, "outcome": "observed", "facts": {}})
+    assert "schema 1" in judge(outcome(0), old, {}).reason
+
+
+def test_no_observation_at_all_is_a_crash():
+    found = judge(outcome(3), None, {})
+    assert found.status is Status.CRASH
+    assert "exited with code 3 without an observation" in found.reason
 
 
 def test_conforms_and_differs():
-    assert classify(outcome(0), OBSERVED, {"x": 1})[0] is Status.CONFORMS
-    status, fields = classify(outcome(0), OBSERVED, {"x": 2})
-    assert status is Status.DIFFERS
-    assert fields["diff"][0]["path"] == "x"
+    assert judge(outcome(0), OBSERVED, {"x": 1}).status is Status.CONFORMS
+    found = judge(outcome(0), OBSERVED, {"x": 2})
+    assert found.status is Status.DIFFERS
+    assert found.diff[0]["path"] == "x"
 
 
-def _result(status):
-    return CellResult(case="m.c", param="", rows=["r"], status=status)
+def test_missing_api_is_unsupported_on_an_older_release_and_differs_from_the_documented_one_on():
+    older = judge(outcome(0), UNSUPPORTED, {}, "0.4.38")
+    assert older.status is Status.UNSUPPORTED and older.reason == "not yet there: jax.debug.log"
+    for version in ("0.12.0.1", "0.13.0"):
+        removed = judge(outcome(0), UNSUPPORTED, {}, version)
+        assert removed.status is Status.DIFFERS
+        assert removed.reason.startswith("removed: jax.debug.log")
+        assert removed.diff == [{"path": "<api>", "expected": "jax.debug.log", "observed": None, "kind": "missing"}]
 
 
-def test_disagreeing_attempts_are_flaky_and_all_kept():
-    merged = merge_attempts([_result(Status.DIFFERS), _result(Status.CONFORMS)])
-    assert merged.status is Status.FLAKY
-    assert [a["status"] for a in merged.attempts] == ["differs", "conforms"]
-    assert "differs, conforms" in merged.reason
+def test_directions():
+    assert direction("0.4.38") == OLDER
+    assert direction("0.12.0.1") == SAME
+    assert direction("0.12.0") == OLDER
+    assert direction("0.12.1") == NEWER
+    assert direction("1.0") == NEWER
 
 
-def test_known_issue_wording():
-    assert describe(Status.CONFORMS, known_issue=True) == "bug still present"
-    assert describe(Status.DIFFERS, known_issue=True) == "changed, maybe fixed"
-    assert describe(Status.DIFFERS, known_issue=False) == "differs"
-    assert describe(Status.CRASH, known_issue=True) == "crash"
+def test_known_issue_wording_by_direction():
+    assert describe(Status.CONFORMS, True, OLDER) == "bug still present"
+    assert describe(Status.DIFFERS, True, OLDER) == "bug absent"
+    assert describe(Status.DIFFERS, True, SAME) == "changed: maybe fixed"
+    assert describe(Status.DIFFERS, True, NEWER) == "changed: maybe fixed"
+    assert describe(Status.DIFFERS, False, NEWER) == "differs"
+    assert describe(Status.CRASH, True, NEWER) == "crash"
+
+
+def test_retries_by_default_only_for_broken_runs():
+    assert [s for s in Status if needs_retry(s)] == [Status.ERROR, Status.CRASH, Status.TIMEOUT]
+    assert needs_retry(Status.DIFFERS, retry_differs=True)
+    assert not needs_retry(Status.CONFORMS, retry_differs=True)
+
+
+def test_disagreeing_attempts_are_flaky():
+    assert merged_status([Status.CRASH, Status.CONFORMS]) == (Status.FLAKY, "attempts disagreed: crash, conforms")
+    assert merged_status([Status.ERROR, Status.ERROR]) == (Status.ERROR, "")

@@ -3,7 +3,8 @@
     python -m conformance.child.envinfo --out FILE
 
 Runs inside the target environment (standard library plus whatever is installed),
-writing one JSON object to FILE. A missing jax is recorded, not raised.
+writing one JSON object to FILE: versions, platform, backend, devices and the installed
+packages. A missing jax is recorded, not raised.
 """
 
 from __future__ import annotations
@@ -58,7 +59,20 @@ def describe_environment() -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001
         info["jax_error"] = f"{type(exc).__name__}: {exc}"
     info["platform"] = platform_tag(platform.system(), platform.machine(), info["backend"])
+    info["packages"] = installed_packages()
     return info
+
+
+def installed_packages() -> dict[str, str]:
+    """Every installed distribution of this environment and its version."""
+    from importlib import metadata
+
+    found = {}
+    for dist in metadata.distributions():
+        name = (dist.metadata["Name"] or "").lower()
+        if name:
+            found[name] = dist.version
+    return dict(sorted(found.items()))
 
 
 def main(argv: list[str] | None = None) -> int:

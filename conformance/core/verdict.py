@@ -2,46 +2,34 @@
 
 Every way a cell can end (hang, signal, missing or unreadable observation, probe
 error, unsupported API, observation equal to or different from the documented
-expectation) becomes a status here, and only here.
+expectation) becomes a status here, and only here. Where it matters, the status
+depends on the direction from the documented release: an API missing on an older
+release is `unsupported` (not yet there), on the documented or a newer one `differs` (removed).
 """
 
 from __future__ import annotations
 
 import signal as signals
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from conformance.core.case import Skip
 from conformance.core.compare import diff
 from conformance.core.observation import ProcessOutcome, parse_record
 from conformance.core.status import Status
+from conformance.core.versions import DOCUMENTED_JAX, OLDER, UNKNOWN, direction
 
 
 @dataclass
-class CellResult:
-    """The outcome of one cell, as stored in the result file's test metadata."""
+class Judgement:
+    """The status of one attempt at a cell and what it contributes to the cell's result."""
 
-    case: str
-    param: str
-    rows: list[str]
     status: Status
-    known_issue: bool = False
+    reason: str = ""
     expected: Any = None
     observation: Any = None
-    diff: list[dict[str, Any]] = field(default_factory=list)
     details: Any = None
-    reason: str = ""
-    duration_s: float = 0.0
-    stdout_tail: str = ""
-    stderr_tail: str = ""
-    command: str = ""
-    attempts: list[dict[str, Any]] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain-JSON form with the status as its word."""
-        data = asdict(self)
-        data["status"] = self.status.value
-        return data
+    diff: list[dict[str, Any]] = field(default_factory=list)
+    observation_verdict: str | None = None
 
 
 def _signal_name(number: int) -> str:
@@ -51,86 +39,60 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def classify(
+def judge(
     outcome: ProcessOutcome,
     record_text: str | None,
     expected: Mapping[str, Any],
-) -> tuple[Status, dict[str, Any]]:
-    """The status of a finished cell, and the fields it contributes to the `CellResult`."""
+    jax_version: str | None = None,
+    documented: str = DOCUMENTED_JAX,
+) -> Judgement:
+    """The status of a finished cell on `jax_version`, with its observation, diff and reason."""
     record, unreadable = parse_record(record_text)
-    fields: dict[str, Any] = {"expected": expected}
+    found = Judgement(Status.ERROR, expected=dict(expected))
     if record and record.get("outcome") == "observed":
         # Kept whatever happens next (a crash at interpreter exit, say), diff included.
-        fields["observation"] = record.get("facts")
-        fields["details"] = record.get("details")
-        fields["diff"] = [d.to_json() for d in diff(expected, record.get("facts"))]
+        found.observation = record.get("facts")
+        found.details = record.get("details")
+        found.diff = [d.to_json() for d in diff(expected, record.get("facts"))]
+        found.observation_verdict = (Status.DIFFERS if found.diff else Status.CONFORMS).value
     if outcome.timed_out:
-        fields["reason"] = "killed after its time limit"
-        return Status.TIMEOUT, fields
-    if outcome.signal is not None:
-        fields["reason"] = f"the child died by {_signal_name(outcome.signal)}"
-        return Status.CRASH, fields
-    if record is None:
-        if record_text is None:
-            fields["reason"] = f"the child exited with code {outcome.returncode} without an observation"
-            return Status.CRASH, fields
-        fields["reason"] = unreadable
-        return Status.ERROR, fields
-    if record["outcome"] == "unsupported":
-        fields["reason"] = record.get("reason", "")
-        return Status.UNSUPPORTED, fields
-    if record["outcome"] == "error":
+        found.status, found.reason = Status.TIMEOUT, "killed after its time limit"
+    elif outcome.signal is not None:
+        found.status, found.reason = Status.CRASH, f"the child died by {_signal_name(outcome.signal)}"
+    elif record is None and record_text is None:
+        found.status = Status.CRASH
+        found.reason = f"the child exited with code {outcome.returncode} without an observation"
+    elif record is None:
+        found.status, found.reason = Status.ERROR, unreadable
+    elif record["outcome"] == "unsupported":
+        missing = str(record.get("reason", ""))
+        if direction(jax_version, documented) in (OLDER, UNKNOWN):
+            found.status, found.reason = Status.UNSUPPORTED, f"not yet there: {missing}"
+        else:
+            found.status = Status.DIFFERS
+            found.reason = f"removed: {missing} (the documented {documented} has it)"
+            found.diff = [{"path": "<api>", "expected": missing, "observed": None, "kind": "missing"}]
+    elif record["outcome"] == "error":
         error = record.get("error") or {}
-        fields["reason"] = f"{error.get('type', '?')}: {error.get('message', '')}"
-        fields["details"] = {"traceback": error.get("traceback", "")}
-        return Status.ERROR, fields
-    return (Status.DIFFERS if fields["diff"] else Status.CONFORMS), fields
+        found.status = Status.ERROR
+        found.reason = f"{error.get('type', '?')}: {error.get('message', '')}"
+        found.details = {"traceback": error.get("traceback", "")}
+    else:
+        found.status = Status.DIFFERS if found.diff else Status.CONFORMS
+    if found.status in (Status.CRASH, Status.TIMEOUT) and found.observation_verdict:
+        found.reason += f"; its observation {found.observation_verdict} (written before)"
+    return found
 
 
-def skipped_result(case_id: str, param: str, rows: list[str], skip: Skip) -> CellResult:
-    """The result of a cell whose expectation says it does not apply on this platform."""
-    return CellResult(case=case_id, param=param, rows=rows, status=Status.SKIPPED, reason=skip.reason)
+def needs_retry(status: Status, retry_differs: bool = False) -> bool:
+    """Whether another attempt could tell a real result from a flaky one: error, crash and timeout by default."""
+    if status in (Status.ERROR, Status.CRASH, Status.TIMEOUT):
+        return True
+    return retry_differs and status is Status.DIFFERS
 
 
-def build_result(
-    case_id: str,
-    param: str,
-    rows: list[str],
-    outcome: ProcessOutcome,
-    record_text: str | None,
-    expected: Mapping[str, Any],
-    command: str,
-) -> CellResult:
-    """Assemble a `CellResult` from one finished child."""
-    status, fields = classify(outcome, record_text, expected)
-    return CellResult(
-        case=case_id,
-        param=param,
-        rows=rows,
-        status=status,
-        duration_s=outcome.duration_s,
-        stdout_tail=outcome.stdout,
-        stderr_tail=outcome.stderr,
-        command=command,
-        **fields,
-    )
-
-
-def needs_retry(result: CellResult) -> bool:
-    """Whether a retry could tell a real result from a flaky one (anything but conforms or not-applicable)."""
-    return result.status not in (Status.CONFORMS, Status.SKIPPED, Status.UNSUPPORTED)
-
-
-def merge_attempts(attempts: list[CellResult]) -> CellResult:
-    """One result from several attempts at the same cell: the last one, or `flaky` if their statuses disagree."""
-    final = attempts[-1]
-    if len(attempts) == 1:
-        return final
-    statuses = {a.status for a in attempts}
-    kept = [{k: v for k, v in a.to_json().items() if k != "attempts"} for a in attempts]
-    final.attempts = kept
-    if len(statuses) == 1:
-        return final
-    final.reason = "attempts disagreed: " + ", ".join(a.status.value for a in attempts)
-    final.status = Status.FLAKY
-    return final
+def merged_status(statuses: list[Status]) -> tuple[Status, str]:
+    """The status of several attempts at one cell: the common one, or `flaky` with the sequence when they disagree."""
+    if len(set(statuses)) <= 1:
+        return statuses[-1], ""
+    return Status.FLAKY, "attempts disagreed: " + ", ".join(s.value for s in statuses)

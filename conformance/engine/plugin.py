@@ -1,10 +1,11 @@
-"""The pytest plugin: one test item per (case, param), each run in a fresh child of the target interpreter.
+"""The pytest plugin: one test item per (case, param), each run in its own child of the target interpreter.
 
-Registered through the `pytest11` entry point. It collects the modules of the case
-package (`conformance/cases/*.py`, or `--conformance-cases PACKAGE`), so
-`pytest conformance/cases --jax-python ENV/bin/python` runs the suite against ENV.
-With pytest-json-report, every test entry's `metadata` is the cell's result and
-the report's top level gains a `jax_conformance` object describing the run.
+Registered through the `pytest11` entry point, it stays quiet in other pytest sessions: it
+collects cells, adds the `jax_conformance` header to a JSON report and prints its line only
+in a conformance run, that is when `--jax-python` or `--conformance-cases` is given, or a
+path on the command line lies in the case package (`pytest conformance/cases --jax-python ENV/bin/python`).
+Cells run through a `RunSession` (fork server by default); with pytest-json-report every
+test entry's `metadata` is the cell's `CellResult`.
 """
 
 from __future__ import annotations
@@ -13,22 +14,24 @@ import datetime as dt
 import importlib.util
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import conformance
-from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, load_module_cases
-from conformance.engine.runner import child_environment, run_cell
-from conformance.core.status import PYTEST_OUTCOME, Status
-from conformance.core.verdict import CellResult
+from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, CaseDeclarationError, load_module_cases
+from conformance.core.status import LETTER, PYTEST_OUTCOME, Status
+from conformance.engine.keys import cell_key, environment_digest
+from conformance.engine.runner import Target, child_environment
+from conformance.engine.selection import Cell
+from conformance.engine.session import LAUNCHERS, RunSession
+from conformance.results.schema import CellResult, RunHeader, SchemaError, result_file_from_json
 
-SCHEMA_VERSION = 1
 ENVINFO_TIMEOUT_S = 300
 
 
@@ -37,19 +40,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("jax-conformance")
     group.addoption("--jax-python", default=None, metavar="PATH",
                     help="interpreter of the target environment (default: the current one)")
-    group.addoption("--jax-workers", type=int, default=1, metavar="N",
-                    help="cells run at once, each still in its own process (default 1)")
-    group.addoption("--jax-retries", type=int, default=0, metavar="N",
-                    help="rerun a cell that does not conform up to N times; disagreeing attempts are 'flaky'")
+    group.addoption("--jax-workers", type=int, default=os.cpu_count() or 1, metavar="N",
+                    help="cells run at once, each still in its own process (default: the number of cores)")
+    group.addoption("--jax-retries", type=int, default=1, metavar="N",
+                    help="rerun a cell that ends in error, crash or timeout up to N times (default 1); "
+                         "disagreeing attempts are 'flaky'")
+    group.addoption("--jax-retry-differs", action="store_true",
+                    help="also rerun cells that differ")
+    group.addoption("--jax-launch", choices=LAUNCHERS, default="fork",
+                    help="fork cells from a per-environment server that imported jax (default), or spawn each")
+    group.addoption("--jax-reuse", default=None, metavar="FILE",
+                    help="a previous result file, or a folder of them: cells whose key is unchanged are reused")
+    group.addoption("--jax-rerun", action="store_true", help="run every cell even if a stored result matches")
     group.addoption("--conformance-cases", default=DEFAULT_CASE_PACKAGE, metavar="PACKAGE",
                     help="the package whose modules declare the cases (default conformance.cases)")
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    """Attach the run state to the config and register its hooks."""
-    run = ConformanceRun(config)
-    config.stash[_RUN] = run
-    config.pluginmanager.register(run, "jax-conformance-run")
 
 
 def _utc_now() -> str:
@@ -57,7 +61,7 @@ def _utc_now() -> str:
 
 
 def describe_target(python: str) -> dict[str, Any]:
-    """Ask the target interpreter for its versions and platform (one child process)."""
+    """Ask the target interpreter for its versions, platform and packages (one child process)."""
     with tempfile.TemporaryDirectory(prefix="jaxconf-env-") as workdir:
         out = os.path.join(workdir, "env.json")
         try:
@@ -72,27 +76,67 @@ def describe_target(python: str) -> dict[str, Any]:
         return json.loads(Path(out).read_text(encoding="utf-8"))
 
 
-class ConformanceRun:
-    """State of one pytest session: the target, its description, and the cells being run."""
+def _case_dirs(package: str) -> set[Path]:
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        spec = None
+    locations = spec.submodule_search_locations if spec else None
+    if not locations:
+        raise pytest.UsageError(f"--conformance-cases {package}: no such importable package")
+    return {Path(p).resolve() for p in locations}
 
-    def __init__(self, config: pytest.Config) -> None:
+
+def _is_conformance_run(config: pytest.Config, package: str, case_dirs: set[Path]) -> bool:
+    if config.getoption("jax_python") or package != DEFAULT_CASE_PACKAGE:
+        return True
+    for arg in config.args:
+        if arg == package:
+            return True
+        path = Path(arg.split("::")[0]).resolve()
+        if path in case_dirs or path.parent in case_dirs:
+            return True
+    return False
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In a conformance run, attach the run state to the config and register its hooks."""
+    for name, low in (("jax_workers", 1), ("jax_retries", 0)):
+        if config.getoption(name) < low:
+            raise pytest.UsageError(f"--{name.replace('_', '-')} must be at least {low}")
+    package = config.getoption("conformance_cases")
+    case_dirs = _case_dirs(package)
+    if not _is_conformance_run(config, package, case_dirs):
+        return
+    run = ConformanceRun(config, package, case_dirs)
+    config.stash[_RUN] = run
+    config.pluginmanager.register(run, "jax-conformance-run")
+
+
+def _load_reuse(path: str | None, jax_version: str, platform: str) -> dict[str, CellResult]:
+    """The stored results to reuse: a result file, or the file of this version and platform in a folder."""
+    if path and os.path.isdir(path):
+        path = os.path.join(path, f"{jax_version}-{platform}.json")
+    if not path or not os.path.exists(path):
+        return {}
+    try:
+        loaded = result_file_from_json(json.loads(Path(path).read_text(encoding="utf-8")), path)
+    except (OSError, ValueError, SchemaError):
+        return {}  # nothing reusable; every cell runs
+    return {c.cell_id: c for c in loaded.cells}
+
+
+class ConformanceRun:
+    """State of one conformance pytest session: the target, its description, and the session running the cells."""
+
+    def __init__(self, config: pytest.Config, package: str, case_dirs: set[Path]) -> None:
         self.config = config
+        self.package = package
+        self.case_dirs = case_dirs
         self.python = config.getoption("jax_python") or sys.executable
-        self.package = config.getoption("conformance_cases")
-        self.workers = max(1, config.getoption("jax_workers"))
-        self.retries = max(0, config.getoption("jax_retries"))
         self.started_at = _utc_now()
         self.target: dict[str, Any] | None = None
-        self.futures: dict[str, Future] = {}
-        self.pool: ThreadPoolExecutor | None = None
-        try:
-            spec = importlib.util.find_spec(self.package)
-        except ImportError:
-            spec = None
-        locations = spec.submodule_search_locations if spec else None
-        if not locations:
-            raise pytest.UsageError(f"--conformance-cases {self.package}: no such importable package")
-        self.case_dirs = {Path(p).resolve() for p in (locations or [])}
+        self.session: RunSession | None = None
 
     @property
     def platform(self) -> str:
@@ -105,39 +149,52 @@ class ConformanceRun:
             self.target = describe_target(self.python)
         return self.target
 
-    def start(self, items: list[CaseItem]) -> None:
-        """Start running the cells ahead of pytest when more than one worker is asked for."""
-        if self.workers == 1 or not items:
-            return
-        platform = self.platform
-        self.pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="jaxconf")
-        for item in items:
-            self.futures[item.nodeid] = self.pool.submit(
-                run_cell, item.case, item.param, self.python, platform, package=self.package, retries=self.retries)
+    def make_session(self) -> RunSession:
+        """The run session for the collected cells."""
+        described = self.describe()
+        environment = environment_digest(described.get("packages") or {}, described.get("python") or "")
+        return RunSession(
+            target=Target(self.python, described["platform"], described.get("jax"), self.package),
+            launcher=self.config.getoption("jax_launch"),
+            workers=self.config.getoption("jax_workers"),
+            retries=self.config.getoption("jax_retries"),
+            retry_differs=self.config.getoption("jax_retry_differs"),
+            stored=_load_reuse(self.config.getoption("jax_reuse"), str(described.get("jax")),
+                               described["platform"]),
+            key_of=lambda case, param: cell_key(case, param, environment),
+            rerun=self.config.getoption("jax_rerun"),
+        )
 
-    def result_for(self, item: CaseItem) -> CellResult:
-        """The result of an item's cell, run now or taken from the pool."""
-        future = self.futures.pop(item.nodeid, None)
-        if future is not None:
-            return future.result()
-        return run_cell(item.case, item.param, self.python, self.platform, package=self.package,
-                        retries=self.retries)
-
-    def stop(self) -> None:
-        """Cancel cells that were queued but not started (for an interrupted session)."""
-        if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+    def result_for(self, item: "CaseItem") -> CellResult:
+        """The result of an item's cell."""
+        if self.session is None:
+            self.session = self.make_session()
+        return self.session.result(Cell(item.case, item.param))
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """Describe the target once cells are known, and start the worker pool if asked for."""
+        """Describe the target once cells are known, and start running them."""
         items = [item for item in session.items if isinstance(item, CaseItem)]
         if items and not session.config.option.collectonly:
-            self.describe()
-            self.start(items)
+            self.session = self.make_session()
+            self.session.start(Cell(item.case, item.param) for item in items)
+            previous = signal.getsignal(signal.SIGTERM)
 
-    def pytest_sessionfinish(self) -> None:
-        """Drop cells still queued (an interrupted or failing-fast session)."""
-        self.stop()
+            def terminate(signum: int, frame: Any) -> None:
+                self.session.close(interrupted=True)  # type: ignore[union-attr]
+                signal.signal(signal.SIGTERM, previous if callable(previous) else signal.SIG_DFL)
+                os.kill(os.getpid(), signal.SIGTERM)
+
+            signal.signal(signal.SIGTERM, terminate)
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        """Stop the session; an interrupted run kills its children."""
+        if self.session is not None:
+            self.session.close(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
+
+    def pytest_keyboard_interrupt(self) -> None:
+        """Ctrl-C: kill every child at once."""
+        if self.session is not None:
+            self.session.close(interrupted=True)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_json_runtest_metadata(self, item: pytest.Item, call: pytest.CallInfo) -> dict[str, Any]:
@@ -149,26 +206,45 @@ class ConformanceRun:
     @pytest.hookimpl(optionalhook=True)
     def pytest_json_modifyreport(self, json_report: dict[str, Any]) -> None:
         """Add the run's description at the top level (pytest-json-report's own environment is empty)."""
-        json_report["jax_conformance"] = self.report_header()
+        if self.target is not None:
+            json_report["jax_conformance"] = self.report_header().to_json()
 
-    def report_header(self) -> dict[str, Any]:
+    def report_header(self) -> RunHeader:
         """The `jax_conformance` object at the top of the JSON report."""
         target = self.target or {}
-        return {
-            "schema_version": SCHEMA_VERSION,
-            "suite_version": conformance.__version__,
-            "jax": target.get("jax"),
-            "jaxlib": target.get("jaxlib"),
-            "numpy": target.get("numpy"),
-            "python": target.get("python"),
-            "platform": target.get("platform"),
-            "backend": target.get("backend"),
-            "devices": target.get("devices"),
-            "python_executable": self.python,
-            "case_package": self.package,
-            "started_at": self.started_at,
-            "finished_at": _utc_now(),
-        }
+        session = self.session
+        return RunHeader(
+            jax=str(target.get("jax")),
+            platform=str(target.get("platform")),
+            suite_version=conformance.__version__,
+            jaxlib=target.get("jaxlib"),
+            numpy=target.get("numpy"),
+            python=target.get("python"),
+            backend=target.get("backend"),
+            devices=list(target.get("devices") or []),
+            case_package=self.package,
+            launcher=session.launcher_name_used() if session else "",
+            started_at=self.started_at,
+            finished_at=_utc_now(),
+        )
+
+    def pytest_report_header(self, config: pytest.Config) -> str:
+        """Name the target interpreter in pytest's header."""
+        return f"jax-conformance {conformance.__version__}: target {self.python}"
+
+    def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> "CaseModule | None":
+        """Collect the modules of the case package, and nothing else."""
+        if (file_path.suffix == ".py" and not file_path.name.startswith("_") and file_path.name != "helpers.py"
+                and file_path.resolve().parent in self.case_dirs):
+            return CaseModule.from_parent(parent, path=file_path)
+        return None
+
+    def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config):
+        """Show a cell's own status word (CONFORMS, DIFFERS, ...) instead of PASSED/FAILED."""
+        status = getattr(report, "conformance_status", None)
+        if report.when == "call" and status is not None:
+            return report.outcome, LETTER[Status(status)], status.upper()
+        return None
 
 
 _RUN = pytest.StashKey[ConformanceRun]()
@@ -204,7 +280,7 @@ class CaseItem(pytest.Item):
         self.param = param
         self.cell_result: CellResult | None = None
         self.extra_keyword_matches.update(case.rows(param))
-        self.extra_keyword_matches.add(case.id)
+        self.extra_keyword_matches.update({case.id, case.cell_id(param)})
 
     def runtest(self) -> None:
         """Run the cell and turn its status into a pytest outcome."""
@@ -233,42 +309,20 @@ class CaseModule(pytest.File):
     def collect(self):
         """Yield one item per cell declared in this module."""
         run = self.config.stash[_RUN]
-        for found in load_module_cases(f"{run.package}.{self.path.stem}"):
+        try:
+            cases = load_module_cases(f"{run.package}.{self.path.stem}")
+        except CaseDeclarationError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        for found in cases:
             for param in found.param_names:
                 yield CaseItem.from_parent(self, name=found.cell_id(param).split(".", 1)[1],
                                            case=found, param=param)
 
 
-def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseModule | None:
-    """Collect the modules of the case package, and nothing else."""
-    run = parent.config.stash[_RUN]
-    if (file_path.suffix == ".py" and not file_path.name.startswith("_")
-            and file_path.resolve().parent in run.case_dirs):
-        return CaseModule.from_parent(parent, path=file_path)
-    return None
-
-
-_LETTER = {Status.CONFORMS: ".", Status.DIFFERS: "D", Status.UNSUPPORTED: "u", Status.ERROR: "E",
-           Status.CRASH: "C", Status.TIMEOUT: "T", Status.SKIPPED: "s", Status.FLAKY: "F"}
-
-
-def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
-    """Show a cell's own status word (CONFORMS, DIFFERS, ...) instead of PASSED/FAILED."""
-    status = getattr(report, "conformance_status", None)
-    if report.when == "call" and status is not None:
-        return report.outcome, _LETTER[Status(status)], status.upper()
-    return None
-
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
-    """Carry the cell's status on its report (it travels to pytest-xdist controllers too)."""
+    """Carry the cell's status on its report."""
     outcome = yield
     if call.when == "call" and isinstance(item, CaseItem) and item.cell_result is not None:
         report = outcome.get_result()
         report.conformance_status = item.cell_result.status.value
-
-
-def pytest_report_header(config: pytest.Config) -> str:
-    """Name the target interpreter in pytest's header."""
-    return f"jax-conformance {conformance.__version__}: target {config.stash[_RUN].python}"

@@ -1,7 +1,6 @@
-"""Run one cell: start a fresh child in the target environment, read its observation, judge it.
+"""Run one cell: start its child through a launcher, read the observation, judge it, retry when asked.
 
-How the child is started is a strategy (`Launcher`) passed in; the default starts
-a plain subprocess per cell.
+The launcher is passed in, so tests and other strategies can replace it.
 """
 
 from __future__ import annotations
@@ -9,91 +8,99 @@ from __future__ import annotations
 import os
 import shlex
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping
 
 import conformance
 from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, Skip
-from conformance.engine.launch import CellCommand, Launcher, subprocess_launcher
-from conformance.core.verdict import CellResult, build_result, merge_attempts, needs_retry, skipped_result
+from conformance.core.observation import ProcessOutcome
+from conformance.core.status import Status
+from conformance.core.verdict import judge, merged_status, needs_retry
+from conformance.engine.launch import CellCommand
+from conformance.results.schema import CellResult
 
 SOURCE_ROOT = str(Path(conformance.__file__).resolve().parent.parent)
 
-# Like the chapter's helper, children start without the parent's JAX and XLA settings.
-_STRIPPED_PREFIXES = ("JAX_", "XLA_FLAGS")
+# Like the chapter's helper, children start without the parent's JAX and XLA settings, and with
+# only our source on PYTHONPATH (the user's could shadow the environment's jax).
+_STRIPPED_PREFIXES = ("JAX_", "XLA_FLAGS", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT")
 
 
-def child_environment(base: Mapping[str, str], extra: Mapping[str, str], source_root: str = SOURCE_ROOT) -> dict[str, str]:
-    """The environment of a child: `base` without JAX_*/XLA_FLAGS, our source on PYTHONPATH, then `extra`."""
+def child_environment(base: Mapping[str, str], extra: Mapping[str, str], source_root: str = SOURCE_ROOT,
+                      extra_paths: tuple[str, ...] = ()) -> dict[str, str]:
+    """The environment of a child: `base` without JAX_*/XLA_FLAGS/PYTHONPATH, our source on PYTHONPATH, then `extra`."""
     env = {k: v for k, v in base.items() if not k.startswith(_STRIPPED_PREFIXES)}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (source_root, base.get("PYTHONPATH", "")) if p)
+    env["PYTHONPATH"] = os.pathsep.join((source_root, *extra_paths))
     env["PYTHON_COLORS"] = "0"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTHONIOENCODING"] = "utf-8"
     env.update(extra)
     return env
 
 
-def child_argv(python: str, case: Case, param: str, out_path: str, package: str = DEFAULT_CASE_PACKAGE) -> list[str]:
-    """The command line that runs one cell's probe."""
-    argv = [python, "-m", "conformance.child", case.id]
-    if param:
-        argv.append(param)
-    argv += ["--out", out_path]
-    if package != DEFAULT_CASE_PACKAGE:
-        argv += ["--package", package]
-    return argv
+@dataclass(frozen=True)
+class Target:
+    """The environment cells run in: its interpreter, platform and JAX version."""
+
+    python: str
+    platform: str
+    jax_version: str | None = None
+    package: str = DEFAULT_CASE_PACKAGE
+    extra_paths: tuple[str, ...] = ()
 
 
-def reproduction_command(python: str, case: Case, param: str, package: str = DEFAULT_CASE_PACKAGE) -> str:
-    """A shell line that reproduces the cell by hand, with the case's own environment variables."""
-    assignments = [f"{k}={shlex.quote(v)}" for k, v in case.env_for(param).items()]
-    assignments.insert(0, f"PYTHONPATH={shlex.quote(SOURCE_ROOT)}")
-    argv = child_argv(python, case, param, "observation.json", package)
-    stdin = f" <<< {shlex.quote(case.stdin_for(param))}" if case.stdin_for(param) is not None else ""
-    return " ".join(assignments + [shlex.join(argv)]) + stdin
+def reproduction_command(case: Case, param: str, jax_version: str | None, package: str = DEFAULT_CASE_PACKAGE) -> str:
+    """A portable shell line that reproduces the cell with the suite's CLI (no local paths)."""
+    selection = shlex.quote(case.cell_id(param))
+    version = shlex.quote(jax_version) if jax_version else "VERSION"
+    folder = "" if package == DEFAULT_CASE_PACKAGE else " --cases CASES_DIR"
+    return f"jax-conformance run --jax {version}{folder} -k {selection}"
 
 
-def run_cell_once(
-    case: Case,
-    param: str,
-    python: str,
-    platform: str,
-    launcher: Launcher = subprocess_launcher,
-    package: str = DEFAULT_CASE_PACKAGE,
-) -> CellResult:
-    """Run one cell in one fresh child and judge it."""
+Launch = Callable[[CellCommand, bool], ProcessOutcome]
+
+
+def run_cell_once(case: Case, param: str, target: Target, launch: Launch, launcher_name: str) -> CellResult:
+    """Run one cell in one child and judge it."""
     rows = list(case.rows(param))
-    expected = case.expected(param, platform)
+    expected = case.expected(param, target.platform)
+    known_issue = case.is_known_issue(param, target.platform)
     if isinstance(expected, Skip):
-        return skipped_result(case.id, param, rows, expected)
+        return CellResult(case=case.id, param=param, rows=rows, status=Status.SKIPPED, reason=expected.reason,
+                          known_issue=known_issue)
     with tempfile.TemporaryDirectory(prefix="jaxconf-") as workdir:
         out_path = os.path.join(workdir, "observation.json")
         command = CellCommand(
-            argv=child_argv(python, case, param, out_path, package),
-            env=child_environment(os.environ, case.env_for(param)),
-            timeout_s=case.timeout_s,
-            stdin=case.stdin_for(param),
-            cwd=workdir,
-        )
-        outcome = launcher(command)
-        record_text = Path(out_path).read_text(encoding="utf-8") if os.path.exists(out_path) else None
-    return build_result(case.id, param, rows, outcome, record_text, dict(expected),
-                        reproduction_command(python, case, param, package))
+            case_id=case.id, param=param, out_path=out_path, workdir=workdir, python=target.python,
+            package=target.package,
+            env=child_environment(os.environ, case.env_for(param), extra_paths=target.extra_paths),
+            timeout_s=case.timeout_s, stdin=case.stdin_for(param))
+        fresh = case.needs_fresh_interpreter(param)
+        outcome = launch(command, fresh)
+        record_text = Path(out_path).read_text(encoding="utf-8", errors="replace") if os.path.exists(out_path) else None
+    found = judge(outcome, record_text, dict(expected), target.jax_version)
+    return CellResult(
+        case=case.id, param=param, rows=rows, status=found.status, known_issue=known_issue,
+        expected=found.expected, observation=found.observation, diff=found.diff, details=found.details,
+        reason=found.reason, observation_verdict=found.observation_verdict, duration_s=outcome.duration_s,
+        stdout_tail=outcome.stdout, stderr_tail=outcome.stderr,
+        command=reproduction_command(case, param, target.jax_version, target.package),
+        launcher="spawn" if fresh else launcher_name,
+    )
 
 
-def run_cell(
-    case: Case,
-    param: str,
-    python: str,
-    platform: str,
-    launcher: Launcher = subprocess_launcher,
-    package: str = DEFAULT_CASE_PACKAGE,
-    retries: int = 0,
-) -> CellResult:
-    """Run one cell, retrying up to `retries` times when it does not conform; disagreeing attempts make it `flaky`."""
-    attempts = [run_cell_once(case, param, python, platform, launcher, package)]
-    while needs_retry(attempts[-1]) and len(attempts) <= retries:
-        attempts.append(run_cell_once(case, param, python, platform, launcher, package))
-    result = merge_attempts(attempts)
-    result.known_issue = case.is_known_issue(param, platform)
-    return result
+def run_cell(case: Case, param: str, target: Target, launch: Launch, launcher_name: str = "spawn",
+             retries: int = 0, retry_differs: bool = False) -> CellResult:
+    """Run one cell, retrying up to `retries` times while it ends in error, crash or timeout
+    (or differs, with `retry_differs`); disagreeing attempts make it `flaky`, and every attempt is kept."""
+    attempts = [run_cell_once(case, param, target, launch, launcher_name)]
+    while needs_retry(attempts[-1].status, retry_differs) and len(attempts) <= retries:
+        attempts.append(run_cell_once(case, param, target, launch, launcher_name))
+    final = attempts[-1]
+    if len(attempts) > 1:
+        final.status, disagreement = merged_status([a.status for a in attempts])
+        if disagreement:
+            final.reason = disagreement
+        final.attempts = [{k: v for k, v in a.to_json().items() if k != "attempts"} for a in attempts]
+    return final

@@ -28,7 +28,7 @@ class Cell:
     def names(self) -> list[str]:
         """Every name `-k` can match for this cell."""
         module, _, rest = self.id.partition(".")
-        return [rest, f"{module}.py", "cases", "conformance", self.case.id, *self.case.rows(self.param)]
+        return [self.id, rest, f"{module}.py", "cases", "conformance", self.case.id, *self.case.rows(self.param)]
 
 
 def all_cells(cases: list[Case]) -> list[Cell]:

@@ -28,8 +28,11 @@ from packaging.version import InvalidVersion, Version
 import conformance
 from conformance.atomic import write_text_atomically
 from conformance.core.case import Case, load_cases, section_order
+from conformance.core.versions import direction
 from conformance.results.load import PathLike, load_results
-from conformance.core.status import KNOWN_ISSUE_WORDING, MEANING, Status, describe
+from conformance.results.schema import ResultFile
+from conformance.core.status import (KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED, KNOWN_ISSUE_PRESENT,
+                                     KNOWN_ISSUE_WORDING, MEANING, Status, describe)
 
 NOT_RUN = "not run"
 NOT_RUN_MEANING = "no result for this cell in this run"
@@ -149,7 +152,6 @@ class Column:
     platform: str
     backend: str
     suite_version: str
-    started_at: str
     finished_at: str
     sources: tuple[str, ...]
     counts: Mapping[str, int]
@@ -174,7 +176,6 @@ class ReportTable:
 
     columns: tuple[Column, ...]
     sections: tuple[Section, ...]
-    suite_version: str = conformance.__version__
 
     @property
     def rows(self) -> tuple[Row, ...]:
@@ -204,49 +205,21 @@ def version_key(version: str) -> tuple[Any, ...]:
         return (1, version)
 
 
-def _nodeid_key(nodeid: str) -> CellKey | None:
-    """(case id, param) from a node id like `conformance/cases/numerics.py::name[param]`."""
-    match = re.fullmatch(r"(?:.*/)?(\w+)\.py::(\w+)(?:\[(.*)\])?", nodeid)
-    return (f"{match[1]}.{match[2]}", match[3] or "") if match else None
-
-
-def _fallback_result(test: Mapping[str, Any]) -> dict[str, Any] | None:
-    """An `error` result for a test entry without cell metadata (the plugin failed before judging it)."""
-    key = _nodeid_key(str(test.get("nodeid", "")))
-    if key is None:
-        return None
-    crash = (test.get("call") or test.get("setup") or {}).get("crash") or {}
-    why = crash.get("message") or f"pytest outcome: {test.get('outcome', '?')}"
-    reason = "no cell result was recorded (" + " ".join(str(why).split())[:300] + ")"
-    return {"case": key[0], "param": key[1], "rows": [], "status": Status.ERROR.value, "reason": reason}
-
-
-def _results_of(report: Mapping[str, Any]) -> dict[CellKey, dict[str, Any]]:
-    """The cell results of one result file, by (case id, param)."""
-    found: dict[CellKey, dict[str, Any]] = {}
-    for test in report.get("tests", []):
-        metadata = test.get("metadata")
-        result = metadata if metadata and "case" in metadata else _fallback_result(test)
-        if result is not None:
-            found[(result["case"], result.get("param") or "")] = result
-    return found
-
-
-def merge_runs(runs: Iterable[Mapping[str, Any]]) -> list[_Run]:
+def merge_runs(files: Iterable[ResultFile]) -> list[_Run]:
     """One `_Run` per (jax version, platform), sorted by JAX version then platform.
 
-    Several files for the same version and platform (e.g. a full run and a rerun of
+    Several files for the same version and platform (shards, or a full run and a rerun of
     one case) merge cell by cell; the file that finished last wins a cell.
     """
-    ordered = sorted(runs, key=lambda r: str(r["jax_conformance"].get("finished_at") or ""))
+    ordered = sorted(files, key=lambda f: f.header.finished_at)
     merged: dict[tuple[str, str], _Run] = {}
-    for report in ordered:
-        header = report["jax_conformance"]
-        key = (_text(header.get("jax")), _text(header.get("platform")))
+    for result_file in ordered:
+        header = result_file.header.to_json()
+        key = (result_file.header.jax, result_file.header.platform)
         run = merged.setdefault(key, _Run(header=header))
         run.header = header
-        run.sources.append(str(report.get("source", "")))
-        run.results.update(_results_of(report))
+        run.sources.append(result_file.source)
+        run.results.update({(c.case, c.param): c.to_json() for c in result_file.cells})
     return [merged[key] for key in sorted(merged, key=lambda k: (version_key(k[0]), k[1]))]
 
 
@@ -255,9 +228,12 @@ def make_cell(result: Mapping[str, Any] | None, jax_version: str, known_issue: b
     if result is None:
         return NOT_RUN_CELL
     status = Status(result["status"])
+    word = describe(status, known_issue, direction(jax_version))
+    if result.get("observation_verdict") and status in (Status.CRASH, Status.TIMEOUT):
+        word += f" (observation {result['observation_verdict']})"
     return Cell(
         status=status,
-        word=describe(status, known_issue),
+        word=word,
         reason=result.get("reason") or "",
         observation=result.get("observation"),
         expected=result.get("expected"),
@@ -355,7 +331,6 @@ def make_column(run: _Run, cells: Iterable[Cell]) -> Column:
         platform=_text(header.get("platform")),
         backend=_text(header.get("backend")),
         suite_version=_text(header.get("suite_version")),
-        started_at=_text(header.get("started_at")),
         finished_at=_text(header.get("finished_at")),
         sources=tuple(run.sources),
         counts=counts,
@@ -363,8 +338,8 @@ def make_column(run: _Run, cells: Iterable[Cell]) -> Column:
     )
 
 
-def build_table(runs: Iterable[Mapping[str, Any]], cases: Iterable[Case] | None = None) -> ReportTable:
-    """The report's table from parsed result files (as `load_results` returns them).
+def build_table(runs: Iterable[ResultFile], cases: Iterable[Case] | None = None) -> ReportTable:
+    """The report's table from result files (as `results.load` reads them).
 
     `cases` are the declared cases that give each row its section, claim, notes and
     probe source (default: `load_cases()`); a cell whose case is not among them
@@ -398,8 +373,10 @@ def legend() -> tuple[LegendEntry, ...]:
 
 def known_issue_legend() -> tuple[tuple[LegendEntry, str], ...]:
     """For each status worded differently on known-issue rows: the entry and the plain word it replaces."""
-    return tuple((LegendEntry(word, status.value, MEANING[status]), status.value)
-                 for status, word in KNOWN_ISSUE_WORDING.items())
+    plain = {KNOWN_ISSUE_PRESENT: Status.CONFORMS, KNOWN_ISSUE_ABSENT: Status.DIFFERS,
+             KNOWN_ISSUE_CHANGED: Status.DIFFERS}
+    return tuple((LegendEntry(word, plain[word].value, meaning), plain[word].value)
+                 for word, meaning in KNOWN_ISSUE_WORDING.items())
 
 
 @functools.lru_cache(maxsize=1)
@@ -453,18 +430,18 @@ def markdown_summary(table: ReportTable) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _as_runs(paths_or_runs: Any) -> list[Mapping[str, Any]]:
-    """Parsed runs as given, or loaded from result file paths."""
+def _as_runs(paths_or_runs: Any) -> list[ResultFile]:
+    """Result files as given, or loaded from paths."""
     if isinstance(paths_or_runs, (str, os.PathLike)):
         return load_results(paths_or_runs)
     items = list(paths_or_runs)
-    if items and all(isinstance(item, Mapping) for item in items):
+    if items and all(isinstance(item, ResultFile) for item in items):
         return items
     return load_results(items)
 
 
 def write_report(
-    paths_or_runs: PathLike | Iterable[PathLike] | Iterable[Mapping[str, Any]],
+    paths_or_runs: PathLike | Iterable[PathLike] | Iterable[ResultFile],
     out_path: PathLike,
     *,
     cases: Iterable[Case] | None = None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 from conformance.engine.selection import Cell
+from conformance.results.schema import CellResult
 from conformance.core.status import Status
 
 
@@ -36,22 +37,24 @@ def cases_listing(cells: list[Cell]) -> str:
     return "\n".join(lines)
 
 
-def status_counts(tests: list[dict[str, Any]]) -> dict[str, int]:
-    """How many cells of a result file have each status (unknown statuses count as error)."""
+def status_counts(cells: Iterable[CellResult]) -> dict[str, int]:
+    """How many cells have each status."""
     counts = {s.value: 0 for s in Status}
-    for test in tests:
-        status = (test.get("metadata") or {}).get("status", Status.ERROR.value)
-        counts[status if status in counts else Status.ERROR.value] += 1
+    for cell in cells:
+        counts[cell.status.value] += 1
     return counts
 
 
 def run_summary(runs: list[dict[str, Any]]) -> str:
-    """One line per finished version: platform, Python, counts per status and wall time."""
-    header = ["jax", "platform", "python"] + [s.value for s in Status] + ["seconds"]
+    """One line per finished version: platform, Python, launcher, counts per status, cells run and reused, time."""
+    header = ["jax", "platform", "python", "launch"] + [s.value for s in Status] + ["ran", "reused", "seconds",
+                                                                                      "cells/s"]
     rows = []
     for run in runs:
-        head = run["jax_conformance"]
-        counts = status_counts(run.get("tests", []))
-        rows.append([head.get("jax"), head.get("platform"), head.get("python"),
-                     *[counts[s.value] for s in Status], f"{run.get('duration', 0):.1f}"])
+        head = run["file"].header
+        counts = status_counts(run["file"].cells)
+        wall = run.get("wall_s", 0.0)
+        rate = f"{run['cells'] / wall:.1f}" if wall else "-"
+        rows.append([head.jax, head.platform, head.python, head.launcher, *[counts[s.value] for s in Status],
+                     run["cells"] - run["reused"], run["reused"], f"{wall:.1f}", rate])
     return text_table(header, rows)

@@ -1,50 +1,52 @@
 """Reading result files: pytest-json-report files written with the suite's plugin, checked as they are read.
 
-A result file's top-level `jax_conformance` object describes the run
-(`plugin.ConformanceRun.report_header`) and each test entry's `metadata` is one
-cell's result (`verdict.CellResult.to_json`). Every problem is a one-line `ResultsError`.
+Everything that reads results (report, diff, gate, bisect, the run's merge) goes through
+here and gets `ResultFile` objects (`results.schema`). A file that cannot be used is a
+one-line `ResultsError` naming the file and, for a bad field, the field.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Union
 
-import conformance
-from conformance.engine.plugin import SCHEMA_VERSION
-from conformance.core.status import Status
+from conformance.results.schema import ResultFile, SchemaError, result_file_from_json
 
 PathLike = Union[str, os.PathLike]
 
-_STATUS_WORDS = frozenset(s.value for s in Status)
+# `<jax>-<platform>.json`, or `<jax>-<platform>-shard<K>of<N>.json` for one shard of a run.
+RESULT_NAME = re.compile(r"^(?P<jax>\d[0-9A-Za-z.+]*)-(?P<platform>[A-Za-z0-9_]+-[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)?)"
+                         r"(?:-shard(?P<shard>\d+of\d+))?\.json$")
 
 
 class ResultsError(ValueError):
     """A result file that cannot be read or is not a jax-conformance result file; the message is one line."""
 
 
-# ---------------------------------------------------------------- reading
-
-
 def _error(path: Path, what: str) -> ResultsError:
-    """A `ResultsError` naming `path`, flattened onto one line."""
     return ResultsError(" ".join(f"{path}: {what}".split()))
 
 
+def is_result_name(name: str) -> bool:
+    """Whether a file name follows the result pattern `<jax>-<platform>[-shard<K>of<N>].json`."""
+    return bool(RESULT_NAME.match(name))
+
+
 def result_files(paths: PathLike | Iterable[PathLike]) -> list[Path]:
-    """The result files named by `paths`; a directory stands for every `*.json` file directly in it
-    (except hidden ones, which are a running version's temporary files)."""
+    """The result files named by `paths`; a folder stands for every file in it named like a result file."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():
-            found = sorted(p for p in path.glob("*.json") if not p.name.startswith("."))  # not temporaries
+            found = sorted(p for p in path.iterdir() if p.is_file() and is_result_name(p.name))
             if not found:
-                raise _error(path, "directory holds no *.json result files")
+                raise _error(path, "folder holds no result files (named <jax>-<platform>.json)")
             files.extend(found)
         else:
             files.append(path)
@@ -53,66 +55,50 @@ def result_files(paths: PathLike | Iterable[PathLike]) -> list[Path]:
     return files
 
 
-def _read_json(path: Path) -> Any:
-    """The parsed JSON of `path`, or a one-line `ResultsError`."""
+def load_result_file(path: PathLike) -> ResultFile:
+    """One parsed, checked result file."""
+    path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise _error(path, "no such file") from None
+    except IsADirectoryError:
+        raise _error(path, "is a folder, not a result file") from None
     except UnicodeDecodeError:
         raise _error(path, "is not UTF-8 text, so not a result file") from None
     except OSError as exc:
         raise _error(path, f"cannot be read ({exc.strerror or exc})") from None
     try:
-        return json.loads(text)
-    except ValueError as exc:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
         raise _error(path, f"is not JSON ({exc})") from None
+    try:
+        return result_file_from_json(data, str(path))
+    except SchemaError as exc:
+        raise _error(path, str(exc)) from None
+    except RecursionError:
+        raise _error(path, "is nested too deeply to be a result file") from None
 
 
-def _check_header(report: Any, path: Path) -> None:
-    """Raise unless `report` carries a `jax_conformance` object of a schema this module reads."""
-    if not isinstance(report, dict):
-        raise _error(path, "is JSON but not an object at the top level, so not a result file")
-    header = report.get("jax_conformance")
-    if not isinstance(header, dict):
-        raise _error(path, "has no `jax_conformance` object: not a result file of the suite's pytest plugin "
-                           "(run with --json-report and the jax-conformance plugin loaded)")
-    version = header.get("schema_version")
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise _error(path, "`jax_conformance.schema_version` is missing or not an integer")
-    if version > SCHEMA_VERSION:
-        raise _error(path, f"has schema_version {version}, newer than the {SCHEMA_VERSION} that "
-                           f"jax-conformance {conformance.__version__} reads; upgrade jax-conformance")
-
-
-def _check_tests(report: dict[str, Any], path: Path) -> None:
-    """Raise unless `report["tests"]` is a list of test entries with readable cell metadata."""
-    tests = report.get("tests")
-    if not isinstance(tests, list):
-        raise _error(path, "has no `tests` list")
-    for test in tests:
-        if not isinstance(test, dict):
-            raise _error(path, "has a test entry that is not an object")
-        metadata = test.get("metadata")
-        if metadata is None:
-            continue
-        nodeid = test.get("nodeid", "?")
-        if not isinstance(metadata, dict):
-            raise _error(path, f"test {nodeid}: `metadata` is not an object")
-        status = metadata.get("status")
-        if status is not None and status not in _STATUS_WORDS:
-            raise _error(path, f"test {nodeid}: unknown status {status!r}")
-
-
-def load_result_file(path: PathLike) -> dict[str, Any]:
-    """One parsed, checked result file, with `source` (the path it was read from) added at the top level."""
-    path = Path(path)
-    report = _read_json(path)
-    _check_header(report, path)
-    _check_tests(report, path)
-    return {**report, "source": str(path)}
-
-
-def load_results(paths: PathLike | Iterable[PathLike]) -> list[dict[str, Any]]:
-    """Read result files (a directory means every `*.json` in it); raise `ResultsError` for a bad one."""
+def load_results(paths: PathLike | Iterable[PathLike]) -> list[ResultFile]:
+    """Read result files (a folder means every result file in it); raise `ResultsError` for a bad one."""
     return [load_result_file(path) for path in result_files(paths)]
+
+
+@dataclass
+class LoadedResults:
+    """The readable result files among those given, and a one-line problem for each unreadable one."""
+
+    files: list[ResultFile] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def read_results_tolerantly(paths: PathLike | Iterable[PathLike]) -> LoadedResults:
+    """Read every readable result file; name each unreadable one instead of giving up on all."""
+    loaded = LoadedResults()
+    for path in result_files(paths):
+        try:
+            loaded.files.append(load_result_file(path))
+        except ResultsError as exc:
+            loaded.problems.append(str(exc))
+    return loaded

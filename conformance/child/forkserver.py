@@ -1,0 +1,140 @@
+"""The fork server: imports jax once, then forks one child per cell on request. Runs in the target environment.
+
+    python -m conformance.child.forkserver [--package conformance.cases]
+
+It imports jax, jax.numpy, numpy and every case module, checks that no backend has been
+initialised (so no client, device or thread pool is shared with the children), then says
+`{"event": "ready", ...}` on stdout and reads JSON requests from stdin, one per line:
+`{"id", "case", "param", "out", "cwd", "token"}`. For each it forks a child that starts its
+own session, sends its stdout and stderr to files in `cwd`, runs the probe exactly as a
+spawned child does and writes the observation to `out`. The server answers
+`{"id", "event": "started", "pid"}` at once and `{"id", "event": "exited", "returncode"}`
+when the child ends (negative: killed by that signal). Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import sys
+from typing import Any
+
+from conformance.child.main import observe, write_record
+from conformance.core.case import DEFAULT_CASE_PACKAGE, load_cases
+
+MARKER_VARIABLE = "JAXCONF_CELL_TOKEN"
+
+
+def backend_initialised() -> list[str]:
+    """Names of JAX backends already initialised in this process (must be empty before any fork)."""
+    try:
+        from jax._src import xla_bridge
+    except ImportError:
+        return []
+    backends = getattr(xla_bridge, "_backends", None)
+    return sorted(backends) if backends else []
+
+
+def preload(package: str) -> dict[str, Any]:
+    """Import what every cell needs, and describe the server for its `ready` line."""
+    import jax
+    import jax.numpy  # noqa: F401
+    import numpy  # noqa: F401
+
+    cases = load_cases(package)
+    return {"jax": jax.__version__, "cases": len(cases), "backends": backend_initialised()}
+
+
+def _send(message: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def run_child(request: dict[str, Any], package: str) -> None:
+    """In the forked child: a session of its own, output to files, the probe, the observation; never returns."""
+    code = 0
+    try:
+        os.setsid()
+        os.environ[MARKER_VARIABLE] = str(request["token"])
+        os.chdir(request["cwd"])
+        for fd, name in ((1, "stdout.txt"), (2, "stderr.txt")):
+            target = os.open(os.path.join(request["cwd"], name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(target, fd)
+            os.close(target)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        sys.stdin = open(0, closefd=False)
+        sys.stdout = open(1, "w", closefd=False, buffering=1)
+        sys.stderr = open(2, "w", closefd=False, buffering=1)
+        write_record(request["out"], observe(request["case"], request.get("param", ""), package))
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:  # noqa: BLE001 - nothing may escape into the server's loop
+        code = 70
+    finally:
+        os._exit(code)
+
+
+def _reap(children: dict[int, int]) -> None:
+    while children:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        request_id = children.pop(pid, None)
+        if request_id is not None:
+            code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+            _send({"id": request_id, "event": "exited", "returncode": code})
+
+
+def serve(package: str) -> int:
+    """Answer requests until stdin closes, then wait for the children still running."""
+    children: dict[int, int] = {}
+    buffered = b""
+    stdin_fd = sys.stdin.fileno()
+    open_input = True
+    while open_input or children:
+        readable, _, _ = select.select([stdin_fd] if open_input else [], [], [], 0.02)
+        if readable:
+            chunk = os.read(stdin_fd, 65536)
+            if not chunk:
+                open_input = False
+            buffered += chunk
+            while b"\n" in buffered:
+                line, buffered = buffered.split(b"\n", 1)
+                if not line.strip():
+                    continue
+                request = json.loads(line)
+                pid = os.fork()
+                if pid == 0:
+                    run_child(request, package)
+                children[pid] = request["id"]
+                _send({"id": request["id"], "event": "started", "pid": pid})
+        _reap(children)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Preload, check that no backend is initialised, say ready, serve."""
+    parser = argparse.ArgumentParser(prog="python -m conformance.child.forkserver")
+    parser.add_argument("--package", default=DEFAULT_CASE_PACKAGE)
+    args = parser.parse_args(argv)
+    try:
+        hello = preload(args.package)
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which falls back to spawning
+        _send({"event": "refused", "reason": f"preloading failed: {type(exc).__name__}: {exc}"})
+        return 1
+    if hello["backends"]:
+        _send({"event": "refused", "reason": f"a backend is already initialised: {hello['backends']}"})
+        return 1
+    _send({"event": "ready", "pid": os.getpid(), **hello})
+    return serve(args.package)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+"""A run session: a set of cells against one environment, with a launcher, workers, retries and reuse.
+
+`RunSession.start(cells)` schedules every cell on a thread pool (each cell is still its own
+child process) and returns at once; `result(cell)` waits for one; `run(cells)` does both and
+returns a `RunResult`. The pytest plugin, the CLI's bisect and the tests all go through it.
+Cells whose stored result has the same key (`engine.keys`) are reused instead of run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping
+
+from conformance.core.case import Case
+from conformance.engine.launch import ForkLauncher, SpawnLauncher, kill_all
+from conformance.engine.runner import Target, child_environment, run_cell
+from conformance.engine.selection import Cell
+from conformance.results.schema import CellResult
+
+LAUNCHERS = ("fork", "spawn")
+
+
+@dataclass
+class RunResult:
+    """What a session produced: one result per cell, in the order asked, and how it ran."""
+
+    results: list[CellResult]
+    launcher: str
+    launcher_note: str = ""
+    wall_s: float = 0.0
+    ran: int = 0
+    reused: int = 0
+
+
+@dataclass
+class RunSession:
+    """Runs cells against one `Target`.
+
+    `launcher` is `fork` (the default: a fork server, with fresh-interpreter cells spawned) or
+    `spawn`. `stored` maps a cell id to a previous result; it is reused when its `key` equals
+    the cell's key from `key_of` (unless `rerun`).
+    """
+
+    target: Target
+    launcher: str = "fork"
+    workers: int = 1
+    retries: int = 0
+    retry_differs: bool = False
+    stored: Mapping[str, CellResult] = field(default_factory=dict)
+    key_of: Callable[[Case, str], str] | None = None
+    rerun: bool = False
+    on_result: Callable[[CellResult], None] | None = None
+
+    def __post_init__(self) -> None:
+        if self.launcher not in LAUNCHERS:
+            raise ValueError(f"launcher must be one of {', '.join(LAUNCHERS)}, not {self.launcher!r}")
+        self._futures: dict[str, Future] = {}
+        self._pool: ThreadPoolExecutor | None = None
+        self._fork: ForkLauncher | None = None
+        self._spawn = SpawnLauncher()
+        self._workdir = ""
+        self.launcher_note = ""
+        self.started = time.monotonic()
+
+    # -------------------------------------------------------------- launching
+
+    def _launch(self, command, fresh: bool):
+        if self._fork is not None:
+            return self._fork(command, fresh)
+        return self._spawn(command)
+
+    def _open_launcher(self, cells: list[Cell]) -> None:
+        if self.launcher != "fork" or all(c.case.needs_fresh_interpreter(c.param) for c in cells):
+            return
+        self._workdir = tempfile.mkdtemp(prefix="jaxconf-server-")
+        self._fork = ForkLauncher(self.target.python, self.target.package,
+                                  child_environment(os.environ, {}, extra_paths=self.target.extra_paths),
+                                  self._workdir)
+        if self._fork.fallback_reason:
+            self.launcher_note = f"spawned every cell: {self._fork.fallback_reason}"
+
+    @property
+    def launcher_name(self) -> str:
+        """`fork` when a fork server serves this session, else `spawn`."""
+        return "fork" if self._fork is not None and self._fork.server is not None else "spawn"
+
+    # -------------------------------------------------------------- running
+
+    def key(self, cell: Cell) -> str:
+        """The cell's reuse key ('' when keys are not in use)."""
+        return self.key_of(cell.case, cell.param) if self.key_of else ""
+
+    def _reusable(self, cell: Cell, key: str) -> CellResult | None:
+        if self.rerun or not key:
+            return None
+        stored = self.stored.get(cell.id)
+        if stored is None or stored.key != key:
+            return None
+        return CellResult.from_json({**stored.to_json(), "reused": True})
+
+    def _run_one(self, cell: Cell) -> CellResult:
+        key = self.key(cell)
+        result = self._reusable(cell, key)
+        if result is None:
+            result = run_cell(cell.case, cell.param, self.target, self._launch, self.launcher_name,
+                              retries=self.retries, retry_differs=self.retry_differs)
+            result.key = key
+        if self.on_result is not None:
+            self.on_result(result)
+        return result
+
+    def start(self, cells: Iterable[Cell]) -> None:
+        """Schedule every cell; returns at once."""
+        cells = list(cells)
+        needs_running = [c for c in cells if self._reusable(c, self.key(c)) is None]
+        if needs_running:
+            self._open_launcher(needs_running)
+        self._pool = ThreadPoolExecutor(max_workers=max(1, self.workers), thread_name_prefix="jaxconf-cell")
+        for cell in cells:
+            self._futures[cell.id] = self._pool.submit(self._run_one, cell)
+
+    def result(self, cell: Cell) -> CellResult:
+        """The result of a scheduled cell (waits for it), or runs it now if it was not scheduled."""
+        future = self._futures.pop(cell.id, None)
+        return future.result() if future is not None else self._run_one(cell)
+
+    def close(self, interrupted: bool = False) -> None:
+        """Stop: cancel queued cells, kill running children when interrupted, stop the server, remove temporaries."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=not interrupted, cancel_futures=True)
+        if interrupted:
+            kill_all()
+        if self._fork is not None:
+            self._fork.close()
+        if self._workdir:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+
+    def run(self, cells: Iterable[Cell]) -> RunResult:
+        """Run every cell and return their results in order."""
+        cells = list(cells)
+        try:
+            self.start(cells)
+            results = [self.result(c) for c in cells]
+        except BaseException:
+            self.close(interrupted=True)
+            raise
+        self.close()
+        return RunResult(results=results, launcher=self.launcher_name_used(), launcher_note=self.launcher_note,
+                         wall_s=round(time.monotonic() - self.started, 3),
+                         ran=sum(not r.reused for r in results), reused=sum(r.reused for r in results))
+
+    def launcher_name_used(self) -> str:
+        """How this session launched cells, for the run header."""
+        if self.launcher == "spawn":
+            return "spawn"
+        if self.launcher_note:
+            return "spawn (fork unavailable)"
+        return "fork"

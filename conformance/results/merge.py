@@ -1,0 +1,81 @@
+"""Merging result files. Pure logic on parsed pytest-json-report objects and `ResultFile`s.
+
+`merge_report_json` folds a new run of some cells into the stored file of the same JAX
+version and platform, so rerunning one cell keeps every other cell. `merge_files` combines
+files of one (version, platform) — shards, reruns — and reports cells whose statuses conflict.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from conformance.results.schema import CellResult, ResultFile
+
+
+def _cell_id(test: Mapping[str, Any]) -> str | None:
+    metadata = test.get("metadata")
+    if not isinstance(metadata, Mapping) or "case" not in metadata:
+        return None
+    param = metadata.get("param") or ""
+    return f"{metadata['case']}[{param}]" if param else str(metadata["case"])
+
+
+def merge_report_json(stored: Mapping[str, Any] | None, new: Mapping[str, Any]) -> dict[str, Any]:
+    """`new` with every cell of `stored` that `new` did not run appended; summary counts recomputed."""
+    merged = dict(new)
+    if stored:
+        ran = {_cell_id(t) for t in new.get("tests", [])}
+        kept = [t for t in stored.get("tests", []) if _cell_id(t) is not None and _cell_id(t) not in ran]
+        merged["tests"] = list(new.get("tests", [])) + kept
+    outcomes = Counter(str(t.get("outcome", "unknown")) for t in merged.get("tests", []))
+    merged["summary"] = {**dict(outcomes), "total": sum(outcomes.values()),
+                         "collected": sum(outcomes.values())}
+    return merged
+
+
+@dataclass
+class Conflict:
+    """A cell that two files of the same version and platform report with different statuses."""
+
+    jax: str
+    platform: str
+    cell_id: str
+    statuses: dict[str, str] = field(default_factory=dict)  # source -> status
+
+    def describe(self) -> str:
+        """One line for a person."""
+        seen = ", ".join(f"{status} in {source}" for source, status in self.statuses.items())
+        return f"jax {self.jax} {self.platform} {self.cell_id}: {seen}"
+
+
+@dataclass
+class MergedRun:
+    """The cells of one (JAX version, platform), merged from one or more files."""
+
+    jax: str
+    platform: str
+    files: list[ResultFile]
+    cells: dict[str, CellResult]
+    conflicts: list[Conflict]
+
+
+def merge_files(files: Iterable[ResultFile]) -> list[MergedRun]:
+    """Group files by (version, platform); the file finished last wins a cell, and status conflicts are listed."""
+    groups: dict[tuple[str, str], list[ResultFile]] = {}
+    for result_file in files:
+        groups.setdefault((result_file.header.jax, result_file.header.platform), []).append(result_file)
+    merged = []
+    for (jax, platform), members in groups.items():
+        members.sort(key=lambda f: f.header.finished_at)
+        cells: dict[str, CellResult] = {}
+        seen: dict[str, dict[str, str]] = {}
+        for member in members:
+            for cell in member.cells:
+                cells[cell.cell_id] = cell
+                seen.setdefault(cell.cell_id, {})[member.source] = cell.status.value
+        conflicts = [Conflict(jax, platform, cell_id, statuses) for cell_id, statuses in seen.items()
+                     if len(set(statuses.values())) > 1]
+        merged.append(MergedRun(jax, platform, members, cells, conflicts))
+    return merged

@@ -1,0 +1,236 @@
+"""The result schema: the run header and the cell result, as dataclasses with `to_json` and `from_json`.
+
+A result file is a pytest-json-report file. Its top-level `jax_conformance` object is a
+`RunHeader`; each test entry's `metadata` is a `CellResult`. `from_json` checks the shape of
+every field and raises `SchemaError` naming the field, so a reader never meets a half-valid
+record. Standard library only; reading results never imports pytest.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Mapping
+
+from conformance.core.status import Status
+
+SCHEMA_VERSION = 2
+OLDEST_READABLE_SCHEMA = 1
+_PEP440 = re.compile(r"^\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?$")
+
+
+class SchemaError(ValueError):
+    """A field of a result record has the wrong shape; the message names the field."""
+
+
+def _check(value: Any, kind: Any, where: str, optional: bool = False) -> Any:
+    if value is None and optional:
+        return None
+    if kind is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif kind is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, kind)
+    if not ok:
+        name = getattr(kind, "__name__", str(kind))
+        raise SchemaError(f"`{where}` should be {'null or ' if optional else ''}{name}, "
+                          f"not {type(value).__name__}")
+    return value
+
+
+def is_version(text: Any) -> bool:
+    """Whether `text` is a PEP 440 release version such as `0.4.38` or `0.12.0.1`."""
+    return isinstance(text, str) and bool(_PEP440.match(text))
+
+
+@dataclass
+class CellResult:
+    """The outcome of one cell (case parameter × JAX version × platform), stored in a test entry's metadata."""
+
+    case: str
+    param: str
+    rows: list[str]
+    status: Status
+    known_issue: bool = False
+    expected: Any = None
+    observation: Any = None
+    diff: list[dict[str, Any]] = field(default_factory=list)
+    details: Any = None
+    reason: str = ""
+    observation_verdict: str | None = None
+    duration_s: float = 0.0
+    stdout_tail: str = ""
+    stderr_tail: str = ""
+    command: str = ""
+    launcher: str = ""
+    key: str = ""
+    reused: bool = False
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def cell_id(self) -> str:
+        """`case[param]`, or the case id for a case without parameters."""
+        return f"{self.case}[{self.param}]" if self.param else self.case
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain-JSON form with the status as its word."""
+        data = asdict(self)
+        data["status"] = self.status.value
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "metadata") -> "CellResult":
+        """A checked `CellResult` from its JSON form; `SchemaError` names the first bad field."""
+        _check(data, dict, where)
+        for required in ("case", "status"):
+            if required not in data:
+                raise SchemaError(f"`{where}.{required}` is missing")
+        status_word = _check(data["status"], str, f"{where}.status")
+        try:
+            status = Status(status_word)
+        except ValueError:
+            raise SchemaError(f"`{where}.status` is {status_word!r}, not one of "
+                              f"{', '.join(s.value for s in Status)}") from None
+        rows = _check(data.get("rows", []), list, f"{where}.rows")
+        for i, row in enumerate(rows):
+            _check(row, str, f"{where}.rows[{i}]")
+        diff = _check(data.get("diff", []), list, f"{where}.diff")
+        for i, entry in enumerate(diff):
+            _check(entry, dict, f"{where}.diff[{i}]")
+            _check(entry.get("path", ""), str, f"{where}.diff[{i}].path")
+        attempts = _check(data.get("attempts", []), list, f"{where}.attempts")
+        for i, attempt in enumerate(attempts):
+            _check(attempt, dict, f"{where}.attempts[{i}]")
+        return cls(
+            case=_check(data["case"], str, f"{where}.case"),
+            param=_check(data.get("param", ""), str, f"{where}.param"),
+            rows=list(rows),
+            status=status,
+            known_issue=_check(data.get("known_issue", False), bool, f"{where}.known_issue"),
+            expected=data.get("expected"),
+            observation=data.get("observation"),
+            diff=list(diff),
+            details=data.get("details"),
+            reason=_check(data.get("reason", ""), str, f"{where}.reason"),
+            observation_verdict=_check(data.get("observation_verdict"), str, f"{where}.observation_verdict",
+                                       optional=True),
+            duration_s=float(_check(data.get("duration_s", 0.0), float, f"{where}.duration_s")),
+            stdout_tail=_check(data.get("stdout_tail", ""), str, f"{where}.stdout_tail"),
+            stderr_tail=_check(data.get("stderr_tail", ""), str, f"{where}.stderr_tail"),
+            command=_check(data.get("command", ""), str, f"{where}.command"),
+            launcher=_check(data.get("launcher", ""), str, f"{where}.launcher"),
+            key=_check(data.get("key", ""), str, f"{where}.key"),
+            reused=_check(data.get("reused", False), bool, f"{where}.reused"),
+            attempts=list(attempts),
+        )
+
+
+@dataclass
+class RunHeader:
+    """What a result file says about its run: the suite, the target environment and when it ran."""
+
+    jax: str
+    platform: str
+    schema_version: int = SCHEMA_VERSION
+    suite_version: str = ""
+    jaxlib: str | None = None
+    numpy: str | None = None
+    python: str | None = None
+    backend: str | None = None
+    devices: list[str] = field(default_factory=list)
+    case_package: str = ""
+    case_folders: list[dict[str, str]] = field(default_factory=list)
+    launcher: str = ""
+    pins_hash: str = ""
+    shard: str = ""
+    started_at: str = ""
+    finished_at: str = ""
+    wall_s: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain-JSON form."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "jax_conformance") -> "RunHeader":
+        """A checked `RunHeader`; `SchemaError` names the first bad field (unknown keys are ignored)."""
+        _check(data, dict, where)
+        version = data.get("schema_version")
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise SchemaError(f"`{where}.schema_version` is missing or not an integer")
+        if version < OLDEST_READABLE_SCHEMA:
+            raise SchemaError(f"`{where}.schema_version` is {version}; the oldest this reads is "
+                              f"{OLDEST_READABLE_SCHEMA}")
+        if version > SCHEMA_VERSION:
+            raise SchemaError(f"`{where}.schema_version` is {version}, newer than the {SCHEMA_VERSION} this "
+                              f"jax-conformance reads; upgrade jax-conformance")
+        jax_version = data.get("jax")
+        if not is_version(jax_version):
+            raise SchemaError(f"`{where}.jax` should be a JAX version such as 0.4.38, not {jax_version!r}")
+        platform = data.get("platform")
+        if not isinstance(platform, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", platform):
+            raise SchemaError(f"`{where}.platform` should be a platform name such as linux-x86_64, not {platform!r}")
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        for name in ("suite_version", "case_package", "launcher", "pins_hash", "shard", "started_at",
+                     "finished_at"):
+            _check(values.get(name, ""), str, f"{where}.{name}")
+        for name in ("jaxlib", "numpy", "python", "backend"):
+            _check(values.get(name), str, f"{where}.{name}", optional=True)
+        devices = _check(values.get("devices") or [], list, f"{where}.devices")
+        values["devices"] = [str(d) for d in devices]
+        _check(values.get("case_folders", []), list, f"{where}.case_folders")
+        values["wall_s"] = float(_check(values.get("wall_s", 0.0), float, f"{where}.wall_s"))
+        return cls(**values)
+
+
+@dataclass
+class ResultFile:
+    """One result file, read and checked: its header, its cells, and where it came from."""
+
+    header: RunHeader
+    cells: list[CellResult]
+    source: str = ""
+    duration: float = 0.0
+
+    def by_cell(self) -> dict[tuple[str, str], CellResult]:
+        """The cells keyed by (case id, param)."""
+        return {(c.case, c.param): c for c in self.cells}
+
+
+def _unjudged_cell(test: Mapping[str, Any]) -> CellResult | None:
+    """An `error` cell for a test entry without cell metadata (the plugin failed before judging it)."""
+    found = re.fullmatch(r"(?:.*/)?(\w+)\.py::(\w+)(?:\[(.*)\])?", str(test.get("nodeid", "")))
+    if not found:
+        return None
+    crash = (test.get("call") or test.get("setup") or {}).get("crash") or {}
+    why = crash.get("message") or f"pytest outcome: {test.get('outcome', '?')}"
+    return CellResult(case=f"{found[1]}.{found[2]}", param=found[3] or "", rows=[], status=Status.ERROR,
+                      reason="no cell result was recorded (" + " ".join(str(why).split())[:300] + ")")
+
+
+def result_file_from_json(report: Any, source: str = "") -> ResultFile:
+    """A `ResultFile` from a parsed pytest-json-report object; `SchemaError` names the bad field."""
+    if not isinstance(report, Mapping):
+        raise SchemaError("the top level is not an object, so this is not a result file")
+    if not isinstance(report.get("jax_conformance"), Mapping):
+        raise SchemaError("there is no `jax_conformance` object: not a result file of the suite's pytest plugin")
+    header = RunHeader.from_json(report["jax_conformance"])
+    tests = report.get("tests")
+    if not isinstance(tests, list):
+        raise SchemaError("`tests` is missing or not a list")
+    cells = []
+    for i, test in enumerate(tests):
+        if not isinstance(test, Mapping):
+            raise SchemaError(f"`tests[{i}]` is not an object")
+        metadata = test.get("metadata")
+        if metadata is None:
+            lost = _unjudged_cell(test)
+            if lost is not None:
+                cells.append(lost)
+            continue
+        cells.append(CellResult.from_json(metadata, f"tests[{i}].metadata"))
+    duration = report.get("duration", 0.0)
+    return ResultFile(header=header, cells=cells, source=source,
+                      duration=float(duration) if isinstance(duration, (int, float)) else 0.0)
