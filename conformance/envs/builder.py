@@ -90,10 +90,6 @@ class EnvironmentBuilder:
             self._interpreters = discover_interpreters()
         return self._interpreters
 
-    def check_version(self, version: str) -> None:
-        """Fail with one line when `version` is not a jax release on the index."""
-        self.index.jax_release(version)
-
     def interpreter_for(self, version: str) -> Interpreter:
         """The installed interpreter chosen for jax `version`."""
         release = self.index.jax_release(version)

@@ -21,7 +21,6 @@ class Matrix:
     """A named list of JAX versions to run."""
 
     name: str
-    description: str
     versions: tuple[str, ...]
 
 
@@ -50,7 +49,7 @@ def parse_matrix(text: str, name: str, source: str) -> Matrix:
             f'matrix file {source} needs `versions = ["0.4.38", ...]`, a non-empty list of JAX version strings')
     if len(set(versions)) != len(versions):
         raise ConformanceError(f"matrix file {source} lists a JAX version twice")
-    return Matrix(name=name, description=str(data.get("description", "")), versions=tuple(versions))
+    return Matrix(name=name, versions=tuple(versions))
 
 
 def load_matrix(name_or_path: str, matrix_dir: Path = MATRIX_DIR) -> Matrix:

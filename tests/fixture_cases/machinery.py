@@ -73,3 +73,26 @@ def echo(param):
               expect=Expect({"answer": 42}))
 def bare_dict():
     return {"answer": 42}
+
+
+@SECTION.case(rows=["fixture.prints"], claim="Prints without end until its time limit.", expect=Expect({}),
+              timeout_s=4)
+def printing_forever():
+    line = "x" * 1000 + "\n"
+    while True:
+        sys.stdout.write(line)
+
+
+@SECTION.case(rows=["fixture.escapes"], claim="Leaves a grandchild in a session of its own, holding its output.",
+              expect=Expect({}), timeout_s=3)
+def escaping_grandchild():
+    import subprocess
+
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+    time.sleep(600)
+
+
+@SECTION.case(rows=["fixture.pid"], claim="Reports facts about its own process.", expect=Expect({"ok": True}))
+def own_process():
+    return Observation({"ok": True}, {"session_leader": os.getsid(0) == os.getpid(),
+                                      "jax_imported": "jax" in sys.modules})
