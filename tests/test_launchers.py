@@ -6,7 +6,9 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -28,15 +30,16 @@ def fixture(name: str):
     return find_case(f"machinery.{name}", FIXTURES)
 
 
-def leftover_sleepers() -> list[str]:
-    # Brackets keep pgrep's own command line from matching its pattern.
-    return subprocess.run(["pgrep", "-f", "time[.]sleep[(]600[)]"], capture_output=True, text=True).stdout.split()
+def leftover_sleepers(seconds: int = 606) -> list[str]:
+    """Pids of processes sleeping for the fixture's own duration (brackets keep pgrep from matching itself)."""
+    pattern = f"time[.]sleep[(]{seconds}[)]"
+    return subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
 
 
 def test_leftover_check_can_fail():
-    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(606)"])
     try:
-        assert leftover_sleepers()
+        assert leftover_sleepers(606)
     finally:
         sleeper.kill()
         sleeper.wait()
@@ -61,7 +64,7 @@ def test_limit_holds_when_a_grandchild_in_its_own_session_keeps_the_output_open(
     assert result.status is Status.TIMEOUT
     assert time.monotonic() - started < 20
     time.sleep(0.2)
-    assert leftover_sleepers() == []
+    assert leftover_sleepers(607) == []
 
 
 def test_forked_child_is_a_session_leader_in_a_server_that_imported_the_cases():
@@ -105,3 +108,21 @@ def test_stored_results_with_the_same_key_are_reused():
     forced = RunSession(target(), launcher="spawn", key_of=lambda case, param: "k1", stored=stored,
                         rerun=True).run([cell])
     assert forced.ran == 1
+
+
+@pytest.mark.parametrize("launcher", ["spawn", "fork"])
+def test_sigterm_to_a_conformance_pytest_kills_every_child(launcher, tmp_path):
+    env = {**os.environ, "PYTHONPATH": child_environment(os.environ, {})["PYTHONPATH"]}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "--pyargs", "tests.fixture_cases", "--conformance-cases", FIXTURES,
+         "-p", "no:cacheprovider", "-o", "addopts=", "-q", "-k", "sleeping", "--jax-launch", launcher],
+        cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not leftover_sleepers() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert leftover_sleepers(), "the cell never started"
+    proc.terminate()
+    assert proc.wait(timeout=30) == -15
+    time.sleep(0.3)
+    assert leftover_sleepers() == []
+    assert not [p for p in Path(tempfile.gettempdir()).glob(f"jaxconf-run-{proc.pid}-*")]

@@ -61,7 +61,8 @@ def reproduction_command(case: Case, param: str, jax_version: str | None, packag
 Launch = Callable[[CellCommand, bool], ProcessOutcome]
 
 
-def run_cell_once(case: Case, param: str, target: Target, launch: Launch, launcher_name: str) -> CellResult:
+def run_cell_once(case: Case, param: str, target: Target, launch: Launch, launcher_name: str,
+                  workroot: str | None = None) -> CellResult:
     """Run one cell in one child and judge it."""
     rows = list(case.rows(param))
     expected = case.expected(param, target.platform)
@@ -69,7 +70,7 @@ def run_cell_once(case: Case, param: str, target: Target, launch: Launch, launch
     if isinstance(expected, Skip):
         return CellResult(case=case.id, param=param, rows=rows, status=Status.SKIPPED, reason=expected.reason,
                           known_issue=known_issue)
-    with tempfile.TemporaryDirectory(prefix="jaxconf-") as workdir:
+    with tempfile.TemporaryDirectory(prefix="jaxconf-", dir=workroot) as workdir:
         out_path = os.path.join(workdir, "observation.json")
         command = CellCommand(
             case_id=case.id, param=param, out_path=out_path, workdir=workdir, python=target.python,
@@ -91,12 +92,12 @@ def run_cell_once(case: Case, param: str, target: Target, launch: Launch, launch
 
 
 def run_cell(case: Case, param: str, target: Target, launch: Launch, launcher_name: str = "spawn",
-             retries: int = 0, retry_differs: bool = False) -> CellResult:
+             retries: int = 0, retry_differs: bool = False, workroot: str | None = None) -> CellResult:
     """Run one cell, retrying up to `retries` times while it ends in error, crash or timeout
     (or differs, with `retry_differs`); disagreeing attempts make it `flaky`, and every attempt is kept."""
-    attempts = [run_cell_once(case, param, target, launch, launcher_name)]
+    attempts = [run_cell_once(case, param, target, launch, launcher_name, workroot)]
     while needs_retry(attempts[-1].status, retry_differs) and len(attempts) <= retries:
-        attempts.append(run_cell_once(case, param, target, launch, launcher_name))
+        attempts.append(run_cell_once(case, param, target, launch, launcher_name, workroot))
     final = attempts[-1]
     if len(attempts) > 1:
         final.status, disagreement = merged_status([a.status for a in attempts])

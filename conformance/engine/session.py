@@ -63,7 +63,7 @@ class RunSession:
         self._pool: ThreadPoolExecutor | None = None
         self._fork: ForkLauncher | None = None
         self._spawn = SpawnLauncher()
-        self._workdir = ""
+        self._workroot = tempfile.mkdtemp(prefix=f"jaxconf-run-{os.getpid()}-")
         self.launcher_note = ""
         self.started = time.monotonic()
 
@@ -77,10 +77,9 @@ class RunSession:
     def _open_launcher(self, cells: list[Cell]) -> None:
         if self.launcher != "fork" or all(c.case.needs_fresh_interpreter(c.param) for c in cells):
             return
-        self._workdir = tempfile.mkdtemp(prefix="jaxconf-server-")
         self._fork = ForkLauncher(self.target.python, self.target.package,
                                   child_environment(os.environ, {}, extra_paths=self.target.extra_paths),
-                                  self._workdir)
+                                  self._workroot)
         if self._fork.fallback_reason:
             self.launcher_note = f"spawned every cell: {self._fork.fallback_reason}"
 
@@ -108,7 +107,7 @@ class RunSession:
         result = self._reusable(cell, key)
         if result is None:
             result = run_cell(cell.case, cell.param, self.target, self._launch, self.launcher_name,
-                              retries=self.retries, retry_differs=self.retry_differs)
+                              retries=self.retries, retry_differs=self.retry_differs, workroot=self._workroot)
             result.key = key
         if self.on_result is not None:
             self.on_result(result)
@@ -137,8 +136,7 @@ class RunSession:
             kill_all()
         if self._fork is not None:
             self._fork.close()
-        if self._workdir:
-            shutil.rmtree(self._workdir, ignore_errors=True)
+        shutil.rmtree(self._workroot, ignore_errors=True)
 
     def run(self, cells: Iterable[Cell]) -> RunResult:
         """Run every cell and return their results in order."""

@@ -88,11 +88,20 @@ def printing_forever():
 def escaping_grandchild():
     import subprocess
 
-    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
-    time.sleep(600)
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(607)"], start_new_session=True)
+    time.sleep(607)
 
 
 @SECTION.case(rows=["fixture.pid"], claim="Reports facts about its own process.", expect=Expect({"ok": True}))
 def own_process():
     return Observation({"ok": True}, {"session_leader": os.getsid(0) == os.getpid(),
                                       "jax_imported": "jax" in sys.modules})
+
+
+@SECTION.case(rows=["fixture.sleeps"], claim="Sleeps long, with a child of its own.", expect=Expect({}),
+              timeout_s=300)
+def sleeping():
+    import subprocess
+
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(606)"])
+    time.sleep(606)
