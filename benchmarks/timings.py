@@ -19,8 +19,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from conformance.core.case import find_case  # noqa: E402
+from conformance.engine.runner import Target  # noqa: E402
+from conformance.engine.selection import Cell  # noqa: E402
+from conformance.engine.session import RunSession  # noqa: E402
 from conformance.envs.builder import EnvironmentBuilder  # noqa: E402
-from conformance.engine.runner import run_cell  # noqa: E402
 
 
 def median_seconds(action, repeat: int) -> float:
@@ -37,13 +39,14 @@ def measure(version: str, repeat: int) -> dict:
     """Timings for one JAX version."""
     builder = EnvironmentBuilder()
     env = builder.prepare(version)
-    cheap = find_case("tracers.exception_hierarchy")
+    cheap = Cell(find_case("tracers.exception_hierarchy"), "")
+    target = Target(env.python, "linux-x86_64", version)
     return {
         "python": env.interpreter.version,
         "prepare_cached_env_s": median_seconds(lambda: builder.prepare(version), repeat),
         "python_startup_s": median_seconds(lambda: subprocess.run([env.python, "-c", "pass"], check=True), repeat),
         "import_jax_s": median_seconds(lambda: subprocess.run([env.python, "-c", "import jax"], check=True), repeat),
-        "one_cell_s": median_seconds(lambda: run_cell(cheap, "", env.python, "linux-x86_64"), repeat),
+        "one_spawned_cell_s": median_seconds(lambda: RunSession(target, launcher="spawn").run([cheap]), repeat),
     }
 
 

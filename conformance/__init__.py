@@ -4,4 +4,4 @@ This package must stay importable with the standard library alone: the child
 process imports it inside target environments that hold only jax, jaxlib and numpy.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
