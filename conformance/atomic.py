@@ -13,7 +13,8 @@ def write_text_atomically(path: str | os.PathLike, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
+        # backslashreplace: a lone surrogate from a probe's output stays visible instead of failing the write.
+        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace") as out:
             out.write(text)
         os.chmod(temp, 0o644)
         os.replace(temp, path)

@@ -28,7 +28,8 @@ from filelock import FileLock
 
 from conformance.atomic import write_text_atomically
 from conformance.engine.session import LAUNCHERS
-from conformance.results.load import ResultsError, load_result_file
+from conformance.envs.pins import compile_pins
+from conformance.results.load import ResultsError, load_result_file, read_results_tolerantly, result_files
 from conformance.results.merge import merge_report_json
 from conformance.engine.runner import SOURCE_ROOT
 from conformance.engine.selection import all_cells, select_cells
@@ -36,12 +37,14 @@ from conformance.report.text import cases_listing, run_summary
 
 CASES_DIR = Path(conformance.__file__).resolve().parent / "cases"
 DEFAULT_RESULTS = Path("results")
+# Not taken from __doc__, which is None under PYTHONOPTIMIZE=2.
+DESCRIPTION = "Documented JAX behaviours, probed in fresh processes across JAX versions."
 DEFAULT_REPORT = Path("reports/index.html")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(prog="jax-conformance", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="jax-conformance", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"jax-conformance {conformance.__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -73,6 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="result files, or folders of them")
     report.add_argument("-o", "--output", type=Path, default=DEFAULT_REPORT, metavar="PATH")
     report.add_argument("--markdown", type=Path, metavar="PATH", help="also write the Markdown summary table")
+
+    pin = commands.add_parser("pin", help="refresh the hashed pinned requirement sets in matrix/pins/")
+    pin.add_argument("versions", nargs="*", metavar="VERSION",
+                     help=f"JAX versions to pin (default: every version of the {DEFAULT_MATRIX} matrix)")
     return parser
 
 
@@ -131,7 +138,7 @@ def run_version(env: JaxEnvironment, args: argparse.Namespace) -> dict[str, Any]
         head["wall_s"] = round(wall, 3)
         final = args.results / f"{head['jax']}-{head['platform']}.json"
         with FileLock(str(args.results / f".{final.name}.lock")):
-            stored = json.loads(final.read_text(encoding="utf-8")) if final.exists() else None
+            stored = read_stored(final)
             merged = merge_report_json(stored, data)
             write_text_atomically(final, json.dumps(merged, indent=1))
         ran = [t.get("metadata") or {} for t in data.get("tests", [])]
@@ -147,6 +154,33 @@ terminated = threading.Event()
 def _interrupt(signum: int, frame: Any) -> None:
     terminated.set()
     raise KeyboardInterrupt
+
+
+def read_stored(path: Path) -> dict[str, Any] | None:
+    """The stored result file to merge into; an unreadable one is kept aside (never lost) and a notice printed."""
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and isinstance(data.get("tests"), list):
+            return data
+    except (OSError, ValueError):
+        pass
+    aside = path.with_name(f"{path.name}.unreadable-{int(time.time())}")
+    os.replace(path, aside)
+    print(f"jax-conformance: {path} was unreadable; kept it as {aside.name} and wrote a new one", file=sys.stderr)
+    return None
+
+
+def render_report(paths: Any, out: Path, markdown: Path | None = None) -> tuple[Path, list[str]]:
+    """Render every readable result file; name each unreadable one on stderr; return the report and the problems."""
+    loaded = read_results_tolerantly(paths)
+    if not loaded.files:
+        more = f" (and {len(loaded.problems) - 1} more unreadable)" if len(loaded.problems) > 1 else ""
+        raise ConformanceError(f"{loaded.problems[0]}{more}" if loaded.problems else "no result files given")
+    for problem in loaded.problems:
+        print(f"jax-conformance: skipped unreadable result file: {problem}", file=sys.stderr)
+    return write_report(loaded.files, out, markdown_path=markdown), loaded.problems
 
 
 def command_run(args: argparse.Namespace) -> int:
@@ -168,6 +202,8 @@ def _run_versions(args: argparse.Namespace) -> int:
         raise ConformanceError(f"-j {args.workers}: the number of cells run at once must be at least 1")
     if args.retries < 0:
         raise ConformanceError(f"--retries {args.retries}: the number of retries cannot be negative")
+    report_path = args.report or (DEFAULT_REPORT if args.results == DEFAULT_RESULTS else args.results / "report.html")
+    check_writable(report_path, "-o")
     builder = EnvironmentBuilder()
     for version in versions:  # fail before any long work: unknown versions, no fitting Python
         builder.interpreter_for(version)
@@ -178,6 +214,7 @@ def _run_versions(args: argparse.Namespace) -> int:
         for version in versions:
             try:
                 env = builder.prepare(version)
+                print_notices(builder)
                 verb = "built" if env.built_now else "reused"
                 print(f"\njax {version}: Python {env.interpreter.version}, environment {verb} "
                       f"in {env.seconds:.1f}s", flush=True)
@@ -186,31 +223,66 @@ def _run_versions(args: argparse.Namespace) -> int:
                 print(f"  {done['cells']} cells ({done['cells'] - done['reused']} ran, {done['reused']} reused) "
                       f"in {done['wall_s']:.1f}s; wrote {done['path']}", flush=True)
             except ConformanceError as exc:
-                failed.append(version)
+                failed.append(f"jax {version}")
                 print(f"jax-conformance: error: {exc}", file=sys.stderr, flush=True)
     except KeyboardInterrupt:
         print(f"\ninterrupted; kept {len(finished)} finished result file(s) in {args.results}/", file=sys.stderr)
         return 143 if terminated.is_set() else 130
     if finished:
         print("\n" + run_summary(finished))
-        out = args.report or (DEFAULT_REPORT if args.results == DEFAULT_RESULTS else args.results / "report.html")
-        report = write_report(args.results, out)
+        report, problems = render_report(args.results, report_path)
+        failed += [f"unreadable result file {p}" for p in problems]
         print(f"\nreport: {report}  (from every result file in {args.results}/)")
     print(f"wall time: {time.monotonic() - started:.1f}s")
     if failed:
-        print(f"jax-conformance: error: no results for jax {', '.join(failed)} (see above)", file=sys.stderr)
+        print(f"jax-conformance: error: no results for {', '.join(failed)} (see above)", file=sys.stderr)
         return 1
     return 0
 
 
+def check_writable(path: Path, option: str) -> None:
+    """Fail with one line, before any work, when `path` cannot be written as a file."""
+    if path.is_dir():
+        raise ConformanceError(f"{option} {path} is a folder; name a file")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise ConformanceError(f"{option} {path}: {folder} is not a writable folder")
+
+
+def print_notices(builder: EnvironmentBuilder) -> None:
+    """Print (once) what the builder and its index repaired."""
+    for notice in builder.index.notices + builder.notices:
+        print(f"jax-conformance: {notice}", file=sys.stderr, flush=True)
+    builder.index.notices.clear()
+    builder.notices.clear()
+
+
 def command_report(args: argparse.Namespace) -> int:
-    """Render result files into the HTML report."""
-    out = write_report(args.results, args.output, markdown_path=args.markdown)
+    """Render every readable result file into the HTML report; name each unreadable one and exit 1."""
+    inputs = {p.resolve() for p in result_files(args.results)}
+    for out in (args.output, args.markdown):
+        if out is not None and out.resolve() in inputs:
+            raise ConformanceError(f"{out} is one of the result files to read; write the report elsewhere")
+        if out is not None:
+            check_writable(out, "-o" if out == args.output else "--markdown")
+    out, problems = render_report(args.results, args.output, args.markdown)
     print(f"report: {out}" + (f"\nmarkdown: {args.markdown}" if args.markdown else ""))
+    return 1 if problems else 0
+
+
+def command_pin(args: argparse.Namespace) -> int:
+    """Refresh the hashed pins of the given versions (default: the default matrix)."""
+    versions = args.versions or list(load_matrix(DEFAULT_MATRIX).versions)
+    builder = EnvironmentBuilder()
+    for version in versions:
+        path = compile_pins(version, builder.index)
+        print(f"pinned jax {version}: {path}")
     return 0
 
 
-COMMANDS = {"list": command_list, "run": command_run, "report": command_report}
+COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "pin": command_pin}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,7 +8,7 @@ from conformance.envs.builder import requirements_for
 from conformance.errors import ConformanceError
 from conformance.envs.index import parse_simple_json, sort_versions
 from conformance.envs.interpreters import Interpreter, choose_interpreter, discover_interpreters
-from conformance.envs.matrix import MATRIX_DIR
+from conformance.envs.matrix import MATRIX_DIR, load_matrix
 from tests.fake_index import PAGES, fake_builder
 
 
@@ -56,10 +56,13 @@ def test_discovery_finds_the_current_interpreter():
     assert [i.version.split(".")[:2] for i in found] == [[str(sys.version_info[0]), str(sys.version_info[1])]]
 
 
-def test_pinned_sets_are_used_and_default_matrix_is_pinned(tmp_path):
-    (tmp_path / "jax-1.0.txt").write_text("# comment\njax==1.0\nnumpy==2.0\n")
-    assert requirements_for("1.0", True, tmp_path) == ["jax==1.0", "numpy==2.0"]
-    assert requirements_for("2.0", True, tmp_path) == ["jax==2.0", "jaxlib==2.0"]
-    assert requirements_for("2.0", False, tmp_path) == ["jax==2.0"]
-    for version in ["0.4.38", "0.8.3", "0.12.0.1"]:
-        assert f"jax=={version}" in requirements_for(version, True, MATRIX_DIR / "pins")
+def test_pinned_sets_are_used_and_default_matrix_is_pinned_with_hashes(tmp_path):
+    (tmp_path / "jax-1.0.txt").write_text("# comment\njax==1.0 \\\n    --hash=sha256:00\n")
+    pinned = requirements_for("1.0", True, tmp_path)
+    assert pinned.pin_file == tmp_path / "jax-1.0.txt" and len(pinned.digest) == 64
+    assert requirements_for("2.0", True, tmp_path).lines == ("jax[cpu]==2.0", "jaxlib==2.0", "rich")
+    assert requirements_for("2.0", False, tmp_path).lines == ("jax[cpu]==2.0", "rich")
+    for version in load_matrix("default").versions:
+        pins = requirements_for(version, True, MATRIX_DIR / "pins").pin_file
+        text = pins.read_text(encoding="utf-8")
+        assert f"jax=={version} " in text and "--hash=sha256:" in text and "rich==" in text

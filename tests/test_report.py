@@ -208,7 +208,7 @@ def test_cell_carries_the_reproduction(table):
     cell = row_of(table, "demo.segfault").cells[0]
     assert cell.command == ("PYTHONPATH=/work/main /envs/jax-0.4.38/bin/python -m conformance.child "
                             "demo.segfault --out observation.json")
-    assert cell.rerun == "jax-conformance run --jax 0.4.38 -k 'demo.segfault'"
+    assert cell.rerun == "jax-conformance run --jax 0.4.38 -k demo.segfault"
     assert "Segmentation fault" in cell.stderr_tail
 
 
@@ -282,7 +282,8 @@ def test_html_opens_a_cell_to_its_evidence(html):
     assert "Fatal Python error: Segmentation fault" in html
     assert "TypeError: unsupported operand" in html
     assert "/envs/jax-0.12.0.1/bin/python -m conformance.child demo.changed new --out observation.json" in html
-    assert str(escape(rerun_command(NEW, "demo.changed"))) in html
+    assert str(escape(rerun_command(NEW, "demo.changed[new]"))) in html
+    assert "-k &#39;demo.changed[new]&#39;" in html
     assert "def probe_sum():" in html
 
 
@@ -306,9 +307,9 @@ def test_markdown_summary(table):
     lines = markdown_summary(table).splitlines()
     assert lines[0] == "| Section | Cell | jax 0.4.38 (linux-x86_64) | jax 0.12.0.1 (linux-x86_64) |"
     assert lines[1] == "|---|---|---|---|"
-    assert lines[2] == "| §0 Known issues | `demo.known_bug` (known issue) | bug still present | changed: maybe fixed |"
-    assert "| §10 Crashes | `demo.segfault` | crash | not run |" in lines
-    assert "| §2 Dtypes | `demo.changed[new]` | conforms | differs |" in lines
+    assert lines[2] == "| §0 Known issues | demo.known_bug (known issue) | bug still present | changed: maybe fixed |"
+    assert "| §10 Crashes | demo.segfault | crash | not run |" in lines
+    assert "| §2 Dtypes | demo.changed[new] | conforms | differs |" in lines
     assert lines[-1] == "| | % conforming | 66.7% | 20% |"
     assert len(lines) == 2 + 7 + 1
 

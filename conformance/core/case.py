@@ -292,6 +292,9 @@ def validate(case: Case) -> None:
         raise CaseDeclarationError(f"{where}: a parameter is declared twice ({', '.join(names)})")
     if not case.claim.strip():
         raise CaseDeclarationError(f"{where}: the claim is empty")
+    if case.probe.__name__.startswith("test"):
+        raise CaseDeclarationError(f"{where}: a probe name must not start with 'test' (pytest would collect it "
+                                   f"as a test of its own)")
     if case.fresh_interpreter is True:  # type: ignore[comparison-overlap]
         raise CaseDeclarationError(f"{where}: fresh_interpreter= takes the reason, as a sentence")
     try:

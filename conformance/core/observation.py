@@ -61,3 +61,19 @@ class ProcessOutcome:
     stderr: str
     duration_s: float
     signal: int | None = field(default=None)
+
+
+DETAILS_CHARS = 20_000
+OBSERVATION_CHARS = 50_000
+TRUNCATED = "[… truncated]"
+
+
+def bounded(value: Any, limit: int) -> Any:
+    """`value` itself when its JSON text fits in `limit` characters, else a visibly truncated stand-in."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=repr)
+    except (ValueError, RecursionError):
+        text = repr(value)
+    if len(text) <= limit:
+        return value
+    return {TRUNCATED: f"{len(text)} characters of JSON, the first {limit} kept", "head": text[:limit]}

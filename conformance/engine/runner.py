@@ -14,7 +14,8 @@ from typing import Callable, Mapping
 
 import conformance
 from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, Skip
-from conformance.core.observation import ProcessOutcome
+from conformance.core.observation import (DETAILS_CHARS, MESSAGE_CHARS, OBSERVATION_CHARS, ProcessOutcome,
+                                          bounded)
 from conformance.core.status import Status
 from conformance.core.verdict import judge, merged_status, needs_retry
 from conformance.engine.launch import CellCommand
@@ -81,6 +82,10 @@ def run_cell_once(case: Case, param: str, target: Target, launch: Launch, launch
         outcome = launch(command, fresh)
         record_text = Path(out_path).read_text(encoding="utf-8", errors="replace") if os.path.exists(out_path) else None
     found = judge(outcome, record_text, dict(expected), target.jax_version)
+    # Compared first, bounded after: a probe that returns megabytes cannot bloat results or the report.
+    found.details = bounded(found.details, DETAILS_CHARS)
+    found.observation = bounded(found.observation, OBSERVATION_CHARS)
+    found.reason = found.reason[:MESSAGE_CHARS]
     return CellResult(
         case=case.id, param=param, rows=rows, status=found.status, known_issue=known_issue,
         expected=found.expected, observation=found.observation, diff=found.diff, details=found.details,

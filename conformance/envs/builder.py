@@ -1,13 +1,21 @@
-"""One virtual environment per JAX version, built with uv and cached between runs.
+"""One virtual environment per JAX version, built with uv and cached between runs, safely shared.
 
-An environment holds jax, jaxlib and numpy (and what they need), never this
-project: the child reaches our source through PYTHONPATH. A pinned requirement
-set `matrix/pins/jax-<version>.txt` is used when present, so that runs are
-repeatable; otherwise `jax==<version>` with `jaxlib==<version>` where one exists.
+An environment holds jax, jaxlib and their dependencies (and rich, as in the chapter's
+environment), never this project: the child reaches our source through PYTHONPATH. The
+hashed requirement set `matrix/pins/jax-<version>.txt` is installed with hash checking when
+it exists, so runs are repeatable; otherwise `jax[cpu]==<version>` (with the same jaxlib
+where the index has one) and rich.
+
+Builds of one environment are serialised by a file lock beside it, so runs that share the
+cache never delete an environment another run is using. A build happens in a staging folder
+that is removed when the build fails or is interrupted (and, if a process died mid-build,
+by the next run). A cached environment whose marker is unreadable, whose interpreter is
+missing or that lacks jax or jaxlib is rebuilt once, with a notice saying why.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -17,13 +25,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from filelock import FileLock
+
+from conformance.atomic import write_text_atomically
 from conformance.errors import ConformanceError
 from conformance.envs.index import PackageIndex
 from conformance.envs.interpreters import Interpreter, choose_interpreter, discover_interpreters
 from conformance.envs.matrix import MATRIX_DIR
 
 MARKER = "jax-conformance-env.json"
-ENV_LAYOUT = 1
+ENV_LAYOUT = 2
+PINS_DIR = MATRIX_DIR / "pins"
+EXTRA_PACKAGES = ("rich",)
 
 
 def cache_root() -> Path:
@@ -47,13 +60,27 @@ def uv_binary() -> str:
         return found
 
 
-def requirements_for(version: str, jaxlib_known: bool, pins_dir: Path = MATRIX_DIR / "pins") -> list[str]:
-    """The requirement lines for the environment of jax `version`."""
+@dataclass(frozen=True)
+class Requirements:
+    """What an environment installs: a hashed pin file, or loose requirement lines."""
+
+    lines: tuple[str, ...]
+    pin_file: Path | None = None
+
+    @property
+    def digest(self) -> str:
+        """The sha256 of the pin file (or of the lines): the pin set's identity, recorded in result headers."""
+        data = self.pin_file.read_bytes() if self.pin_file else "\n".join(self.lines).encode()
+        return hashlib.sha256(data).hexdigest()
+
+
+def requirements_for(version: str, jaxlib_known: bool, pins_dir: Path = PINS_DIR) -> Requirements:
+    """The requirements of the environment for jax `version`: its pin file when there is one."""
     pinned = pins_dir / f"jax-{version}.txt"
     if pinned.exists():
-        return [line.strip() for line in pinned.read_text(encoding="utf-8").splitlines()
-                if line.strip() and not line.lstrip().startswith("#")]
-    return [f"jax=={version}"] + ([f"jaxlib=={version}"] if jaxlib_known else [])
+        return Requirements((), pinned)
+    jaxlib = (f"jaxlib=={version}",) if jaxlib_known else ()
+    return Requirements((f"jax[cpu]=={version}", *jaxlib, *EXTRA_PACKAGES))
 
 
 @dataclass(frozen=True)
@@ -65,6 +92,7 @@ class JaxEnvironment:
     interpreter: Interpreter
     built_now: bool
     seconds: float
+    pins_hash: str = ""
 
     @property
     def python(self) -> str:
@@ -72,16 +100,57 @@ class JaxEnvironment:
         return str(self.path / "bin" / "python")
 
 
+def _site_packages(path: Path) -> list[Path]:
+    return list(path.glob("lib/python3*/site-packages")) + list(path.glob("Lib/site-packages"))
+
+
+def environment_problem(path: Path, wanted: dict) -> str | None:
+    """Why the cached environment at `path` cannot be used as it is ('' when absent); None when it is fine."""
+    marker = path / MARKER
+    if not path.exists():
+        return ""
+    if not marker.exists():
+        return "it has no marker (an unfinished build)"
+    try:
+        found = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "its marker is unreadable"
+    if found != wanted:
+        return "its requirements changed"
+    if not (path / "bin" / "python").exists() and not (path / "Scripts" / "python.exe").exists():
+        return "its bin/python is missing"
+    packages = _site_packages(path)
+    for name in ("jax", "jaxlib"):
+        if not any((p / name / "__init__.py").exists() for p in packages):
+            return f"{name} is missing from its site-packages"
+    return None
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class EnvironmentBuilder:
-    """Builds (or reuses) the environment of each JAX version."""
+    """Builds (or reuses, or repairs) the environment of each JAX version.
+
+    `notices` collects one line for every environment repaired, for the CLI to print.
+    """
 
     def __init__(self, root: Path | None = None, index: PackageIndex | None = None,
                  run: Callable[..., subprocess.CompletedProcess] = subprocess.run,
-                 interpreters: list[Interpreter] | None = None) -> None:
+                 interpreters: list[Interpreter] | None = None, pins_dir: Path = PINS_DIR) -> None:
         self.root = root or cache_root()
         self.index = index or PackageIndex(self.root)
         self.run = run
+        self.pins_dir = pins_dir
         self._interpreters = interpreters
+        self.notices: list[str] = []
 
     @property
     def interpreters(self) -> list[Interpreter]:
@@ -97,36 +166,60 @@ class EnvironmentBuilder:
         return choose_interpreter(self.interpreters, release.requires_python, frozenset(wheel_tags),
                                   f"jax {version}")
 
+    def requirements(self, version: str) -> Requirements:
+        """The requirements of jax `version`'s environment."""
+        return requirements_for(version, bool(self.index.jaxlib_pythons(version)), self.pins_dir)
+
     def prepare(self, version: str) -> JaxEnvironment:
-        """A ready environment for jax `version`, built now or reused from the cache."""
+        """A ready environment for jax `version`: reused, built now, or rebuilt after a fault."""
         started = time.monotonic()
         interpreter = self.interpreter_for(version)
-        requirements = requirements_for(version, bool(self.index.jaxlib_pythons(version)))
+        requirements = self.requirements(version)
         minor = ".".join(interpreter.version.split(".")[:2])
         path = self.root / "envs" / f"jax-{version}-py{minor}"
         wanted = {"layout": ENV_LAYOUT, "jax": version, "python": interpreter.version,
-                  "requirements": requirements}
-        marker = path / MARKER
-        if marker.exists() and json.loads(marker.read_text(encoding="utf-8")) == wanted:
-            return JaxEnvironment(version, path, interpreter, False, time.monotonic() - started)
-        self._build(path, interpreter, requirements, version)
-        marker.write_text(json.dumps(wanted, indent=1), encoding="utf-8")
-        return JaxEnvironment(version, path, interpreter, True, time.monotonic() - started)
+                  "requirements": requirements.digest}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(path.parent / f".{path.name}.lock")):
+            self._remove_stale_staging(path)
+            problem = environment_problem(path, wanted)
+            if problem is None:
+                return JaxEnvironment(version, path, interpreter, False, time.monotonic() - started,
+                                      requirements.digest)
+            if problem and problem != "its requirements changed":
+                self.notices.append(f"the cached environment for jax {version} was broken ({problem}); "
+                                    f"rebuilt it")
+            self._build(path, interpreter, requirements, version)
+            write_text_atomically(path / MARKER, json.dumps(wanted, indent=1))
+        return JaxEnvironment(version, path, interpreter, True, time.monotonic() - started, requirements.digest)
 
-    def _build(self, path: Path, interpreter: Interpreter, requirements: list[str], version: str) -> None:
+    def _remove_stale_staging(self, path: Path) -> None:
+        for staging in path.parent.glob(f"{path.name}.building-*"):
+            pid = staging.name.rsplit("-", 1)[-1]
+            if not pid.isdigit() or int(pid) == os.getpid() or not _pid_alive(int(pid)):
+                shutil.rmtree(staging, ignore_errors=True)
+
+    def _build(self, path: Path, interpreter: Interpreter, requirements: Requirements, version: str) -> None:
         staging = path.with_name(f"{path.name}.building-{os.getpid()}")
         shutil.rmtree(staging, ignore_errors=True)
         uv = uv_binary()
-        steps = [
-            [uv, "venv", "--quiet", "--python", interpreter.path, str(staging)],
-            [uv, "pip", "install", "--quiet", "--python", str(staging / "bin" / "python"), *requirements],
-        ]
-        for step in steps:
-            done = self.run(step, capture_output=True, text=True)
-            if done.returncode != 0:
-                shutil.rmtree(staging, ignore_errors=True)
-                last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-                raise ConformanceError(f"could not build the environment for jax {version} "
-                                       f"with Python {interpreter.version}: {last}")
-        shutil.rmtree(path, ignore_errors=True)
-        os.replace(staging, path)
+        python = staging / "bin" / "python"
+        if requirements.pin_file is not None:
+            install = [uv, "pip", "install", "--quiet", "--python", str(python), "--require-hashes",
+                       "-r", str(requirements.pin_file)]
+        else:
+            install = [uv, "pip", "install", "--quiet", "--python", str(python), *requirements.lines]
+        try:
+            for step in ([uv, "venv", "--quiet", "--python", interpreter.path, str(staging)], install):
+                done = self.run(step, capture_output=True, text=True)
+                if done.returncode != 0:
+                    last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+                    if requirements.pin_file is not None and "hash" in done.stderr.lower():
+                        raise ConformanceError(f"the pinned hashes for jax {version} do not match the package "
+                                               f"index ({last}); refresh them with `jax-conformance pin {version}`")
+                    raise ConformanceError(f"could not build the environment for jax {version} "
+                                           f"with Python {interpreter.version}: {last}")
+            shutil.rmtree(path, ignore_errors=True)
+            os.replace(staging, path)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from packaging.version import InvalidVersion, Version
 
+from conformance.atomic import write_text_atomically
 from conformance.errors import ConformanceError
 
 DEFAULT_INDEX = "https://pypi.org/simple"
@@ -90,6 +91,16 @@ class PackageIndex:
         self.cache_dir = cache_dir
         self.fetch = fetch
         self._pages: dict[str, dict[str, Release]] = {}
+        self.notices: list[str] = []
+
+    def _read_cache(self, cached: Path) -> dict[str, Any] | None:
+        """The cached page, or None (with a notice) when the file is unreadable or truncated."""
+        try:
+            payload = json.loads(cached.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.notices.append(f"the package-index cache {cached.name} was unreadable; fetched it again")
+            return None
+        return payload if isinstance(payload, dict) else None
 
     def releases(self, project: str) -> dict[str, Release]:
         """Releases of `project`, from memory, a fresh disk cache, the index, or a stale disk cache."""
@@ -98,20 +109,18 @@ class PackageIndex:
         cached = self.cache_dir / f"index-{project}.json"
         payload = None
         if cached.exists() and time.time() - cached.stat().st_mtime < CACHE_TTL_S:
-            payload = json.loads(cached.read_text(encoding="utf-8"))
+            payload = self._read_cache(cached)
         if payload is None:
             try:
                 payload = self.fetch(project)
-                self.cache_dir.mkdir(parents=True, exist_ok=True)
-                tmp = cached.with_suffix(f".tmp{os.getpid()}")
-                tmp.write_text(json.dumps(payload), encoding="utf-8")
-                os.replace(tmp, cached)
+                write_text_atomically(cached, json.dumps(payload))
             except (OSError, urllib.error.URLError, ValueError) as exc:
-                if not cached.exists():
+                stale = self._read_cache(cached) if cached.exists() else None
+                if stale is None:
                     raise ConformanceError(
                         f"cannot read the package index for {project} ({exc}); check the network or set "
                         f"UV_INDEX_URL to a reachable simple index") from None
-                payload = json.loads(cached.read_text(encoding="utf-8"))
+                payload = stale
         self._pages[project] = parse_simple_json(payload)
         return self._pages[project]
 

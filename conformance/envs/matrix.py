@@ -11,6 +11,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 from conformance.errors import ConformanceError
+from conformance.results.schema import is_version
 
 MATRIX_DIR = Path(__file__).resolve().parents[2] / "matrix"
 DEFAULT_MATRIX = "default"
@@ -25,11 +26,15 @@ class Matrix:
 
 
 def matrix_path(name_or_path: str, matrix_dir: Path = MATRIX_DIR) -> Path:
-    """The file of a matrix given by name (`quick`) or by path (`my.toml`)."""
+    """The file of a matrix given by name (`quick`) or by path (`my.toml`); names are looked up first,
+    so a local folder called `quick` does not shadow the `quick` matrix."""
+    named = matrix_dir / f"{name_or_path}.toml"
+    if "/" not in name_or_path and "\\" not in name_or_path and named.is_file():
+        return named
     candidate = Path(name_or_path)
     if candidate.suffix == ".toml" or candidate.exists():
         return candidate
-    return matrix_dir / f"{name_or_path}.toml"
+    return named
 
 
 def available_matrices(matrix_dir: Path = MATRIX_DIR) -> list[str]:
@@ -49,6 +54,9 @@ def parse_matrix(text: str, name: str, source: str) -> Matrix:
             f'matrix file {source} needs `versions = ["0.4.38", ...]`, a non-empty list of JAX version strings')
     if len(set(versions)) != len(versions):
         raise ConformanceError(f"matrix file {source} lists a JAX version twice")
+    bad = [v for v in versions if not is_version(v)]
+    if bad:
+        raise ConformanceError(f"matrix file {source}: {bad[0]!r} is not a JAX version such as 0.4.38")
     return Matrix(name=name, versions=tuple(versions))
 
 

@@ -17,6 +17,8 @@ import functools
 import json
 import os
 import re
+import shlex
+from html import escape as html_escape
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,18 +49,26 @@ CellKey = tuple[str, str]  # (case id, param)
 
 def pretty_json(value: Any) -> str:
     """`value` as indented JSON for a person to read (non-JSON values by their repr)."""
-    return json.dumps(value, indent=2, ensure_ascii=False, default=repr)
+    return visible(json.dumps(value, indent=2, ensure_ascii=False, default=repr))
 
 
 def compact_json(value: Any) -> str:
     """`value` as one-line JSON (non-JSON values by their repr)."""
-    return json.dumps(value, ensure_ascii=False, default=repr)
+    return visible(json.dumps(value, ensure_ascii=False, default=repr))
 
 
-def rerun_command(jax_version: str, case_id: str) -> str:
-    """The CLI line that reruns a case (all its parameters) against one JAX version."""
-    quoted = "'" + case_id.replace("'", "'\"'\"'") + "'"
-    return f"jax-conformance run --jax {jax_version} -k {quoted}"
+def rerun_command(jax_version: str, cell_id: str) -> str:
+    """The CLI line that reruns a cell against one JAX version, every part shell-quoted."""
+    return f"jax-conformance run --jax {shlex.quote(jax_version)} -k {shlex.quote(cell_id)}"
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def visible(text: str) -> str:
+    """`text` safe to render and to encode: control characters and lone surrogates shown as escapes."""
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -234,16 +244,17 @@ def make_cell(result: Mapping[str, Any] | None, jax_version: str, known_issue: b
     return Cell(
         status=status,
         word=word,
-        reason=result.get("reason") or "",
+        reason=visible(result.get("reason") or ""),
         observation=result.get("observation"),
         expected=result.get("expected"),
         diff=tuple(result.get("diff") or ()),
         details=result.get("details"),
-        stdout_tail=result.get("stdout_tail") or "",
-        stderr_tail=result.get("stderr_tail") or "",
+        stdout_tail=visible(result.get("stdout_tail") or ""),
+        stderr_tail=visible(result.get("stderr_tail") or ""),
         duration_s=result.get("duration_s"),
         command=result.get("command") or "",
-        rerun=rerun_command(jax_version, result["case"]),
+        rerun=rerun_command(jax_version, f"{result['case']}[{result['param']}]" if result.get("param")
+                            else result["case"]),
         attempts=tuple(result.get("attempts") or ()),
     )
 
@@ -413,8 +424,9 @@ def render_html(table: ReportTable, generated_at: dt.datetime | str) -> str:
 
 
 def _md(text: str) -> str:
-    """`text` made safe inside a Markdown table cell."""
-    return " ".join(text.split()).replace("|", "\\|")
+    """`text` made safe inside a Markdown table cell: one line, no live HTML, no code spans, no cell breaks."""
+    flat = html_escape(" ".join(visible(text).split()), quote=False)
+    return flat.replace("|", "\\|").replace("`", "&#96;")
 
 
 def markdown_summary(table: ReportTable) -> str:
@@ -423,9 +435,9 @@ def markdown_summary(table: ReportTable) -> str:
     lines = ["| Section | Cell | " + " | ".join(map(_md, heads)) + " |",
              "|---|---|" + "---|" * len(heads)]
     for row in table.rows:
-        name = f"`{row.cell_id}`" + (" (known issue)" if row.known_issue else "")
+        name = _md(row.cell_id) + (" (known issue)" if row.known_issue else "")
         words = " | ".join(_md(cell.word) for cell in row.cells)
-        lines.append(f"| {_md(row.section)} | {_md(name)} | {words} |")
+        lines.append(f"| {_md(row.section)} | {name} | {words} |")
     lines.append("| | % conforming | " + " | ".join(c.conforming_text for c in table.columns) + " |")
     return "\n".join(lines) + "\n"
 
