@@ -1,8 +1,15 @@
-"""§0 and §2 of the chapter: known issue 1, the CPU miscompile of a closure-captured constant."""
+"""§2 of the chapter: seeing the program (jaxpr, StableHLO, optimized HLO, named scopes and the stage objects).
 
-from conformance.core.case import Expect, Observation, Section
+It also holds known issue 1 from §0, the CPU miscompile of a closure-captured constant, which the chapter
+bisects with disable_jit.
+"""
+
+from conformance.core.case import Expect, Observation, Param, Section, Unsupported
+from conformance.cases.helpers import BACKEND_COMPILE_EVENT, require, require_keyword
 
 SECTION = Section("§2", "Seeing the program")
+
+SCALE = 2.0  # a module-level "configuration" value that traced functions read as a global
 
 
 @SECTION.case(
@@ -12,11 +19,13 @@ SECTION = Section("§2", "Seeing the program")
           "closure-captured constant, while the same code under disable_jit is right.",
     known_issue=("darwin-arm64",),
     expect=Expect(
-        {"jit_error_above_1": False, "eager_error_below_1e-3": True},
-        platforms={"darwin-arm64": {"jit_error_above_1": True, "eager_error_below_1e-3": True}},
+        {"jit_error_above_1": False, "jit_error_below_1e-3": True, "eager_error_below_1e-3": True},
+        platforms={"darwin-arm64": {"jit_error_above_1": True, "jit_error_below_1e-3": False}},
     ),
-    notes="The chapter measured a jit error of 107 on macOS arm64 and says the bug did not show up in its "
-          "Linux x86 test; the eager error (5.91e-06) is asserted below 1e-3 everywhere.",
+    notes="The chapter measured a jit error of 107 on macOS arm64 (asserted above 1 there) and says the bug did "
+          "not show up in its Linux x86 test; the eager error (5.91e-06) is asserted below 1e-3 everywhere. Where "
+          "the bug does not reproduce, jit is expected to be as accurate as eager (below 1e-3; about 5e-6 on "
+          "linux-x86_64 with 0.12.0.1), so that a smaller miscompile is caught too.",
 )
 def closure_constant_miscompile():
     import jax
@@ -37,6 +46,375 @@ def closure_constant_miscompile():
     with jax.disable_jit():
         eager_error = max_error(summed_products(inputs))
     return Observation(
-        {"jit_error_above_1": jit_error > 1.0, "eager_error_below_1e-3": eager_error < 1e-3},
-        {"jit_error": jit_error, "eager_error": eager_error},
+        {"jit_error_above_1": jit_error > 1.0, "jit_error_below_1e-3": jit_error < 1e-3,
+         "eager_error_below_1e-3": eager_error < 1e-3},
+        {"jit_error": jit_error, "eager_error": eager_error,
+         "prng_impl": str(getattr(jax.config, "jax_default_prng_impl", None))},
+    )
+
+
+# §2.1: values baked into the jaxpr
+
+
+def _scaled(x):
+    return x * SCALE
+
+
+def _mul_operands(closed):
+    """The two operands of the last `mul` equation of a closed jaxpr."""
+    (*_, last) = [e for e in closed.jaxpr.eqns if e.primitive.name == "mul"]
+    return last.invars
+
+
+@SECTION.case(
+    subsection="2.1",
+    rows=["program.jaxpr.global_literal"],
+    claim="A module-level float read by a traced function enters the jaxpr as a literal operand, not as an "
+          "input variable.",
+    expect=Expect({"contains_literal_text": True, "input_variables": 1, "literal_operand": 2.0}),
+    notes="The chapter asserts the substring `mul a 2.0:f32[]`; the literal's `:f32[]` annotation is missing from "
+          "the printed jaxpr of older versions (0.4.38 prints `mul a 2.0`).",
+)
+def jaxpr_global_literal():
+    import jax
+
+    closed = jax.make_jaxpr(_scaled)(1.0)
+    operand = _mul_operands(closed)[1]
+    is_literal = type(operand).__name__ == "Literal"
+    return Observation(
+        {"contains_literal_text": "mul a 2.0:f32[]" in str(closed),
+         "input_variables": len(closed.jaxpr.invars),
+         "literal_operand": float(operand.val) if is_literal else None},
+        {"jaxpr": str(closed), "operand_type": type(operand).__name__},
+    )
+
+
+@SECTION.case(
+    subsection="2.1",
+    rows=["program.jit.stale_global"],
+    claim="Rebinding the global after the jitted function compiled neither retraces nor recompiles nor raises: "
+          "the old value keeps being used.",
+    expect=Expect({"before": 2.0, "after": 2.0, "traces": 1, "backend_compiles_after_rebinding": 0,
+                   "raised": None}),
+    notes="Compilations are counted with a jax.monitoring listener that is never removed (the process ends "
+          "with the probe), so versions without the public unregister function still take part.",
+)
+def jit_stale_global():
+    import jax
+
+    global SCALE
+    register = require("jax.monitoring.register_event_duration_secs_listener")
+    traces, compiles = [], []
+
+    def scaled(x):
+        traces.append(1)
+        return x * SCALE
+
+    scaled_jit = jax.jit(scaled)
+    before = float(scaled_jit(1.0))
+    register(lambda event, duration, **kw: compiles.append(event) if event == BACKEND_COMPILE_EVENT else None)
+    SCALE = 10.0
+    try:
+        after, raised = float(scaled_jit(1.0)), None
+    except Exception as exc:  # noqa: BLE001 - an exception is the observation
+        after, raised = None, type(exc).__name__
+    finally:
+        SCALE = 2.0
+    return Observation({"before": before, "after": after, "traces": len(traces),
+                        "backend_compiles_after_rebinding": len(compiles), "raised": raised})
+
+
+@SECTION.case(
+    subsection="2.1",
+    rows=["program.jaxpr.argument_variable"],
+    claim="A value passed as an argument is an input variable of the jaxpr, and the jitted function uses each "
+          "new value.",
+    expect=Expect({"input_variables": 2, "scale_is_input_variable": True, "with_2": 2.0, "with_10": 10.0}),
+    notes="The chapter prints `{ lambda ; a:f32[] b:f32[]. let c:f32[] = mul a b in (c,) }`; the text is a "
+          "detail, its structure (both operands of mul are the inputs) is compared.",
+)
+def jaxpr_argument_variable():
+    import jax
+
+    def scaled(x, scale):
+        return x * scale
+
+    closed = jax.make_jaxpr(scaled)(1.0, SCALE)
+    scale_operand = _mul_operands(closed)[1]
+    scaled_jit = jax.jit(scaled)
+    return Observation(
+        {"input_variables": len(closed.jaxpr.invars),
+         "scale_is_input_variable": any(scale_operand is v for v in closed.jaxpr.invars[1:]),
+         "with_2": float(scaled_jit(1.0, 2.0)), "with_10": float(scaled_jit(1.0, 10.0))},
+        {"jaxpr": str(closed)},
+    )
+
+
+# §2.2: jax.named_scope through the three representations
+
+
+def scoped_mlp(params, x):
+    """The chapter's two-layer network, each layer under its own named scope."""
+    import jax
+    import jax.numpy as jnp
+
+    with jax.named_scope("encoder"):
+        hidden = jax.nn.relu(x @ params["w1"])
+    with jax.named_scope("head"):
+        out = hidden @ params["w2"]
+        loss = jnp.mean(out ** 2)
+    return loss
+
+
+def _scoped_inputs():
+    import jax.numpy as jnp
+
+    return {"w1": jnp.ones((4, 8)) * 0.1, "w2": jnp.ones((8, 2)) * 0.1}, jnp.ones((3, 4))
+
+
+def _traced_scoped_mlp(inputs=None):
+    """`jax.jit(scoped_mlp).trace(params, x)`, with the chapter's inputs unless given."""
+    import jax
+
+    jitted = jax.jit(scoped_mlp)
+    if not hasattr(jitted, "trace"):
+        raise Unsupported("jax.jit(f).trace")
+    return jitted.trace(*(inputs or _scoped_inputs()))
+
+
+def _on_chapter_platform():
+    """Whether this is the chapter's platform, macOS on arm64 with the CPU backend."""
+    import platform
+    import sys
+
+    import jax
+
+    return sys.platform == "darwin" and platform.machine() == "arm64" and jax.default_backend() == "cpu"
+
+
+def _scope_ops(hlo_text, scope):
+    """(instruction, op_name) for every optimized-HLO instruction whose op_name passes through `/scope/`."""
+    import re
+
+    pattern = re.compile(r'%([\w.\-]+) = .*?op_name="([^"]*/' + re.escape(scope) + r'/[^"]*)"')
+    return [list(m.groups()) for m in pattern.finditer(hlo_text)]
+
+
+CHAPTER_ENCODER_INSTRUCTIONS = [
+    ["dot_general.1", "jit(scoped_mlp)/encoder/dot_general"],
+    ["broadcast.2", "jit(scoped_mlp)/encoder/jit(relu)"],
+    ["max.2", "jit(scoped_mlp)/encoder/jit(relu)/max"],
+    ["ynn_fusion.1", "jit(scoped_mlp)/encoder/dot_general"],
+    ["broadcast_maximum_fusion", "jit(scoped_mlp)/encoder/jit(relu)/max"],
+]
+
+
+@SECTION.case(
+    subsection="2.2",
+    claim="jax.named_scope names reach each jaxpr equation's name stack, only the debug_info=True StableHLO text, "
+          "and the op_name metadata of the optimized HLO; the compiled program still computes the right value.",
+    params=[
+        Param("jaxpr", rows=["program.named_scope.jaxpr_name_stack"], expect=Expect({
+            "encoder_equations_at_least_2": True,
+            "head_equations_at_least_3": True,
+            "distinct_name_stacks": ["encoder", "head"],
+        })),
+        Param("stablehlo_plain", rows=["program.named_scope.stablehlo_plain"], expect=Expect({
+            "scope_names_in_text": [],
+        })),
+        Param("stablehlo_debug_info", rows=["program.named_scope.stablehlo_debug_info"], expect=Expect({
+            "contains_encoder_dot_general_path": True,
+            "first_encoder_locations": ["jit(scoped_mlp)/encoder/dot_general", "jit(scoped_mlp)/encoder/jit(relu)"],
+        })),
+        Param("hlo_op_name", rows=["program.named_scope.hlo_op_name"], expect=Expect(
+            {"some_op_name_ends_with_encoder_dot_general": True,
+             "encoder_op_names_start_with_jit_scope": True},
+            platforms={"darwin-arm64": {"encoder_instructions": CHAPTER_ENCODER_INSTRUCTIONS}},
+        )),
+        Param("compiled_call", rows=["program.stages.compiled_callable"], expect=Expect({
+            "matches_float64_reference": True,
+        })),
+    ],
+    notes="In the chapter all five views come from one traced/lowered/compiled scoped_mlp; each view is its own "
+          "cell here. The chapter asserts only counts for the name stacks (encoder >= 2, head >= 3) and printed "
+          "the per-equation list ['encoder', 'encoder', 'head', 'head', 'head', 'head'] (details); the distinct "
+          "stacks in order are compared so that a change of the stack's spelling shows. The #loc numbers of "
+          "the debug_info text depend on the source locations of the whole program (the chapter's notebook "
+          "printed #loc73/#loc74, a script gets smaller numbers), so only the location names are compared. "
+          "Instruction and fusion names of the optimized HLO (ynn_fusion, broadcast_maximum_fusion) are specific "
+          "to the CPU backend and platform: the chapter's exact list is compared on darwin-arm64 only, and "
+          "elsewhere the platform-neutral part (an op_name ending in encoder/dot_general, and every encoder "
+          "op_name being jit(scoped_mlp)/encoder/...; 0.4.38 inserts jit(main)/ after jit(scoped_mlp)). "
+          "The probe adds the encoder_instructions fact only on macOS arm64 with the CPU backend (the chapter's "
+          "own platform test), so other platforms compare the neutral part and show the list in details; "
+          "linux-x86_64 with 0.12.0.1 gives the chapter's exact list too, 0.8.3 has no ynn_fusion.",
+)
+def named_scope_views(view):
+    import numpy as np
+
+    traced = _traced_scoped_mlp()
+    if view == "jaxpr":
+        stacks = [str(e.source_info.name_stack) for e in traced.jaxpr.jaxpr.eqns]
+        return Observation(
+            {"encoder_equations_at_least_2": stacks.count("encoder") >= 2,
+             "head_equations_at_least_3": stacks.count("head") >= 3,
+             "distinct_name_stacks": list(dict.fromkeys(stacks))},
+            {"name_stacks": stacks},
+        )
+    lowered = traced.lower()
+    if view == "stablehlo_plain":
+        plain = lowered.as_text()
+        return Observation({"scope_names_in_text": [s for s in ("encoder", "head") if s in plain]})
+    if view == "stablehlo_debug_info":
+        import re
+
+        require_keyword(lowered.as_text, "debug_info", "jax.stages.Lowered.as_text")
+        text = lowered.as_text(debug_info=True)
+        lines = [line.strip() for line in text.splitlines() if "encoder/" in line]
+        names = [m.group(1) for m in (re.search(r'loc\("([^"]*)"', line) for line in lines[:2]) if m]
+        return Observation(
+            {"contains_encoder_dot_general_path": "jit(scoped_mlp)/encoder/dot_general" in text,
+             "first_encoder_locations": names},
+            {"first_encoder_lines": lines[:2]},
+        )
+    compiled = lowered.compile()
+    if view == "hlo_op_name":
+        ops = _scope_ops(compiled.as_text(), "encoder")
+        facts = {"some_op_name_ends_with_encoder_dot_general": any(op.endswith("encoder/dot_general") for _, op in ops),
+                 "encoder_op_names_start_with_jit_scope": bool(ops) and all(
+                     op.startswith("jit(scoped_mlp)/encoder/") for _, op in ops)}
+        if _on_chapter_platform():
+            facts["encoder_instructions"] = ops
+        return Observation(facts, {"encoder_instructions": ops})
+    params, x = _scoped_inputs()
+    value = float(compiled(params, x))
+    as64 = {k: np.asarray(v, np.float64) for k, v in params.items()}
+    reference = float(np.mean((np.maximum(np.asarray(x, np.float64) @ as64["w1"], 0) @ as64["w2"]) ** 2))
+    return Observation({"matches_float64_reference": bool(np.isclose(value, reference))},
+                       {"compiled": value, "reference": reference})
+
+
+# §2.3: the stage objects
+
+
+@SECTION.case(
+    subsection="2.3",
+    claim="jit(f).trace(...) gives a jax.stages.Traced, .lower() a Lowered and .compile() a Compiled; "
+          "Traced.out_info describes the output without compiling, and Compiled.input_shardings mirrors the "
+          "arguments' pytree.",
+    params=[
+        Param("types", rows=["program.stages.types"], expect=Expect({
+            "type_names": ["Traced", "Lowered", "Compiled"],
+            "isinstance_jax_stages": [True, True, True],
+        })),
+        Param("out_info", rows=["program.stages.out_info"], expect=Expect({
+            "type": "ShapeDtypeStruct",
+            "shape": [],
+            "dtype": "float32",
+            "backend_compiles": 0,
+        })),
+        Param("input_shardings", rows=["program.stages.input_shardings_pytree"], expect=Expect({
+            "positional_entries": 2,
+            "params_keys": ["w1", "w2"],
+        })),
+    ],
+    notes="The chapter prints `ShapeDtypeStruct(shape=(), dtype=float32)` for out_info and asserts its shape and "
+          "dtype; older versions return an OutInfo tuple instead (0.4.38), which the type fact shows. "
+          "Compilations while tracing and reading out_info are counted with a jax.monitoring listener that is "
+          "never removed (the process ends with the probe).",
+)
+def stage_objects(aspect):
+    import jax
+
+    stages = require("jax.stages")
+    if aspect == "out_info":
+        register = require("jax.monitoring.register_event_duration_secs_listener")
+        inputs = _scoped_inputs()  # building them compiles small programs of their own
+        compiles = []
+        register(lambda event, duration, **kw: compiles.append(event) if event == BACKEND_COMPILE_EVENT else None)
+        traced = _traced_scoped_mlp(inputs)
+        info = traced.out_info
+        return Observation(
+            {"type": type(info).__name__, "shape": list(info.shape), "dtype": str(info.dtype),
+             "backend_compiles": len(compiles)},
+            {"out_info": repr(info)},
+        )
+    traced = _traced_scoped_mlp()
+    lowered = traced.lower()
+    compiled = lowered.compile()
+    if aspect == "types":
+        objects = (traced, lowered, compiled)
+        classes = (stages.Traced, stages.Lowered, stages.Compiled)
+        return Observation({
+            "type_names": [type(o).__name__ for o in objects],
+            "isinstance_jax_stages": [isinstance(o, c) for o, c in zip(objects, classes)],
+        })
+    shardings = compiled.input_shardings
+    return Observation(
+        {"positional_entries": len(shardings[0]), "params_keys": sorted(shardings[0][0])},
+        {"input_shardings": repr(shardings), "jax": jax.__version__},
+    )
+
+
+def _require_attributes(stage, class_name, *names):
+    """Raise `Unsupported("jax.stages.<class>.<name>")` for the first attribute the stage object lacks."""
+    for name in names:
+        if not hasattr(stage, name):
+            raise Unsupported(f"jax.stages.{class_name}.{name}")
+
+
+@SECTION.case(
+    subsection="2.3",
+    rows=["program.stages.attributes"],
+    claim="The stage objects expose the debugging attributes the chapter lists: Traced.jaxpr/out_info/in_avals, "
+          "Lowered.as_text(debug_info=...)/cost_analysis(), and Compiled.as_text()/memory_analysis()/"
+          "cost_analysis()/input_shardings/output_shardings.",
+    expect=Expect({
+        "traced_jaxpr_has_equations": True,
+        "traced_in_avals": "(({'w1': ShapedArray(float32[4,8]), 'w2': ShapedArray(float32[8,2])}, "
+                           "ShapedArray(float32[3,4])), {})",
+        "lowered_debug_text_has_locations": True,
+        "lowered_cost_analysis_has_flops": True,
+        "compiled_text_is_hlo_module": True,
+        "compiled_memory_analysis_has_temp_size": True,
+        "compiled_cost_analysis_has_flops": True,
+        "output_shardings_is_sharding": True,
+    }),
+    notes="A prose table in the chapter, with no documented values; each fact says that the attribute gives the "
+          "kind of thing the table uses it for. A missing attribute (or the debug_info keyword) is unsupported, "
+          "naming it. in_avals is compared as text: the argument pytree of the chapter's scoped_mlp. Compiled."
+          "cost_analysis() is a dict on 0.12 (a list holding one dict on 0.4.38), so both count as having flops.",
+)
+def stage_attributes():
+    import jax
+
+    traced = _traced_scoped_mlp()
+    _require_attributes(traced, "Traced", "jaxpr", "out_info", "in_avals")
+    lowered = traced.lower()
+    _require_attributes(lowered, "Lowered", "as_text", "cost_analysis")
+    require_keyword(lowered.as_text, "debug_info", "jax.stages.Lowered.as_text")
+    compiled = lowered.compile()
+    _require_attributes(compiled, "Compiled", "as_text", "memory_analysis", "cost_analysis", "input_shardings",
+                        "output_shardings")
+
+    def has_flops(analysis):
+        entries = analysis if isinstance(analysis, (list, tuple)) else [analysis]
+        return any(isinstance(e, dict) and "flops" in e for e in entries)
+
+    lowered_cost, compiled_cost = lowered.cost_analysis(), compiled.cost_analysis()
+    memory = compiled.memory_analysis()
+    return Observation(
+        {
+            "traced_jaxpr_has_equations": len(traced.jaxpr.eqns) > 0,
+            "traced_in_avals": str(traced.in_avals),
+            "lowered_debug_text_has_locations": "loc(" in lowered.as_text(debug_info=True),
+            "lowered_cost_analysis_has_flops": has_flops(lowered_cost),
+            "compiled_text_is_hlo_module": compiled.as_text().startswith("HloModule"),
+            "compiled_memory_analysis_has_temp_size": hasattr(memory, "temp_size_in_bytes"),
+            "compiled_cost_analysis_has_flops": has_flops(compiled_cost),
+            "output_shardings_is_sharding": isinstance(compiled.output_shardings, jax.sharding.Sharding),
+        },
+        {"jaxpr_type": type(traced.jaxpr).__name__, "compiled_cost_analysis_type": type(compiled_cost).__name__,
+         "temp_size_in_bytes": getattr(memory, "temp_size_in_bytes", None),
+         "output_shardings": repr(compiled.output_shardings)},
     )
