@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import time
 
 import pytest
 
@@ -107,3 +109,28 @@ def test_keys_change_with_the_environment(environment):
     cell = DECLARED[0]
     assert cell_key(cell.case, cell.param, environment_digest({"jax": NEWEST}, "3.13.0")) != \
         cell_key(cell.case, cell.param, environment_digest({"jax": "0.4.38"}, "3.13.0"))
+
+
+def test_hostile_probes_become_statuses_and_the_report_still_renders(environment, tmp_path):
+    from conformance.core.case import load_cases as load
+    from conformance.report.html import build_table, render_html
+    from conformance.results.schema import ResultFile, RunHeader
+
+    described = describe_target(environment.python)
+    target = Target(environment.python, described["platform"], described["jax"], "tests.adversarial_cases")
+    cases = load("tests.adversarial_cases")
+    started = time.monotonic()
+    run = RunSession(target, launcher="fork", workers=2, retries=0).run(all_cells(cases))
+    assert time.monotonic() - started < 120
+    statuses = {r.case: r.status.value for r in run.results}
+    assert statuses == {
+        "hostile.hang": "timeout", "hostile.setsid_grandchild": "timeout", "hostile.flood": "timeout",
+        "hostile.hard_exit": "crash", "hostile.interrupt": "error", "hostile.not_json": "error",
+        "hostile.deep": "error", "hostile.surrogate": "differs"}
+    assert subprocess.run(["pgrep", "-f", "time[.]sleep[(]608[)]"], capture_output=True).stdout == b""
+    surrogate = next(r for r in run.results if r.case == "hostile.surrogate")
+    assert "[… truncated]" in json.dumps(surrogate.details, ensure_ascii=False)
+    header = RunHeader(jax=described["jax"], platform=described["platform"], finished_at="now")
+    page = render_html(build_table([ResultFile(header, run.results, "hostile")], cases), "now")
+    page.encode("utf-8")
+    assert "<script>alert" not in page and len(page) < 2_000_000

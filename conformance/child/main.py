@@ -44,7 +44,7 @@ def write_record(path: str, record: dict[str, Any]) -> None:
     """Write the record; one that is not plain JSON becomes an error record saying so."""
     try:
         write_json_atomically(path, record)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         write_json_atomically(path, error_record(record["case"], record["param"], type(exc).__name__,
                                                  f"probe result is not plain JSON: {exc}"))
 

@@ -1,0 +1,1 @@
+"""Hostile probes: the suite must turn each into a status, never into a failed run or a broken report."""
