@@ -260,3 +260,15 @@ def test_page_data_of_the_real_suite_has_every_module_once():
     cases = load_cases()
     data = page_data(build_model([], cases))
     assert data["rows"] == [] and data["modules"] == {}
+
+
+def test_the_committed_report_matches_the_code():
+    from conformance import __version__
+    from conformance.core.case import load_cases
+
+    committed = Path(__file__).resolve().parents[1] / "reports" / "index.html"
+    data = data_block(committed.read_text(encoding="utf-8"))
+    assert data["suite"] == __version__, "reports/index.html is from another suite version: regenerate it"
+    assert {c["id"] for c in data["cases"]} == {c.id for c in load_cases()}, \
+        "reports/index.html shows another set of cases: regenerate it from a default-matrix run"
+    assert len({c["jax"] for c in data["columns"]}) >= 9
