@@ -28,6 +28,7 @@ from filelock import FileLock
 
 from conformance.atomic import write_text_atomically
 from conformance.engine.session import LAUNCHERS
+from conformance.envs.index import sort_versions
 from conformance.envs.pins import compile_pins
 from conformance.results.schema import is_version
 from conformance.results.load import ResultsError, load_result_file, read_results_tolerantly, result_files
@@ -88,8 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--markdown", type=Path, metavar="PATH", help="also write the Markdown summary table")
 
     matrix = commands.add_parser("matrix", help="print the JAX versions of a matrix (latest: read from the index)")
-    matrix.add_argument("name", nargs="?", default=DEFAULT_MATRIX, metavar="NAME",
-                        help=f"a matrix name or .toml path, or JAX versions separated by spaces or commas "
+    matrix.add_argument("names", nargs="?", default=DEFAULT_MATRIX, metavar="NAMES",
+                        help=f"matrix names or .toml paths and JAX versions, separated by spaces or commas "
                              f"(default {DEFAULT_MATRIX})")
     matrix.add_argument("--json", action="store_true", help="print a JSON list (for a CI job matrix)")
 
@@ -127,9 +128,10 @@ def pytest_argv(env: JaxEnvironment, json_path: Path, stored: Path, args: argpar
         argv.append("--jax-rerun")
     if args.expression:
         argv += ["-k", args.expression]
-    if args.shard:
-        argv += ["--jax-shard", args.shard.label]
-        if args.shard_durations:
+    shard = getattr(args, "shard", None)
+    if shard:
+        argv += ["--jax-shard", shard.label]
+        if getattr(args, "shard_durations", None):
             argv += ["--jax-shard-durations", str(args.shard_durations)]
     return argv
 
@@ -163,7 +165,7 @@ def run_version(env: JaxEnvironment, args: argparse.Namespace) -> dict[str, Any]
                                    f"delete {env.path} and run again")
         wall = time.monotonic() - started
         head["wall_s"] = round(wall, 3)
-        shard = args.shard.file_suffix if args.shard else ""
+        shard = args.shard.file_suffix if getattr(args, "shard", None) else ""
         final = args.results / f"{head['jax']}-{head['platform']}{shard}.json"
         with FileLock(str(args.results / f".{final.name}.lock")):
             stored = read_stored(final)
@@ -332,12 +334,13 @@ def matrix_versions(name: str, builder: EnvironmentBuilder) -> list[str]:
 
 
 def command_matrix(args: argparse.Namespace) -> int:
-    """Print the JAX versions of a matrix, one a line or (`--json`) as a JSON list."""
-    words = [w for w in args.name.replace(",", " ").split() if w]
-    if words and all(is_version(w) for w in words) and not Path(args.name).exists():
-        versions = list(dict.fromkeys(words))
-    else:
-        versions = matrix_versions(args.name, EnvironmentBuilder())
+    """Print the JAX versions of matrices and versions given together (oldest first, each once),
+    one a line or (`--json`) as a JSON list; `latest` asks the package index."""
+    builder = EnvironmentBuilder()
+    found: list[str] = []
+    for word in args.names.replace(",", " ").split() or [DEFAULT_MATRIX]:
+        found += [word] if is_version(word) and not Path(word).exists() else matrix_versions(word, builder)
+    versions = sort_versions(dict.fromkeys(found))
     print(json.dumps(versions) if args.json else "\n".join(versions))
     return 0
 
