@@ -35,7 +35,7 @@ from conformance.results.load import ResultsError, load_result_file, read_result
 from conformance.results.merge import merge_files, merge_report_json
 from conformance.engine.runner import SOURCE_ROOT
 from conformance.engine.selection import all_cells, select_cells
-from conformance.engine.shards import Shard, parse_shard, select_shard
+from conformance.engine.shards import parse_shard, select_shard
 from conformance.envs.matrix import resolve_versions
 from conformance.results.durations import recorded_durations
 from conformance.report.text import cases_listing, run_summary
@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="run every selected cell, even those whose stored result is still valid")
     run.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
                      help="folder for result files (default results/)")
-    run.add_argument("--shard", metavar="K/N", type=_shard_argument,
+    run.add_argument("--shard", metavar="K/N",
                      help="run only shard K of N of the selected cells, balanced by recorded durations; "
                           "results go to <jax>-<platform>-shardKofN.json")
     run.add_argument("--shard-durations", type=Path, metavar="PATH",
@@ -98,13 +98,6 @@ def build_parser() -> argparse.ArgumentParser:
     pin.add_argument("versions", nargs="*", metavar="VERSION",
                      help=f"JAX versions to pin (default: every version of the {DEFAULT_MATRIX} matrix)")
     return parser
-
-
-def _shard_argument(text: str) -> Shard:
-    try:
-        return parse_shard(text)
-    except ConformanceError as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix("--shard ")) from None
 
 
 def command_list(args: argparse.Namespace) -> int:
@@ -242,6 +235,7 @@ def _run_versions(args: argparse.Namespace) -> int:
     versions = list(dict.fromkeys(args.jax)) if args.jax else matrix_versions(args.matrix or DEFAULT_MATRIX, builder)
     cells = select_cells(all_cells(load_cases()), args.expression)
     selected = len(cells)
+    args.shard = parse_shard(args.shard) if args.shard else None
     if args.shard:
         chosen = select_shard([c.id for c in cells], args.shard, recorded_durations(args.shard_durations))
         cells = [c for c in cells if c.id in chosen]
