@@ -115,3 +115,28 @@ def test_report_merges_shards_and_names_every_conflicting_cell(tmp_path, capsys)
     assert "crash in" in err and err.count("conflict:") == 1
     summary = (tmp_path / "out" / "summary.md").read_text()
     assert summary.count("0.12.0.1") == 1  # two shards, one column
+
+
+def test_the_plugin_runs_one_shard_of_the_k_selection_and_names_it_in_the_header(pytester, monkeypatch):
+    from conformance.engine.runner import SOURCE_ROOT
+
+    monkeypatch.setenv("PYTHONPATH", SOURCE_ROOT)
+    selection = "conforming or differing or echo or unsupported"
+    seen, headers = [], []
+    for shard in ("1/2", "2/2"):
+        report = pytester.path / f"report-{shard[0]}.json"
+        result = pytester.runpytest_subprocess(
+            "--pyargs", "tests.fixture_cases", "--conformance-cases", "tests.fixture_cases", "-p", "no:cacheprovider",
+            "-k", selection, "--jax-shard", shard, "--jax-shard-durations", str(pytester.path / "none"),
+            "--json-report", f"--json-report-file={report}")
+        assert result.ret in (0, 1)
+        data = json.loads(report.read_text())
+        seen.append({t["nodeid"].split("::")[1] for t in data["tests"]})
+        headers.append(data["jax_conformance"]["shard"])
+    assert headers == ["1/2", "2/2"]
+    assert seen[0] and seen[1] and not seen[0] & seen[1]
+    assert seen[0] | seen[1] == {"conforming", "differing", "echo[a]", "echo[b]", "unsupported"}
+    bad = pytester.runpytest_subprocess("--pyargs", "tests.fixture_cases", "--conformance-cases",
+                                        "tests.fixture_cases", "-p", "no:cacheprovider", "--jax-shard", "0/2")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--jax-shard" in bad.stderr.str()
