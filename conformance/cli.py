@@ -30,7 +30,7 @@ from conformance.atomic import write_text_atomically
 from conformance.engine.session import LAUNCHERS
 from conformance.envs.index import sort_versions
 from conformance.envs.pins import compile_pins
-from conformance.results.schema import is_version
+from conformance.results.schema import ResultFile, is_version
 from conformance.results.load import ResultsError, load_result_file, read_results_tolerantly, result_files
 from conformance.results.merge import merge_files, merge_report_json
 from conformance.engine.runner import SOURCE_ROOT
@@ -207,7 +207,7 @@ def render_report(paths: Any, out: Path, markdown: Path | None = None) -> tuple[
     return write_report(loaded.files, out, markdown_path=markdown), loaded.problems
 
 
-def print_conflicts(files: list) -> int:
+def print_conflicts(files: list[ResultFile]) -> int:
     """Name on stderr every cell that two files of one version and platform report differently; return how many.
 
     Shards and platforms merge cell by cell (the file finished last wins a cell); a conflict is

@@ -32,6 +32,7 @@ from conformance.engine.selection import Cell
 from conformance.engine.shards import Shard, parse_shard, select_shard
 from conformance.errors import ConformanceError
 from conformance.engine.session import LAUNCHERS, RunSession
+from conformance.results.durations import recorded_durations
 from conformance.results.schema import CellResult, RunHeader, SchemaError, result_file_from_json
 
 ENVINFO_TIMEOUT_S = 300
@@ -193,8 +194,6 @@ class ConformanceRun:
         """With `--jax-shard K/N`, keep only shard K of the cells still selected (after `-k`)."""
         if self.shard is None:
             return
-        from conformance.results.durations import recorded_durations
-
         cells = {item.case.cell_id(item.param): item for item in items if isinstance(item, CaseItem)}
         chosen = select_shard(cells, self.shard, recorded_durations(config.getoption("jax_shard_durations")))
         dropped = [item for cell_id, item in cells.items() if cell_id not in chosen]
