@@ -61,3 +61,29 @@ def test_pid_alive_never_signals_and_sees_a_dead_process():
     done = subprocess.Popen([sys.executable, "-c", "pass"])
     done.wait()
     assert not pid_alive(done.pid)
+
+
+def test_on_windows_a_tree_is_killed_with_taskkill(monkeypatch):
+    from conformance import portable
+
+    calls = []
+    monkeypatch.setattr(portable, "WINDOWS", True)
+    monkeypatch.setattr(portable.subprocess, "run", lambda argv, **kwargs: calls.append(argv))
+    portable.kill_tree(4321)
+    portable.kill_pid(4322)
+    assert calls == [["taskkill", "/F", "/T", "/PID", "4321"], ["taskkill", "/F", "/PID", "4322"]]
+
+
+def test_marked_processes_are_found_on_linux():
+    marker = "JAXCONF_PORTABLE_TEST=yes-" + str(os.getpid())
+    name, value = marker.split("=", 1)
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], env={**os.environ, name: value})
+    try:
+        from conformance.portable import processes_with_variable
+
+        if not Path("/proc").is_dir():
+            pytest.skip("no /proc here")
+        assert child.pid in processes_with_variable(marker)
+    finally:
+        child.kill()
+        child.wait()
