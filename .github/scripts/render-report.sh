@@ -13,5 +13,5 @@ mkdir -p "$site"
 "$py" -m conformance report "${RESULTS:?set RESULTS to the folder of result files}" \
     -o "$site/index.html" --markdown "$site/summary.md"
 if [[ -n "${GITHUB_STEP_SUMMARY:-}" ]]; then
-    { echo "## JAX conformance"; echo; cat "$site/summary.md"; } >> "$GITHUB_STEP_SUMMARY"
+    cat "$site/summary.md" >> "$GITHUB_STEP_SUMMARY"
 fi
