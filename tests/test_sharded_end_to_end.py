@@ -82,7 +82,8 @@ def test_the_merge_job_renders_one_column_and_skips_the_gate_without_a_baseline(
     assert done.returncode == 0, done.stdout + done.stderr
     assert "conflict" not in done.stderr
     summary = (site / "summary.md").read_text()
-    assert summary.count(NEWEST) == 1 and (site / "index.html").exists()
+    platform = json.loads(next(sharded.glob("*.json")).read_text())["jax_conformance"]["platform"]
+    assert summary.count(f"| {NEWEST} | {platform} |") == 1 and (site / "index.html").exists()
     assert "## JAX conformance" in (base / "step-summary.md").read_text()
     gate = script("gate.sh", base, BASELINE=str(base / "no-baseline"), RESULTS=str(sharded), SITE=str(site))
     assert gate.returncode == 0 and "gate was skipped" in gate.stdout
