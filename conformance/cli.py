@@ -28,11 +28,16 @@ from filelock import FileLock
 
 from conformance.atomic import write_text_atomically
 from conformance.engine.session import LAUNCHERS
+from conformance.envs.index import sort_versions
 from conformance.envs.pins import compile_pins
+from conformance.results.schema import ResultFile, is_version
 from conformance.results.load import ResultsError, load_result_file, read_results_tolerantly, result_files
-from conformance.results.merge import merge_report_json
+from conformance.results.merge import merge_files, merge_report_json
 from conformance.engine.runner import SOURCE_ROOT
 from conformance.engine.selection import all_cells, select_cells
+from conformance.engine.shards import parse_shard, select_shard
+from conformance.envs.matrix import resolve_versions
+from conformance.results.durations import recorded_durations
 from conformance.report.text import cases_listing, run_summary
 
 CASES_DIR = Path(conformance.__file__).resolve().parent / "cases"
@@ -67,6 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="run every selected cell, even those whose stored result is still valid")
     run.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
                      help="folder for result files (default results/)")
+    run.add_argument("--shard", metavar="K/N",
+                     help="run only shard K of N of the selected cells, balanced by recorded durations; "
+                          "results go to <jax>-<platform>-shardKofN.json")
+    run.add_argument("--shard-durations", type=Path, metavar="PATH",
+                     help="result files whose recorded durations balance the shards (default matrix/baseline/); "
+                          "every shard of a run must read the same ones")
     run.add_argument("-o", "--report", type=Path, default=None, metavar="PATH",
                      help="HTML report to write from every result file in DIR (default: reports/index.html for "
                           "the default results/ folder, DIR/report.html for another folder)")
@@ -77,6 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("-o", "--output", type=Path, default=DEFAULT_REPORT, metavar="PATH")
     report.add_argument("--markdown", type=Path, metavar="PATH", help="also write the Markdown summary")
     report.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML, one test case per cell")
+
+    matrix = commands.add_parser("matrix", help="print the JAX versions of a matrix (latest: read from the index)")
+    matrix.add_argument("names", nargs="?", default=DEFAULT_MATRIX, metavar="NAMES",
+                        help=f"matrix names or .toml paths and JAX versions, separated by spaces or commas "
+                             f"(default {DEFAULT_MATRIX})")
+    matrix.add_argument("--json", action="store_true", help="print a JSON list (for a CI job matrix)")
 
     pin = commands.add_parser("pin", help="refresh the hashed pinned requirement sets in matrix/pins/")
     pin.add_argument("versions", nargs="*", metavar="VERSION",
@@ -105,6 +122,11 @@ def pytest_argv(env: JaxEnvironment, json_path: Path, stored: Path, args: argpar
         argv.append("--jax-rerun")
     if args.expression:
         argv += ["-k", args.expression]
+    shard = getattr(args, "shard", None)
+    if shard:
+        argv += ["--jax-shard", shard.label]
+        if getattr(args, "shard_durations", None):
+            argv += ["--jax-shard-durations", str(args.shard_durations)]
     return argv
 
 
@@ -137,7 +159,8 @@ def run_version(env: JaxEnvironment, args: argparse.Namespace) -> dict[str, Any]
                                    f"delete {env.path} and run again")
         wall = time.monotonic() - started
         head["wall_s"] = round(wall, 3)
-        final = args.results / f"{head['jax']}-{head['platform']}.json"
+        shard = args.shard.file_suffix if getattr(args, "shard", None) else ""
+        final = args.results / f"{head['jax']}-{head['platform']}{shard}.json"
         with FileLock(str(args.results / f".{final.name}.lock")):
             stored = read_stored(final)
             merged = merge_report_json(stored, data)
@@ -182,7 +205,21 @@ def render_report(paths: Any, out: Path, markdown: Path | None = None,
         raise ConformanceError(f"{loaded.problems[0]}{more}" if loaded.problems else "no result files given")
     for problem in loaded.problems:
         print(f"jax-conformance: skipped unreadable result file: {problem}", file=sys.stderr)
+    print_conflicts(loaded.files)
     return write_report(loaded.files, out, markdown_path=markdown, junit_path=junit), loaded.problems
+
+
+def print_conflicts(files: list[ResultFile]) -> int:
+    """Name on stderr every cell that two files of one version and platform report differently; return how many.
+
+    Shards and platforms merge cell by cell (the file finished last wins a cell); a conflict is
+    never dropped in silence.
+    """
+    conflicts = [c for run in merge_files(files) for c in run.conflicts]
+    for conflict in conflicts:
+        print(f"jax-conformance: conflict: {conflict.describe()} (the file finished last is reported)",
+              file=sys.stderr)
+    return len(conflicts)
 
 
 def command_run(args: argparse.Namespace) -> int:
@@ -196,8 +233,18 @@ def command_run(args: argparse.Namespace) -> int:
 
 def _run_versions(args: argparse.Namespace) -> int:
     started = time.monotonic()
-    versions = list(dict.fromkeys(args.jax)) if args.jax else list(load_matrix(args.matrix or DEFAULT_MATRIX).versions)
+    builder = EnvironmentBuilder()
+    versions = list(dict.fromkeys(args.jax)) if args.jax else matrix_versions(args.matrix or DEFAULT_MATRIX, builder)
     cells = select_cells(all_cells(load_cases()), args.expression)
+    selected = len(cells)
+    args.shard = parse_shard(args.shard) if args.shard else None
+    if args.shard:
+        chosen = select_shard([c.id for c in cells], args.shard, recorded_durations(args.shard_durations))
+        cells = [c for c in cells if c.id in chosen]
+        if not cells:
+            print(f"jax-conformance: shard {args.shard.label} holds none of the {selected} selected cells; "
+                  f"nothing to run")
+            return 0
     if args.results.exists() and not args.results.is_dir():
         raise ConformanceError(f"--results {args.results} is a file; name a folder for the result files")
     if args.workers < 1:
@@ -206,10 +253,10 @@ def _run_versions(args: argparse.Namespace) -> int:
         raise ConformanceError(f"--retries {args.retries}: the number of retries cannot be negative")
     report_path = args.report or (DEFAULT_REPORT if args.results == DEFAULT_RESULTS else args.results / "report.html")
     check_writable(report_path, "-o")
-    builder = EnvironmentBuilder()
     for version in versions:  # fail before any long work: unknown versions, no fitting Python
         builder.interpreter_for(version)
-    print(f"jax-conformance {conformance.__version__}: {len(cells)} cells x {len(versions)} JAX versions",
+    sharded = f" (shard {args.shard.label} of {selected} selected)" if args.shard else ""
+    print(f"jax-conformance {conformance.__version__}: {len(cells)} cells{sharded} x {len(versions)} JAX versions",
           flush=True)
     finished, failed = [], []
     try:
@@ -275,6 +322,26 @@ def command_report(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def matrix_versions(name: str, builder: EnvironmentBuilder) -> list[str]:
+    """The versions of a named matrix; one that names the newest releases asks the package index."""
+    matrix = load_matrix(name)
+    if not matrix.newest:
+        return list(matrix.versions)
+    return list(resolve_versions(matrix, builder.index.releases("jax")))
+
+
+def command_matrix(args: argparse.Namespace) -> int:
+    """Print the JAX versions of matrices and versions given together (oldest first, each once),
+    one a line or (`--json`) as a JSON list; `latest` asks the package index."""
+    builder = EnvironmentBuilder()
+    found: list[str] = []
+    for word in args.names.replace(",", " ").split() or [DEFAULT_MATRIX]:
+        found += [word] if is_version(word) and not Path(word).exists() else matrix_versions(word, builder)
+    versions = sort_versions(dict.fromkeys(found))
+    print(json.dumps(versions) if args.json else "\n".join(versions))
+    return 0
+
+
 def command_pin(args: argparse.Namespace) -> int:
     """Refresh the hashed pins of the given versions (default: the default matrix)."""
     versions = args.versions or list(load_matrix(DEFAULT_MATRIX).versions)
@@ -285,7 +352,8 @@ def command_pin(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "pin": command_pin}
+COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "matrix": command_matrix,
+            "pin": command_pin}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,12 +18,17 @@ from typing import Any
 from conformance.child.main import write_json_atomically
 
 _MACHINE_ALIASES = {"amd64": "x86_64", "aarch64": "arm64"}
+# Windows names its machines as the platform's own tools do: windows-amd64, windows-arm64.
+_WINDOWS_MACHINE_ALIASES = {"x86_64": "amd64", "aarch64": "arm64"}
 
 
 def platform_tag(system: str, machine: str, backend: str | None) -> str:
-    """The platform name used by expectations, e.g. `linux-x86_64`, `darwin-arm64`, `linux-x86_64-cuda`."""
+    """The platform name used by expectations, e.g. `linux-x86_64`, `darwin-arm64`, `windows-amd64`,
+    `linux-x86_64-cuda`."""
     machine = machine.lower()
-    tag = f"{system.lower()}-{_MACHINE_ALIASES.get(machine, machine)}"
+    system = system.lower()
+    aliases = _WINDOWS_MACHINE_ALIASES if system == "windows" else _MACHINE_ALIASES
+    tag = f"{system}-{aliases.get(machine, machine)}"
     if backend == "gpu":
         return f"{tag}-cuda"
     if backend and backend != "cpu":

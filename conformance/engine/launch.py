@@ -10,6 +10,12 @@ keeps only their tails, so a runaway printer costs disk, not memory); at the tim
 whole process group is killed, and so is any process that carries the cell's marker variable
 in its environment (a grandchild that started a session of its own). Every live child is
 registered, so an interrupted run can kill them all (`kill_all`).
+
+Where the platform lacks these (`conformance.portable`): on Windows a child starts in a new
+process group and its tree is killed with `taskkill /T`; marked processes are found through
+`/proc` on Linux and `ps -E` on macOS; the fork server is not used where `os.fork` is missing
+(Windows) or unsafe after importing jax (macOS), and every cell is spawned, which the run
+header records as `spawn (fork unavailable)`.
 """
 
 from __future__ import annotations
@@ -17,9 +23,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import signal
 import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -28,6 +32,8 @@ from pathlib import Path
 from typing import IO, Mapping, Sequence
 
 from conformance.core.observation import ProcessOutcome
+from conformance.portable import fork_unavailable_reason, kill_pid, kill_tree, new_group_options, \
+    processes_with_variable
 
 TAIL_CHARS = 4000
 MARKER_VARIABLE = "JAXCONF_CELL_TOKEN"
@@ -81,34 +87,15 @@ def _unregister(pgid: int) -> None:
 
 
 def _processes_with_marker(token: str) -> list[int]:
-    """Pids of processes whose environment carries `MARKER_VARIABLE=token` (Linux /proc; [] elsewhere)."""
-    needle = f"{MARKER_VARIABLE}={token}".encode()
-    found = []
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return found
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if needle in (entry / "environ").read_bytes().split(b"\0"):
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
+    """Pids of processes whose environment carries `MARKER_VARIABLE=token` (see `portable`)."""
+    return processes_with_variable(f"{MARKER_VARIABLE}={token}")
 
 
 def kill_cell(pgid: int, token: str) -> None:
-    """Kill a cell's process group, then every process still marked with its token."""
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    """Kill a cell's process group (its process tree on Windows), then every process still marked with its token."""
+    kill_tree(pgid)
     for pid in _processes_with_marker(token):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        kill_pid(pid)
 
 
 def kill_all() -> int:
@@ -163,7 +150,7 @@ class SpawnLauncher:
                 open(os.path.join(command.workdir, "stderr.txt"), "wb") as err, \
                 (open(stdin_path, "rb") if command.stdin is not None else open(os.devnull, "rb")) as feed:
             proc = subprocess.Popen(argv, env=env, cwd=command.workdir, stdin=feed, stdout=out, stderr=err,
-                                    start_new_session=True)
+                                    **new_group_options())
         _register(proc.pid, token)
         timed_out = False
         try:
@@ -202,7 +189,7 @@ class ForkServer:
         self.proc = subprocess.Popen(
             [python, "-m", "conformance.child.forkserver", "--package", package],
             env=dict(env), cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-            start_new_session=True)
+            **new_group_options())
         ready = self.proc.stdout.readline()
         try:
             hello = json.loads(ready)
@@ -286,7 +273,7 @@ class ForkServer:
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
+            kill_tree(self.proc.pid)
             self.proc.wait()
         self._stderr.close()
 
@@ -303,8 +290,9 @@ class ForkLauncher:
         self.spawn = SpawnLauncher()
         self.fallback_reason = ""
         self.server: ForkServer | None = None
-        if not hasattr(os, "fork"):
-            self.fallback_reason = f"os.fork is not available on {sys.platform}"
+        unavailable = fork_unavailable_reason()
+        if unavailable:
+            self.fallback_reason = unavailable
             return
         try:
             self.server = ForkServer(python, package, env, workdir)

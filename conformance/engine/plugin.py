@@ -29,7 +29,10 @@ from conformance.core.status import LETTER, PYTEST_OUTCOME, Status
 from conformance.engine.keys import cell_key, environment_digest
 from conformance.engine.runner import Target, child_environment
 from conformance.engine.selection import Cell
+from conformance.engine.shards import Shard, parse_shard, select_shard
+from conformance.errors import ConformanceError
 from conformance.engine.session import LAUNCHERS, RunSession
+from conformance.results.durations import recorded_durations
 from conformance.results.schema import CellResult, RunHeader, SchemaError, result_file_from_json
 
 ENVINFO_TIMEOUT_S = 300
@@ -52,6 +55,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--jax-reuse", default=None, metavar="FILE",
                     help="a previous result file, or a folder of them: cells whose key is unchanged are reused")
     group.addoption("--jax-rerun", action="store_true", help="run every cell even if a stored result matches")
+    group.addoption("--jax-shard", default=None, metavar="K/N",
+                    help="run only shard K of N of the selected cells (split by recorded durations)")
+    group.addoption("--jax-shard-durations", default=None, metavar="PATH",
+                    help="result files whose recorded durations balance the shards (default matrix/baseline/)")
     group.addoption("--conformance-cases", default=DEFAULT_CASE_PACKAGE, metavar="PACKAGE",
                     help="the package whose modules declare the cases (default conformance.cases)")
 
@@ -104,6 +111,11 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, low in (("jax_workers", 1), ("jax_retries", 0)):
         if config.getoption(name) < low:
             raise pytest.UsageError(f"--{name.replace('_', '-')} must be at least {low}")
+    if config.getoption("jax_shard"):
+        try:
+            parse_shard(config.getoption("jax_shard"))
+        except ConformanceError as exc:
+            raise pytest.UsageError(str(exc).replace("--shard", "--jax-shard")) from None
     package = config.getoption("conformance_cases")
     case_dirs = _case_dirs(package)
     if not _is_conformance_run(config, package, case_dirs):
@@ -113,10 +125,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(run, "jax-conformance-run")
 
 
-def _load_reuse(path: str | None, jax_version: str, platform: str) -> dict[str, CellResult]:
-    """The stored results to reuse: a result file, or the file of this version and platform in a folder."""
+def _load_reuse(path: str | None, jax_version: str, platform: str, shard: Shard | None = None) -> dict[str, CellResult]:
+    """The stored results to reuse: a result file, or the file of this version and platform in a folder
+    (the shard's own file first, then the unsharded one, in a sharded run)."""
     if path and os.path.isdir(path):
-        path = os.path.join(path, f"{jax_version}-{platform}.json")
+        names = [f"{jax_version}-{platform}{shard.file_suffix}.json"] if shard else []
+        names.append(f"{jax_version}-{platform}.json")
+        found = [os.path.join(path, n) for n in names if os.path.exists(os.path.join(path, n))]
+        path = found[0] if found else None
     if not path or not os.path.exists(path):
         return {}
     try:
@@ -137,6 +153,8 @@ class ConformanceRun:
         self.started_at = _utc_now()
         self.target: dict[str, Any] | None = None
         self.session: RunSession | None = None
+        shard = config.getoption("jax_shard")
+        self.shard: Shard | None = parse_shard(shard) if shard else None
 
     @property
     def platform(self) -> str:
@@ -160,7 +178,7 @@ class ConformanceRun:
             retries=self.config.getoption("jax_retries"),
             retry_differs=self.config.getoption("jax_retry_differs"),
             stored=_load_reuse(self.config.getoption("jax_reuse"), str(described.get("jax")),
-                               described["platform"]),
+                               described["platform"], self.shard),
             key_of=lambda case, param: cell_key(case, param, environment),
             rerun=self.config.getoption("jax_rerun"),
         )
@@ -170,6 +188,19 @@ class ConformanceRun:
         if self.session is None:
             self.session = self.make_session()
         return self.session.result(Cell(item.case, item.param))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """With `--jax-shard K/N`, keep only shard K of the cells still selected (after `-k`)."""
+        if self.shard is None:
+            return
+        cells = {item.case.cell_id(item.param): item for item in items if isinstance(item, CaseItem)}
+        chosen = select_shard(cells, self.shard, recorded_durations(config.getoption("jax_shard_durations")))
+        dropped = [item for cell_id, item in cells.items() if cell_id not in chosen]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = [item for item in items if not isinstance(item, CaseItem) or item.case.cell_id(item.param)
+                        in chosen]
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Describe the target once cells are known, and start running them."""
@@ -224,6 +255,7 @@ class ConformanceRun:
             devices=list(target.get("devices") or []),
             case_package=self.package,
             launcher=session.launcher_name_used() if session else "",
+            shard=self.shard.label if self.shard else "",
             started_at=self.started_at,
             finished_at=_utc_now(),
         )

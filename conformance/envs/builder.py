@@ -32,6 +32,7 @@ from conformance.errors import ConformanceError
 from conformance.envs.index import PackageIndex
 from conformance.envs.interpreters import Interpreter, choose_interpreter, discover_interpreters
 from conformance.envs.matrix import MATRIX_DIR
+from conformance.portable import pid_alive, venv_python
 
 MARKER = "jax-conformance-env.json"
 ENV_LAYOUT = 2
@@ -96,8 +97,8 @@ class JaxEnvironment:
 
     @property
     def python(self) -> str:
-        """The environment's interpreter."""
-        return str(self.path / "bin" / "python")
+        """The environment's interpreter (`Scripts/python.exe` on Windows, `bin/python` elsewhere)."""
+        return str(venv_python(self.path))
 
 
 def _site_packages(path: Path) -> list[Path]:
@@ -117,23 +118,13 @@ def environment_problem(path: Path, wanted: dict) -> str | None:
         return "its marker is unreadable"
     if found != wanted:
         return "its requirements changed"
-    if not (path / "bin" / "python").exists() and not (path / "Scripts" / "python.exe").exists():
-        return "its bin/python is missing"
+    if not venv_python(path).exists():
+        return f"its {venv_python(path).relative_to(path).as_posix()} is missing"
     packages = _site_packages(path)
     for name in ("jax", "jaxlib"):
         if not any((p / name / "__init__.py").exists() for p in packages):
             return f"{name} is missing from its site-packages"
     return None
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class EnvironmentBuilder:
@@ -196,14 +187,14 @@ class EnvironmentBuilder:
     def _remove_stale_staging(self, path: Path) -> None:
         for staging in path.parent.glob(f"{path.name}.building-*"):
             pid = staging.name.rsplit("-", 1)[-1]
-            if not pid.isdigit() or int(pid) == os.getpid() or not _pid_alive(int(pid)):
+            if not pid.isdigit() or int(pid) == os.getpid() or not pid_alive(int(pid)):
                 shutil.rmtree(staging, ignore_errors=True)
 
     def _build(self, path: Path, interpreter: Interpreter, requirements: Requirements, version: str) -> None:
         staging = path.with_name(f"{path.name}.building-{os.getpid()}")
         shutil.rmtree(staging, ignore_errors=True)
         uv = uv_binary()
-        python = staging / "bin" / "python"
+        python = venv_python(staging)
         if requirements.pin_file is not None:
             install = [uv, "pip", "install", "--quiet", "--python", str(python), "--require-hashes",
                        "-r", str(requirements.pin_file)]

@@ -1,9 +1,18 @@
-"""Named matrices of JAX versions (`matrix/<name>.toml`), read and checked."""
+"""Named matrices of JAX versions (`matrix/<name>.toml`), read and checked.
+
+A matrix lists its versions (`versions = ["0.4.38", ...]`), or names the newest releases
+(`newest = N`: the newest patch of each of the N newest minor series on the package index),
+so that a new JAX release joins it without editing anything; `resolve_versions` turns the
+latter into versions, given the releases the index knows.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
+
+from packaging.version import InvalidVersion, Version
 
 try:
     import tomllib
@@ -23,6 +32,7 @@ class Matrix:
 
     name: str
     versions: tuple[str, ...]
+    newest: int = 0  # when set, the newest patch of each of this many newest minor series
 
 
 def matrix_path(name_or_path: str, matrix_dir: Path = MATRIX_DIR) -> Path:
@@ -48,6 +58,12 @@ def parse_matrix(text: str, name: str, source: str) -> Matrix:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConformanceError(f"matrix file {source} does not parse as TOML: {exc}") from None
+    newest = data.get("newest")
+    if newest is not None:
+        if not isinstance(newest, int) or isinstance(newest, bool) or newest < 1 or "versions" in data:
+            raise ConformanceError(f"matrix file {source}: `newest` must be a positive whole number, "
+                                   f"and stands instead of `versions`")
+        return Matrix(name=name, versions=(), newest=newest)
     versions = data.get("versions")
     if not isinstance(versions, list) or not versions or not all(isinstance(v, str) and v for v in versions):
         raise ConformanceError(
@@ -71,3 +87,25 @@ def load_matrix(name_or_path: str, matrix_dir: Path = MATRIX_DIR) -> Matrix:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConformanceError(f"cannot read matrix file {path}: {exc}") from None
     return parse_matrix(text, path.stem, str(path))
+
+
+def resolve_versions(matrix: Matrix, released: Iterable[str]) -> tuple[str, ...]:
+    """The matrix's versions, oldest first: its list, or the newest patch of each of its `newest` minor
+    series among `released` (final releases only). Pure."""
+    if not matrix.newest:
+        return matrix.versions
+    finals: dict[tuple[int, int], tuple[Version, str]] = {}
+    for text in released:
+        try:
+            version = Version(text)
+        except InvalidVersion:
+            continue
+        if version.is_prerelease or version.is_devrelease or not is_version(text):
+            continue
+        series = (version.major, version.minor)
+        if series not in finals or version > finals[series][0]:
+            finals[series] = (version, text)
+    if not finals:
+        raise ConformanceError(f"matrix {matrix.name}: the package index lists no final JAX release")
+    newest = sorted(finals)[-matrix.newest:]
+    return tuple(finals[series][1] for series in newest)

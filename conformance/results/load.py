@@ -22,6 +22,8 @@ PathLike = Union[str, os.PathLike]
 # `<jax>-<platform>.json`, or `<jax>-<platform>-shard<K>of<N>.json` for one shard of a run.
 RESULT_NAME = re.compile(r"^(?P<jax>\d[0-9A-Za-z.+]*)-(?P<platform>[A-Za-z0-9_]+-[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)?)"
                          r"(?:-shard(?P<shard>\d+of\d+))?\.json$")
+# `tox-<env>.json`, written by tox's per-version environments (tox.ini), which know neither version nor platform.
+TOX_RESULT_NAME = re.compile(r"^tox-[A-Za-z0-9_.-]+\.json$")
 
 
 class ResultsError(ValueError):
@@ -33,8 +35,8 @@ def _error(path: Path, what: str) -> ResultsError:
 
 
 def is_result_name(name: str) -> bool:
-    """Whether a file name follows the result pattern `<jax>-<platform>[-shard<K>of<N>].json`."""
-    return bool(RESULT_NAME.match(name))
+    """Whether a file name follows the result pattern `<jax>-<platform>[-shard<K>of<N>].json` (or `tox-<env>.json`)."""
+    return bool(RESULT_NAME.match(name) or TOX_RESULT_NAME.match(name))
 
 
 def result_files(paths: PathLike | Iterable[PathLike]) -> list[Path]:

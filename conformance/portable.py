@@ -1,0 +1,117 @@
+"""What differs between Linux, macOS and Windows for the suite's processes, in one place.
+
+Process groups, killing a process tree, asking whether a pid is alive, where a virtual
+environment keeps its interpreter, and whether forking after `import jax` is safe. Each
+function takes the platform as an argument where it matters (defaulting to this machine),
+so the choices are testable anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+WINDOWS = os.name == "nt"
+
+
+def venv_python(env_path: str | os.PathLike, windows: bool = WINDOWS) -> Path:
+    """The interpreter of a virtual environment: `Scripts/python.exe` on Windows, `bin/python` elsewhere."""
+    root = Path(env_path)
+    return root / "Scripts" / "python.exe" if windows else root / "bin" / "python"
+
+
+def new_group_options(windows: bool = WINDOWS) -> dict[str, Any]:
+    """`subprocess.Popen` options that start a child in a process group of its own (a new session on POSIX)."""
+    if windows:
+        return {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0x200)}
+    return {"start_new_session": True}
+
+
+def fork_unavailable_reason(platform: str = sys.platform, has_fork: bool | None = None) -> str:
+    """Why cells cannot be forked from a server that imported jax here ('' when they can)."""
+    if has_fork is None:
+        has_fork = hasattr(os, "fork")
+    if not has_fork:
+        return f"os.fork is not available on {platform}"
+    if platform == "darwin":
+        return ("forking after importing jax is unsafe on macOS (system frameworks start threads); "
+                "every cell is spawned")
+    return ""
+
+
+def kill_tree(pid: int) -> None:
+    """Kill the process group led by `pid` (POSIX), or the process and its descendants (Windows `taskkill /T`)."""
+    if WINDOWS:
+        subprocess.run(["taskkill", "/F", "/T", "/PID", str(pid)], capture_output=True, check=False)
+        return
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+
+
+def kill_pid(pid: int) -> None:
+    """Kill one process, quietly if it is gone."""
+    try:
+        if WINDOWS:
+            subprocess.run(["taskkill", "/F", "/PID", str(pid)], capture_output=True, check=False)
+        else:
+            os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process `pid` exists. Never signals it (on Windows `os.kill(pid, 0)` would terminate it)."""
+    if WINDOWS:
+        import ctypes
+
+        kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined]
+        handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+        if not handle:
+            return ctypes.GetLastError() == 5  # access denied: it exists
+        code = ctypes.c_ulong()
+        kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
+        kernel32.CloseHandle(handle)
+        return code.value == 259  # STILL_ACTIVE
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def processes_with_variable(needle: str) -> list[int]:
+    """Pids of processes whose environment holds the entry `needle` (`NAME=value`).
+
+    Linux reads `/proc/*/environ`; macOS reads `ps -E` (the caller's own processes); elsewhere
+    (Windows) there is no portable way, and the process-tree kill has to suffice: [].
+    """
+    proc = Path("/proc")
+    if proc.is_dir():
+        found = []
+        wanted = needle.encode()
+        for entry in proc.iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                if wanted in (entry / "environ").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+        return found
+    if sys.platform == "darwin":
+        try:
+            listing = subprocess.run(["ps", "-E", "-ww", "-o", "pid=,command="], capture_output=True, text=True,
+                                     errors="replace", timeout=10).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            return []
+        return [int(line.split(None, 1)[0]) for line in listing.splitlines()
+                if f" {needle}" in line and line.strip().split(None, 1)[0].isdigit()]
+    return []

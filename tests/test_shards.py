@@ -1,0 +1,142 @@
+"""The shard split: every cell in exactly one shard, the same split whatever the order or machine, balanced by time."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conformance import cli
+from conformance.engine.shards import Shard, parse_shard, select_shard, split
+from conformance.errors import ConformanceError
+from conformance.results.durations import durations_from, recorded_durations
+from conformance.results.load import load_result_file
+
+GOLDEN = Path(__file__).parent / "golden"
+CELLS = [f"mod{i % 7}.case{i}[{p}]" for i in range(40) for p in ("a", "b")]
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 5, 80, 100])
+def test_every_cell_is_in_exactly_one_shard(count):
+    durations = {c: (i * 37 % 11) + 0.5 for i, c in enumerate(CELLS[::3])}
+    shards = split(CELLS, count, durations)
+    assert len(shards) == count
+    flat = [c for shard in shards for c in shard]
+    assert sorted(flat) == sorted(CELLS) and len(flat) == len(set(flat))
+
+
+def test_the_split_does_not_depend_on_the_order_given():
+    durations = {c: (i * 13 % 7) + 0.1 for i, c in enumerate(CELLS)}
+    shuffled = CELLS[:]
+    random.Random(4).shuffle(shuffled)
+    assert [set(s) for s in split(CELLS, 4, durations)] == [set(s) for s in split(shuffled, 4, durations)]
+    assert [set(s) for s in split(CELLS, 4)] == [set(s) for s in split(shuffled, 4)]
+
+
+def test_longest_first_balances_measured_durations():
+    durations = {"a[]": 10.0, "b[]": 6.0, "c[]": 5.0, "d[]": 4.0, "e[]": 3.0, "f[]": 2.0}
+    shards = split(list(durations), 2, durations)
+    # longest first onto the least loaded shard, ties to the lowest: 10|6, 10|11, 14|11, 14|14, 16|14
+    assert shards == [["a[]", "d[]", "f[]"], ["b[]", "c[]", "e[]"]]
+
+
+def test_the_greedy_split_stays_within_the_longest_cell_of_the_best_balance():
+    rng = random.Random(7)
+    durations = {c: round(rng.uniform(0.05, 8.0), 3) for c in CELLS}
+    for count in (2, 3, 4):
+        loads = [sum(durations[c] for c in s) for s in split(CELLS, count, durations)]
+        assert max(loads) - min(loads) <= max(durations.values())
+
+
+def test_without_durations_shards_hold_nearly_equal_counts_in_a_stable_hash_order():
+    shards = split(CELLS, 3)
+    assert max(map(len, shards)) - min(map(len, shards)) <= 1
+    assert split(CELLS, 3) == shards
+    assert split(CELLS + ["zzz.new[]"], 3)[0][:5] != [] and sum(map(len, split(CELLS + ["zzz.new[]"], 3))) == 81
+
+
+def test_unmeasured_cells_count_at_the_median_of_the_measured_ones():
+    durations = {"a[]": 9.0, "b[]": 1.0, "c[]": 1.0}
+    shards = split(["a[]", "b[]", "c[]", "new1[]", "new2[]"], 2, durations)
+    assert "a[]" in shards[0] and {"b[]", "c[]", "new1[]", "new2[]"} >= set(shards[1]) and len(shards[1]) >= 3
+
+
+@pytest.mark.parametrize("text", ["", "1", "0/2", "3/2", "a/b", "1/0", "-1/2"])
+def test_bad_shard_is_one_line(text):
+    with pytest.raises(ConformanceError) as caught:
+        parse_shard(text)
+    assert "K/N" in str(caught.value) or "between 1 and N" in str(caught.value)
+
+
+def test_shard_names():
+    shard = parse_shard(" 2 / 5 ")
+    assert shard == Shard(2, 5) and shard.label == "2/5" and shard.file_suffix == "-shard2of5"
+    assert select_shard(CELLS, Shard(1, 1)) == set(CELLS)
+
+
+def test_durations_are_read_from_result_files_and_missing_sources_give_none(tmp_path):
+    golden = load_result_file(GOLDEN / "0.12.0.1-linux-x86_64.json")
+    found = durations_from([golden])
+    assert found and all(v > 0 for v in found.values())
+    assert set(found) <= {c.cell_id for c in golden.cells}
+    assert recorded_durations(GOLDEN) and recorded_durations(tmp_path / "missing") == {}
+    assert recorded_durations(tmp_path) == {}  # a folder without result files
+
+
+def test_shard_option_errors_are_one_line(capsys):
+    assert cli.main(["run", "--shard", "3/2", "--jax", "0.12.0.1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "between 1 and N" in err
+
+
+def _shard_copy(source: Path, target: Path, shard: str, finished: str, status: str | None = None) -> None:
+    data = json.loads(source.read_text())
+    data["jax_conformance"].update(shard=shard, finished_at=finished)
+    if status:
+        data["tests"][0]["metadata"]["status"] = status
+    target.write_text(json.dumps(data))
+
+
+def test_report_merges_shards_and_names_every_conflicting_cell(tmp_path, capsys):
+    source = GOLDEN / "0.12.0.1-linux-x86_64.json"
+    _shard_copy(source, tmp_path / "0.12.0.1-linux-x86_64-shard1of2.json", "1/2", "2026-11-29T10:00:00+00:00")
+    _shard_copy(source, tmp_path / "0.12.0.1-linux-x86_64-shard2of2.json", "2/2", "2026-11-29T11:00:00+00:00",
+                status="crash")
+    shutil.copy(GOLDEN / "0.4.38-linux-x86_64.json", tmp_path)
+    assert cli.main(["report", str(tmp_path), "-o", str(tmp_path / "out" / "index.html"),
+                     "--markdown", str(tmp_path / "out" / "summary.md")]) == 0
+    err = capsys.readouterr().err
+    first = json.loads(source.read_text())["tests"][0]["metadata"]
+    cell = f"{first['case']}[{first['param']}]" if first["param"] else first["case"]
+    assert f"conflict: jax 0.12.0.1 linux-x86_64 {cell}:" in err
+    assert "crash in" in err and err.count("conflict:") == 1
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    assert summary.count("| 0.12.0.1 | linux-x86_64 |") == 1  # two shards, one run
+
+
+def test_the_plugin_runs_one_shard_of_the_k_selection_and_names_it_in_the_header(pytester, monkeypatch):
+    from conformance.engine.runner import SOURCE_ROOT
+
+    monkeypatch.setenv("PYTHONPATH", SOURCE_ROOT)
+    selection = "conforming or differing or echo or unsupported"
+    seen, headers = [], []
+    for shard in ("1/2", "2/2"):
+        report = pytester.path / f"report-{shard[0]}.json"
+        result = pytester.runpytest_subprocess(
+            "--pyargs", "tests.fixture_cases", "--conformance-cases", "tests.fixture_cases", "-p", "no:cacheprovider",
+            "-k", selection, "--jax-shard", shard, "--jax-shard-durations", str(pytester.path / "none"),
+            "--json-report", f"--json-report-file={report}")
+        assert result.ret in (0, 1)
+        data = json.loads(report.read_text())
+        seen.append({t["nodeid"].split("::")[1] for t in data["tests"]})
+        headers.append(data["jax_conformance"]["shard"])
+    assert headers == ["1/2", "2/2"]
+    assert seen[0] and seen[1] and not seen[0] & seen[1]
+    assert seen[0] | seen[1] == {"conforming", "differing", "echo[a]", "echo[b]", "unsupported"}
+    bad = pytester.runpytest_subprocess("--pyargs", "tests.fixture_cases", "--conformance-cases",
+                                        "tests.fixture_cases", "-p", "no:cacheprovider", "--jax-shard", "0/2")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--jax-shard" in bad.stderr.str()

