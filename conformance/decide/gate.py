@@ -60,6 +60,8 @@ def classify(change: CellChange) -> tuple[str, str]:
     if after is None:
         return REVIEW, "the candidate does not have this cell"
     clean_before = before not in BROKEN and before is not Status.FLAKY
+    if clean_before and after in BROKEN:
+        return REGRESSION, f"a clean run becomes {after.value}"
     if change.known_issue:
         if before is not Status.CONFORMS and after is Status.CONFORMS:
             return REGRESSION, "the known issue appears (it was absent in the baseline)"
@@ -70,8 +72,6 @@ def classify(change: CellChange) -> tuple[str, str]:
             return REGRESSION, "stops conforming to the documented behaviour"
         if before is not Status.CONFORMS and after is Status.CONFORMS:
             return GOOD, "now conforms to the documented behaviour"
-    if clean_before and after in BROKEN:
-        return REGRESSION, f"a clean run becomes {after.value}"
     if before is after:
         return REVIEW, "same status, different observation"
     return REVIEW, "status changed"
