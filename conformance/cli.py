@@ -486,14 +486,15 @@ def command_bisect(args: argparse.Namespace) -> int:
     oracle = CellOracle(builder, cell, launcher=args.launch, extra_paths=(folder.root,) if folder else ())
 
     def announced(version: str):
-        print(f"testing jax {version} ...", flush=True)
         found = oracle(version)
         print_notices(builder)
         if hasattr(found, "status"):
-            print(f"  jax {version}: {observation_line(found)}  ({oracle.seconds.get(version, 0):.0f}s)", flush=True)
+            print(f"  jax {version}: {observation_line(found, version)}  ({oracle.seconds.get(version, 0):.0f}s)",
+                  flush=True)
         return found
 
-    print(f"bisect {cell.id}: {len(releases)} releases from {releases[0]} to {releases[-1]}", flush=True)
+    print(f"bisect {cell.id}: {len(releases)} releases from {releases[0]} to {releases[-1]}; "
+          f"testing both ends first", flush=True)
     memo = Memo(announced)
     like = same_observation
     if args.find_fix:

@@ -168,8 +168,8 @@ def test_cli_bisect_accepts_a_cell_or_a_row_and_ends_with_last_good_and_first_ba
     out = capsys.readouterr().out
     assert "bisect numerics.debug_nans_vmap_miss[vmap]: 17 releases from 0.4.38 to 0.12.0.1" in out
     assert "left between" in out
-    assert "last good: jax 0.7.2   differs: {'old_jit': 'caught'}" in out
-    assert "first bad: jax 0.8.0   conforms: {'old_jit': 'missed'}" in out
+    assert "last good: jax 0.7.2   differs (bug absent): {'old_jit': 'caught'}" in out
+    assert "first bad: jax 0.8.0   conforms (bug still present): {'old_jit': 'missed'}" in out
     assert "old_jit: 'caught' -> 'missed'" in out
 
 

@@ -142,8 +142,7 @@ def bisect(releases: list[str], oracle: Callable[[str], "CellResult | Untestable
                 on_step(f"  jax {releases[index]}: skipped ({found.why})")
                 continue
             like = like_start(start, found)
-            on_step(f"  jax {releases[index]}: {found.status.value} -> {'like' if like else 'unlike'} "
-                    f"jax {releases[0]}")
+            on_step(f"  -> {'like' if like else 'unlike'} jax {releases[0]}")
             if like:
                 low = index
             else:

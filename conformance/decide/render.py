@@ -155,13 +155,14 @@ def gate_markdown(outcome: GateOutcome, title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def observation_line(cell: CellResult | None) -> str:
-    """A cell's status and observation on one line (or its reason when it has no observation)."""
+def observation_line(cell: CellResult | None, jax: str = "") -> str:
+    """A cell's status (with its known-issue reading) and observation on one line, or its reason without one."""
     if cell is None:
         return "(not tested)"
+    status = status_words(cell, jax)
     if cell.observation is None:
-        return f"{cell.status.value}: {one_line(cell.reason, 200)}"
-    return f"{cell.status.value}: {short(cell.observation, 400)}"
+        return f"{status}: {one_line(cell.reason, 200)}"
+    return f"{status}: {short(cell.observation, 400)}"
 
 
 def bisect_text(outcome: BisectOutcome, cell_id: str, find_fix: bool = False) -> str:
@@ -171,13 +172,13 @@ def bisect_text(outcome: BisectOutcome, cell_id: str, find_fix: bool = False) ->
     lines = []
     if outcome.ends_agree:
         lines.append(f"jax {outcome.start} and jax {outcome.end} agree on {cell_id}, so there is nothing to bisect:")
-        lines.append(f"  jax {outcome.start}: {observation_line(outcome.start_result)}")
-        lines.append(f"  jax {outcome.end}: {observation_line(outcome.end_result)}")
+        lines.append(f"  jax {outcome.start}: {observation_line(outcome.start_result, outcome.start)}")
+        lines.append(f"  jax {outcome.end}: {observation_line(outcome.end_result, outcome.end)}")
     else:
         good, bad = ("last release with the bug", "first release without it") if find_fix else \
             ("last good", "first bad")
-        lines.append(f"{good}: jax {outcome.last_good}   {observation_line(outcome.last_good_result)}")
-        lines.append(f"{bad}: jax {outcome.first_bad}   {observation_line(outcome.first_bad_result)}")
+        lines.append(f"{good}: jax {outcome.last_good}   {observation_line(outcome.last_good_result, outcome.last_good)}")
+        lines.append(f"{bad}: jax {outcome.first_bad}   {observation_line(outcome.first_bad_result, outcome.first_bad)}")
         change = cell_change("", outcome.last_good_result, outcome.first_bad_result, outcome.last_good,
                              outcome.first_bad)
         if change is not None:
