@@ -88,3 +88,14 @@ def test_cli_diff_of_an_unreadable_file_exits_2(tmp_path, capsys):
     assert cli.main(["diff", str(tmp_path / "bad.json"), str(tmp_path / "bad.json")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "is not JSON" in err
+
+
+def test_a_side_without_an_observation_shows_its_reason_not_a_diff(tmp_path, capsys):
+    before = write(tmp_path / "a", "0.7.2", "linux-x86_64", [cell("a.x", status="unsupported", observation=None,
+                                                                  reason="jax.debug.log does not exist")])
+    data = before.read_text().replace('"observation": {"ok": true}', '"observation": null')
+    before.write_text(data)
+    after = write(tmp_path / "b", "0.8.3", "linux-x86_64", [cell("a.x", observation={"n": 1})])
+    assert cli.main(["diff", str(before), str(after)]) == 0
+    out = capsys.readouterr().out
+    assert "no observation in the baseline: jax.debug.log does not exist" in out and "<observation>" not in out

@@ -146,3 +146,18 @@ def test_the_example_folder_runs_end_to_end_against_the_newest_environment_and_g
     capsys.readouterr()
     assert cli.main(["gate", "--baseline", str(path), "--candidate", str(path)]) == 0
     assert "PASS" in capsys.readouterr().out
+
+
+def test_a_run_starts_one_pytest_per_case_package_with_selected_cells(tmp_path, isolated):
+    import argparse
+
+    folder = case_folder(make_folder(tmp_path, "runcases"))
+    isolated.append("runcases")
+    cells = all_cells(load_cases(import_folder(folder)))
+    assert cli.run_sources(cells, [folder]) == [folder]
+    builtin = all_cells(load_cases())[:1]
+    assert cli.run_sources(builtin + cells, [folder]) == [None, folder]
+    env = type("Env", (), {"python": "/env/bin/python"})()
+    args = argparse.Namespace(workers=2, retries=1, launch="fork", retry_differs=False, rerun=False, expression="x")
+    argv = cli.pytest_argv(env, tmp_path / "out.json", tmp_path, args, folder)
+    assert argv[3:6] == [str(folder.path), "--conformance-cases", "runcases"]

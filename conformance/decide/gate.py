@@ -13,6 +13,7 @@ cell of the candidate are stale.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from conformance.core.status import BROKEN, Status
 from conformance.decide.diff import CellChange, ResultSet, SetDiff
@@ -77,7 +78,7 @@ def classify(change: CellChange) -> tuple[str, str]:
     return REVIEW, "status changed"
 
 
-def _acknowledging(change: CellChange, expectations: list[Expectation]) -> tuple[Expectation, str] | None:
+def _acknowledging(change: CellChange, expectations: Sequence[Expectation]) -> tuple[Expectation, str] | None:
     assert change.candidate is not None
     for entry in expectations:
         if entry.applies_to(change.platform, change.case, change.param, change.candidate_jax):
@@ -87,7 +88,7 @@ def _acknowledging(change: CellChange, expectations: list[Expectation]) -> tuple
     return None
 
 
-def stale_expectations(expectations: list[Expectation], candidate: ResultSet) -> list[Expectation]:
+def stale_expectations(expectations: Sequence[Expectation], candidate: ResultSet) -> list[Expectation]:
     """Entries that match no cell of the candidate (wrong name, parameter, platform or version)."""
     used: set[int] = set()
     for platform, cell in candidate.cells():
@@ -98,7 +99,7 @@ def stale_expectations(expectations: list[Expectation], candidate: ResultSet) ->
     return [entry for i, entry in enumerate(expectations) if i not in used]
 
 
-def gate(set_diff: SetDiff, expectations: list[Expectation] = ()) -> GateOutcome:  # type: ignore[assignment]
+def gate(set_diff: SetDiff, expectations: Sequence[Expectation] = ()) -> GateOutcome:
     """Judge every change of `set_diff`; an entry accepting the candidate's status acknowledges a regression."""
     expectations = list(expectations)
     outcome = GateOutcome(unchanged=set_diff.unchanged, only_in_baseline=set_diff.only_in_baseline,

@@ -11,7 +11,7 @@ import html
 import re
 from typing import Any
 
-from conformance.core.status import describe
+from conformance.core.status import BROKEN, describe
 from conformance.core.versions import direction
 from conformance.decide.diff import CellChange, SetDiff, cell_change
 from conformance.decide.gate import GateOutcome, Judged
@@ -57,8 +57,15 @@ def change_headline(change: CellChange) -> str:
 
 
 def difference_lines(change: CellChange) -> list[str]:
-    """One line per field that differs: `path: baseline -> candidate`."""
+    """One line per field that differs (`path: baseline -> candidate`), or why a side has no observation."""
     lines = []
+    sides = [("baseline", change.baseline), ("candidate", change.candidate)]
+    if any(cell is not None and cell.observation is None for _, cell in sides) and change.baseline and change.candidate:
+        for label, cell in sides:
+            if cell.observation is None:
+                lines.append(f"no observation in the {label}" + (f": {one_line(cell.reason, 200)}" if cell.reason
+                                                                 else ""))
+        return lines
     for d in change.differences:
         if d.kind == "missing":
             lines.append(f"{d.path}: {short(d.expected)} -> (absent)")
@@ -66,9 +73,8 @@ def difference_lines(change: CellChange) -> list[str]:
             lines.append(f"{d.path}: (absent) -> {short(d.observed)}")
         else:
             lines.append(f"{d.path}: {short(d.expected)} -> {short(d.observed)}")
-    reason = change.candidate.reason if change.candidate else ""
-    if reason and change.candidate and change.candidate.status.value not in ("conforms", "differs"):
-        lines.append(f"reason: {one_line(reason, 200)}")
+    if change.candidate is not None and change.candidate.status in BROKEN and change.candidate.reason:
+        lines.append(f"reason: {one_line(change.candidate.reason, 200)}")
     return lines
 
 
