@@ -261,15 +261,20 @@ def read_stored(path: Path) -> dict[str, Any] | None:
     return None
 
 
-def render_report(paths: Any, out: Path, markdown: Path | None = None) -> tuple[Path, list[str]]:
-    """Render every readable result file; name each unreadable one on stderr; return the report and the problems."""
+def render_report(paths: Any, out: Path, markdown: Path | None = None,
+                  cases: list[Case] | None = None) -> tuple[Path, list[str]]:
+    """Render every readable result file; name each unreadable one on stderr; return the report and the problems.
+
+    `cases` (the built-in ones and those of case folders) give rows their sections; default: the built-in cases.
+    """
     loaded = read_results_tolerantly(paths)
     if not loaded.files:
         more = f" (and {len(loaded.problems) - 1} more unreadable)" if len(loaded.problems) > 1 else ""
         raise ConformanceError(f"{loaded.problems[0]}{more}" if loaded.problems else "no result files given")
     for problem in loaded.problems:
         print(f"jax-conformance: skipped unreadable result file: {problem}", file=sys.stderr)
-    return write_report(loaded.files, out, markdown_path=markdown), loaded.problems
+    extra = {"cases": cases} if cases is not None else {}
+    return write_report(loaded.files, out, markdown_path=markdown, **extra), loaded.problems
 
 
 def command_run(args: argparse.Namespace) -> int:
@@ -284,7 +289,8 @@ def command_run(args: argparse.Namespace) -> int:
 def _run_versions(args: argparse.Namespace) -> int:
     started = time.monotonic()
     versions = list(dict.fromkeys(args.jax)) if args.jax else list(load_matrix(args.matrix or DEFAULT_MATRIX).versions)
-    cells = select_cells(all_cells(load_all_cases(case_folders(args.cases))), args.expression)
+    declared = load_all_cases(case_folders(args.cases))
+    cells = select_cells(all_cells(declared), args.expression)
     args.sources = run_sources(cells, case_folders(args.cases))
     if args.results.exists() and not args.results.is_dir():
         raise ConformanceError(f"--results {args.results} is a file; name a folder for the result files")
@@ -320,7 +326,7 @@ def _run_versions(args: argparse.Namespace) -> int:
         return 143 if terminated.is_set() else 130
     if finished:
         print("\n" + run_summary(finished))
-        report, problems = render_report(args.results, report_path)
+        report, problems = render_report(args.results, report_path, cases=declared if args.cases else None)
         failed += [f"unreadable result file {p}" for p in problems]
         print(f"\nreport: {report}  (from every result file in {args.results}/)")
     print(f"wall time: {time.monotonic() - started:.1f}s")

@@ -131,6 +131,7 @@ def test_the_example_folder_runs_end_to_end_against_the_newest_environment_and_g
     argv = ["run", "--jax", newest, "--cases", str(EXAMPLE), "-k", "teamcases", "--results", str(results),
             "-o", str(tmp_path / "report.html"), "-j", "2"]
     assert cli.main(argv) == 0
+    assert "Team §1 Our NaN guard" in (tmp_path / "report.html").read_text()  # its own section in the report
     (path,) = results.glob("*.json")
     data = json.loads(path.read_text())
     cells = {t["metadata"]["case"]: t["metadata"] for t in data["tests"]}
@@ -161,3 +162,15 @@ def test_a_run_starts_one_pytest_per_case_package_with_selected_cells(tmp_path, 
     args = argparse.Namespace(workers=2, retries=1, launch="fork", retry_differs=False, rerun=False, expression="x")
     argv = cli.pytest_argv(env, tmp_path / "out.json", tmp_path, args, folder)
     assert argv[3:6] == [str(folder.path), "--conformance-cases", "runcases"]
+
+
+def test_the_report_gives_a_folders_cases_their_own_section(tmp_path, isolated):
+    from tests.synthetic_results import cell, write
+
+    folder = case_folder(make_folder(tmp_path, "reportcases", "Report numerics"))
+    isolated.append("reportcases")
+    cases = cli.load_all_cases([folder])
+    write(tmp_path / "results", "0.8.3", "linux-x86_64", [cell("reportcases/numerics.sum_up", observation={"value": 6})])
+    report, problems = cli.render_report(tmp_path / "results", tmp_path / "report.html", cases=cases)
+    text = report.read_text()
+    assert problems == [] and "Team §1 Report numerics" in text and "reportcases/numerics.sum_up" in text
