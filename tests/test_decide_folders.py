@@ -111,7 +111,8 @@ def test_headers_record_the_folder_and_a_hash_of_its_sources(tmp_path, isolated)
 
 
 def test_a_merged_header_keeps_every_folder_that_ran():
-    stored = {"case_package": "conformance.cases", "case_folders": [{"name": "a", "hash": "1"}, {"name": "b", "hash": "2"}]}
+    stored = {"case_package": "conformance.cases",
+              "case_folders": [{"name": "a", "hash": "1"}, {"name": "b", "hash": "2"}]}
     new = {"case_package": "b", "case_folders": [{"name": "b", "hash": "3"}]}
     head = cli.merged_header(stored, new)
     assert head["case_folders"] == [{"name": "a", "hash": "1"}, {"name": "b", "hash": "3"}]
@@ -170,7 +171,8 @@ def test_the_report_gives_a_folders_cases_their_own_section(tmp_path, isolated):
     folder = case_folder(make_folder(tmp_path, "reportcases", "Report numerics"))
     isolated.append("reportcases")
     cases = cli.load_all_cases([folder])
-    write(tmp_path / "results", "0.8.3", "linux-x86_64", [cell("reportcases/numerics.sum_up", observation={"value": 6})])
+    write(tmp_path / "results", "0.8.3", "linux-x86_64",
+          [cell("reportcases/numerics.sum_up", observation={"value": 6})])
     report, problems = cli.render_report(tmp_path / "results", tmp_path / "report.html", cases=cases)
     text = report.read_text()
     assert problems == [] and "Team §1 Report numerics" in text and "reportcases/numerics.sum_up" in text

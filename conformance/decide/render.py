@@ -183,8 +183,9 @@ def bisect_text(outcome: BisectOutcome, cell_id: str, find_fix: bool = False) ->
     else:
         good, bad = ("last release with the bug", "first release without it") if find_fix else \
             ("last good", "first bad")
-        lines.append(f"{good}: jax {outcome.last_good}   {observation_line(outcome.last_good_result, outcome.last_good)}")
-        lines.append(f"{bad}: jax {outcome.first_bad}   {observation_line(outcome.first_bad_result, outcome.first_bad)}")
+        for label, version, found in ((good, outcome.last_good, outcome.last_good_result),
+                                      (bad, outcome.first_bad, outcome.first_bad_result)):
+            lines.append(f"{label}: jax {version}   {observation_line(found, version)}")
         change = cell_change("", outcome.last_good_result, outcome.first_bad_result, outcome.last_good,
                              outcome.first_bad)
         if change is not None:
