@@ -98,7 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("results", nargs="+", type=Path, metavar="RESULTS",
                         help="result files, or folders of them")
     report.add_argument("-o", "--output", type=Path, default=DEFAULT_REPORT, metavar="PATH")
-    report.add_argument("--markdown", type=Path, metavar="PATH", help="also write the Markdown summary table")
+    report.add_argument("--markdown", type=Path, metavar="PATH", help="also write the Markdown summary")
+    report.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML, one test case per cell")
 
     diff = commands.add_parser("diff", help="list the cells whose status or observation differ between two result sets")
     diff.add_argument("baseline", type=Path, metavar="A", help="baseline result file, or a folder of them")
@@ -262,7 +263,7 @@ def read_stored(path: Path) -> dict[str, Any] | None:
 
 
 def render_report(paths: Any, out: Path, markdown: Path | None = None,
-                  cases: list[Case] | None = None) -> tuple[Path, list[str]]:
+                  junit: Path | None = None, cases: list[Case] | None = None) -> tuple[Path, list[str]]:
     """Render every readable result file; name each unreadable one on stderr; return the report and the problems.
 
     `cases` (the built-in ones and those of case folders) give rows their sections; default: the built-in cases.
@@ -273,8 +274,7 @@ def render_report(paths: Any, out: Path, markdown: Path | None = None,
         raise ConformanceError(f"{loaded.problems[0]}{more}" if loaded.problems else "no result files given")
     for problem in loaded.problems:
         print(f"jax-conformance: skipped unreadable result file: {problem}", file=sys.stderr)
-    extra = {"cases": cases} if cases is not None else {}
-    return write_report(loaded.files, out, markdown_path=markdown, **extra), loaded.problems
+    return write_report(loaded.files, out, markdown_path=markdown, junit_path=junit, cases=cases), loaded.problems
 
 
 def command_run(args: argparse.Namespace) -> int:
@@ -365,13 +365,14 @@ def print_notices(builder: EnvironmentBuilder) -> None:
 def command_report(args: argparse.Namespace) -> int:
     """Render every readable result file into the HTML report; name each unreadable one and exit 1."""
     inputs = {p.resolve() for p in result_files(args.results)}
-    for out in (args.output, args.markdown):
+    for option, out in (("-o", args.output), ("--markdown", args.markdown), ("--junit", args.junit)):
         if out is not None and out.resolve() in inputs:
             raise ConformanceError(f"{out} is one of the result files to read; write the report elsewhere")
         if out is not None:
-            check_writable(out, "-o" if out == args.output else "--markdown")
-    out, problems = render_report(args.results, args.output, args.markdown)
-    print(f"report: {out}" + (f"\nmarkdown: {args.markdown}" if args.markdown else ""))
+            check_writable(out, option)
+    out, problems = render_report(args.results, args.output, args.markdown, args.junit)
+    print(f"report: {out}" + (f"\nmarkdown: {args.markdown}" if args.markdown else "")
+          + (f"\njunit: {args.junit}" if args.junit else ""))
     return 1 if problems else 0
 
 

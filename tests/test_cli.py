@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from conformance import cli
+from conformance.core.case import load_cases
+from conformance.engine.selection import all_cells, select_cells
 from tests.fake_index import fake_builder
 
 
@@ -30,9 +32,10 @@ def one_error_line(capsys) -> str:
 def test_list_shows_cases_rows_and_claims(capsys):
     assert cli.main(["list", "-k", "debug_nans"]) == 0
     out = capsys.readouterr().out
-    assert "numerics.debug_nans_vmap_miss [none, vmap, clear, with]" in out
+    assert "numerics.debug_nans_vmap_miss [none, vmap, clear, with, enter_idiom]" in out
     assert "numerics.debug_nans.vmap_miss.with" in out
-    assert "cells in 1 cases" in out
+    selected = select_cells(all_cells(load_cases()), "debug_nans")
+    assert f"{len(selected)} cells in {len({c.case.id for c in selected})} cases" in out
 
 
 def test_list_of_everything_names_the_six_headline_behaviours(capsys):
@@ -144,4 +147,4 @@ def test_report_writes_html_and_markdown(capsys, tmp_path):
     html, markdown = tmp_path / "out" / "index.html", tmp_path / "out" / "index.md"
     assert cli.main(["report", golden, "-o", str(html), "--markdown", str(markdown)]) == 0
     assert "jax 0.12.0.1" in html.read_text()
-    assert markdown.read_text().startswith("| Section | Cell |")
+    assert markdown.read_text().startswith("## JAX conformance")

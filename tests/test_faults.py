@@ -18,7 +18,8 @@ from conformance.envs.builder import MARKER, EnvironmentBuilder
 from conformance.envs.index import PackageIndex
 from conformance.envs.interpreters import Interpreter
 from conformance.errors import ConformanceError
-from conformance.report.html import markdown_summary, build_table, render_html, rerun_command
+from conformance.report.html import markdown_summary, render_html, rerun_command
+from conformance.report.model import build_model
 from conformance.results.load import ResultsError, load_result_file, read_results_tolerantly
 from tests.fake_index import PAGES
 
@@ -227,11 +228,14 @@ def test_hostile_strings_never_break_rendering_and_stay_visible(tmp_path):
     data["jax_conformance"]["platform"] = "linux-x86_64"
     path = tmp_path / "0.4.38-linux-x86_64.json"
     path.write_text(json.dumps(data), encoding="utf-8")
-    table = build_table(read_results_tolerantly(path).files, [])
+    table = build_model(read_results_tolerantly(path).files, [])
     page = render_html(table, "2026-11-29T00:00:00+00:00")
     page.encode("utf-8")
-    assert "<script>alert(1)" not in page and "&lt;script&gt;" in page
-    assert "\\udcff" in page and "\\u0000" in page and "\\x07bell" in page
+    assert "<script>alert(1)" not in page and "<img" not in page
+    block = json.loads(page.split('id="data">', 1)[1].split("</script>", 1)[0])
+    shown = json.dumps(block, ensure_ascii=False)
+    assert "<script>alert(1)</script>" in shown and "<img src=x" in shown
+    assert "\\\\udcff" in shown and "\\\\x00" in shown and "\\\\x07bell" in shown
     markdown = markdown_summary(table)
     assert "<script>" not in markdown and "<img" not in markdown and "`x`" not in markdown
 
@@ -242,7 +246,7 @@ def test_markdown_escapes_a_crafted_platform(tmp_path):
     path = write(tmp_path / "0.4.38-linux-x86_64.json", data)
     loaded = read_results_tolerantly(path).files
     loaded[0].header.platform = "<script>alert(1)</script>"
-    assert "<script>" not in markdown_summary(build_table(loaded, []))
+    assert "<script>" not in markdown_summary(build_model(loaded, []))
 
 
 def test_commands_are_shell_quoted():

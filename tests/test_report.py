@@ -1,29 +1,21 @@
-"""Tests of the HTML report and Markdown summary, fed by the golden result files in tests/golden/ (no JAX needed)."""
+"""The compatibility report: model, HTML, Markdown and JUnit, fed by the golden result files (no JAX needed)."""
 
 from __future__ import annotations
 
 import copy
 import json
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from markupsafe import escape
 
-import conformance
 from conformance.core.case import Case, Expect, Param
-from conformance.report.html import (
-    NOT_RUN,
-    UNKNOWN_SECTION,
-    build_table,
-    markdown_summary,
-    render_html,
-    rerun_command,
-    write_report,
-)
-from conformance.results.load import ResultsError, load_results
-from conformance.results.schema import result_file_from_json
-from conformance.core.status import MEANING, Status
+from conformance.core.status import Status
+from conformance.report.html import junit_xml, markdown_summary, page_data, render_html, write_report
+from conformance.report.model import NOT_RUN, UNKNOWN_SECTION, build_model, classify_change
+from conformance.results.load import load_results
+from conformance.results.schema import CellResult
 
 GOLDEN = Path(__file__).parent / "golden"
 OLD, NEW = "0.4.38", "0.12.0.1"
@@ -32,25 +24,23 @@ GENERATED_AT = "2026-11-30T08:00:00+00:00"
 
 def probe_sum():
     """Golden probe: a sum."""
-    return {"total": 6, "calls": 1}
+    return {"total": 6}
 
 
 def probe_dtype(param):
     """Golden probe: a dtype."""
-    return {"dtype": "float32", "shape": [3]}
+    return {"dtype": "float32"}
 
 
-def make_case(case_id, section, probe=probe_sum, params=("",), known_issue=False, notes=""):
-    """A declared case like the `case` decorator builds, without registering it."""
-    return Case(
-        id=case_id,
-        section=section.split()[0],
-        heading=section,
-        claim=f"claim of {case_id}",
-        params=tuple(Param(p, (f"row.{case_id}.{p or 'all'}",), Expect({}), known_issue) for p in params),
-        probe=probe,
-        notes=notes,
-    )
+# As if declared in a case module of their own (whose source the report would embed).
+probe_sum.__module__ = probe_dtype.__module__ = "golden_cases"
+
+
+def make_case(case_id, heading, probe=probe_sum, params=("",), known_issue=False, notes=""):
+    """A declared case as the decorator builds it, without registering it."""
+    return Case(id=case_id, section=heading.split()[0], heading=heading, claim=f"claim of {case_id}",
+                params=tuple(Param(p, (f"row.{case_id}.{p or 'all'}",), Expect({}), known_issue) for p in params),
+                probe=probe, notes=notes)
 
 
 CASES = [
@@ -64,274 +54,221 @@ CASES = [
 
 
 @pytest.fixture(scope="module")
-def runs():
+def files():
     return load_results(GOLDEN)
 
 
 @pytest.fixture(scope="module")
-def table(runs):
-    return build_table(runs, CASES)
+def model(files):
+    return build_model(files, CASES)
 
 
 @pytest.fixture(scope="module")
-def html(table):
-    return render_html(table, GENERATED_AT)
+def page(model):
+    return render_html(model, GENERATED_AT)
 
 
-def row_of(table, cell_id):
-    """The row of `cell_id` in `table`."""
-    [row] = [row for row in table.rows if row.cell_id == cell_id]
+def row_of(model, cell_id):
+    [row] = [r for r in model.param_rows if r.cell_id == cell_id]
     return row
 
 
-def words(table, cell_id):
-    """The words shown for `cell_id`, column by column."""
-    return [cell.word for cell in row_of(table, cell_id).cells]
+def words(model, cell_id):
+    return [c.word for c in row_of(model, cell_id).cells]
 
 
-# ---------------------------------------------------------------- loading
+def data_block(page):
+    found = re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S)
+    return json.loads(found.group(1))
 
 
-def test_directory_means_every_json_file(runs):
-    assert sorted(Path(r.source).name for r in runs) == ["0.12.0.1-linux-x86_64.json", "0.4.38-linux-x86_64.json"]
-    assert {r.header.jax for r in runs} == {OLD, NEW}
+# ---------------------------------------------------------------- the model
 
 
-def test_bad_json_is_a_one_line_error_naming_the_file(tmp_path):
-    bad = tmp_path / "broken.json"
-    bad.write_text('{"tests": [\n', encoding="utf-8")
-    with pytest.raises(ResultsError) as info:
-        load_results([bad])
-    message = str(info.value)
-    assert "\n" not in message
-    assert str(bad) in message
-    assert "not JSON" in message
+def test_columns_are_sorted_by_version_and_count_each_status(model):
+    assert [c.jax for c in model.columns] == [OLD, NEW]
+    old, new = model.columns
+    assert {k: v for k, v in old.counts.items() if v} == {"conforms": 4, "crash": 1, "unsupported": 1, NOT_RUN: 2}
+    assert {k: v for k, v in new.counts.items() if v} == {"conforms": 1, "differs": 3, "error": 1, NOT_RUN: 3}
+    assert old.conforming_text == "66.7%" and new.conforming_text == "20%"
 
 
-def test_missing_header_is_a_one_line_error_naming_the_file(tmp_path):
-    plain = tmp_path / "plain-pytest.json"
-    plain.write_text(json.dumps({"tests": [], "summary": {}}), encoding="utf-8")
-    with pytest.raises(ResultsError) as info:
-        load_results(plain)
-    message = str(info.value)
-    assert "\n" not in message
-    assert str(plain) in message
-    assert "jax_conformance" in message
+def test_known_issue_words_depend_on_the_direction(model, files):
+    assert words(model, "demo.known_bug") == ["bug still present", "changed: maybe fixed"]
+    older = copy.deepcopy(files)
+    for f in older:
+        if f.header.jax == NEW:
+            f.header.jax = "0.11.0"
+    assert words(build_model(older, CASES), "demo.known_bug") == ["bug still present", "bug absent"]
 
 
-def test_newer_schema_is_refused(tmp_path):
-    report = json.loads((GOLDEN / "0.4.38-linux-x86_64.json").read_text(encoding="utf-8"))
-    report["jax_conformance"]["schema_version"] = 99
-    newer = tmp_path / "newer.json"
-    newer.write_text(json.dumps(report), encoding="utf-8")
-    with pytest.raises(ResultsError, match=r"newer.json: `jax_conformance.schema_version` is 99, newer than the 2"):
-        load_results(newer)
-
-
-def test_unknown_status_is_refused(tmp_path):
-    report = json.loads((GOLDEN / "0.4.38-linux-x86_64.json").read_text(encoding="utf-8"))
-    report["tests"][0]["metadata"]["status"] = "sort-of"
-    odd = tmp_path / "odd.json"
-    odd.write_text(json.dumps(report), encoding="utf-8")
-    with pytest.raises(ResultsError, match=r"odd.json: `tests\[0\].metadata.status` is 'sort-of', not one of"):
-        load_results(odd)
-
-
-def test_missing_file_and_empty_directory(tmp_path):
-    with pytest.raises(ResultsError, match="nothere.json: no such file"):
-        load_results(tmp_path / "nothere.json")
-    with pytest.raises(ResultsError, match="holds no result files"):
-        load_results(tmp_path)
-
-
-def test_results_error_is_a_value_error():
-    assert issubclass(ResultsError, ValueError)
-
-
-# ---------------------------------------------------------------- the table
-
-
-def test_columns_are_sorted_by_version_not_text(table):
-    # As text "0.12.0.1" < "0.4.38", and the files load in that order.
-    assert [c.jax for c in table.columns] == [OLD, NEW]
-
-
-def test_counts_and_percentage_per_column(table):
-    old, new = table.columns
-    assert {k: v for k, v in old.counts.items() if v} == {"conforms": 4, "crash": 1, "unsupported": 1, NOT_RUN: 1}
-    assert {k: v for k, v in new.counts.items() if v} == {"conforms": 1, "differs": 3, "error": 1, NOT_RUN: 2}
-    assert list(old.counts) == [s.value for s in Status] + [NOT_RUN]
-    assert old.conforming_text == "66.7%"
-    assert new.conforming_text == "20%"
-
-
-def test_known_issue_rows_use_known_issue_wording(table):
-    row = row_of(table, "demo.known_bug")
-    assert row.known_issue
-    assert words(table, "demo.known_bug") == ["bug still present", "changed: maybe fixed"]
-    assert words(table, "demo.changed[new]") == ["conforms", "differs"]
-
-
-def test_cell_not_a_known_issue_on_its_platform_uses_plain_words(runs):
-    edited = copy.deepcopy(runs)
-    for run in edited:
-        for cell in run.cells:
+def test_a_cell_not_known_issue_on_its_platform_uses_plain_words(files):
+    edited = copy.deepcopy(files)
+    for f in edited:
+        for cell in f.cells:
             if cell.case == "demo.known_bug":
                 cell.known_issue = False
-    assert words(build_table(edited, CASES), "demo.known_bug") == ["conforms", "differs"]
+    assert words(build_model(edited, CASES), "demo.known_bug") == ["conforms", "differs"]
 
 
-def test_missing_cell_is_not_run(table):
-    assert words(table, "demo.segfault") == ["crash", NOT_RUN]
-    assert words(table, "demo.raising") == [NOT_RUN, "error"]
-    assert row_of(table, "demo.segfault").cells[1].status is None
+def test_missing_cells_are_not_run_and_undeclared_cases_get_their_own_section(model):
+    assert words(model, "demo.segfault") == ["crash", NOT_RUN]
+    assert words(model, "demo.raising") == [NOT_RUN, "error"]
+    assert [s.heading for s in model.sections] == ["§0 Known issues", "§1 Basics", "§2 Dtypes", "§10 Crashes",
+                                                  UNKNOWN_SECTION]
+    [unknown] = model.sections[-1].cases
+    assert unknown.case_id == "legacy.removed_case" and unknown.params[0].rows == ["legacy.removed"]
 
 
-def test_sections_in_chapter_order_with_unknown_last(table):
-    assert [s.title for s in table.sections] == [
-        "§0 Known issues", "§1 Basics", "§2 Dtypes", "§10 Crashes", UNKNOWN_SECTION]
-    assert [r.cell_id for r in table.sections[1].rows] == ["demo.conforming", "demo.raising"]
-    [unknown] = table.sections[-1].rows
-    assert unknown.cell_id == "legacy.removed_case"
-    assert unknown.rows == ("legacy.removed",)
-    assert unknown.claim == ""
+def test_a_case_shows_its_claim_once_with_its_parameters_as_rows(model):
+    [block] = [c for s in model.sections for c in s.cases if c.case_id == "demo.changed"]
+    assert block.claim == "claim of demo.changed"
+    assert [p.param for p in block.params] == ["old", "new"]
+    assert words(model, "demo.changed[old]") == [NOT_RUN, NOT_RUN]
 
 
-def test_row_carries_the_declaration(table):
-    row = row_of(table, "demo.changed[new]")
-    assert row.claim == "claim of demo.changed"
-    assert row.rows == ("row.demo.changed.new",)
-    assert "def probe_dtype(param):" in row.source
-
-
-def test_cell_carries_the_reproduction(table):
-    cell = row_of(table, "demo.segfault").cells[0]
-    assert cell.command == ("PYTHONPATH=/work/main /envs/jax-0.4.38/bin/python -m conformance.child "
-                            "demo.segfault --out observation.json")
-    assert cell.rerun == "jax-conformance run --jax 0.4.38 -k demo.segfault"
-    assert "Segmentation fault" in cell.stderr_tail
-
-
-def test_default_cases_still_show_unknown_ids():
-    table = build_table(load_results(GOLDEN))  # the suite's own cases: none of the golden ids
-    assert [s.title for s in table.sections] == [UNKNOWN_SECTION]
-    assert len(table.rows) == 7
-
-
-def test_later_file_for_the_same_run_wins_a_cell(runs):
-    rerun = copy.deepcopy(next(r for r in runs if r.header.jax == NEW))
-    rerun.header.finished_at = "2026-12-01T00:00:00+00:00"
+def test_the_file_that_finished_last_wins_a_cell_and_conflicts_are_kept(files):
+    rerun = copy.deepcopy(next(f for f in files if f.header.jax == NEW))
+    rerun.header.finished_at = "2999-01-01T00:00:00+00:00"
+    rerun.source = "/somewhere/0.12.0.1-linux-x86_64-shard1of2.json"
     rerun.cells = [c for c in rerun.cells if c.case == "demo.raising"]
     rerun.cells[0].status = Status.CONFORMS
-    table = build_table([*runs, rerun], CASES)
-    assert len(table.columns) == 2
-    assert words(table, "demo.raising") == [NOT_RUN, "conforms"]
-    assert words(table, "demo.changed[new]") == ["conforms", "differs"]
+    model = build_model([*files, rerun], CASES)
+    assert len(model.columns) == 2 and words(model, "demo.raising") == [NOT_RUN, "conforms"]
+    assert [c.cell_id for c in model.conflicts] == ["demo.raising"]
+    assert model.columns[1].sources == ["0.12.0.1-linux-x86_64.json", "0.12.0.1-linux-x86_64-shard1of2.json"]
 
 
-def test_test_without_metadata_is_an_error_cell(runs):
-    broken = json.loads((GOLDEN / "0.4.38-linux-x86_64.json").read_text(encoding="utf-8"))
-    broken["tests"] = [{"nodeid": "conformance/cases/demo.py::changed[old]", "outcome": "failed",
-                        "call": {"outcome": "failed", "crash": {"message": "RuntimeError: pool died"}}}]
-    table = build_table([result_file_from_json(broken, "broken.json")], CASES)
-    cell = row_of(table, "demo.changed[old]").cells[0]
-    assert cell.status is Status.ERROR
-    assert "RuntimeError: pool died" in cell.reason
+def cell(status, observation=None, reason=""):
+    return CellResult(case="m.c", param="", rows=[], status=status, observation=observation, reason=reason)
 
 
-# ---------------------------------------------------------------- HTML
+@pytest.mark.parametrize("before, after, known, group", [
+    (cell(Status.CONFORMS, 1), cell(Status.CONFORMS, 1), False, None),
+    (cell(Status.DIFFERS, 1), cell(Status.CONFORMS, 2), False, "fixed"),
+    (cell(Status.CONFORMS, 1), cell(Status.DIFFERS, 2), False, "regressed"),
+    (cell(Status.CONFORMS, 1), cell(Status.CRASH), False, "regressed"),
+    (cell(Status.CONFORMS, 1), cell(Status.DIFFERS, 2), True, "fixed"),
+    (cell(Status.DIFFERS, 2), cell(Status.CONFORMS, 1), True, "regressed"),
+    (cell(Status.UNSUPPORTED), cell(Status.DIFFERS, 1), False, "API added"),
+    (cell(Status.CONFORMS, 1), cell(Status.DIFFERS, None, "removed: jax.x"), False, "API removed"),
+    (cell(Status.DIFFERS, 1), cell(Status.DIFFERS, 2), False, "changed"),
+])
+def test_changes_are_grouped(before, after, known, group):
+    assert classify_change(before, after, known) == group
 
 
-def test_html_has_version_columns_in_version_order(html):
-    assert html.index("jax 0.4.38") < html.index("jax 0.12.0.1")
-    assert "numpy</dt><dd>1.26.4" in html and "numpy</dt><dd>2.5.5" in html
+def test_what_changed_between_adjacent_versions_and_since_when(model):
+    [step] = model.steps
+    assert (step.before, step.after) == (OLD, NEW)
+    assert [c.cell_id for c in step.groups["regressed"]] == ["demo.changed[new]"]
+    assert [c.cell_id for c in step.groups["fixed"]] == ["demo.known_bug"]
+    assert [c.cell_id for c in step.groups["API added"]] == ["demo.escaping"]
+    texts = {t.cell_id: t.text for t in model.timelines}
+    assert texts["demo.known_bug"] == f"present since {OLD} or earlier; goes away between {OLD} and {NEW}"
+    assert texts["demo.conforming"] == f"behaves as documented since {OLD} or earlier"
 
 
-def test_html_shows_counts_and_percentage(html):
-    for text in ("4 conforms", "1 crash", "1 unsupported", "3 differs", "1 error", f"2 {NOT_RUN}",
-                 "66.7% conforming", "20% conforming"):
-        assert text in html, text
+def test_several_platforms_give_one_sub_column_each(files):
+    mac = copy.deepcopy(files)
+    for f in mac:
+        f.header.platform = "darwin-arm64"
+    model = build_model([*files, *mac], CASES)
+    assert [(c.jax, c.platform) for c in model.columns] == [
+        (OLD, "darwin-arm64"), (OLD, "linux-x86_64"), (NEW, "darwin-arm64"), (NEW, "linux-x86_64")]
+    assert model.versions == [(OLD, [0, 1]), (NEW, [2, 3])]
+    assert {s.platform for s in model.steps} == {"darwin-arm64", "linux-x86_64"}
 
 
-def test_html_escapes_observations_and_has_no_script(html):
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    assert "&lt;script&gt;alert(2)&lt;/script&gt;" in html  # stdout tail
-    assert "&lt;b&gt;bold&lt;/b&gt; &amp; co" in html  # details
-    assert "summed &lt;twice&gt;" in html  # notes
-    assert "<script" not in html.lower()
+# ---------------------------------------------------------------- the page
 
 
-def test_html_is_self_contained(html):
-    lowered = html.lower()
-    for external in ("<link", "@import", "src=", "http://", "https://", "url("):
-        assert external not in lowered, external
-    assert "<style>" in html
+def test_page_is_self_contained_and_stamped(page, model):
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
+    assert "<link" not in page and "@import" not in page and "url(" not in page
+    assert re.findall(r"<script[^>]*\bsrc=", page) == []
+    assert '<meta name="generator" content="jax-conformance ' in page and '"jax-conformance-schema" content="2"' in page
+    assert "0.4.38-linux-x86_64.json" in page and GENERATED_AT in page
 
 
-def test_html_cells_show_words_and_colours(html):
-    assert re.search(r'<td class="cell st-differs">\s*<details><summary>changed: maybe fixed', html)
-    assert re.search(r'<td class="cell st-conforms">\s*<details><summary>bug still present', html)
-    assert re.search(r'<td class="cell st-not-run"[^>]*>not run</td>', html)
-    css = html[html.index("<style>"):html.index("</style>")]
-    for status in Status:
-        assert f".st-{status.value} " in css, status
+def test_page_has_no_local_paths(page):
+    assert str(GOLDEN) not in page and "/root/" not in page and "/home/" not in page and "/tmp/" not in page
 
 
-def test_html_opens_a_cell_to_its_evidence(html):
-    assert "<code>dtype</code></td><td><code>&#34;float32&#34;</code></td><td><code>&#34;bfloat16&#34;</code>" in html
-    assert "Fatal Python error: Segmentation fault" in html
-    assert "TypeError: unsupported operand" in html
-    assert "/envs/jax-0.12.0.1/bin/python -m conformance.child demo.changed new --out observation.json" in html
-    assert str(escape(rerun_command(NEW, "demo.changed[new]"))) in html
-    assert "-k &#39;demo.changed[new]&#39;" in html
-    assert "def probe_sum():" in html
+def test_every_observed_string_is_escaped(page):
+    assert "<script>alert" not in page
+    raw = re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S).group(1)
+    assert "<" not in raw and ">" not in raw
+    assert "<script>alert(1)</script>" in json.dumps(data_block(page))
 
 
-def test_html_legend_and_stamp(html):
-    for status in Status:
-        assert str(escape(MEANING[status])) in html, status
-    assert "bug still present</span> (for <em>conforms</em>)" in html
-    assert "changed: maybe fixed</span> (for <em>differs</em>)" in html
-    assert f"jax-conformance {conformance.__version__} · generated {GENERATED_AT}" in html
+def test_data_block_holds_cell_details_once_and_the_markup_only_words(page, model):
+    data = data_block(page)
+    assert len(data["rows"]) == len(model.param_rows) and len(data["cells"][0]) == len(model.columns)
+    segfault = data["rows"].index(next(r for r in data["rows"] if r["id"] == "demo.segfault"))
+    crash = data["cells"][segfault][0]
+    assert crash["s"] == "crash" and "SIGSEGV" in crash["r"]
+    assert data["cases"][0]["source"].lstrip().startswith("def probe_")
+    assert page.count("def probe_sum") == 5  # once per case that uses it, never once per cell
+    assert 'class="c s-crash"' in page and "SIGSEGV" not in page.split('id="data"')[0]
 
 
-def test_html_section_headings(html):
-    headings = re.findall(r'<tr class="section"><th colspan="3" scope="rowgroup">(.*?)</th>', html)
-    assert headings == ["§0 Known issues", "§1 Basics", "§2 Dtypes", "§10 Crashes", UNKNOWN_SECTION]
+def test_overview_has_counts_and_a_stacked_bar_per_column(page):
+    assert page.count('<svg class="bar"') == 2
+    assert "<title>4 conforms</title>" in page and "66.7%" in page
 
 
-# ---------------------------------------------------------------- Markdown and writing
+def test_filters_and_sections_are_there(page):
+    for needle in ('name="st" value="conforms"', 'id="f-sec"', 'id="f-text"', 'id="f-changes"', "data-toggle="):
+        assert needle in page
 
 
-def test_markdown_summary(table):
-    lines = markdown_summary(table).splitlines()
-    assert lines[0] == "| Section | Cell | jax 0.4.38 (linux-x86_64) | jax 0.12.0.1 (linux-x86_64) |"
-    assert lines[1] == "|---|---|---|---|"
-    assert lines[2] == "| §0 Known issues | demo.known_bug (known issue) | bug still present | changed: maybe fixed |"
-    assert "| §10 Crashes | demo.segfault | crash | not run |" in lines
-    assert "| §2 Dtypes | demo.changed[new] | conforms | differs |" in lines
-    assert lines[-1] == "| | % conforming | 66.7% | 20% |"
-    assert len(lines) == 2 + 7 + 1
+def test_reproduction_script_parts_are_embedded(page):
+    data = data_block(page)
+    assert "class Observation" in data["prelude"] and "def outcome_of" in data["prelude"]
+    assert "from conformance" not in data["prelude"].split("from conformance.scripts")[0]
 
 
-def test_write_report_is_atomic_and_creates_folders(tmp_path, html):
-    out = tmp_path / "site" / "nested" / "report.html"
-    assert write_report(GOLDEN, out, cases=CASES, generated_at=GENERATED_AT) == out
-    assert out.read_text(encoding="utf-8") == html
-    out.write_text("old", encoding="utf-8")
-    write_report(load_results(GOLDEN), out, cases=CASES, generated_at=GENERATED_AT)
-    assert out.read_text(encoding="utf-8") == html
-    assert [p.name for p in out.parent.iterdir()] == ["report.html"]
+def test_markdown_summary_escapes_and_lists_changes(model):
+    text = markdown_summary(model)
+    assert text.startswith("## JAX conformance")
+    assert "| 0.4.38 | linux-x86_64 | 4 | 0 | 1 | 0 | 1 |" in text
+    assert "- regressed: demo.changed[new] (conforms → differs)" in text
+    assert "| §0 Known issues | demo.known_bug (known issue) | bug still present | changed: maybe fixed |" in text
 
 
-def test_write_report_leaves_nothing_behind_on_error(tmp_path):
-    out = tmp_path / "report.html"
-    with pytest.raises(ResultsError):
-        write_report([tmp_path / "missing.json"], out)
-    assert list(tmp_path.iterdir()) == []
+def test_junit_has_one_testcase_per_cell(model):
+    root = ET.fromstring(junit_xml(model))
+    suites = root.findall("testsuite")
+    assert [s.get("name") for s in suites] == [f"jax {OLD} linux-x86_64", f"jax {NEW} linux-x86_64"]
+    new = suites[1]
+    assert new.get("tests") == "5" and new.get("failures") == "3" and new.get("errors") == "1"
+    assert {c.get("name") for c in new.findall("testcase")} >= {"demo.changed[new]", "demo.raising"}
 
 
-def test_probe_source_is_written_once_per_row_and_linked_from_cells(table, html):
-    rows_of_case = [row for row in table.rows if row.case_id == "demo.changed"]
-    assert html.count("def probe_dtype(param):") == len(rows_of_case) >= 1
-    assert 'id="src-demo.changed[new]"' in html and 'href="#src-demo.changed[new]"' in html
+def test_write_report_is_atomic_and_creates_folders(tmp_path, files):
+    out = write_report(files, tmp_path / "a" / "b" / "index.html", cases=CASES, generated_at=GENERATED_AT,
+                       markdown_path=tmp_path / "a" / "index.md", junit_path=tmp_path / "a" / "junit.xml")
+    assert out.read_text().startswith("<!DOCTYPE html>")
+    assert (tmp_path / "a" / "index.md").exists() and (tmp_path / "a" / "junit.xml").exists()
+    assert [p.name for p in out.parent.iterdir()] == ["index.html"]
+
+
+def test_page_data_of_the_real_suite_has_every_module_once():
+    from conformance.core.case import load_cases
+
+    cases = load_cases()
+    data = page_data(build_model([], cases))
+    assert data["rows"] == [] and data["modules"] == {}
+
+
+def test_the_committed_report_matches_the_code():
+    from conformance import __version__
+    from conformance.core.case import load_cases
+
+    committed = Path(__file__).resolve().parents[1] / "reports" / "index.html"
+    data = data_block(committed.read_text(encoding="utf-8"))
+    assert data["suite"] == __version__, "reports/index.html is from another suite version: regenerate it"
+    assert {c["id"] for c in data["cases"]} == {c.id for c in load_cases()}, \
+        "reports/index.html shows another set of cases: regenerate it from a default-matrix run"
+    assert len({c["jax"] for c in data["columns"]}) >= 9

@@ -13,6 +13,7 @@ import shutil
 import tempfile
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FuturesTimeout
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
@@ -126,7 +127,13 @@ class RunSession:
     def result(self, cell: Cell) -> CellResult:
         """The result of a scheduled cell (waits for it), or runs it now if it was not scheduled."""
         future = self._futures.pop(cell.id, None)
-        return future.result() if future is not None else self._run_one(cell)
+        if future is None:
+            return self._run_one(cell)
+        while True:  # short waits, so the main thread keeps running signal handlers (SIGTERM, Ctrl-C)
+            try:
+                return future.result(timeout=0.25)
+            except FuturesTimeout:
+                continue
 
     def close(self, interrupted: bool = False) -> None:
         """Stop: cancel queued cells, kill running children when interrupted, stop the server, remove temporaries."""

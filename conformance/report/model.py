@@ -1,0 +1,347 @@
+"""The report's table model, built from result files and the declared cases. Pure logic.
+
+Columns are runs (a JAX version on a platform), sorted by version then platform; rows are
+cells (a case parameter), grouped by case and by chapter section. Each table cell knows the
+word a person reads for its status (directional known-issue wording included) and points
+into the compact data block that the page renders on demand.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from conformance.core.case import Case, section_order
+from conformance.core.status import BROKEN, Status, describe
+from conformance.core.versions import direction, release_tuple
+from conformance.results.merge import Conflict, merge_files
+from conformance.results.schema import CellResult, ResultFile
+
+NOT_RUN = "not run"
+UNKNOWN_SECTION = "Cases not declared by this version of the suite"
+
+
+def version_key(version: str) -> tuple[Any, ...]:
+    """Sort key of a version string: release order; unparseable versions last, by text."""
+    try:
+        return (0, release_tuple(version), version)
+    except ValueError:
+        return (1, (), version)
+
+
+@dataclass
+class Column:
+    """One run: a JAX version on a platform, with its environment and its counts per status."""
+
+    jax: str
+    platform: str
+    python: str
+    jaxlib: str
+    numpy: str
+    launcher: str
+    suite_version: str
+    schema_version: int
+    started_at: str
+    finished_at: str
+    sources: list[str]
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def conforming_percent(self) -> float | None:
+        """Conforming cells as a share of the cells with a result, not counting skipped ones."""
+        counted = sum(n for word, n in self.counts.items() if word not in (NOT_RUN, Status.SKIPPED.value))
+        return 100.0 * self.counts.get(Status.CONFORMS.value, 0) / counted if counted else None
+
+    @property
+    def conforming_text(self) -> str:
+        """`91.7%`, or `–` when nothing counts."""
+        share = self.conforming_percent
+        return "–" if share is None else f"{share:.1f}".rstrip("0").rstrip(".") + "%"
+
+    @property
+    def quoted_version(self) -> str:
+        """The version, shell-quoted for a command line."""
+        return shlex.quote(self.jax)
+
+
+@dataclass
+class TableCell:
+    """One cell of the table: the result of a row in a column (or its absence)."""
+
+    status: str  # a Status value, or NOT_RUN
+    word: str
+    result: CellResult | None = None
+
+    @property
+    def css(self) -> str:
+        """CSS class suffix."""
+        return self.status.replace(" ", "-")
+
+
+@dataclass
+class ParamRow:
+    """One row: a case parameter, its rows and its cells across the columns."""
+
+    case_id: str
+    param: str
+    label: str
+    rows: list[str]
+    known_issue: bool
+    cells: list[TableCell]
+
+    @property
+    def cell_id(self) -> str:
+        """`case[param]`, or the case id."""
+        return f"{self.case_id}[{self.param}]" if self.param else self.case_id
+
+    @property
+    def quoted_id(self) -> str:
+        """The cell id, shell-quoted for `-k`."""
+        return shlex.quote(self.cell_id)
+
+    @property
+    def changes(self) -> bool:
+        """Whether the statuses differ across the columns that have a result."""
+        return len({c.status for c in self.cells if c.status != NOT_RUN}) > 1
+
+
+@dataclass
+class CaseBlock:
+    """A case: its claim once, and its parameters as rows."""
+
+    case_id: str
+    section: str
+    claim: str
+    notes: str
+    source: str
+    module: str
+    probe: str
+    env: dict[str, str]
+    stdin: str | None
+    params: list[ParamRow]
+
+    @property
+    def rows(self) -> list[str]:
+        """Every row ID of the case."""
+        return list(dict.fromkeys(r for p in self.params for r in p.rows))
+
+    @property
+    def known_issue(self) -> bool:
+        """Whether any parameter is a known issue."""
+        return any(p.known_issue for p in self.params)
+
+
+@dataclass
+class SectionBlock:
+    """A chapter section and its cases."""
+
+    heading: str
+    cases: list[CaseBlock]
+
+
+@dataclass
+class Change:
+    """One cell that changed between two adjacent versions on one platform."""
+
+    cell_id: str
+    before: str
+    after: str
+    detail: str = ""
+
+
+@dataclass
+class VersionStep:
+    """What changed from one version to the next on a platform, grouped."""
+
+    platform: str
+    before: str
+    after: str
+    groups: dict[str, list[Change]]
+
+    @property
+    def total(self) -> int:
+        """How many cells changed."""
+        return sum(len(v) for v in self.groups.values())
+
+
+CHANGE_GROUPS = ("regressed", "fixed", "API added", "API removed", "changed")
+
+
+@dataclass
+class Timeline:
+    """Since when a cell behaves as documented, or when its known issue appeared and went away, per platform."""
+
+    cell_id: str
+    platform: str
+    known_issue: bool
+    text: str
+
+
+@dataclass
+class ReportModel:
+    """Everything the report shows."""
+
+    columns: list[Column]
+    sections: list[SectionBlock]
+    steps: list[VersionStep]
+    timelines: list[Timeline]
+    conflicts: list[Conflict]
+
+    @property
+    def versions(self) -> list[tuple[str, list[int]]]:
+        """Each JAX version with the indices of its columns (one per platform)."""
+        grouped: dict[str, list[int]] = {}
+        for i, column in enumerate(self.columns):
+            grouped.setdefault(column.jax, []).append(i)
+        return list(grouped.items())
+
+    @property
+    def platforms(self) -> list[str]:
+        """Every platform, in order."""
+        return sorted({c.platform for c in self.columns})
+
+    @property
+    def param_rows(self) -> list[ParamRow]:
+        """Every row, section after section."""
+        return [p for s in self.sections for c in s.cases for p in c.params]
+
+
+def _column(files: Sequence[ResultFile], cells: Mapping[str, CellResult]) -> Column:
+    header = files[-1].header
+    return Column(
+        jax=header.jax, platform=header.platform, python=header.python or "?", jaxlib=header.jaxlib or "?",
+        numpy=header.numpy or "?", launcher=header.launcher or "?", suite_version=header.suite_version or "?",
+        schema_version=header.schema_version, started_at=min(f.header.started_at for f in files),
+        finished_at=max(f.header.finished_at for f in files),
+        sources=[f.source.replace("\\", "/").rsplit("/", 1)[-1] for f in files])
+
+
+def _word(result: CellResult | None, known_issue: bool, jax_version: str) -> TableCell:
+    if result is None:
+        return TableCell(NOT_RUN, NOT_RUN)
+    word = describe(result.status, known_issue and result.known_issue, direction(jax_version))
+    if result.observation_verdict and result.status in (Status.CRASH, Status.TIMEOUT):
+        word += f" (observation {result.observation_verdict})"
+    return TableCell(result.status.value, word, result)
+
+
+def classify_change(before: CellResult, after: CellResult, known_issue: bool) -> str | None:
+    """The group of a change between two versions of one cell, or None when nothing changed."""
+    if before.status == after.status and before.observation == after.observation:
+        return None
+    b, a = before.status, after.status
+    if b is Status.UNSUPPORTED and a is not Status.UNSUPPORTED:
+        return "API added"
+    if a is Status.UNSUPPORTED or (a is Status.DIFFERS and after.reason.startswith("removed:")):
+        return "API removed"
+    if a in BROKEN and b not in BROKEN:
+        return "regressed"
+    if known_issue:
+        if b is Status.CONFORMS and a is Status.DIFFERS:
+            return "fixed"
+        if b is Status.DIFFERS and a is Status.CONFORMS:
+            return "regressed"
+    else:
+        if b is not Status.CONFORMS and a is Status.CONFORMS:
+            return "fixed"
+        if b is Status.CONFORMS and a is not Status.CONFORMS:
+            return "regressed"
+    return "changed"
+
+
+def _steps(model_columns: list[Column], rows: list[ParamRow]) -> list[VersionStep]:
+    steps = []
+    for platform in sorted({c.platform for c in model_columns}):
+        indices = [i for i, c in enumerate(model_columns) if c.platform == platform]
+        for left, right in zip(indices, indices[1:]):
+            groups: dict[str, list[Change]] = {g: [] for g in CHANGE_GROUPS}
+            for row in rows:
+                before, after = row.cells[left].result, row.cells[right].result
+                if before is None or after is None:
+                    continue
+                group = classify_change(before, after, row.known_issue)
+                if group:
+                    detail = "observation changed" if before.status == after.status else ""
+                    groups[group].append(Change(row.cell_id, row.cells[left].word, row.cells[right].word, detail))
+            steps.append(VersionStep(platform, model_columns[left].jax, model_columns[right].jax, groups))
+    return steps
+
+
+def _timeline(row: ParamRow, columns: list[Column], platform: str) -> Timeline | None:
+    points = [(columns[i].jax, cell.result) for i, cell in enumerate(row.cells)
+              if columns[i].platform == platform and cell.result is not None]
+    if not points:
+        return None
+    statuses = [(v, r.status) for v, r in points]
+    if row.known_issue:
+        present = [s is Status.CONFORMS for _, s in statuses]
+        if not any(present):
+            text = f"the documented bug does not show in {statuses[0][0]}–{statuses[-1][0]}"
+        else:
+            first = present.index(True)
+            appeared = (f"appears between {statuses[first - 1][0]} and {statuses[first][0]}" if first
+                        else f"present since {statuses[0][0]} or earlier")
+            gone = next((i for i in range(first + 1, len(present)) if not present[i]), None)
+            text = appeared + (f"; goes away between {statuses[gone - 1][0]} and {statuses[gone][0]}"
+                               if gone is not None else f"; still present in {statuses[-1][0]}")
+        return Timeline(row.cell_id, platform, True, text)
+    conforming = [v for v, s in statuses if s is Status.CONFORMS]
+    if not conforming:
+        text = f"does not behave as documented in any tested version ({statuses[0][0]}–{statuses[-1][0]})"
+    elif conforming[0] == statuses[0][0]:
+        text = f"behaves as documented since {statuses[0][0]} or earlier"
+    else:
+        text = f"behaves as documented from {conforming[0]}"
+    if statuses[-1][1] is not Status.CONFORMS and conforming:
+        text += f"; not in {statuses[-1][0]} ({statuses[-1][1].value})"
+    return Timeline(row.cell_id, platform, False, text)
+
+
+def build_model(files: Iterable[ResultFile], cases: Iterable[Case]) -> ReportModel:
+    """The report model from result files (any number of versions, platforms and shards)."""
+    merged = sorted(merge_files(files), key=lambda m: (version_key(m.jax), m.platform))
+    columns = [_column(m.files, m.cells) for m in merged]
+    declared = {c.id: c for c in cases}
+    seen: dict[str, set[str]] = {}
+    for run in merged:
+        for cell in run.cells.values():
+            seen.setdefault(cell.case, set()).add(cell.param)
+
+    def param_row(case_id: str, param: str, label: str, rows: list[str], known: bool) -> ParamRow:
+        cell_id = f"{case_id}[{param}]" if param else case_id
+        cells = [_word(run.cells.get(cell_id), known, run.jax) for run in merged]
+        return ParamRow(case_id, param, label, rows, known, cells)
+
+    blocks: dict[str, list[CaseBlock]] = {}
+    order = list(declared) + sorted(set(seen) - set(declared))
+    for case_id in order:
+        case = declared.get(case_id)
+        if case is None:
+            reported = [r for run in merged for r in run.cells.values() if r.case == case_id]
+            params = [param_row(case_id, p, "", reported[0].rows if reported else [],
+                                any(r.known_issue for r in reported if r.param == p)) for p in sorted(seen[case_id])]
+            block = CaseBlock(case_id, UNKNOWN_SECTION, "", "", "", case_id.split(".")[0],
+                              case_id.split(".")[-1], {}, None, params)
+        else:
+            if case_id not in seen:
+                continue
+            params = [param_row(case_id, p.name, p.label, list(p.rows), bool(p.known_issue))
+                      for p in case.params]
+            block = CaseBlock(case_id, case.heading, case.claim, case.notes, case.source(),
+                              case.probe.__module__, case.probe.__name__, dict(case.env), case.stdin, params)
+        blocks.setdefault(block.section, []).append(block)
+    sections = [SectionBlock(h, blocks[h]) for h in
+                sorted(blocks, key=lambda h: (h == UNKNOWN_SECTION, section_order(h)))]
+    rows = [p for s in sections for c in s.cases for p in c.params]
+    for i, column in enumerate(columns):
+        counts = {s.value: 0 for s in Status}
+        counts[NOT_RUN] = 0
+        for row in rows:
+            counts[row.cells[i].status] = counts.get(row.cells[i].status, 0) + 1
+        column.counts = counts
+    timelines = [t for row in rows for platform in sorted({c.platform for c in columns})
+                 for t in [_timeline(row, columns, platform)] if t is not None]
+    return ReportModel(columns, sections, _steps(columns, rows), timelines,
+                       [c for m in merged for c in m.conflicts])

@@ -1,0 +1,53 @@
+"""Self-contained reproduction scripts: the case API stand-ins, the shared helpers and a case module, flattened.
+
+A script needs only `pip install jax==V jaxlib==V`: imports of the suite's own modules are
+removed (the stand-ins and helpers are defined above them in the same file), and a `main`
+runs one probe and prints its facts as JSON. Pure apart from reading the sources.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import sys
+from pathlib import Path
+
+_REPORT_DIR = Path(__file__).resolve().parent
+_HELPERS = _REPORT_DIR.parent / "cases" / "helpers.py"
+
+
+def without_suite_imports(source: str) -> str:
+    """`source` with every top-level `import conformance...` / `from conformance... import ...` removed."""
+    tree = ast.parse(source)
+    drop: set[int] = set()
+    for node in tree.body:
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        if names and all(n == "conformance" or n.startswith("conformance.") for n in names):
+            drop.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return "\n".join(line for i, line in enumerate(source.splitlines(), 1) if i not in drop) + "\n"
+
+
+def _strip_future(source: str) -> str:
+    return "\n".join(line for line in source.splitlines() if line.strip() != "from __future__ import annotations")
+
+
+def prelude() -> str:
+    """The stand-ins and the shared helpers, ready to precede a case module."""
+    shim = (_REPORT_DIR / "repro_shim.py").read_text(encoding="utf-8")
+    helpers = without_suite_imports(_HELPERS.read_text(encoding="utf-8"))
+    return ("from __future__ import annotations\n\n# ---- stand-ins for the suite's case API\n" + _strip_future(shim)
+            + "\n\n# ---- the suite's shared probe helpers\n" + _strip_future(helpers))
+
+
+def module_source(module_name: str) -> str:
+    """A case module's source without its imports of the suite, '' when it cannot be read."""
+    module = sys.modules.get(module_name)
+    try:
+        source = inspect.getsource(module) if module else ""
+    except (OSError, TypeError):
+        return ""
+    return _strip_future(without_suite_imports(source))
