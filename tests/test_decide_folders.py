@@ -176,3 +176,13 @@ def test_the_report_gives_a_folders_cases_their_own_section(tmp_path, isolated):
     report, problems = cli.render_report(tmp_path / "results", tmp_path / "report.html", cases=cases)
     text = report.read_text()
     assert problems == [] and "Team §1 Report numerics" in text and "reportcases/numerics.sum_up" in text
+
+
+def test_a_folder_cell_that_lost_its_result_keeps_its_namespace():
+    from conformance.results.schema import result_file_from_json
+
+    report = {"jax_conformance": {"schema_version": 2, "jax": "0.8.3", "platform": "linux-x86_64",
+                                  "case_package": "teamcases"},
+              "tests": [{"nodeid": "../team/teamcases/nan_guard.py::probe[p]", "outcome": "failed"}]}
+    (lost,) = result_file_from_json(report).cells
+    assert (lost.case, lost.param, lost.status.value) == ("teamcases/nan_guard.probe", "p", "error")
