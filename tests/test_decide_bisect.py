@@ -201,3 +201,10 @@ def test_cli_bisect_bad_usage_exits_2(argv, message, monkeypatch, tmp_path, caps
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_cli_find_fix_says_when_both_ends_show_the_bug(monkeypatch, tmp_path, capsys):
+    _fake_cli(monkeypatch, tmp_path, first_bad="0.4.38")  # the bug everywhere
+    assert cli.main(["bisect", "numerics.debug_nans_vmap_miss:vmap", "--good", "0.4.38", "--bad", "0.12.0.1",
+                     "--find-fix"]) == 1
+    assert "the known issue reproduces on both jax 0.4.38 and jax 0.12.0.1: no fix to find" in capsys.readouterr().out

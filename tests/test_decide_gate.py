@@ -223,3 +223,17 @@ def test_gate_from_to_runs_both_versions_incrementally_then_gates(tmp_path, caps
     assert status == 1 and prepared == ["0.8.3", "0.12.0.1"]
     assert ran == [("0.8.3", tmp_path, "vmap"), ("0.12.0.1", tmp_path, "vmap")]
     assert "the known issue appears" in capsys.readouterr().out
+
+
+def test_folders_of_several_platforms_gate_each_platform_against_its_own_baseline(tmp_path, capsys):
+    write(tmp_path / "a", "0.7.2", "linux-x86_64", [cell("a.b")])
+    write(tmp_path / "a", "0.7.2", "darwin-arm64", [cell("a.b")])
+    write(tmp_path / "b", "0.8.3", "linux-x86_64", [cell("a.b")])
+    write(tmp_path / "b", "0.8.3", "darwin-arm64", [cell("a.b", status="crash", observation=None, reason="SIGSEGV")],
+          name="0.8.3-darwin-arm64-shard1of2.json")
+    write(tmp_path / "b", "0.8.3", "darwin-arm64", [cell("a.c")], name="0.8.3-darwin-arm64-shard2of2.json")
+    assert cli.main(["gate", "--baseline", str(tmp_path / "a"), "--candidate", str(tmp_path / "b")]) == 1
+    out = capsys.readouterr().out
+    assert "gate (darwin-arm64: jax 0.7.2 -> 0.8.3, linux-x86_64: jax 0.7.2 -> 0.8.3)" in out
+    assert "darwin-arm64 a.b: conforms -> crash" in out and "a clean run becomes crash" in out
+    assert "darwin-arm64 a.c: absent -> conforms" in out and "REGRESSIONS (1)" in out
