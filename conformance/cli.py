@@ -1,4 +1,4 @@
-"""The command line: `jax-conformance list | run | report`.
+"""The command line: `jax-conformance list | run | report | pin | diff | gate | bisect`.
 
 Only this module prints. `main(argv)` returns the exit status, so it can be
 tested without a shell; expected problems become one line on stderr and exit 2.
@@ -19,7 +19,16 @@ from pathlib import Path
 from typing import Any
 
 import conformance
-from conformance.core.case import CaseDeclarationError, load_cases
+from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, CaseDeclarationError, load_cases
+from conformance.decide.bisect import Memo, bisect, bug_reproduces, releases_between, same_bug_state, same_observation
+from conformance.decide.cellref import parse_cell_ref
+from conformance.decide.diff import diff_sets, result_set, version_mismatch
+from conformance.decide.expectations import load_expectations
+from conformance.decide.gate import gate
+from conformance.decide.render import bisect_text, diff_text, gate_markdown, gate_text, observation_line
+from conformance.decide.runs import CellOracle
+from conformance.engine.folders import CaseFolder, case_folders, import_folder
+from conformance.results.load import load_results
 from conformance.envs.builder import EnvironmentBuilder, JaxEnvironment
 from conformance.errors import ConformanceError
 from conformance.envs.matrix import DEFAULT_MATRIX, load_matrix
@@ -34,7 +43,7 @@ from conformance.results.schema import ResultFile, is_version
 from conformance.results.load import ResultsError, load_result_file, read_results_tolerantly, result_files
 from conformance.results.merge import merge_files, merge_report_json
 from conformance.engine.runner import SOURCE_ROOT
-from conformance.engine.selection import all_cells, select_cells
+from conformance.engine.selection import Cell, all_cells, select_cells
 from conformance.engine.shards import parse_shard, select_shard
 from conformance.envs.matrix import resolve_versions
 from conformance.results.durations import recorded_durations
@@ -47,6 +56,30 @@ DESCRIPTION = "Documented JAX behaviours, probed in fresh processes across JAX v
 DEFAULT_REPORT = Path("reports/index.html")
 
 
+def add_cases_option(parser: argparse.ArgumentParser) -> None:
+    """`--cases DIR`, repeatable: a team's own folder of case modules."""
+    parser.add_argument("--cases", action="append", default=[], metavar="DIR",
+                        help="also load the case modules of this folder (a package named after the folder; "
+                             "its ids are namespaced <folder>/<module>.<probe>); repeat for more")
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options of a run: selection, workers, retries, launcher, reuse and the results folder."""
+    parser.add_argument("-k", dest="expression", metavar="EXPR", help="pytest-style selection expression")
+    parser.add_argument("-j", dest="workers", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="cells run at once, each in its own process (default: the number of cores)")
+    parser.add_argument("--retries", type=int, default=1, metavar="N",
+                        help="rerun a cell that ends in error, crash or timeout up to N times (default 1)")
+    parser.add_argument("--retry-differs", action="store_true", help="also rerun cells that differ")
+    parser.add_argument("--launch", choices=LAUNCHERS, default="fork",
+                        help="fork cells from a per-version server that imported jax (default), or spawn each")
+    parser.add_argument("--rerun", action="store_true",
+                        help="run every selected cell, even those whose stored result is still valid")
+    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
+                        help="folder for result files (default results/)")
+    add_cases_option(parser)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="jax-conformance", description=DESCRIPTION)
@@ -55,23 +88,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     listing = commands.add_parser("list", help="show the cases, their rows and claims")
     listing.add_argument("-k", dest="expression", metavar="EXPR", help="pytest-style selection expression")
+    add_cases_option(listing)
 
     run = commands.add_parser("run", help="run the cases across JAX versions and write results and the report")
     which = run.add_mutually_exclusive_group()
     which.add_argument("--matrix", metavar="NAME", help=f"a matrix name or .toml path (default {DEFAULT_MATRIX})")
     which.add_argument("--jax", action="append", metavar="VERSION", help="a JAX version; repeat for more")
-    run.add_argument("-k", dest="expression", metavar="EXPR", help="pytest-style selection expression")
-    run.add_argument("-j", dest="workers", type=int, default=os.cpu_count() or 1, metavar="N",
-                     help="cells run at once, each in its own process (default: the number of cores)")
-    run.add_argument("--retries", type=int, default=1, metavar="N",
-                     help="rerun a cell that ends in error, crash or timeout up to N times (default 1)")
-    run.add_argument("--retry-differs", action="store_true", help="also rerun cells that differ")
-    run.add_argument("--launch", choices=LAUNCHERS, default="fork",
-                     help="fork cells from a per-version server that imported jax (default), or spawn each")
-    run.add_argument("--rerun", action="store_true",
-                     help="run every selected cell, even those whose stored result is still valid")
-    run.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
-                     help="folder for result files (default results/)")
+    add_run_options(run)
     run.add_argument("--shard", metavar="K/N",
                      help="run only shard K of N of the selected cells, balanced by recorded durations; "
                           "results go to <jax>-<platform>-shardKofN.json")
@@ -95,23 +118,64 @@ def build_parser() -> argparse.ArgumentParser:
                              f"(default {DEFAULT_MATRIX})")
     matrix.add_argument("--json", action="store_true", help="print a JSON list (for a CI job matrix)")
 
+    diff = commands.add_parser("diff", help="list the cells whose status or observation differ between two result sets")
+    diff.add_argument("baseline", type=Path, metavar="A", help="baseline result file, or a folder of them")
+    diff.add_argument("candidate", type=Path, metavar="B", help="candidate result file, or a folder of them")
+
+    gating = commands.add_parser("gate", help="fail when a candidate regresses from a baseline (exit 1)")
+    gating.add_argument("--baseline", action="append", type=Path, metavar="PATH",
+                        help="baseline result file or folder (repeat for more)")
+    gating.add_argument("--candidate", action="append", type=Path, metavar="PATH",
+                        help="candidate result file or folder (repeat for more)")
+    gating.add_argument("--from", dest="from_version", metavar="VERSION",
+                        help="run the suite on this JAX version as the baseline (with --to)")
+    gating.add_argument("--to", dest="to_version", metavar="VERSION",
+                        help="run the suite on this JAX version as the candidate (with --from)")
+    gating.add_argument("--expectations", type=Path, metavar="FILE",
+                        help="TOML file of expected statuses that acknowledge known regressions")
+    gating.add_argument("--markdown", type=Path, metavar="PATH", help="also write the decision as Markdown")
+    gating.add_argument("--allow-version-mismatch", action="store_true",
+                        help="compare result sets written by different suite or schema versions")
+    add_run_options(gating)
+
+    bisecting = commands.add_parser("bisect", help="find the first JAX release whose verdict on one cell changes")
+    bisecting.add_argument("cell", metavar="CELL",
+                           help="case id with :PARAM or [PARAM] (numerics.debug_nans_vmap_miss:vmap), or a row ID")
+    bisecting.add_argument("--good", required=True, metavar="VERSION", help="a release that behaves as wanted")
+    bisecting.add_argument("--bad", required=True, metavar="VERSION", help="a release that does not")
+    bisecting.add_argument("--find-fix", action="store_true",
+                           help="find the first release where a documented known issue stops reproducing")
+    bisecting.add_argument("--launch", choices=LAUNCHERS, default="fork",
+                           help="fork the cell from a server that imported jax (default), or spawn it")
+    add_cases_option(bisecting)
+
     pin = commands.add_parser("pin", help="refresh the hashed pinned requirement sets in matrix/pins/")
     pin.add_argument("versions", nargs="*", metavar="VERSION",
                      help=f"JAX versions to pin (default: every version of the {DEFAULT_MATRIX} matrix)")
     return parser
 
 
+def load_all_cases(folders: list[CaseFolder]) -> list[Case]:
+    """The built-in cases, then those of each case folder (imported as its package)."""
+    cases = load_cases()
+    for folder in folders:
+        cases += load_cases(import_folder(folder))
+    return cases
+
+
 def command_list(args: argparse.Namespace) -> int:
     """Print the selected cases."""
-    cells = select_cells(all_cells(load_cases()), args.expression)
+    cells = select_cells(all_cells(load_all_cases(case_folders(args.cases))), args.expression)
     print(cases_listing(cells))
     print(f"\n{len(cells)} cells in {len({c.case.id for c in cells})} cases")
     return 0
 
 
-def pytest_argv(env: JaxEnvironment, json_path: Path, stored: Path, args: argparse.Namespace) -> list[str]:
-    """The pytest command that runs the selected cells against one environment."""
-    argv = [sys.executable, "-m", "pytest", str(CASES_DIR), "--rootdir", SOURCE_ROOT,
+def pytest_argv(env: JaxEnvironment, json_path: Path, stored: Path, args: argparse.Namespace,
+                folder: CaseFolder | None = None) -> list[str]:
+    """The pytest command that runs the selected cells of the built-in cases (or of one case folder)."""
+    where = [str(folder.path), "--conformance-cases", folder.name] if folder else [str(CASES_DIR)]
+    argv = [sys.executable, "-m", "pytest", *where, "--rootdir", SOURCE_ROOT,
             "-p", "no:cacheprovider", "-o", "addopts=", "-qq", "--no-header", "--tb=no", "-rN",
             "--jax-python", env.python, "--jax-workers", str(args.workers),
             "--jax-retries", str(args.retries), "--jax-launch", args.launch, "--jax-reuse", str(stored),
@@ -137,12 +201,28 @@ def run_version(env: JaxEnvironment, args: argparse.Namespace) -> dict[str, Any]
     read, merged and replaced, so runs sharing a results folder never lose each other's cells.
     """
     args.results.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    sources = getattr(args, "sources", None) or [None]
+    final, ran = None, []
+    for folder in sources:
+        final, data = _run_package(env, args, folder)
+        ran += [t.get("metadata") or {} for t in data.get("tests", [])]
+    wall = time.monotonic() - started
+    return {"file": load_result_file(final), "path": final, "wall_s": wall, "cells": len(ran),
+            "reused": sum(bool(m.get("reused")) for m in ran)}
+
+
+def _run_package(env: JaxEnvironment, args: argparse.Namespace, folder: CaseFolder | None) -> tuple[Path, dict]:
+    """Run the selected cells of one case package in pytest and merge them into the version's result file."""
     fd, tmp_name = tempfile.mkstemp(dir=args.results, prefix=".running-", suffix=".json")
     os.close(fd)
     tmp = Path(tmp_name)
+    environ = dict(os.environ)
+    if folder is not None:
+        environ["PYTHONPATH"] = os.pathsep.join(p for p in (folder.root, environ.get("PYTHONPATH", "")) if p)
     try:
         started = time.monotonic()
-        child = subprocess.Popen(pytest_argv(env, tmp, args.results, args), cwd=SOURCE_ROOT)
+        child = subprocess.Popen(pytest_argv(env, tmp, args.results, args, folder), cwd=SOURCE_ROOT, env=environ)
         try:
             code = child.wait()
         except KeyboardInterrupt:
@@ -164,12 +244,22 @@ def run_version(env: JaxEnvironment, args: argparse.Namespace) -> dict[str, Any]
         with FileLock(str(args.results / f".{final.name}.lock")):
             stored = read_stored(final)
             merged = merge_report_json(stored, data)
+            merged["jax_conformance"] = merged_header((stored or {}).get("jax_conformance"), head)
             write_text_atomically(final, json.dumps(merged, indent=1))
-        ran = [t.get("metadata") or {} for t in data.get("tests", [])]
-        return {"file": load_result_file(final), "path": final, "wall_s": wall, "cells": len(ran),
-                "reused": sum(bool(m.get("reused")) for m in ran)}
+        return final, data
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def merged_header(stored: Any, new: dict[str, Any]) -> dict[str, Any]:
+    """The header of a merged result file: the new run's, keeping the case folders earlier runs recorded."""
+    head = dict(new)
+    folders = {f.get("name"): f for f in (stored or {}).get("case_folders") or [] if isinstance(f, dict)}
+    folders.update({f.get("name"): f for f in new.get("case_folders") or [] if isinstance(f, dict)})
+    head["case_folders"] = sorted(folders.values(), key=lambda f: str(f.get("name")))
+    if isinstance(stored, dict) and new.get("case_package") != DEFAULT_CASE_PACKAGE and stored.get("case_package"):
+        head["case_package"] = stored["case_package"]
+    return head
 
 
 terminated = threading.Event()
@@ -197,8 +287,11 @@ def read_stored(path: Path) -> dict[str, Any] | None:
 
 
 def render_report(paths: Any, out: Path, markdown: Path | None = None,
-                  junit: Path | None = None) -> tuple[Path, list[str]]:
-    """Render every readable result file; name each unreadable one on stderr; return the report and the problems."""
+                  junit: Path | None = None, cases: list[Case] | None = None) -> tuple[Path, list[str]]:
+    """Render every readable result file; name each unreadable one on stderr; return the report and the problems.
+
+    `cases` (the built-in ones and those of case folders) give rows their sections; default: the built-in cases.
+    """
     loaded = read_results_tolerantly(paths)
     if not loaded.files:
         more = f" (and {len(loaded.problems) - 1} more unreadable)" if len(loaded.problems) > 1 else ""
@@ -206,7 +299,7 @@ def render_report(paths: Any, out: Path, markdown: Path | None = None,
     for problem in loaded.problems:
         print(f"jax-conformance: skipped unreadable result file: {problem}", file=sys.stderr)
     print_conflicts(loaded.files)
-    return write_report(loaded.files, out, markdown_path=markdown, junit_path=junit), loaded.problems
+    return write_report(loaded.files, out, markdown_path=markdown, junit_path=junit, cases=cases), loaded.problems
 
 
 def print_conflicts(files: list[ResultFile]) -> int:
@@ -235,7 +328,8 @@ def _run_versions(args: argparse.Namespace) -> int:
     started = time.monotonic()
     builder = EnvironmentBuilder()
     versions = list(dict.fromkeys(args.jax)) if args.jax else matrix_versions(args.matrix or DEFAULT_MATRIX, builder)
-    cells = select_cells(all_cells(load_cases()), args.expression)
+    declared = load_all_cases(case_folders(args.cases))
+    cells = select_cells(all_cells(declared), args.expression)
     selected = len(cells)
     args.shard = parse_shard(args.shard) if args.shard else None
     if args.shard:
@@ -245,6 +339,7 @@ def _run_versions(args: argparse.Namespace) -> int:
             print(f"jax-conformance: shard {args.shard.label} holds none of the {selected} selected cells; "
                   f"nothing to run")
             return 0
+    args.sources = run_sources(cells, case_folders(args.cases))
     if args.results.exists() and not args.results.is_dir():
         raise ConformanceError(f"--results {args.results} is a file; name a folder for the result files")
     if args.workers < 1:
@@ -279,7 +374,7 @@ def _run_versions(args: argparse.Namespace) -> int:
         return 143 if terminated.is_set() else 130
     if finished:
         print("\n" + run_summary(finished))
-        report, problems = render_report(args.results, report_path)
+        report, problems = render_report(args.results, report_path, cases=declared if args.cases else None)
         failed += [f"unreadable result file {p}" for p in problems]
         print(f"\nreport: {report}  (from every result file in {args.results}/)")
     print(f"wall time: {time.monotonic() - started:.1f}s")
@@ -287,6 +382,13 @@ def _run_versions(args: argparse.Namespace) -> int:
         print(f"jax-conformance: error: no results for {', '.join(failed)} (see above)", file=sys.stderr)
         return 1
     return 0
+
+
+def run_sources(cells: list[Cell], folders: list[CaseFolder]) -> list[CaseFolder | None]:
+    """The case packages with selected cells: None for the built-in one, then each case folder."""
+    packages = {cell.case.package for cell in cells}
+    chosen: list[CaseFolder | None] = [None] if DEFAULT_CASE_PACKAGE in packages else []
+    return chosen + [folder for folder in folders if folder.name in packages]
 
 
 def check_writable(path: Path, option: str) -> None:
@@ -352,8 +454,143 @@ def command_pin(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_diff(args: argparse.Namespace) -> int:
+    """Print the cells whose status or observation differ between two result sets; exit 0."""
+    baseline = result_set(load_results(args.baseline), "baseline")
+    candidate = result_set(load_results(args.candidate), "candidate")
+    mismatch = version_mismatch(baseline, candidate)
+    if mismatch:
+        print(f"note: the two sets differ in version: {mismatch}")
+    print(diff_text(diff_sets(baseline, candidate)))
+    return 0
+
+
+def gate_inputs(args: argparse.Namespace) -> tuple[list[Path], list[Path]]:
+    """The baseline and candidate result files: given, or produced by running `--from` and `--to`."""
+    ran = args.from_version or args.to_version
+    given = args.baseline or args.candidate
+    if ran and given:
+        raise ConformanceError("give either --baseline/--candidate (result sets) or --from/--to (versions to run), "
+                               "not both")
+    if ran:
+        if not (args.from_version and args.to_version):
+            raise ConformanceError("--from and --to go together: the baseline and the candidate JAX versions")
+        return run_sides([args.from_version, args.to_version], args)
+    if not (args.baseline and args.candidate):
+        raise ConformanceError("gate needs --baseline A --candidate B (result files or folders), or --from V1 --to V2")
+    return list(args.baseline), list(args.candidate)
+
+
+def run_sides(versions: list[str], args: argparse.Namespace) -> tuple[list[Path], list[Path]]:
+    """Build both environments and run the suite on each (incrementally, into --results); their result files."""
+    cells = select_cells(all_cells(load_all_cases(case_folders(args.cases))), args.expression)
+    args.sources = run_sources(cells, case_folders(args.cases))
+    if args.workers < 1:
+        raise ConformanceError(f"-j {args.workers}: the number of cells run at once must be at least 1")
+    builder = EnvironmentBuilder()
+    for version in versions:
+        builder.interpreter_for(version)
+    paths = []
+    for version in versions:
+        env = builder.prepare(version)
+        print_notices(builder)
+        print(f"jax {version}: Python {env.interpreter.version}, environment "
+              f"{'built' if env.built_now else 'reused'} in {env.seconds:.1f}s", flush=True)
+        done = run_version(env, args)
+        print(f"  {done['cells']} cells ({done['cells'] - done['reused']} ran, {done['reused']} reused) "
+              f"in {done['wall_s']:.1f}s; wrote {done['path']}", flush=True)
+        paths.append(done["path"])
+    return [paths[0]], [paths[1]]
+
+
+def command_gate(args: argparse.Namespace) -> int:
+    """Judge the candidate against the baseline: exit 0 without unacknowledged regressions, 1 with, 2 on bad input."""
+    expectations = load_expectations(args.expectations) if args.expectations else []
+    if args.markdown is not None:
+        check_writable(args.markdown, "--markdown")
+    baseline_paths, candidate_paths = gate_inputs(args)
+    baseline = result_set(load_results(baseline_paths), "baseline")
+    candidate = result_set(load_results(candidate_paths), "candidate")
+    mismatch = version_mismatch(baseline, candidate)
+    if mismatch and not args.allow_version_mismatch:
+        raise ConformanceError(f"refusing to compare result sets of different versions: {mismatch}; "
+                               f"pass --allow-version-mismatch to compare them anyway")
+    outcome = gate(diff_sets(baseline, candidate), expectations)
+    sides = ", ".join(f"{p}: jax {baseline.jax(p)} -> {candidate.jax(p)}" for p in sorted(baseline.runs)
+                      if p in candidate.runs)
+    title = f"gate ({sides})"
+    if mismatch:
+        title += f" [versions differ: {mismatch}]"
+    print(gate_text(outcome, title))
+    if args.markdown is not None:
+        write_text_atomically(args.markdown, gate_markdown(outcome, title))
+        print(f"markdown: {args.markdown}")
+    return outcome.exit_code
+
+
+def resolve_cell(text: str, cases: list[Case]) -> Cell:
+    """The cell named by a case id with :PARAM or [PARAM], or by a row ID; one line when it names none."""
+    cells = all_cells(cases)
+    ref = parse_cell_ref(text)
+    if ref is not None:
+        matching = [c for c in cells if c.case.id == ref.case]
+        if matching:
+            chosen = [c for c in matching if c.param == ref.param]
+            if len(chosen) == 1:
+                return chosen[0]
+            params = ", ".join(c.param for c in matching if c.param)
+            raise ConformanceError(f"{ref.case} has parameters {params}; name one as {ref.case}:PARAM")
+    by_row = [c for c in cells if text in c.case.rows(c.param)]
+    if len(by_row) == 1:
+        return by_row[0]
+    raise ConformanceError(f"{text!r} names no cell (a case id such as numerics.debug_nans_vmap_miss:vmap, or a row "
+                           f"ID); `jax-conformance list` shows them")
+
+
+def command_bisect(args: argparse.Namespace) -> int:
+    """Bisect the releases between --good and --bad for the first whose verdict on CELL changes."""
+    started = time.monotonic()
+    folders = case_folders(args.cases)
+    cell = resolve_cell(args.cell, load_all_cases(folders))
+    if args.find_fix and not cell.case.param(cell.param).known_issue:
+        raise ConformanceError(f"{cell.id} documents no known issue; --find-fix looks for the release where a "
+                               f"documented bug stops reproducing (bisect without it for any change)")
+    builder = EnvironmentBuilder()
+    releases = releases_between(builder.index.releases("jax"), args.good, args.bad)
+    folder = next((f for f in folders if f.name == cell.case.package), None)
+    oracle = CellOracle(builder, cell, launcher=args.launch, extra_paths=(folder.root,) if folder else ())
+
+    def announced(version: str):
+        found = oracle(version)
+        print_notices(builder)
+        if hasattr(found, "status"):
+            print(f"  jax {version}: {observation_line(found, version)}  ({oracle.seconds.get(version, 0):.0f}s)",
+                  flush=True)
+        return found
+
+    print(f"bisect {cell.id}: {len(releases)} releases from {releases[0]} to {releases[-1]}; "
+          f"testing both ends first", flush=True)
+    memo = Memo(announced)
+    like = same_observation
+    if args.find_fix:
+        like = same_bug_state
+        first, last = memo(releases[0]), memo(releases[-1])
+        if hasattr(first, "status") and hasattr(last, "status"):
+            if bug_reproduces(last) and not bug_reproduces(first):
+                releases = releases[::-1]
+            elif bug_reproduces(first) == bug_reproduces(last):
+                state = "reproduces" if bug_reproduces(first) else "does not reproduce"
+                print(f"the known issue {state} on both jax {releases[0]} and jax {releases[-1]}: no fix to find")
+                return 1
+    outcome = bisect(releases, memo, like, on_step=lambda line: print(line, flush=True))
+    print()
+    print(bisect_text(outcome, cell.id, args.find_fix))
+    print(f"wall time: {time.monotonic() - started:.1f}s")
+    return 1 if outcome.ends_agree else 0
+
+
 COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "matrix": command_matrix,
-            "pin": command_pin}
+            "pin": command_pin, "diff": command_diff, "gate": command_gate, "bisect": command_bisect}
 
 
 def main(argv: list[str] | None = None) -> int:

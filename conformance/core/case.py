@@ -29,7 +29,7 @@ import inspect
 import pkgutil
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from conformance.core import rowlist
@@ -232,8 +232,12 @@ class Section:
         def register(probe: Callable[..., Any]) -> Callable[..., Any]:
             module = probe.__module__
             package, _, short_module = module.rpartition(".")
-            case_id = f"{short_module}.{probe.__name__}"
+            namespace = folder_namespace(package)
+            case_id = f"{namespace}/{short_module}.{probe.__name__}" if namespace else f"{short_module}.{probe.__name__}"
             declared = _declared_params(case_id, rows, expect, known_issue, params)
+            if namespace:
+                declared = tuple(replace(p, rows=tuple(namespaced_row(namespace, r) for r in p.rows))
+                                 for p in declared)
             built = Case(
                 id=case_id,
                 section=f"§{subsection}" if subsection else self.number,
@@ -253,6 +257,21 @@ class Section:
             return probe
 
         return register
+
+
+def folder_namespace(package: str) -> str:
+    """The namespace of a case folder's package (`teamcases`), or '' for the built-in and dotted packages.
+
+    A folder given with `--cases DIR` is imported as a top-level package named after the
+    folder; its case ids read `<folder>/<module>.<probe>` and its row IDs `<folder>.<row>`,
+    so two folders that both hold `numerics.py` never collide with each other or the suite.
+    """
+    return package if package and "." not in package and package != DEFAULT_CASE_PACKAGE else ""
+
+
+def namespaced_row(namespace: str, row: str) -> str:
+    """`row` prefixed with `<namespace>.` unless it already is."""
+    return row if row.startswith(namespace + ".") else f"{namespace}.{row}"
 
 
 def _declared_params(case_id: str, rows, expect, known_issue, params) -> tuple[Param, ...]:
@@ -369,8 +388,8 @@ def load_cases(package: str = DEFAULT_CASE_PACKAGE) -> list[Case]:
 
 
 def find_case(case_id: str, package: str = DEFAULT_CASE_PACKAGE) -> Case:
-    """The case called `case_id` (`<module>.<probe>`), importing only its module."""
-    module_short = case_id.split(".", 1)[0]
+    """The case called `case_id` (`<module>.<probe>`, or `<folder>/<module>.<probe>`), importing only its module."""
+    module_short = case_id.rpartition("/")[2].split(".", 1)[0]
     for found in load_module_cases(f"{package}.{module_short}"):
         if found.id == case_id:
             return found

@@ -26,6 +26,7 @@ import pytest
 import conformance
 from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, CaseDeclarationError, load_module_cases
 from conformance.core.status import LETTER, PYTEST_OUTCOME, Status
+from conformance.engine.folders import package_folder_entry, package_root
 from conformance.engine.keys import cell_key, environment_digest
 from conformance.engine.runner import Target, child_environment
 from conformance.engine.selection import Cell
@@ -155,6 +156,7 @@ class ConformanceRun:
         self.session: RunSession | None = None
         shard = config.getoption("jax_shard")
         self.shard: Shard | None = parse_shard(shard) if shard else None
+        self.case_folders = package_folder_entry(package)
 
     @property
     def platform(self) -> str:
@@ -171,8 +173,11 @@ class ConformanceRun:
         """The run session for the collected cells."""
         described = self.describe()
         environment = environment_digest(described.get("packages") or {}, described.get("python") or "")
+        environment += "".join(f["hash"] for f in self.case_folders)  # a folder's helpers change its cells too
+        root = package_root(self.package)
         return RunSession(
-            target=Target(self.python, described["platform"], described.get("jax"), self.package),
+            target=Target(self.python, described["platform"], described.get("jax"), self.package,
+                          (root,) if root else ()),
             launcher=self.config.getoption("jax_launch"),
             workers=self.config.getoption("jax_workers"),
             retries=self.config.getoption("jax_retries"),
@@ -254,6 +259,7 @@ class ConformanceRun:
             backend=target.get("backend"),
             devices=list(target.get("devices") or []),
             case_package=self.package,
+            case_folders=list(self.case_folders),
             launcher=session.launcher_name_used() if session else "",
             shard=self.shard.label if self.shard else "",
             started_at=self.started_at,

@@ -12,6 +12,7 @@ import re
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Mapping
 
+from conformance.core.case import folder_namespace
 from conformance.core.status import Status
 
 SCHEMA_VERSION = 2
@@ -199,14 +200,18 @@ class ResultFile:
         return {(c.case, c.param): c for c in self.cells}
 
 
-def _unjudged_cell(test: Mapping[str, Any]) -> CellResult | None:
-    """An `error` cell for a test entry without cell metadata (the plugin failed before judging it)."""
+def _unjudged_cell(test: Mapping[str, Any], namespace: str = "") -> CellResult | None:
+    """An `error` cell for a test entry without cell metadata (the plugin failed before judging it).
+
+    `namespace` is the case folder's name when the file is a run of a case folder (`<folder>/<module>.<probe>`).
+    """
     found = re.fullmatch(r"(?:.*/)?(\w+)\.py::(\w+)(?:\[(.*)\])?", str(test.get("nodeid", "")))
     if not found:
         return None
     crash = (test.get("call") or test.get("setup") or {}).get("crash") or {}
     why = crash.get("message") or f"pytest outcome: {test.get('outcome', '?')}"
-    return CellResult(case=f"{found[1]}.{found[2]}", param=found[3] or "", rows=[], status=Status.ERROR,
+    prefix = f"{namespace}/" if namespace else ""
+    return CellResult(case=f"{prefix}{found[1]}.{found[2]}", param=found[3] or "", rows=[], status=Status.ERROR,
                       reason="no cell result was recorded (" + " ".join(str(why).split())[:300] + ")")
 
 
@@ -226,7 +231,7 @@ def result_file_from_json(report: Any, source: str = "") -> ResultFile:
             raise SchemaError(f"`tests[{i}]` is not an object")
         metadata = test.get("metadata")
         if metadata is None:
-            lost = _unjudged_cell(test)
+            lost = _unjudged_cell(test, folder_namespace(header.case_package))
             if lost is not None:
                 cells.append(lost)
             continue

@@ -1,0 +1,149 @@
+"""Differences between two result sets, cell by cell: status and field-level observation differences. Pure.
+
+A result set is one or more result files (platforms, shards, reruns), merged with
+`results.merge.merge_files`. Cells are keyed by (platform, case, param), and on each
+platform the candidate's JAX version is compared with the baseline's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from conformance.core.compare import Difference, diff
+from conformance.errors import ConformanceError
+from conformance.results.merge import Conflict, MergedRun, merge_files
+from conformance.results.schema import CellResult, ResultFile
+
+
+@dataclass
+class ResultSet:
+    """The cells of one side of a comparison, one merged run per platform."""
+
+    label: str
+    runs: dict[str, MergedRun]
+    conflicts: list[Conflict] = field(default_factory=list)
+
+    @property
+    def suite_versions(self) -> set[str]:
+        """The suite versions that wrote this set's files."""
+        return {f.header.suite_version or "?" for run in self.runs.values() for f in run.files}
+
+    @property
+    def schema_versions(self) -> set[int]:
+        """The schema versions of this set's files."""
+        return {f.header.schema_version for run in self.runs.values() for f in run.files}
+
+    def jax(self, platform: str) -> str:
+        """The JAX version this set holds for `platform`."""
+        return self.runs[platform].jax
+
+    def cells(self) -> Iterable[tuple[str, CellResult]]:
+        """Every (platform, cell) of the set."""
+        for platform, run in self.runs.items():
+            for cell in run.cells.values():
+                yield platform, cell
+
+
+def result_set(files: Iterable[ResultFile], label: str) -> ResultSet:
+    """Merge files into one set; a set with two JAX versions on one platform is refused in one line."""
+    runs: dict[str, MergedRun] = {}
+    conflicts: list[Conflict] = []
+    for run in merge_files(files):
+        if run.platform in runs:
+            versions = sorted({runs[run.platform].jax, run.jax})
+            raise ConformanceError(f"the {label} holds jax {' and '.join(versions)} for {run.platform}; "
+                                   f"give one JAX version per platform (name the files rather than the folder)")
+        runs[run.platform] = run
+        conflicts.extend(run.conflicts)
+    if not runs:
+        raise ConformanceError(f"the {label} holds no result files")
+    return ResultSet(label, runs, conflicts)
+
+
+def version_mismatch(baseline: ResultSet, candidate: ResultSet) -> str | None:
+    """Why the two sets should not be compared (different suite or schema versions), or None."""
+    problems = []
+    if baseline.suite_versions != candidate.suite_versions:
+        problems.append(f"suite {', '.join(sorted(baseline.suite_versions))} in the baseline but "
+                        f"{', '.join(sorted(candidate.suite_versions))} in the candidate (cases and expectations "
+                        f"may have changed between them)")
+    if baseline.schema_versions != candidate.schema_versions:
+        problems.append(f"schema {', '.join(map(str, sorted(baseline.schema_versions)))} in the baseline but "
+                        f"{', '.join(map(str, sorted(candidate.schema_versions)))} in the candidate")
+    return "; ".join(problems) or None
+
+
+@dataclass(frozen=True)
+class CellChange:
+    """One cell whose status or observation differs between the baseline and the candidate (or that only one has)."""
+
+    platform: str
+    case: str
+    param: str
+    baseline: CellResult | None
+    candidate: CellResult | None
+    baseline_jax: str
+    candidate_jax: str
+    differences: tuple[Difference, ...] = ()
+
+    @property
+    def cell_id(self) -> str:
+        """`case[param]`."""
+        return f"{self.case}[{self.param}]" if self.param else self.case
+
+    @property
+    def known_issue(self) -> bool:
+        """Whether the cell documents a known issue (the candidate's declaration wins)."""
+        side = self.candidate or self.baseline
+        return bool(side and side.known_issue)
+
+    @property
+    def statuses(self) -> str:
+        """`differs -> conforms`, with `absent` for a side without the cell."""
+        before = self.baseline.status.value if self.baseline else "absent"
+        after = self.candidate.status.value if self.candidate else "absent"
+        return f"{before} -> {after}"
+
+
+@dataclass
+class SetDiff:
+    """Every changed cell of two result sets, and the platforms only one side has."""
+
+    baseline: ResultSet
+    candidate: ResultSet
+    changes: list[CellChange]
+    unchanged: int
+    only_in_baseline: list[str]
+    only_in_candidate: list[str]
+
+
+def cell_change(platform: str, baseline: CellResult | None, candidate: CellResult | None, baseline_jax: str,
+                candidate_jax: str) -> CellChange | None:
+    """The change of one cell, or None when its status and observation are the same on both sides."""
+    side = candidate or baseline
+    assert side is not None
+    differences: tuple[Difference, ...] = ()
+    if baseline is not None and candidate is not None:
+        differences = tuple(diff(baseline.observation, candidate.observation))
+        if baseline.status is candidate.status and not differences:
+            return None
+    return CellChange(platform, side.case, side.param, baseline, candidate, baseline_jax, candidate_jax, differences)
+
+
+def diff_sets(baseline: ResultSet, candidate: ResultSet) -> SetDiff:
+    """Compare the candidate with the baseline on every platform both hold."""
+    changes: list[CellChange] = []
+    unchanged = 0
+    shared = [p for p in baseline.runs if p in candidate.runs]
+    for platform in sorted(shared):
+        before, after = baseline.runs[platform], candidate.runs[platform]
+        for cell_id in list(before.cells) + [c for c in after.cells if c not in before.cells]:
+            change = cell_change(platform, before.cells.get(cell_id), after.cells.get(cell_id), before.jax, after.jax)
+            if change is None:
+                unchanged += 1
+            else:
+                changes.append(change)
+    return SetDiff(baseline, candidate, changes, unchanged,
+                   sorted(p for p in baseline.runs if p not in candidate.runs),
+                   sorted(p for p in candidate.runs if p not in baseline.runs))

@@ -1,0 +1,169 @@
+"""The gate's expectations file: which statuses a team expects for a cell, under which conditions, and why. Pure.
+
+Borrowed from web-platform-tests' expectation metadata: an expected status or statuses per
+cell, known intermittent results, conditions on the platform and the JAX version, a reason
+and a bug link. TOML, one `[[expect]]` table per entry::
+
+    [[expect]]
+    cell = "numerics.debug_nans_vmap_miss[vmap]"   # `case[param]`, `case:param`, or `case` for every parameter
+    status = ["conforms"]                          # statuses the candidate is expected to have
+    intermittent = ["flaky", "timeout"]            # known intermittent results, also accepted (optional)
+    platform = "linux-*"                           # fnmatch pattern or list of them (optional: any platform)
+    jax = ">=0.8"                                  # PEP 440 specifier on the candidate's JAX version (optional)
+    reason = "debug_nans misses NaNs once vmap has been traced"
+    bug = "https://github.com/jax-ml/jax/issues/00000"
+
+A malformed entry is one `ConformanceError` line that names the file, the line and the entry.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+from conformance.core.status import Status
+from conformance.decide.cellref import CellRef, parse_cell_ref
+from conformance.errors import ConformanceError
+
+KEYS = ("cell", "status", "intermittent", "platform", "jax", "reason", "bug")
+EXPECTED, INTERMITTENT = "expected", "intermittent"
+_HEADER = re.compile(r"^\s*\[\[\s*expect\s*\]\]\s*(#.*)?$")
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One entry: the cell it is about, the statuses it accepts, its conditions and its reason."""
+
+    line: int
+    cell: CellRef
+    statuses: frozenset[Status]
+    intermittent: frozenset[Status] = frozenset()
+    platforms: tuple[str, ...] = ()
+    jax: str = ""
+    reason: str = ""
+    bug: str = ""
+
+    @property
+    def label(self) -> str:
+        """How the entry is named in the gate's output: its cell and its line."""
+        return f"{self.cell.cell_id} (line {self.line})"
+
+    def applies_to(self, platform: str, case: str, param: str, jax_version: str) -> bool:
+        """Whether this entry is about the cell `case[param]` on `platform` and that JAX version."""
+        if case != self.cell.case or (self.cell.param and param != self.cell.param):
+            return False
+        if self.platforms and not any(fnmatch.fnmatchcase(platform, p) for p in self.platforms):
+            return False
+        return not self.jax or SpecifierSet(self.jax).contains(jax_version, prereleases=True)
+
+    def accepts(self, status: Status) -> str | None:
+        """`expected` or `intermittent` when the entry accepts `status`, else None."""
+        if status in self.statuses:
+            return EXPECTED
+        if status in self.intermittent:
+            return INTERMITTENT
+        return None
+
+
+def _entry_lines(text: str) -> list[int]:
+    return [number for number, line in enumerate(text.splitlines(), 1) if _HEADER.match(line)]
+
+
+def _key_line(text: str, start: int, key: str) -> int:
+    lines = text.splitlines()
+    for number in range(start, len(lines) + 1):
+        if number > start and _HEADER.match(lines[number - 1]):
+            break
+        if re.match(rf"^\s*\"?{re.escape(key)}\"?\s*=", lines[number - 1]):
+            return number
+    return start
+
+
+def _statuses(value: object, fail, key: str) -> frozenset[Status]:
+    words = [value] if isinstance(value, str) else value
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        fail(key, f"`{key}` should be a status or a list of statuses")
+    found = set()
+    for word in words:  # type: ignore[union-attr]
+        try:
+            found.add(Status(word))
+        except ValueError:
+            fail(key, f"`{key}` has {word!r}, not one of {', '.join(s.value for s in Status)}")
+    return frozenset(found)
+
+
+def _entry(data: object, number: int, line: int, text: str, source: str) -> Expectation:
+    def fail(key: str | None, message: str):
+        where = _key_line(text, line, key) if key and line else line
+        place = f"{source}:{where}" if where else source
+        raise ConformanceError(f"{place}: expectation entry {number}: {message}")
+
+    if not isinstance(data, dict):
+        fail(None, "is not a table")
+    unknown = [k for k in data if k not in KEYS]  # type: ignore[union-attr]
+    if unknown:
+        fail(unknown[0], f"unknown key `{unknown[0]}` (known keys: {', '.join(KEYS)})")
+    cell_text = data.get("cell")  # type: ignore[union-attr]
+    if cell_text is None:
+        fail(None, "needs `cell = \"case[param]\"`")
+    cell = parse_cell_ref(cell_text) if isinstance(cell_text, str) else None
+    if cell is None:
+        fail("cell", f"`cell` should name a cell such as numerics.debug_nans_vmap_miss[vmap], not {cell_text!r}")
+    statuses = _statuses(data.get("status", []), fail, "status")  # type: ignore[union-attr]
+    intermittent = _statuses(data.get("intermittent", []), fail, "intermittent")  # type: ignore[union-attr]
+    if not statuses and not intermittent:
+        fail(None, "needs `status = [...]` (the statuses it expects)")
+    platforms = data.get("platform", [])  # type: ignore[union-attr]
+    platforms = [platforms] if isinstance(platforms, str) else platforms
+    if not isinstance(platforms, list) or not all(isinstance(p, str) and p for p in platforms):
+        fail("platform", "`platform` should be a pattern such as \"linux-*\" or a list of them")
+    jax = data.get("jax", "")  # type: ignore[union-attr]
+    if not isinstance(jax, str):
+        fail("jax", "`jax` should be a version specifier string such as \">=0.8\"")
+    try:
+        SpecifierSet(jax)
+    except InvalidSpecifier:
+        fail("jax", f"`jax` is {jax!r}, not a version specifier such as \">=0.8\" or \">=0.7,<0.9\"")
+    for key in ("reason", "bug"):
+        if not isinstance(data.get(key, ""), str):  # type: ignore[union-attr]
+            fail(key, f"`{key}` should be a string")
+    return Expectation(line=line, cell=cell, statuses=statuses, intermittent=intermittent,  # type: ignore[arg-type]
+                       platforms=tuple(platforms), jax=jax, reason=data.get("reason", ""),  # type: ignore[union-attr]
+                       bug=data.get("bug", ""))  # type: ignore[union-attr]
+
+
+def parse_expectations(text: str, source: str = "expectations") -> list[Expectation]:
+    """The entries of an expectations file; a malformed one is a one-line error naming its line."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConformanceError(f"{source}: does not parse as TOML: {exc}") from None
+    unknown = [k for k in data if k != "expect"]
+    if unknown:
+        line = _key_line(text, 1, unknown[0])
+        raise ConformanceError(f"{source}:{line}: unknown top-level key `{unknown[0]}`; entries are [[expect]] tables")
+    entries = data.get("expect", [])
+    if not isinstance(entries, list):
+        raise ConformanceError(f"{source}: `expect` should be a list of [[expect]] tables")
+    lines = _entry_lines(text)
+    if len(lines) != len(entries):
+        lines = [0] * len(entries)
+    return [_entry(entry, i, lines[i - 1], text, source) for i, entry in enumerate(entries, 1)]
+
+
+def load_expectations(path) -> list[Expectation]:
+    """Read and parse an expectations file."""
+    try:
+        text = open(path, encoding="utf-8").read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConformanceError(f"{path}: cannot read the expectations file ({getattr(exc, 'strerror', None) or exc})"
+                               ) from None
+    return parse_expectations(text, str(path))

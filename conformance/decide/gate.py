@@ -1,0 +1,120 @@
+"""The upgrade gate: classify every changed cell as a regression, a change to review or good news. Pure.
+
+A cell regresses from baseline to candidate when
+- a row of intended behaviour stops conforming (`conforms` -> anything else);
+- a known issue that was absent appears (on a known-issue row `conforms` means the bug is there);
+- a clean run (one that reached an observation) becomes `crash`, `timeout` or `error`.
+A known issue that disappears, and an intended row that starts to conform, are good news.
+Any other change of status or observation is a change to review. An expectations entry
+that accepts the candidate's status acknowledges a regression; entries that match no
+cell of the candidate are stale.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from conformance.core.status import BROKEN, Status
+from conformance.decide.diff import CellChange, ResultSet, SetDiff
+from conformance.decide.expectations import Expectation
+
+REGRESSION, REVIEW, GOOD = "regression", "review", "good news"
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One changed cell with its class, why, and the expectation that acknowledges it (if any)."""
+
+    change: CellChange
+    kind: str
+    why: str
+    acknowledged_by: Expectation | None = None
+    accepted_as: str = ""
+
+
+@dataclass
+class GateOutcome:
+    """What the gate decided: regressions, acknowledged ones, changes to review, good news, stale entries."""
+
+    regressions: list[Judged] = field(default_factory=list)
+    acknowledged: list[Judged] = field(default_factory=list)
+    review: list[Judged] = field(default_factory=list)
+    good: list[Judged] = field(default_factory=list)
+    stale: list[Expectation] = field(default_factory=list)
+    unchanged: int = 0
+    only_in_baseline: list[str] = field(default_factory=list)
+    only_in_candidate: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when no cell regresses apart from acknowledged ones, else 1."""
+        return 1 if self.regressions else 0
+
+
+def classify(change: CellChange) -> tuple[str, str]:
+    """The class of one change (regression, review or good news) and a short reason."""
+    before = change.baseline.status if change.baseline else None
+    after = change.candidate.status if change.candidate else None
+    if before is None:
+        return REVIEW, "new cell: the baseline does not have it"
+    if after is None:
+        return REVIEW, "the candidate does not have this cell"
+    clean_before = before not in BROKEN and before is not Status.FLAKY
+    if clean_before and after in BROKEN:
+        return REGRESSION, f"a clean run becomes {after.value}"
+    if change.known_issue:
+        if before is not Status.CONFORMS and after is Status.CONFORMS:
+            return REGRESSION, "the known issue appears (it was absent in the baseline)"
+        if before is Status.CONFORMS and after is Status.DIFFERS:
+            return GOOD, f"the known issue no longer shows: the workaround for {change.cell_id} may be removable"
+    else:
+        if before is Status.CONFORMS and after is not Status.CONFORMS:
+            return REGRESSION, "stops conforming to the documented behaviour"
+        if before is not Status.CONFORMS and after is Status.CONFORMS:
+            return GOOD, "now conforms to the documented behaviour"
+    if before is after:
+        return REVIEW, "same status, different observation"
+    return REVIEW, "status changed"
+
+
+def _acknowledging(change: CellChange, expectations: Sequence[Expectation]) -> tuple[Expectation, str] | None:
+    assert change.candidate is not None
+    for entry in expectations:
+        if entry.applies_to(change.platform, change.case, change.param, change.candidate_jax):
+            accepted = entry.accepts(change.candidate.status)
+            if accepted:
+                return entry, accepted
+    return None
+
+
+def stale_expectations(expectations: Sequence[Expectation], candidate: ResultSet) -> list[Expectation]:
+    """Entries that match no cell of the candidate (wrong name, parameter, platform or version)."""
+    used: set[int] = set()
+    for platform, cell in candidate.cells():
+        jax = candidate.jax(platform)
+        for i, entry in enumerate(expectations):
+            if i not in used and entry.applies_to(platform, cell.case, cell.param, jax):
+                used.add(i)
+    return [entry for i, entry in enumerate(expectations) if i not in used]
+
+
+def gate(set_diff: SetDiff, expectations: Sequence[Expectation] = ()) -> GateOutcome:
+    """Judge every change of `set_diff`; an entry accepting the candidate's status acknowledges a regression."""
+    expectations = list(expectations)
+    outcome = GateOutcome(unchanged=set_diff.unchanged, only_in_baseline=set_diff.only_in_baseline,
+                          only_in_candidate=set_diff.only_in_candidate,
+                          stale=stale_expectations(expectations, set_diff.candidate))
+    for change in set_diff.changes:
+        kind, why = classify(change)
+        if kind == REGRESSION:
+            found = _acknowledging(change, expectations)
+            if found:
+                outcome.acknowledged.append(Judged(change, kind, why, found[0], found[1]))
+            else:
+                outcome.regressions.append(Judged(change, kind, why))
+        elif kind == GOOD:
+            outcome.good.append(Judged(change, kind, why))
+        else:
+            outcome.review.append(Judged(change, kind, why))
+    return outcome

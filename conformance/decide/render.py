@@ -1,0 +1,200 @@
+"""Text and Markdown for `diff`, `gate` and `bisect` results. Pure: returns strings, prints nothing.
+
+Everything that comes from result data or an expectations file is escaped in Markdown
+(HTML and Markdown specials, backticks included), so a crafted observation cannot inject
+markup into a CI summary.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from conformance.core.status import BROKEN, describe
+from conformance.core.versions import direction
+from conformance.decide.diff import CellChange, SetDiff, cell_change
+from conformance.decide.gate import GateOutcome, Judged
+from conformance.decide.bisect import BisectOutcome
+from conformance.results.schema import CellResult
+
+VALUE_CHARS = 120
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~!{}])")
+
+
+def short(value: Any, limit: int = VALUE_CHARS) -> str:
+    """A value as one line of at most `limit` characters."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def one_line(text: str, limit: int = VALUE_CHARS) -> str:
+    """`text` on one line, cut to `limit` characters."""
+    plain = " ".join(text.split())
+    return plain if len(plain) <= limit else plain[: limit - 1] + "…"
+
+
+def md(text: Any) -> str:
+    """`text` as inert Markdown: one line, HTML escaped, Markdown specials and backticks backslashed."""
+    plain = " ".join(str(text).split())
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(plain, quote=False))
+
+
+def status_words(cell: CellResult | None, jax: str) -> str:
+    """A side's status, with the known-issue reading where it differs from the word (`conforms (bug still present)`)."""
+    if cell is None:
+        return "absent"
+    words = describe(cell.status, cell.known_issue, direction(jax))
+    return cell.status.value if words == cell.status.value else f"{cell.status.value} ({words})"
+
+
+def change_headline(change: CellChange) -> str:
+    """`linux-x86_64 case[param]: conforms -> differs (jax 0.7.2 -> 0.12.0.1)`."""
+    before = status_words(change.baseline, change.baseline_jax)
+    after = status_words(change.candidate, change.candidate_jax)
+    return (f"{change.platform} {change.cell_id}: {before} -> {after} "
+            f"(jax {change.baseline_jax} -> {change.candidate_jax})")
+
+
+def difference_lines(change: CellChange) -> list[str]:
+    """One line per field that differs (`path: baseline -> candidate`), or why a side has no observation."""
+    lines = []
+    sides = [("baseline", change.baseline), ("candidate", change.candidate)]
+    if any(cell is not None and cell.observation is None for _, cell in sides) and change.baseline and change.candidate:
+        for label, cell in sides:
+            if cell.observation is None:
+                lines.append(f"no observation in the {label}" + (f": {one_line(cell.reason, 200)}" if cell.reason
+                                                                 else ""))
+        return lines
+    for d in change.differences:
+        if d.kind == "missing":
+            lines.append(f"{d.path}: {short(d.expected)} -> (absent)")
+        elif d.kind == "unexpected":
+            lines.append(f"{d.path}: (absent) -> {short(d.observed)}")
+        else:
+            lines.append(f"{d.path}: {short(d.expected)} -> {short(d.observed)}")
+    if change.candidate is not None and change.candidate.status in BROKEN and change.candidate.reason:
+        lines.append(f"reason: {one_line(change.candidate.reason, 200)}")
+    return lines
+
+
+def diff_text(set_diff: SetDiff) -> str:
+    """The `diff` command's output."""
+    lines = []
+    for change in set_diff.changes:
+        lines.append(change_headline(change))
+        lines.extend("    " + line for line in difference_lines(change))
+    for platform in set_diff.only_in_baseline:
+        lines.append(f"{platform}: only in the baseline (not compared)")
+    for platform in set_diff.only_in_candidate:
+        lines.append(f"{platform}: only in the candidate (not compared)")
+    lines.append(f"{len(set_diff.changes)} cell(s) differ, {set_diff.unchanged} unchanged")
+    return "\n".join(lines)
+
+
+def _acknowledgement(judged: Judged) -> str:
+    entry = judged.acknowledged_by
+    assert entry is not None
+    accepted = "a known intermittent result" if judged.accepted_as == "intermittent" else "expected"
+    bits = [f"{accepted} by expectation {entry.label}"]
+    if entry.reason:
+        bits.append(entry.reason)
+    if entry.bug:
+        bits.append(entry.bug)
+    return "; ".join(bits)
+
+
+SECTIONS = (("regressions", "Regressions"), ("acknowledged", "Acknowledged regressions"),
+            ("review", "Changes to review"), ("good", "Good news"))
+
+
+def _verdict(outcome: GateOutcome) -> str:
+    if outcome.regressions:
+        return f"FAIL: {len(outcome.regressions)} regression(s) not acknowledged (exit 1)"
+    return f"PASS: no regression ({len(outcome.acknowledged)} acknowledged) (exit 0)"
+
+
+def gate_text(outcome: GateOutcome, title: str) -> str:
+    """The `gate` command's plain-text output: regressions first, then acknowledged ones, review, good news."""
+    lines = [title]
+    for attr, heading in SECTIONS:
+        items: list[Judged] = getattr(outcome, attr)
+        if not items:
+            continue
+        lines.append(f"\n{heading.upper()} ({len(items)})")
+        for judged in items:
+            lines.append(f"  {change_headline(judged.change)}")
+            lines.append(f"      {judged.why}")
+            if judged.acknowledged_by is not None:
+                lines.append(f"      {_acknowledgement(judged)}")
+            lines.extend("      " + line for line in difference_lines(judged.change))
+            if attr == "regressions" and judged.change.candidate and judged.change.candidate.command:
+                lines.append(f"      reproduce: {judged.change.candidate.command}")
+    if outcome.stale:
+        lines.append(f"\nSTALE EXPECTATIONS ({len(outcome.stale)})")
+        lines.extend(f"  {entry.label}: matches no cell of the candidate" for entry in outcome.stale)
+    for platform in outcome.only_in_baseline:
+        lines.append(f"\nnote: {platform} is only in the baseline (not compared)")
+    for platform in outcome.only_in_candidate:
+        lines.append(f"\nnote: {platform} is only in the candidate (not compared)")
+    lines.append(f"\n{outcome.unchanged} cell(s) unchanged. {_verdict(outcome)}")
+    return "\n".join(lines)
+
+
+def gate_markdown(outcome: GateOutcome, title: str) -> str:
+    """The `gate` command's Markdown, for a CI summary; result data is escaped."""
+    lines = [f"## {md(title)}", "", f"**{md(_verdict(outcome))}**"]
+    for attr, heading in SECTIONS:
+        items: list[Judged] = getattr(outcome, attr)
+        if not items:
+            continue
+        lines += ["", f"### {heading} ({len(items)})", ""]
+        for judged in items:
+            lines.append(f"- {md(change_headline(judged.change))}: {md(judged.why)}")
+            if judged.acknowledged_by is not None:
+                lines.append(f"  - {md(_acknowledgement(judged))}")
+            lines.extend(f"  - {md(line)}" for line in difference_lines(judged.change))
+    if outcome.stale:
+        lines += ["", f"### Stale expectations ({len(outcome.stale)})", ""]
+        lines.extend(f"- {md(entry.label)}: matches no cell of the candidate" for entry in outcome.stale)
+    lines += ["", f"{outcome.unchanged} cell(s) unchanged."]
+    return "\n".join(lines) + "\n"
+
+
+def observation_line(cell: CellResult | None, jax: str = "") -> str:
+    """A cell's status (with its known-issue reading) and observation on one line, or its reason without one."""
+    if cell is None:
+        return "(not tested)"
+    status = status_words(cell, jax)
+    if cell.observation is None:
+        return f"{status}: {one_line(cell.reason, 200)}"
+    return f"{status}: {short(cell.observation, 400)}"
+
+
+def bisect_text(outcome: BisectOutcome, cell_id: str, find_fix: bool = False) -> str:
+    """The end of `bisect`'s output: the last good and the first bad release, both observations, what was skipped."""
+
+
+    lines = []
+    if outcome.ends_agree:
+        lines.append(f"jax {outcome.start} and jax {outcome.end} agree on {cell_id}, so there is nothing to bisect:")
+        lines.append(f"  jax {outcome.start}: {observation_line(outcome.start_result, outcome.start)}")
+        lines.append(f"  jax {outcome.end}: {observation_line(outcome.end_result, outcome.end)}")
+    else:
+        good, bad = ("last release with the bug", "first release without it") if find_fix else \
+            ("last good", "first bad")
+        for label, version, found in ((good, outcome.last_good, outcome.last_good_result),
+                                      (bad, outcome.first_bad, outcome.first_bad_result)):
+            lines.append(f"{label}: jax {version}   {observation_line(found, version)}")
+        change = cell_change("", outcome.last_good_result, outcome.first_bad_result, outcome.last_good,
+                             outcome.first_bad)
+        if change is not None:
+            lines.extend("  " + line for line in difference_lines(change))
+        if outcome.untested_between:
+            lines.append(f"the change happened in one of these untested releases or at jax {outcome.first_bad}: "
+                         f"{', '.join(outcome.untested_between)}")
+    for skipped in outcome.skipped:
+        lines.append(f"skipped jax {skipped.version}: {one_line(skipped.why, 300)}")
+    lines.append(f"tested {len(outcome.tested)} of {len(outcome.releases)} releases "
+                 f"({outcome.releases[0]} .. {outcome.releases[-1]})")
+    return "\n".join(lines)

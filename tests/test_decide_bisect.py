@@ -1,0 +1,210 @@
+"""`bisect`: the release list from the index, the binary search with a fake verdict, skips, --find-fix, the oracle."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance import cli
+from conformance.decide.bisect import (Untestable, bisect, releases_between, same_bug_state, same_observation,
+                                       steps_left)
+from conformance.decide.runs import CellOracle
+from conformance.engine.selection import Cell
+from conformance.envs.index import PackageIndex
+from conformance.errors import ConformanceError
+from tests.fake_index import PAGES
+from tests.synthetic_results import VMAP, result
+
+RELEASES = ["0.4.38", "0.5.0", "0.5.1", "0.5.2", "0.5.3", "0.6.0", "0.6.1", "0.6.2", "0.7.0", "0.7.1", "0.7.2",
+            "0.8.0", "0.8.1", "0.8.2", "0.8.3", "0.9.0", "0.12.0.1"]
+
+
+def _index_page(versions, yanked=(), pre=()):
+    files = [{"filename": f"jax-{v}-py3-none-any.whl", "requires-python": ">=3.10"} for v in versions]
+    files += [{"filename": f"jax-{v}-py3-none-any.whl", "yanked": True} for v in yanked]
+    files += [{"filename": f"jax-{v}-py3-none-any.whl"} for v in pre]
+    return {"files": files}
+
+
+def test_releases_between_come_from_the_index_with_patches_and_without_yanked_or_prereleases(tmp_path):
+    page = _index_page(RELEASES, yanked=["0.6.3"], pre=["0.8.0rc1", "0.9.0.dev20250101"])
+    index = PackageIndex(tmp_path, fetch={"jax": page}.__getitem__)
+    found = releases_between(index.releases("jax"), "0.5.3", "0.8.1")
+    assert found == ["0.5.3", "0.6.0", "0.6.1", "0.6.2", "0.7.0", "0.7.1", "0.7.2", "0.8.0", "0.8.1"]
+    assert releases_between(index.releases("jax"), "0.8.1", "0.7.2") == ["0.8.1", "0.8.0", "0.7.2"]
+    with pytest.raises(ConformanceError, match="0.6.3 is not a release on the package index"):
+        releases_between(index.releases("jax"), "0.5.3", "0.6.3")
+
+
+def test_the_fake_index_of_the_envs_tests_drops_its_yanked_release(tmp_path):
+    index = PackageIndex(tmp_path, fetch=PAGES.__getitem__)
+    assert releases_between(index.releases("jax"), "0.4.38", "0.12.0.1") == ["0.4.38", "0.12.0.1"]
+
+
+def _verdicts(first_bad: str, skipped=()):
+    """A fake oracle: `caught` before `first_bad`, `missed` from it on; records every release asked."""
+    asked = []
+
+    def oracle(version):
+        asked.append(version)
+        if version in skipped:
+            return Untestable(version, "no interpreter here accepts it")
+        missed = RELEASES.index(version) >= RELEASES.index(first_bad)
+        return result(VMAP, "vmap", "conforms" if missed else "differs",
+                      {"old_jit": "missed" if missed else "caught"}, known_issue=True)
+
+    return oracle, asked
+
+
+def test_bisect_finds_the_first_release_that_differs_in_few_steps_and_says_how_many_are_left():
+    oracle, asked = _verdicts("0.8.0")
+    steps = []
+    outcome = bisect(RELEASES, oracle, same_observation, on_step=steps.append)
+    assert (outcome.last_good, outcome.first_bad) == ("0.7.2", "0.8.0")
+    assert outcome.last_good_result.observation == {"old_jit": "caught"}
+    assert outcome.first_bad_result.observation == {"old_jit": "missed"}
+    assert asked[:2] == ["0.4.38", "0.12.0.1"]       # both ends first
+    assert len(asked) <= 2 + steps_left(len(RELEASES) - 2) and len(set(asked)) == len(asked)
+    assert steps[0].startswith("15 release(s) left between 0.4.38 and 0.12.0.1 (about 4 step(s)): testing jax")
+
+
+def test_ends_that_agree_are_said_to_agree_and_nothing_else_is_tested():
+    oracle, asked = _verdicts("0.4.38")
+    outcome = bisect(RELEASES, oracle)
+    assert outcome.ends_agree and asked == ["0.4.38", "0.12.0.1"]
+
+
+def test_an_untestable_release_is_skipped_and_named():
+    oracle, asked = _verdicts("0.8.0", skipped={"0.7.2", "0.6.2"})
+    outcome = bisect(RELEASES, oracle)
+    assert {s.version for s in outcome.skipped} <= {"0.7.2", "0.6.2"} and outcome.skipped
+    assert outcome.first_bad == "0.8.0"
+    if "0.7.2" in {s.version for s in outcome.skipped}:
+        assert outcome.last_good == "0.7.1" and outcome.untested_between == ["0.7.2"]
+
+
+def test_an_untestable_end_is_an_error():
+    oracle, _ = _verdicts("0.8.0", skipped={"0.4.38"})
+    with pytest.raises(ConformanceError, match="the start end, jax 0.4.38, cannot be tested here"):
+        bisect(RELEASES, oracle)
+
+
+def test_find_fix_ignores_changes_that_keep_the_bug():
+    def oracle(version):
+        fixed = RELEASES.index(version) >= RELEASES.index("0.9.0")
+        message = "new wording" if RELEASES.index(version) >= RELEASES.index("0.6.0") else "old wording"
+        return result(VMAP, "vmap", "differs" if fixed else "conforms", {"m": message}, known_issue=True)
+
+    plain = bisect(RELEASES, oracle, same_observation)
+    fix = bisect(RELEASES, oracle, same_bug_state)
+    assert plain.first_bad == "0.6.0" and (fix.last_good, fix.first_bad) == ("0.8.3", "0.9.0")
+
+
+class FakeBuilder:
+    def __init__(self, broken=(), unknown=()):
+        self.broken, self.unknown, self.prepared = broken, unknown, []
+
+    def interpreter_for(self, version):
+        if version in self.unknown:
+            raise ConformanceError(f"no installed Python fits jax {version}")
+
+    def prepare(self, version):
+        if version in self.broken:
+            raise ConformanceError(f"could not build the environment for jax {version}")
+        self.prepared.append(version)
+        return type("Env", (), {"python": f"/envs/{version}/bin/python"})()
+
+
+class FakeSession:
+    made = []
+
+    def __init__(self, target, launcher, workers, retries):
+        FakeSession.made.append((target, launcher))
+
+    def run(self, cells):
+        (cell,) = cells
+        return type("R", (), {"results": [result(cell.case.id, cell.param, "conforms")]})()
+
+
+def test_the_oracle_builds_only_what_it_tests_and_names_what_it_cannot_install():
+    from conformance.core.case import find_case
+
+    cell = Cell(find_case("numerics.debug_nans_vmap_miss"), "vmap")
+    builder = FakeBuilder(broken={"0.5.0"}, unknown={"0.4.38"})
+    oracle = CellOracle(builder, cell, launcher="spawn", session_factory=FakeSession,
+                        platform_of=lambda python: "linux-x86_64")
+    assert "no interpreter here can install it" in oracle("0.4.38").why
+    assert "could not build" in oracle("0.5.0").why
+    assert oracle("0.8.0").status.value == "conforms"
+    assert builder.prepared == ["0.8.0"]
+    target, launcher = FakeSession.made[-1]
+    assert (target.python, target.platform, target.jax_version, launcher) == \
+        ("/envs/0.8.0/bin/python", "linux-x86_64", "0.8.0", "spawn")
+
+
+def _fake_cli(monkeypatch, tmp_path, first_bad="0.8.0", bug_from=None):
+    class Builder:
+        def __init__(self):
+            self.index = PackageIndex(tmp_path, fetch={"jax": _index_page(RELEASES)}.__getitem__)
+            self.notices = []
+
+    class Oracle:
+        def __init__(self, builder, cell, launcher, extra_paths):
+            self.cell, self.seconds = cell, {}
+
+        def __call__(self, version):
+            oracle, _ = _verdicts(first_bad)
+            return oracle(version)
+
+    monkeypatch.setattr(cli, "EnvironmentBuilder", Builder)
+    monkeypatch.setattr(cli, "CellOracle", Oracle)
+
+
+@pytest.mark.parametrize("spelling", ["numerics.debug_nans_vmap_miss:vmap", "numerics.debug_nans_vmap_miss[vmap]",
+                                      "numerics.debug_nans.vmap_miss.vmap"])
+def test_cli_bisect_accepts_a_cell_or_a_row_and_ends_with_last_good_and_first_bad(spelling, monkeypatch, tmp_path,
+                                                                                    capsys):
+    _fake_cli(monkeypatch, tmp_path)
+    assert cli.main(["bisect", spelling, "--good", "0.4.38", "--bad", "0.12.0.1"]) == 0
+    out = capsys.readouterr().out
+    assert "bisect numerics.debug_nans_vmap_miss[vmap]: 17 releases from 0.4.38 to 0.12.0.1" in out
+    assert "left between" in out
+    assert "last good: jax 0.7.2   differs (bug absent): {'old_jit': 'caught'}" in out
+    assert "first bad: jax 0.8.0   conforms (bug still present): {'old_jit': 'missed'}" in out
+    assert "old_jit: 'caught' -> 'missed'" in out
+
+
+def test_cli_bisect_says_when_the_ends_agree(monkeypatch, tmp_path, capsys):
+    _fake_cli(monkeypatch, tmp_path, first_bad="0.4.38")
+    assert cli.main(["bisect", "numerics.debug_nans_vmap_miss:vmap", "--good", "0.4.38", "--bad", "0.12.0.1"]) == 1
+    assert "agree on numerics.debug_nans_vmap_miss[vmap], so there is nothing to bisect" in capsys.readouterr().out
+
+
+def test_cli_find_fix_searches_from_the_end_with_the_bug(monkeypatch, tmp_path, capsys):
+    _fake_cli(monkeypatch, tmp_path)   # the bug shows from 0.8.0 on: from the newer end, its fix is 0.7.2 going back
+    assert cli.main(["bisect", "numerics.debug_nans_vmap_miss:vmap", "--good", "0.4.38", "--bad", "0.12.0.1",
+                     "--find-fix"]) == 0
+    out = capsys.readouterr().out
+    assert "last release with the bug: jax 0.8.0" in out and "first release without it: jax 0.7.2" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["bisect", "numerics.debug_nans_vmap_miss", "--good", "0.4.38", "--bad", "0.12.0.1"],
+     "has parameters none, vmap, clear, with"),
+    (["bisect", "nothing.here:x", "--good", "0.4.38", "--bad", "0.12.0.1"], "names no cell"),
+    (["bisect", "numerics.debug_nans_vmap_miss:none", "--good", "0.4.38", "--bad", "0.12.0.1", "--find-fix"],
+     "documents no known issue"),
+    (["bisect", "numerics.debug_nans_vmap_miss:vmap", "--good", "0.4.38", "--bad", "9.9.9"],
+     "jax 9.9.9 is not a release on the package index"),
+])
+def test_cli_bisect_bad_usage_exits_2(argv, message, monkeypatch, tmp_path, capsys):
+    _fake_cli(monkeypatch, tmp_path)
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_cli_find_fix_says_when_both_ends_show_the_bug(monkeypatch, tmp_path, capsys):
+    _fake_cli(monkeypatch, tmp_path, first_bad="0.4.38")  # the bug everywhere
+    assert cli.main(["bisect", "numerics.debug_nans_vmap_miss:vmap", "--good", "0.4.38", "--bad", "0.12.0.1",
+                     "--find-fix"]) == 1
+    assert "the known issue reproduces on both jax 0.4.38 and jax 0.12.0.1: no fix to find" in capsys.readouterr().out

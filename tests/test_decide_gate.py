@@ -1,0 +1,239 @@
+"""`gate`: regressions, acknowledged changes, changes to review and good news; every exit status."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance import cli
+from conformance.decide.diff import cell_change
+from conformance.decide.gate import GOOD, REGRESSION, REVIEW, classify
+from conformance.results.schema import CellResult
+from tests.synthetic_results import VMAP, cell, write
+
+
+def _change(before: str | None, after: str | None, known_issue: bool = False, obs_after=None):
+    side = lambda status, obs=None: None if status is None else CellResult.from_json(  # noqa: E731
+        cell("a.b", "p", status, obs, known_issue))
+    return cell_change("linux-x86_64", side(before), side(after, obs_after), "0.7.2", "0.8.3")
+
+
+@pytest.mark.parametrize("before, after, known, kind", [
+    ("conforms", "differs", False, REGRESSION),      # intended behaviour stops conforming
+    ("conforms", "unsupported", False, REGRESSION),
+    ("conforms", "flaky", False, REGRESSION),
+    ("differs", "conforms", True, REGRESSION),       # a known issue that was absent appears
+    ("unsupported", "conforms", True, REGRESSION),
+    ("differs", "crash", False, REGRESSION),         # a clean run becomes crash, timeout or error
+    ("unsupported", "timeout", False, REGRESSION),
+    ("skipped", "error", False, REGRESSION),
+    ("conforms", "error", True, REGRESSION),
+    ("conforms", "differs", True, GOOD),             # a known issue disappears
+    ("differs", "conforms", False, GOOD),            # intended behaviour starts to conform
+    ("error", "crash", False, REVIEW),               # not a clean run before
+    ("flaky", "timeout", False, REVIEW),
+    ("differs", "unsupported", False, REVIEW),
+    ("conforms", "unsupported", True, REVIEW),
+    (None, "crash", False, REVIEW),                  # new cell
+    ("conforms", None, False, REVIEW),               # cell gone
+])
+def test_classification(before, after, known, kind):
+    assert classify(_change(before, after, known))[0] == kind
+
+
+def test_same_status_with_another_observation_is_a_change_to_review():
+    change = cell_change("linux-x86_64", CellResult.from_json(cell("a.b", "", "differs", {"m": "x"})),
+                         CellResult.from_json(cell("a.b", "", "differs", {"m": "y"})), "0.7.2", "0.8.3")
+    assert classify(change) == (REVIEW, "same status, different observation")
+
+
+@pytest.fixture
+def sides(tmp_path):
+    """A baseline and a candidate: the vmap miss appears, one row stops conforming, one known issue disappears."""
+    before = write(tmp_path / "base", "0.7.2", "linux-x86_64", [
+        cell(VMAP, "vmap", "differs", {"old_jit": "caught"}, known_issue=True),
+        cell("values.dtype", "", "conforms", {"dtype": "float32"}),
+        cell("tracers.leak", "", "conforms", {"leaked": True}, known_issue=True),
+        cell("values.message", "", "differs", {"m": "a"}),
+        cell("values.steady", "", "conforms"),
+    ])
+    after = write(tmp_path / "cand", "0.12.0.1", "linux-x86_64", [
+        cell(VMAP, "vmap", "conforms", {"old_jit": "missed"}, known_issue=True),
+        cell("values.dtype", "", "timeout", None, reason="killed after 120s"),
+        cell("tracers.leak", "", "differs", {"leaked": False}, known_issue=True),
+        cell("values.message", "", "differs", {"m": "b"}),
+        cell("values.steady", "", "conforms"),
+    ])
+    return tmp_path, before, after
+
+
+def _gate(sides, *extra):
+    folder, before, after = sides
+    return cli.main(["gate", "--baseline", str(before), "--candidate", str(after), *extra])
+
+
+def _expect(folder: Path, text: str) -> str:
+    path = folder / "expect.toml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_regressions_fail_the_gate_and_come_first(sides, capsys):
+    assert _gate(sides) == 1
+    out = capsys.readouterr().out
+    order = [out.index(h) for h in ("REGRESSIONS (2)", "CHANGES TO REVIEW (1)", "GOOD NEWS (1)", "FAIL:")]
+    assert order == sorted(order)
+    assert "the known issue appears" in out and "a clean run becomes timeout" in out
+    assert "conforms (bug still present)" in out and "old_jit: 'caught' -> 'missed'" in out
+    assert "the workaround for tracers.leak may be removable" in out
+    assert "reproduce: jax-conformance run" in out
+
+
+def test_acknowledged_regressions_pass_and_say_why(sides, capsys):
+    folder = sides[0]
+    expectations = _expect(folder, f'''
+[[expect]]
+cell = "{VMAP}[vmap]"
+status = ["conforms"]
+platform = "linux-*"
+jax = ">=0.8"
+reason = "debug_nans misses NaNs after vmap"
+bug = "https://example.org/bug/1"
+
+[[expect]]
+cell = "values.dtype"
+status = ["conforms"]
+intermittent = ["timeout"]
+''')
+    assert _gate(sides, "--expectations", expectations) == 0
+    out = capsys.readouterr().out
+    assert "ACKNOWLEDGED REGRESSIONS (2)" in out and "REGRESSIONS (" not in out.replace("ACKNOWLEDGED REGRESSIONS", "")
+    assert f"expected by expectation {VMAP}[vmap] (line 2); debug_nans misses NaNs after vmap; " \
+           f"https://example.org/bug/1" in out
+    assert "a known intermittent result by expectation values.dtype (line 10)" in out
+    assert "PASS: no regression (2 acknowledged) (exit 0)" in out
+
+
+@pytest.mark.parametrize("condition", ['platform = "darwin-*"', 'jax = "<0.8"', 'status = ["differs"]'])
+def test_an_entry_whose_condition_or_status_does_not_hold_acknowledges_nothing(sides, capsys, condition):
+    extra = "" if condition.startswith("status") else 'status = ["conforms"]\n'
+    expectations = _expect(sides[0], f'[[expect]]\ncell = "{VMAP}:vmap"\n{extra}{condition}\n'
+                                     f'[[expect]]\ncell = "values.dtype"\nstatus = ["timeout"]\n')
+    assert _gate(sides, "--expectations", expectations) == 1
+    out = capsys.readouterr().out
+    assert "REGRESSIONS (1)" in out and "the known issue appears" in out
+
+
+def test_entries_that_match_no_cell_are_stale(sides, capsys):
+    expectations = _expect(sides[0], f'''[[expect]]
+cell = "{VMAP}[vmap]"
+status = ["conforms"]
+[[expect]]
+cell = "values.dtype"
+status = ["timeout"]
+[[expect]]
+cell = "values.renamed_away"
+status = ["conforms"]
+[[expect]]
+cell = "values.steady"
+status = ["conforms"]
+platform = "darwin-arm64"
+''')
+    assert _gate(sides, "--expectations", expectations) == 0
+    out = capsys.readouterr().out
+    assert "STALE EXPECTATIONS (2)" in out
+    assert "values.renamed_away (line 7): matches no cell" in out and "values.steady (line 10)" in out
+
+
+def test_no_change_passes(tmp_path, capsys):
+    path = write(tmp_path, "0.8.3", "linux-x86_64", [cell("a.b")])
+    assert cli.main(["gate", "--baseline", str(path), "--candidate", str(path)]) == 0
+    assert "1 cell(s) unchanged. PASS" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["gate"], "gate needs --baseline A --candidate B"),
+    (["gate", "--baseline", "missing.json", "--candidate", "missing.json"], "missing.json: no such file"),
+    (["gate", "--from", "0.7.2"], "--from and --to go together"),
+    (["gate", "--from", "0.7.2", "--to", "0.8.3", "--baseline", "x.json"], "not both"),
+])
+def test_bad_usage_exits_2_with_one_line(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_a_malformed_expectations_file_exits_2_naming_the_line(sides, capsys):
+    expectations = _expect(sides[0], '[[expect]]\ncell = "a.b"\nstatus = ["conforms"]\nwhy = "typo"\n')
+    assert _gate(sides, "--expectations", expectations) == 2
+    err = capsys.readouterr().err
+    assert "expect.toml:4: expectation entry 1: unknown key `why`" in err and err.count("\n") == 1
+
+
+def test_different_suite_versions_are_refused_unless_allowed(tmp_path, capsys):
+    before = write(tmp_path / "a", "0.7.2", "linux-x86_64", [cell("a.b")], suite="0.1.0")
+    after = write(tmp_path / "b", "0.8.3", "linux-x86_64", [cell("a.b", status="differs")])
+    argv = ["gate", "--baseline", str(before), "--candidate", str(after)]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "refusing to compare" in err and "suite 0.1.0 in the baseline but 0.2.0" in err
+    assert "--allow-version-mismatch" in err
+    assert cli.main(argv + ["--allow-version-mismatch"]) == 1
+    assert "versions differ" in capsys.readouterr().out
+
+
+def test_markdown_escapes_result_data(tmp_path, capsys):
+    before = write(tmp_path / "a", "0.7.2", "linux-x86_64", [cell("a.b", observation={"m": "ok"})])
+    after = write(tmp_path / "b", "0.8.3", "linux-x86_64",
+                  [cell("a.b", status="differs", observation={"m": "<img src=x onerror=alert(1)> `rm -rf` |"})])
+    md = tmp_path / "gate.md"
+    assert cli.main(["gate", "--baseline", str(before), "--candidate", str(after), "--markdown", str(md)]) == 1
+    text = md.read_text()
+    assert "### Regressions (1)" in text and "<img" not in text and "&lt;img" in text
+    assert "\\`rm -rf\\`" in text and "\\|" in text and "`" not in text.replace("\\`", "")
+
+
+def test_gate_from_to_runs_both_versions_incrementally_then_gates(tmp_path, capsys, monkeypatch):
+    """`--from/--to` builds both environments and runs them through the CLI's run path (faked here)."""
+    prepared, ran = [], []
+
+    class FakeBuilder:
+        def __init__(self):
+            self.notices, self.index = [], type("I", (), {"notices": []})()
+
+        def interpreter_for(self, version):
+            return None
+
+        def prepare(self, version):
+            prepared.append(version)
+            return type("Env", (), {"version": version, "built_now": False, "seconds": 0.0,
+                                    "interpreter": type("P", (), {"version": "3.13.0"})()})()
+
+    def fake_run_version(env, args):
+        ran.append((env.version, args.results, args.expression))
+        status = "differs" if env.version == "0.8.3" else "conforms"
+        path = write(args.results, env.version, "linux-x86_64", [cell(VMAP, "vmap", status, known_issue=True)])
+        return {"path": path, "cells": 1, "reused": 0, "wall_s": 0.1}
+
+    monkeypatch.setattr(cli, "EnvironmentBuilder", FakeBuilder)
+    monkeypatch.setattr(cli, "run_version", fake_run_version)
+    status = cli.main(["gate", "--from", "0.8.3", "--to", "0.12.0.1", "--results", str(tmp_path), "-k", "vmap"])
+    assert status == 1 and prepared == ["0.8.3", "0.12.0.1"]
+    assert ran == [("0.8.3", tmp_path, "vmap"), ("0.12.0.1", tmp_path, "vmap")]
+    assert "the known issue appears" in capsys.readouterr().out
+
+
+def test_folders_of_several_platforms_gate_each_platform_against_its_own_baseline(tmp_path, capsys):
+    write(tmp_path / "a", "0.7.2", "linux-x86_64", [cell("a.b")])
+    write(tmp_path / "a", "0.7.2", "darwin-arm64", [cell("a.b")])
+    write(tmp_path / "b", "0.8.3", "linux-x86_64", [cell("a.b")])
+    write(tmp_path / "b", "0.8.3", "darwin-arm64", [cell("a.b", status="crash", observation=None, reason="SIGSEGV")],
+          name="0.8.3-darwin-arm64-shard1of2.json")
+    write(tmp_path / "b", "0.8.3", "darwin-arm64", [cell("a.c")], name="0.8.3-darwin-arm64-shard2of2.json")
+    assert cli.main(["gate", "--baseline", str(tmp_path / "a"), "--candidate", str(tmp_path / "b")]) == 1
+    out = capsys.readouterr().out
+    assert "gate (darwin-arm64: jax 0.7.2 -> 0.8.3, linux-x86_64: jax 0.7.2 -> 0.8.3)" in out
+    assert "darwin-arm64 a.b: conforms -> crash" in out and "a clean run becomes crash" in out
+    assert "darwin-arm64 a.c: absent -> conforms" in out and "REGRESSIONS (1)" in out
