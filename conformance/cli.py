@@ -28,6 +28,7 @@ from conformance.decide.gate import gate
 from conformance.decide.render import bisect_text, diff_text, gate_markdown, gate_text, observation_line
 from conformance.decide.runs import CellOracle
 from conformance.engine.folders import CaseFolder, case_folders, import_folder
+from conformance.results.schema import SchemaError, result_file_from_json
 from conformance.results.load import load_results
 from conformance.envs.builder import EnvironmentBuilder, JaxEnvironment
 from conformance.errors import ConformanceError
@@ -217,12 +218,17 @@ def _run_package(env: JaxEnvironment, args: argparse.Namespace, folder: CaseFold
     fd, tmp_name = tempfile.mkstemp(dir=args.results, prefix=".running-", suffix=".json")
     os.close(fd)
     tmp = Path(tmp_name)
+    selection = tmp.with_name(tmp.name + ".cells")
+    selection.write_text(json.dumps(sorted(getattr(args, "cell_ids", None) or [])), encoding="utf-8")
     environ = dict(os.environ)
     if folder is not None:
         environ["PYTHONPATH"] = os.pathsep.join(p for p in (folder.root, environ.get("PYTHONPATH", "")) if p)
     try:
         started = time.monotonic()
-        child = subprocess.Popen(pytest_argv(env, tmp, args.results, args, folder), cwd=SOURCE_ROOT, env=environ)
+        argv = pytest_argv(env, tmp, args.results, args, folder)
+        if getattr(args, "cell_ids", None):
+            argv += ["--jax-cells", str(selection)]
+        child = subprocess.Popen(argv + ["--jax-pins-hash", env.pins_hash], cwd=SOURCE_ROOT, env=environ)
         try:
             code = child.wait()
         except KeyboardInterrupt:
@@ -242,13 +248,14 @@ def _run_package(env: JaxEnvironment, args: argparse.Namespace, folder: CaseFold
         shard = args.shard.file_suffix if getattr(args, "shard", None) else ""
         final = args.results / f"{head['jax']}-{head['platform']}{shard}.json"
         with FileLock(str(args.results / f".{final.name}.lock")):
-            stored = read_stored(final)
+            stored = read_stored(final, args.results)
             merged = merge_report_json(stored, data)
             merged["jax_conformance"] = merged_header((stored or {}).get("jax_conformance"), head)
             write_text_atomically(final, json.dumps(merged, indent=1))
         return final, data
     finally:
         tmp.unlink(missing_ok=True)
+        selection.unlink(missing_ok=True)
 
 
 def merged_header(stored: Any, new: dict[str, Any]) -> dict[str, Any]:
@@ -270,19 +277,21 @@ def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-def read_stored(path: Path) -> dict[str, Any] | None:
-    """The stored result file to merge into; an unreadable one is kept aside (never lost) and a notice printed."""
+def read_stored(path: Path, folder: Path) -> dict[str, Any] | None:
+    """The stored result file to merge into. One that is unreadable, or holds a cell of the wrong shape, is
+    kept aside (never lost, and never read as a result again) with a notice; the merge then starts afresh."""
     if not path.exists():
         return None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(data, dict) and isinstance(data.get("tests"), list):
-            return data
-    except (OSError, ValueError):
-        pass
-    aside = path.with_name(f"{path.name}.unreadable-{int(time.time())}")
+        result_file_from_json(data, str(path))
+        return data
+    except (OSError, ValueError, SchemaError, RecursionError) as exc:
+        why = " ".join(str(exc).split())[:200]
+    aside = folder / f".{path.name}.unreadable-{int(time.time())}"
     os.replace(path, aside)
-    print(f"jax-conformance: {path} was unreadable; kept it as {aside.name} and wrote a new one", file=sys.stderr)
+    print(f"jax-conformance: {path} could not be merged into ({why}); kept it as {aside.name} and wrote a new one",
+          file=sys.stderr)
     return None
 
 
@@ -340,6 +349,7 @@ def _run_versions(args: argparse.Namespace) -> int:
                   f"nothing to run")
             return 0
     args.sources = run_sources(cells, case_folders(args.cases))
+    args.cell_ids = [c.id for c in select_cells(all_cells(declared), args.expression)]
     if args.results.exists() and not args.results.is_dir():
         raise ConformanceError(f"--results {args.results} is a file; name a folder for the result files")
     if args.workers < 1:
@@ -348,6 +358,7 @@ def _run_versions(args: argparse.Namespace) -> int:
         raise ConformanceError(f"--retries {args.retries}: the number of retries cannot be negative")
     report_path = args.report or (DEFAULT_REPORT if args.results == DEFAULT_RESULTS else args.results / "report.html")
     check_writable(report_path, "-o")
+    args.results = args.results.absolute()  # pytest and the children run in other working folders
     for version in versions:  # fail before any long work: unknown versions, no fitting Python
         builder.interpreter_for(version)
     sharded = f" (shard {args.shard.label} of {selected} selected)" if args.shard else ""
@@ -366,7 +377,7 @@ def _run_versions(args: argparse.Namespace) -> int:
                 done = finished[-1]
                 print(f"  {done['cells']} cells ({done['cells'] - done['reused']} ran, {done['reused']} reused) "
                       f"in {done['wall_s']:.1f}s; wrote {done['path']}", flush=True)
-            except ConformanceError as exc:
+            except (ConformanceError, ResultsError) as exc:
                 failed.append(f"jax {version}")
                 print(f"jax-conformance: error: {exc}", file=sys.stderr, flush=True)
     except KeyboardInterrupt:
@@ -485,6 +496,8 @@ def run_sides(versions: list[str], args: argparse.Namespace) -> tuple[list[Path]
     """Build both environments and run the suite on each (incrementally, into --results); their result files."""
     cells = select_cells(all_cells(load_all_cases(case_folders(args.cases))), args.expression)
     args.sources = run_sources(cells, case_folders(args.cases))
+    args.cell_ids = [c.id for c in cells]
+    args.results = args.results.absolute()
     if args.workers < 1:
         raise ConformanceError(f"-j {args.workers}: the number of cells run at once must be at least 1")
     builder = EnvironmentBuilder()

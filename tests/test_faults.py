@@ -102,7 +102,8 @@ def test_interrupted_build_leaves_nothing_behind(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         builder(tmp_path, Interrupting()).prepare("0.4.38")
     assert list((tmp_path / "cache" / "envs").glob("*.building-*")) == []
-    stale = tmp_path / "cache" / "envs" / "jax-0.4.38-py3.13.building-999999999"
+    env = builder(tmp_path, FakeUv()).prepare("0.4.38")
+    stale = env.path.with_name(env.path.name + ".building-999999999")
     stale.mkdir()
     builder(tmp_path, FakeUv()).prepare("0.4.38")
     assert not stale.exists()

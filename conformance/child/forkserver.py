@@ -78,8 +78,15 @@ def run_child(request: dict[str, Any], package: str) -> None:
         write_record(request["out"], observe(request["case"], request.get("param", ""), package))
         sys.stdout.flush()
         sys.stderr.flush()
-    except BaseException:  # noqa: BLE001 - nothing may escape into the server's loop
+    except BaseException:  # noqa: BLE001 - nothing may escape into the server's loop; say why on the cell's stderr
         code = 70
+        try:
+            import traceback
+
+            traceback.print_exc()
+            sys.stderr.flush()
+        except BaseException:  # noqa: BLE001
+            pass
     finally:
         os._exit(code)
 

@@ -30,14 +30,15 @@ def observe(case_id: str, param: str, package: str) -> dict[str, Any]:
     try:
         found = find_case(case_id, package)
         result = found.run_probe(param)
+        if not isinstance(result, Observation):
+            return error_record(case_id, param, "TypeError",
+                                f"the probe returned {type(result).__name__}, not an Observation(facts, details)")
+        facts, details = dict(result.facts), dict(result.details or {})
     except Unsupported as exc:
         return unsupported_record(case_id, param, str(exc))
     except BaseException as exc:  # noqa: BLE001 - any escape from the probe is an observation too
         return error_record(case_id, param, type(exc).__name__, str(exc), traceback.format_exc())
-    if not isinstance(result, Observation):
-        return error_record(case_id, param, "TypeError",
-                            f"the probe returned {type(result).__name__}, not an Observation(facts, details)")
-    return observed_record(case_id, param, dict(result.facts), dict(result.details))
+    return observed_record(case_id, param, facts, details)
 
 
 def write_record(path: str, record: dict[str, Any]) -> None:

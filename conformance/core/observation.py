@@ -61,6 +61,7 @@ class ProcessOutcome:
     stderr: str
     duration_s: float
     signal: int | None = field(default=None)
+    launcher: str = ""  # how the child was started: fork or spawn
 
 
 DETAILS_CHARS = 20_000

@@ -20,7 +20,9 @@ import conformance
 from conformance.core.case import Case
 
 _PACKAGE_ROOT = Path(conformance.__file__).resolve().parent
-_SHARED_SOURCES = ("cases/helpers.py", "child/main.py", "core/case.py", "core/observation.py")
+# What every cell's observation and verdict depend on besides its own module.
+_SHARED_SOURCES = ("cases/helpers.py", "child/main.py", "child/forkserver.py", "core/case.py", "core/observation.py",
+                   "core/compare.py", "core/verdict.py", "core/versions.py")
 
 
 @functools.lru_cache(maxsize=None)

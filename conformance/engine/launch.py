@@ -98,6 +98,12 @@ def kill_cell(pgid: int, token: str) -> None:
         kill_pid(pid)
 
 
+def kill_marked(token: str) -> None:
+    """Kill every process still carrying a cell's marker token."""
+    for pid in _processes_with_marker(token):
+        kill_pid(pid)
+
+
 def kill_all() -> int:
     """Kill every child this process started and that is still registered; return how many groups."""
     with _LIVE_LOCK:
@@ -120,8 +126,9 @@ def child_argv(python: str, case_id: str, param: str, out_path: str, package: st
     return argv
 
 
-def _outcome(code: int | None, timed_out: bool, workdir: str, started: float) -> ProcessOutcome:
+def _outcome(code: int | None, timed_out: bool, workdir: str, started: float, launcher: str) -> ProcessOutcome:
     return ProcessOutcome(
+        launcher=launcher,
         returncode=code,
         timed_out=timed_out,
         stdout=read_tail(os.path.join(workdir, "stdout.txt")),
@@ -162,7 +169,7 @@ class SpawnLauncher:
             kill_cell(proc.pid, token)  # orphans it left in its group, or the whole group on timeout
             proc.wait()
             _unregister(proc.pid)
-        return _outcome(proc.returncode, timed_out, command.workdir, started)
+        return _outcome(proc.returncode, timed_out, command.workdir, started, "spawn")
 
 
 class ForkServerError(RuntimeError):
@@ -244,6 +251,7 @@ class ForkServer:
                 self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             raise ForkServerError("the fork server is gone") from None
+        pid = None
         try:
             started_reply = self._await(request_id, "started", time.monotonic() + 60)
             if started_reply is None:
@@ -255,13 +263,17 @@ class ForkServer:
             if timed_out:
                 kill_cell(pid, token)
                 exited = self._await(request_id, "exited", time.monotonic() + 30)
-            kill_cell(pid, token)  # whatever the child left behind in its group
-            _unregister(pid)
         finally:
+            # Whatever happens (the server dying included), no child of this cell outlives it.
+            if pid is not None:
+                kill_cell(pid, token)
+                _unregister(pid)
+            else:
+                kill_marked(token)
             with self._lock:
                 self._waiting.pop(request_id, None)
         code = (exited or {}).get("returncode")
-        return _outcome(code if isinstance(code, int) else None, timed_out, command.workdir, started)
+        return _outcome(code if isinstance(code, int) else None, timed_out, command.workdir, started, "fork")
 
     def close(self) -> None:
         """Stop the server (its children are killed by their own cells)."""
@@ -310,10 +322,12 @@ class ForkLauncher:
         try:
             return self.server.run(command)  # type: ignore[union-attr]
         except ForkServerError as exc:
-            self.fallback_reason = f"the fork server failed ({exc}); later cells were spawned"
+            self.fallback_reason = f"the fork server failed ({exc}); this cell and later ones were spawned"
             server, self.server = self.server, None
             if server is not None:
                 server.close()
+            for leftover in ("observation.json", "stdout.txt", "stderr.txt"):
+                Path(command.workdir, leftover).unlink(missing_ok=True)
             return self.spawn(command)
 
     def close(self) -> None:

@@ -60,8 +60,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run only shard K of N of the selected cells (split by recorded durations)")
     group.addoption("--jax-shard-durations", default=None, metavar="PATH",
                     help="result files whose recorded durations balance the shards (default matrix/baseline/)")
+    group.addoption("--jax-cells", default=None, metavar="FILE",
+                    help="a JSON list of cell ids: run exactly those (the CLI's own selection), not -k's substrings")
+    group.addoption("--jax-pins-hash", default="", metavar="SHA256", help="the target's pin set, for the header")
     group.addoption("--conformance-cases", default=DEFAULT_CASE_PACKAGE, metavar="PACKAGE",
                     help="the package whose modules declare the cases (default conformance.cases)")
+
+
+def _read_cell_list(path: str | None) -> set[str] | None:
+    """The cell ids listed (one JSON list) in the file of `--jax-cells`, or None without it."""
+    if not path:
+        return None
+    try:
+        found = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise pytest.UsageError(f"--jax-cells {path}: not a readable JSON list of cell ids ({exc})") from None
+    if not isinstance(found, list) or not all(isinstance(c, str) for c in found):
+        raise pytest.UsageError(f"--jax-cells {path}: not a JSON list of cell ids")
+    return set(found)
 
 
 def _utc_now() -> str:
@@ -150,7 +166,8 @@ class ConformanceRun:
         self.config = config
         self.package = package
         self.case_dirs = case_dirs
-        self.python = config.getoption("jax_python") or sys.executable
+        # Absolute: children start in their own working folders.
+        self.python = os.path.abspath(config.getoption("jax_python") or sys.executable)
         self.started_at = _utc_now()
         self.target: dict[str, Any] | None = None
         self.session: RunSession | None = None
@@ -196,7 +213,14 @@ class ConformanceRun:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        """With `--jax-shard K/N`, keep only shard K of the cells still selected (after `-k`)."""
+        """Keep exactly the cells of `--jax-cells` (when given), then, with `--jax-shard K/N`, only shard K of them."""
+        wanted = _read_cell_list(config.getoption("jax_cells"))
+        if wanted is not None:
+            dropped = [item for item in items if isinstance(item, CaseItem)
+                       and item.case.cell_id(item.param) not in wanted]
+            if dropped:
+                config.hook.pytest_deselected(items=dropped)
+                items[:] = [item for item in items if item not in dropped]
         if self.shard is None:
             return
         cells = {item.case.cell_id(item.param): item for item in items if isinstance(item, CaseItem)}
@@ -261,6 +285,7 @@ class ConformanceRun:
             case_package=self.package,
             case_folders=list(self.case_folders),
             launcher=session.launcher_name_used() if session else "",
+            pins_hash=self.config.getoption("jax_pins_hash"),
             shard=self.shard.label if self.shard else "",
             started_at=self.started_at,
             finished_at=_utc_now(),

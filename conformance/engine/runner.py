@@ -25,7 +25,8 @@ SOURCE_ROOT = str(Path(conformance.__file__).resolve().parent.parent)
 
 # Like the chapter's helper, children start without the parent's JAX and XLA settings, and with
 # only our source on PYTHONPATH (the user's could shadow the environment's jax).
-_STRIPPED_PREFIXES = ("JAX_", "XLA_FLAGS", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT")
+_STRIPPED_PREFIXES = ("JAX_", "XLA_FLAGS", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT",
+                      "PYTHONWARNINGS", "PYTHONOPTIMIZE", "PYTHONSAFEPATH", "PYTHONNOUSERSITE", "PYTHONUSERBASE")
 
 
 def child_environment(base: Mapping[str, str], extra: Mapping[str, str], source_root: str = SOURCE_ROOT,
@@ -92,16 +93,17 @@ def run_cell_once(case: Case, param: str, target: Target, launch: Launch, launch
         reason=found.reason, observation_verdict=found.observation_verdict, duration_s=outcome.duration_s,
         stdout_tail=outcome.stdout, stderr_tail=outcome.stderr,
         command=reproduction_command(case, param, target.jax_version, target.package),
-        launcher="spawn" if fresh else launcher_name,
+        launcher=outcome.launcher or ("spawn" if fresh else launcher_name),
     )
 
 
 def run_cell(case: Case, param: str, target: Target, launch: Launch, launcher_name: str = "spawn",
-             retries: int = 0, retry_differs: bool = False, workroot: str | None = None) -> CellResult:
+             retries: int = 0, retry_differs: bool = False, workroot: str | None = None,
+             stopping: Callable[[], bool] = lambda: False) -> CellResult:
     """Run one cell, retrying up to `retries` times while it ends in error, crash or timeout
     (or differs, with `retry_differs`); disagreeing attempts make it `flaky`, and every attempt is kept."""
     attempts = [run_cell_once(case, param, target, launch, launcher_name, workroot)]
-    while needs_retry(attempts[-1].status, retry_differs) and len(attempts) <= retries:
+    while needs_retry(attempts[-1].status, retry_differs) and len(attempts) <= retries and not stopping():
         attempts.append(run_cell_once(case, param, target, launch, launcher_name, workroot))
     final = attempts[-1]
     if len(attempts) > 1:

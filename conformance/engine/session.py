@@ -18,12 +18,15 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
 from conformance.core.case import Case
+from conformance.core.status import Status
 from conformance.engine.launch import ForkLauncher, SpawnLauncher, kill_all
 from conformance.engine.runner import Target, child_environment, run_cell
 from conformance.engine.selection import Cell
 from conformance.results.schema import CellResult
 
 LAUNCHERS = ("fork", "spawn")
+# Statuses a stored result may be reused with; error, crash, timeout and flaky always run again.
+REUSABLE = frozenset({Status.CONFORMS, Status.DIFFERS, Status.UNSUPPORTED, Status.SKIPPED})
 
 
 @dataclass
@@ -67,6 +70,7 @@ class RunSession:
         self._workroot = tempfile.mkdtemp(prefix=f"jaxconf-run-{os.getpid()}-")
         self.launcher_note = ""
         self.started = time.monotonic()
+        self._stopping = False
 
     # -------------------------------------------------------------- launching
 
@@ -96,10 +100,11 @@ class RunSession:
         return self.key_of(cell.case, cell.param) if self.key_of else ""
 
     def _reusable(self, cell: Cell, key: str) -> CellResult | None:
+        """A stored result with the same key; never one that ended broken or flaky (the next run may differ)."""
         if self.rerun or not key:
             return None
         stored = self.stored.get(cell.id)
-        if stored is None or stored.key != key:
+        if stored is None or stored.key != key or stored.status not in REUSABLE:
             return None
         return CellResult.from_json({**stored.to_json(), "reused": True})
 
@@ -108,7 +113,8 @@ class RunSession:
         result = self._reusable(cell, key)
         if result is None:
             result = run_cell(cell.case, cell.param, self.target, self._launch, self.launcher_name,
-                              retries=self.retries, retry_differs=self.retry_differs, workroot=self._workroot)
+                              retries=self.retries, retry_differs=self.retry_differs, workroot=self._workroot,
+                              stopping=lambda: self._stopping)
             result.key = key
         if self.on_result is not None:
             self.on_result(result)
@@ -137,6 +143,7 @@ class RunSession:
 
     def close(self, interrupted: bool = False) -> None:
         """Stop: cancel queued cells, kill running children when interrupted, stop the server, remove temporaries."""
+        self._stopping = interrupted or self._stopping  # no retry starts after an interruption
         if self._pool is not None:
             self._pool.shutdown(wait=not interrupted, cancel_futures=True)
         if interrupted:
@@ -163,6 +170,10 @@ class RunSession:
         """How this session launched cells, for the run header."""
         if self.launcher == "spawn":
             return "spawn"
+        if self._fork is None:
+            return "spawn (every cell needed a fresh interpreter or was reused)"
         if self.launcher_note:
             return "spawn (fork unavailable)"
+        if self._fork.fallback_reason:
+            return f"fork, then spawn ({self._fork.fallback_reason})"
         return "fork"

@@ -43,7 +43,7 @@ EXTRA_PACKAGES = ("rich",)
 def cache_root() -> Path:
     """Where environments and index answers are kept: JAX_CONFORMANCE_CACHE, else the user cache folder."""
     if os.environ.get("JAX_CONFORMANCE_CACHE"):
-        return Path(os.environ["JAX_CONFORMANCE_CACHE"])
+        return Path(os.environ["JAX_CONFORMANCE_CACHE"]).absolute()
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "jax-conformance"
 
@@ -167,7 +167,9 @@ class EnvironmentBuilder:
         interpreter = self.interpreter_for(version)
         requirements = self.requirements(version)
         minor = ".".join(interpreter.version.split(".")[:2])
-        path = self.root / "envs" / f"jax-{version}-py{minor}"
+        # The pin set's digest is part of the folder, so a run with other pins builds beside a running one
+        # instead of replacing the environment it uses.
+        path = self.root / "envs" / f"jax-{version}-py{minor}-{requirements.digest[:10]}"
         wanted = {"layout": ENV_LAYOUT, "jax": version, "python": interpreter.version,
                   "requirements": requirements.digest}
         path.parent.mkdir(parents=True, exist_ok=True)

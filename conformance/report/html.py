@@ -30,7 +30,7 @@ from conformance.core.case import Case, load_cases
 from conformance.core.status import KNOWN_ISSUE_WORDING, LETTER, MEANING, Status
 from conformance.core.versions import DOCUMENTED_JAX
 from conformance.report.model import CHANGE_GROUPS, NOT_RUN, ReportModel, build_model
-from conformance.report.repro import module_source, prelude
+from conformance.report.repro import module_source, prelude, script_sources, scripts_used
 from conformance.results.load import PathLike, load_results
 from conformance.results.schema import SCHEMA_VERSION, ResultFile
 
@@ -48,14 +48,39 @@ def visible(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def visible_tree(value: Any) -> Any:
-    """`value` with `visible` applied to every string in it (keys included)."""
+# Paths of the machine that produced a result, replaced so the published page names none of them.
+_LOCAL_PATHS = [
+    (re.compile(r"(?:[A-Za-z]:)?[/\\][^\s\"'<>]*?(?=[/\\]conformance[/\\](?:cases|scripts|child|core|engine|report)[/\\])"),
+     "<suite>"),
+    (re.compile(r"(?:[A-Za-z]:)?[/\\][^\s\"'<>]*?[/\\]jax-conformance[/\\]envs[/\\][^/\\\s\"'<>]+"), "<env>"),
+    (re.compile(r"(?:/home/|/Users/|[A-Za-z]:\\Users\\)[^/\\\s\"'<>]+"), "~"),
+    (re.compile(r"/root(?=[/\\\s\"'<>]|$)"), "~"),
+    (re.compile(r"/(?:tmp|var/folders)/[^\s\"'<>]*?(?=/conformance/|[\s\"'<>]|$)"), "<tmp>"),
+]
+MAX_DEPTH = 100
+TOO_DEEP = "[… nested too deeply to show]"
+
+
+def without_local_paths(text: str) -> str:
+    """`text` with the environment cache, home folders and temporary folders replaced by placeholders."""
+    for pattern, placeholder in _LOCAL_PATHS:
+        text = pattern.sub(placeholder, text)
+    return text
+
+
+def visible_tree(value: Any, depth: int = 0) -> Any:
+    """`value` ready for the page: strings visible and without local paths, non-finite numbers as text,
+    and anything nested deeper than `MAX_DEPTH` replaced by a mark."""
+    if depth > MAX_DEPTH:
+        return TOO_DEEP
     if isinstance(value, str):
-        return visible(value)
+        return without_local_paths(visible(value))
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return str(value)
     if isinstance(value, dict):
-        return {visible(str(k)): visible_tree(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [visible_tree(v) for v in value]
+        return {visible(str(k)): visible_tree(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [visible_tree(v, depth + 1) for v in value]
     return value
 
 
@@ -66,7 +91,10 @@ def rerun_command(jax_version: str, cell_id: str) -> str:
 
 def json_for_script(value: Any) -> str:
     """`value` as JSON that is safe inside a `<script>` element and encodable as UTF-8."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=repr)
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=repr, allow_nan=False)
+    except ValueError:  # a non-finite number slipped through: JSON.parse would reject the whole block
+        text = json.dumps(visible_tree(value), ensure_ascii=False, separators=(",", ":"), default=repr)
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\u2028", "\\u2028").replace(
         "\u2029", "\\u2029")
@@ -83,7 +111,7 @@ def _cell_data(result, expected_index: dict[str, int], expected_table: list[Any]
     data: dict[str, Any] = {"s": result.status.value, "e": expected_index[expected_text]}
     if word != result.status.value:
         data["w"] = word
-    if result.observation is not None and result.observation != result.expected:
+    if result.observation != result.expected:  # null included: the page then says there is no observation
         data["o"] = visible_tree(result.observation)
     optional = {"r": result.reason, "d": result.diff, "x": result.details, "so": result.stdout_tail,
                 "se": result.stderr_tail, "a": result.attempts, "l": result.launcher}
@@ -106,11 +134,12 @@ def page_data(model: ReportModel) -> dict[str, Any]:
         timelines.setdefault(timeline.cell_id, []).append(f"{timeline.platform}: {timeline.text}")
     for section in model.sections:
         for block in section.cases:
-            if block.module not in modules:
+            if block.module and block.module not in modules:
                 modules[block.module] = module_source(block.module)
             cases.append({"id": block.case_id, "section": block.section, "claim": block.claim, "notes": block.notes,
                           "source": block.source, "module": block.module, "probe": block.probe,
-                          "env": block.env, "stdin": block.stdin, "rows": block.rows})
+                          "env": block.env, "stdin": block.stdin, "rows": block.rows,
+                          "scripts": scripts_used(modules.get(block.module, ""))})
             for row in block.params:
                 rows.append({"c": len(cases) - 1, "p": row.param, "id": row.cell_id, "rows": row.rows,
                              "k": int(row.known_issue), "since": timelines.get(row.cell_id, [])})
@@ -120,7 +149,7 @@ def page_data(model: ReportModel) -> dict[str, Any]:
         "suite": conformance.__version__, "schema": SCHEMA_VERSION, "documented": DOCUMENTED_JAX,
         "columns": [{"jax": c.jax, "platform": c.platform, "qv": c.quoted_version} for c in model.columns],
         "cases": cases, "rows": rows, "cells": cells, "expected": expected_table,
-        "modules": modules, "prelude": prelude(),
+        "modules": modules, "prelude": prelude(), "scripts": script_sources(),
     }
 
 
@@ -168,9 +197,11 @@ def render_html(model: ReportModel, generated_at: dt.datetime | str) -> str:
 
 
 def _md(text: str) -> str:
-    """`text` made safe inside a Markdown table cell: one line, no live HTML, no code spans, no cell breaks."""
+    """`text` made safe inside Markdown: one line, no live HTML, code spans, links, images or cell breaks."""
     flat = html_escape(" ".join(visible(text).split()), quote=False)
-    return flat.replace("|", "\\|").replace("`", "&#96;")
+    for char, entity in (("|", "\\|"), ("`", "&#96;"), ("[", "&#91;"), ("]", "&#93;"), ("!", "&#33;")):
+        flat = flat.replace(char, entity)
+    return flat
 
 
 def markdown_summary(model: ReportModel, *, cells: bool = True) -> str:

@@ -88,8 +88,9 @@ class ParamRow:
     param: str
     label: str
     rows: list[str]
-    known_issue: bool
+    known_issue: bool  # a known issue on at least one column's platform
     cells: list[TableCell]
+    known_at: list[bool] = field(default_factory=list)  # per column: a known issue on that column's platform
 
     @property
     def cell_id(self) -> str:
@@ -221,7 +222,7 @@ def _column(files: Sequence[ResultFile], cells: Mapping[str, CellResult]) -> Col
 def _word(result: CellResult | None, known_issue: bool, jax_version: str) -> TableCell:
     if result is None:
         return TableCell(NOT_RUN, NOT_RUN)
-    word = describe(result.status, known_issue and result.known_issue, direction(jax_version))
+    word = describe(result.status, known_issue, direction(jax_version))
     if result.observation_verdict and result.status in (Status.CRASH, Status.TIMEOUT):
         word += f" (observation {result.observation_verdict})"
     return TableCell(result.status.value, word, result)
@@ -261,7 +262,7 @@ def _steps(model_columns: list[Column], rows: list[ParamRow]) -> list[VersionSte
                 before, after = row.cells[left].result, row.cells[right].result
                 if before is None or after is None:
                     continue
-                group = classify_change(before, after, row.known_issue)
+                group = classify_change(before, after, row.known_at[right])
                 if group:
                     detail = "observation changed" if before.status == after.status else ""
                     groups[group].append(Change(row.cell_id, row.cells[left].word, row.cells[right].word, detail))
@@ -270,12 +271,11 @@ def _steps(model_columns: list[Column], rows: list[ParamRow]) -> list[VersionSte
 
 
 def _timeline(row: ParamRow, columns: list[Column], platform: str) -> Timeline | None:
-    points = [(columns[i].jax, cell.result) for i, cell in enumerate(row.cells)
-              if columns[i].platform == platform and cell.result is not None]
-    if not points:
+    indices = [i for i, cell in enumerate(row.cells) if columns[i].platform == platform and cell.result is not None]
+    if not indices:
         return None
-    statuses = [(v, r.status) for v, r in points]
-    if row.known_issue:
+    statuses = [(columns[i].jax, row.cells[i].result.status) for i in indices]  # type: ignore[union-attr]
+    if any(row.known_at[i] for i in indices):
         present = [s is Status.CONFORMS for _, s in statuses]
         if not any(present):
             text = f"the documented bug does not show in {statuses[0][0]}–{statuses[-1][0]}"
@@ -309,10 +309,14 @@ def build_model(files: Iterable[ResultFile], cases: Iterable[Case]) -> ReportMod
         for cell in run.cells.values():
             seen.setdefault(cell.case, set()).add(cell.param)
 
-    def param_row(case_id: str, param: str, label: str, rows: list[str], known: bool) -> ParamRow:
+    def param_row(case_id: str, param: str, label: str, rows: list[str], case: Case | None) -> ParamRow:
         cell_id = f"{case_id}[{param}]" if param else case_id
-        cells = [_word(run.cells.get(cell_id), known, run.jax) for run in merged]
-        return ParamRow(case_id, param, label, rows, known, cells)
+        results = [run.cells.get(cell_id) for run in merged]
+        # Declared cases say where their known issue reproduces; for others, trust what the results recorded.
+        known_at = [case.is_known_issue(param, run.platform) if case is not None
+                    else bool(result is not None and result.known_issue) for run, result in zip(merged, results)]
+        cells = [_word(result, known, run.jax) for run, result, known in zip(merged, results, known_at)]
+        return ParamRow(case_id, param, label, rows, any(known_at), cells, known_at)
 
     blocks: dict[str, list[CaseBlock]] = {}
     order = list(declared) + sorted(set(seen) - set(declared))
@@ -320,15 +324,14 @@ def build_model(files: Iterable[ResultFile], cases: Iterable[Case]) -> ReportMod
         case = declared.get(case_id)
         if case is None:
             reported = [r for run in merged for r in run.cells.values() if r.case == case_id]
-            params = [param_row(case_id, p, "", reported[0].rows if reported else [],
-                                any(r.known_issue for r in reported if r.param == p)) for p in sorted(seen[case_id])]
-            block = CaseBlock(case_id, UNKNOWN_SECTION, "", "", "", case_id.split(".")[0],
-                              case_id.split(".")[-1], {}, None, params)
+            params = [param_row(case_id, p, "", reported[0].rows if reported else [], None)
+                      for p in sorted(seen[case_id])]
+            # No module or probe: the page offers no reproduction script for a case this suite does not declare.
+            block = CaseBlock(case_id, UNKNOWN_SECTION, "", "", "", "", "", {}, None, params)
         else:
             if case_id not in seen:
                 continue
-            params = [param_row(case_id, p.name, p.label, list(p.rows), bool(p.known_issue))
-                      for p in case.params]
+            params = [param_row(case_id, p.name, p.label, list(p.rows), case) for p in case.params]
             block = CaseBlock(case_id, case.heading, case.claim, case.notes, case.source(),
                               case.probe.__module__, case.probe.__name__, dict(case.env), case.stdin, params)
         blocks.setdefault(block.section, []).append(block)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 _REPORT_DIR = Path(__file__).resolve().parent
 _HELPERS = _REPORT_DIR.parent / "cases" / "helpers.py"
+_SCRIPTS = _REPORT_DIR.parent / "scripts"
 
 
 def without_suite_imports(source: str) -> str:
@@ -35,10 +36,23 @@ def _strip_future(source: str) -> str:
     return "\n".join(line for line in source.splitlines() if line.strip() != "from __future__ import annotations")
 
 
+def script_sources() -> dict[str, str]:
+    """The plain scripts probes run as files (`run_script("name")`), by name."""
+    return {p.stem: p.read_text(encoding="utf-8") for p in sorted(_SCRIPTS.glob("*.py")) if p.stem != "__init__"}
+
+
+def scripts_used(module_text: str) -> list[str]:
+    """The scripts a case module runs with `run_script`, which a reproduction must save beside itself."""
+    return sorted(name for name in script_sources() if f'"{name}"' in module_text)
+
+
 def prelude() -> str:
     """The stand-ins and the shared helpers, ready to precede a case module."""
     shim = (_REPORT_DIR / "repro_shim.py").read_text(encoding="utf-8")
-    helpers = without_suite_imports(_HELPERS.read_text(encoding="utf-8"))
+    # run_script finds its scripts next to the reproduction script instead of in the suite's package.
+    helpers = without_suite_imports(_HELPERS.read_text(encoding="utf-8")).replace(
+        "    from conformance.scripts import script_path\n",
+        "    def script_path(name):\n        return os.path.join(os.path.dirname(os.path.abspath(__file__)), name + \".py\")\n")
     return ("from __future__ import annotations\n\n# ---- stand-ins for the suite's case API\n" + _strip_future(shim)
             + "\n\n# ---- the suite's shared probe helpers\n" + _strip_future(helpers))
 

@@ -11,13 +11,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from conformance.results.schema import CellResult, ResultFile
+from conformance.results.schema import CellResult, ResultFile, unjudged_cell
 
 
 def _cell_id(test: Mapping[str, Any]) -> str | None:
+    """The cell a test entry is about: from its metadata, or from its node id when the plugin failed to judge it."""
     metadata = test.get("metadata")
     if not isinstance(metadata, Mapping) or "case" not in metadata:
-        return None
+        lost = unjudged_cell(test)
+        return lost.cell_id if lost is not None else None
     param = metadata.get("param") or ""
     return f"{metadata['case']}[{param}]" if param else str(metadata["case"])
 
@@ -45,8 +47,9 @@ class Conflict:
     statuses: dict[str, str] = field(default_factory=dict)  # source -> status
 
     def describe(self) -> str:
-        """One line for a person."""
-        seen = ", ".join(f"{status} in {source}" for source, status in self.statuses.items())
+        """One line for a person (file names only, no folders)."""
+        seen = ", ".join(f"{status} in {source.replace(chr(92), '/').rsplit('/', 1)[-1]}"
+                         for source, status in self.statuses.items())
         return f"jax {self.jax} {self.platform} {self.cell_id}: {seen}"
 
 

@@ -20,6 +20,11 @@ OLDEST_READABLE_SCHEMA = 1
 _PEP440 = re.compile(r"^\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?$")
 
 
+# A case id is `<module>.<probe>`, or `<folder>/<module>.<probe>` for a team's own case folder.
+CASE_ID = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*/)?[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*")
+PARAM = re.compile(r"[A-Za-z0-9_.=-]*")
+
+
 class SchemaError(ValueError):
     """A field of a result record has the wrong shape; the message names the field."""
 
@@ -103,9 +108,15 @@ class CellResult:
         attempts = _check(data.get("attempts", []), list, f"{where}.attempts")
         for i, attempt in enumerate(attempts):
             _check(attempt, dict, f"{where}.attempts[{i}]")
+        case = _check(data["case"], str, f"{where}.case")
+        if not CASE_ID.fullmatch(case):
+            raise SchemaError(f"`{where}.case` is {case[:80]!r}, not a case id such as numerics.debug_nans_vmap_miss")
+        param = _check(data.get("param", ""), str, f"{where}.param")
+        if not PARAM.fullmatch(param):
+            raise SchemaError(f"`{where}.param` is {param[:80]!r}, not a parameter name")
         return cls(
-            case=_check(data["case"], str, f"{where}.case"),
-            param=_check(data.get("param", ""), str, f"{where}.param"),
+            case=case,
+            param=param,
             rows=list(rows),
             status=status,
             known_issue=_check(data.get("known_issue", False), bool, f"{where}.known_issue"),
@@ -200,7 +211,7 @@ class ResultFile:
         return {(c.case, c.param): c for c in self.cells}
 
 
-def _unjudged_cell(test: Mapping[str, Any], namespace: str = "") -> CellResult | None:
+def unjudged_cell(test: Mapping[str, Any], namespace: str = "") -> CellResult | None:
     """An `error` cell for a test entry without cell metadata (the plugin failed before judging it).
 
     `namespace` is the case folder's name when the file is a run of a case folder (`<folder>/<module>.<probe>`).
@@ -231,7 +242,7 @@ def result_file_from_json(report: Any, source: str = "") -> ResultFile:
             raise SchemaError(f"`tests[{i}]` is not an object")
         metadata = test.get("metadata")
         if metadata is None:
-            lost = _unjudged_cell(test, folder_namespace(header.case_package))
+            lost = unjudged_cell(test, folder_namespace(header.case_package))
             if lost is not None:
                 cells.append(lost)
             continue
