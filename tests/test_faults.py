@@ -42,6 +42,8 @@ class FakeUv:
     def __call__(self, argv, **kwargs):
         with self.lock:
             self.calls.append(list(argv))
+        if argv[1] == "-c":  # the import check of a freshly built environment
+            return subprocess.CompletedProcess(argv, 0, "", "")
         if argv[1] == "venv":
             target = Path(argv[-1])
             (target / "bin").mkdir(parents=True)
@@ -136,6 +138,21 @@ def test_a_truncated_index_cache_is_fetched_again(tmp_path):
     assert "0.4.38" in index.releases("jax")
     assert index.notices and "unreadable" in index.notices[0]
     assert json.loads((cache / "index-jax.json").read_text())
+
+
+def test_a_release_without_a_jaxlib_is_one_line_and_nothing_is_cached(tmp_path):
+    class NoJaxlib(FakeUv):
+        def __call__(self, argv, **kwargs):
+            done = super().__call__(argv, **kwargs)
+            if argv[1] == "pip":
+                site = Path(argv[argv.index("--python") + 1]).parent.parent / "lib" / "python3.13" / "site-packages"
+                (site / "jaxlib" / "__init__.py").unlink()
+            return done
+
+    with pytest.raises(ConformanceError) as caught:
+        builder(tmp_path, NoJaxlib()).prepare("0.4.38")
+    assert "brings no jaxlib wheel for Python 3.13.0" in str(caught.value) and "\n" not in str(caught.value)
+    assert [p.name for p in (tmp_path / "cache" / "envs").iterdir() if not p.name.startswith(".")] == []
 
 
 def test_a_release_that_cannot_be_installed_is_one_line_and_nothing_is_cached(tmp_path):

@@ -186,6 +186,17 @@ class EnvironmentBuilder:
             write_text_atomically(path / MARKER, json.dumps(wanted, indent=1))
         return JaxEnvironment(version, path, interpreter, True, time.monotonic() - started, requirements.digest)
 
+    def _check_importable(self, staging: Path, version: str, interpreter: Interpreter) -> None:
+        """Refuse (one line; the staging folder is then removed) an environment where jax cannot be imported."""
+        if not any((p / "jaxlib" / "__init__.py").exists() for p in _site_packages(staging)):
+            raise ConformanceError(f"jax {version} brings no jaxlib wheel for Python {interpreter.version} (nor for "
+                                   f"any other installed Python), so it cannot run here; nothing was kept")
+        done = self.run([str(venv_python(staging)), "-c", "import jax"], capture_output=True, text=True)
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            raise ConformanceError(f"jax {version} installs but does not import with Python {interpreter.version} "
+                                   f"({last}); nothing was kept")
+
     def _remove_stale_staging(self, path: Path) -> None:
         for staging in path.parent.glob(f"{path.name}.building-*"):
             pid = staging.name.rsplit("-", 1)[-1]
@@ -212,6 +223,7 @@ class EnvironmentBuilder:
                                                f"index ({last}); refresh them with `jax-conformance pin {version}`")
                     raise ConformanceError(f"could not build the environment for jax {version} "
                                            f"with Python {interpreter.version}: {last}")
+            self._check_importable(staging, version, interpreter)
             shutil.rmtree(path, ignore_errors=True)
             os.replace(staging, path)
         finally:
