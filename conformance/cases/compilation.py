@@ -19,7 +19,6 @@ COMPILING_LINE = re.compile(r"Compiling (jit\(.+?\)) with global shapes and type
 XLA_COMPILATION_LINE = re.compile(r"Finished XLA compilation of (jit\(.+?\)) in")
 # The first two words of the four documented compile messages.
 COMPILE_MESSAGE_KINDS = ["Finished tracing", "Compiling jit(mlp_step)", "Finished jaxpr", "Finished XLA"]
-CLEAN_CACHES = "compile logs and counts depend on what the process has already compiled and on its logging setup"
 
 
 def _compile_log_run():
@@ -63,7 +62,6 @@ def _compile_log_run():
             "broadcast_in_dim_compiled": True,
         })),
     ],
-    fresh_interpreter=CLEAN_CACHES,
     notes="Messages are captured at WARNING on the `jax` logger, as the chapter does, so a message JAX "
           "demoted below WARNING would go missing from the kinds. Compiled functions are named from the "
           "`Finished XLA compilation of jit(<name>)` lines, argument shapes from the `Compiling jit(<name>) "
@@ -135,8 +133,6 @@ def _miss_body(message):
             "says_different_input_pytree": True,
         })),
     ],
-    fresh_interpreter="counts every cache-miss message, and which eager operations miss depends on what the "
-                      "process has already traced",
     notes="The wording changed several times; the observed messages are details. For the static value, "
           "measured here: 0.4.38 and 0.5.3 say `explanation unavailable! please open an issue ...`; 0.6 to 0.8 "
           "explain it (`key with different value of static kwargs: now {step: 1} and before {step: 0}`); 0.9 "
@@ -253,7 +249,6 @@ def cache_size_shared():
     claim="Counting jax.monitoring backend-compile events whose fun_name is jit(mlp_step) gives one compile "
           "per new input shape after clear_caches(): five calls with 8, 8, 16, 16 and 8 rows compile twice.",
     expect=Expect({"mlp_step_compiles": 2}),
-    fresh_interpreter=CLEAN_CACHES,
     notes="CompileCounter needs jax.monitoring.unregister_event_duration_listener, which appeared in 0.8; "
           "older versions are unsupported. As in the chapter, both shapes were compiled before "
           "clear_caches(), so the two counted compiles also show that clear_caches() emptied the cache.",

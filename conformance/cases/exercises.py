@@ -10,7 +10,6 @@ from conformance.core.case import Expect, Observation, Section
 
 SECTION = Section("§10", "Exercises")
 
-_COUNTS_COMPILATIONS = "it counts XLA compilations, so the compilation caches must start empty"
 
 
 def _normalize(x, mode):
@@ -248,7 +247,6 @@ def ex1_static_fixes():
     notes="The guard is our answer (the chapter's reference solution does the same), so the 'ex2_layer: ' "
           "prefix is ours; the rest of each message is checkify's. The CompileCounter is unfiltered, as in "
           "the chapter; the compiled names are in the details.",
-    fresh_interpreter=_COUNTS_COMPILATIONS,
 )
 def ex2_nan_guard():
     import jax.numpy as jnp
@@ -393,7 +391,6 @@ def ex4_first_nan():
           "inputs through them; the expectations are the self-checks' asserts. ex4_debug_nans_only_for_rerun is "
           "the self-check's test of the jax_debug_nans value each call of the step function saw (off for "
           "the four clean steps, on for every call after); the list itself is in the details.",
-    fresh_interpreter=_COUNTS_COMPILATIONS,
 )
 def selfcheck_expectations():
     import jax

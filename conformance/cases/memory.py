@@ -5,8 +5,6 @@ from conformance.cases.helpers import outcome_of, require
 
 SECTION = Section("§7", "Memory")
 
-_LIVE_STATE = ("live-array counts and the device memory profile see every buffer the process holds, so the "
-               "probe must start from a process that has allocated nothing else")
 _BATCHES = (64, 256, 1024)
 _PARAMS = 4096
 _MIB = 2 ** 20
@@ -127,7 +125,6 @@ def memory_analysis_of_gradients(which):
             "decompresses_to_the_in_memory_profile_size": True,
         })),
     ],
-    fresh_interpreter=_LIVE_STATE,
     notes="The chapter printed decompressed sizes 17538 -> 17838 -> 17726 and a 6208-byte file from a notebook "
           "holding many other buffers; absolute sizes depend on everything else alive (about 1000 -> 2700 -> "
           "2600 here) and are details. The file is written under a temporary directory.",
@@ -176,7 +173,6 @@ def device_memory_profile(which):
               expect=Expect({"extra_(64, 512)_float32": 10})),
         Param("floats_only", rows=["memory.live_arrays.no_leak"], expect=Expect({"extra_live_arrays": {}})),
     ],
-    fresh_interpreter=_LIVE_STATE,
     notes="The chapter printed the leak diff {((), 'float32'): 1, ((64, 512), 'float32'): 10} (the scalar is "
           "the last loss, still bound) and 1.25 MiB; only the count of 10 is asserted, the rest is in details.",
 )
@@ -228,7 +224,6 @@ def live_arrays_leak(which):
             "repr": "Array(shape=(1000, 1000), dtype=float32)",
         })),
     ],
-    fresh_interpreter=_LIVE_STATE,
     notes="The chapter's live bytes went 4.36 MiB -> 0.54 MiB (other notebook arrays); the drop of exactly "
           "1000*1000*4 bytes is what it asserts. Finding for repr_safe: in jax 0.12 (and 0.11) repr and str show "
           "only shape and dtype for any array of 1 MiB or more, deleted or not, without reading its buffer; a "
@@ -268,7 +263,6 @@ def delete_frees_buffer(which):
     claim="An array closed over by a jitted function stays live, held by the compiled executable, after its "
           "variable is rebound, and only clear_caches() frees it.",
     expect=Expect({"extra_512x512_after_rebinding": 1, "extra_512x512_after_clear_caches": 0}),
-    fresh_interpreter=_LIVE_STATE,
     notes="With jax 0.4.38 and 0.8.3 the count after rebinding is 2 here (the captured array and a second "
           "512x512 buffer, both freed by clear_caches); the chapter documents 1.",
 )

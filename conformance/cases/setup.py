@@ -45,7 +45,6 @@ def environment():
     claim="jax.test_util is not an attribute of jax after a bare `import jax`; once imported explicitly, "
           "check_grads can be imported from it.",
     expect=Expect({"attribute_after_bare_import": "AttributeError", "check_grads_after_explicit_import": True}),
-    fresh_interpreter="nothing in the process may have imported jax.test_util before the probe",
 )
 def explicit_test_util_import():
     import sys

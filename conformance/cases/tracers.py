@@ -572,8 +572,6 @@ def _leak_report(call):
         "doc_first_line": "Context manager for `jax_check_tracer_leaks` config option.",
         "doc_says_some_caching_is_disabled": True,
     }),
-    fresh_interpreter="leak checks run only when tracing ends, so caches must start clean; the probe also "
-                      "flips the global jax_check_tracer_leaks flag",
     notes="The chapter only runs checking_leaks(); the other two forms and the caching remark come from its "
           "table and prose. The caching remark is checked in the flag's own docstring, which the chapter's "
           "table quotes: measured here, closure_convert is retraced under the flag on 0.4.38 and 0.8.3 but "
@@ -640,8 +638,6 @@ def leak_checker_forms():
         "tracer_referred_to_by_list": True,
         "list_referred_to_by_global_leaked": True,
     }),
-    fresh_interpreter="leak checks run only when tracing ends, so the function must be traced afresh after "
-                      "clear_caches()",
     notes="The chapter's list is __main__.leaked; here it is the case module's global `leaked`, so the chain "
           "ends at `<module>.leaked`. The ids in the chain vary and are details.",
 )
@@ -685,7 +681,6 @@ def leak_checker_report():
     claim="The leak check runs only when tracing finishes: a leaky jit function that is already cached passes "
           "unchecked, and after clear_caches() the retrace reports the leak.",
     expect=Expect({"cache_hit": "no error", "after_clear_caches": f"error: {_LEAK_REPORT}"}),
-    fresh_interpreter="the probe depends on what the jit cache holds, and clears it",
 )
 def leak_cache_hit_unchecked():
     import jax

@@ -11,7 +11,6 @@ from conformance.core.case import Expect, Observation, Section, Unsupported
 
 SECTION = Section("§9", "Hands-on: a training script with three hidden bugs")
 
-_COUNTS_COMPILATIONS = "it counts XLA compilations, so the compilation caches must start empty"
 
 _SIZES = (16, 64, 64, 2)
 _CHAPTER_V1_LOSSES = [0.9846, 1.2764, 6.8963, 1.0985, 0.5132, 0.4795, 0.4538, 0.4297]
@@ -236,7 +235,6 @@ def data_and_params():
     notes="Compilations are counted through jax.monitoring (CompileCounter), keeping only fun_name "
           "'jit(train_step)' as the chapter's filtered counter does; every name seen is in the details. The "
           "first loss comes from the PRNG stream (implementation in the details).",
-    fresh_interpreter=_COUNTS_COMPILATIONS,
 )
 def v0_symptoms():
     import math
@@ -363,7 +361,6 @@ def safe_norm():
     }),
     notes="The losses come from the PRNG stream (implementation in the details), rounded to 4 places as the "
           "chapter prints them.",
-    fresh_interpreter=_COUNTS_COMPILATIONS,
 )
 def v1_losses():
     import math
@@ -395,7 +392,6 @@ def v1_losses():
         "miss_reasons": ["never seen function", "explanation unavailable", "explanation unavailable"],
         "cache_size": 3,
     }),
-    fresh_interpreter="the jax logger's configuration and the compilation caches must start clean",
     notes="Each miss message is classified by the phrase the chapter asserts ('never seen function', "
           "'explanation unavailable'), else by its reason lines joined with ' / '; the messages are in the "
           "details. Measured: 0.8.3 does explain the later misses ('key with different value of static args: "
@@ -448,7 +444,6 @@ def static_step_diagnosis():
     notes="The chapter compares all 60 losses with a 60-step static run (max difference 1.19e-07). A static "
           "run compiles once per step, so this probe compares the first 8 losses with an 8-step static run "
           "to stay short; the measured difference is in the details.",
-    fresh_interpreter=_COUNTS_COMPILATIONS,
 )
 def traced_step_single_compile():
     import numpy as np
@@ -568,7 +563,6 @@ def key_reuse_fixed():
     notes="Losses and accuracies come from the PRNG stream (implementation in the details), rounded to 3 "
           "places as the chapter prints them; the chapter asserts 0 compilations, finiteness, halving and "
           "accuracy > 0.9.",
-    fresh_interpreter=_COUNTS_COMPILATIONS,
 )
 def final():
     import math

@@ -171,7 +171,7 @@ class RunSession:
         if self.launcher == "spawn":
             return "spawn"
         if self._fork is None:
-            return "spawn (every cell needed a fresh interpreter or was reused)"
+            return "spawn (no cell could be forked)"
         if self.launcher_note:
             return "spawn (fork unavailable)"
         if self._fork.fallback_reason:
