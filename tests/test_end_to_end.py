@@ -113,7 +113,8 @@ def test_keys_change_with_the_environment(environment):
 
 def test_hostile_probes_become_statuses_and_the_report_still_renders(environment, tmp_path):
     from conformance.core.case import load_cases as load
-    from conformance.report.html import build_table, render_html
+    from conformance.report.html import render_html
+    from conformance.report.model import build_model
     from conformance.results.schema import ResultFile, RunHeader
 
     described = describe_target(environment.python)
@@ -131,6 +132,6 @@ def test_hostile_probes_become_statuses_and_the_report_still_renders(environment
     surrogate = next(r for r in run.results if r.case == "hostile.surrogate")
     assert "[… truncated]" in json.dumps(surrogate.details, ensure_ascii=False)
     header = RunHeader(jax=described["jax"], platform=described["platform"], finished_at="now")
-    page = render_html(build_table([ResultFile(header, run.results, "hostile")], cases), "now")
+    page = render_html(build_model([ResultFile(header, run.results, "hostile")], cases), "now")
     page.encode("utf-8")
     assert "<script>alert" not in page and len(page) < 2_000_000
