@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import conformance
-from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, CaseDeclarationError, load_cases
+from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, CaseDeclarationError, folder_namespace, load_cases
 from conformance.decide.bisect import Memo, bisect, bug_reproduces, releases_between, same_bug_state, same_observation
 from conformance.decide.cellref import parse_cell_ref
 from conformance.decide.diff import diff_sets, result_set, version_mismatch
@@ -42,7 +42,7 @@ from conformance.envs.index import sort_versions
 from conformance.envs.pins import compile_pins
 from conformance.results.schema import ResultFile, is_version
 from conformance.results.load import ResultsError, load_result_file, read_results_tolerantly, result_files
-from conformance.results.merge import merge_files, merge_report_json
+from conformance.results.merge import merge_files, merge_report_json, retired_cells, retired_stored_cells
 from conformance.engine.runner import SOURCE_ROOT
 from conformance.engine.selection import Cell, all_cells, select_cells
 from conformance.engine.shards import parse_shard, select_shard
@@ -221,6 +221,7 @@ def _run_package(env: JaxEnvironment, args: argparse.Namespace, folder: CaseFold
     selection = tmp.with_name(tmp.name + ".cells")
     selection.write_text(json.dumps(sorted(getattr(args, "cell_ids", None) or [])), encoding="utf-8")
     environ = dict(os.environ)
+    retired = retired_in(folder)  # before the run: a case file edited meanwhile must not cost its results
     if folder is not None:
         environ["PYTHONPATH"] = os.pathsep.join(p for p in (folder.root, environ.get("PYTHONPATH", "")) if p)
     try:
@@ -249,13 +250,24 @@ def _run_package(env: JaxEnvironment, args: argparse.Namespace, folder: CaseFold
         final = args.results / f"{head['jax']}-{head['platform']}{shard}.json"
         with FileLock(str(args.results / f".{final.name}.lock")):
             stored = read_stored(final, args.results)
-            merged = merge_report_json(stored, data)
+            dropped = retired_stored_cells(stored, data, retired)
+            merged = merge_report_json(stored, data, retired=retired)
             merged["jax_conformance"] = merged_header((stored or {}).get("jax_conformance"), head)
             write_text_atomically(final, json.dumps(merged, indent=1))
+        if dropped:
+            print(f"jax {env.version}: dropped {len(dropped)} stored cell(s) of cases this checkout no longer "
+                  f"declares: {', '.join(dropped[:3])}{' …' if len(dropped) > 3 else ''}")
         return final, data
     finally:
         tmp.unlink(missing_ok=True)
         selection.unlink(missing_ok=True)
+
+
+def retired_in(folder: CaseFolder | None):
+    """Which stored cells of this package (built-in or a case folder) no longer exist in it."""
+    package = import_folder(folder) if folder is not None else DEFAULT_CASE_PACKAGE
+    declared = [cell.id for cell in all_cells(load_cases(package))]
+    return retired_cells(declared, folder_namespace(package))
 
 
 def merged_header(stored: Any, new: dict[str, Any]) -> dict[str, Any]:

@@ -79,7 +79,7 @@ def test_cli_diff_takes_files_or_folders(tmp_path, capsys):
     assert cli.main(["diff", str(tmp_path / "a"), str(b)]) == 0
     out = capsys.readouterr().out
     assert "linux-x86_64 a.x: conforms -> conforms (jax 0.7.2 -> 0.8.3)" in out
-    assert "n: 1 -> 2" in out and "darwin-arm64: only in the baseline" in out
+    assert "n: 1 -> 2" in out and "darwin-arm64 is only in the baseline (not compared)" in out
     assert "1 cell(s) differ, 0 unchanged" in out
 
 
@@ -99,3 +99,12 @@ def test_a_side_without_an_observation_shows_its_reason_not_a_diff(tmp_path, cap
     assert cli.main(["diff", str(before), str(after)]) == 0
     out = capsys.readouterr().out
     assert "no observation in the baseline: jax.debug.log does not exist" in out and "<observation>" not in out
+
+
+def test_cli_gate_notes_platforms_that_only_one_side_ran(tmp_path, capsys):
+    write(tmp_path / "a", "0.7.2", "linux-x86_64", [cell("a.x")])
+    write(tmp_path / "a", "0.7.2", "darwin-arm64", [cell("a.x")])
+    write(tmp_path / "b", "0.8.3", "linux-x86_64", [cell("a.x")])
+    code = cli.main(["gate", "--baseline", str(tmp_path / "a"), "--candidate", str(tmp_path / "b")])
+    out = capsys.readouterr().out
+    assert code == 0 and "note: darwin-arm64 is only in the baseline (not compared)" in out

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,8 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 from conformance.core import rowlist
-from conformance.core.case import (CaseDeclarationError, Expect, Observation, Param, Section, Skip,
-                                   forget_package, load_cases)
+from conformance.core.case import (CaseDeclarationError, Expect, Observation, Param, Section, Skip, find_case,
+                                   load_cases, validate)
 from conformance.engine.runner import SOURCE_ROOT
 
 BEHAVIOURS = Path(SOURCE_ROOT).parent / "shared" / "behaviours.md"
@@ -83,10 +84,25 @@ def test_platform_override_changes_some_facts_and_keeps_the_rest():
     assert expect.on("linux-x86_64-cuda") == Skip("gpu")
 
 
-def test_env_and_stdin_imply_a_fresh_interpreter():
+def test_only_a_stated_reason_asks_for_a_fresh_interpreter():
     cases = {c.id: c for c in load_cases("tests.fixture_cases")}
-    assert cases["machinery.echo"].needs_fresh_interpreter("a")
+    assert not cases["machinery.echo"].needs_fresh_interpreter("a")  # env= is served by a fork server of its own
+    assert not cases["machinery.reading_stdin"].needs_fresh_interpreter("")
     assert not cases["machinery.conforming"].needs_fresh_interpreter("")
+    params = (Param("a", rows=["fixture.param.a"], expect=Expect({})),
+              Param("b", rows=["fixture.param.b"], expect=Expect({}), fresh_interpreter="global state"))
+    one = replace(cases["machinery.echo"], params=params)
+    assert [one.needs_fresh_interpreter(p) for p in ("a", "b")] == [False, True]
+    assert one.fresh_interpreter_reason("b") == "global state"
+    whole = replace(cases["machinery.echo"], fresh_interpreter="all of it")
+    assert whole.needs_fresh_interpreter("a") and whole.fresh_interpreter_reason("b") == "all of it"
+
+
+def test_fresh_interpreter_takes_a_reason_not_a_flag():
+    echo = find_case("machinery.echo", "tests.fixture_cases")
+    flagged = replace(echo, params=(Param("a", rows=["fixture.param.a"], expect=Expect({}), fresh_interpreter=True),))
+    with pytest.raises(CaseDeclarationError, match="takes the reason"):
+        validate(flagged)
 
 
 def _scratch_copy(tmp_path: Path) -> Path:

@@ -20,7 +20,8 @@ from conformance.engine.keys import cell_key, environment_digest
 from conformance.engine.plugin import describe_target
 from conformance.engine.runner import Target
 from conformance.engine.selection import all_cells
-from conformance.engine.session import RunSession
+from conformance.engine.launch import env_group
+from conformance.engine.session import RunSession, shared_case_envs
 from conformance.envs.builder import EnvironmentBuilder
 from conformance.envs.matrix import load_matrix
 
@@ -80,14 +81,34 @@ def test_rerunning_one_cell_keeps_every_other_cell(first_run):
     assert after[(DECLARED[0].case.id, DECLARED[0].param)]["reused"] is False
 
 
+def test_a_stored_cell_of_a_deleted_case_is_dropped_at_the_next_merge(first_run, capsys):
+    status, results, report = first_run
+    (result_file,) = results.glob("*.json")
+    data = json.loads(result_file.read_text())
+    ghost = json.loads(json.dumps(data["tests"][0]))
+    ghost["nodeid"] = "conformance/cases/numerics.py::deleted_case"
+    ghost["metadata"].update({"case": "numerics.deleted_case", "param": ""})
+    data["tests"].append(ghost)
+    result_file.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert cli.main(["run", "--jax", NEWEST, "--results", str(results), "-o", str(report), "-k", DECLARED[0].id]) == 0
+    assert "dropped 1 stored cell(s) of cases this checkout no longer declares: numerics.deleted_case" in \
+        capsys.readouterr().out
+    assert set(_statuses(results)[1]) == {(c.case.id, c.param) for c in DECLARED}
+
+
 def test_fork_and_spawn_observe_the_same_for_every_fork_eligible_cell(environment):
     eligible = [c for c in DECLARED if not c.case.needs_fresh_interpreter(c.param)]
     described = describe_target(environment.python)
     target = Target(environment.python, described["platform"], described["jax"])
+    shared = {env_group(e) for e in shared_case_envs(eligible, target.platform)}
+    should_fork = {c.id for c in eligible if env_group(c.case.env_for(c.param)) in shared | {()}}
     outcomes = {}
     for launcher in ("fork", "spawn"):
         run = RunSession(target, launcher=launcher, workers=os.cpu_count() or 1).run(eligible)
         assert run.launcher == launcher
+        assert {r.cell_id for r in run.results if r.launcher == "fork"} == (should_fork if launcher == "fork"
+                                                                           else set())
         outcomes[launcher] = {r.cell_id: (r.status.value, r.observation) for r in run.results}
     different = {k: (v, outcomes["spawn"][k]) for k, v in outcomes["fork"].items() if outcomes["spawn"][k] != v}
     assert different == {}

@@ -14,8 +14,8 @@ import pytest
 
 from conformance.core.case import find_case
 from conformance.core.status import Status
-from conformance.engine.launch import ForkLauncher
-from conformance.engine.runner import Target, child_environment, run_cell
+from conformance.engine.launch import ForkLauncher, ForkServer, ForkServerError
+from conformance.engine.runner import Target, child_environment
 from conformance.engine.selection import Cell
 from conformance.engine.session import RunSession
 
@@ -75,11 +75,76 @@ def test_forked_child_is_a_session_leader_in_a_server_that_imported_the_cases():
     assert result.details["session_leader"] is True
 
 
-def test_cells_with_environment_variables_are_spawned_even_under_fork():
+def test_a_lone_cell_with_environment_variables_is_spawned_under_fork():
     session = RunSession(target(), launcher="fork")
     result = session.run([Cell(fixture("echo"), "a"), Cell(fixture("own_process"), "")]).results
     assert [r.launcher for r in result] == ["spawn", "fork"]
     assert result[0].details["env"] == "set-by-case"
+    alone = RunSession(target(), launcher="fork")
+    assert alone.run([Cell(fixture("echo"), "a")]).results[0].launcher == "spawn"
+    assert alone._fork is None and alone.launcher_name_used() == "spawn (no cell could be forked)"  # noqa: SLF001
+
+
+def test_cells_sharing_variables_fork_from_a_server_that_imported_under_them():
+    shared = [Cell(fixture("import_time_env"), "x"), Cell(fixture("import_time_env"), "y")]
+    for launcher in ("fork", "spawn"):
+        run = RunSession(target(), launcher=launcher, workers=2).run(shared + [Cell(fixture("own_process"), "")])
+        assert [r.launcher for r in run.results] == [launcher] * 3
+        assert [r.status for r in run.results] == [Status.CONFORMS] * 3, [r.observation for r in run.results]
+        assert [r.details["now"] for r in run.results[:2]] == ["shared", "shared"]
+
+
+def test_a_forked_child_reads_the_cells_stdin():
+    for launcher in ("fork", "spawn"):
+        [result] = RunSession(target(), launcher=launcher).run([Cell(fixture("reading_stdin"), "")]).results
+        assert (result.launcher, result.status, result.observation) == (launcher, Status.CONFORMS,
+                                                                        {"text": "first\r\nsecond \u00fc\n"})
+
+
+def leftover_servers() -> list[str]:
+    """Pids of fork servers of the fixture package still running."""
+    pattern = "conformance[.]child[.]forkserver --package tests[.]fixture_cases"
+    return subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
+
+
+def test_a_server_still_importing_at_its_limit_is_stopped(tmp_path):
+    env = {**child_environment(os.environ, {}), "FIXTURE_SLOW_IMPORT": "60"}
+    server = ForkServer(sys.executable, FIXTURES, env, str(tmp_path))
+    started = time.monotonic()
+    with pytest.raises(ForkServerError, match="not ready after 1 s"):
+        server.wait_ready(timeout_s=1)
+    assert time.monotonic() - started < 10
+    assert server.proc.poll() is not None and leftover_servers() == []
+
+
+def test_an_interrupt_while_a_variable_server_imports_leaves_nothing_running():
+    cells = [Cell(fixture("slow_import"), "x"), Cell(fixture("slow_import"), "y"), Cell(fixture("sleeping"), "")]
+    session = RunSession(target(), launcher="fork", workers=3)
+    session.start(cells)
+    time.sleep(2)  # the plain server's cell sleeps; two workers wait for the variable server
+    stopped = time.monotonic()
+    session.close(interrupted=True)
+    assert time.monotonic() - stopped < 15
+    time.sleep(3)  # long enough for a worker that slipped through to have spawned its cell
+    spawned = subprocess.run(["pgrep", "-f", "conformance[.]child machinery[.]slow_import"], capture_output=True,
+                             text=True).stdout.split()
+    assert leftover_servers() == [] and leftover_sleepers(606) == [] and spawned == []
+
+
+def test_a_variable_server_that_refuses_leaves_its_cells_to_be_spawned():
+    cells = [Cell(fixture("unimportable_under_env"), "x"), Cell(fixture("unimportable_under_env"), "y"),
+             Cell(fixture("own_process"), "")]
+    outcomes = {}
+    for launcher in ("fork", "spawn"):
+        session = RunSession(target(), launcher=launcher)
+        run = session.run(cells)
+        outcomes[launcher] = [(r.status, r.launcher) for r in run.results]
+        if launcher == "fork":
+            assert "FIXTURE_BREAK_IMPORT=1" in session.launcher_name_used()
+            assert "some cells spawned" in session.launcher_name_used()
+    assert outcomes["fork"] == [(Status.ERROR, "spawn"), (Status.ERROR, "spawn"), (Status.CONFORMS, "fork")]
+    assert [s for s, _ in outcomes["spawn"]] == [Status.ERROR, Status.ERROR, Status.CONFORMS]
+    assert leftover_servers() == []
 
 
 @pytest.mark.parametrize("name", ["segfaulting", "exiting", "raising", "unsupported", "not_json", "differing"])

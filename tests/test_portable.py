@@ -26,6 +26,11 @@ def test_platform_names_are_system_and_machine(system, machine, backend, tag):
     assert platform_tag(system, machine, backend) == tag
 
 
+def test_a_gpu_backend_is_named_after_its_runtime():
+    assert platform_tag("Linux", "x86_64", "gpu", "cuda 12080") == "linux-x86_64-cuda"
+    assert platform_tag("Linux", "x86_64", "gpu", "rocm 60342") == "linux-x86_64-rocm"
+
+
 def test_environment_interpreter_per_platform():
     assert venv_python("/envs/jax", windows=True) == Path("/envs/jax/Scripts/python.exe")
     assert venv_python("/envs/jax", windows=False) == Path("/envs/jax/bin/python")

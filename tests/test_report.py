@@ -273,3 +273,13 @@ def test_the_committed_report_matches_the_code():
     assert {c["id"] for c in data["cases"]} == {c.id for c in load_cases()}, \
         "reports/index.html shows another set of cases: regenerate it from a default-matrix run"
     assert len({c["jax"] for c in data["columns"]}) >= 9
+
+
+def test_a_column_says_how_its_cells_were_started():
+    from conformance.report.model import launch_summary
+    from conformance.results.schema import CellResult
+
+    cells = [CellResult(case="a.b", param="", rows=["r"], status=Status.CONFORMS, launcher=name)
+             for name in ("fork", "fork", "spawn", "")]
+    assert launch_summary("fork", cells) == "fork (cells: 2 fork, 1 spawn)"
+    assert launch_summary("", []) == "?"

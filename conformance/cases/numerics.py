@@ -149,11 +149,12 @@ def debug_nans_deopt_notice():
         Param("with", rows=["numerics.debug_nans.vmap_miss.with"], expect=Expect(ALL_CAUGHT),
               label="a real `with jax.debug_nans(True):` block around the whole probe"),
         Param("enter_idiom", rows=["numerics.debug_nans.vmap_miss.with"], expect=Expect(ALL_CAUGHT),
-              label="the chapter's idiom: jax.debug_nans(True).__enter__() on a temporary, never exited"),
+              label="the chapter's idiom: jax.debug_nans(True).__enter__() on a temporary, never exited",
+              fresh_interpreter="the idiom's crash at interpreter exit (0.5.3, 0.6.2) only shows in an "
+                                "interpreter that exits normally; a forked child ends without interpreter "
+                                "shutdown and conforms there"),
     ],
-    fresh_interpreter="the enter idiom's crash at interpreter exit (0.5.3, 0.6.2) only shows in an interpreter "
-                      "that exits normally; a forked child ends without interpreter shutdown and conforms there",
-    notes="Each mode runs in its own fresh process. Per NaN maker: 'caught' = FloatingPointError, 'missed' = a "
+    notes="Each mode runs in a process of its own in which JAX has run nothing before. Per NaN maker: 'caught' = FloatingPointError, 'missed' = a "
           "NaN came back without an exception, 'no_nan' = a value without NaN came back. 'with' puts the setup, "
           "the vmap and the four makers inside one real `with jax.debug_nans(True):` block, which is what the "
           "chapter says its idiom is equivalent to; 'enter_idiom' runs the chapter's literal one-liner "

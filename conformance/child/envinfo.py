@@ -22,15 +22,16 @@ _MACHINE_ALIASES = {"amd64": "x86_64", "aarch64": "arm64"}
 _WINDOWS_MACHINE_ALIASES = {"x86_64": "amd64", "aarch64": "arm64"}
 
 
-def platform_tag(system: str, machine: str, backend: str | None) -> str:
+def platform_tag(system: str, machine: str, backend: str | None, gpu_runtime: str = "") -> str:
     """The platform name used by expectations, e.g. `linux-x86_64`, `darwin-arm64`, `windows-amd64`,
-    `linux-x86_64-cuda`."""
+    `linux-x86_64-cuda`, `linux-x86_64-rocm` (jax calls both GPU backends `gpu`; `gpu_runtime` is the
+    client's platform version, which names ROCm when that is what runs)."""
     machine = machine.lower()
     system = system.lower()
     aliases = _WINDOWS_MACHINE_ALIASES if system == "windows" else _MACHINE_ALIASES
     tag = f"{system}-{aliases.get(machine, machine)}"
     if backend == "gpu":
-        return f"{tag}-cuda"
+        return f"{tag}-rocm" if "rocm" in gpu_runtime.lower() else f"{tag}-cuda"
     if backend and backend != "cpu":
         return f"{tag}-{backend}"
     return tag
@@ -61,9 +62,13 @@ def describe_environment() -> dict[str, Any]:
         info["jaxlib"] = _version("jaxlib")
         info["backend"] = jax.default_backend()
         info["devices"] = [str(d) for d in jax.devices()]
+        if info["backend"] == "gpu":
+            client = getattr(jax.devices()[0], "client", None)
+            info["gpu_runtime"] = str(getattr(client, "platform_version", "") or "")
     except Exception as exc:  # noqa: BLE001
         info["jax_error"] = f"{type(exc).__name__}: {exc}"
-    info["platform"] = platform_tag(platform.system(), platform.machine(), info["backend"])
+    info["platform"] = platform_tag(platform.system(), platform.machine(), info["backend"],
+                                    info.get("gpu_runtime") or "")
     info["packages"] = installed_packages()
     return info
 

@@ -5,9 +5,12 @@
 It imports jax, jax.numpy, numpy and every case module, checks that no backend has been
 initialised (so no client, device or thread pool is shared with the children), then says
 `{"event": "ready", ...}` on stdout and reads JSON requests from stdin, one per line:
-`{"id", "case", "param", "out", "cwd", "token"}`. For each it forks a child that starts its
-own session, sends its stdout and stderr to files in `cwd`, runs the probe exactly as a
-spawned child does and writes the observation to `out`. The server answers
+`{"id", "case", "param", "out", "cwd", "token", "stdin"}`. For each it forks a child that
+starts its own session, reads its stdin from the file `stdin` names (or /dev/null), sends
+its stdout and stderr to files in `cwd`, runs the probe exactly as a spawned child does and
+writes the observation to `out`. Besides the plain server, the parent starts one per set of
+case variables that several cells share, with those variables in its environment, so jax and
+its backend see them as a spawned child's would. The server answers
 `{"id", "event": "started", "pid"}` at once and `{"id", "event": "exited", "returncode"}`
 when the child ends (negative: killed by that signal). Standard library only.
 """
@@ -15,6 +18,7 @@ when the child ends (negative: killed by that signal). Standard library only.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import select
@@ -58,6 +62,16 @@ def _send(message: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
+def _text_stream(fd: int, mode: str, like: Any) -> io.TextIOWrapper:
+    """A standard stream on `fd` made as the interpreter makes its own: the server's encoding and error
+    handler (PYTHONIOENCODING) and no newline translation, so a forked child reads and writes what a
+    spawned one would."""
+    binary = io.open(fd, mode + "b", closefd=False)
+    return io.TextIOWrapper(binary, encoding=getattr(like, "encoding", None) or "utf-8",
+                            errors=getattr(like, "errors", None) or "strict", newline="\n",
+                            line_buffering=mode == "w")
+
+
 def run_child(request: dict[str, Any], package: str) -> None:
     """In the forked child: a session of its own, output to files, the probe, the observation; never returns."""
     code = 0
@@ -69,12 +83,12 @@ def run_child(request: dict[str, Any], package: str) -> None:
             target = os.open(os.path.join(request["cwd"], name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
             os.dup2(target, fd)
             os.close(target)
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
-        os.close(devnull)
-        sys.stdin = open(0, closefd=False)
-        sys.stdout = open(1, "w", closefd=False, buffering=1)
-        sys.stderr = open(2, "w", closefd=False, buffering=1)
+        feed = os.open(request.get("stdin") or os.devnull, os.O_RDONLY)
+        os.dup2(feed, 0)
+        os.close(feed)
+        sys.stdin = _text_stream(0, "r", sys.__stdin__)
+        sys.stdout = _text_stream(1, "w", sys.__stdout__)
+        sys.stderr = _text_stream(2, "w", sys.__stderr__)
         write_record(request["out"], observe(request["case"], request.get("param", ""), package))
         sys.stdout.flush()
         sys.stderr.flush()

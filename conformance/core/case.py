@@ -96,7 +96,8 @@ class Param:
 
     `known_issue` is True when the expectation documents a bug everywhere, or a tuple of
     platform patterns where the chapter documents it to reproduce. `env` and `stdin`
-    apply to this parameter on top of the case's own.
+    apply to this parameter on top of the case's own; `fresh_interpreter` is the reason this
+    parameter alone must run in a newly started interpreter.
     """
 
     name: str
@@ -106,6 +107,7 @@ class Param:
     env: Mapping[str, str] = field(default_factory=dict)
     stdin: str | None = None
     label: str = ""
+    fresh_interpreter: str = ""
 
 
 @dataclass(frozen=True)
@@ -178,9 +180,17 @@ class Case:
         own = self.param(param).stdin
         return own if own is not None else self.stdin
 
+    def fresh_interpreter_reason(self, param: str) -> str:
+        """Why the cell must run in a newly started interpreter ('' when a forked child will do)."""
+        return self.param(param).fresh_interpreter or self.fresh_interpreter
+
     def needs_fresh_interpreter(self, param: str) -> bool:
-        """Whether the cell must run in a newly started interpreter rather than a forked one."""
-        return bool(self.fresh_interpreter or self.env_for(param) or self.stdin_for(param) is not None)
+        """Whether the cell must run in a newly started interpreter rather than a forked one.
+
+        Environment variables and stdin do not imply it: a cell with `env=` is forked from a
+        server that imported jax under those variables, and a forked child's stdin can be a file.
+        """
+        return bool(self.fresh_interpreter_reason(param))
 
     def run_probe(self, param: str) -> Any:
         """Call the probe function for `param` (in the child process)."""
@@ -226,7 +236,8 @@ class Section:
         Either `rows`, `expect` (and `known_issue`) for a case without parameters, or
         `params`, a list of `Param`. `subsection` (`"3.1"`) refines where in the section
         the behaviour is documented. `fresh_interpreter` is the reason the probe needs a
-        newly started interpreter (process-global state); `env` and `stdin` imply it.
+        newly started interpreter rather than a child forked from one that already imported jax
+        (`env` and `stdin` do not need it: the variables are set before that import).
         """
 
         def register(probe: Callable[..., Any]) -> Callable[..., Any]:
@@ -314,7 +325,8 @@ def validate(case: Case) -> None:
     if case.probe.__name__.startswith("test"):
         raise CaseDeclarationError(f"{where}: a probe name must not start with 'test' (pytest would collect it "
                                    f"as a test of its own)")
-    if case.fresh_interpreter is True:  # type: ignore[comparison-overlap]
+    reasons = [case.fresh_interpreter, *(p.fresh_interpreter for p in case.params)]
+    if any(not isinstance(reason, str) for reason in reasons):
         raise CaseDeclarationError(f"{where}: fresh_interpreter= takes the reason, as a sentence")
     try:
         signature = inspect.signature(case.probe)

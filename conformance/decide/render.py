@@ -78,16 +78,20 @@ def difference_lines(change: CellChange) -> list[str]:
     return lines
 
 
+def one_sided_platforms(only_in_baseline, only_in_candidate) -> list[str]:
+    """One line per platform that only one side ran, so it was not compared."""
+    return [f"{platform} is only in the {side} (not compared)"
+            for side, platforms in (("baseline", only_in_baseline), ("candidate", only_in_candidate))
+            for platform in platforms]
+
+
 def diff_text(set_diff: SetDiff) -> str:
     """The `diff` command's output."""
     lines = []
     for change in set_diff.changes:
         lines.append(change_headline(change))
         lines.extend("    " + line for line in difference_lines(change))
-    for platform in set_diff.only_in_baseline:
-        lines.append(f"{platform}: only in the baseline (not compared)")
-    for platform in set_diff.only_in_candidate:
-        lines.append(f"{platform}: only in the candidate (not compared)")
+    lines.extend(one_sided_platforms(set_diff.only_in_baseline, set_diff.only_in_candidate))
     lines.append(f"{len(set_diff.changes)} cell(s) differ, {set_diff.unchanged} unchanged")
     return "\n".join(lines)
 
@@ -133,10 +137,8 @@ def gate_text(outcome: GateOutcome, title: str) -> str:
     if outcome.stale:
         lines.append(f"\nSTALE EXPECTATIONS ({len(outcome.stale)})")
         lines.extend(f"  {entry.label}: matches no cell of the candidate" for entry in outcome.stale)
-    for platform in outcome.only_in_baseline:
-        lines.append(f"\nnote: {platform} is only in the baseline (not compared)")
-    for platform in outcome.only_in_candidate:
-        lines.append(f"\nnote: {platform} is only in the candidate (not compared)")
+    lines.extend(f"\nnote: {line}" for line in one_sided_platforms(outcome.only_in_baseline,
+                                                                    outcome.only_in_candidate))
     lines.append(f"\n{outcome.unchanged} cell(s) unchanged. {_verdict(outcome)}")
     return "\n".join(lines)
 

@@ -3,7 +3,10 @@
 Two strategies share one contract (`CellCommand` in, `ProcessOutcome` out):
 - `SpawnLauncher` starts `python -m conformance.child ...` afresh for every cell;
 - `ForkLauncher` asks a per-environment fork server (`conformance.child.forkserver`), which
-  has already imported jax, to fork a child for the cell.
+  has already imported jax, to fork a child for the cell. Cells whose case sets environment
+  variables are forked from a server of their own, started with those variables (so jax and
+  its backend see them as a spawned child's would), when at least two cells of the run share
+  the same set; a lone such cell is spawned.
 
 For both, the child starts its own session; its stdout and stderr go to files (the parent
 keeps only their tails, so a runaway printer costs disk, not memory); at the time limit the
@@ -23,6 +26,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import select
 import subprocess
 import threading
 import time
@@ -54,6 +58,21 @@ class CellCommand:
     timeout_s: float
     stdin: str | None = None
     argv: Sequence[str] = field(default_factory=tuple)
+    case_env: Mapping[str, str] = field(default_factory=dict)
+
+
+def env_group(case_env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The fork server a cell with these case variables needs: `()` is the plain one."""
+    return tuple(sorted(case_env.items()))
+
+
+def stdin_file(command: CellCommand) -> str | None:
+    """Write the cell's stdin text to a file in its workdir and return the path (None without stdin)."""
+    if command.stdin is None:
+        return None
+    path = os.path.join(command.workdir, "stdin.txt")
+    Path(path).write_text(command.stdin, encoding="utf-8", newline="")
+    return path
 
 
 def read_tail(path: str | os.PathLike, limit: int = TAIL_CHARS) -> str:
@@ -150,12 +169,10 @@ class SpawnLauncher:
         argv = list(command.argv) or child_argv(command.python, command.case_id, command.param,
                                                 command.out_path, command.package)
         started = time.monotonic()
-        stdin_path = os.path.join(command.workdir, "stdin.txt")
-        if command.stdin is not None:
-            Path(stdin_path).write_text(command.stdin, encoding="utf-8")
+        stdin_path = stdin_file(command)
         with open(os.path.join(command.workdir, "stdout.txt"), "wb") as out, \
                 open(os.path.join(command.workdir, "stderr.txt"), "wb") as err, \
-                (open(stdin_path, "rb") if command.stdin is not None else open(os.devnull, "rb")) as feed:
+                open(stdin_path or os.devnull, "rb") as feed:
             proc = subprocess.Popen(argv, env=env, cwd=command.workdir, stdin=feed, stdout=out, stderr=err,
                                     **new_group_options())
         _register(proc.pid, token)
@@ -172,8 +189,15 @@ class SpawnLauncher:
         return _outcome(proc.returncode, timed_out, command.workdir, started, "spawn")
 
 
+READY_TIMEOUT_S = 180.0
+
+
 class ForkServerError(RuntimeError):
     """The fork server could not start, or died."""
+
+
+class LaunchCancelled(RuntimeError):
+    """The run is being stopped: no new child may start."""
 
 
 class ForkServer:
@@ -183,32 +207,56 @@ class ForkServer:
     `started` reply with the child's pid, then an `exited` reply with its wait status.
     """
 
-    def __init__(self, python: str, package: str, env: Mapping[str, str], cwd: str) -> None:
+    def __init__(self, python: str, package: str, env: Mapping[str, str], cwd: str, name: str = "forkserver") -> None:
+        """Start the server process; `wait_ready` (called by `run` too) waits for its ready line."""
         self.python = python
         self.package = package
         self._ids = itertools.count(1)
         self._waiting: dict[int, dict[str, object]] = {}
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
+        self._starting = threading.Lock()
+        self._closing = threading.Lock()
+        self._closed = False
+        self.hello: dict | None = None
+        self.refused = ""
         self.dead_reason = ""
-        self._stderr_path = os.path.join(cwd, "forkserver-stderr.txt")
+        self._stderr_path = os.path.join(cwd, f"{name}-stderr.txt")
         self._stderr: IO[bytes] = open(self._stderr_path, "wb")
         self.proc = subprocess.Popen(
             [python, "-m", "conformance.child.forkserver", "--package", package],
             env=dict(env), cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
             **new_group_options())
-        ready = self.proc.stdout.readline()
-        try:
-            hello = json.loads(ready)
-        except ValueError:
-            self.close()
-            raise ForkServerError(f"the fork server did not start: {read_tail(self._stderr_path, 400).strip()}")
-        if hello.get("event") != "ready":
-            self.close()
-            raise ForkServerError(f"the fork server refused: {hello.get('reason', hello)}")
-        self.hello = hello
-        self._reader = threading.Thread(target=self._read_replies, name="forkserver-reader", daemon=True)
-        self._reader.start()
+
+    def wait_ready(self, timeout_s: float = READY_TIMEOUT_S) -> dict:
+        """Wait (once, at most `timeout_s`) for the server's ready line and return it; raise `ForkServerError`
+        if it refused, died or hung while importing (it is then stopped)."""
+        with self._starting:
+            if self.hello is not None:
+                return self.hello
+            if self.refused:
+                raise ForkServerError(self.refused)
+            if self._closed:
+                raise ForkServerError("the fork server was stopped")
+            readable, _, _ = select.select([self.proc.stdout], [], [], timeout_s)
+            ready = self.proc.stdout.readline() if readable else b""
+            try:
+                hello = json.loads(ready)
+            except ValueError:
+                hello = None
+            if not isinstance(hello, dict) or hello.get("event") != "ready":
+                if isinstance(hello, dict):
+                    self.refused = f"the fork server refused: {hello.get('reason', hello)}"
+                elif not readable:
+                    self.refused = f"the fork server was not ready after {timeout_s:.0f} s"
+                else:
+                    self.refused = f"the fork server did not start: {read_tail(self._stderr_path, 400).strip()}"
+                self.close()
+                raise ForkServerError(self.refused)
+            self.hello = hello
+            self._reader = threading.Thread(target=self._read_replies, name="forkserver-reader", daemon=True)
+            self._reader.start()
+            return hello
 
     def _read_replies(self) -> None:
         for line in self.proc.stdout:
@@ -238,18 +286,19 @@ class ForkServer:
 
     def run(self, command: CellCommand) -> ProcessOutcome:
         """Fork a child for the cell, wait for it within its limit, and describe how it ended."""
+        self.wait_ready()
         request_id = next(self._ids)
         token = uuid.uuid4().hex
         with self._lock:
             self._waiting[request_id] = {}
-        request = {"id": request_id, "case": command.case_id, "param": command.param, "out": command.out_path,
-                   "cwd": command.workdir, "token": token}
         started = time.monotonic()
+        request = {"id": request_id, "case": command.case_id, "param": command.param, "out": command.out_path,
+                   "cwd": command.workdir, "token": token, "stdin": stdin_file(command)}
         try:
             with self._lock:
                 self.proc.stdin.write((json.dumps(request) + "\n").encode())
                 self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
+        except (OSError, ValueError):  # ValueError: another thread closed the pipe
             raise ForkServerError("the fork server is gone") from None
         pid = None
         try:
@@ -276,10 +325,17 @@ class ForkServer:
         return _outcome(code if isinstance(code, int) else None, timed_out, command.workdir, started, "fork")
 
     def close(self) -> None:
-        """Stop the server (its children are killed by their own cells)."""
+        """Stop the server (its children are killed by their own cells); safe to call more than once, from any thread."""
+        with self._closing:
+            if self._closed:
+                return
+            self._closed = True
+        if self.hello is None:  # still importing (or refused): nothing to wait for
+            kill_tree(self.proc.pid)
         try:
-            if self.proc.stdin:
-                self.proc.stdin.close()
+            with self._lock:
+                if self.proc.stdin:
+                    self.proc.stdin.close()
         except OSError:
             pass
         try:
@@ -291,47 +347,119 @@ class ForkServer:
 
 
 class ForkLauncher:
-    """Fork cells from a per-environment server that has imported jax; spawn the cells that need a fresh interpreter.
+    """Fork cells from per-environment servers that have imported jax; spawn the cells that need a fresh interpreter.
 
-    If the server cannot start or dies, the remaining cells are spawned, and `fallback_reason` says why.
+    The plain server (no case variables) starts with the launcher. `shared_envs` names the
+    case-variable sets that more than one cell of the run uses; each gets its own server,
+    started at once so that it imports while other cells run. A cell whose variables have no
+    server is spawned. If the plain server cannot start or dies, its remaining cells are
+    spawned, and `fallback_reason` says why; a variable server that refuses (jax may not even
+    import under those variables) or dies leaves its cells to be spawned, as `env_notes` records.
+    Once `close` has begun, no new child starts (`LaunchCancelled`).
     """
 
     name = "fork"
 
-    def __init__(self, python: str, package: str, env: Mapping[str, str], workdir: str) -> None:
+    def __init__(self, python: str, package: str, env: Mapping[str, str], workdir: str,
+                 shared_envs: Sequence[Mapping[str, str]] = ()) -> None:
         self.spawn = SpawnLauncher()
         self.fallback_reason = ""
+        self.env_notes: list[str] = []
         self.server: ForkServer | None = None
+        self._env_servers: dict[tuple[tuple[str, str], ...], ForkServer] = {}
+        self._lock = threading.Lock()
+        self._closed = False
         unavailable = fork_unavailable_reason()
         if unavailable:
             self.fallback_reason = unavailable
             return
         try:
             self.server = ForkServer(python, package, env, workdir)
+            for number, case_env in enumerate(shared_envs, 1):
+                group = env_group(case_env)
+                if group and group not in self._env_servers:
+                    try:
+                        self._env_servers[group] = ForkServer(python, package, {**env, **case_env}, workdir,
+                                                              name=f"forkserver-env{number}")
+                    except OSError as exc:
+                        self.env_notes.append(f"{_group_text(group)}: its server did not start ({exc}); "
+                                              f"its cells were spawned")
+            self.server.wait_ready()
         except (ForkServerError, OSError) as exc:
             self.fallback_reason = str(exc)
+            self._stop_servers()
+        except BaseException:  # an interrupt while the server imports: leave nothing running
+            self._stop_servers()
+            raise
 
-    def launcher_for(self, fresh_interpreter: bool) -> str:
-        """Which strategy a cell gets: `spawn` when it needs a fresh interpreter or the server is unavailable."""
-        return "fork" if self.server is not None and not fresh_interpreter else "spawn"
+    def _drop(self, server: ForkServer, why: str) -> None:
+        """Stop using `server` (it refused or died) and say so; its cells are spawned from now on."""
+        with self._lock:
+            if server is self.server:
+                self.server = None
+                self.fallback_reason = f"the fork server failed ({why}); its later cells were spawned"
+            for group, candidate in list(self._env_servers.items()):
+                if candidate is server:
+                    del self._env_servers[group]
+                    self.env_notes.append(f"{_group_text(group)}: {why}; its cells were spawned")
+        server.close()
+
+    def _server_for(self, command: CellCommand) -> ForkServer | None:
+        group = env_group(command.case_env)
+        with self._lock:
+            server = self._env_servers.get(group) if group else self.server
+        if server is None:
+            return None
+        try:
+            server.wait_ready()
+        except ForkServerError as exc:
+            self._drop(server, str(exc))
+            return None
+        return server
+
+    def launcher_for(self, fresh_interpreter: bool, case_env: Mapping[str, str] | None = None) -> str:
+        """Which strategy a cell gets: `spawn` when it needs a fresh interpreter or no server serves its variables."""
+        if fresh_interpreter:
+            return "spawn"
+        group = env_group(case_env or {})
+        with self._lock:
+            served = (group in self._env_servers) if group else self.server is not None
+        return "fork" if served else "spawn"
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise LaunchCancelled("the run is stopping")
 
     def __call__(self, command: CellCommand, fresh_interpreter: bool = False) -> ProcessOutcome:
         """Run the cell by fork when it may be forked, otherwise spawn it."""
-        if self.launcher_for(fresh_interpreter) == "spawn":
+        self._check_open()
+        server = None if fresh_interpreter else self._server_for(command)
+        self._check_open()  # waiting for a server can outlast the run
+        if server is None:
             return self.spawn(command)
         try:
-            return self.server.run(command)  # type: ignore[union-attr]
+            return server.run(command)
         except ForkServerError as exc:
-            self.fallback_reason = f"the fork server failed ({exc}); this cell and later ones were spawned"
-            server, self.server = self.server, None
-            if server is not None:
-                server.close()
+            self._check_open()
+            self._drop(server, str(exc))
             for leftover in ("observation.json", "stdout.txt", "stderr.txt"):
                 Path(command.workdir, leftover).unlink(missing_ok=True)
             return self.spawn(command)
 
-    def close(self) -> None:
-        """Stop the server."""
-        if self.server is not None:
-            self.server.close()
+    def _stop_servers(self) -> None:
+        with self._lock:
+            servers = [self.server, *self._env_servers.values()]
             self.server = None
+            self._env_servers = {}
+        for server in servers:
+            if server is not None:
+                server.close()
+
+    def close(self) -> None:
+        """Stop every server; from now on no cell starts."""
+        self._closed = True
+        self._stop_servers()
+
+
+def _group_text(group: tuple[tuple[str, str], ...]) -> str:
+    return " ".join(f"{name}={value}" for name, value in group)

@@ -78,7 +78,7 @@ def run_cell_once(case: Case, param: str, target: Target, launch: Launch, launch
             case_id=case.id, param=param, out_path=out_path, workdir=workdir, python=target.python,
             package=target.package,
             env=child_environment(os.environ, case.env_for(param), extra_paths=target.extra_paths),
-            timeout_s=case.timeout_s, stdin=case.stdin_for(param))
+            timeout_s=case.timeout_s, stdin=case.stdin_for(param), case_env=case.env_for(param))
         fresh = case.needs_fresh_interpreter(param)
         outcome = launch(command, fresh)
         record_text = Path(out_path).read_text(encoding="utf-8", errors="replace") if os.path.exists(out_path) else None

@@ -17,9 +17,9 @@ from concurrent.futures import TimeoutError as FuturesTimeout
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
-from conformance.core.case import Case
+from conformance.core.case import Case, Skip
 from conformance.core.status import Status
-from conformance.engine.launch import ForkLauncher, SpawnLauncher, kill_all
+from conformance.engine.launch import ForkLauncher, LaunchCancelled, SpawnLauncher, env_group, kill_all
 from conformance.engine.runner import Target, child_environment, run_cell
 from conformance.engine.selection import Cell
 from conformance.results.schema import CellResult
@@ -27,6 +27,19 @@ from conformance.results.schema import CellResult
 LAUNCHERS = ("fork", "spawn")
 # Statuses a stored result may be reused with; error, crash, timeout and flaky always run again.
 REUSABLE = frozenset({Status.CONFORMS, Status.DIFFERS, Status.UNSUPPORTED, Status.SKIPPED})
+
+
+def shared_case_envs(cells: Iterable[Cell], platform: str, at_least: int = 2) -> list[dict[str, str]]:
+    """The case-variable sets that at least `at_least` forkable cells that run on `platform` use: each is worth
+    a fork server of its own (a server costs one `import jax`, like one spawned cell)."""
+    counts: dict[tuple[tuple[str, str], ...], int] = {}
+    for cell in cells:
+        case_env = cell.case.env_for(cell.param)
+        if case_env and not cell.case.needs_fresh_interpreter(cell.param) \
+                and not isinstance(cell.case.expected(cell.param, platform), Skip):
+            group = env_group(case_env)
+            counts[group] = counts.get(group, 0) + 1
+    return [dict(group) for group, count in counts.items() if count >= at_least]
 
 
 @dataclass
@@ -75,18 +88,36 @@ class RunSession:
     # -------------------------------------------------------------- launching
 
     def _launch(self, command, fresh: bool):
+        if self._stopping:
+            raise LaunchCancelled("the run is stopping")
         if self._fork is not None:
             return self._fork(command, fresh)
         return self._spawn(command)
 
     def _open_launcher(self, cells: list[Cell]) -> None:
-        if self.launcher != "fork" or all(c.case.needs_fresh_interpreter(c.param) for c in cells):
+        """Start the fork servers, unless no cell would be forked (then a server's `import jax` is wasted)."""
+        if self.launcher != "fork":
+            return
+        shared = shared_case_envs(cells, self.target.platform)
+        groups = {env_group(case_env) for case_env in shared}
+        if not any(not c.case.needs_fresh_interpreter(c.param) and env_group(c.case.env_for(c.param)) in groups | {()}
+                   for c in cells):
             return
         self._fork = ForkLauncher(self.target.python, self.target.package,
                                   child_environment(os.environ, {}, extra_paths=self.target.extra_paths),
-                                  self._workroot)
+                                  self._workroot, shared_envs=shared)
         if self._fork.fallback_reason:
             self.launcher_note = f"spawned every cell: {self._fork.fallback_reason}"
+
+    def _start_order(self, cell: Cell) -> tuple[int, tuple[tuple[str, str], ...]]:
+        """Sort key: cells that will be spawned (an `import jax` each) start first, so they do not trail the
+        run; then the plain server's cells, while the variable servers import; then each variable server's
+        cells, together."""
+        group = env_group(cell.case.env_for(cell.param))
+        fresh = cell.case.needs_fresh_interpreter(cell.param)
+        if self._fork is None or self._fork.launcher_for(fresh, dict(group)) == "spawn":
+            return (0, ())
+        return (2, group) if group else (1, ())
 
     @property
     def launcher_name(self) -> str:
@@ -127,8 +158,7 @@ class RunSession:
         if needs_running:
             self._open_launcher(needs_running)
         self._pool = ThreadPoolExecutor(max_workers=max(1, self.workers), thread_name_prefix="jaxconf-cell")
-        # Spawned cells cost an `import jax` each: start them first so they do not trail at the end of the run.
-        for cell in sorted(cells, key=lambda c: not c.case.needs_fresh_interpreter(c.param)):
+        for cell in sorted(cells, key=self._start_order):
             self._futures[cell.id] = self._pool.submit(self._run_one, cell)
 
     def result(self, cell: Cell) -> CellResult:
@@ -151,6 +181,8 @@ class RunSession:
             kill_all()
         if self._fork is not None:
             self._fork.close()
+        if interrupted:
+            kill_all()  # a cell that was starting while the servers stopped
         shutil.rmtree(self._workroot, ignore_errors=True)
 
     def run(self, cells: Iterable[Cell]) -> RunResult:
@@ -177,4 +209,6 @@ class RunSession:
             return "spawn (fork unavailable)"
         if self._fork.fallback_reason:
             return f"fork, then spawn ({self._fork.fallback_reason})"
+        if self._fork.env_notes:
+            return f"fork (some cells spawned: {'; '.join(self._fork.env_notes)})"
         return "fork"

@@ -9,6 +9,7 @@ into the compact data block that the page renders on demand.
 from __future__ import annotations
 
 import shlex
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -209,11 +210,20 @@ class ReportModel:
         return [p for s in self.sections for c in s.cases for p in c.params]
 
 
+def launch_summary(last_run: str, cells: Iterable[CellResult]) -> str:
+    """How the column's cells were started: the last run's launcher, then how many cells each launcher ran
+    (a merged file holds cells of several runs, reused ones included)."""
+    counts = Counter(cell.launcher for cell in cells if cell.launcher)
+    mix = ", ".join(f"{count} {name}" for name, count in sorted(counts.items()))
+    return f"{last_run or '?'} (cells: {mix})" if mix else (last_run or "?")
+
+
 def _column(files: Sequence[ResultFile], cells: Mapping[str, CellResult]) -> Column:
     header = files[-1].header
     return Column(
         jax=header.jax, platform=header.platform, python=header.python or "?", jaxlib=header.jaxlib or "?",
-        numpy=header.numpy or "?", launcher=header.launcher or "?", suite_version=header.suite_version or "?",
+        numpy=header.numpy or "?", launcher=launch_summary(header.launcher, cells.values()),
+        suite_version=header.suite_version or "?",
         schema_version=header.schema_version, started_at=min(f.header.started_at for f in files),
         finished_at=max(f.header.finished_at for f in files),
         sources=[f.source.replace("\\", "/").rsplit("/", 1)[-1] for f in files])

@@ -1,7 +1,8 @@
 """Merging result files. Pure logic on parsed pytest-json-report objects and `ResultFile`s.
 
 `merge_report_json` folds a new run of some cells into the stored file of the same JAX
-version and platform, so rerunning one cell keeps every other cell. `merge_files` combines
+version and platform, so rerunning one cell keeps every other cell (but not the cells of
+cases the suite no longer declares). `merge_files` combines
 files of one (version, platform) — shards, reruns — and reports cells whose statuses conflict.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from conformance.results.schema import CellResult, ResultFile, unjudged_cell
 
@@ -24,17 +25,43 @@ def _cell_id(test: Mapping[str, Any]) -> str | None:
     return f"{metadata['case']}[{param}]" if param else str(metadata["case"])
 
 
-def merge_report_json(stored: Mapping[str, Any] | None, new: Mapping[str, Any]) -> dict[str, Any]:
-    """`new` with every cell of `stored` that `new` did not run appended; summary counts recomputed."""
+def merge_report_json(stored: Mapping[str, Any] | None, new: Mapping[str, Any],
+                      retired: Callable[[str], bool] = lambda cell_id: False) -> dict[str, Any]:
+    """`new` with every cell of `stored` that `new` did not run appended; summary counts recomputed.
+
+    A stored cell for which `retired(cell_id)` holds (its case or parameter was deleted or renamed)
+    is dropped, so the report does not keep showing a cell that no longer exists.
+    """
     merged = dict(new)
     if stored:
         ran = {_cell_id(t) for t in new.get("tests", [])}
-        kept = [t for t in stored.get("tests", []) if _cell_id(t) is not None and _cell_id(t) not in ran]
+        kept = [t for t in stored.get("tests", [])
+                if _cell_id(t) is not None and _cell_id(t) not in ran and not retired(str(_cell_id(t)))]
         merged["tests"] = list(new.get("tests", [])) + kept
     outcomes = Counter(str(t.get("outcome", "unknown")) for t in merged.get("tests", []))
     merged["summary"] = {**dict(outcomes), "total": sum(outcomes.values()),
                          "collected": sum(outcomes.values())}
     return merged
+
+
+def retired_cells(declared: Iterable[str], namespace: str = "") -> Callable[[str], bool]:
+    """A `retired` test for `merge_report_json`: a cell of the package just run (ids `<namespace>/...`, or
+    ids without a namespace for the built-in cases) that the package no longer declares."""
+    current = set(declared)
+
+    def retired(cell_id: str) -> bool:
+        ours = cell_id.startswith(f"{namespace}/") if namespace else "/" not in cell_id.split("[", 1)[0]
+        return ours and cell_id not in current
+
+    return retired
+
+
+def retired_stored_cells(stored: Mapping[str, Any] | None, new: Mapping[str, Any],
+                         retired: Callable[[str], bool]) -> list[str]:
+    """The stored cells that `merge_report_json` drops as retired (to tell the user)."""
+    ran = {_cell_id(t) for t in new.get("tests", [])}
+    ids = [_cell_id(t) for t in (stored or {}).get("tests", [])]
+    return [i for i in ids if i is not None and i not in ran and retired(i)]
 
 
 @dataclass

@@ -9,6 +9,12 @@ from conformance.core.case import Expect, Observation, Param, Section, Skip, Uns
 
 SECTION = Section("§F", "Fixtures")
 
+# What this module saw when it was imported: a forked child inherits its server's import.
+IMPORTED_WITH = os.environ.get("FIXTURE_ENV")
+if os.environ.get("FIXTURE_BREAK_IMPORT"):
+    raise RuntimeError("this module cannot be imported with FIXTURE_BREAK_IMPORT set")
+time.sleep(float(os.environ.get("FIXTURE_SLOW_IMPORT", "0")))  # an import that hangs, for a server's limits
+
 
 @SECTION.case(rows=["fixture.conforms"], claim="Returns what it documents.",
       expect=Expect({"answer": 42, "name": "<script>alert(1)</script>"}))
@@ -105,3 +111,33 @@ def sleeping():
 
     subprocess.Popen([sys.executable, "-c", "import time; time.sleep(606)"])
     time.sleep(606)
+
+
+@SECTION.case(claim="Reports the variable its module saw at import; both parameters share the case's variables.",
+              params=[Param("x", rows=["fixture.import_env.x"], expect=Expect({"at_import": "shared"})),
+                      Param("y", rows=["fixture.import_env.y"], expect=Expect({"at_import": "shared"}))],
+              env={"FIXTURE_ENV": "shared"})
+def import_time_env(param):
+    return Observation({"at_import": IMPORTED_WITH}, {"now": os.environ.get("FIXTURE_ENV"), "pid": os.getpid()})
+
+
+@SECTION.case(rows=["fixture.stdin"], claim="Reads its stdin as it was given, line ends and non-ASCII letters.",
+              expect=Expect({"text": "first\r\nsecond \u00fc\n"}), stdin="first\r\nsecond \u00fc\n")
+def reading_stdin():
+    return Observation({"text": sys.stdin.read()}, {"encoding": sys.stdin.encoding})
+
+
+@SECTION.case(claim="Its module cannot be imported under the case's variables.",
+              params=[Param("x", rows=["fixture.unimportable.x"], expect=Expect({})),
+                      Param("y", rows=["fixture.unimportable.y"], expect=Expect({}))],
+              env={"FIXTURE_BREAK_IMPORT": "1"})
+def unimportable_under_env(param):
+    return Observation({})
+
+
+@SECTION.case(claim="Its module takes a minute to import under the case's variables.",
+              params=[Param("x", rows=["fixture.slow_import.x"], expect=Expect({})),
+                      Param("y", rows=["fixture.slow_import.y"], expect=Expect({}))],
+              env={"FIXTURE_SLOW_IMPORT": "60"}, timeout_s=90)
+def slow_import(param):
+    return Observation({})

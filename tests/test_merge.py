@@ -1,0 +1,60 @@
+"""Merging a new run into a version's stored file: other cells kept, retired cells dropped."""
+
+from __future__ import annotations
+
+from conformance.cli import retired_in
+from conformance.core.case import load_cases
+from conformance.engine.selection import all_cells
+from conformance.results.merge import merge_report_json, retired_cells, retired_stored_cells
+
+
+def entry(case: str, param: str = "", status: str = "conforms") -> dict:
+    return {"nodeid": f"x::{case}", "outcome": "passed", "metadata": {"case": case, "param": param, "status": status}}
+
+
+def cell_ids(report: dict) -> list[str]:
+    ids = []
+    for test in report["tests"]:
+        meta = test["metadata"]
+        ids.append(f"{meta['case']}[{meta['param']}]" if meta["param"] else meta["case"])
+    return ids
+
+
+def test_a_subset_run_keeps_every_other_stored_cell():
+    stored = {"tests": [entry("a.one"), entry("a.two", "p"), entry("a.two", "q")]}
+    new = {"tests": [entry("a.two", "p", "differs")]}
+    merged = merge_report_json(stored, new)
+    assert cell_ids(merged) == ["a.two[p]", "a.one", "a.two[q]"]
+    assert merged["tests"][0]["metadata"]["status"] == "differs"
+    assert merged["summary"]["total"] == 3
+
+
+def test_cells_of_deleted_cases_or_parameters_are_dropped_and_other_packages_kept():
+    stored = {"tests": [entry("a.one"), entry("a.gone"), entry("a.two", "old"), entry("team/t.x"),
+                        entry("other/t.y")]}
+    new = {"tests": [entry("a.two", "p")]}
+    merged = merge_report_json(stored, new, retired=retired_cells(["a.one", "a.two[p]"]))
+    assert cell_ids(merged) == ["a.two[p]", "a.one", "team/t.x", "other/t.y"]
+    assert retired_stored_cells(stored, new, retired_cells(["a.one", "a.two[p]"])) == ["a.gone", "a.two[old]"]
+    team = merge_report_json(stored, {"tests": []}, retired=retired_cells(["team/t.z"], "team"))
+    assert cell_ids(team) == ["a.one", "a.gone", "a.two[old]", "other/t.y"]
+
+
+def test_the_built_in_package_retires_only_what_it_no_longer_declares():
+    retired = retired_in(None)
+    declared = all_cells(load_cases())
+    assert not any(retired(cell.id) for cell in declared)
+    assert retired("numerics.no_such_case") and retired(f"{declared[0].case.id}[no_such_param]")
+    assert not retired("teamcases/numerics.anything")
+
+
+def test_a_case_folder_retires_only_its_own_cells():
+    from conformance.engine.folders import CaseFolder
+    from conformance.engine.runner import SOURCE_ROOT
+    from pathlib import Path
+
+    folder = CaseFolder(Path(SOURCE_ROOT, "examples", "teamcases").resolve())
+    retired = retired_in(folder)
+    declared = all_cells(load_cases("teamcases"))
+    assert declared and not any(retired(cell.id) for cell in declared)
+    assert retired("teamcases/gone.case") and not retired("numerics.no_such_case")
