@@ -283,3 +283,11 @@ def test_a_column_says_how_its_cells_were_started():
              for name in ("fork", "fork", "spawn", "")]
     assert launch_summary("fork", cells) == "fork (cells: 2 fork, 1 spawn)"
     assert launch_summary("", []) == "?"
+
+
+def test_screenshots_of_a_missing_page_is_one_line(tmp_path, capsys):
+    from conformance.report.screenshots import main
+
+    assert main([str(tmp_path / "missing.html")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "missing.html is not a file" in err

@@ -1,0 +1,78 @@
+"""Screenshots of a rendered report in headless Chromium, for the published page's README.
+
+    python -m conformance.report.screenshots reports/index.html [--cell CELL_ID] [--out reports]
+
+Writes `screenshot-overview.png` (the page at 1280 px) and `screenshot-cell.png` (the same
+page with one cell's detail open: by default the first row whose cells differ across
+versions). Needs selenium (`pip install -e '.[test]'`) and Debian's `chromium` and
+`chromium-driver`; without them it says so in one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+WIDTH, HEIGHT = 1280, 900
+
+
+def _browser():
+    """A headless Chromium at the report's design width, or a one-line reason why there is none."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    try:
+        from selenium import webdriver
+    except ImportError:
+        raise SystemExit("selenium is not installed: pip install -e '.[test]'") from None
+    if not (chromium and driver):
+        raise SystemExit("chromium or chromedriver is missing: apt-get install chromium chromium-driver")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                 "--disable-background-networking", f"--window-size={WIDTH},{HEIGHT}"):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=webdriver.ChromeService(executable_path=driver), options=options)
+
+
+def take(page: Path, out: Path, cell: str | None = None) -> list[Path]:
+    """Save the overview and one cell's detail of `page` into `out`; return the files written."""
+    from selenium.webdriver.common.by import By
+
+    browser = _browser()
+    try:
+        browser.get(page.resolve().as_uri())
+        overview = out / "screenshot-overview.png"
+        browser.save_screenshot(str(overview))
+        if cell:
+            row = browser.find_element(By.CSS_SELECTOR, f"tr.r[data-text^='{cell}']")
+        else:
+            browser.find_element(By.ID, "f-changes").click()
+            row = next(r for r in browser.find_elements(By.CSS_SELECTOR, "tr.r") if r.is_displayed())
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'nearest'})", row)
+        row.find_elements(By.CSS_SELECTOR, "td.c")[-1].click()
+        detail = out / "screenshot-cell.png"
+        browser.save_screenshot(str(detail))
+        return [overview, detail]
+    finally:
+        browser.quit()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse, take, say where."""
+    parser = argparse.ArgumentParser(prog="python -m conformance.report.screenshots")
+    parser.add_argument("page", type=Path)
+    parser.add_argument("--cell", help="the cell whose detail to open (default: the first row that changes)")
+    parser.add_argument("--out", type=Path, help="folder for the PNG files (default: the page's folder)")
+    args = parser.parse_args(argv)
+    if not args.page.is_file():
+        print(f"error: {args.page} is not a file; render one with `jax-conformance report`", file=sys.stderr)
+        return 2
+    for written in take(args.page, args.out or args.page.parent, args.cell):
+        print(written)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
