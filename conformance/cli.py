@@ -37,7 +37,7 @@ from conformance.report.html import write_report
 from filelock import FileLock
 
 from conformance.atomic import write_text_atomically
-from conformance.engine.session import LAUNCHERS
+from conformance.engine.session import LAUNCHERS, REUSED_ONLY
 from conformance.envs.index import sort_versions
 from conformance.envs.pins import compile_pins
 from conformance.results.schema import ResultFile, is_version
@@ -204,13 +204,14 @@ def run_version(env: JaxEnvironment, args: argparse.Namespace) -> dict[str, Any]
     args.results.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     sources = getattr(args, "sources", None) or [None]
-    final, ran = None, []
+    final, ran, launchers = None, [], []
     for folder in sources:
         final, data = _run_package(env, args, folder)
         ran += [t.get("metadata") or {} for t in data.get("tests", [])]
+        launchers.append(str((data.get("jax_conformance") or {}).get("launcher") or ""))
     wall = time.monotonic() - started
     return {"file": load_result_file(final), "path": final, "wall_s": wall, "cells": len(ran),
-            "reused": sum(bool(m.get("reused")) for m in ran)}
+            "reused": sum(bool(m.get("reused")) for m in ran), "launcher": " + ".join(dict.fromkeys(launchers))}
 
 
 def _run_package(env: JaxEnvironment, args: argparse.Namespace, folder: CaseFolder | None) -> tuple[Path, dict]:
@@ -271,8 +272,11 @@ def retired_in(folder: CaseFolder | None):
 
 
 def merged_header(stored: Any, new: dict[str, Any]) -> dict[str, Any]:
-    """The header of a merged result file: the new run's, keeping the case folders earlier runs recorded."""
+    """The header of a merged result file: the new run's, keeping the case folders earlier runs recorded, and the
+    launcher of the run before when this one only reused cells."""
     head = dict(new)
+    if new.get("launcher") == REUSED_ONLY and isinstance(stored, dict) and stored.get("launcher"):
+        head["launcher"] = stored["launcher"]  # this run started nothing: the cells came from that one
     folders = {f.get("name"): f for f in (stored or {}).get("case_folders") or [] if isinstance(f, dict)}
     folders.update({f.get("name"): f for f in new.get("case_folders") or [] if isinstance(f, dict)})
     head["case_folders"] = sorted(folders.values(), key=lambda f: str(f.get("name")))

@@ -82,7 +82,7 @@ def test_a_lone_cell_with_environment_variables_is_spawned_under_fork():
     assert result[0].details["env"] == "set-by-case"
     alone = RunSession(target(), launcher="fork")
     assert alone.run([Cell(fixture("echo"), "a")]).results[0].launcher == "spawn"
-    assert alone._fork is None and alone.launcher_name_used() == "spawn (no cell could be forked)"  # noqa: SLF001
+    assert alone._fork is None and alone.launcher_name_used() == "spawn (no cell to fork)"  # noqa: SLF001
 
 
 def test_cells_sharing_variables_fork_from_a_server_that_imported_under_them():
@@ -168,6 +168,7 @@ def test_stored_results_with_the_same_key_are_reused():
     stored = {r.cell_id: r for r in first.results}
     again = RunSession(target(), launcher="spawn", key_of=lambda case, param: "k1", stored=stored).run([cell])
     assert (again.ran, again.reused) == (0, 1) and again.results[0].reused
+    assert again.launcher == "none (every cell reused)"
     changed = RunSession(target(), launcher="spawn", key_of=lambda case, param: "k2", stored=stored).run([cell])
     assert (changed.ran, changed.reused) == (1, 0)
     forced = RunSession(target(), launcher="spawn", key_of=lambda case, param: "k1", stored=stored,

@@ -25,6 +25,8 @@ from conformance.engine.selection import Cell
 from conformance.results.schema import CellResult
 
 LAUNCHERS = ("fork", "spawn")
+# The run header's launcher when every cell was reused and no child started.
+REUSED_ONLY = "none (every cell reused)"
 # Statuses a stored result may be reused with; error, crash, timeout and flaky always run again.
 REUSABLE = frozenset({Status.CONFORMS, Status.DIFFERS, Status.UNSUPPORTED, Status.SKIPPED})
 
@@ -82,6 +84,7 @@ class RunSession:
         self._spawn = SpawnLauncher()
         self._workroot = tempfile.mkdtemp(prefix=f"jaxconf-run-{os.getpid()}-")
         self.launcher_note = ""
+        self._ran_any = False
         self.started = time.monotonic()
         self._stopping = False
 
@@ -155,6 +158,7 @@ class RunSession:
         """Schedule every cell; returns at once."""
         cells = list(cells)
         needs_running = [c for c in cells if self._reusable(c, self.key(c)) is None]
+        self._ran_any = self._ran_any or bool(needs_running)
         if needs_running:
             self._open_launcher(needs_running)
         self._pool = ThreadPoolExecutor(max_workers=max(1, self.workers), thread_name_prefix="jaxconf-cell")
@@ -201,10 +205,12 @@ class RunSession:
 
     def launcher_name_used(self) -> str:
         """How this session launched cells, for the run header."""
+        if not self._ran_any:
+            return REUSED_ONLY
         if self.launcher == "spawn":
             return "spawn"
         if self._fork is None:
-            return "spawn (no cell could be forked)"
+            return "spawn (no cell to fork)"
         if self.launcher_note:
             return "spawn (fork unavailable)"
         if self._fork.fallback_reason:

@@ -55,6 +55,7 @@ def run_summary(runs: list[dict[str, Any]]) -> str:
         counts = status_counts(run["file"].cells)
         wall = run.get("wall_s", 0.0)
         rate = f"{run['cells'] / wall:.1f}" if wall else "-"
-        rows.append([head.jax, head.platform, head.python, head.launcher, *[counts[s.value] for s in Status],
+        launcher = run.get("launcher") or head.launcher  # this run's, not the merged file's
+        rows.append([head.jax, head.platform, head.python, launcher, *[counts[s.value] for s in Status],
                      run["cells"] - run["reused"], run["reused"], f"{wall:.1f}", rate])
     return text_table(header, rows)
