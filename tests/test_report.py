@@ -281,7 +281,7 @@ def test_a_column_says_how_its_cells_were_started():
 
     cells = [CellResult(case="a.b", param="", rows=["r"], status=Status.CONFORMS, launcher=name)
              for name in ("fork", "fork", "spawn", "")]
-    assert launch_summary("fork", cells) == "fork (cells: 2 fork, 1 spawn)"
+    assert launch_summary("spawn (no cell to fork)", cells) == "2 fork, 1 spawn (last run: spawn (no cell to fork))"
     assert launch_summary("", []) == "?"
 
 

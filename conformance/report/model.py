@@ -215,7 +215,7 @@ def launch_summary(last_run: str, cells: Iterable[CellResult]) -> str:
     (a merged file holds cells of several runs, reused ones included)."""
     counts = Counter(cell.launcher for cell in cells if cell.launcher)
     mix = ", ".join(f"{count} {name}" for name, count in sorted(counts.items()))
-    return f"{last_run or '?'} (cells: {mix})" if mix else (last_run or "?")
+    return f"{mix} (last run: {last_run or '?'})" if mix else (last_run or "?")
 
 
 def _column(files: Sequence[ResultFile], cells: Mapping[str, CellResult]) -> Column:

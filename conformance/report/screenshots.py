@@ -50,8 +50,9 @@ def take(page: Path, out: Path, cell: str | None = None) -> list[Path]:
         else:
             browser.find_element(By.ID, "f-changes").click()
             row = next(r for r in browser.find_elements(By.CSS_SELECTOR, "tr.r") if r.is_displayed())
-        browser.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'nearest'})", row)
-        row.find_elements(By.CSS_SELECTOR, "td.c")[-1].click()
+        # Bring the row's start into view and click by script, so the table keeps its first columns in view.
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'start'})", row)
+        browser.execute_script("arguments[0].click()", row.find_elements(By.CSS_SELECTOR, "td.c")[-1])
         detail = out / "screenshot-cell.png"
         browser.save_screenshot(str(detail))
         return [overview, detail]
