@@ -7,7 +7,7 @@ import re
 import sys
 import tempfile
 
-from conformance.cases.helpers import CompileCounter, LogCapture, require
+from conformance.cases.helpers import CompileCounter, LogCapture, first_line, require
 from conformance.core.case import Expect, Observation, Param, Section, Unsupported
 
 SECTION = Section("§5", "Compilation and speed")
@@ -328,7 +328,7 @@ def _guard_verdict(attempt, direction, raised):
         jax.block_until_ready(attempt())
         return "allowed"
     except Exception as exc:  # noqa: BLE001 - the exception is the observation
-        raised.append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}")
+        raised.append(f"{type(exc).__name__}: {first_line(exc)[:200]}")
         return "blocked" if f"Disallowed {direction} transfer" in str(exc) else f"raised:{type(exc).__name__}"
 
 

@@ -9,7 +9,7 @@ import io
 import math
 
 from conformance.core.case import Expect, Observation, Param, Section
-from conformance.cases.helpers import outcome_of, require
+from conformance.cases.helpers import first_line, outcome_of, require
 
 SECTION = Section("§3", "Numerics")
 
@@ -27,9 +27,9 @@ def _debug_nans_verdict(make_nan):
     try:
         value = np.asarray(make_nan())
     except FloatingPointError as exc:
-        return "caught", str(exc).splitlines()[0]
+        return "caught", first_line(exc)
     except Exception as exc:  # noqa: BLE001 - another exception class is an observation
-        return type(exc).__name__, str(exc).splitlines()[0] if str(exc) else ""
+        return type(exc).__name__, first_line(exc)
     return ("missed" if bool(np.isnan(value).any()) else "no_nan"), repr(value.tolist())
 
 

@@ -7,6 +7,7 @@ The script's pieces are the private functions below (our own wording of the chap
 seed, so losses and accuracies are threefry-derived numbers, compared as the chapter printed them.
 """
 
+from conformance.cases.helpers import first_line
 from conformance.core.case import Expect, Observation, Section, Unsupported
 
 SECTION = Section("§9", "Hands-on: a training script with three hidden bugs")
@@ -481,7 +482,7 @@ def key_reuse_error():
         with jax.debug_key_reuse(True):
             _train(step_fn, params, data, 4, traced=True)
     except jax.errors.KeyReuseError as exc:
-        return Observation({"raised": type(exc).__name__, "message": str(exc).splitlines()[0]})
+        return Observation({"raised": type(exc).__name__, "message": first_line(exc)})
     return Observation({"raised": None, "message": None})
 
 
@@ -538,7 +539,7 @@ def key_reuse_fixed():
             _train(step_fn, params, data, 4, traced=True, advance_key=True)
         raised, message = None, ""
     except jax.errors.KeyReuseError as exc:
-        raised, message = type(exc).__name__, str(exc).splitlines()[0]
+        raised, message = type(exc).__name__, first_line(exc)
     spy, seen = _key_data_seen(step_fn)
     _train(spy, params, data, 5, traced=True, advance_key=True)
     return Observation({"raised": raised, "distinct_keys_over_5_steps": len(set(seen))}, {"message": message})
