@@ -72,13 +72,13 @@ def run_cell_once(case: Case, param: str, target: Target, launch: Launch, launch
     if isinstance(expected, Skip):
         return CellResult(case=case.id, param=param, rows=rows, status=Status.SKIPPED, reason=expected.reason,
                           known_issue=known_issue)
+    case_env = case.env_for(param)
     with tempfile.TemporaryDirectory(prefix="jaxconf-", dir=workroot) as workdir:
         out_path = os.path.join(workdir, "observation.json")
         command = CellCommand(
             case_id=case.id, param=param, out_path=out_path, workdir=workdir, python=target.python,
-            package=target.package,
-            env=child_environment(os.environ, case.env_for(param), extra_paths=target.extra_paths),
-            timeout_s=case.timeout_s, stdin=case.stdin_for(param), case_env=case.env_for(param))
+            package=target.package, env=child_environment(os.environ, case_env, extra_paths=target.extra_paths),
+            timeout_s=case.timeout_s, stdin=case.stdin_for(param), case_env=case_env)
         fresh = case.needs_fresh_interpreter(param)
         outcome = launch(command, fresh)
         record_text = Path(out_path).read_text(encoding="utf-8", errors="replace") if os.path.exists(out_path) else None

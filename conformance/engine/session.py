@@ -102,9 +102,10 @@ class RunSession:
         if self.launcher != "fork":
             return
         shared = shared_case_envs(cells, self.target.platform)
-        groups = {env_group(case_env) for case_env in shared}
-        if not any(not c.case.needs_fresh_interpreter(c.param) and env_group(c.case.env_for(c.param)) in groups | {()}
-                   for c in cells):
+        served = {env_group(case_env) for case_env in shared} | {()}  # () is the plain server
+        forked = [c for c in cells
+                  if not c.case.needs_fresh_interpreter(c.param) and env_group(c.case.env_for(c.param)) in served]
+        if not forked:
             return
         self._fork = ForkLauncher(self.target.python, self.target.package,
                                   child_environment(os.environ, {}, extra_paths=self.target.extra_paths),

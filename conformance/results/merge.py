@@ -25,6 +25,22 @@ def _cell_id(test: Mapping[str, Any]) -> str | None:
     return f"{metadata['case']}[{param}]" if param else str(metadata["case"])
 
 
+def _stored_not_rerun(stored: Mapping[str, Any] | None, new: Mapping[str, Any],
+                      retired: Callable[[str], bool]) -> tuple[list[Mapping[str, Any]], list[str]]:
+    """The stored test entries that `new` did not run, split into those kept and the ids of retired ones."""
+    ran = {_cell_id(t) for t in new.get("tests", [])}
+    kept, dropped = [], []
+    for test in (stored or {}).get("tests", []):
+        cell_id = _cell_id(test)
+        if cell_id is None or cell_id in ran:
+            continue
+        if retired(cell_id):
+            dropped.append(cell_id)
+        else:
+            kept.append(test)
+    return kept, dropped
+
+
 def merge_report_json(stored: Mapping[str, Any] | None, new: Mapping[str, Any],
                       retired: Callable[[str], bool] = lambda cell_id: False) -> dict[str, Any]:
     """`new` with every cell of `stored` that `new` did not run appended; summary counts recomputed.
@@ -34,10 +50,7 @@ def merge_report_json(stored: Mapping[str, Any] | None, new: Mapping[str, Any],
     """
     merged = dict(new)
     if stored:
-        ran = {_cell_id(t) for t in new.get("tests", [])}
-        kept = [t for t in stored.get("tests", [])
-                if _cell_id(t) is not None and _cell_id(t) not in ran and not retired(str(_cell_id(t)))]
-        merged["tests"] = list(new.get("tests", [])) + kept
+        merged["tests"] = list(new.get("tests", [])) + _stored_not_rerun(stored, new, retired)[0]
     outcomes = Counter(str(t.get("outcome", "unknown")) for t in merged.get("tests", []))
     merged["summary"] = {**dict(outcomes), "total": sum(outcomes.values()),
                          "collected": sum(outcomes.values())}
@@ -59,9 +72,7 @@ def retired_cells(declared: Iterable[str], namespace: str = "") -> Callable[[str
 def retired_stored_cells(stored: Mapping[str, Any] | None, new: Mapping[str, Any],
                          retired: Callable[[str], bool]) -> list[str]:
     """The stored cells that `merge_report_json` drops as retired (to tell the user)."""
-    ran = {_cell_id(t) for t in new.get("tests", [])}
-    ids = [_cell_id(t) for t in (stored or {}).get("tests", [])]
-    return [i for i in ids if i is not None and i not in ran and retired(i)]
+    return _stored_not_rerun(stored, new, retired)[1]
 
 
 @dataclass
