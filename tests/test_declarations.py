@@ -198,3 +198,20 @@ def test_every_row_is_checked_by_exactly_one_case_or_listed_as_not_encoded():
     assert set(skipped) <= rows
     missing = sorted(rows - set(named) - set(skipped))
     assert missing == [], f"{len(missing)} rows are neither checked nor listed: {missing[:10]}"
+
+
+def test_platform_overrides_go_to_the_tier_that_declares_each_fact():
+    from conformance.core.case import Expect, Skip
+
+    expect = Expect({"raises": "TypeError"}, printed={"count": 3},
+                    platforms={"darwin-*": {"count": 4, "raises": "ValueError"}, "*-cuda": Skip("cpu only")})
+    assert expect.on("linux-x86_64") == {"raises": "TypeError"}
+    assert expect.printed_on("linux-x86_64") == {"count": 3}
+    assert expect.on("darwin-arm64") == {"raises": "ValueError"}
+    assert expect.printed_on("darwin-arm64") == {"count": 4}
+    assert isinstance(expect.on("linux-x86_64-cuda"), Skip) and expect.printed_on("linux-x86_64-cuda") == {}
+
+
+def test_a_fact_declared_in_both_tiers_is_refused():
+    with pytest.raises(CaseDeclarationError, match="message is declared both asserted"):
+        declare(claim="x.", rows=["setup.environment"], expect=Expect({"message": "a"}, printed={"message": "a"}))

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from conformance.engine.runner import SOURCE_ROOT
+from conformance.results.schema import SCHEMA_VERSION
 
 
 @pytest.fixture
@@ -50,7 +51,7 @@ def test_each_test_carries_the_cell_metadata(run_suite):
 def test_report_top_level_describes_the_run(run_suite):
     _, report = run_suite("-k", "conforming")
     head = report["jax_conformance"]
-    assert head["schema_version"] == 2
+    assert head["schema_version"] == SCHEMA_VERSION
     for key in ["suite_version", "jax", "jaxlib", "numpy", "python", "platform", "started_at", "finished_at"]:
         assert key in head
     assert head["platform"].count("-") >= 1

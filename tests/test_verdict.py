@@ -100,3 +100,33 @@ def test_retries_by_default_only_for_broken_runs():
 def test_disagreeing_attempts_are_flaky():
     assert merged_status([Status.CRASH, Status.CONFORMS]) == (Status.FLAKY, "attempts disagreed: crash, conforms")
     assert merged_status([Status.ERROR, Status.ERROR]) == (Status.ERROR, "")
+
+
+TWO_TIERS = record(outcome="observed", facts={"raises": "TypeError", "message": "new wording"})
+
+
+def test_printed_facts_mark_the_cell_without_changing_its_status():
+    found = judge(outcome(), TWO_TIERS, {"raises": "TypeError"}, printed={"message": "old wording"})
+    assert found.status is Status.CONFORMS
+    assert found.diff == []
+    assert found.printed_diff == [{"path": "message", "expected": "old wording", "observed": "new wording",
+                                   "kind": "changed"}]
+    assert found.printed_expected == {"message": "old wording"}
+
+
+def test_asserted_facts_decide_the_status_whatever_is_printed():
+    found = judge(outcome(), TWO_TIERS, {"raises": "ValueError"}, printed={"message": "new wording"})
+    assert found.status is Status.DIFFERS
+    assert [d["path"] for d in found.diff] == ["raises"] and found.printed_diff == []
+
+
+def test_a_printed_fact_the_probe_no_longer_returns_is_missing_from_its_tier():
+    found = judge(outcome(), record(outcome="observed", facts={"raises": "TypeError"}),
+                  {"raises": "TypeError"}, printed={"message": "old wording"})
+    assert found.status is Status.CONFORMS
+    assert found.printed_diff[0]["kind"] == "missing"
+
+
+def test_a_fact_declared_in_neither_tier_is_unexpected_in_the_asserted_tier():
+    found = judge(outcome(), TWO_TIERS, {"raises": "TypeError"})
+    assert found.status is Status.DIFFERS and found.diff[0]["kind"] == "unexpected"

@@ -72,22 +72,45 @@ class Observation:
 
 @dataclass(frozen=True)
 class Expect:
-    """The documented facts of one cell, with per-platform overrides.
+    """The documented facts of one cell, in two tiers, with per-platform overrides.
+
+    `facts` are what the chapter *asserts* (its `assert` lines and explicit claims: a class,
+    a boolean, a relation, a threshold, "contains X"); they decide the cell's status.
+    `printed` are what the chapter only *prints* (wording, reprs, counts, sample numbers);
+    they are compared too, in their own tier: a mismatch marks the cell "printed output
+    differs" and keeps its status. Both name top-level keys of the probe's observation; a
+    key belongs to one tier only.
 
     `platforms` maps an fnmatch pattern (`darwin-arm64`, `*-cuda`) to either a mapping of
-    facts that replace some of `facts` (the others are kept) or a `Skip`. Patterns must not
+    facts that replace some of either tier (the others are kept; a key goes to the tier that
+    declares it, an undeclared key to the asserted tier) or a `Skip`. Patterns must not
     overlap, so at most one applies to any platform.
     """
 
     facts: Mapping[str, Any]
     platforms: Mapping[str, Mapping[str, Any] | Skip] = field(default_factory=dict)
+    printed: Mapping[str, Any] = field(default_factory=dict)
 
-    def on(self, platform: str) -> Mapping[str, Any] | Skip:
-        """The expectation in force on `platform`."""
+    def _override(self, platform: str) -> Mapping[str, Any] | Skip | None:
         for pattern, override in self.platforms.items():
             if fnmatch.fnmatchcase(platform, pattern):
-                return override if isinstance(override, Skip) else {**self.facts, **override}
-        return dict(self.facts)
+                return override
+        return None
+
+    def on(self, platform: str) -> Mapping[str, Any] | Skip:
+        """The asserted facts in force on `platform` (or the platform's `Skip`)."""
+        override = self._override(platform)
+        if isinstance(override, Skip):
+            return override
+        asserted = {k: v for k, v in (override or {}).items() if k not in self.printed}
+        return {**self.facts, **asserted}
+
+    def printed_on(self, platform: str) -> dict[str, Any]:
+        """The printed facts in force on `platform` (empty where the platform skips the cell)."""
+        override = self._override(platform)
+        if isinstance(override, Skip):
+            return {}
+        return {**self.printed, **{k: v for k, v in (override or {}).items() if k in self.printed}}
 
 
 @dataclass(frozen=True)
@@ -97,7 +120,9 @@ class Param:
     `known_issue` is True when the expectation documents a bug everywhere, or a tuple of
     platform patterns where the chapter documents it to reproduce. `env` and `stdin`
     apply to this parameter on top of the case's own; `fresh_interpreter` is the reason this
-    parameter alone must run in a newly started interpreter.
+    parameter alone must run in a newly started interpreter. `discrepancy` says, when the
+    chapter's asserted claim is false on the documented release, what was measured and why
+    (the JAX source line where known); the expectation stays the chapter's, so the cell differs.
     """
 
     name: str
@@ -108,6 +133,7 @@ class Param:
     stdin: str | None = None
     label: str = ""
     fresh_interpreter: str = ""
+    discrepancy: str = ""
 
 
 @dataclass(frozen=True)
@@ -126,6 +152,7 @@ class Case:
     timeout_s: float = 120.0
     notes: str = ""
     package: str = DEFAULT_CASE_PACKAGE
+    discrepancy: str = ""
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -168,8 +195,16 @@ class Case:
         return f"{self.id}[{param}]" if param else self.id
 
     def expected(self, param: str, platform: str) -> Mapping[str, Any] | Skip:
-        """The documented expectation for `param` on `platform`."""
+        """The documented asserted facts for `param` on `platform` (or the platform's `Skip`)."""
         return self.param(param).expect.on(platform)
+
+    def expected_printed(self, param: str, platform: str) -> dict[str, Any]:
+        """The documented printed facts for `param` on `platform`."""
+        return self.param(param).expect.printed_on(platform)
+
+    def discrepancy_note(self, param: str) -> str:
+        """Why the chapter's asserted claim is false on the documented release ('' when it is not known to be)."""
+        return self.param(param).discrepancy or self.discrepancy
 
     def env_for(self, param: str) -> dict[str, str]:
         """Environment variables the child of `param` starts with (the case's, then the parameter's)."""
@@ -230,12 +265,14 @@ class Section:
         fresh_interpreter: str = "",
         timeout_s: float = 120.0,
         notes: str = "",
+        discrepancy: str = "",
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Declare the decorated probe as a case of this section.
 
         Either `rows`, `expect` (and `known_issue`) for a case without parameters, or
         `params`, a list of `Param`. `subsection` (`"3.1"`) refines where in the section
-        the behaviour is documented. `fresh_interpreter` is the reason the probe needs a
+        the behaviour is documented. `discrepancy` (here or on a `Param`) records where the
+        chapter's asserted claim is false on the documented release, with what was measured. `fresh_interpreter` is the reason the probe needs a
         newly started interpreter rather than a child forked from one that already imported jax
         (`env` and `stdin` do not need it: the variables are set before that import).
         """
@@ -262,6 +299,7 @@ class Section:
                 timeout_s=timeout_s,
                 notes=notes,
                 package=package or DEFAULT_CASE_PACKAGE,
+                discrepancy=discrepancy,
             )
             validate(built)
             _register(built)
@@ -350,6 +388,12 @@ def validate(case: Case) -> None:
             if known_rows is not None and row not in known_rows:
                 raise CaseDeclarationError(f"{label}: row {row!r} is not in the project's row list "
                                            f"({rowlist.ROWS_FILE.name})")
+        both = sorted(set(p.expect.facts) & set(p.expect.printed))
+        if both:
+            raise CaseDeclarationError(f"{label}: {', '.join(both)} is declared both asserted (facts) and printed; "
+                                       f"a fact belongs to one tier")
+        if not isinstance(p.discrepancy, str):
+            raise CaseDeclarationError(f"{label}: discrepancy= takes what was measured and why, as a sentence")
         overlap = _patterns_overlap(list(p.expect.platforms))
         if overlap:
             raise CaseDeclarationError(f"{label}: platform patterns {overlap[0]!r} and {overlap[1]!r} overlap")

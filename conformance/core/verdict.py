@@ -30,6 +30,8 @@ class Judgement:
     details: Any = None
     diff: list[dict[str, Any]] = field(default_factory=list)
     observation_verdict: str | None = None
+    printed_expected: Any = None
+    printed_diff: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _signal_name(number: int) -> str:
@@ -39,21 +41,41 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
+def split_tiers(facts: Any, printed: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """An observation's facts split into the asserted tier and the printed tier (the keys `printed` declares).
+
+    A key the expectation declares in neither tier stays in the asserted tier, where it is
+    reported as unexpected; a printed key the observation lacks is missing from the printed tier.
+    """
+    if not isinstance(facts, Mapping) or not printed:
+        return facts, {}
+    asserted = {k: v for k, v in facts.items() if k not in printed}
+    return asserted, {k: facts[k] for k in printed if k in facts}
+
+
 def judge(
     outcome: ProcessOutcome,
     record_text: str | None,
     expected: Mapping[str, Any],
     jax_version: str | None = None,
     documented: str = DOCUMENTED_JAX,
+    printed: Mapping[str, Any] | None = None,
 ) -> Judgement:
-    """The status of a finished cell on `jax_version`, with its observation, diff and reason."""
+    """The status of a finished cell on `jax_version`, with its observation, diffs and reason.
+
+    Only the asserted facts (`expected`) decide the status; the printed facts (`printed`) are
+    compared into `printed_diff`, which marks the cell without changing its status.
+    """
     record, unreadable = parse_record(record_text)
-    found = Judgement(Status.ERROR, expected=dict(expected))
+    printed = dict(printed or {})
+    found = Judgement(Status.ERROR, expected=dict(expected), printed_expected=printed or None)
     if record and record.get("outcome") == "observed":
-        # Kept whatever happens next (a crash at interpreter exit, say), diff included.
+        # Kept whatever happens next (a crash at interpreter exit, say), diffs included.
         found.observation = record.get("facts")
         found.details = record.get("details")
-        found.diff = [d.to_json() for d in diff(expected, record.get("facts"))]
+        asserted, shown = split_tiers(record.get("facts"), printed)
+        found.diff = [d.to_json() for d in diff(expected, asserted)]
+        found.printed_diff = [d.to_json() for d in diff(printed, shown)] if printed else []
         found.observation_verdict = (Status.DIFFERS if found.diff else Status.CONFORMS).value
     if outcome.timed_out:
         found.status, found.reason = Status.TIMEOUT, "killed after its time limit"

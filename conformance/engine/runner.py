@@ -82,7 +82,8 @@ def run_cell_once(case: Case, param: str, target: Target, launch: Launch, launch
         fresh = case.needs_fresh_interpreter(param)
         outcome = launch(command, fresh)
         record_text = Path(out_path).read_text(encoding="utf-8", errors="replace") if os.path.exists(out_path) else None
-    found = judge(outcome, record_text, dict(expected), target.jax_version)
+    found = judge(outcome, record_text, dict(expected), target.jax_version,
+                  printed=case.expected_printed(param, target.platform))
     # Compared first, bounded after: a probe that returns megabytes cannot bloat results or the report.
     found.details = bounded(found.details, DETAILS_CHARS)
     found.observation = bounded(found.observation, OBSERVATION_CHARS)
@@ -90,6 +91,7 @@ def run_cell_once(case: Case, param: str, target: Target, launch: Launch, launch
     return CellResult(
         case=case.id, param=param, rows=rows, status=found.status, known_issue=known_issue,
         expected=found.expected, observation=found.observation, diff=found.diff, details=found.details,
+        printed_expected=found.printed_expected, printed_diff=found.printed_diff,
         reason=found.reason, observation_verdict=found.observation_verdict, duration_s=outcome.duration_s,
         stdout_tail=outcome.stdout, stderr_tail=outcome.stderr,
         command=reproduction_command(case, param, target.jax_version, target.package),

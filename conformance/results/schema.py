@@ -15,7 +15,7 @@ from typing import Any, Mapping
 from conformance.core.case import folder_namespace
 from conformance.core.status import Status
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 OLDEST_READABLE_SCHEMA = 1
 _PEP440 = re.compile(r"^\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?$")
 
@@ -73,6 +73,13 @@ class CellResult:
     key: str = ""
     reused: bool = False
     attempts: list[dict[str, Any]] = field(default_factory=list)
+    printed_expected: Any = None
+    printed_diff: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def printed_differs(self) -> bool:
+        """Whether what the chapter only prints (wording, reprs, counts) came out otherwise; the status ignores it."""
+        return bool(self.printed_diff)
 
     @property
     def cell_id(self) -> str:
@@ -105,6 +112,11 @@ class CellResult:
         for i, entry in enumerate(diff):
             _check(entry, dict, f"{where}.diff[{i}]")
             _check(entry.get("path", ""), str, f"{where}.diff[{i}].path")
+        printed_diff = _check(data.get("printed_diff", []), list, f"{where}.printed_diff")
+        for i, entry in enumerate(printed_diff):
+            _check(entry, dict, f"{where}.printed_diff[{i}]")
+            _check(entry.get("path", ""), str, f"{where}.printed_diff[{i}].path")
+        printed_expected = _check(data.get("printed_expected"), dict, f"{where}.printed_expected", optional=True)
         attempts = _check(data.get("attempts", []), list, f"{where}.attempts")
         for i, attempt in enumerate(attempts):
             _check(attempt, dict, f"{where}.attempts[{i}]")
@@ -135,6 +147,8 @@ class CellResult:
             key=_check(data.get("key", ""), str, f"{where}.key"),
             reused=_check(data.get("reused", False), bool, f"{where}.reused"),
             attempts=list(attempts),
+            printed_expected=printed_expected,
+            printed_diff=list(printed_diff),
         )
 
 
