@@ -157,11 +157,20 @@ BACKEND_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 class CompileCounter:
     """Counts XLA backend compilations through `jax.monitoring` while active, with each `fun_name`.
 
-    Needs the public listener-removal function; a version without it is `Unsupported`.
+    Registering needs the public `register_event_duration_secs_listener` (the behaviour is about
+    it). Removing the listener uses the public `unregister_event_duration_listener` where it exists
+    and, before it was public (0.4.38-0.7.x), the private function it replaced: the counter is
+    incidental to most rows that use it, so its removal must not make them unsupported.
+    `unregistered_publicly` says which one was used.
+
+    An expectation of *nothing* (no compile) passes when the listener itself is dead, so a
+    probe that expects no compile also calls `control()` inside the same counter: one deliberate
+    fresh compilation that must be seen.
     """
 
     def __init__(self) -> None:
         self.names: list[str] = []
+        self.unregistered_publicly = False
 
     @property
     def count(self) -> int:
@@ -172,9 +181,33 @@ class CompileCounter:
         if event == BACKEND_COMPILE_EVENT:
             self.names.append(str(kwargs.get("fun_name", "")))
 
+    def control(self) -> bool:
+        """Compile a new function once, and say whether the counter saw that compilation (a positive control).
+
+        The compilation is taken out of `names` again, so the count stays the probe's own.
+        """
+        import jax
+        import jax.numpy as jnp
+
+        def compile_counter_control(x):
+            return x * 3 + 1
+
+        before = len(self.names)
+        jax.jit(compile_counter_control)(jnp.arange(7.0)).block_until_ready()
+        seen = len(self.names) > before  # by count: releases before 0.5 send no fun_name
+        del self.names[before:]
+        return seen
+
     def __enter__(self) -> "CompileCounter":
         self._register = require("jax.monitoring.register_event_duration_secs_listener")
-        self._unregister = require("jax.monitoring.unregister_event_duration_listener")
+        try:
+            self._unregister = require("jax.monitoring.unregister_event_duration_listener")
+            self.unregistered_publicly = True
+        except Unsupported:
+            private = importlib.import_module("jax._src.monitoring")
+            self._unregister = getattr(private, "_unregister_event_duration_listener_by_callback", None)
+            if self._unregister is None:
+                raise Unsupported("jax.monitoring.unregister_event_duration_listener") from None
         self._register(self._listener)
         return self
 
