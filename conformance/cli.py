@@ -23,7 +23,7 @@ from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, CaseDeclarationErr
 from conformance.decide.bisect import Memo, bisect, bug_reproduces, releases_between, same_bug_state, same_observation
 from conformance.decide.cellref import parse_cell_ref
 from conformance.decide.diff import diff_sets, result_set, version_mismatch
-from conformance.decide.expectations import load_expectations
+from conformance.decide.expectations import ExpectationsFile, load_expectations_file
 from conformance.decide.gate import gate
 from conformance.decide.render import bisect_text, diff_text, gate_markdown, gate_text, observation_line
 from conformance.decide.runs import CellOracle
@@ -135,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
     gating.add_argument("--expectations", type=Path, metavar="FILE",
                         help="TOML file of expected statuses that acknowledge known regressions")
     gating.add_argument("--markdown", type=Path, metavar="PATH", help="also write the decision as Markdown")
+    gating.add_argument("--fail-on-printed", action="store_true",
+                        help="fail on a change of printed output alone (wording, reprs, counts the chapter only "
+                             "prints); by default such changes are reported, not failing")
     gating.add_argument("--allow-version-mismatch", action="store_true",
                         help="compare result sets written by different suite or schema versions")
     add_run_options(gating)
@@ -534,7 +537,7 @@ def run_sides(versions: list[str], args: argparse.Namespace) -> tuple[list[Path]
 
 def command_gate(args: argparse.Namespace) -> int:
     """Judge the candidate against the baseline: exit 0 without unacknowledged regressions, 1 with, 2 on bad input."""
-    expectations = load_expectations(args.expectations) if args.expectations else []
+    settings = load_expectations_file(args.expectations) if args.expectations else ExpectationsFile([])
     if args.markdown is not None:
         check_writable(args.markdown, "--markdown")
     baseline_paths, candidate_paths = gate_inputs(args)
@@ -544,7 +547,8 @@ def command_gate(args: argparse.Namespace) -> int:
     if mismatch and not args.allow_version_mismatch:
         raise ConformanceError(f"refusing to compare result sets of different versions: {mismatch}; "
                                f"pass --allow-version-mismatch to compare them anyway")
-    outcome = gate(diff_sets(baseline, candidate), expectations)
+    outcome = gate(diff_sets(baseline, candidate), settings.entries,
+                   fail_on_printed=args.fail_on_printed or settings.fail_on_printed)
     sides = ", ".join(f"{p}: jax {baseline.jax(p)} -> {candidate.jax(p)}" for p in sorted(baseline.runs)
                       if p in candidate.runs)
     title = f"gate ({sides})"

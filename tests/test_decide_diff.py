@@ -108,3 +108,13 @@ def test_cli_gate_notes_platforms_that_only_one_side_ran(tmp_path, capsys):
     code = cli.main(["gate", "--baseline", str(tmp_path / "a"), "--candidate", str(tmp_path / "b")])
     out = capsys.readouterr().out
     assert code == 0 and "note: darwin-arm64 is only in the baseline (not compared)" in out
+
+
+def test_diff_says_which_changes_are_in_printed_output_only(tmp_path, capsys):
+    from tests.test_decide_gate import _printed_sides
+
+    before, after = _printed_sides(tmp_path)
+    assert cli.main(["diff", str(before), str(after)]) == 0
+    out = capsys.readouterr().out
+    assert "tracers.wording: conforms -> conforms (jax 0.7.2 -> 0.12.0.1) [printed output only]" in out
+    assert "1 cell(s) differ (1 in printed output only), 1 unchanged" in out

@@ -237,3 +237,49 @@ def test_folders_of_several_platforms_gate_each_platform_against_its_own_baselin
     assert "gate (darwin-arm64: jax 0.7.2 -> 0.8.3, linux-x86_64: jax 0.7.2 -> 0.8.3)" in out
     assert "darwin-arm64 a.b: conforms -> crash" in out and "a clean run becomes crash" in out
     assert "darwin-arm64 a.c: absent -> conforms" in out and "REGRESSIONS (1)" in out
+
+
+def _printed_sides(tmp_path):
+    """The same status and asserted facts on both sides; only the printed message wording changed."""
+    printed = {"message": "old wording"}
+    before = write(tmp_path / "pb", "0.7.2", "linux-x86_64", [
+        cell("tracers.wording", "", "conforms", {"raised": "TypeError", "message": "old wording"},
+             printed_expected=printed),
+        cell("values.steady", "", "conforms")])
+    after = write(tmp_path / "pa", "0.12.0.1", "linux-x86_64", [
+        cell("tracers.wording", "", "conforms", {"raised": "TypeError", "message": "new wording"},
+             printed_expected=printed, printed_diff=[{"path": "message", "expected": "old wording",
+                                                      "observed": "new wording", "kind": "changed"}]),
+        cell("values.steady", "", "conforms")])
+    return before, after
+
+
+def test_a_printed_output_change_is_reported_and_does_not_fail_the_gate(tmp_path, capsys):
+    before, after = _printed_sides(tmp_path)
+    assert cli.main(["gate", "--baseline", str(before), "--candidate", str(after)]) == 0
+    out = capsys.readouterr().out
+    assert "PRINTED OUTPUT CHANGES (NOT FAILING) (1)" in out
+    assert "printed message: 'old wording' -> 'new wording'" in out
+    assert "printed output now differs from the chapter's" in out
+    assert "PASS: no regression (0 acknowledged, 1 printed-output change(s)) (exit 0)" in out
+
+
+def test_fail_on_printed_makes_a_printed_output_change_fail_by_flag_or_expectations_file(tmp_path, capsys):
+    before, after = _printed_sides(tmp_path)
+    assert cli.main(["gate", "--baseline", str(before), "--candidate", str(after), "--fail-on-printed"]) == 1
+    assert "printed output is gated" in capsys.readouterr().out
+    settings = _expect(tmp_path, "fail_on_printed = true\n")
+    assert cli.main(["gate", "--baseline", str(before), "--candidate", str(after), "--expectations", settings]) == 1
+    bad = _expect(tmp_path, 'fail_on_printed = "yes"\n')
+    assert cli.main(["gate", "--baseline", str(before), "--candidate", str(after), "--expectations", bad]) == 2
+    assert "`fail_on_printed` should be true or false" in capsys.readouterr().err
+
+
+def test_an_asserted_change_with_the_same_status_is_not_printed_only():
+    printed = {"message": "w"}
+    change = cell_change("linux-x86_64",
+                         CellResult.from_json(cell("a.b", "", "differs", {"raised": "A", "message": "w"},
+                                                   printed_expected=printed)),
+                         CellResult.from_json(cell("a.b", "", "differs", {"raised": "B", "message": "w"},
+                                                   printed_expected=printed)), "0.7.2", "0.8.3")
+    assert not change.printed_only and classify(change)[0] == REVIEW

@@ -292,3 +292,71 @@ def test_screenshots_of_a_missing_page_is_one_line(tmp_path, capsys):
     assert main([str(tmp_path / "missing.html")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "missing.html is not a file" in err
+
+
+# ---------------------------------------------------------------- printed output and the chapter's discrepancies
+
+
+def _tier_files():
+    from tests.synthetic_results import cell, files as synthetic
+
+    printed = {"message": "old wording"}
+    wording = [{"path": "message", "expected": "old wording", "observed": "new wording", "kind": "changed"}]
+    old = synthetic(OLD, "linux-x86_64", [
+        cell("demo.worded", "", "conforms", {"raised": "TypeError", "message": "old wording"},
+             printed_expected=printed),
+        cell("demo.wrong_chapter", "", "differs", {"receives": "Array"}, diff=[
+            {"path": "receives", "expected": "ndarray", "observed": "Array", "kind": "changed"}])])
+    new = synthetic(NEW, "linux-x86_64", [
+        cell("demo.worded", "", "conforms", {"raised": "TypeError", "message": "new wording"},
+             printed_expected=printed, printed_diff=wording),
+        cell("demo.wrong_chapter", "", "differs", {"receives": "Array"}, diff=[
+            {"path": "receives", "expected": "ndarray", "observed": "Array", "kind": "changed"}])])
+    cuda = synthetic(NEW, "linux-x86_64-cuda", [cell("demo.wrong_chapter", "", "differs", {"receives": "Array"})])
+    cases = [make_case("demo.worded", "§4 Tracers"),
+             Case(id="demo.wrong_chapter", section="§1", heading="§1 Values", claim="the callback receives NumPy "
+                  "arrays", params=(Param("", ("row.wrong",), Expect({}), discrepancy="measured jax.Array on every "
+                                          "release; jax/_src/debugging.py passes arrays through"),),
+                  probe=probe_sum)]
+    return [old, new, cuda], cases
+
+
+def test_printed_output_marks_the_cell_keeps_its_status_and_is_a_change_of_its_own():
+    model = build_model(*_tier_files())
+    row = row_of(model, "demo.worded")
+    assert [c.status for c in row.cells] == ["conforms", "conforms", NOT_RUN]
+    assert [c.printed_differs for c in row.cells] == [False, True, False]
+    assert [c.printed_differs for c in model.columns] == [0, 1, 0]
+    [step] = [s for s in model.steps if s.platform == "linux-x86_64"]
+    assert [c.cell_id for c in step.groups["printed output changed"]] == ["demo.worded"]
+    assert step.groups["changed"] == []
+    page = render_html(model, GENERATED_AT)
+    assert 'data-p="1"' in page and 'id="f-printed"' in page
+    cell_data = data_block(page)["cells"][[r["id"] for r in data_block(page)["rows"]].index("demo.worded")][1]
+    assert cell_data["pd"][0]["observed"] == "new wording" and cell_data["s"] == "conforms"
+    summary = markdown_summary(model)
+    assert "conforms (printed output differs)" in summary and "printed output differs |" in summary
+    junit = junit_xml(model)
+    assert 'name="printed_output_differs" value="true"' in junit and "<failure" not in junit.split(
+        'name="demo.worded"')[2].split("</testcase>")[0]
+
+
+def test_a_row_that_differs_on_the_documented_release_is_listed_with_its_note_on_cpu_platforms_only():
+    model = build_model(*_tier_files())
+    assert [(d.cell_id, d.platform, d.jax) for d in model.discrepancies] == [
+        ("demo.wrong_chapter", "linux-x86_64", NEW)]
+    assert "jax/_src/debugging.py" in model.discrepancies[0].note
+    page = render_html(model, GENERATED_AT)
+    section = page.split('id="discrepancies"')[1].split('<h2')[0]
+    assert "the callback receives NumPy arrays" in section and "jax/_src/debugging.py" in section
+    assert "demo.worded" not in section and "cuda" not in section
+    assert "### Where JAX 0.12.0.1 differs from the chapter" in markdown_summary(model)
+    assert "demo.wrong_chapter (linux-x86\\_64)" in markdown_summary(model) or \
+        "demo.wrong_chapter (linux-x86_64)" in markdown_summary(model)
+
+
+def test_an_unexplained_discrepancy_says_so():
+    files, cases = _tier_files()
+    cases = [cases[0], make_case("demo.wrong_chapter", "§1 Values")]
+    page = render_html(build_model(files, cases), GENERATED_AT)
+    assert "No note yet: this discrepancy is unexplained." in page

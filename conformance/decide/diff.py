@@ -8,7 +8,7 @@ platform the candidate's JAX version is compared with the baseline's.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Any, Iterable
 
 from conformance.core.compare import Difference, diff
 from conformance.errors import ConformanceError
@@ -86,6 +86,13 @@ class CellChange:
     baseline_jax: str
     candidate_jax: str
     differences: tuple[Difference, ...] = ()
+    printed_differences: tuple[Difference, ...] = ()
+
+    @property
+    def printed_only(self) -> bool:
+        """Whether only what the chapter prints changed: same status, same asserted facts on both sides."""
+        return (self.baseline is not None and self.candidate is not None
+                and self.baseline.status is self.candidate.status and not self.differences)
 
     @property
     def cell_id(self) -> str:
@@ -118,17 +125,38 @@ class SetDiff:
     only_in_candidate: list[str]
 
 
+def printed_keys(*cells: CellResult | None) -> set[str]:
+    """The observation keys that either side's expectation puts in the printed tier."""
+    return {str(k) for cell in cells if cell is not None and isinstance(cell.printed_expected, dict)
+            for k in cell.printed_expected}
+
+
+def _tier(observation: Any, keys: set[str], printed: bool) -> Any:
+    if not isinstance(observation, dict) or not keys:
+        return observation if not printed else {}
+    return {k: v for k, v in observation.items() if (k in keys) == printed}
+
+
 def cell_change(platform: str, baseline: CellResult | None, candidate: CellResult | None, baseline_jax: str,
                 candidate_jax: str) -> CellChange | None:
-    """The change of one cell, or None when its status and observation are the same on both sides."""
+    """The change of one cell, or None when its status and both tiers of its observation are the same on both sides.
+
+    Differences of the asserted facts and of the printed facts are kept apart: a change of
+    printed facts alone (`printed_only`) is wording, reprs or counts the chapter only shows.
+    """
     side = candidate or baseline
     assert side is not None
     differences: tuple[Difference, ...] = ()
+    printed: tuple[Difference, ...] = ()
     if baseline is not None and candidate is not None:
-        differences = tuple(diff(baseline.observation, candidate.observation))
-        if baseline.status is candidate.status and not differences:
+        keys = printed_keys(baseline, candidate)
+        differences = tuple(diff(_tier(baseline.observation, keys, False), _tier(candidate.observation, keys, False)))
+        printed = tuple(diff(_tier(baseline.observation, keys, True), _tier(candidate.observation, keys, True)))
+        same_mark = baseline.printed_differs == candidate.printed_differs
+        if baseline.status is candidate.status and not differences and not printed and same_mark:
             return None
-    return CellChange(platform, side.case, side.param, baseline, candidate, baseline_jax, candidate_jax, differences)
+    return CellChange(platform, side.case, side.param, baseline, candidate, baseline_jax, candidate_jax, differences,
+                      printed)
 
 
 def diff_sets(baseline: ResultSet, candidate: ResultSet) -> SetDiff:

@@ -13,6 +13,9 @@ and a bug link. TOML, one `[[expect]]` table per entry::
     reason = "debug_nans misses NaNs once vmap has been traced"
     bug = "https://github.com/jax-ml/jax/issues/00000"
 
+A top-level `fail_on_printed = true` makes the gate fail on a change of printed output alone
+(wording, reprs, counts the chapter only prints), as `--fail-on-printed` does.
+
 A malformed entry is one `ConformanceError` line that names the file, the line and the entry.
 """
 
@@ -140,30 +143,57 @@ def _entry(data: object, number: int, line: int, text: str, source: str) -> Expe
                        bug=data.get("bug", ""))  # type: ignore[union-attr]
 
 
-def parse_expectations(text: str, source: str = "expectations") -> list[Expectation]:
-    """The entries of an expectations file; a malformed one is a one-line error naming its line."""
+TOP_LEVEL_KEYS = ("expect", "fail_on_printed")
+
+
+@dataclass(frozen=True)
+class ExpectationsFile:
+    """A parsed expectations file: its entries and the gate's settings."""
+
+    entries: list[Expectation]
+    fail_on_printed: bool = False
+
+
+def parse_expectations_file(text: str, source: str = "expectations") -> ExpectationsFile:
+    """The entries and settings of an expectations file; a malformed one is a one-line error naming its line."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConformanceError(f"{source}: does not parse as TOML: {exc}") from None
-    unknown = [k for k in data if k != "expect"]
+    unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
     if unknown:
         line = _key_line(text, 1, unknown[0])
-        raise ConformanceError(f"{source}:{line}: unknown top-level key `{unknown[0]}`; entries are [[expect]] tables")
+        raise ConformanceError(f"{source}:{line}: unknown top-level key `{unknown[0]}`; entries are [[expect]] tables "
+                               f"(top-level keys: {', '.join(TOP_LEVEL_KEYS)})")
+    fail_on_printed = data.get("fail_on_printed", False)
+    if not isinstance(fail_on_printed, bool):
+        line = _key_line(text, 1, "fail_on_printed")
+        raise ConformanceError(f"{source}:{line}: `fail_on_printed` should be true or false")
     entries = data.get("expect", [])
     if not isinstance(entries, list):
         raise ConformanceError(f"{source}: `expect` should be a list of [[expect]] tables")
     lines = _entry_lines(text)
     if len(lines) != len(entries):
         lines = [0] * len(entries)
-    return [_entry(entry, i, lines[i - 1], text, source) for i, entry in enumerate(entries, 1)]
+    return ExpectationsFile([_entry(entry, i, lines[i - 1], text, source) for i, entry in enumerate(entries, 1)],
+                            fail_on_printed)
 
 
-def load_expectations(path) -> list[Expectation]:
-    """Read and parse an expectations file."""
+def parse_expectations(text: str, source: str = "expectations") -> list[Expectation]:
+    """The entries of an expectations file; a malformed one is a one-line error naming its line."""
+    return parse_expectations_file(text, source).entries
+
+
+def load_expectations_file(path) -> ExpectationsFile:
+    """Read and parse an expectations file, entries and settings."""
     try:
         text = open(path, encoding="utf-8").read()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConformanceError(f"{path}: cannot read the expectations file ({getattr(exc, 'strerror', None) or exc})"
                                ) from None
-    return parse_expectations(text, str(path))
+    return parse_expectations_file(text, str(path))
+
+
+def load_expectations(path) -> list[Expectation]:
+    """Read and parse an expectations file's entries."""
+    return load_expectations_file(path).entries

@@ -5,8 +5,11 @@ A cell regresses from baseline to candidate when
 - a known issue that was absent appears (on a known-issue row `conforms` means the bug is there);
 - a clean run (one that reached an observation) becomes `crash`, `timeout` or `error`.
 A known issue that disappears, and an intended row that starts to conform, are good news.
-Any other change of status or observation is a change to review. An expectations entry
-that accepts the candidate's status acknowledges a regression; entries that match no
+A change of printed facts alone (wording, reprs, counts the chapter only shows; same status,
+same asserted facts) is reported apart and does not fail the gate, unless `fail_on_printed`
+(`--fail-on-printed`, or `fail_on_printed = true` in the expectations file) makes it a
+regression. Any other change of status or observation is a change to review. An expectations
+entry that accepts the candidate's status acknowledges a regression; entries that match no
 cell of the candidate are stale.
 """
 
@@ -19,7 +22,7 @@ from conformance.core.status import BROKEN, Status
 from conformance.decide.diff import CellChange, ResultSet, SetDiff
 from conformance.decide.expectations import Expectation
 
-REGRESSION, REVIEW, GOOD = "regression", "review", "good news"
+REGRESSION, REVIEW, GOOD, PRINTED = "regression", "review", "good news", "printed output"
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class GateOutcome:
     acknowledged: list[Judged] = field(default_factory=list)
     review: list[Judged] = field(default_factory=list)
     good: list[Judged] = field(default_factory=list)
+    printed: list[Judged] = field(default_factory=list)
     stale: list[Expectation] = field(default_factory=list)
     unchanged: int = 0
     only_in_baseline: list[str] = field(default_factory=list)
@@ -73,6 +77,8 @@ def classify(change: CellChange) -> tuple[str, str]:
             return REGRESSION, "stops conforming to the documented behaviour"
         if before is not Status.CONFORMS and after is Status.CONFORMS:
             return GOOD, "now conforms to the documented behaviour"
+    if change.printed_only:
+        return PRINTED, "printed output changed (wording, reprs or counts the chapter only prints); status unchanged"
     if before is after:
         return REVIEW, "same status, different observation"
     return REVIEW, "status changed"
@@ -99,14 +105,19 @@ def stale_expectations(expectations: Sequence[Expectation], candidate: ResultSet
     return [entry for i, entry in enumerate(expectations) if i not in used]
 
 
-def gate(set_diff: SetDiff, expectations: Sequence[Expectation] = ()) -> GateOutcome:
-    """Judge every change of `set_diff`; an entry accepting the candidate's status acknowledges a regression."""
+def gate(set_diff: SetDiff, expectations: Sequence[Expectation] = (), fail_on_printed: bool = False) -> GateOutcome:
+    """Judge every change of `set_diff`; an entry accepting the candidate's status acknowledges a regression.
+
+    With `fail_on_printed`, a change of printed output alone is a regression too.
+    """
     expectations = list(expectations)
     outcome = GateOutcome(unchanged=set_diff.unchanged, only_in_baseline=set_diff.only_in_baseline,
                           only_in_candidate=set_diff.only_in_candidate,
                           stale=stale_expectations(expectations, set_diff.candidate))
     for change in set_diff.changes:
         kind, why = classify(change)
+        if kind == PRINTED and fail_on_printed:
+            kind, why = REGRESSION, why.replace("; status unchanged", "; failing: printed output is gated")
         if kind == REGRESSION:
             found = _acknowledging(change, expectations)
             if found:
@@ -115,6 +126,8 @@ def gate(set_diff: SetDiff, expectations: Sequence[Expectation] = ()) -> GateOut
                 outcome.regressions.append(Judged(change, kind, why))
         elif kind == GOOD:
             outcome.good.append(Judged(change, kind, why))
+        elif kind == PRINTED:
+            outcome.printed.append(Judged(change, kind, why))
         else:
             outcome.review.append(Judged(change, kind, why))
     return outcome

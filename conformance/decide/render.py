@@ -66,13 +66,17 @@ def difference_lines(change: CellChange) -> list[str]:
                 lines.append(f"no observation in the {label}" + (f": {one_line(cell.reason, 200)}" if cell.reason
                                                                  else ""))
         return lines
-    for d in change.differences:
+    for d, tier in [(d, "") for d in change.differences] + [(d, "printed ") for d in change.printed_differences]:
         if d.kind == "missing":
-            lines.append(f"{d.path}: {short(d.expected)} -> (absent)")
+            lines.append(f"{tier}{d.path}: {short(d.expected)} -> (absent)")
         elif d.kind == "unexpected":
-            lines.append(f"{d.path}: (absent) -> {short(d.observed)}")
+            lines.append(f"{tier}{d.path}: (absent) -> {short(d.observed)}")
         else:
-            lines.append(f"{d.path}: {short(d.expected)} -> {short(d.observed)}")
+            lines.append(f"{tier}{d.path}: {short(d.expected)} -> {short(d.observed)}")
+    marks = [cell is not None and cell.printed_differs for cell in (change.baseline, change.candidate)]
+    if change.baseline is not None and change.candidate is not None and marks[0] != marks[1]:
+        lines.append("printed output " + ("now differs from the chapter's" if marks[1]
+                                          else "now matches the chapter's again"))
     if change.candidate is not None and change.candidate.status in BROKEN and change.candidate.reason:
         lines.append(f"reason: {one_line(change.candidate.reason, 200)}")
     return lines
@@ -89,10 +93,12 @@ def diff_text(set_diff: SetDiff) -> str:
     """The `diff` command's output."""
     lines = []
     for change in set_diff.changes:
-        lines.append(change_headline(change))
+        lines.append(change_headline(change) + (" [printed output only]" if change.printed_only else ""))
         lines.extend("    " + line for line in difference_lines(change))
     lines.extend(one_sided_platforms(set_diff.only_in_baseline, set_diff.only_in_candidate))
-    lines.append(f"{len(set_diff.changes)} cell(s) differ, {set_diff.unchanged} unchanged")
+    printed = sum(change.printed_only for change in set_diff.changes)
+    lines.append(f"{len(set_diff.changes)} cell(s) differ" + (f" ({printed} in printed output only)" if printed else "")
+                 + f", {set_diff.unchanged} unchanged")
     return "\n".join(lines)
 
 
@@ -109,13 +115,14 @@ def _acknowledgement(judged: Judged) -> str:
 
 
 SECTIONS = (("regressions", "Regressions"), ("acknowledged", "Acknowledged regressions"),
-            ("review", "Changes to review"), ("good", "Good news"))
+            ("review", "Changes to review"), ("printed", "Printed output changes (not failing)"), ("good", "Good news"))
 
 
 def _verdict(outcome: GateOutcome) -> str:
+    printed = f", {len(outcome.printed)} printed-output change(s)" if outcome.printed else ""
     if outcome.regressions:
-        return f"FAIL: {len(outcome.regressions)} regression(s) not acknowledged (exit 1)"
-    return f"PASS: no regression ({len(outcome.acknowledged)} acknowledged) (exit 0)"
+        return f"FAIL: {len(outcome.regressions)} regression(s) not acknowledged{printed} (exit 1)"
+    return f"PASS: no regression ({len(outcome.acknowledged)} acknowledged{printed}) (exit 0)"
 
 
 def gate_text(outcome: GateOutcome, title: str) -> str:

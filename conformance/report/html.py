@@ -114,7 +114,8 @@ def _cell_data(result, expected_index: dict[str, int], expected_table: list[Any]
     if result.observation != result.expected:  # null included: the page then says there is no observation
         data["o"] = visible_tree(result.observation)
     optional = {"r": result.reason, "d": result.diff, "x": result.details, "so": result.stdout_tail,
-                "se": result.stderr_tail, "a": result.attempts, "l": result.launcher}
+                "se": result.stderr_tail, "a": result.attempts, "l": result.launcher, "pd": result.printed_diff,
+                "pe": result.printed_expected}
     data.update({k: visible_tree(v) for k, v in optional.items() if v})
     if result.duration_s:
         data["t"] = round(result.duration_s, 3)
@@ -206,11 +207,22 @@ def _md(text: str) -> str:
 
 def markdown_summary(model: ReportModel, *, cells: bool = True) -> str:
     """Markdown for a CI step summary: the overview per column, what changed, and (optionally) every cell."""
-    lines = ["## JAX conformance", "", "| jax | platform | " + " | ".join(STATUS_ORDER) + " | conforming |",
-             "|---|---|" + "---|" * (len(STATUS_ORDER) + 1)]
+    lines = ["## JAX conformance", "",
+             "| jax | platform | " + " | ".join(STATUS_ORDER) + " | conforming | printed output differs |",
+             "|---|---|" + "---|" * (len(STATUS_ORDER) + 2)]
     for column in model.columns:
         counts = " | ".join(str(column.counts.get(s, 0)) for s in STATUS_ORDER)
-        lines.append(f"| {_md(column.jax)} | {_md(column.platform)} | {counts} | {column.conforming_text} |")
+        lines.append(f"| {_md(column.jax)} | {_md(column.platform)} | {counts} | {column.conforming_text} | "
+                     f"{column.printed_differs} |")
+    lines += ["", f"### Where JAX {DOCUMENTED_JAX} differs from the chapter", ""]
+    if not model.discrepancies:
+        lines.append("None: on the documented release every asserted fact holds.")
+    for found in model.discrepancies:
+        observed = "; ".join(f"{d.get('path')}: expected {json.dumps(d.get('expected'), default=repr)}, observed "
+                             f"{json.dumps(d.get('observed'), default=repr)}" for d in found.result.diff)
+        lines.append(f"- {_md(found.cell_id)} ({_md(found.platform)}): the chapter: {_md(found.claim)} "
+                     f"Observed: {_md(observed or found.result.reason)}. "
+                     + (f"Why: {_md(found.note)}" if found.note else "No note yet: unexplained."))
     for step in model.steps:
         if step.total:
             lines += ["", f"### {_md(step.before)} → {_md(step.after)} ({_md(step.platform)})"]
@@ -225,7 +237,8 @@ def markdown_summary(model: ReportModel, *, cells: bool = True) -> str:
             for block in section.cases:
                 for row in block.params:
                     name = _md(row.cell_id) + (" (known issue)" if row.known_issue else "")
-                    words = " | ".join(_md(c.word) for c in row.cells)
+                    words = " | ".join(_md(c.word) + (" (printed output differs)" if c.printed_differs else "")
+                                       for c in row.cells)
                     lines.append(f"| {_md(section.heading)} | {name} | {words} |")
     return "\n".join(lines) + "\n"
 
@@ -255,6 +268,11 @@ def junit_xml(model: ReportModel) -> str:
                 diff = "\n".join(f"{d.get('path')}: expected {d.get('expected')!r}, observed {d.get('observed')!r}"
                                  for d in cell.result.diff)
                 body = f"<failure message={message}>{xml_escape(visible(diff))}</failure>"
+            if cell.printed_differs:
+                printed = "\n".join(f"{d.get('path')}: printed {d.get('expected')!r}, observed {d.get('observed')!r}"
+                                     for d in cell.result.printed_diff)
+                body = ('<properties><property name="printed_output_differs" value="true"/></properties>' + body
+                        + f"<system-out>{xml_escape(visible('printed output differs: ' + printed))}</system-out>")
             cases.append(f'<testcase classname={quoteattr(row.case_id)} name={quoteattr(row.cell_id)} '
                          f'time="{cell.result.duration_s:.3f}">{body}</testcase>')
         out.append(f"<testsuite name={quoteattr(name)} tests=\"{len(cases)}\" failures=\"{failures}\" "

@@ -16,7 +16,7 @@ from typing import Any
 
 from conformance.core.case import Case, section_order
 from conformance.core.status import BROKEN, Status, describe
-from conformance.core.versions import direction, release_tuple
+from conformance.core.versions import SAME, direction, release_tuple
 from conformance.results.merge import Conflict, merge_files
 from conformance.results.schema import CellResult, ResultFile
 
@@ -48,6 +48,7 @@ class Column:
     finished_at: str
     sources: list[str]
     counts: dict[str, int] = field(default_factory=dict)
+    printed_differs: int = 0  # cells whose printed output differs from the chapter's (any status)
 
     @property
     def conforming_percent(self) -> float | None:
@@ -80,6 +81,11 @@ class TableCell:
         """CSS class suffix."""
         return self.status.replace(" ", "-")
 
+    @property
+    def printed_differs(self) -> bool:
+        """Whether what the chapter only prints (wording, reprs, counts) came out otherwise in this cell."""
+        return self.result is not None and self.result.printed_differs
+
 
 @dataclass
 class ParamRow:
@@ -92,6 +98,7 @@ class ParamRow:
     known_issue: bool  # a known issue on at least one column's platform
     cells: list[TableCell]
     known_at: list[bool] = field(default_factory=list)  # per column: a known issue on that column's platform
+    discrepancy: str = ""  # the case's note on why the chapter's claim is false on the documented release
 
     @property
     def cell_id(self) -> str:
@@ -168,7 +175,7 @@ class VersionStep:
         return sum(len(v) for v in self.groups.values())
 
 
-CHANGE_GROUPS = ("regressed", "fixed", "API added", "API removed", "changed")
+CHANGE_GROUPS = ("regressed", "fixed", "API added", "API removed", "changed", "printed output changed")
 
 
 @dataclass
@@ -182,6 +189,20 @@ class Timeline:
 
 
 @dataclass
+class Discrepancy:
+    """A row whose asserted facts differ on the documented release, on a platform the chapter covers: the chapter is
+    wrong there, or the behaviour depends on something it does not say."""
+
+    cell_id: str
+    rows: list[str]
+    claim: str
+    platform: str
+    jax: str
+    result: CellResult
+    note: str  # the case's measured reason; empty when nobody has explained it yet
+
+
+@dataclass
 class ReportModel:
     """Everything the report shows."""
 
@@ -190,6 +211,7 @@ class ReportModel:
     steps: list[VersionStep]
     timelines: list[Timeline]
     conflicts: list[Conflict]
+    discrepancies: list[Discrepancy] = field(default_factory=list)
 
     @property
     def versions(self) -> list[tuple[str, list[int]]]:
@@ -238,10 +260,27 @@ def _word(result: CellResult | None, known_issue: bool, jax_version: str) -> Tab
     return TableCell(result.status.value, word, result)
 
 
+def _printed_keys(*results: CellResult) -> set[str]:
+    return {str(k) for r in results if isinstance(r.printed_expected, dict) for k in r.printed_expected}
+
+
+def _asserted_part(observation: Any, printed: set[str]) -> Any:
+    if not isinstance(observation, dict):
+        return observation
+    return {k: v for k, v in observation.items() if k not in printed}
+
+
 def classify_change(before: CellResult, after: CellResult, known_issue: bool) -> str | None:
-    """The group of a change between two versions of one cell, or None when nothing changed."""
-    if before.status == after.status and before.observation == after.observation:
-        return None
+    """The group of a change between two versions of one cell, or None when nothing changed.
+
+    A change of the printed facts alone (same status, same asserted facts) is "printed output changed".
+    """
+    printed = _printed_keys(before, after)
+    if before.status == after.status:
+        if _asserted_part(before.observation, printed) == _asserted_part(after.observation, printed):
+            if before.observation == after.observation and before.printed_differs == after.printed_differs:
+                return None
+            return "printed output changed"
     b, a = before.status, after.status
     if b is Status.UNSUPPORTED and a is not Status.UNSUPPORTED:
         return "API added"
@@ -274,7 +313,7 @@ def _steps(model_columns: list[Column], rows: list[ParamRow]) -> list[VersionSte
                     continue
                 group = classify_change(before, after, row.known_at[right])
                 if group:
-                    detail = "observation changed" if before.status == after.status else ""
+                    detail = "observation changed" if group == "changed" and before.status == after.status else ""
                     groups[group].append(Change(row.cell_id, row.cells[left].word, row.cells[right].word, detail))
             steps.append(VersionStep(platform, model_columns[left].jax, model_columns[right].jax, groups))
     return steps
@@ -309,6 +348,27 @@ def _timeline(row: ParamRow, columns: list[Column], platform: str) -> Timeline |
     return Timeline(row.cell_id, platform, False, text)
 
 
+ACCELERATOR_SUFFIXES = ("-cuda", "-rocm", "-tpu")
+
+
+def chapter_covers(platform: str) -> bool:
+    """Whether the chapter's claims are about `platform`: it documents the CPU backend (macOS arm64, and Linux x86
+    where it says so), so every CPU platform; an accelerator platform is beyond what it says."""
+    return not platform.endswith(ACCELERATOR_SUFFIXES)
+
+
+def _discrepancies(columns: list[Column], rows: list[ParamRow], claims: Mapping[str, str]) -> list[Discrepancy]:
+    found = []
+    for row in rows:
+        for column, cell in zip(columns, row.cells):
+            result = cell.result
+            if (result is not None and result.status is Status.DIFFERS and direction(column.jax) == SAME
+                    and chapter_covers(column.platform)):
+                found.append(Discrepancy(row.cell_id, row.rows, claims.get(row.case_id, ""), column.platform,
+                                         column.jax, result, row.discrepancy))
+    return found
+
+
 def build_model(files: Iterable[ResultFile], cases: Iterable[Case]) -> ReportModel:
     """The report model from result files (any number of versions, platforms and shards)."""
     merged = sorted(merge_files(files), key=lambda m: (version_key(m.jax), m.platform))
@@ -326,7 +386,8 @@ def build_model(files: Iterable[ResultFile], cases: Iterable[Case]) -> ReportMod
         known_at = [case.is_known_issue(param, run.platform) if case is not None
                     else bool(result is not None and result.known_issue) for run, result in zip(merged, results)]
         cells = [_word(result, known, run.jax) for run, result, known in zip(merged, results, known_at)]
-        return ParamRow(case_id, param, label, rows, any(known_at), cells, known_at)
+        note = case.discrepancy_note(param) if case is not None else ""
+        return ParamRow(case_id, param, label, rows, any(known_at), cells, known_at, note)
 
     blocks: dict[str, list[CaseBlock]] = {}
     order = list(declared) + sorted(set(seen) - set(declared))
@@ -354,7 +415,9 @@ def build_model(files: Iterable[ResultFile], cases: Iterable[Case]) -> ReportMod
         for row in rows:
             counts[row.cells[i].status] = counts.get(row.cells[i].status, 0) + 1
         column.counts = counts
+        column.printed_differs = sum(row.cells[i].printed_differs for row in rows)
     timelines = [t for row in rows for platform in sorted({c.platform for c in columns})
                  for t in [_timeline(row, columns, platform)] if t is not None]
+    claims = {block.case_id: block.claim for section in sections for block in section.cases}
     return ReportModel(columns, sections, _steps(columns, rows), timelines,
-                       [c for m in merged for c in m.conflicts])
+                       [c for m in merged for c in m.conflicts], _discrepancies(columns, rows, claims))

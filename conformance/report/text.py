@@ -46,9 +46,10 @@ def status_counts(cells: Iterable[CellResult]) -> dict[str, int]:
 
 
 def run_summary(runs: list[dict[str, Any]]) -> str:
-    """One line per finished version: platform, Python, launcher, counts per status, cells run and reused, time."""
-    header = ["jax", "platform", "python", "launch"] + [s.value for s in Status] + ["ran", "reused", "seconds",
-                                                                                      "cells/s"]
+    """One line per finished version: platform, Python, launcher, counts per status, cells whose printed output
+    differs from the chapter's, cells run and reused, time."""
+    header = ["jax", "platform", "python", "launch"] + [s.value for s in Status] + ["printed≠", "ran", "reused",
+                                                                                      "seconds", "cells/s"]
     rows = []
     for run in runs:
         head = run["file"].header
@@ -56,6 +57,7 @@ def run_summary(runs: list[dict[str, Any]]) -> str:
         wall = run.get("wall_s", 0.0)
         rate = f"{run['cells'] / wall:.1f}" if wall else "-"
         launcher = run.get("launcher") or head.launcher  # this run's, not the merged file's
-        rows.append([head.jax, head.platform, head.python, launcher, *[counts[s.value] for s in Status],
+        printed = sum(cell.printed_differs for cell in run["file"].cells)
+        rows.append([head.jax, head.platform, head.python, launcher, *[counts[s.value] for s in Status], printed,
                      run["cells"] - run["reused"], run["reused"], f"{wall:.1f}", rate])
     return text_table(header, rows)
