@@ -48,7 +48,7 @@ def status_counts(cells: Iterable[CellResult]) -> dict[str, int]:
 def run_summary(runs: list[dict[str, Any]]) -> str:
     """One line per finished version: platform, Python, launcher, counts per status, cells whose printed output
     differs from the chapter's, cells run and reused, time."""
-    header = ["jax", "platform", "python", "launch"] + [s.value for s in Status] + ["printed≠", "ran", "reused",
+    header = ["jax", "platform", "python", "launch"] + [s.value for s in Status] + ["printed", "ran", "reused",
                                                                                       "seconds", "cells/s"]
     rows = []
     for run in runs:
