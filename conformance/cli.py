@@ -135,6 +135,15 @@ def build_parser() -> argparse.ArgumentParser:
     gating.add_argument("--expectations", type=Path, metavar="FILE",
                         help="TOML file of expected statuses that acknowledge known regressions")
     gating.add_argument("--markdown", type=Path, metavar="PATH", help="also write the decision as Markdown")
+    gating.add_argument("--newest", action="store_true",
+                        help="when the candidate holds several JAX versions of a platform (a results folder), gate "
+                             "the newest of each against the baseline")
+    gating.add_argument("--baseline-platforms", action="store_true",
+                        help="gate only the platforms the baseline holds; the candidate's others are listed as not "
+                             "gated (by default a platform on one side only fails the gate)")
+    gating.add_argument("--allow-missing", action="store_true",
+                        help="accept baseline cells the candidate lacks and platforms run on one side only "
+                             "(listed, not failing); by default they fail the gate")
     gating.add_argument("--fail-on-printed", action="store_true",
                         help="fail on a change of printed output alone (wording, reprs, counts the chapter only "
                              "prints); by default such changes are reported, not failing")
@@ -336,7 +345,11 @@ def print_conflicts(files: list[ResultFile]) -> int:
     Shards and platforms merge cell by cell (the file finished last wins a cell); a conflict is
     never dropped in silence.
     """
-    conflicts = [c for run in merge_files(files) for c in run.conflicts]
+    return report_conflicts([c for run in merge_files(files) for c in run.conflicts])
+
+
+def report_conflicts(conflicts: list) -> int:
+    """Name each conflict of merged result sets on stderr (the entry finished last is the one used); return how many."""
     for conflict in conflicts:
         print(f"jax-conformance: conflict: {conflict.describe()} (the file finished last is reported)",
               file=sys.stderr)
@@ -488,6 +501,7 @@ def command_diff(args: argparse.Namespace) -> int:
     """Print the cells whose status or observation differ between two result sets; exit 0."""
     baseline = result_set(load_results(args.baseline), "baseline")
     candidate = result_set(load_results(args.candidate), "candidate")
+    report_conflicts(baseline.conflicts + candidate.conflicts)
     mismatch = version_mismatch(baseline, candidate)
     if mismatch:
         print(f"note: the two sets differ in version: {mismatch}")
@@ -542,13 +556,17 @@ def command_gate(args: argparse.Namespace) -> int:
         check_writable(args.markdown, "--markdown")
     baseline_paths, candidate_paths = gate_inputs(args)
     baseline = result_set(load_results(baseline_paths), "baseline")
-    candidate = result_set(load_results(candidate_paths), "candidate")
+    candidate = result_set(load_results(candidate_paths), "candidate", newest=args.newest)
+    report_conflicts(baseline.conflicts + candidate.conflicts)
+    for left_out in candidate.left_out:
+        print(f"note: --newest left out the candidate's {left_out}")
     mismatch = version_mismatch(baseline, candidate)
     if mismatch and not args.allow_version_mismatch:
         raise ConformanceError(f"refusing to compare result sets of different versions: {mismatch}; "
                                f"pass --allow-version-mismatch to compare them anyway")
-    outcome = gate(diff_sets(baseline, candidate), settings.entries,
-                   fail_on_printed=args.fail_on_printed or settings.fail_on_printed)
+    outcome = gate(diff_sets(baseline, candidate, baseline_platforms_only=args.baseline_platforms), settings.entries,
+                   fail_on_printed=args.fail_on_printed or settings.fail_on_printed,
+                   allow_missing=args.allow_missing or settings.allow_missing)
     sides = ", ".join(f"{p}: jax {baseline.jax(p)} -> {candidate.jax(p)}" for p in sorted(baseline.runs)
                       if p in candidate.runs)
     title = f"gate ({sides})"

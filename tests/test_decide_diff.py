@@ -101,13 +101,17 @@ def test_a_side_without_an_observation_shows_its_reason_not_a_diff(tmp_path, cap
     assert "no observation in the baseline: jax.debug.log does not exist" in out and "<observation>" not in out
 
 
-def test_cli_gate_notes_platforms_that_only_one_side_ran(tmp_path, capsys):
+def test_cli_gate_fails_on_a_platform_only_one_side_ran_unless_accepted(tmp_path, capsys):
+    """issue 19 item 2: a platform compared on one side only counts against a pass."""
     write(tmp_path / "a", "0.7.2", "linux-x86_64", [cell("a.x")])
     write(tmp_path / "a", "0.7.2", "darwin-arm64", [cell("a.x")])
     write(tmp_path / "b", "0.8.3", "linux-x86_64", [cell("a.x")])
-    code = cli.main(["gate", "--baseline", str(tmp_path / "a"), "--candidate", str(tmp_path / "b")])
+    argv = ["gate", "--baseline", str(tmp_path / "a"), "--candidate", str(tmp_path / "b")]
+    assert cli.main(argv) == 1
     out = capsys.readouterr().out
-    assert code == 0 and "note: darwin-arm64 is only in the baseline (not compared)" in out
+    assert "note: darwin-arm64 is only in the baseline (not compared)" in out and "1 platform(s) on one side" in out
+    assert cli.main(argv + ["--allow-missing"]) == 0
+    assert "(accepted with --allow-missing)" in capsys.readouterr().out
 
 
 def test_diff_says_which_changes_are_in_printed_output_only(tmp_path, capsys):

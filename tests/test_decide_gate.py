@@ -8,7 +8,7 @@ import pytest
 
 from conformance import cli
 from conformance.decide.diff import cell_change
-from conformance.decide.gate import GOOD, REGRESSION, REVIEW, classify
+from conformance.decide.gate import GOOD, MISSING, REGRESSION, REVIEW, classify
 from conformance.results.schema import CellResult
 from tests.synthetic_results import VMAP, cell, write
 
@@ -36,7 +36,7 @@ def _change(before: str | None, after: str | None, known_issue: bool = False, ob
     ("differs", "unsupported", False, REVIEW),
     ("conforms", "unsupported", True, REVIEW),
     (None, "crash", False, REVIEW),                  # new cell
-    ("conforms", None, False, REVIEW),               # cell gone
+    ("conforms", None, False, MISSING),              # cell gone: counts against a pass
 ])
 def test_classification(before, after, known, kind):
     assert classify(_change(before, after, known))[0] == kind
@@ -149,7 +149,7 @@ platform = "darwin-arm64"
 def test_no_change_passes(tmp_path, capsys):
     path = write(tmp_path, "0.8.3", "linux-x86_64", [cell("a.b")])
     assert cli.main(["gate", "--baseline", str(path), "--candidate", str(path)]) == 0
-    assert "1 cell(s) unchanged. PASS" in capsys.readouterr().out
+    assert "1 cell(s) compared, 1 unchanged, 0 missing from the candidate. PASS" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -283,3 +283,84 @@ def test_an_asserted_change_with_the_same_status_is_not_printed_only():
                          CellResult.from_json(cell("a.b", "", "differs", {"raised": "B", "message": "w"},
                                                    printed_expected=printed)), "0.7.2", "0.8.3")
     assert not change.printed_only and classify(change)[0] == REVIEW
+
+
+# ---------------------------------------------------------------- issue 19: a gate that never passes on nothing
+
+
+@pytest.mark.parametrize("candidate_platform, cells", [("darwin-arm64", [cell("a.b")]), ("linux-x86_64", [])])
+def test_a_gate_that_compared_nothing_fails(tmp_path, capsys, candidate_platform, cells):
+    """issue 19 item 2: another platform, or a candidate with no cells, compares nothing: exit 1, even when
+    --allow-missing accepts the gaps."""
+    base = write(tmp_path / "a", "0.8.3", "linux-x86_64", [cell("a.b")])
+    cand = write(tmp_path / "b", "0.12.0.1", candidate_platform, cells)
+    for extra in ([], ["--allow-missing"]):
+        assert cli.main(["gate", "--baseline", str(base), "--candidate", str(cand), *extra]) == 1
+        out = capsys.readouterr().out
+        assert "0 cell(s) compared" in out and "FAIL: no cell was compared" in out
+
+
+def test_a_candidate_lacking_the_regressed_cell_fails_unless_missing_cells_are_accepted(tmp_path, capsys):
+    """issue 19 item 2: a baseline cell missing from the candidate counts against a pass."""
+    base = write(tmp_path / "a", "0.8.3", "linux-x86_64", [cell("a.b"), cell("a.regressed")])
+    cand = write(tmp_path / "b", "0.12.0.1", "linux-x86_64", [cell("a.b")])
+    argv = ["gate", "--baseline", str(base), "--candidate", str(cand)]
+    assert cli.main(argv) == 1
+    out = capsys.readouterr().out
+    assert "MISSING FROM THE CANDIDATE (1)" in out and "a.regressed" in out
+    assert "1 cell(s) compared, 1 unchanged, 1 missing from the candidate." in out
+    assert cli.main(argv + ["--allow-missing"]) == 0
+    accept = _expect(tmp_path, "allow_missing = true\n")
+    assert cli.main(argv + ["--expectations", accept]) == 0
+
+
+def _versions_folder(tmp_path, newest_status):
+    """A results folder of four JAX versions (as the workflow's `quick latest` writes), and a baseline."""
+    base = write(tmp_path / "baseline", "0.12.0.1", "linux-x86_64", [cell("a.b"), cell("a.c")])
+    folder = tmp_path / "results"
+    for version in ("0.4.38", "0.8.3", "0.11.2"):
+        write(folder, version, "linux-x86_64", [cell("a.b", "", "differs"), cell("a.c", "", "differs")])
+    write(folder, "0.12.0.1", "linux-x86_64", [cell("a.b"), cell("a.c", "", newest_status)])
+    write(folder, "0.12.0.1", "darwin-arm64", [cell("a.b"), cell("a.c")])  # another runner: no baseline for it
+    return base, folder
+
+
+def test_newest_gates_the_newest_version_of_a_results_folder(tmp_path, capsys):
+    """issue 19 item 1: a folder holding several versions is refused without --newest, gated by its newest with it."""
+    base, folder = _versions_folder(tmp_path, "conforms")
+    assert cli.main(["gate", "--baseline", str(base), "--candidate", str(folder)]) == 2
+    assert "pass --newest" in capsys.readouterr().err
+    assert cli.main(["gate", "--baseline", str(base), "--candidate", str(folder), "--newest",
+                     "--baseline-platforms"]) == 0
+    out = capsys.readouterr().out
+    assert "left out the candidate's jax 0.11.2 linux-x86_64" in out and "jax 0.12.0.1 -> 0.12.0.1" in out
+    assert "darwin-arm64 is not gated: the baseline has no results for it" in out
+
+
+@pytest.mark.parametrize("newest_status, code", [("conforms", 0), ("differs", 1)])
+def test_the_workflow_gate_script_decides_on_a_four_version_folder(tmp_path, newest_status, code):
+    """issue 19 item 1: .github/scripts/gate.sh, as the workflow runs it, with a baseline and a 4-version folder."""
+    import os
+    import subprocess
+    import sys
+
+    base, folder = _versions_folder(tmp_path, newest_status)
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "BASELINE": str(base.parent), "RESULTS": str(folder), "SITE": str(tmp_path / "site"),
+           "PYTHON": sys.executable, "PYTHONPATH": str(root)}
+    env.pop("GITHUB_STEP_SUMMARY", None)
+    done = subprocess.run(["bash", str(root / ".github/scripts/gate.sh")], env=env, capture_output=True, text=True)
+    assert done.returncode == code, done.stdout + done.stderr
+    assert ("FAIL: 1 regression(s)" if code else "PASS: no regression") in done.stdout
+    assert (tmp_path / "site" / "gate.md").exists()
+
+
+def test_diff_and_gate_name_every_conflict_and_a_cell_listed_twice(tmp_path, capsys):
+    """issue 19 item 4: conflicts of merged sets are printed by diff and gate, duplicates within a file too."""
+    base = write(tmp_path / "a", "0.8.3", "linux-x86_64", [cell("a.b"), cell("a.b", "", "differs")])
+    cand = write(tmp_path / "b", "0.12.0.1", "linux-x86_64", [cell("a.b")])
+    for argv in (["diff", str(base), str(cand)], ["gate", "--baseline", str(base), "--candidate", str(cand)]):
+        cli.main(argv)
+        err = capsys.readouterr().err
+        assert "conflict: jax 0.8.3 linux-x86_64 a.b: conforms in 0.8.3-linux-x86_64.json, differs in " \
+               "0.8.3-linux-x86_64.json (entry 2)" in err

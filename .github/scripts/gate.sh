@@ -3,8 +3,15 @@
 # results with the baseline results (and an expectations file), append the gate's summary to the job's
 # summary page, and exit with the gate's status. The tests run this very script.
 #
+# What the CI gate means: the newest JAX version of the run, on each platform the baseline holds, against
+# the baseline (the upgrade a team would take), so a results folder of several versions (`quick latest`)
+# is gated by its newest. The run's other platforms are listed as not gated (no baseline for them). A
+# baseline platform the run lacks, and baseline cells the run did not select, fail the gate unless
+# ALLOW_MISSING=1 accepts them (they are still listed); a gate that compared nothing fails.
+#
 #   BASELINE      folder of baseline result files (no result files there yet: the gate is skipped, status 0)
-#   RESULTS       folder of the candidate result files
+#   RESULTS       folder of the candidate result files (any number of versions; the newest per platform is gated)
+#   ALLOW_MISSING 1 to accept baseline cells the candidate lacks and platforms on one side only (optional)
 #   EXPECTATIONS  expectations file (optional)
 #   SITE          folder to write gate.md into (default site)
 #   PYTHON        the interpreter that has jax-conformance installed (default python)
@@ -20,8 +27,10 @@ if ! compgen -G "$baseline/*.json" > /dev/null; then
     fi
     exit 0
 fi
-args=(gate --baseline "$baseline" --candidate "${RESULTS:?set RESULTS to the candidate result files}"
+args=(gate --baseline "$baseline" --candidate "${RESULTS:?set RESULTS to the candidate result files}" --newest
+      --baseline-platforms
       --markdown "$site/gate.md")
+if [[ "${ALLOW_MISSING:-}" == "1" ]]; then args+=(--allow-missing); fi
 if [[ -n "${EXPECTATIONS:-}" ]]; then args+=(--expectations "$EXPECTATIONS"); fi
 status=0
 "$py" -m conformance "${args[@]}" || status=$?

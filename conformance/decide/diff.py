@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from conformance.core.compare import Difference, diff
+from conformance.core.versions import release_tuple
 from conformance.errors import ConformanceError
 from conformance.results.merge import Conflict, MergedRun, merge_files
 from conformance.results.schema import CellResult, ResultFile
@@ -23,6 +24,7 @@ class ResultSet:
     label: str
     runs: dict[str, MergedRun]
     conflicts: list[Conflict] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)  # older versions of a platform that `newest` set aside
 
     @property
     def suite_versions(self) -> set[str]:
@@ -45,20 +47,37 @@ class ResultSet:
                 yield platform, cell
 
 
-def result_set(files: Iterable[ResultFile], label: str) -> ResultSet:
-    """Merge files into one set; a set with two JAX versions on one platform is refused in one line."""
+def result_set(files: Iterable[ResultFile], label: str, newest: bool = False) -> ResultSet:
+    """Merge files into one set; a set with two JAX versions on one platform is refused in one line.
+
+    With `newest`, such a set keeps the newest JAX version of each platform instead (`left_out` names the others).
+    """
+    by_platform: dict[str, list[MergedRun]] = {}
+    for run in merge_files(files):
+        by_platform.setdefault(run.platform, []).append(run)
     runs: dict[str, MergedRun] = {}
     conflicts: list[Conflict] = []
-    for run in merge_files(files):
-        if run.platform in runs:
-            versions = sorted({runs[run.platform].jax, run.jax})
-            raise ConformanceError(f"the {label} holds jax {' and '.join(versions)} for {run.platform}; "
-                                   f"give one JAX version per platform (name the files rather than the folder)")
-        runs[run.platform] = run
-        conflicts.extend(run.conflicts)
+    left_out: list[str] = []
+    for platform, found in by_platform.items():
+        if len(found) > 1 and not newest:
+            versions = sorted({run.jax for run in found}, key=_version_order)
+            raise ConformanceError(f"the {label} holds jax {' and '.join(versions)} for {platform}; "
+                                   f"give one JAX version per platform (name the files rather than the folder), "
+                                   f"or pass --newest to take the newest")
+        found.sort(key=lambda run: _version_order(run.jax))
+        runs[platform] = found[-1]
+        conflicts.extend(found[-1].conflicts)
+        left_out += [f"jax {run.jax} {platform}" for run in found[:-1]]
     if not runs:
         raise ConformanceError(f"the {label} holds no result files")
-    return ResultSet(label, runs, conflicts)
+    return ResultSet(label, runs, conflicts, left_out)
+
+
+def _version_order(version: str) -> tuple:
+    try:
+        return (0, release_tuple(version), version)
+    except ValueError:
+        return (1, (), version)
 
 
 def version_mismatch(baseline: ResultSet, candidate: ResultSet) -> str | None:
@@ -123,7 +142,17 @@ class SetDiff:
     unchanged: int
     only_in_baseline: list[str]
     only_in_candidate: list[str]
+    not_gated: list[str] = field(default_factory=list)  # candidate platforms set aside: the baseline has none
 
+    @property
+    def compared(self) -> int:
+        """How many cells both sides hold (on the platforms both ran): what a verdict can rest on."""
+        return self.unchanged + sum(c.baseline is not None and c.candidate is not None for c in self.changes)
+
+    @property
+    def missing(self) -> list[CellChange]:
+        """Baseline cells that the candidate lacks (on a platform both ran)."""
+        return [c for c in self.changes if c.candidate is None]
 
 def printed_keys(*cells: CellResult | None) -> set[str]:
     """The observation keys that either side's expectation puts in the printed tier."""
@@ -159,8 +188,12 @@ def cell_change(platform: str, baseline: CellResult | None, candidate: CellResul
                       printed)
 
 
-def diff_sets(baseline: ResultSet, candidate: ResultSet) -> SetDiff:
-    """Compare the candidate with the baseline on every platform both hold."""
+def diff_sets(baseline: ResultSet, candidate: ResultSet, baseline_platforms_only: bool = False) -> SetDiff:
+    """Compare the candidate with the baseline on every platform both hold.
+
+    With `baseline_platforms_only`, the candidate's platforms that the baseline lacks are set aside
+    (`not_gated`) rather than counted as one-sided.
+    """
     changes: list[CellChange] = []
     unchanged = 0
     shared = [p for p in baseline.runs if p in candidate.runs]
@@ -172,6 +205,7 @@ def diff_sets(baseline: ResultSet, candidate: ResultSet) -> SetDiff:
                 unchanged += 1
             else:
                 changes.append(change)
+    extra = sorted(p for p in candidate.runs if p not in baseline.runs)
     return SetDiff(baseline, candidate, changes, unchanged,
                    sorted(p for p in baseline.runs if p not in candidate.runs),
-                   sorted(p for p in candidate.runs if p not in baseline.runs))
+                   [] if baseline_platforms_only else extra, extra if baseline_platforms_only else [])

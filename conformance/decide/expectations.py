@@ -14,7 +14,8 @@ and a bug link. TOML, one `[[expect]]` table per entry::
     bug = "https://github.com/jax-ml/jax/issues/00000"
 
 A top-level `fail_on_printed = true` makes the gate fail on a change of printed output alone
-(wording, reprs, counts the chapter only prints), as `--fail-on-printed` does.
+(wording, reprs, counts the chapter only prints), as `--fail-on-printed` does; `allow_missing = true`
+accepts baseline cells the candidate lacks and platforms run on one side only, as `--allow-missing` does.
 
 A malformed entry is one `ConformanceError` line that names the file, the line and the entry.
 """
@@ -143,7 +144,7 @@ def _entry(data: object, number: int, line: int, text: str, source: str) -> Expe
                        bug=data.get("bug", ""))  # type: ignore[union-attr]
 
 
-TOP_LEVEL_KEYS = ("expect", "fail_on_printed")
+TOP_LEVEL_KEYS = ("expect", "fail_on_printed", "allow_missing")
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,7 @@ class ExpectationsFile:
 
     entries: list[Expectation]
     fail_on_printed: bool = False
+    allow_missing: bool = False
 
 
 def parse_expectations_file(text: str, source: str = "expectations") -> ExpectationsFile:
@@ -165,10 +167,9 @@ def parse_expectations_file(text: str, source: str = "expectations") -> Expectat
         line = _key_line(text, 1, unknown[0])
         raise ConformanceError(f"{source}:{line}: unknown top-level key `{unknown[0]}`; entries are [[expect]] tables "
                                f"(top-level keys: {', '.join(TOP_LEVEL_KEYS)})")
-    fail_on_printed = data.get("fail_on_printed", False)
-    if not isinstance(fail_on_printed, bool):
-        line = _key_line(text, 1, "fail_on_printed")
-        raise ConformanceError(f"{source}:{line}: `fail_on_printed` should be true or false")
+    for flag in ("fail_on_printed", "allow_missing"):
+        if not isinstance(data.get(flag, False), bool):
+            raise ConformanceError(f"{source}:{_key_line(text, 1, flag)}: `{flag}` should be true or false")
     entries = data.get("expect", [])
     if not isinstance(entries, list):
         raise ConformanceError(f"{source}: `expect` should be a list of [[expect]] tables")
@@ -176,7 +177,7 @@ def parse_expectations_file(text: str, source: str = "expectations") -> Expectat
     if len(lines) != len(entries):
         lines = [0] * len(entries)
     return ExpectationsFile([_entry(entry, i, lines[i - 1], text, source) for i, entry in enumerate(entries, 1)],
-                            fail_on_printed)
+                            data.get("fail_on_printed", False), data.get("allow_missing", False))
 
 
 def parse_expectations(text: str, source: str = "expectations") -> list[Expectation]:

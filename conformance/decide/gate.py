@@ -11,6 +11,10 @@ same asserted facts) is reported apart and does not fail the gate, unless `fail_
 regression. Any other change of status or observation is a change to review. An expectations
 entry that accepts the candidate's status acknowledges a regression; entries that match no
 cell of the candidate are stale.
+
+The gate never passes on nothing: it fails when no cell was compared, when the candidate lacks a
+cell the baseline has, and when a platform was run on one side only, unless `allow_missing`
+(`--allow-missing`, or `allow_missing = true` in the expectations file) accepts the last two.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from conformance.core.status import BROKEN, Status
 from conformance.decide.diff import CellChange, ResultSet, SetDiff
 from conformance.decide.expectations import Expectation
 
-REGRESSION, REVIEW, GOOD, PRINTED = "regression", "review", "good news", "printed output"
+REGRESSION, REVIEW, GOOD, PRINTED, MISSING = "regression", "review", "good news", "printed output", "missing"
 
 
 @dataclass(frozen=True)
@@ -45,15 +49,26 @@ class GateOutcome:
     review: list[Judged] = field(default_factory=list)
     good: list[Judged] = field(default_factory=list)
     printed: list[Judged] = field(default_factory=list)
+    missing: list[Judged] = field(default_factory=list)
     stale: list[Expectation] = field(default_factory=list)
     unchanged: int = 0
+    compared: int = 0
     only_in_baseline: list[str] = field(default_factory=list)
     only_in_candidate: list[str] = field(default_factory=list)
+    not_gated: list[str] = field(default_factory=list)
+    allow_missing: bool = False
+
+    @property
+    def unaccepted_gaps(self) -> int:
+        """Missing cells and one-sided platforms that count against a pass (none when `allow_missing`)."""
+        if self.allow_missing:
+            return 0
+        return len(self.missing) + len(self.only_in_baseline) + len(self.only_in_candidate)
 
     @property
     def exit_code(self) -> int:
-        """0 when no cell regresses apart from acknowledged ones, else 1."""
-        return 1 if self.regressions else 0
+        """0 when cells were compared and none regresses apart from acknowledged ones, with no unaccepted gap; else 1."""
+        return 1 if self.regressions or not self.compared or self.unaccepted_gaps else 0
 
 
 def classify(change: CellChange) -> tuple[str, str]:
@@ -63,7 +78,7 @@ def classify(change: CellChange) -> tuple[str, str]:
     if before is None:
         return REVIEW, "new cell: the baseline does not have it"
     if after is None:
-        return REVIEW, "the candidate does not have this cell"
+        return MISSING, "the candidate does not have this cell (it was not run)"
     clean_before = before not in BROKEN and before is not Status.FLAKY
     if clean_before and after in BROKEN:
         return REGRESSION, f"a clean run becomes {after.value}"
@@ -105,15 +120,18 @@ def stale_expectations(expectations: Sequence[Expectation], candidate: ResultSet
     return [entry for i, entry in enumerate(expectations) if i not in used]
 
 
-def gate(set_diff: SetDiff, expectations: Sequence[Expectation] = (), fail_on_printed: bool = False) -> GateOutcome:
+def gate(set_diff: SetDiff, expectations: Sequence[Expectation] = (), fail_on_printed: bool = False,
+         allow_missing: bool = False) -> GateOutcome:
     """Judge every change of `set_diff`; an entry accepting the candidate's status acknowledges a regression.
 
-    With `fail_on_printed`, a change of printed output alone is a regression too.
+    With `fail_on_printed`, a change of printed output alone is a regression too; with `allow_missing`, baseline
+    cells the candidate lacks and platforms run on one side only are listed without failing the gate.
     """
     expectations = list(expectations)
-    outcome = GateOutcome(unchanged=set_diff.unchanged, only_in_baseline=set_diff.only_in_baseline,
-                          only_in_candidate=set_diff.only_in_candidate,
-                          stale=stale_expectations(expectations, set_diff.candidate))
+    outcome = GateOutcome(unchanged=set_diff.unchanged, compared=set_diff.compared,
+                          only_in_baseline=set_diff.only_in_baseline, only_in_candidate=set_diff.only_in_candidate,
+                          stale=stale_expectations(expectations, set_diff.candidate), allow_missing=allow_missing,
+                          not_gated=set_diff.not_gated)
     for change in set_diff.changes:
         kind, why = classify(change)
         if kind == PRINTED and fail_on_printed:
@@ -128,6 +146,8 @@ def gate(set_diff: SetDiff, expectations: Sequence[Expectation] = (), fail_on_pr
             outcome.good.append(Judged(change, kind, why))
         elif kind == PRINTED:
             outcome.printed.append(Judged(change, kind, why))
+        elif kind == MISSING:
+            outcome.missing.append(Judged(change, kind, why))
         else:
             outcome.review.append(Judged(change, kind, why))
     return outcome

@@ -114,15 +114,32 @@ def _acknowledgement(judged: Judged) -> str:
     return "; ".join(bits)
 
 
-SECTIONS = (("regressions", "Regressions"), ("acknowledged", "Acknowledged regressions"),
-            ("review", "Changes to review"), ("printed", "Printed output changes (not failing)"), ("good", "Good news"))
+SECTIONS = (("regressions", "Regressions"), ("missing", "Missing from the candidate"),
+            ("acknowledged", "Acknowledged regressions"), ("review", "Changes to review"),
+            ("printed", "Printed output changes (not failing)"), ("good", "Good news"))
 
 
 def _verdict(outcome: GateOutcome) -> str:
     printed = f", {len(outcome.printed)} printed-output change(s)" if outcome.printed else ""
+    if not outcome.compared:
+        return "FAIL: no cell was compared (the two sides share no platform or no cell) (exit 1)"
+    reasons = []
     if outcome.regressions:
-        return f"FAIL: {len(outcome.regressions)} regression(s) not acknowledged{printed} (exit 1)"
+        reasons.append(f"{len(outcome.regressions)} regression(s) not acknowledged")
+    if outcome.unaccepted_gaps:
+        gaps = len(outcome.missing), len(outcome.only_in_baseline) + len(outcome.only_in_candidate)
+        reasons.append(f"{gaps[0]} baseline cell(s) missing from the candidate and {gaps[1]} platform(s) on one side "
+                       f"only (accept them with --allow-missing)")
+    if reasons:
+        return f"FAIL: {'; '.join(reasons)}{printed} (exit 1)"
     return f"PASS: no regression ({len(outcome.acknowledged)} acknowledged{printed}) (exit 0)"
+
+
+def _compared_line(outcome: GateOutcome) -> str:
+    accepted = " (accepted with --allow-missing)" if outcome.allow_missing and (
+        outcome.missing or outcome.only_in_baseline or outcome.only_in_candidate) else ""
+    return (f"{outcome.compared} cell(s) compared, {outcome.unchanged} unchanged, {len(outcome.missing)} missing "
+            f"from the candidate{accepted}.")
 
 
 def gate_text(outcome: GateOutcome, title: str) -> str:
@@ -146,7 +163,8 @@ def gate_text(outcome: GateOutcome, title: str) -> str:
         lines.extend(f"  {entry.label}: matches no cell of the candidate" for entry in outcome.stale)
     lines.extend(f"\nnote: {line}" for line in one_sided_platforms(outcome.only_in_baseline,
                                                                     outcome.only_in_candidate))
-    lines.append(f"\n{outcome.unchanged} cell(s) unchanged. {_verdict(outcome)}")
+    lines.extend(f"\nnote: {platform} is not gated: the baseline has no results for it" for platform in outcome.not_gated)
+    lines.append(f"\n{_compared_line(outcome)} {_verdict(outcome)}")
     return "\n".join(lines)
 
 
@@ -166,7 +184,11 @@ def gate_markdown(outcome: GateOutcome, title: str) -> str:
     if outcome.stale:
         lines += ["", f"### Stale expectations ({len(outcome.stale)})", ""]
         lines.extend(f"- {md(entry.label)}: matches no cell of the candidate" for entry in outcome.stale)
-    lines += ["", f"{outcome.unchanged} cell(s) unchanged."]
+    sided = one_sided_platforms(outcome.only_in_baseline, outcome.only_in_candidate) + [
+        f"{platform} is not gated: the baseline has no results for it" for platform in outcome.not_gated]
+    if sided:
+        lines += ["", "### Platforms on one side only", ""] + [f"- {md(line)}" for line in sided]
+    lines += ["", md(_compared_line(outcome))]
     return "\n".join(lines) + "\n"
 
 

@@ -77,7 +77,8 @@ def retired_stored_cells(stored: Mapping[str, Any] | None, new: Mapping[str, Any
 
 @dataclass
 class Conflict:
-    """A cell that two files of the same version and platform report with different statuses."""
+    """A cell that two files of the same version and platform report with different statuses, or that one file lists
+    more than once (each entry is named: `x.json`, `x.json (entry 2)`)."""
 
     jax: str
     platform: str
@@ -115,8 +116,13 @@ def merge_files(files: Iterable[ResultFile]) -> list[MergedRun]:
         for member in members:
             for cell in member.cells:
                 cells[cell.cell_id] = cell
-                seen.setdefault(cell.cell_id, {})[member.source] = cell.status.value
+                entries = seen.setdefault(cell.cell_id, {})
+                source = member.source
+                if source in entries:  # one file lists the cell twice: name each entry, never keep one silently
+                    source = f"{member.source} (entry {sum(k.startswith(member.source) for k in entries) + 1})"
+                entries[source] = cell.status.value
         conflicts = [Conflict(jax, platform, cell_id, statuses) for cell_id, statuses in seen.items()
-                     if len(set(statuses.values())) > 1]
+                     if len(set(statuses.values())) > 1
+                     or any(" (entry " in source for source in statuses)]
         merged.append(MergedRun(jax, platform, members, cells, conflicts))
     return merged
