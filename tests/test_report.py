@@ -360,3 +360,19 @@ def test_an_unexplained_discrepancy_says_so():
     cases = [cases[0], make_case("demo.wrong_chapter", "§1 Values")]
     page = render_html(build_model(files, cases), GENERATED_AT)
     assert "No note yet: this discrepancy is unexplained." in page
+
+
+def test_a_report_of_cells_this_suite_does_not_declare_takes_sections_and_claims_from_the_result_files():
+    """issue 19 item 5: `report` without --cases still shows a team's cells under their section, with the claim."""
+    from tests.synthetic_results import cell, files as synthetic
+
+    team = synthetic(NEW, "linux-x86_64", [
+        cell("teamcases/nan_guard.after_vmap", "", "conforms", heading="Team §1 Our NaN guard", section="Team §1",
+             claim="our guard catches NaNs after vmap"),
+        cell("elsewhere.unknown", "", "conforms")])
+    model = build_model([team], [])
+    headings = {s.heading: [c.case_id for c in s.cases] for s in model.sections}
+    assert headings["Team §1 Our NaN guard"] == ["teamcases/nan_guard.after_vmap"]
+    assert headings[UNKNOWN_SECTION] == ["elsewhere.unknown"]
+    [block] = [c for s in model.sections for c in s.cases if c.case_id == "teamcases/nan_guard.after_vmap"]
+    assert block.claim == "our guard catches NaNs after vmap"

@@ -69,9 +69,11 @@ def run_cell_once(case: Case, param: str, target: Target, launch: Launch, launch
     rows = list(case.rows(param))
     expected = case.expected(param, target.platform)
     known_issue = case.is_known_issue(param, target.platform)
+    described = {"section": case.section, "heading": case.heading, "claim": case.claim,
+                 "discrepancy": case.discrepancy_note(param)}
     if isinstance(expected, Skip):
         return CellResult(case=case.id, param=param, rows=rows, status=Status.SKIPPED, reason=expected.reason,
-                          known_issue=known_issue)
+                          known_issue=known_issue, **described)
     case_env = case.env_for(param)
     with tempfile.TemporaryDirectory(prefix="jaxconf-", dir=workroot) as workdir:
         out_path = os.path.join(workdir, "observation.json")
@@ -95,7 +97,7 @@ def run_cell_once(case: Case, param: str, target: Target, launch: Launch, launch
         reason=found.reason, observation_verdict=found.observation_verdict, duration_s=outcome.duration_s,
         stdout_tail=outcome.stdout, stderr_tail=outcome.stderr,
         command=reproduction_command(case, param, target.jax_version, target.package),
-        launcher=outcome.launcher or ("spawn" if fresh else launcher_name),
+        launcher=outcome.launcher or ("spawn" if fresh else launcher_name), **described,
     )
 
 

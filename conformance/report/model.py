@@ -394,11 +394,17 @@ def build_model(files: Iterable[ResultFile], cases: Iterable[Case]) -> ReportMod
     for case_id in order:
         case = declared.get(case_id)
         if case is None:
+            # Not declared here (a team's folder, or another version of the suite): the result files say what it is.
             reported = [r for run in merged for r in run.cells.values() if r.case == case_id]
-            params = [param_row(case_id, p, "", reported[0].rows if reported else [], None)
-                      for p in sorted(seen[case_id])]
+            rows_of = {r.param: r.rows for r in reported}
+            params = [param_row(case_id, p, "", rows_of.get(p, []), None) for p in sorted(seen[case_id])]
+            for row in params:
+                row.discrepancy = next((r.discrepancy for r in reported if r.param == row.param and r.discrepancy), "")
+            described = next((r for r in reversed(reported) if r.heading), None)
+            heading = described.heading if described else UNKNOWN_SECTION
+            claim = described.claim if described else ""
             # No module or probe: the page offers no reproduction script for a case this suite does not declare.
-            block = CaseBlock(case_id, UNKNOWN_SECTION, "", "", "", "", "", {}, None, params)
+            block = CaseBlock(case_id, heading, claim, "", "", "", "", {}, None, params)
         else:
             if case_id not in seen:
                 continue

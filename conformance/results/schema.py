@@ -75,6 +75,10 @@ class CellResult:
     attempts: list[dict[str, Any]] = field(default_factory=list)
     printed_expected: Any = None
     printed_diff: list[dict[str, Any]] = field(default_factory=list)
+    section: str = ""  # where the chapter (or a team's folder) documents it: `§3.1`
+    heading: str = ""  # the section's heading: `§3 Finding NaNs`
+    claim: str = ""
+    discrepancy: str = ""  # why the chapter's claim is false on the documented release, where a case says so
 
     @property
     def printed_differs(self) -> bool:
@@ -149,6 +153,10 @@ class CellResult:
             attempts=list(attempts),
             printed_expected=printed_expected,
             printed_diff=list(printed_diff),
+            section=_check(data.get("section", ""), str, f"{where}.section"),
+            heading=_check(data.get("heading", ""), str, f"{where}.heading"),
+            claim=_check(data.get("claim", ""), str, f"{where}.claim"),
+            discrepancy=_check(data.get("discrepancy", ""), str, f"{where}.discrepancy"),
         )
 
 
