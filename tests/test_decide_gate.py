@@ -364,3 +364,16 @@ def test_diff_and_gate_name_every_conflict_and_a_cell_listed_twice(tmp_path, cap
         err = capsys.readouterr().err
         assert "conflict: jax 0.8.3 linux-x86_64 a.b: conforms in 0.8.3-linux-x86_64.json, differs in " \
                "0.8.3-linux-x86_64.json (entry 2)" in err
+
+
+def test_result_data_cannot_forge_lines_or_escapes_in_diff_and_gate_output(tmp_path, capsys):
+    """issue 19 item 18: an observation key holding a newline and `::error file=…::`, and ANSI escapes, are escaped."""
+    hostile = "x\n::error file=README.md::forged\x1b[31m"
+    base = write(tmp_path / "a", "0.8.3", "linux-x86_64", [cell("a.b", "", "conforms", {hostile: 1})])
+    cand = write(tmp_path / "b", "0.12.0.1", "linux-x86_64", [cell("a.b", "", "differs", {hostile: 2},
+                                                                   reason="bad\x1b[2J\n::warning::x")])
+    for argv in (["diff", str(base), str(cand)], ["gate", "--baseline", str(base), "--candidate", str(cand)]):
+        cli.main(argv)
+        out = capsys.readouterr().out
+        assert "\x1b" not in out and not any(line.startswith("::") for line in out.splitlines())
+        assert "x\\x0a::error file=README.md::forged\\x1b[31m" in out

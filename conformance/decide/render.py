@@ -20,6 +20,18 @@ from conformance.results.schema import CellResult
 
 VALUE_CHARS = 120
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~!{}])")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def terminal_safe(text: str) -> str:
+    """`text` with every control character shown as an escape, so result data can neither start a line of its own
+    (a forged `::error` annotation in CI) nor move the cursor or colour the terminal (ANSI escapes)."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
+                        text)
+
+
+def _lines(lines: list[str]) -> str:
+    return "\n".join(terminal_safe(line) for line in lines)
 
 
 def short(value: Any, limit: int = VALUE_CHARS) -> str:
@@ -99,7 +111,7 @@ def diff_text(set_diff: SetDiff) -> str:
     printed = sum(change.printed_only for change in set_diff.changes)
     lines.append(f"{len(set_diff.changes)} cell(s) differ" + (f" ({printed} in printed output only)" if printed else "")
                  + f", {set_diff.unchanged} unchanged")
-    return "\n".join(lines)
+    return _lines(lines)
 
 
 def _acknowledgement(judged: Judged) -> str:
@@ -165,7 +177,8 @@ def gate_text(outcome: GateOutcome, title: str) -> str:
                                                                     outcome.only_in_candidate))
     lines.extend(f"\nnote: {platform} is not gated: the baseline has no results for it" for platform in outcome.not_gated)
     lines.append(f"\n{_compared_line(outcome)} {_verdict(outcome)}")
-    return "\n".join(lines)
+    # Only a heading's own leading newline is kept; any other control character, from result data, is escaped.
+    return "\n".join(("\n" if line.startswith("\n") else "") + terminal_safe(line.lstrip("\n")) for line in lines)
 
 
 def gate_markdown(outcome: GateOutcome, title: str) -> str:
@@ -198,8 +211,8 @@ def observation_line(cell: CellResult | None, jax: str = "") -> str:
         return "(not tested)"
     status = status_words(cell, jax)
     if cell.observation is None:
-        return f"{status}: {one_line(cell.reason, 200)}"
-    return f"{status}: {short(cell.observation, 400)}"
+        return terminal_safe(f"{status}: {one_line(cell.reason, 200)}")
+    return terminal_safe(f"{status}: {short(cell.observation, 400)}")
 
 
 def bisect_text(outcome: BisectOutcome, cell_id: str, find_fix: bool = False) -> str:
@@ -228,4 +241,4 @@ def bisect_text(outcome: BisectOutcome, cell_id: str, find_fix: bool = False) ->
         lines.append(f"skipped jax {skipped.version}: {one_line(skipped.why, 300)}")
     lines.append(f"tested {len(outcome.tested)} of {len(outcome.releases)} releases "
                  f"({outcome.releases[0]} .. {outcome.releases[-1]})")
-    return "\n".join(lines)
+    return _lines(lines)
