@@ -333,3 +333,24 @@ def test_user_pythonpath_never_reaches_a_child(run_fixture_cell, monkeypatch, tm
     monkeypatch.setenv("PYTHONPATH", str(shadow))
     result = run_fixture_cell("own_process")
     assert result.status.value == "conforms"
+
+
+def test_oversized_result_files_and_fields_are_bounded_when_read(tmp_path):
+    """issue 19 item 11: a huge file is refused in one line; huge fields of a cell are bounded as when written."""
+    import json as _json
+
+    from conformance.results.load import MAX_RESULT_BYTES, ResultsError, load_result_file
+    from tests.synthetic_results import cell, write
+
+    path = write(tmp_path, "0.12.0.1", "linux-x86_64", [
+        cell("a.b", "", "differs", {"k": "v" * 300_000}, details={"x": "y" * 300_000}, stdout_tail="o" * 100_000,
+             reason="r" * 100_000, attempts=[{"status": "differs"}] * 500)])
+    [loaded] = load_result_file(path).cells
+    assert len(_json.dumps(loaded.observation)) < 60_000 and len(_json.dumps(loaded.details)) < 30_000
+    assert len(loaded.stdout_tail) <= 4000 and len(loaded.reason) <= 2000 and len(loaded.attempts) <= 20
+    big = tmp_path / "big" / "0.12.0.1-linux-x86_64.json"
+    big.parent.mkdir()
+    with open(big, "wb") as out:
+        out.truncate(MAX_RESULT_BYTES + 1)
+    with pytest.raises(ResultsError, match="larger than any result file the suite writes"):
+        load_result_file(big)

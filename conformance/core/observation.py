@@ -65,6 +65,7 @@ class ProcessOutcome:
 
 
 DETAILS_CHARS = 20_000
+TAIL_CHARS = 4000  # of a child's stdout and stderr
 OBSERVATION_CHARS = 50_000
 TRUNCATED = "[… truncated]"
 

@@ -35,11 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Mapping, Sequence
 
-from conformance.core.observation import ProcessOutcome
+from conformance.core.observation import TAIL_CHARS, ProcessOutcome
 from conformance.portable import fork_unavailable_reason, kill_pid, kill_tree, new_group_options, \
     processes_with_variable
 
-TAIL_CHARS = 4000
 MARKER_VARIABLE = "JAXCONF_CELL_TOKEN"
 _POLL_S = 0.02
 

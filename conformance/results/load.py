@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Union
 
-from conformance.results.schema import ResultFile, SchemaError, result_file_from_json
+from conformance.core.observation import (DETAILS_CHARS, MESSAGE_CHARS, OBSERVATION_CHARS, TAIL_CHARS, TRUNCATED,
+                                          bounded)
+from conformance.results.schema import CellResult, ResultFile, SchemaError, result_file_from_json
 
 PathLike = Union[str, os.PathLike]
 
@@ -57,9 +59,40 @@ def result_files(paths: PathLike | Iterable[PathLike]) -> list[Path]:
     return files
 
 
+# Far above what the suite writes (about 0.3 MB for 175 cells; every field of a cell is bounded when written):
+# a larger file was not written by it, and reading one would cost gigabytes.
+MAX_RESULT_BYTES = 64 * 1024 * 1024
+MAX_ATTEMPTS = 20
+
+
+def bounded_cell(cell: CellResult) -> CellResult:
+    """`cell` with its observation, details, tails, reason and attempts bounded as when they are written, so a
+    hand-edited or foreign file cannot make a report or a gate hold megabytes per cell."""
+    cell.observation = bounded(cell.observation, OBSERVATION_CHARS)
+    cell.expected = bounded(cell.expected, OBSERVATION_CHARS)
+    cell.printed_expected = bounded(cell.printed_expected, OBSERVATION_CHARS)
+    cell.details = bounded(cell.details, DETAILS_CHARS)
+    cell.diff = cell.diff if len(json.dumps(cell.diff, default=repr)) <= OBSERVATION_CHARS else [
+        {"path": "<diff>", "expected": None, "observed": TRUNCATED, "kind": "changed"}]
+    cell.printed_diff = cell.printed_diff if len(json.dumps(cell.printed_diff, default=repr)) <= OBSERVATION_CHARS \
+        else [{"path": "<printed diff>", "expected": None, "observed": TRUNCATED, "kind": "changed"}]
+    cell.stdout_tail, cell.stderr_tail = cell.stdout_tail[-TAIL_CHARS:], cell.stderr_tail[-TAIL_CHARS:]
+    cell.reason = cell.reason[:MESSAGE_CHARS]
+    cell.claim, cell.discrepancy = cell.claim[:MESSAGE_CHARS], cell.discrepancy[:MESSAGE_CHARS]
+    cell.attempts = [bounded(a, DETAILS_CHARS) for a in cell.attempts[:MAX_ATTEMPTS]]
+    return cell
+
+
 def load_result_file(path: PathLike) -> ResultFile:
-    """One parsed, checked result file."""
+    """One parsed, checked result file, every cell's fields bounded."""
     path = Path(path)
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0
+    if size > MAX_RESULT_BYTES:
+        raise _error(path, f"is {size / 2**20:.0f} MB, larger than any result file the suite writes "
+                           f"({MAX_RESULT_BYTES // 2**20} MB at most)")
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -75,7 +108,9 @@ def load_result_file(path: PathLike) -> ResultFile:
     except (ValueError, RecursionError) as exc:
         raise _error(path, f"is not JSON ({exc})") from None
     try:
-        return result_file_from_json(data, str(path))
+        loaded = result_file_from_json(data, str(path))
+        loaded.cells = [bounded_cell(cell) for cell in loaded.cells]
+        return loaded
     except SchemaError as exc:
         raise _error(path, str(exc)) from None
     except RecursionError:
