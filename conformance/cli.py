@@ -164,7 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     pin = commands.add_parser("pin", help="refresh the hashed pinned requirement sets in matrix/pins/")
     pin.add_argument("versions", nargs="*", metavar="VERSION",
-                     help=f"JAX versions to pin (default: every version of the {DEFAULT_MATRIX} matrix)")
+                     help=f"JAX versions or matrix names (`all`) to pin (default: every version of the "
+                          f"{DEFAULT_MATRIX} matrix)")
     return parser
 
 
@@ -468,9 +469,9 @@ def command_report(args: argparse.Namespace) -> int:
 
 
 def matrix_versions(name: str, builder: EnvironmentBuilder) -> list[str]:
-    """The versions of a named matrix; one that names the newest releases asks the package index."""
+    """The versions of a named matrix; one that names releases of the package index (`latest`, `all`) asks it."""
     matrix = load_matrix(name)
-    if not matrix.newest:
+    if not matrix.from_index:
         return list(matrix.versions)
     return list(resolve_versions(matrix, builder.index.releases("jax")))
 
@@ -489,8 +490,11 @@ def command_matrix(args: argparse.Namespace) -> int:
 
 def command_pin(args: argparse.Namespace) -> int:
     """Refresh the hashed pins of the given versions (default: the default matrix)."""
-    versions = args.versions or list(load_matrix(DEFAULT_MATRIX).versions)
     builder = EnvironmentBuilder()
+    versions: list[str] = []
+    for word in args.versions or [DEFAULT_MATRIX]:
+        versions += [word] if is_version(word) and not Path(word).exists() else matrix_versions(word, builder)
+    versions = list(dict.fromkeys(versions))
     for version in versions:
         path = compile_pins(version, builder.index)
         print(f"pinned jax {version}: {path}")

@@ -131,3 +131,85 @@ def test_phone_width_keeps_the_first_column_and_scrolls(browser, tmp_path):
         assert first.is_displayed() and first.rect["width"] < 200
     finally:
         browser.set_window_size(1280, 900)
+
+
+ALL_RELEASES = ["0.4.38", "0.5.0", "0.5.1", "0.5.2", "0.5.3", "0.6.0", "0.6.1", "0.6.2", "0.7.0", "0.7.1", "0.7.2",
+                "0.8.0", "0.8.1", "0.8.2", "0.8.3", "0.9.0", "0.9.0.1", "0.9.1", "0.9.2", "0.10.0", "0.10.1",
+                "0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0", "0.12.0.1"]
+
+
+def every_release(tmp_path: Path) -> Path:
+    """A report over the 27 releases of the `all` matrix (the golden files, relabelled; jax 0.5.2 ran with jaxlib
+    0.5.1, as on the package index)."""
+    old, new = sorted(load_results(GOLDEN), key=lambda f: f.header.jax != "0.4.38")
+    files = []
+    for i, version in enumerate(ALL_RELEASES):
+        made = copy.deepcopy(old if i < 12 else new)
+        made.header.jax = version
+        made.header.jaxlib = "0.5.1" if version == "0.5.2" else version
+        made.header.finished_at = f"2026-11-29T00:00:{i:02d}+00:00"
+        made.source = f"{version}-linux-x86_64.json"
+        files.append(made)
+    return write_report(files, tmp_path / "all.html", cases=CASES, generated_at="2026-11-29T00:00:00+00:00")
+
+
+def shown_columns(driver) -> list[str]:
+    return [th.text.split("\n")[0] for th in driver.find_elements(By.CSS_SELECTOR, "thead tr.v th[data-cols]")
+            if th.is_displayed()]
+
+
+def test_the_compact_view_shows_27_releases_at_1400_px_collapses_a_series_and_keeps_a_keyboard_path(browser, tmp_path):
+    browser.set_window_size(1400, 900)
+    try:
+        browser.get(every_release(tmp_path).as_uri())
+        assert "view-compact" in browser.find_element(By.TAG_NAME, "body").get_attribute("class")
+        # Every version column visible at once, without horizontal scrolling.
+        heads = browser.find_elements(By.CSS_SELECTOR, "thead tr.v th[data-cols]")
+        assert len(heads) == 27 and all(th.is_displayed() for th in heads)
+        wrap = browser.find_element(By.CSS_SELECTOR, ".wrap")
+        assert browser.execute_script("return arguments[0].scrollWidth <= arguments[0].clientWidth", wrap)
+        assert heads[-1].rect["x"] + heads[-1].rect["width"] <= 1400
+        assert "jaxlib 0.5.1" in heads[3].get_attribute("title")
+        # A cell is a glyph, its words on hover/focus (title and data-w).
+        cell = browser.find_element(By.CSS_SELECTOR, "tr.r[data-text^='demo.known_bug'] td.c")
+        assert cell.text.strip() == "●" and cell.get_attribute("title") == "bug still present"
+        # Collapse the 0.8 series to its newest patch, then every series, then back.
+        browser.find_element(By.CSS_SELECTOR, "[data-collapse='0.8']").click()
+        shown = shown_columns(browser)
+        assert "0.8.3" in shown and not {"0.8.0", "0.8.1", "0.8.2"} & set(shown) and len(shown) == 24
+        browser.find_element(By.ID, "v-newest").click()
+        assert shown_columns(browser) == ["0.4.38", "0.5.3", "0.6.2", "0.7.2", "0.8.3", "0.9.2", "0.10.2", "0.11.2",
+                                          "0.12.0.1"]
+        browser.find_element(By.ID, "v-newest").click()
+        assert len(shown_columns(browser)) == 27
+        # The keyboard path to a cell: Tab into the table, arrows to move, Enter opens the panel, Escape closes it.
+        from selenium.webdriver.common.keys import Keys
+
+        body = browser.find_element(By.TAG_NAME, "body")
+        for _ in range(80):
+            body.send_keys(Keys.TAB) if browser.switch_to.active_element.tag_name == "body" else \
+                browser.switch_to.active_element.send_keys(Keys.TAB)
+            if browser.switch_to.active_element.tag_name == "td":
+                break
+        first = browser.switch_to.active_element
+        assert first.tag_name == "td"
+        first.send_keys(Keys.ARROW_RIGHT)
+        second = browser.switch_to.active_element
+        assert second.get_attribute("data-col") == str(int(first.get_attribute("data-col")) + 1)
+        second.send_keys(Keys.ARROW_DOWN)
+        below = browser.switch_to.active_element
+        assert below.get_attribute("data-col") == second.get_attribute("data-col") and below != second
+        below.send_keys(Keys.ENTER)
+        panel = browser.find_element(By.ID, "panel")
+        assert panel.is_displayed() and "jax-conformance run --jax" in panel.text
+        below.send_keys(Keys.ESCAPE)
+        assert not panel.is_displayed()
+        # The detailed view is one toggle away.
+        browser.find_element(By.ID, "v-compact").click()
+        assert cell.text.strip() == "bug still present"
+        keep = os.environ.get("JAX_CONFORMANCE_SCREENSHOT")
+        if keep:
+            browser.find_element(By.ID, "v-compact").click()
+            browser.save_screenshot(keep.replace(".png", "-compact.png"))
+    finally:
+        browser.set_window_size(1280, 900)

@@ -32,5 +32,21 @@ def test_bad_matrix_text_is_one_line(text, fragment):
 
 
 def test_unknown_matrix_names_the_known_ones():
-    with pytest.raises(ConformanceError, match="known matrices: default, latest, quick"):
+    with pytest.raises(ConformanceError, match="known matrices: all, default, latest, quick"):
         load_matrix("nightly")
+
+
+def test_all_matrix_is_every_final_release_since_0_4_38_read_from_the_index():
+    from conformance.envs.matrix import resolve_versions
+
+    released = ["0.4.37", "0.4.38", "0.5.0", "0.5.2", "0.9.0.1", "0.12.0.1", "0.13.0rc1", "0.13.0.dev20261201"]
+    matrix = load_matrix("all")
+    assert matrix.since == "0.4.38" and matrix.from_index
+    assert resolve_versions(matrix, released) == ("0.4.38", "0.5.0", "0.5.2", "0.9.0.1", "0.12.0.1")
+    assert resolve_versions(matrix, released + ["0.12.1"])[-1] == "0.12.1"  # a new release joins without an edit
+
+
+@pytest.mark.parametrize("text", ['since = "soon"', 'since = "0.4.38"\nnewest = 2', 'since = "0.4.38"\nversions = ["0.5.0"]'])
+def test_bad_since_is_one_line(text):
+    with pytest.raises(ConformanceError, match="`since` must be a JAX version"):
+        parse_matrix(text, "bad", "bad.toml")

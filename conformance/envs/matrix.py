@@ -1,9 +1,10 @@
 """Named matrices of JAX versions (`matrix/<name>.toml`), read and checked.
 
-A matrix lists its versions (`versions = ["0.4.38", ...]`), or names the newest releases
-(`newest = N`: the newest patch of each of the N newest minor series on the package index),
-so that a new JAX release joins it without editing anything; `resolve_versions` turns the
-latter into versions, given the releases the index knows.
+A matrix lists its versions (`versions = ["0.4.38", ...]`), or names releases of the package
+index: `newest = N` (the newest patch of each of the N newest minor series) or `since = "V"`
+(every final release from V on, patch releases included), so that a new JAX release joins it
+without editing anything; `resolve_versions` turns the latter into versions, given the
+releases the index knows.
 """
 
 from __future__ import annotations
@@ -33,6 +34,12 @@ class Matrix:
     name: str
     versions: tuple[str, ...]
     newest: int = 0  # when set, the newest patch of each of this many newest minor series
+    since: str = ""  # when set, every final release from this one on
+
+    @property
+    def from_index(self) -> bool:
+        """Whether the versions are read from the package index rather than listed."""
+        return bool(self.newest or self.since)
 
 
 def matrix_path(name_or_path: str, matrix_dir: Path = MATRIX_DIR) -> Path:
@@ -58,6 +65,12 @@ def parse_matrix(text: str, name: str, source: str) -> Matrix:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConformanceError(f"matrix file {source} does not parse as TOML: {exc}") from None
+    since = data.get("since")
+    if since is not None:
+        if not is_version(since) or "versions" in data or "newest" in data:
+            raise ConformanceError(f"matrix file {source}: `since` must be a JAX version such as \"0.4.38\", "
+                                   f"and stands instead of `versions` and `newest`")
+        return Matrix(name=name, versions=(), since=since)
     newest = data.get("newest")
     if newest is not None:
         if not isinstance(newest, int) or isinstance(newest, bool) or newest < 1 or "versions" in data:
@@ -90,22 +103,30 @@ def load_matrix(name_or_path: str, matrix_dir: Path = MATRIX_DIR) -> Matrix:
 
 
 def resolve_versions(matrix: Matrix, released: Iterable[str]) -> tuple[str, ...]:
-    """The matrix's versions, oldest first: its list, or the newest patch of each of its `newest` minor
-    series among `released` (final releases only). Pure."""
-    if not matrix.newest:
+    """The matrix's versions, oldest first: its list; every final release from `since` on; or the newest patch
+    of each of its `newest` minor series among `released` (final releases only). Pure."""
+    if not matrix.from_index:
         return matrix.versions
     finals: dict[tuple[int, int], tuple[Version, str]] = {}
+    every: list[tuple[Version, str]] = []
     for text in released:
         try:
             version = Version(text)
         except InvalidVersion:
             continue
-        if version.is_prerelease or version.is_devrelease or not is_version(text):
+        if version.is_prerelease or version.is_devrelease or version.local or not is_version(text):
             continue
+        every.append((version, text))
         series = (version.major, version.minor)
         if series not in finals or version > finals[series][0]:
             finals[series] = (version, text)
     if not finals:
         raise ConformanceError(f"matrix {matrix.name}: the package index lists no final JAX release")
+    if matrix.since:
+        chosen = sorted(pair for pair in every if pair[0] >= Version(matrix.since))
+        if not chosen:
+            raise ConformanceError(f"matrix {matrix.name}: the package index lists no JAX release from "
+                                   f"{matrix.since} on")
+        return tuple(text for _, text in chosen)
     newest = sorted(finals)[-matrix.newest:]
     return tuple(finals[series][1] for series in newest)

@@ -29,7 +29,8 @@ from conformance.atomic import write_text_atomically
 from conformance.core.case import Case, load_cases
 from conformance.core.status import KNOWN_ISSUE_WORDING, LETTER, MEANING, Status
 from conformance.core.versions import DOCUMENTED_JAX
-from conformance.report.model import CHANGE_GROUPS, NOT_RUN, ReportModel, build_model
+from conformance.report.model import (BUG_ABSENT_GLYPH, BUG_PRESENT_GLYPH, CHANGE_GROUPS, GLYPHS, NOT_RUN, ReportModel,
+                                      build_model)
 from conformance.report.repro import module_source, prelude, script_sources, scripts_used
 from conformance.results.load import PathLike, load_results
 from conformance.results.schema import SCHEMA_VERSION, ResultFile
@@ -148,7 +149,8 @@ def page_data(model: ReportModel) -> dict[str, Any]:
                               for c in row.cells])
     return {
         "suite": conformance.__version__, "schema": SCHEMA_VERSION, "documented": DOCUMENTED_JAX,
-        "columns": [{"jax": c.jax, "platform": c.platform, "qv": c.quoted_version} for c in model.columns],
+        "columns": [{"jax": c.jax, "platform": c.platform, "qv": c.quoted_version, "series": c.series,
+                     "newest": c.newest_in_series} for c in model.columns],
         "cases": cases, "rows": rows, "cells": cells, "expected": expected_table,
         "modules": modules, "prelude": prelude(), "scripts": script_sources(),
     }
@@ -191,7 +193,7 @@ def render_html(model: ReportModel, generated_at: dt.datetime | str) -> str:
         model=model, data_json=json_for_script(page_data(model)), suite_version=conformance.__version__,
         schema_version=SCHEMA_VERSION, generated_at=moment, statuses=STATUS_ORDER, meaning=MEANING,
         letters={s.value: LETTER[s] for s in Status}, known_wording=KNOWN_ISSUE_WORDING, groups=CHANGE_GROUPS,
-        documented=DOCUMENTED_JAX)
+        documented=DOCUMENTED_JAX, glyphs=GLYPHS, bug_glyphs=(BUG_PRESENT_GLYPH, BUG_ABSENT_GLYPH))
 
 
 # ---------------------------------------------------------------- Markdown and JUnit

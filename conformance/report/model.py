@@ -15,12 +15,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.core.case import Case, section_order
-from conformance.core.status import BROKEN, Status, describe
+from conformance.core.status import (BROKEN, KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED, KNOWN_ISSUE_PRESENT, Status,
+                                     describe)
 from conformance.core.versions import SAME, direction, release_tuple
 from conformance.results.merge import Conflict, merge_files
 from conformance.results.schema import CellResult, ResultFile
 
 NOT_RUN = "not run"
+COMPACT_FROM_VERSIONS = 12
+# One glyph per status, readable without colour, for the compact view (known-issue rows use the bug glyphs).
+GLYPHS = {"conforms": "✓", "differs": "✗", "unsupported": "–", "error": "E", "crash": "!", "timeout": "T",
+          "skipped": "s", "flaky": "~", NOT_RUN: "·"}
+BUG_PRESENT_GLYPH, BUG_ABSENT_GLYPH = "●", "○"
 UNKNOWN_SECTION = "Cases not declared by this version of the suite"
 
 
@@ -49,6 +55,21 @@ class Column:
     sources: list[str]
     counts: dict[str, int] = field(default_factory=dict)
     printed_differs: int = 0  # cells whose printed output differs from the chapter's (any status)
+    newest_in_series: bool = True  # the newest patch of its minor series among the report's columns
+
+    @property
+    def series(self) -> str:
+        """The minor series, `0.8` for 0.8.0 to 0.8.3 (the version itself when it does not parse)."""
+        try:
+            major_minor = (release_tuple(self.jax) + (0, 0))[:2]
+        except ValueError:
+            return self.jax
+        return f"{major_minor[0]}.{major_minor[1]}"
+
+    @property
+    def jaxlib_differs(self) -> bool:
+        """Whether the release ran with a jaxlib of another number (jax 0.5.2 with jaxlib 0.5.1)."""
+        return self.jaxlib not in ("?", self.jax)
 
     @property
     def conforming_percent(self) -> float | None:
@@ -85,6 +106,15 @@ class TableCell:
     def printed_differs(self) -> bool:
         """Whether what the chapter only prints (wording, reprs, counts) came out otherwise in this cell."""
         return self.result is not None and self.result.printed_differs
+
+    @property
+    def glyph(self) -> str:
+        """The compact view's one-character form: the status's glyph, or the bug's on a known-issue row."""
+        if self.word == KNOWN_ISSUE_PRESENT:
+            return BUG_PRESENT_GLYPH
+        if self.word in (KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED):
+            return BUG_ABSENT_GLYPH
+        return GLYPHS.get(self.status, "?")
 
 
 @dataclass
@@ -225,6 +255,19 @@ class ReportModel:
     def platforms(self) -> list[str]:
         """Every platform, in order."""
         return sorted({c.platform for c in self.columns})
+
+    @property
+    def series(self) -> list[tuple[str, list[int]]]:
+        """Each minor series with the indices of its columns, in column order (a header group in the table)."""
+        grouped: dict[str, list[int]] = {}
+        for i, column in enumerate(self.columns):
+            grouped.setdefault(column.series, []).append(i)
+        return list(grouped.items())
+
+    @property
+    def compact(self) -> bool:
+        """Whether the table opens in its compact view: more than 12 version columns."""
+        return len(self.versions) > COMPACT_FROM_VERSIONS
 
     @property
     def param_rows(self) -> list[ParamRow]:
@@ -373,6 +416,11 @@ def build_model(files: Iterable[ResultFile], cases: Iterable[Case]) -> ReportMod
     """The report model from result files (any number of versions, platforms and shards)."""
     merged = sorted(merge_files(files), key=lambda m: (version_key(m.jax), m.platform))
     columns = [_column(m.files, m.cells) for m in merged]
+    newest = {}
+    for column in columns:  # sorted by version: the last of a series is its newest patch
+        newest[column.series] = column.jax
+    for column in columns:
+        column.newest_in_series = newest[column.series] == column.jax
     declared = {c.id: c for c in cases}
     seen: dict[str, set[str]] = {}
     for run in merged:
