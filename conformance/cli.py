@@ -337,7 +337,9 @@ def render_report(paths: Any, out: Path, markdown: Path | None = None,
     for problem in loaded.problems:
         print(f"jax-conformance: skipped unreadable result file: {problem}", file=sys.stderr)
     print_conflicts(loaded.files)
-    return write_report(loaded.files, out, markdown_path=markdown, junit_path=junit, cases=cases), loaded.problems
+    releases = EnvironmentBuilder().index.cached_releases("jax")  # offline: the report names ranges instead
+    return write_report(loaded.files, out, markdown_path=markdown, junit_path=junit, cases=cases,
+                        releases=releases), loaded.problems
 
 
 def print_conflicts(files: list[ResultFile]) -> int:

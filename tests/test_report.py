@@ -166,7 +166,8 @@ def test_what_changed_between_adjacent_versions_and_since_when(model):
     assert [c.cell_id for c in step.groups["fixed"]] == ["demo.known_bug"]
     assert [c.cell_id for c in step.groups["API added"]] == ["demo.escaping"]
     texts = {t.cell_id: t.text for t in model.timelines}
-    assert texts["demo.known_bug"] == f"present since {OLD} or earlier; goes away between {OLD} and {NEW}"
+    assert texts["demo.known_bug"] == (f"present since {OLD} or earlier; goes away between {OLD} and {NEW} "
+                                       f"(releases between them, if any, have no result here)")
     assert texts["demo.conforming"] == f"behaves as documented since {OLD} or earlier"
 
 
@@ -376,3 +377,19 @@ def test_a_report_of_cells_this_suite_does_not_declare_takes_sections_and_claims
     assert headings[UNKNOWN_SECTION] == ["elsewhere.unknown"]
     [block] = [c for s in model.sections for c in s.cases if c.case_id == "teamcases/nan_guard.after_vmap"]
     assert block.claim == "our guard catches NaNs after vmap"
+
+
+def test_what_changed_names_the_exact_release_when_every_release_between_has_a_result(files):
+    """issue 20: "appears in 0.8.0 (0.7.2 is the last release without it)"; a range only where a release between
+    them has no result, and then it says which."""
+    from conformance.report.model import change_point
+
+    releases = ["0.7.2", "0.8.0", "0.8.1"]
+    assert change_point("0.7.2", "0.8.0", releases, "without it") == "in 0.8.0 (0.7.2 is the last release without it)"
+    assert change_point("0.7.2", "0.8.1", releases, "without it") == "between 0.7.2 and 0.8.1 (0.8.0 has no result)"
+    exact = build_model(files, CASES, releases=[OLD, NEW])
+    texts = {t.cell_id: t.text for t in exact.timelines}
+    assert texts["demo.known_bug"] == f"present since {OLD} or earlier; goes away in {NEW} ({OLD} is the last " \
+                                      f"release with it)"
+    gap = build_model(files, CASES, releases=[OLD, "0.8.0", NEW])
+    assert {t.cell_id: t.text for t in gap.timelines}["demo.known_bug"].endswith("(0.8.0 has no result)")

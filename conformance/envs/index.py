@@ -124,6 +124,18 @@ class PackageIndex:
         self._pages[project] = parse_simple_json(payload)
         return self._pages[project]
 
+    def cached_releases(self, project: str) -> list[str] | None:
+        """The release versions of `project` from memory or the disk cache, however old, without asking the index;
+        None when neither has them (a report must render offline)."""
+        if project in self._pages:
+            return list(self._pages[project])
+        cached = self.cache_dir / f"index-{project}.json"
+        try:
+            payload = json.loads(cached.read_text(encoding="utf-8"))
+            return list(parse_simple_json(payload)) if isinstance(payload, dict) else None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
     def jax_release(self, version: str) -> Release:
         """The jax release `version`, or a clear error naming the nearest known releases."""
         releases = self.releases("jax")

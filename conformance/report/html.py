@@ -305,9 +305,13 @@ def write_report(
     generated_at: dt.datetime | str | None = None,
     markdown_path: PathLike | None = None,
     junit_path: PathLike | None = None,
+    releases: Sequence[str] | None = None,
 ) -> Path:
-    """Render result files to the HTML report at `out_path` (atomically), and optionally Markdown and JUnit XML."""
-    model = build_model(_as_files(paths_or_files), load_cases() if cases is None else cases)
+    """Render result files to the HTML report at `out_path` (atomically), and optionally Markdown and JUnit XML.
+
+    `releases`, the JAX releases of the package index, let the report name the exact release of each change.
+    """
+    model = build_model(_as_files(paths_or_files), load_cases() if cases is None else cases, releases)
     moment = generated_at or dt.datetime.now(dt.timezone.utc)
     out = Path(out_path)
     write_text_atomically(out, render_html(model, moment))

@@ -362,33 +362,72 @@ def _steps(model_columns: list[Column], rows: list[ParamRow]) -> list[VersionSte
     return steps
 
 
-def _timeline(row: ParamRow, columns: list[Column], platform: str) -> Timeline | None:
+def _releases_between(before: str, after: str, releases: Sequence[str]) -> list[str]:
+    """The releases of `releases` strictly between two versions, oldest first."""
+    low, high = version_key(before), version_key(after)
+    return sorted((r for r in releases if low < version_key(r) < high), key=version_key)
+
+
+def change_point(before: str, after: str, releases: Sequence[str] | None, last_before: str) -> str:
+    """Where a change happened, as exactly as the results allow: `in 0.8.0 (0.7.2 is the last release without it)`
+    when no release between the two has no result, else the range and the releases that have none.
+
+    `releases` are the releases the package index lists; without them, which releases lie between is unknown,
+    and the range says so. `last_before` words the release before (`without it`, `that does not`).
+    """
+    if releases is None:
+        return f"between {before} and {after} (releases between them, if any, have no result here)"
+    untested = _releases_between(before, after, releases)
+    if not untested:
+        return f"in {after} ({before} is the last release {last_before})"
+    return f"between {before} and {after} ({', '.join(untested)} {'has' if len(untested) == 1 else 'have'} no result)"
+
+
+def _printed_part(result: CellResult) -> Any:
+    keys = _printed_keys(result)
+    return ({k: v for k, v in result.observation.items() if k in keys}
+            if isinstance(result.observation, dict) else None, result.printed_differs)
+
+
+def _timeline(row: ParamRow, columns: list[Column], platform: str,
+              releases: Sequence[str] | None = None) -> Timeline | None:
     indices = [i for i, cell in enumerate(row.cells) if columns[i].platform == platform and cell.result is not None]
     if not indices:
         return None
     statuses = [(columns[i].jax, row.cells[i].result.status) for i in indices]  # type: ignore[union-attr]
+    printed = [_printed_part(row.cells[i].result) for i in indices]  # type: ignore[arg-type]
+    changed = next((k for k in range(1, len(printed)) if printed[k] != printed[k - 1]
+                    and statuses[k][1] is statuses[k - 1][1]), None)
+    printed_text = ("" if changed is None else
+                    "; printed output changed " + change_point(statuses[changed - 1][0], statuses[changed][0],
+                                                               releases, "before it"))
     if any(row.known_at[i] for i in indices):
         present = [s is Status.CONFORMS for _, s in statuses]
         if not any(present):
             text = f"the documented bug does not show in {statuses[0][0]}–{statuses[-1][0]}"
         else:
             first = present.index(True)
-            appeared = (f"appears between {statuses[first - 1][0]} and {statuses[first][0]}" if first
+            appeared = ("appears " + change_point(statuses[first - 1][0], statuses[first][0], releases,
+                                                  "without it") if first
                         else f"present since {statuses[0][0]} or earlier")
             gone = next((i for i in range(first + 1, len(present)) if not present[i]), None)
-            text = appeared + (f"; goes away between {statuses[gone - 1][0]} and {statuses[gone][0]}"
+            text = appeared + ("; goes away " + change_point(statuses[gone - 1][0], statuses[gone][0], releases,
+                                                             "with it")
                                if gone is not None else f"; still present in {statuses[-1][0]}")
-        return Timeline(row.cell_id, platform, True, text)
-    conforming = [v for v, s in statuses if s is Status.CONFORMS]
+        return Timeline(row.cell_id, platform, True, text + printed_text)
+    conforming = [k for k, (_, s) in enumerate(statuses) if s is Status.CONFORMS]
     if not conforming:
         text = f"does not behave as documented in any tested version ({statuses[0][0]}–{statuses[-1][0]})"
-    elif conforming[0] == statuses[0][0]:
+    elif conforming[0] == 0:
         text = f"behaves as documented since {statuses[0][0]} or earlier"
     else:
-        text = f"behaves as documented from {conforming[0]}"
+        first = conforming[0]
+        point = change_point(statuses[first - 1][0], statuses[first][0], releases, "that does not")
+        text = ("behaves as documented from " + point[3:] if point.startswith("in ")
+                else "starts to behave as documented " + point)
     if statuses[-1][1] is not Status.CONFORMS and conforming:
         text += f"; not in {statuses[-1][0]} ({statuses[-1][1].value})"
-    return Timeline(row.cell_id, platform, False, text)
+    return Timeline(row.cell_id, platform, False, text + printed_text)
 
 
 ACCELERATOR_SUFFIXES = ("-cuda", "-rocm", "-tpu")
@@ -412,8 +451,12 @@ def _discrepancies(columns: list[Column], rows: list[ParamRow], claims: Mapping[
     return found
 
 
-def build_model(files: Iterable[ResultFile], cases: Iterable[Case]) -> ReportModel:
-    """The report model from result files (any number of versions, platforms and shards)."""
+def build_model(files: Iterable[ResultFile], cases: Iterable[Case], releases: Sequence[str] | None = None) -> ReportModel:
+    """The report model from result files (any number of versions, platforms and shards).
+
+    `releases` (the JAX releases the package index lists) let "what changed" name the exact release where a row
+    changed; without them it names the range of the two columns.
+    """
     merged = sorted(merge_files(files), key=lambda m: (version_key(m.jax), m.platform))
     columns = [_column(m.files, m.cells) for m in merged]
     newest = {}
@@ -471,7 +514,7 @@ def build_model(files: Iterable[ResultFile], cases: Iterable[Case]) -> ReportMod
         column.counts = counts
         column.printed_differs = sum(row.cells[i].printed_differs for row in rows)
     timelines = [t for row in rows for platform in sorted({c.platform for c in columns})
-                 for t in [_timeline(row, columns, platform)] if t is not None]
+                 for t in [_timeline(row, columns, platform, releases)] if t is not None]
     claims = {block.case_id: block.claim for section in sections for block in section.cases}
     return ReportModel(columns, sections, _steps(columns, rows), timelines,
                        [c for m in merged for c in m.conflicts], _discrepancies(columns, rows, claims))
