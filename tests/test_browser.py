@@ -170,9 +170,15 @@ def test_the_compact_view_shows_27_releases_at_1400_px_collapses_a_series_and_ke
         assert browser.execute_script("return arguments[0].scrollWidth <= arguments[0].clientWidth", wrap)
         assert heads[-1].rect["x"] + heads[-1].rect["width"] <= 1400
         assert "jaxlib 0.5.1" in heads[3].get_attribute("title")
-        # A cell is a glyph, its words on hover/focus (title and data-w).
+        # A cell is a colour and a glyph; its words show on hover and on focus.
+        from selenium.webdriver.common.action_chains import ActionChains
+
         cell = browser.find_element(By.CSS_SELECTOR, "tr.r[data-text^='demo.known_bug'] td.c")
-        assert cell.text.strip() == "●" and cell.get_attribute("title") == "bug still present"
+        glyph = browser.execute_script("return getComputedStyle(arguments[0], '::before').content", cell)
+        assert glyph == '"●"' and cell.rect["width"] < 30
+        ActionChains(browser).move_to_element(cell).perform()
+        tip = browser.find_element(By.ID, "tip")
+        assert tip.is_displayed() and tip.text == "bug still present"
         # Collapse the 0.8 series to its newest patch, then every series, then back.
         browser.find_element(By.CSS_SELECTOR, "[data-collapse='0.8']").click()
         shown = shown_columns(browser)
@@ -206,7 +212,7 @@ def test_the_compact_view_shows_27_releases_at_1400_px_collapses_a_series_and_ke
         assert not panel.is_displayed()
         # The detailed view is one toggle away.
         browser.find_element(By.ID, "v-compact").click()
-        assert cell.text.strip() == "bug still present"
+        assert cell.text.strip() == "bug still present" and cell.rect["width"] > 80
         keep = os.environ.get("JAX_CONFORMANCE_SCREENSHOT")
         if keep:
             browser.find_element(By.ID, "v-compact").click()
