@@ -27,6 +27,7 @@ from typing import Any
 
 from conformance.child.main import observe, write_record
 from conformance.core.case import DEFAULT_CASE_PACKAGE, load_cases
+from conformance.core.casefolders import import_declared_folders
 
 MARKER_VARIABLE = "JAXCONF_CELL_TOKEN"
 
@@ -53,6 +54,7 @@ def preload(package: str) -> dict[str, Any]:
         import numpy  # noqa: F401
     except ImportError:
         jax = None
+    import_declared_folders()
     cases = load_cases(package)
     return {"jax": getattr(jax, "__version__", None), "cases": len(cases), "backends": backend_initialised()}
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from conformance.atomic import write_text_atomically
 from conformance.core.case import DEFAULT_CASE_PACKAGE, NO_PARAM, Observation, Unsupported, find_case
+from conformance.core.casefolders import import_declared_folders
 from conformance.core.observation import error_record, observed_record, unsupported_record
 
 
@@ -28,6 +29,7 @@ def write_json_atomically(path: str, payload: dict[str, Any]) -> None:
 def observe(case_id: str, param: str, package: str) -> dict[str, Any]:
     """Run the probe and describe what happened as a plain-JSON observation record."""
     try:
+        import_declared_folders()  # case folders, each from its own path (never its parent on sys.path)
         found = find_case(case_id, package)
         result = found.run_probe(param)
         if not isinstance(result, Observation):
