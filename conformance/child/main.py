@@ -4,13 +4,15 @@
 
 The observation travels only through FILE (written atomically), never through
 stdout or stderr, so a probe that prints, captures stdout or crashes cannot
-corrupt it. Standard library only: the target environment holds jax, jaxlib and numpy.
+corrupt it. The child is the subreaper of whatever its probe starts (Linux), and kills
+all of it before it exits. Standard library only: the target environment holds jax, jaxlib and numpy.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import traceback
 from typing import Any
@@ -19,6 +21,7 @@ from conformance.atomic import write_text_atomically
 from conformance.core.case import DEFAULT_CASE_PACKAGE, NO_PARAM, Observation, Unsupported, find_case
 from conformance.core.casefolders import import_declared_folders
 from conformance.core.observation import error_record, json_problem, observed_record, unsupported_record
+from conformance.portable import become_subreaper, kill_descendants
 
 
 def write_json_atomically(path: str, payload: dict[str, Any]) -> None:
@@ -67,9 +70,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True)
     parser.add_argument("--package", default=DEFAULT_CASE_PACKAGE)
     args = parser.parse_args(argv)
-    write_record(args.out, observe(args.case, args.param, args.package))
-    sys.stdout.flush()
+    become_subreaper()  # whatever the probe starts stays below this process, however it detaches
+    try:
+        write_record(args.out, observe(args.case, args.param, args.package))
+        sys.stdout.flush()
+    finally:
+        end_descendants()
     return 0
+
+
+def end_descendants() -> None:
+    """Kill every process the probe left behind (its own session and an empty environment included) and reap
+    them; called as the cell's process ends, while it is still their subreaper."""
+    kill_descendants(os.getpid())
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
 
 
 if __name__ == "__main__":
