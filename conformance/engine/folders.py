@@ -107,9 +107,8 @@ for name in json.loads(sys.argv[1]):
         spec = importlib.util.find_spec(name)
     except (ImportError, ValueError):
         spec = None
-    if spec is not None:
-        found[name] = str(spec.origin if spec.origin not in (None, "namespace")
-                          else list(spec.submodule_search_locations or ["?"])[0])
+    if spec is not None and spec.origin not in (None, "namespace"):  # a plain folder (namespace) shadows nothing
+        found[name] = str(spec.origin)
 print(json.dumps(found))
 """
 
