@@ -54,6 +54,7 @@ PIDS = {pids!r}
 @SECTION.case(claim="A probe leaves a detached grandchild behind.", timeout_s=6, params=[
     Param("returns", rows=["left.returns"], expect=Expect({{"started": True}})),
     Param("hangs", rows=["left.hangs"], expect=Expect({{"started": True}})),
+    Param("crashes", rows=["left.crashes"], expect=Expect({{"started": True}})),
 ])
 def leaves_grandchild(mode):
     # sh puts a sleeper in the background and exits: the sleeper is an orphan, in its own session,
@@ -62,6 +63,9 @@ def leaves_grandchild(mode):
     subprocess.Popen(["/bin/sh", "-c", line], env={{}}, start_new_session=True).wait()
     if mode == "hangs":
         time.sleep(60)
+    if mode == "crashes":  # no cleanup of its own can run
+        import os, signal
+        os.kill(os.getpid(), signal.SIGKILL)
     return Observation({{"started": True}})
 '''
 
@@ -112,17 +116,18 @@ def test_a_case_module_that_ignores_sigchld_does_not_make_forked_cells_time_out(
 @linux_only
 @pytest.mark.parametrize("launcher", ["spawn", "fork"])
 def test_a_detached_grandchild_is_killed_at_its_cells_end_and_at_its_timeout(tmp_path, forget, launcher):
-    """issue 19 item 15: neither the cell that returns nor the one that times out leaves its grandchild."""
+    """issue 19 item 15: neither the cell that returns, nor the one that times out, nor the one whose process is
+    killed before any cleanup of its own, leaves its grandchild."""
     pids = tmp_path / "pids"
     pids.mkdir()
     folder = case_folder(write_folder(tmp_path, f"reap{launcher}cases", REAPER_MODULE.format(pids=str(pids))))
     forget.append(folder.name)
     cells = all_cells(load_cases(import_folder(folder)))
     target = Target(sys.executable, "linux-x86_64", "0.8.0", folder.name, (str(folder.path),))
-    results = RunSession(target, launcher=launcher, workers=2).run(cells).results
-    assert [r.status.value for r in results] == ["conforms", "timeout"], [r.reason for r in results]
+    results = RunSession(target, launcher=launcher, workers=3).run(cells).results
+    assert [r.status.value for r in results] == ["conforms", "timeout", "crash"], [r.reason for r in results]
     started = sorted(pids.glob("*.pid"))
-    assert [p.name.split("-")[0] for p in started] == ["hangs", "returns"]
+    assert [p.name.split("-")[0] for p in started] == ["crashes", "hangs", "returns"]
     grandchildren = [int(p.read_text()) for p in started]
     deadline = time.monotonic() + 5
     while any(running(pid) for pid in grandchildren) and time.monotonic() < deadline:

@@ -4,8 +4,8 @@
 
 The observation travels only through FILE (written atomically), never through
 stdout or stderr, so a probe that prints, captures stdout or crashes cannot
-corrupt it. The child is the subreaper of whatever its probe starts (Linux), and kills
-all of it before it exits. Standard library only: the target environment holds jax, jaxlib and numpy.
+corrupt it. The child is the subreaper of whatever its probe starts (Linux): the probe
+runs in a forked process below it, and all that is left below it once that ends is killed. Standard library only: the target environment holds jax, jaxlib and numpy.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import traceback
-from typing import Any
+from typing import Any, Callable
 
 from conformance.atomic import write_text_atomically
 from conformance.core.case import DEFAULT_CASE_PACKAGE, NO_PARAM, Observation, Unsupported, find_case
@@ -63,20 +64,55 @@ def write_record(path: str, record: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Parse arguments, run the probe, write the observation file; exit 0 unless writing failed."""
+    """Parse arguments, run the probe, write the observation file; exit 0 unless writing failed.
+
+    Where this process can be a subreaper (Linux), the probe runs in a forked process of its own
+    and this one stays to kill whatever the probe left once it ends, however it ends (a crash
+    included), then exits as the probe's process did.
+    """
     parser = argparse.ArgumentParser(prog="python -m conformance.child")
     parser.add_argument("case")
     parser.add_argument("param", nargs="?", default=NO_PARAM)
     parser.add_argument("--out", required=True)
     parser.add_argument("--package", default=DEFAULT_CASE_PACKAGE)
     args = parser.parse_args(argv)
-    become_subreaper()  # whatever the probe starts stays below this process, however it detaches
-    try:
+
+    def run() -> None:
         write_record(args.out, observe(args.case, args.param, args.package))
         sys.stdout.flush()
-    finally:
-        end_descendants()
+
+    if hasattr(os, "fork") and become_subreaper():
+        return supervise(run)
+    run()
     return 0
+
+
+def supervise(run: Callable[[], None]) -> int:
+    """Run `run` in a forked process, wait for it, kill every descendant it left, and end as it ended."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            run()
+        except BaseException:  # noqa: BLE001 - as an uncaught exception would: the traceback, exit status 1
+            traceback.print_exc()
+            code = 1
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    end_descendants()
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        signal.signal(number, signal.SIG_DFL)
+        os.kill(os.getpid(), number)  # end by the same signal, so the parent sees the same crash
+        return 128 + number
+    return os.WEXITSTATUS(status)
 
 
 def end_descendants() -> None:
