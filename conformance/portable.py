@@ -96,11 +96,36 @@ def _parents(proc: Path = Path("/proc")) -> dict[int, int]:
     return found
 
 
+def _children_lists(root: int, proc: Path) -> dict[int, list[int]] | None:
+    """parent -> children of the tree below `root`, read from `/proc/<pid>/task/<tid>/children` (only that
+    tree, not every process); None where the kernel does not offer those files."""
+    if not (proc / "self" / "task").is_dir() or not any((proc / "self" / "task").glob("*/children")):
+        return None
+    tree: dict[int, list[int]] = {}
+    stack = [root]
+    while stack:
+        pid = stack.pop()
+        found: list[int] = []
+        try:
+            for task in (proc / str(pid) / "task").iterdir():
+                try:
+                    found += [int(c) for c in (task / "children").read_text().split()]
+                except (OSError, ValueError):
+                    continue
+        except OSError:
+            continue
+        tree[pid] = found
+        stack.extend(c for c in found if c not in tree)
+    return tree
+
+
 def descendants(root: int, skip: frozenset[int] | set[int] = frozenset(), proc: Path = Path("/proc")) -> list[int]:
     """Pids below `root` in the process tree, leaving out the subtrees of the pids in `skip` (Linux; [] elsewhere)."""
-    children: dict[int, list[int]] = {}
-    for pid, parent in _parents(proc).items():
-        children.setdefault(parent, []).append(pid)
+    children = _children_lists(root, proc)
+    if children is None:
+        children = {}
+        for pid, parent in _parents(proc).items():
+            children.setdefault(parent, []).append(pid)
     found, stack = [], [root]
     while stack:
         for child in children.get(stack.pop(), []):
