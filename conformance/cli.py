@@ -27,7 +27,8 @@ from conformance.decide.expectations import ExpectationsFile, load_expectations_
 from conformance.decide.gate import gate
 from conformance.decide.render import bisect_text, diff_text, gate_markdown, gate_text, observation_line
 from conformance.decide.runs import CellOracle
-from conformance.engine.folders import CaseFolder, case_folders, import_folder
+from conformance.core.casefolders import FOLDERS_VARIABLE, folders_variable
+from conformance.engine.folders import CaseFolder, case_folders, import_folder, refuse_shadowing
 from conformance.results.schema import SchemaError, result_file_from_json
 from conformance.results.load import load_results
 from conformance.envs.builder import EnvironmentBuilder, JaxEnvironment
@@ -189,7 +190,8 @@ def pytest_argv(env: JaxEnvironment, json_path: Path, stored: Path, args: argpar
                 folder: CaseFolder | None = None) -> list[str]:
     """The pytest command that runs the selected cells of the built-in cases (or of one case folder)."""
     where = [str(folder.path), "--conformance-cases", folder.name] if folder else [str(CASES_DIR)]
-    argv = [sys.executable, "-m", "pytest", *where, "--rootdir", SOURCE_ROOT,
+    # --noconftest: a team's conftest.py files (in or above its folder) are not part of a conformance run.
+    argv = [sys.executable, "-m", "pytest", *where, "--rootdir", SOURCE_ROOT, "--noconftest",
             "-p", "no:cacheprovider", "-o", "addopts=", "-qq", "--no-header", "--tb=no", "-rN",
             "--jax-python", env.python, "--jax-workers", str(args.workers),
             "--jax-retries", str(args.retries), "--jax-launch", args.launch, "--jax-reuse", str(stored),
@@ -236,8 +238,10 @@ def _run_package(env: JaxEnvironment, args: argparse.Namespace, folder: CaseFold
     selection.write_text(json.dumps(sorted(getattr(args, "cell_ids", None) or [])), encoding="utf-8")
     environ = dict(os.environ)
     retired = retired_in(folder)  # before the run: a case file edited meanwhile must not cost its results
-    if folder is not None:
-        environ["PYTHONPATH"] = os.pathsep.join(p for p in (folder.root, environ.get("PYTHONPATH", "")) if p)
+    environ.pop(FOLDERS_VARIABLE, None)
+    if folder is not None:  # imported from its own path, never with its parent on PYTHONPATH
+        refuse_shadowing([folder], env.python)
+        environ[FOLDERS_VARIABLE] = folders_variable([folder.path])
     try:
         started = time.monotonic()
         argv = pytest_argv(env, tmp, args.results, args, folder)
@@ -615,7 +619,7 @@ def command_bisect(args: argparse.Namespace) -> int:
     builder = EnvironmentBuilder()
     releases = releases_between(builder.index.releases("jax"), args.good, args.bad)
     folder = next((f for f in folders if f.name == cell.case.package), None)
-    oracle = CellOracle(builder, cell, launcher=args.launch, extra_paths=(folder.root,) if folder else ())
+    oracle = CellOracle(builder, cell, launcher=args.launch, case_folders=(str(folder.path),) if folder else ())
 
     def announced(version: str):
         found = oracle(version)

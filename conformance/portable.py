@@ -1,7 +1,8 @@
 """What differs between Linux, macOS and Windows for the suite's processes, in one place.
 
-Process groups, killing a process tree, asking whether a pid is alive, where a virtual
-environment keeps its interpreter, and whether forking after `import jax` is safe. Each
+Process groups, killing a process tree, becoming a subreaper and listing descendants, asking
+whether a pid is alive, where a virtual environment keeps its interpreter, and whether forking
+after `import jax` is safe. Each
 function takes the platform as an argument where it matters (defaulting to this machine),
 so the choices are testable anywhere.
 """
@@ -52,6 +53,103 @@ def kill_tree(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError, OSError):
         pass
+
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper(platform: str = sys.platform) -> bool:
+    """Make this process the subreaper of its descendants (Linux `prctl(PR_SET_CHILD_SUBREAPER)`).
+
+    An orphan below it (a grandchild whose parent exited, however it detached: its own session,
+    an empty environment) is then re-parented to this process rather than to init, so it stays
+    findable as a descendant and can be killed. Returns False where the platform has no such call.
+    """
+    if not platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _parents(proc: Path = Path("/proc")) -> dict[int, int]:
+    """pid -> parent pid of every process, read from `/proc/<pid>/stat` (empty without /proc)."""
+    found: dict[int, int] = {}
+    try:
+        entries = list(proc.iterdir())
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text(errors="replace")
+        except OSError:
+            continue
+        fields = stat.rpartition(")")[2].split()  # the command name, in parentheses, may hold spaces
+        if len(fields) > 2 and fields[1].lstrip("-").isdigit():
+            found[int(entry.name)] = int(fields[1])
+    return found
+
+
+def _children_lists(root: int, proc: Path) -> dict[int, list[int]] | None:
+    """parent -> children of the tree below `root`, read from `/proc/<pid>/task/<tid>/children` (only that
+    tree, not every process); None where the kernel does not offer those files."""
+    if not (proc / "self" / "task").is_dir() or not any((proc / "self" / "task").glob("*/children")):
+        return None
+    tree: dict[int, list[int]] = {}
+    stack = [root]
+    while stack:
+        pid = stack.pop()
+        found: list[int] = []
+        try:
+            for task in (proc / str(pid) / "task").iterdir():
+                try:
+                    found += [int(c) for c in (task / "children").read_text().split()]
+                except (OSError, ValueError):
+                    continue
+        except OSError:
+            continue
+        tree[pid] = found
+        stack.extend(c for c in found if c not in tree)
+    return tree
+
+
+def descendants(root: int, skip: frozenset[int] | set[int] = frozenset(), proc: Path = Path("/proc")) -> list[int]:
+    """Pids below `root` in the process tree, leaving out the subtrees of the pids in `skip` (Linux; [] elsewhere)."""
+    children = _children_lists(root, proc)
+    if children is None:
+        children = {}
+        for pid, parent in _parents(proc).items():
+            children.setdefault(parent, []).append(pid)
+    found, stack = [], [root]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            if child not in skip and child != root:
+                found.append(child)
+                stack.append(child)
+    return found
+
+
+def kill_descendants(root: int, skip: frozenset[int] | set[int] = frozenset(), rounds: int = 5) -> int:
+    """SIGKILL every descendant of `root` (but the subtrees of `skip`), again while new ones appear; how many.
+
+    Meant for a `root` that is alive and a subreaper (`become_subreaper`): a descendant forked while
+    its parent is being killed is re-parented to `root`, so the next round finds it.
+    """
+    killed = 0
+    for _ in range(rounds):
+        found = descendants(root, skip)
+        if not found:
+            break
+        for pid in found:
+            kill_pid(pid)
+        killed += len(found)
+    return killed
 
 
 def kill_pid(pid: int) -> None:

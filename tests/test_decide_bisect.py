@@ -148,7 +148,7 @@ def _fake_cli(monkeypatch, tmp_path, first_bad="0.8.0", bug_from=None):
             self.notices = []
 
     class Oracle:
-        def __init__(self, builder, cell, launcher, extra_paths):
+        def __init__(self, builder, cell, launcher, case_folders):
             self.cell, self.seconds = cell, {}
 
         def __call__(self, version):

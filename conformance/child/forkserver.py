@@ -13,6 +13,12 @@ case variables that several cells share, with those variables in its environment
 its backend see them as a spawned child's would. The server answers
 `{"id", "event": "started", "pid"}` at once and `{"id", "event": "exited", "returncode"}`
 when the child ends (negative: killed by that signal). Standard library only.
+
+Case modules are foreign code imported into the server: the signal dispositions and mask the
+server started with are put back after they are imported and before every fork (a module that
+ignores SIGCHLD would otherwise make every forked cell a timeout). The server and each forked
+child are subreapers (Linux): a process a probe starts stays below its cell, which kills it as
+it ends; one left by a cell that died is killed by the server when it reaps that cell.
 """
 
 from __future__ import annotations
@@ -22,11 +28,14 @@ import io
 import json
 import os
 import select
+import signal
 import sys
 from typing import Any
 
-from conformance.child.main import observe, write_record
+from conformance.child.main import end_descendants, observe, write_record
+from conformance.portable import become_subreaper, kill_descendants
 from conformance.core.case import DEFAULT_CASE_PACKAGE, load_cases
+from conformance.core.casefolders import import_declared_folders
 
 MARKER_VARIABLE = "JAXCONF_CELL_TOKEN"
 
@@ -53,8 +62,38 @@ def preload(package: str) -> dict[str, Any]:
         import numpy  # noqa: F401
     except ImportError:
         jax = None
+    import_declared_folders()
     cases = load_cases(package)
     return {"jax": getattr(jax, "__version__", None), "cases": len(cases), "backends": backend_initialised()}
+
+
+class SignalState:
+    """The signal dispositions and mask of a process at one moment, to put back later."""
+
+    def __init__(self) -> None:
+        self.handlers: dict[int, Any] = {}
+        for number in sorted(signal.valid_signals()):
+            try:
+                handler = signal.getsignal(number)
+            except (OSError, ValueError):
+                continue
+            if handler is not None:  # None: set outside Python, cannot be put back from here
+                self.handlers[number] = handler
+        self.mask = signal.pthread_sigmask(signal.SIG_BLOCK, []) if hasattr(signal, "pthread_sigmask") else None
+
+    def restore(self) -> list[str]:
+        """Put every disposition and the mask back; return the names of the signals that had changed."""
+        changed = []
+        for number, handler in self.handlers.items():
+            try:
+                if signal.getsignal(number) != handler:
+                    signal.signal(number, handler)
+                    changed.append(signal.Signals(number).name)
+            except (OSError, ValueError, RuntimeError):
+                continue
+        if self.mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self.mask)
+        return changed
 
 
 def _send(message: dict[str, Any]) -> None:
@@ -89,9 +128,11 @@ def run_child(request: dict[str, Any], package: str) -> None:
         sys.stdin = _text_stream(0, "r", sys.__stdin__)
         sys.stdout = _text_stream(1, "w", sys.__stdout__)
         sys.stderr = _text_stream(2, "w", sys.__stderr__)
+        become_subreaper()
         write_record(request["out"], observe(request["case"], request.get("param", ""), package))
         sys.stdout.flush()
         sys.stderr.flush()
+        end_descendants()
     except BaseException:  # noqa: BLE001 - nothing may escape into the server's loop; say why on the cell's stderr
         code = 70
         try:
@@ -116,11 +157,15 @@ def _reap(children: dict[int, int]) -> None:
         request_id = children.pop(pid, None)
         if request_id is not None:
             code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+            # What the cell left behind was re-parented to this server (a subreaper) as it died: kill it,
+            # sparing the cells still running. Those processes are reaped by this loop in turn.
+            kill_descendants(os.getpid(), skip=set(children))
             _send({"id": request_id, "event": "exited", "returncode": code})
 
 
-def serve(package: str) -> int:
-    """Answer requests until stdin closes, then wait for the children still running."""
+def serve(package: str, signals: SignalState | None = None) -> int:
+    """Answer requests until stdin closes, then wait for the children still running. Before each fork the
+    signal state is put back to `signals` (the server's own, from before the case modules were imported)."""
     children: dict[int, int] = {}
     buffered = b""
     stdin_fd = sys.stdin.fileno()
@@ -137,6 +182,8 @@ def serve(package: str) -> int:
                 if not line.strip():
                     continue
                 request = json.loads(line)
+                if signals is not None:
+                    signals.restore()
                 pid = os.fork()
                 if pid == 0:
                     run_child(request, package)
@@ -151,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance.child.forkserver")
     parser.add_argument("--package", default=DEFAULT_CASE_PACKAGE)
     args = parser.parse_args(argv)
+    signals = SignalState()
+    become_subreaper()
     try:
         hello = preload(args.package)
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which falls back to spawning
@@ -159,8 +208,9 @@ def main(argv: list[str] | None = None) -> int:
     if hello["backends"]:
         _send({"event": "refused", "reason": f"a backend is already initialised: {hello['backends']}"})
         return 1
+    hello["signals_restored"] = signals.restore()  # a case module may have changed them at import
     _send({"event": "ready", "pid": os.getpid(), **hello})
-    return serve(args.package)
+    return serve(args.package, signals)
 
 
 if __name__ == "__main__":

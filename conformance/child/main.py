@@ -4,20 +4,25 @@
 
 The observation travels only through FILE (written atomically), never through
 stdout or stderr, so a probe that prints, captures stdout or crashes cannot
-corrupt it. Standard library only: the target environment holds jax, jaxlib and numpy.
+corrupt it. The child is the subreaper of whatever its probe starts (Linux): the probe
+runs in a forked process below it, and all that is left below it once that ends is killed. Standard library only: the target environment holds jax, jaxlib and numpy.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 import traceback
-from typing import Any
+from typing import Any, Callable
 
 from conformance.atomic import write_text_atomically
 from conformance.core.case import DEFAULT_CASE_PACKAGE, NO_PARAM, Observation, Unsupported, find_case
-from conformance.core.observation import error_record, observed_record, unsupported_record
+from conformance.core.casefolders import import_declared_folders
+from conformance.core.observation import error_record, json_problem, observed_record, unsupported_record
+from conformance.portable import become_subreaper, kill_descendants
 
 
 def write_json_atomically(path: str, payload: dict[str, Any]) -> None:
@@ -28,6 +33,7 @@ def write_json_atomically(path: str, payload: dict[str, Any]) -> None:
 def observe(case_id: str, param: str, package: str) -> dict[str, Any]:
     """Run the probe and describe what happened as a plain-JSON observation record."""
     try:
+        import_declared_folders()  # case folders, each from its own path (never its parent on sys.path)
         found = find_case(case_id, package)
         result = found.run_probe(param)
         if not isinstance(result, Observation):
@@ -42,7 +48,14 @@ def observe(case_id: str, param: str, package: str) -> dict[str, Any]:
 
 
 def write_record(path: str, record: dict[str, Any]) -> None:
-    """Write the record; one that is not plain JSON becomes an error record saying so."""
+    """Write the record; one that is not plain JSON, or nests deeper than `MAX_DEPTH`, becomes an error
+    record saying so (the parent could not compare or store it)."""
+    for part in ("facts", "details"):
+        problem = json_problem(record.get(part))
+        if problem:
+            write_json_atomically(path, error_record(record["case"], record["param"], "ValueError",
+                                                     f"probe result is not plain JSON: its {part}: {problem}"))
+            return
     try:
         write_json_atomically(path, record)
     except (TypeError, ValueError, RecursionError) as exc:
@@ -51,16 +64,68 @@ def write_record(path: str, record: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Parse arguments, run the probe, write the observation file; exit 0 unless writing failed."""
+    """Parse arguments, run the probe, write the observation file; exit 0 unless writing failed.
+
+    Where this process can be a subreaper (Linux), the probe runs in a forked process of its own
+    and this one stays to kill whatever the probe left once it ends, however it ends (a crash
+    included), then exits as the probe's process did.
+    """
     parser = argparse.ArgumentParser(prog="python -m conformance.child")
     parser.add_argument("case")
     parser.add_argument("param", nargs="?", default=NO_PARAM)
     parser.add_argument("--out", required=True)
     parser.add_argument("--package", default=DEFAULT_CASE_PACKAGE)
     args = parser.parse_args(argv)
-    write_record(args.out, observe(args.case, args.param, args.package))
-    sys.stdout.flush()
+
+    def run() -> None:
+        write_record(args.out, observe(args.case, args.param, args.package))
+        sys.stdout.flush()
+
+    if hasattr(os, "fork") and become_subreaper():
+        return supervise(run)
+    run()
     return 0
+
+
+def supervise(run: Callable[[], None]) -> int:
+    """Run `run` in a forked process, wait for it, kill every descendant it left, and end as it ended."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            run()
+        except BaseException:  # noqa: BLE001 - as an uncaught exception would: the traceback, exit status 1
+            traceback.print_exc()
+            code = 1
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    end_descendants()
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        signal.signal(number, signal.SIG_DFL)
+        os.kill(os.getpid(), number)  # end by the same signal, so the parent sees the same crash
+        return 128 + number
+    return os.WEXITSTATUS(status)
+
+
+def end_descendants() -> None:
+    """Kill every process the probe left behind (its own session and an empty environment included) and reap
+    them; called as the cell's process ends, while it is still their subreaper."""
+    kill_descendants(os.getpid())
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
 
 
 if __name__ == "__main__":

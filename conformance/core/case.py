@@ -26,16 +26,22 @@ from __future__ import annotations
 import fnmatch
 import importlib
 import inspect
+import math
 import pkgutil
 import re
 import sys
+import traceback
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from conformance.core import rowlist
+from conformance.core.observation import json_problem
 
 DEFAULT_CASE_PACKAGE = "conformance.cases"
 NO_PARAM = ""
+# A parameter name is part of the cell id that `-k` selects, so it holds only what pytest's
+# `-k` grammar reads as one word (no `=`, spaces or brackets).
+PARAM_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
 # Platforms that overlapping patterns are tried against (with each pattern's own literal text).
 SAMPLE_PLATFORMS = (
@@ -283,9 +289,6 @@ class Section:
             namespace = folder_namespace(package)
             case_id = f"{namespace}/{short_module}.{probe.__name__}" if namespace else f"{short_module}.{probe.__name__}"
             declared = _declared_params(case_id, rows, expect, known_issue, params)
-            if namespace:
-                declared = tuple(replace(p, rows=tuple(namespaced_row(namespace, r) for r in p.rows))
-                                 for p in declared)
             built = Case(
                 id=case_id,
                 section=f"§{subsection}" if subsection else self.number,
@@ -293,7 +296,7 @@ class Section:
                 claim=claim,
                 params=declared,
                 probe=probe,
-                env=dict(env or {}),
+                env=dict(env) if isinstance(env, Mapping) else ({} if env is None else env),
                 stdin=stdin,
                 fresh_interpreter=fresh_interpreter,
                 timeout_s=timeout_s,
@@ -302,6 +305,9 @@ class Section:
                 discrepancy=discrepancy,
             )
             validate(built)
+            built = replace(built, params=tuple(
+                replace(p, rows=tuple(namespaced_row(namespace, r) if namespace else r for r in p.rows))
+                for p in built.params))
             _register(built)
             return probe
 
@@ -328,19 +334,21 @@ def _declared_params(case_id: str, rows, expect, known_issue, params) -> tuple[P
         if rows is not None or expect is not None or known_issue:
             raise CaseDeclarationError(f"{case_id}: give rows, expect and known_issue inside each Param, "
                                        f"not beside params=")
+        if isinstance(params, (str, bytes, Mapping)) or not isinstance(params, Sequence):
+            raise CaseDeclarationError(f"{case_id}: params= takes a list of Param, not {type(params).__name__}")
         declared = tuple(params)
         if not declared:
             raise CaseDeclarationError(f"{case_id}: params= is empty")
         for p in declared:
             if not isinstance(p, Param):
                 raise CaseDeclarationError(f"{case_id}: params= holds {p!r}, not a Param")
-            if not p.name or not re.fullmatch(r"[A-Za-z0-9_.=-]+", p.name):
+            if not isinstance(p.name, str) or not PARAM_NAME.fullmatch(p.name):
                 raise CaseDeclarationError(f"{case_id}: parameter name {p.name!r} must be a non-empty word "
-                                           f"of letters, digits, _ . = -")
+                                           f"of letters, digits, _ . - (it is part of a `-k` selection)")
         return declared
     if rows is None or expect is None:
         raise CaseDeclarationError(f"{case_id}: a case without params= needs rows= and expect=")
-    return (Param(NO_PARAM, tuple(rows), expect, known_issue),)
+    return (Param(NO_PARAM, rows, expect, known_issue),)
 
 
 def _patterns_overlap(patterns: Sequence[str]) -> tuple[str, str] | None:
@@ -352,9 +360,80 @@ def _patterns_overlap(patterns: Sequence[str]) -> tuple[str, str] | None:
     return None
 
 
+def _text_field(value: Any, where: str, field_name: str, what: str, optional: bool = False) -> None:
+    if not (isinstance(value, str) or (optional and value is None)):
+        raise CaseDeclarationError(f"{where}: {field_name}= takes {what}, not {type(value).__name__}")
+
+
+def _env_field(env: Any, where: str) -> None:
+    if not isinstance(env, Mapping):
+        raise CaseDeclarationError(f"{where}: env= takes a mapping of variable names to strings, "
+                                   f"not {type(env).__name__}")
+    for name, value in env.items():
+        if not isinstance(name, str) or not name or "=" in name or "\0" in name:
+            raise CaseDeclarationError(f"{where}: env= has the variable name {name!r}; names are non-empty "
+                                       f"strings without '='")
+        if not isinstance(value, str) or "\0" in value:
+            raise CaseDeclarationError(f"{where}: env= sets {name} to {value!r}; values are strings "
+                                       f"(write {str(value)!r})")
+
+
+def _json_field(value: Any, where: str, field_name: str) -> None:
+    if not isinstance(value, Mapping):
+        raise CaseDeclarationError(f"{where}: {field_name} takes a mapping of fact names to JSON values, "
+                                   f"not {type(value).__name__}")
+    problem = json_problem(dict(value), string_keys=True)
+    if problem:
+        raise CaseDeclarationError(f"{where}: {field_name} is not plain JSON: {problem}")
+
+
+def _expect_fields(expect: Expect, where: str) -> None:
+    _json_field(expect.facts, where, "Expect(facts)")
+    _json_field(expect.printed, where, "Expect(printed=)")
+    if not isinstance(expect.platforms, Mapping):
+        raise CaseDeclarationError(f"{where}: Expect(platforms=) takes a mapping of platform patterns, "
+                                   f"not {type(expect.platforms).__name__}")
+    for pattern, override in expect.platforms.items():
+        if not isinstance(pattern, str) or not pattern:
+            raise CaseDeclarationError(f"{where}: Expect(platforms=) has the pattern {pattern!r}; patterns are "
+                                       f"strings such as 'darwin-arm64' or '*-cuda'")
+        if not isinstance(override, Skip):
+            _json_field(override, where, f"Expect(platforms={{{pattern!r}: ...}})")
+
+
+def _check_case_fields(case: Case) -> None:
+    """The type of every declared field, so that a wrong one is a line naming the case and the field."""
+    where = case.id
+    _text_field(case.claim, where, "claim", "one sentence")
+    _text_field(case.notes, where, "notes", "a string")
+    _text_field(case.discrepancy, where, "discrepancy", "what was measured and why, as a sentence")
+    _text_field(case.stdin, where, "stdin", "text (a str)", optional=True)
+    _env_field(case.env, where)
+    timeout = case.timeout_s
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) \
+            or timeout <= 0:
+        raise CaseDeclarationError(f"{where}: timeout_s= takes a finite number of seconds above 0, not {timeout!r}")
+    for p in case.params:
+        label = f"{where}[{p.name}]" if p.name else where
+        if isinstance(p.rows, (str, bytes)) or not isinstance(p.rows, Sequence):
+            raise CaseDeclarationError(f"{label}: rows= takes a list of row IDs, not {type(p.rows).__name__} "
+                                       f"(write rows=[{p.rows!r}])")
+        for row in p.rows:
+            if not isinstance(row, str) or not row.strip():
+                raise CaseDeclarationError(f"{label}: rows= holds {row!r}; row IDs are non-empty strings")
+        if not isinstance(p.expect, Expect):
+            raise CaseDeclarationError(f"{label}: expect= must be an Expect, not {type(p.expect).__name__}")
+        _expect_fields(p.expect, label)
+        _text_field(p.discrepancy, label, "discrepancy", "what was measured and why, as a sentence")
+        _text_field(p.label, label, "label", "a string")
+        _text_field(p.stdin, label, "stdin", "text (a str)", optional=True)
+        _env_field(p.env, label)
+
+
 def validate(case: Case) -> None:
     """Raise `CaseDeclarationError` (one line naming the case) for a declaration that cannot be right."""
     where = case.id
+    _check_case_fields(case)
     names = [p.name for p in case.params]
     if len(set(names)) != len(names):
         raise CaseDeclarationError(f"{where}: a parameter is declared twice ({', '.join(names)})")
@@ -427,9 +506,26 @@ def case_modules(package: str = DEFAULT_CASE_PACKAGE) -> list[str]:
 
 def load_module_cases(module_name: str) -> list[Case]:
     """Import one case module and return the cases it declares, in declaration order."""
-    module = importlib.import_module(module_name)
+    try:
+        module = importlib.import_module(module_name)
+    except CaseDeclarationError:
+        raise
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a case module is foreign code
+        raise CaseDeclarationError(f"{module_name}: the case module failed to import: {import_failure(exc)}") \
+            from None
     package = module.__name__.rpartition(".")[0]
     return [c for (pkg, _), c in _REGISTRY.items() if pkg == package and c.probe.__module__ == module.__name__]
+
+
+def import_failure(exc: BaseException) -> str:
+    """One line for an exception raised while importing a module: its type, first line and where."""
+    text = str(exc).strip()
+    line = f"{type(exc).__name__}: {text.splitlines()[0][:300]}" if text else type(exc).__name__
+    frames = traceback.extract_tb(exc.__traceback__)
+    own = [f for f in frames if "importlib" not in f.filename] or frames
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f"{line} ({exc.filename}:{exc.lineno})"
+    return f"{line} ({own[-1].filename}:{own[-1].lineno})" if own else line
 
 
 def section_order(title: str) -> list[tuple[int, Any]]:

@@ -9,6 +9,7 @@ The parent reads it back with `parse_record`. Pure, standard library only.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,49 @@ OBSERVATION_SCHEMA = 2
 OUTCOMES = ("observed", "unsupported", "error")
 MESSAGE_CHARS = 2000
 TRACEBACK_CHARS = 6000
+# How deep a probe's facts and details may nest. Far more than any observation needs, and far less
+# than the interpreter's recursion limit, so comparing, storing and rendering a value never overflows.
+MAX_DEPTH = 48
+MAX_VALUES = 2_000_000  # a value that refers to itself is caught by the depth limit; a huge one by this
+
+
+def json_problem(value: Any, max_depth: int = MAX_DEPTH, string_keys: bool = False) -> str:
+    """What keeps `value` from being plain, finite JSON nested at most `max_depth` deep ('' when nothing).
+
+    Walks the value without recursion, so a value nested thousands deep is described, not a crash.
+    Lists and tuples, dicts, strings, booleans, None, ints and finite floats are plain JSON. Dict keys
+    may be what `json.dumps` turns into strings (numbers, booleans, None), or, with `string_keys`
+    (an expectation, compared with JSON read back), only strings.
+    """
+    stack: list[tuple[Any, int, str]] = [(value, 1, "")]
+    visited = 0
+    while stack:
+        item, depth, where = stack.pop()
+        visited += 1
+        if visited > MAX_VALUES:
+            return f"it holds more than {MAX_VALUES} values"
+        at = f" at {where}" if where else ""
+        if depth > max_depth:
+            return f"it nests deeper than {max_depth} levels{at}"
+        if item is None or isinstance(item, (bool, int, str)):
+            continue
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return f"it holds {item!r}{at}, which is not JSON"
+            continue
+        if isinstance(item, (list, tuple, dict)):
+            if isinstance(item, dict):
+                for key, inner in item.items():
+                    if not isinstance(key, str) and (string_keys or not (
+                            key is None or isinstance(key, (bool, int)) or
+                            (isinstance(key, float) and math.isfinite(key)))):
+                        return f"it has the key {key!r}{at}; JSON keys are strings"
+                    stack.append((inner, depth + 1, f"{where}.{key}" if where else str(key)))
+            else:
+                stack.extend((inner, depth + 1, f"{where}[{i}]") for i, inner in enumerate(item))
+            continue
+        return f"it holds a {type(item).__name__}{at}, which is not JSON"
+    return ""
 
 
 def observed_record(case_id: str, param: str, facts: Any, details: Any) -> dict[str, Any]:
@@ -42,12 +86,16 @@ def parse_record(text: str | None) -> tuple[dict[str, Any] | None, str]:
         return None, "the child wrote no observation"
     try:
         record = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         return None, f"the observation file is not JSON: {exc}"
     if not isinstance(record, dict) or record.get("outcome") not in OUTCOMES:
         return None, "the observation file has no known outcome"
     if record.get("schema") != OBSERVATION_SCHEMA:
         return None, f"the observation file has schema {record.get('schema')!r}, not {OBSERVATION_SCHEMA}"
+    for part in ("facts", "details"):
+        problem = json_problem(record.get(part))
+        if problem:
+            return None, f"the observation's {part} cannot be used: {problem}"
     return record, ""
 
 

@@ -34,7 +34,7 @@ class CellOracle:
     cell: Cell
     launcher: str = "fork"
     package: str = ""
-    extra_paths: tuple[str, ...] = ()
+    case_folders: tuple[str, ...] = ()
     session_factory: Callable[..., Any] = RunSession
     platform_of: Callable[[str], str] = _describe_platform
     platform: str = ""
@@ -54,7 +54,7 @@ class CellOracle:
         if not self.platform:
             self.platform = self.platform_of(env.python)
         target = Target(env.python, self.platform, version, self.package or self.cell.case.package,
-                        self.extra_paths)
+                        self.case_folders)
         session = self.session_factory(target=target, launcher=self.launcher, workers=1, retries=1)
         result = session.run([self.cell]).results[0]
         self.seconds[version] = round(time.monotonic() - started, 1)

@@ -1,21 +1,27 @@
-"""A team's own case folders (`--cases DIR`): checked, made importable, hashed for result headers.
+"""A team's own case folders (`--cases DIR`): checked, imported as their own packages, hashed for result headers.
 
 A folder is imported as a top-level package named after the folder (it needs an
-`__init__.py`), with its parent folder on `sys.path` here and on the child's PYTHONPATH.
-Its cases are namespaced by the folder's name (`core.case.folder_namespace`).
+`__init__.py`) from its own path (`core.casefolders`), here and in every child, which
+learns the folders from `JAXCONF_CASE_FOLDERS`. Its parent folder is never put on an import
+path, so nothing beside it can shadow what the suite or JAX imports. A folder whose name
+the target environment can already import is refused before a run starts. Its cases are
+namespaced by the folder's name (`core.case.folder_namespace`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
-import importlib.util
+import json
+import os
+import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from conformance.core.case import DEFAULT_CASE_PACKAGE, folder_namespace
+from conformance.core.case import CaseDeclarationError, folder_namespace
+from conformance.core.casefolders import CaseFolderError, import_case_folder, name_refusal
 from conformance.errors import ConformanceError
 
 
@@ -30,10 +36,6 @@ class CaseFolder:
         """The package name: the folder's name."""
         return self.path.name
 
-    @property
-    def root(self) -> str:
-        """The folder to put on the import path so that `name` imports."""
-        return str(self.path.parent)
 
     def digest(self) -> str:
         """sha256 of the folder's Python sources (names and contents), recorded in result headers."""
@@ -57,9 +59,9 @@ def case_folder(path: str | Path) -> CaseFolder:
     folder = Path(path).expanduser().resolve()
     if not folder.is_dir():
         raise ConformanceError(f"--cases {path}: no such folder")
-    if not folder.name.isidentifier() or folder.name in ("conformance", "jax", "jaxlib", "numpy", "test", "tests"):
-        raise ConformanceError(f"--cases {path}: the folder's name {folder.name!r} must be a Python identifier that "
-                               f"names no other package (it is imported as a package of that name)")
+    refusal = name_refusal(folder.name)
+    if refusal:
+        raise ConformanceError(f"--cases {path}: {refusal}")
     if not (folder / "__init__.py").is_file():
         raise ConformanceError(f"--cases {path}: it has no __init__.py; add an empty one (the folder is imported as "
                                f"the package {folder.name})")
@@ -79,38 +81,76 @@ def case_folders(paths: Iterable[str | Path]) -> list[CaseFolder]:
 
 
 def import_folder(folder: CaseFolder) -> str:
-    """Make the folder importable here as its package and return the package name."""
-    if folder.root not in sys.path:
-        sys.path.insert(0, folder.root)
-    importlib.invalidate_caches()
-    spec = importlib.util.find_spec(folder.name)
-    where = Path(next(iter(spec.submodule_search_locations or []), "")).resolve() if spec else None
-    if where != folder.path:
-        raise ConformanceError(f"--cases {folder.path}: the name {folder.name!r} already imports from "
-                               f"{where or 'elsewhere'}; rename the folder")
-    importlib.import_module(folder.name)
-    return folder.name
-
-
-def package_root(package: str) -> str | None:
-    """The folder that makes `package` importable, for the child's PYTHONPATH (None for the built-in package)."""
-    if package == DEFAULT_CASE_PACKAGE:
-        return None
+    """Import the folder here as its own package and return the package name; a module of it that
+    fails to import is one line naming the module (exit 2), never a traceback."""
     try:
-        spec = importlib.util.find_spec(package)
+        return import_case_folder(folder.path)
+    except CaseFolderError as exc:
+        raise ConformanceError(str(exc)) from None
+    except CaseDeclarationError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the team's __init__.py is foreign code
+        raise ConformanceError(f"--cases {folder.path}: its __init__.py failed to import: "
+                               f"{type(exc).__name__}: {_first_line(exc)}") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:300] if text else ""
+
+
+_IMPORTABLE_PROBE = """
+import importlib.util, json, sys
+found = {}
+for name in json.loads(sys.argv[1]):
+    try:
+        spec = importlib.util.find_spec(name)
     except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.origin not in (None, "namespace"):  # a plain folder (namespace) shadows nothing
+        found[name] = str(spec.origin)
+print(json.dumps(found))
+"""
+
+
+def importable_in(python: str, names: Iterable[str], env: dict[str, str] | None = None) -> dict[str, str]:
+    """Which of `names` the interpreter `python` already imports (name -> where), run as a child is run."""
+    from conformance.engine.runner import child_environment
+
+    with tempfile.TemporaryDirectory(prefix="jaxconf-names-") as workdir:
+        try:
+            done = subprocess.run([python, "-c", _IMPORTABLE_PROBE, json.dumps(sorted(names))], cwd=workdir,
+                                  env=env if env is not None else child_environment(os.environ, {}),
+                                  capture_output=True, text=True, timeout=120)
+            found = json.loads(done.stdout)
+        except (OSError, subprocess.TimeoutExpired, ValueError):
+            return {}  # the run itself will say what is wrong with the interpreter
+    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+
+
+def refuse_shadowing(folders: Iterable[CaseFolder], python: str) -> None:
+    """One line (exit 2) when a folder's name is a module the target environment `python` already imports."""
+    by_name = {folder.name: folder for folder in folders}
+    if not by_name:
+        return
+    for name, where in sorted(importable_in(python, by_name).items()):
+        raise ConformanceError(f"--cases {by_name[name].path}: the name {name!r} already imports from {where} in "
+                               f"{python}; rename the folder (its package would shadow that one)")
+
+
+def package_folder(package: str) -> str | None:
+    """The case folder that is the package `package`, for the child's `JAXCONF_CASE_FOLDERS` (None for the
+    built-in package or one not imported from a case folder)."""
+    if not folder_namespace(package):
         return None
-    locations = list(spec.submodule_search_locations or []) if spec else []
-    if not locations:
-        return None
-    return str(Path(locations[0]).resolve().parents[package.count(".")])
+    module = sys.modules.get(package)
+    locations = list(getattr(module, "__path__", None) or []) if module is not None else []
+    return str(Path(locations[0]).resolve()) if locations else None
 
 
 def package_folder_entry(package: str) -> list[dict[str, str]]:
     """`RunHeader.case_folders` for a run of `package`: the folder and its hash when it is a case folder."""
-    if not folder_namespace(package):
+    folder = package_folder(package)
+    if folder is None:
         return []
-    root = package_root(package)
-    if root is None:
-        return []
-    return [{"name": package, "hash": folder_digest(Path(root) / package)}]
+    return [{"name": package, "hash": folder_digest(Path(folder))}]

@@ -11,7 +11,9 @@ Two strategies share one contract (`CellCommand` in, `ProcessOutcome` out):
 For both, the child starts its own session; its stdout and stderr go to files (the parent
 keeps only their tails, so a runaway printer costs disk, not memory); at the time limit the
 whole process group is killed, and so is any process that carries the cell's marker variable
-in its environment (a grandchild that started a session of its own). Every live child is
+in its environment (a grandchild that started a session of its own). On Linux the child is
+also the subreaper of everything its probe starts, so at the limit every descendant is found
+and killed even without the marker; a child that ends kills its descendants itself. Every live child is
 registered, so an interrupted run can kill them all (`kill_all`).
 
 Where the platform lacks these (`conformance.portable`): on Windows a child starts in a new
@@ -36,8 +38,8 @@ from pathlib import Path
 from typing import IO, Mapping, Sequence
 
 from conformance.core.observation import TAIL_CHARS, ProcessOutcome
-from conformance.portable import fork_unavailable_reason, kill_pid, kill_tree, new_group_options, \
-    processes_with_variable
+from conformance.portable import fork_unavailable_reason, kill_descendants, kill_pid, kill_tree, \
+    new_group_options, processes_with_variable
 
 MARKER_VARIABLE = "JAXCONF_CELL_TOKEN"
 _POLL_S = 0.02
@@ -109,8 +111,15 @@ def _processes_with_marker(token: str) -> list[int]:
     return processes_with_variable(f"{MARKER_VARIABLE}={token}")
 
 
-def kill_cell(pgid: int, token: str) -> None:
-    """Kill a cell's process group (its process tree on Windows), then every process still marked with its token."""
+def kill_cell(pgid: int, token: str, tree: bool = False) -> None:
+    """Kill a cell's process group (its process tree on Windows), then every process still marked with its token.
+
+    With `tree` (only while the cell's process is alive or not yet reaped, so its pid cannot name another
+    process), first every descendant of it: the cell's process is their subreaper, so this finds what
+    left its group and session and dropped the marker too (Linux).
+    """
+    if tree:
+        kill_descendants(pgid)
     kill_tree(pgid)
     for pid in _processes_with_marker(token):
         kill_pid(pid)
@@ -127,7 +136,7 @@ def kill_all() -> int:
     with _LIVE_LOCK:
         live = list(_LIVE.items())
     for pgid, token in live:
-        kill_cell(pgid, token)
+        kill_cell(pgid, token, tree=True)
     return len(live)
 
 
@@ -181,6 +190,7 @@ class SpawnLauncher:
                 proc.wait(timeout=command.timeout_s)
             except subprocess.TimeoutExpired:
                 timed_out = True
+                kill_cell(proc.pid, token, tree=True)  # not reaped yet: its pid is still its own
         finally:
             kill_cell(proc.pid, token)  # orphans it left in its group, or the whole group on timeout
             proc.wait()
@@ -309,7 +319,7 @@ class ForkServer:
             exited = self._await(request_id, "exited", started + command.timeout_s)
             timed_out = exited is None
             if timed_out:
-                kill_cell(pid, token)
+                kill_cell(pid, token, tree=True)
                 exited = self._await(request_id, "exited", time.monotonic() + 30)
         finally:
             # Whatever happens (the server dying included), no child of this cell outlives it.

@@ -25,8 +25,9 @@ import pytest
 
 import conformance
 from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, CaseDeclarationError, load_module_cases
+from conformance.core.casefolders import CaseFolderError, import_declared_folders
 from conformance.core.status import LETTER, PYTEST_OUTCOME, Status
-from conformance.engine.folders import package_folder_entry, package_root
+from conformance.engine.folders import package_folder, package_folder_entry
 from conformance.engine.keys import cell_key, environment_digest
 from conformance.engine.runner import Target, child_environment
 from conformance.engine.selection import Cell
@@ -134,6 +135,10 @@ def pytest_configure(config: pytest.Config) -> None:
         except ConformanceError as exc:
             raise pytest.UsageError(str(exc).replace("--shard", "--jax-shard")) from None
     package = config.getoption("conformance_cases")
+    try:
+        import_declared_folders()  # a case folder named by the CLI, imported from its own path
+    except CaseFolderError as exc:
+        raise pytest.UsageError(str(exc)) from None
     case_dirs = _case_dirs(package)
     if not _is_conformance_run(config, package, case_dirs):
         return
@@ -191,10 +196,10 @@ class ConformanceRun:
         described = self.describe()
         environment = environment_digest(described.get("packages") or {}, described.get("python") or "")
         environment += "".join(f["hash"] for f in self.case_folders)  # a folder's helpers change its cells too
-        root = package_root(self.package)
+        folder = package_folder(self.package)
         return RunSession(
             target=Target(self.python, described["platform"], described.get("jax"), self.package,
-                          (root,) if root else ()),
+                          (folder,) if folder else ()),
             launcher=self.config.getoption("jax_launch"),
             workers=self.config.getoption("jax_workers"),
             retries=self.config.getoption("jax_retries"),
@@ -295,10 +300,22 @@ class ConformanceRun:
         """Name the target interpreter in pytest's header."""
         return f"jax-conformance {conformance.__version__}: target {self.python}"
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collect_directory(self, path: Path, parent: pytest.Collector) -> "CaseDirectory | None":
+        """Collect a case package's folder as a plain folder of case modules, not as a Python package:
+        pytest would import its `__init__.py` with the folder's parent put first on `sys.path`, and would
+        collect a team's own `test_*.py` files and subfolders."""
+        if Path(path).resolve() in self.case_dirs:
+            return CaseDirectory.from_parent(parent, path=Path(path))
+        return None
+
+    @staticmethod
+    def _is_case_module(path: Path) -> bool:
+        return path.suffix == ".py" and not path.name.startswith("_") and path.name != "helpers.py"
+
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> "CaseModule | None":
         """Collect the modules of the case package, and nothing else."""
-        if (file_path.suffix == ".py" and not file_path.name.startswith("_") and file_path.name != "helpers.py"
-                and file_path.resolve().parent in self.case_dirs):
+        if self._is_case_module(file_path) and file_path.resolve().parent in self.case_dirs:
             return CaseModule.from_parent(parent, path=file_path)
         return None
 
@@ -364,6 +381,16 @@ class CaseItem(pytest.Item):
     def reportinfo(self) -> tuple[Path, None, str]:
         """Location shown by pytest: the case module and the cell id."""
         return self.path, None, self.case.cell_id(self.param)
+
+
+class CaseDirectory(pytest.Directory):
+    """The folder of a case package: its case modules, and nothing else in it."""
+
+    def collect(self):
+        """Yield one `CaseModule` per case module of the folder, in file-name order."""
+        for path in sorted(self.path.iterdir()):
+            if path.is_file() and ConformanceRun._is_case_module(path):
+                yield CaseModule.from_parent(self, path=path)
 
 
 class CaseModule(pytest.File):

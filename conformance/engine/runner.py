@@ -14,6 +14,7 @@ from typing import Callable, Mapping
 
 import conformance
 from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, Skip
+from conformance.core.casefolders import FOLDERS_VARIABLE, folders_variable
 from conformance.core.observation import (DETAILS_CHARS, MESSAGE_CHARS, OBSERVATION_CHARS, ProcessOutcome,
                                           bounded)
 from conformance.core.status import Status
@@ -24,16 +25,21 @@ from conformance.results.schema import CellResult
 SOURCE_ROOT = str(Path(conformance.__file__).resolve().parent.parent)
 
 # Like the chapter's helper, children start without the parent's JAX and XLA settings, and with
-# only our source on PYTHONPATH (the user's could shadow the environment's jax).
+# only our source on PYTHONPATH (the user's could shadow the environment's jax). Case folders
+# are never put on it: the child imports each as its own package (`core.casefolders`).
 _STRIPPED_PREFIXES = ("JAX_", "XLA_FLAGS", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT",
-                      "PYTHONWARNINGS", "PYTHONOPTIMIZE", "PYTHONSAFEPATH", "PYTHONNOUSERSITE", "PYTHONUSERBASE")
+                      "PYTHONWARNINGS", "PYTHONOPTIMIZE", "PYTHONSAFEPATH", "PYTHONNOUSERSITE", "PYTHONUSERBASE",
+                      FOLDERS_VARIABLE)
 
 
 def child_environment(base: Mapping[str, str], extra: Mapping[str, str], source_root: str = SOURCE_ROOT,
-                      extra_paths: tuple[str, ...] = ()) -> dict[str, str]:
-    """The environment of a child: `base` without JAX_*/XLA_FLAGS/PYTHONPATH, our source on PYTHONPATH, then `extra`."""
+                      case_folders: tuple[str, ...] = ()) -> dict[str, str]:
+    """The environment of a child: `base` without JAX_*/XLA_FLAGS/PYTHONPATH, our source on PYTHONPATH, the
+    case folders it imports in `JAXCONF_CASE_FOLDERS`, then `extra`."""
     env = {k: v for k, v in base.items() if not k.startswith(_STRIPPED_PREFIXES)}
-    env["PYTHONPATH"] = os.pathsep.join((source_root, *extra_paths))
+    env["PYTHONPATH"] = source_root
+    if case_folders:
+        env[FOLDERS_VARIABLE] = folders_variable(case_folders)
     env["PYTHON_COLORS"] = "0"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["PYTHONIOENCODING"] = "utf-8"
@@ -49,7 +55,7 @@ class Target:
     platform: str
     jax_version: str | None = None
     package: str = DEFAULT_CASE_PACKAGE
-    extra_paths: tuple[str, ...] = ()
+    case_folders: tuple[str, ...] = ()  # paths of the case folders the child imports as packages
 
 
 def reproduction_command(case: Case, param: str, jax_version: str | None, package: str = DEFAULT_CASE_PACKAGE) -> str:
@@ -79,7 +85,7 @@ def run_cell_once(case: Case, param: str, target: Target, launch: Launch, launch
         out_path = os.path.join(workdir, "observation.json")
         command = CellCommand(
             case_id=case.id, param=param, out_path=out_path, workdir=workdir, python=target.python,
-            package=target.package, env=child_environment(os.environ, case_env, extra_paths=target.extra_paths),
+            package=target.package, env=child_environment(os.environ, case_env, case_folders=target.case_folders),
             timeout_s=case.timeout_s, stdin=case.stdin_for(param), case_env=case_env)
         fresh = case.needs_fresh_interpreter(param)
         outcome = launch(command, fresh)

@@ -108,7 +108,7 @@ class RunSession:
         if not forked:
             return
         self._fork = ForkLauncher(self.target.python, self.target.package,
-                                  child_environment(os.environ, {}, extra_paths=self.target.extra_paths),
+                                  child_environment(os.environ, {}, case_folders=self.target.case_folders),
                                   self._workroot, shared_envs=shared)
         if self._fork.fallback_reason:
             self.launcher_note = f"spawned every cell: {self._fork.fallback_reason}"

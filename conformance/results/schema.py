@@ -8,11 +8,13 @@ record. Standard library only; reading results never imports pytest.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Mapping
 
 from conformance.core.case import folder_namespace
+from conformance.core.observation import MAX_DEPTH, json_problem
 from conformance.core.status import Status
 
 SCHEMA_VERSION = 3
@@ -29,11 +31,18 @@ class SchemaError(ValueError):
     """A field of a result record has the wrong shape; the message names the field."""
 
 
+# A stored value may nest a little deeper than an observation: a diff entry or an attempt wraps one.
+STORED_DEPTH = MAX_DEPTH + 4
+_VALUE_FIELDS = ("expected", "observation", "details", "diff", "printed_expected", "printed_diff", "attempts")
+
+
 def _check(value: Any, kind: Any, where: str, optional: bool = False) -> Any:
     if value is None and optional:
         return None
     if kind is float:
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if ok and not math.isfinite(value):
+            raise SchemaError(f"`{where}` should be a finite number, not {value!r}")
     elif kind is int:
         ok = isinstance(value, int) and not isinstance(value, bool)
     else:
@@ -100,6 +109,10 @@ class CellResult:
     def from_json(cls, data: Any, where: str = "metadata") -> "CellResult":
         """A checked `CellResult` from its JSON form; `SchemaError` names the first bad field."""
         _check(data, dict, where)
+        for name in _VALUE_FIELDS:  # before anything walks them: a value nested 900 deep is refused, not a crash
+            problem = json_problem(data.get(name), STORED_DEPTH)
+            if problem:
+                raise SchemaError(f"`{where}.{name}` is not a stored value: {problem}")
         for required in ("case", "status"):
             if required not in data:
                 raise SchemaError(f"`{where}.{required}` is missing")
@@ -271,4 +284,4 @@ def result_file_from_json(report: Any, source: str = "") -> ResultFile:
         cells.append(CellResult.from_json(metadata, f"tests[{i}].metadata"))
     duration = report.get("duration", 0.0)
     return ResultFile(header=header, cells=cells, source=source,
-                      duration=float(duration) if isinstance(duration, (int, float)) else 0.0)
+                      duration=float(duration) if isinstance(duration, (int, float)) and math.isfinite(duration) else 0.0)

@@ -1,0 +1,152 @@
+"""A case folder is foreign code: it is imported as its own package, never with its parent on an import path.
+
+Issue 19 items 12 and 16: nothing beside a `--cases` folder (a `json/`, a `jax/` checkout, a
+team's `conftest.py`) reaches the run, names that would shadow what the target imports are
+refused with one line, and a folder under a path holding `:` runs like any other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conformance import cli
+from conformance.core.case import forget_package, load_cases
+from conformance.core.casefolders import FOLDERS_VARIABLE, CaseFolderError, import_case_folder
+from conformance.engine.folders import case_folder, import_folder, importable_in, refuse_shadowing
+from conformance.engine.runner import SOURCE_ROOT, Target, child_environment
+from conformance.engine.selection import all_cells
+from conformance.engine.session import RunSession
+from conformance.errors import ConformanceError
+
+PROBE = '''
+import importlib.util
+
+from conformance.core.case import Expect, Observation, Section
+
+SECTION = Section("Team §1", "Isolation")
+
+
+@SECTION.case(rows=["iso.sibling"], claim="The folder's siblings are not importable from its cases.",
+              expect=Expect({"sibling": False, "json_is_stdlib": True}))
+def sibling_hidden():
+    import json
+    return Observation({"sibling": importlib.util.find_spec("siblingmod") is not None,
+                        "json_is_stdlib": hasattr(json, "dumps")})
+'''
+
+
+def make_team_repo(root: Path, name: str) -> Path:
+    """A team checkout: the case folder beside a `json/` that breaks whoever imports it, a sibling module,
+    and a `conftest.py` above the folder that breaks any pytest session that loads it."""
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text("")
+    (folder / "isolation.py").write_text(textwrap.dedent(PROBE))
+    (folder / "test_own.py").write_text("def test_team_own():\n    raise SystemExit(9)\n")
+    (root / "json").mkdir()
+    (root / "json" / "__init__.py").write_text("raise ImportError('the team json shadowed the stdlib')\n")
+    (root / "siblingmod.py").write_text("VALUE = 1\n")
+    (root / "conftest.py").write_text("raise RuntimeError('the team conftest was loaded')\n")
+    return folder
+
+
+@pytest.fixture
+def forget(monkeypatch):
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    names: list[str] = []
+    yield names
+    for name in names:
+        forget_package(name)
+
+
+@pytest.mark.parametrize("launcher", ["spawn", "fork"])
+def test_a_folders_siblings_never_reach_the_child(tmp_path, forget, launcher):
+    """issue 19 item 12: the child imports the folder alone; a sibling `json/` or module is not importable."""
+    folder = case_folder(make_team_repo(tmp_path / "repo", "isocases"))
+    forget.append("isocases")
+    before = list(sys.path)
+    (cell,) = all_cells(load_cases(import_folder(folder)))
+    assert sys.path == before and str(folder.path.parent) not in sys.path
+    target = Target(sys.executable, "linux-x86_64", "0.8.0", "isocases", (str(folder.path),))
+    (found,) = RunSession(target, launcher=launcher).run([cell]).results
+    assert (found.status.value, found.observation) == ("conforms", {"sibling": False, "json_is_stdlib": True}), \
+        found.reason + found.stderr_tail
+
+
+def test_the_child_environment_names_folders_apart_from_pythonpath(tmp_path):
+    """issue 19 items 12 and 16: PYTHONPATH holds only the suite; a folder path with `:` survives intact."""
+    env = child_environment({"PYTHONPATH": "/user/path"}, {}, case_folders=("/a:b/teamcases",))
+    assert env["PYTHONPATH"] == SOURCE_ROOT
+    assert json.loads(env[FOLDERS_VARIABLE]) == ["/a:b/teamcases"]
+
+
+def test_a_folder_under_a_path_with_a_colon_runs(tmp_path, forget):
+    """issue 19 item 16: a folder under `a:b/` imports and runs in a child."""
+    folder = case_folder(make_team_repo(tmp_path / "odd:place", "coloncases"))
+    forget.append("coloncases")
+    (cell,) = all_cells(load_cases(import_folder(folder)))
+    target = Target(sys.executable, "linux-x86_64", "0.8.0", "coloncases", (str(folder.path),))
+    (found,) = RunSession(target, launcher="spawn").run([cell]).results
+    assert found.status.value == "conforms", found.reason + found.stderr_tail
+
+
+def test_the_tools_own_pytest_ignores_the_teams_conftest_and_test_files(tmp_path, forget):
+    """issue 19 item 12: the pytest of a run loads no conftest of the team's and collects only case modules,
+    with the folder imported from its path (a sibling `json/` would break pytest itself)."""
+    folder = case_folder(make_team_repo(tmp_path / "repo", "pytestcases"))
+    forget.append("pytestcases")
+    env = type("Env", (), {"python": sys.executable})()
+    args = argparse.Namespace(workers=1, retries=0, launch="spawn", retry_differs=False, rerun=False,
+                              expression="")
+    report = tmp_path / "out.json"
+    argv = cli.pytest_argv(env, report, tmp_path / "stored", args, folder)
+    environ = child_environment({k: v for k, v in __import__("os").environ.items()}, {},
+                                case_folders=(str(folder.path),))
+    done = subprocess.run(argv, cwd=SOURCE_ROOT, env=environ, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    tests = json.loads(report.read_text())["tests"]
+    assert [(t["metadata"]["case"], t["metadata"]["status"]) for t in tests] == \
+        [("pytestcases/isolation.sibling_hidden", "conforms")]
+
+
+@pytest.mark.parametrize("name", ["json", "opt_einsum", "ml_dtypes", "scipy", "jax", "asyncio"])
+def test_names_that_shadow_what_jax_or_python_imports_are_refused(tmp_path, name):
+    """issue 19 item 12: stdlib module names and JAX's dependencies are one-line errors."""
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    with pytest.raises(ConformanceError, match=f"'{name}' is a"):
+        case_folder(folder)
+    with pytest.raises(CaseFolderError, match=f"'{name}' is a"):
+        import_case_folder(folder)
+
+
+def test_a_name_importable_in_the_target_is_refused(tmp_path):
+    """issue 19 item 12: any top-level name the target environment imports (here `filelock`) is refused."""
+    assert set(importable_in(sys.executable, ["filelock", "no_such_team_package_x"])) == {"filelock"}
+    folder = tmp_path / "filelock"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    with pytest.raises(ConformanceError, match="'filelock' already imports from .* rename the folder"):
+        refuse_shadowing([case_folder(folder)], sys.executable)
+    with pytest.raises(CaseFolderError, match="'filelock' already imports from"):
+        import_case_folder(folder)
+
+
+def test_a_run_with_a_shadowing_folder_exits_2_in_one_line(tmp_path, capsys, monkeypatch):
+    """issue 19 item 12: `run --cases` refuses the name before any pytest starts."""
+    folder = tmp_path / "filelock"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    env = type("Env", (), {"python": sys.executable, "version": "0.8.0"})()
+    (tmp_path / "results").mkdir()
+    args = argparse.Namespace(results=tmp_path / "results")
+    with pytest.raises(ConformanceError, match="rename the folder"):
+        cli._run_package(env, args, case_folder(folder))
