@@ -608,10 +608,12 @@ def _arrow_line(chunk: str) -> str:
                           "a frame's f_locals includes its free (closure) variables, so a captured y is a "
                           "local of the lambda's frame. Only a branch that does not refer to y lacks it "
                           "(details: not_referenced_p_y)."),
-        Param("commands", rows=["values.breakpoint.jdb_commands"], stdin="pp y\nu\nd\nl\nw\nq\n",
+        Param("commands", rows=["values.breakpoint.jdb_commands"],
+              stdin="pp y\nu\nd\nl\nw\np no_such_name\nq\n",
               expect=Expect({"pp_shows_value": True, "up_moves_to_caller": True, "down_returns": True,
                              "list_marks_breakpoint": True, "where_shows_traceback": True,
-                             "unknown_commands": 0, "quit_aborts_with_exception": True})),
+                             "command_errors": 0, "control_error_reported": True,
+                             "quit_aborts_with_exception": True})),
     ],
     timeout_s=60,
     notes="Each cell pipes its commands to the child's stdin and captures jdb's stdout in-process (no TTY); "
@@ -623,7 +625,10 @@ def _arrow_line(chunk: str) -> str:
           "entered only on the run with a NaN, p y's and p x's reprs appear in the output (substrings, as "
           "the chapter checks), and both runs complete in order; the result values are printed tier. "
           "closure_vars (prose) probes what the chapter names: a lambda branch that captures y by closure; "
-          "the same branch without any reference to y is in details. commands (a prose table): q calls "
+          "the same branch without any reference to y is in details. commands (a prose table): each command's "
+          "own effect is asserted, and none of the five is answered with jdb's error prefix '***' (jdb "
+          "evaluates a line it does not know as an expression, so an unknown command shows up as an error); "
+          "`p no_such_name` must be answered with a NameError (control_error_reported). q calls "
           "sys.exit inside the host callback; on 0.12.0.1 the jitted call then raises JaxRuntimeError "
           "(class and message in details).",
 )
@@ -659,7 +664,8 @@ def breakpoint_jdb(scenario):
              "down_returns": _arrow_line(down) == "jax.debug.breakpoint()",
              "list_marks_breakpoint": _arrow_line(listing) == "jax.debug.breakpoint()",
              "where_shows_traceback": where.startswith("Traceback:") and "jax.debug.breakpoint()" in where,
-             "unknown_commands": sum("Unknown syntax" in a for a in answers),
+             "command_errors": sum(a.startswith("***") for a in answers[:5]),
+             "control_error_reported": _jdb_error(answers[5] if len(answers) > 5 else "") == "NameError",
              "quit_aborts_with_exception": outcome.exception is not None},
             {"transcript": text, "quit_raised": outcome.raised, "quit_message": outcome.message},
         )
