@@ -14,18 +14,20 @@ SECTION = Section("§0", "Setup and known issues")
 @SECTION.case(
     subsection="0",
     rows=["setup.environment"],
-    claim="A plain process without XLA_FLAGS runs on the CPU backend with exactly one device, CpuDevice(id=0).",
+    claim="A plain process without XLA_FLAGS runs on the CPU backend with exactly one CPU device.",
     expect=Expect(
-        {"default_backend": "cpu", "devices": "[CpuDevice(id=0)]"},
+        {"default_backend": "cpu", "device_platforms": ["cpu"]},
+        printed={"devices": "[CpuDevice(id=0)]"},
         platforms={pattern: Skip("the chapter documents a CPU-only machine; an accelerator becomes the "
                                  "default backend here") for pattern in ("*-cuda", "*-rocm", "*-tpu")},
     ),
-    notes="The chapter prints `JAX 0.12.0.1 | backend cpu | devices [CpuDevice(id=0)]`. Only the backend and the "
-          "device list are compared: they are what the chapter says about the machine (CPU only, one device, "
-          "no XLA_FLAGS; the runner strips JAX_* and XLA_FLAGS like the chapter's run_py). The version string is "
-          "the identity of the environment under test, already shown in the report's version column; comparing "
-          "it would make every other version differ without saying anything about behaviour, so it is a detail, "
-          "with jaxlib's version and the devices' str() (`cpu:0` on 0.12, `TFRT_CPU_0` before).",
+    notes="The chapter prints `JAX 0.12.0.1 | backend cpu | devices [CpuDevice(id=0)]` and says the machine is "
+          "CPU only with no XLA_FLAGS (the runner strips JAX_* and XLA_FLAGS like the chapter's run_py). "
+          "Asserted: the default backend is cpu and there is one device, on the cpu platform. Printed: the "
+          "device list's repr. The version string is the identity of the environment under test, already "
+          "shown in the report's version column; comparing it would make every other version differ without "
+          "saying anything about behaviour, so it is a detail, with jaxlib's version and the devices' str() "
+          "(`cpu:0` on 0.12, `TFRT_CPU_0` before).",
 )
 def environment():
     import jax
@@ -33,7 +35,8 @@ def environment():
 
     devices = jax.devices()
     return Observation(
-        {"default_backend": jax.default_backend(), "devices": repr(devices)},
+        {"default_backend": jax.default_backend(), "device_platforms": [d.platform for d in devices],
+         "devices": repr(devices)},
         {"jax": jax.__version__, "jaxlib": getattr(jaxlib, "__version__", None),
          "device_str": [str(d) for d in devices]},
     )
@@ -109,7 +112,11 @@ def debug_print_to_sys_stdout():
         "debug_log_message": "logged 3.0",
     }),
     notes="Like the chapter's capture helper, the probe only adds a handler and turns propagation off; it leaves "
-          "the logger's level alone. Which jax._src module emits each record is a detail.",
+          "the logger's level alone. Compile logs come from `with jax.log_compiles()`; cache-miss explanations "
+          "are switched on by the option's name, jax.config.update('jax_explain_cache_misses', True), the name "
+          "the chapter uses, so a renamed option fails here (restored afterwards). All three facts are "
+          "asserted (the chapter relies on them in §1.1, §5 and §9); which jax._src module emits each record "
+          "is a detail.",
 )
 def jax_logger_hierarchy():
     import logging
@@ -131,8 +138,12 @@ def jax_logger_hierarchy():
         shifted_jit = jax.jit(shifted)
         with jax.log_compiles():
             shifted_jit(1.0)
-        with jax.explain_cache_misses():
+        explain_saved = jax.config.jax_explain_cache_misses
+        jax.config.update("jax_explain_cache_misses", True)
+        try:
             shifted_jit(jnp.ones(2))
+        finally:
+            jax.config.update("jax_explain_cache_misses", explain_saved)
 
         def logged(x):
             log_to_jax("logged {x}", x=x)
@@ -163,10 +174,13 @@ def jax_logger_hierarchy():
     expect=Expect({
         "backend_compile_fun_names": ["jit(affine)", "jit(affine)"],
         "events_after_unregister": 0,
+        "control_saw_compile_after_unregister": True,
     }),
     notes="The probe compiles one function for two shapes and calls it a third time with a cached shape, so two "
           "events are expected. It registers and unregisters the same bound-method object, as the chapter's "
-          "CompileCounter does. Versions without jax.monitoring.unregister_event_duration_listener are "
+          "CompileCounter does, then compiles once more for a new shape: the removed listener must see no "
+          "event while a second listener, still registered, must see that compile (the positive control that "
+          "a compile really happened). Versions without jax.monitoring.unregister_event_duration_listener are "
           "unsupported (0.4.38 also passes no fun_name keyword).",
 )
 def compile_monitoring_event():
@@ -189,15 +203,21 @@ def compile_monitoring_event():
 
     affine_jit = jax.jit(affine)
     vector, matrix = jnp.ones(3), jnp.ones((2, 2))  # made before listening, so their own compiles are not seen
-    listener = Listener()
+    fresh_argument = jnp.ones(5)
+    listener, control = Listener(), Listener()
     callback = listener.on_event  # the same bound-method object for both calls
     register(callback)
     for argument in (vector, matrix, vector):
         jax.block_until_ready(affine_jit(argument))
     unregister(callback)
     seen = list(listener.fun_names)
-    jax.block_until_ready(affine_jit(jnp.ones(5)))
-    return Observation({
-        "backend_compile_fun_names": seen,
-        "events_after_unregister": len(listener.fun_names) - len(seen),
-    })
+    control_callback = control.on_event
+    register(control_callback)
+    jax.block_until_ready(affine_jit(fresh_argument))
+    unregister(control_callback)
+    return Observation(
+        {"backend_compile_fun_names": seen,
+         "events_after_unregister": len(listener.fun_names) - len(seen),
+         "control_saw_compile_after_unregister": control.fun_names == ["jit(affine)"]},
+        {"control_fun_names": control.fun_names},
+    )
