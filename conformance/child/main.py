@@ -93,18 +93,15 @@ def supervise(run: Callable[[], None]) -> int:
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:
+        # The probe's process ends through the interpreter's own shutdown (SystemExit, never os._exit): what a
+        # spawned cell exists for includes what happens at interpreter exit (a crash in jax's teardown, say).
         code = 0
         try:
             run()
         except BaseException:  # noqa: BLE001 - as an uncaught exception would: the traceback, exit status 1
             traceback.print_exc()
             code = 1
-        finally:
-            try:
-                sys.stdout.flush()
-                sys.stderr.flush()
-            finally:
-                os._exit(code)
+        raise SystemExit(code)
     _, status = os.waitpid(pid, 0)
     end_descendants()
     if os.WIFSIGNALED(status):
