@@ -117,14 +117,13 @@ def debug_nans_context_managers(row):
     claim="A checked jit call whose output holds a NaN or an inf prints a notice that it calls the de-optimized "
           "version, then raises FloatingPointError.",
     expect=Expect(
-        {"nan_call_printed_deopt_notice": True, "inf_call_printed_deopt_notice": True,
+        {"nan_call_printed_a_notice": True, "inf_call_printed_a_notice": True,
          "nan_call_raised": "FloatingPointError", "inf_call_raised": "FloatingPointError"},
         printed={"nan_call_printed": [DEOPT_NOTICE, DEOPT_NOTICE], "inf_call_printed": [DEOPT_NOTICE, DEOPT_NOTICE]},
     ),
-    notes="The row is printed only, apart from its prose: asserted are that each failing call prints a line "
-          "about the de-optimized version (a printed line containing 'de-optimized') and raises "
-          "FloatingPointError. Printed only: the exact lines, the same notice twice for each call, the inf "
-          "call's still saying nan. "
+    notes="The row is printed only, apart from its prose: asserted are that each failing call prints a notice "
+          "(at least one line; its wording does not decide) and raises FloatingPointError. Printed only: the "
+          "exact lines, the same notice twice for each call, the inf call's still saying nan. "
           "The chapter does not say which stream the notice goes to; the probe captures Python's stdout and "
           "stderr during each call and compares their lines together (stdout first). The stream each line came "
           "from is in the details: JAX prints it with print(), i.e. to stdout. It is printed twice because the "
@@ -145,8 +144,8 @@ def debug_nans_deopt_notice():
         inf, inf_out, inf_err = _debug_nans_output_of(lambda: jax.jit(lambda x: 1.0 / x)(jnp.array(0.0)))
     return Observation(
         {
-            "nan_call_printed_deopt_notice": any("de-optimized" in line for line in nan_out + nan_err),
-            "inf_call_printed_deopt_notice": any("de-optimized" in line for line in inf_out + inf_err),
+            "nan_call_printed_a_notice": bool(nan_out + nan_err),
+            "inf_call_printed_a_notice": bool(inf_out + inf_err),
             "nan_call_printed": nan_out + nan_err,
             "inf_call_printed": inf_out + inf_err,
             "nan_call_raised": nan.raised,
@@ -338,10 +337,12 @@ def debug_nans_flag_after_vmap():
             printed={"message": "invalid value (nan) encountered in mul", "printed": [BACKWARD_NOTICE]},
         ), label="default filtering: the error and the notice"),
         Param("auto_frames", rows=["numerics.debug_nans.backward_no_user_frame"],
-              expect=Expect({"raised": "FloatingPointError", "loss_function_in_traceback": False}),
+              expect=Expect({"raised": "FloatingPointError", "loss_function_in_traceback": False,
+                            "calling_lambda_in_traceback": True}),
               label="default filtering: the traceback's frames"),
         Param("off", rows=["numerics.debug_nans.backward_filtering_off"], env={"JAX_TRACEBACK_FILTERING": "off"},
-              expect=Expect({"raised": "FloatingPointError", "loss_function_in_traceback": False}),
+              expect=Expect({"raised": "FloatingPointError", "loss_function_in_traceback": False,
+                            "calling_lambda_in_traceback": True}),
               label="JAX_TRACEBACK_FILTERING=off"),
     ],
     notes="Asserted, as the chapter's asserts: FloatingPointError whose message contains 'mul', and no "
@@ -351,7 +352,9 @@ def debug_nans_flag_after_vmap():
           "The chapter ran this in Jupyter (filtering auto behaves like tracebackhide there) and listed the two "
           "frames outside site-packages, both its own show_error helper and the calling lambda; here the frames "
           "outside the JAX installation are the probe's own, so they are details. The compared fact is the "
-          "chapter's assert: no frame is in the loss function. The 'off' parameter checks the chapter's prose "
+          "chapter's assert: no frame is in the loss function. Since 'no such frame' also holds for a traceback "
+          "that lost its frames, the probe's own calling lambda must be among them (a positive control, as "
+          "the chapter's listing shows its calling lambda). The 'off' parameter checks the chapter's prose "
           "claim, with the variable set before import jax. Measured on linux-x86_64 before the split: 0.5.3 and "
           "later conform; 0.4.38 names jit(norm) instead of mul and prints no backward-pass notice (that "
           "de-optimized backward re-run does not exist there).",
@@ -373,8 +376,9 @@ def debug_nans_backward_pass(filtering):
         failed, out, err = _debug_nans_output_of(lambda: jax.grad(loss_with_norm_of_bias)(params, jnp.ones((4, 3))))
     frames = traceback.extract_tb(failed.exception.__traceback__) if failed.exception else []
     jax_root = jax.__file__.rsplit("/jax/", 1)[0]
-    facts = {"raised": failed.raised, "loss_function_in_traceback":
-             any(f.name == "loss_with_norm_of_bias" for f in frames)}
+    facts = {"raised": failed.raised,
+             "loss_function_in_traceback": any(f.name == "loss_with_norm_of_bias" for f in frames),
+             "calling_lambda_in_traceback": any(f.name == "<lambda>" and f.filename == __file__ for f in frames)}
     if filtering == "auto_message":
         facts = {"raised": failed.raised, "message_mentions_mul": "mul" in str(failed.exception),
                  "message": failed.message, "printed": out + err}
