@@ -14,6 +14,7 @@ HEADLINE_ROWS = [
     "program.closure_constant_miscompile",
     "numerics.debug_nans.vmap_miss.none", "numerics.debug_nans.vmap_miss.vmap",
     "numerics.debug_nans.vmap_miss.clear", "numerics.debug_nans.vmap_miss.with",
+    "quiz.q3.debug_nans_after_vmap",
     "tracers.hierarchy", "tracers.hierarchy.subclassing",
     "compile.cache_size.count", "compile.cache_size.shared", "compile.cache_size.shared_across_options",
     "compile.cache_size.clear",
@@ -60,6 +61,11 @@ def test_platform_dependent_expectations():
     guard = by_id["compilation.transfer_guard_disallow"]
     assert guard.expected("", "linux-x86_64")["float_of_result"] == "allowed"
     assert guard.expected("", "linux-x86_64-cuda")["float_of_result"] == "blocked"
+
+
+def test_quiz_rows_need_no_case_but_a_checked_one_is_checked_once():
+    quiz_cases = {row: case.id for case in CASES for row in case.all_rows if row.startswith("quiz.")}
+    assert quiz_cases == {"quiz.q3.debug_nans_after_vmap": "numerics.debug_nans_flag_after_vmap"}
 
 
 def test_known_issue_is_per_parameter():
