@@ -182,6 +182,14 @@ def score_table(outcomes: Sequence[Outcome]) -> str:
                       rows)
 
 
+def mutant_table(outcomes: Sequence[Outcome]) -> str:
+    """One line per mutant: intended tier against the observed turn of its target rows, and the verdict."""
+    return text_table(
+        ["mutant", "section", "intended", "target turned", "verdict", "cells turned"],
+        [[o.mutant.name, o.mutant.section, o.mutant.kind, o.observed_tier, o.verdict,
+          sum(not t.unstable for t in o.turns)] for o in outcomes])
+
+
 def outcome_lines(outcome: Outcome) -> list[str]:
     """What the benchmark prints for one mutant."""
     m = outcome.mutant
@@ -444,6 +452,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConformanceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    print()
+    print(mutant_table(outcomes))
     print()
     print(score_table(outcomes))
     if args.json:
