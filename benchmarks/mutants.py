@@ -265,11 +265,11 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     # §7 memory
     Mutant(
-        "delete_keeps_buffers", "§7", ("memory.delete.frees_buffer",), ASSERTED,
-        "_src/array.py",
-        "    for buf in self._arrays:\n      buf.delete()\n    self._arrays = None",
-        "    self._arrays = None",
-        "Array.delete() drops its references but no longer deletes the device buffers (aliases stay usable)",
+        "live_arrays_skips_small", "§7", ("memory.live_arrays.leak_detected",), ASSERTED,
+        "_src/api.py",
+        "  return xb.get_backend(platform).live_arrays()",
+        "  return [a for a in xb.get_backend(platform).live_arrays() if a.nbytes >= 1 << 20]",
+        "jax.live_arrays() lists only arrays of 1 MiB or more",
     ),
     Mutant(
         "deleted_array_message_reworded", "§7", ("memory.delete.use_raises",), PRINTED,
@@ -314,8 +314,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "sqrt_grad_zero_at_zero", "§9", ("training.v0.nan_from_step2",), ASSERTED,
         "_src/lax/lax.py",
         "ad.defjvp2(sqrt_p, lambda g, ans, x, **kwargs: mul(g, div(_const(x, 0.5), ans)))",
-        "ad.defjvp2(sqrt_p, lambda g, ans, x, **kwargs: select(\n"
-        "    eq(ans, _zero(ans)), _zeros(ans), mul(g, div(_const(x, 0.5), ans))))",
+        "ad.defjvp2(sqrt_p, lambda g, ans, x, **kwargs: mul(g, select(\n"
+        "    eq(ans, _zero(ans)), _zeros(ans), div(_const(x, 0.5), ans))))",
         "the derivative of sqrt at 0 is defined as 0, so the norm of a zero bias has a finite gradient",
     ),
     Mutant(
