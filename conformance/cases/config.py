@@ -558,8 +558,8 @@ def _platform_line(line):
           "'device info:', and a regex can replace node='...'. Printed: the device-info, process-count and "
           "platform lines. The chapter ran on macOS arm64 (release 27.0.0); its platform line is compared on "
           "darwin-arm64 with node, release and version elided (the host name and the OS build are not "
-          "JAX's). Elsewhere the platform-neutral part is compared: the line is a uname_result with these five fields. The stray "
-          "quote after 'local devices' is in JAX's output. The numpy and python lines are details.",
+          "JAX's). Elsewhere the platform-neutral part is compared: the line is a uname_result with these five "
+          "fields. The stray quote after 'local devices' is in JAX's output. The numpy and python lines are details.",
 )
 def environment_info():
     import jax
