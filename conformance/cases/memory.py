@@ -261,7 +261,8 @@ def live_arrays_leak(which):
           "jax 0.12 (and 0.11) repr and str show only shape and dtype for any array of 1 MiB or more, deleted "
           "or not, without reading its buffer; a deleted array under 1 MiB still raises RuntimeError from "
           "repr (see the 3-element array in details). The chapter's 4 MB example is therefore safe because of "
-          "its size; the expectation stays the chapter's example. jax 0.4.38 and 0.8.3 read the values for every size, so repr raises there.",
+          "its size; the expectation stays the chapter's example. jax 0.4.38 and 0.8.3 read the values for "
+          "every size, so repr raises there.",
 )
 def delete_frees_buffer(which):
     import jax.numpy as jnp
