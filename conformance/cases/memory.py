@@ -261,8 +261,8 @@ def live_arrays_leak(which):
           "jax 0.12 (and 0.11) repr and str show only shape and dtype for any array of 1 MiB or more, deleted "
           "or not, without reading its buffer; a deleted array under 1 MiB still raises RuntimeError from "
           "repr (see the 3-element array in details). The chapter's 4 MB example is therefore safe because of "
-          "its size; the expectation stays the chapter's example. jax 0.4.38 and 0.8.3 read the values for "
-          "every size, so repr raises there.",
+          "its size; the expectation stays the chapter's example. jax 0.4.38 to 0.10.2 read the values for "
+          "every size, so repr and str raise there (measured on every release of the default matrix).",
 )
 def delete_frees_buffer(which):
     import jax.numpy as jnp
@@ -300,8 +300,9 @@ def delete_frees_buffer(which):
     expect=Expect({"extra_512x512_after_rebinding": 1, "extra_512x512_after_clear_caches": 0}),
     notes="Both counts are asserted by the chapter. The count of 1 after rebinding is also the positive "
           "control for the 0 after clear_caches: the same snapshot function saw the captured array. With jax "
-          "0.4.38 and 0.8.3 the count after rebinding is 2 here (the captured array and a second "
-          "512x512 buffer, both freed by clear_caches); the chapter documents 1.",
+          "0.4.38 to 0.11.2 the count after rebinding is 2 here (the captured array and a second 512x512 "
+          "buffer, both freed by clear_caches; measured on every release of the matrix); the chapter "
+          "documents 1.",
 )
 def clear_caches_frees_captured_constant():
     import jax
