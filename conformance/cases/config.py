@@ -1,15 +1,18 @@
 """§6 of the chapter: how JAX filters its own frames out of tracebacks, and how to read and check the configuration."""
 
+import contextlib
 import re
 
-from conformance.core.case import Expect, Observation, Section, Unsupported
-from conformance.cases.helpers import LogCapture, require, require_keyword, run_script
+from conformance.core.case import Expect, Observation, Param, Section, Unsupported
+from conformance.cases.helpers import LogCapture, outcome_of, require, require_keyword, run_script
 
 SECTION = Section("§6", "Errors and configuration")
 
 MODES = ["auto", "tracebackhide", "off", "remove_frames", "quiet_remove_frames"]
 INTERNAL = "/jax/_src/"
 HINT = "JAX has removed its internal frames"
+INVALID_VALUE = 'Invalid value "bogus" for JAX flag jax_traceback_filtering'
+RUNTIME_ERROR_NAMES = ("JaxRuntimeError", "XlaRuntimeError")
 RESHAPE_ERROR = "TypeError: cannot reshape array of shape (4,) (size 4) into shape (3, 5) (size 15)"
 HINT_LINES = [
     "--------------------",
@@ -42,99 +45,189 @@ def _nondefault_flags(defaults):
             if defaults.get(name) != repr(value)}
 
 
-@SECTION.case(
-    subsection="6.1",
-    rows=["config.traceback_filtering.modes", "config.traceback_filtering.runtime_switch",
-          "config.traceback_filtering.tracebackhide_marker"],
-    claim="jax_traceback_filtering, switched back and forth in one process, decides how many JAX-internal "
-          "frames a traceback keeps (11 frames with 8 internal when kept, 6 with 3 when removed), what is "
-          "attached to the exception, and, under tracebackhide, which frames are marked hidden.",
-    expect=Expect({
-        "modes": {
-            "auto": {"frames": 6, "internal_frames": 3, "cause": None, "notes": 1, "keeps_user_frame": True},
-            "tracebackhide": {"frames": 11, "internal_frames": 8, "cause": None, "notes": 0,
-                              "keeps_user_frame": True},
-            "off": {"frames": 11, "internal_frames": 8, "cause": None, "notes": 0, "keeps_user_frame": True},
-            "remove_frames": {"frames": 6, "internal_frames": 3, "cause": "UnfilteredStackTrace", "notes": 0,
-                              "keeps_user_frame": True},
-            "quiet_remove_frames": {"frames": 6, "internal_frames": 3, "cause": None, "notes": 1,
-                                    "keeps_user_frame": True},
-        },
-        "auto_behaves_like": "quiet_remove_frames",
-        "tracebackhide_marks_every_internal_frame_but_the_innermost": True,
-        "off_marks_every_internal_frame_but_the_innermost": False,
-        "value_before": "auto",
-        "value_after_restoring": "auto",
-    }),
-    notes="Frames are counted as the chapter counts them: traceback.extract_tb of the caught exception, whose "
-          "outermost frame is the function that calls the jitted function (3 user frames: that caller, the "
-          "jitted lambda, inner_reshape); internal means '/jax/_src/' in the file name. The chapter ran in "
-          "Jupyter, where auto equals tracebackhide (11/8, no note); its own table says that outside IPython "
-          "auto equals quiet_remove_frames, which is what a child process is, so auto expects 6/3 and one note. "
-          "The counts 11/8 and 6/3 were measured identical with jax 0.12.0.1 on Python 3.12.1 and 3.13.0 "
-          "(linux-x86_64) and are the chapter's on macOS arm64 with Python 3.14. The 3 internal frames kept "
-          "after removal are the reshape frames below inner_reshape. Under tracebackhide every internal frame "
-          "but the innermost carries __tracebackhide__; JAX's own api-boundary and the two outer reshape "
-          "frames carry it in every mode (3 of the 8 under off), so the marker is compared as that exact set, "
-          "with off, which does not mark the jit frames, as the contrast. "
-          "The mode is restored the way the chapter restores it (config.update(..., 'auto') in a finally) and "
-          "then read back from jax.config.values, against the value read before the first switch.",
-)
-def traceback_filtering_modes():
+def _mode_profile(mode):
+    """How a traceback looks under filtering `mode`: frames, JAX-internal frames, cause, notes and hidden marks.
+
+    The failing call is the chapter's: a jitted lambda calling inner_reshape, which reshapes 4 elements to (3, 5).
+    The mode is set with config.update and put back to auto afterwards, as the chapter does.
+    """
     import traceback
 
     import jax
     import jax.numpy as jnp
 
-    if not hasattr(jax.config, "jax_traceback_filtering"):
-        raise Unsupported("jax.config.jax_traceback_filtering")
-    value_before = jax.config.jax_traceback_filtering
-
     def inner_reshape(x):
         return x.reshape(3, 5)
 
     outer = jax.jit(lambda x: inner_reshape(x) * 2)
+    jax.config.update("jax_traceback_filtering", mode)
+    try:
+        outer(jnp.ones(4))
+    except Exception as exc:  # noqa: BLE001 - the traceback is the observation
+        frames = traceback.extract_tb(exc.__traceback__)
+        marked = [frame.f_locals.get("__tracebackhide__", False) is True
+                  for frame, _ in traceback.walk_tb(exc.__traceback__)]
+        internal = [INTERNAL in f.filename for f in frames]
+        return {
+            "frames": len(frames),
+            "internal_frames": sum(internal),
+            "cause": type(exc.__cause__).__name__ if exc.__cause__ is not None else None,
+            "notes": len(getattr(exc, "__notes__", [])),
+            "keeps_user_frame": any(f.name == "inner_reshape" for f in _user_frames(frames)),
+            "marked_but_innermost": [i for i, m in enumerate(marked) if m] ==
+                                    [i for i, x in enumerate(internal[:-1]) if x],
+            "walk": [[f.name, INTERNAL in f.filename, m] for f, m in zip(frames, marked)],
+        }
+    finally:
+        jax.config.update("jax_traceback_filtering", "auto")
+    return {"raised": False}
 
-    def profile(mode):
-        jax.config.update("jax_traceback_filtering", mode)
-        try:
-            outer(jnp.ones(4))
-        except Exception as exc:  # noqa: BLE001 - the traceback is the observation
-            frames = traceback.extract_tb(exc.__traceback__)
-            marked = [frame.f_locals.get("__tracebackhide__", False) is True
-                      for frame, _ in traceback.walk_tb(exc.__traceback__)]
-            internal = [INTERNAL in f.filename for f in frames]
-            return {
-                "frames": len(frames),
-                "internal_frames": sum(internal),
-                "cause": type(exc.__cause__).__name__ if exc.__cause__ is not None else None,
-                "notes": len(getattr(exc, "__notes__", [])),
-                "keeps_user_frame": any(f.name == "inner_reshape" for f in _user_frames(frames)),
-                "marked_but_innermost": [i for i, m in enumerate(marked) if m] ==
-                                        [i for i, x in enumerate(internal[:-1]) if x],
-                "walk": [[f.name, INTERNAL in f.filename, m] for f, m in zip(frames, marked)],
-            }
-        finally:
-            jax.config.update("jax_traceback_filtering", "auto")
-        return {"raised": False}
 
-    profiles = {mode: profile(mode) for mode in MODES}
+_SHAPE = ("frames", "internal_frames", "cause", "notes", "marked_but_innermost")
+
+
+def _behaves_like(profiles, mode):
+    """The first other mode whose traceback has the same shape (counts, cause, notes, hidden marks) as `mode`'s."""
+    return next((m for m in MODES if m != mode
+                 and all(profiles[mode].get(k) == profiles[m].get(k) for k in _SHAPE)), None)
+
+
+@contextlib.contextmanager
+def _inside_ipython(version):
+    """Let JAX believe it runs in an IPython shell of `version` (a tuple), as a Jupyter kernel does.
+
+    JAX asks two things (jax/_src/traceback_util.py, _running_under_ipython and _ipython_supports_tracebackhide):
+    whether the name get_ipython resolves (IPython puts it into builtins) and IPython.version_info[:2] >= (7, 17).
+    Both are provided for the duration of the block and removed afterwards.
+    """
+    import builtins
+    import sys
+    import types
+
+    shell = types.ModuleType("IPython")
+    shell.version_info = (*version, "")
+    shell.__version__ = ".".join(map(str, version))
+    saved_module, had_hook = sys.modules.get("IPython"), hasattr(builtins, "get_ipython")
+    saved_hook = getattr(builtins, "get_ipython", None)
+    sys.modules["IPython"] = shell
+    builtins.get_ipython = lambda: shell
+    try:
+        yield
+    finally:
+        if saved_module is None:
+            sys.modules.pop("IPython", None)
+        else:
+            sys.modules["IPython"] = saved_module
+        if had_hook:
+            builtins.get_ipython = saved_hook
+        else:
+            del builtins.get_ipython
+
+
+@SECTION.case(
+    subsection="6.1",
+    rows=["config.traceback_filtering.modes", "config.traceback_filtering.runtime_switch",
+          "config.traceback_filtering.tracebackhide_marker"],
+    claim="jax_traceback_filtering, switched back and forth in one process that looks like IPython >= 7.17, "
+          "decides the traceback: auto, tracebackhide and off keep the same number of frames, remove_frames "
+          "keeps fewer and attaches an UnfilteredStackTrace cause, quiet_remove_frames attaches one note, the "
+          "user's inner_reshape frame is kept in every mode, tracebackhide marks the internal frames hidden, "
+          "and the setting reads auto again once restored.",
+    expect=Expect(
+        {
+            "auto_tracebackhide_and_off_keep_the_same_frames": True,
+            "remove_frames_keeps_fewer_frames_than_off": True,
+            "remove_frames_cause": "UnfilteredStackTrace",
+            "quiet_remove_frames_notes": 1,
+            "inner_reshape_kept_in_every_mode": True,
+            "tracebackhide_marks_every_internal_frame_but_the_innermost": True,
+            "off_marks_every_internal_frame_but_the_innermost": False,
+            "value_before": "auto",
+            "value_after_restoring": "auto",
+        },
+        printed={"modes": {
+            "auto": {"frames": 11, "internal_frames": 8, "cause": None, "notes": 0},
+            "tracebackhide": {"frames": 11, "internal_frames": 8, "cause": None, "notes": 0},
+            "off": {"frames": 11, "internal_frames": 8, "cause": None, "notes": 0},
+            "remove_frames": {"frames": 6, "internal_frames": 3, "cause": "UnfilteredStackTrace", "notes": 0},
+            "quiet_remove_frames": {"frames": 6, "internal_frames": 3, "cause": None, "notes": 1},
+        }},
+    ),
+    notes="Asserted, as the chapter asserts them: frame counts equal for auto, tracebackhide and off; fewer "
+          "for remove_frames than for off; remove_frames' __cause__ is UnfilteredStackTrace; quiet_remove_frames "
+          "has one note; inner_reshape is among the user frames in every mode; the value reads auto after the "
+          "restore. The chapter ran in Jupyter, where auto is tracebackhide; the probe gives JAX the two things "
+          "it checks for that (get_ipython resolvable, IPython.version_info >= (7, 17)), so its auto line is the "
+          "chapter's. Printed only: the per-mode table of absolute counts (11 frames with 8 in /jax/_src/ when "
+          "kept, 6 with 3 when removed, measured equal with jax 0.12.0.1 on Python 3.12 and 3.13; they depend on "
+          "how deep JAX's call path is). Frames are counted as the chapter counts them (traceback.extract_tb; the "
+          "outermost frame is the function that calls the jitted one). The tracebackhide marker row is prose: "
+          "under tracebackhide every internal frame but the innermost carries __tracebackhide__; JAX's own "
+          "api-boundary and two reshape frames carry it in every mode, so the exact set is compared, with off "
+          "(which leaves the jit frames unmarked) as the contrast that shows the comparison can tell them apart.",
+)
+def traceback_filtering_modes():
+    import jax
+
+    if not hasattr(jax.config, "jax_traceback_filtering"):
+        raise Unsupported("jax.config.jax_traceback_filtering")
+    value_before = jax.config.jax_traceback_filtering
+    with _inside_ipython((8, 0)):
+        profiles = {mode: _mode_profile(mode) for mode in MODES}
     value_after = jax.config.values.get("jax_traceback_filtering")
-    shape = ("frames", "internal_frames", "cause", "notes")
-    compared = shape + ("keeps_user_frame",)
+    frames = {m: profiles[m].get("frames") for m in MODES}
     return Observation(
         {
-            "modes": {m: {k: profiles[m].get(k) for k in compared} for m in MODES},
-            "auto_behaves_like": next((m for m in MODES[1:]
-                                       if all(profiles["auto"].get(k) == profiles[m].get(k) for k in shape)), None),
+            "auto_tracebackhide_and_off_keep_the_same_frames":
+                frames["auto"] is not None and frames["auto"] == frames["tracebackhide"] == frames["off"],
+            "remove_frames_keeps_fewer_frames_than_off":
+                None not in (frames["remove_frames"], frames["off"]) and frames["remove_frames"] < frames["off"],
+            "remove_frames_cause": profiles["remove_frames"].get("cause"),
+            "quiet_remove_frames_notes": profiles["quiet_remove_frames"].get("notes"),
+            "inner_reshape_kept_in_every_mode": all(profiles[m].get("keeps_user_frame") for m in MODES),
             "tracebackhide_marks_every_internal_frame_but_the_innermost":
                 profiles["tracebackhide"].get("marked_but_innermost"),
             "off_marks_every_internal_frame_but_the_innermost": profiles["off"].get("marked_but_innermost"),
             "value_before": value_before,
             "value_after_restoring": value_after,
+            "modes": {m: {k: profiles[m].get(k) for k in ("frames", "internal_frames", "cause", "notes")}
+                      for m in MODES},
         },
         {"frames_as_name_internal_marked": {m: profiles[m].get("walk") for m in MODES}},
     )
+
+
+@SECTION.case(
+    subsection="6.1",
+    rows=["quiz.q6.auto_mode"],
+    claim="auto filters like tracebackhide inside IPython 7.17 or later and like quiet_remove_frames "
+          "otherwise: in a plain process and under an older IPython.",
+    expect=Expect({"auto_behaves_like": {
+        "IPython 8.0": "tracebackhide",
+        "IPython 7.17": "tracebackhide",
+        "IPython 7.16": "quiet_remove_frames",
+        "no IPython": "quiet_remove_frames",
+    }}),
+    notes="The quiz answer (A) restates the chapter's table row for auto. The probe measures, in one process, "
+          "the traceback of every mode (frame counts, cause, notes and which frames carry __tracebackhide__) and "
+          "names the mode auto matches, once without IPython and once under a stand-in for each IPython version "
+          "(the get_ipython name and IPython.version_info, which is all JAX reads). tracebackhide and off keep "
+          "the same frames and are told apart by the hidden marks. The plain-script form of the claim (hint "
+          "at the end of stderr) is config.traceback_filtering.script_auto.",
+)
+def traceback_filtering_auto_under_ipython():
+    import jax
+
+    if not hasattr(jax.config, "jax_traceback_filtering"):
+        raise Unsupported("jax.config.jax_traceback_filtering")
+    settings = {"IPython 8.0": (8, 0), "IPython 7.17": (7, 17), "IPython 7.16": (7, 16), "no IPython": None}
+    matches, shapes = {}, {}
+    for name, version in settings.items():
+        with _inside_ipython(version) if version else contextlib.nullcontext():
+            profiles = {mode: _mode_profile(mode) for mode in MODES}
+        matches[name] = _behaves_like(profiles, "auto")
+        shapes[name] = {m: [profiles[m].get(k) for k in _SHAPE] for m in MODES}
+    return Observation({"auto_behaves_like": matches}, {"shape_per_mode": shapes, "shape_fields": list(_SHAPE)})
 
 
 def _stderr_profile(stderr, last):
@@ -152,56 +245,70 @@ def _stderr_profile(stderr, last):
 @SECTION.case(
     subsection="6.1",
     rows=["config.traceback_filtering.script_auto", "config.traceback_filtering.env_off"],
-    claim="A plain script that fails inside jit prints a traceback without JAX's internal frames, ending in "
-          "the error, a separator and JAX's hint; with JAX_TRACEBACK_FILTERING=off the hint is gone and the "
-          "traceback keeps every internal frame, so it is longer.",
-    expect=Expect({
-        "auto": {"frames": 5, "jax_internal_frames": 3, "has_hint": True,
-                 "last_lines": [RESHAPE_ERROR, *HINT_LINES]},
-        "off": {"frames": 10, "jax_internal_frames": 8, "has_hint": False,
-                "last_lines": [RESHAPE_ERROR]},
-        "off_mentions_removal": False,
-        "off_longer_than_auto": True,
-    }),
-    notes="The chapter counted 18 stderr lines for auto and 28 for off (python -c, Python 3.14). With jax "
-          "0.12.0.1 the same script gives 18/28 on Python 3.13.0 and 17/30 on 3.12.1 (14/27 with python -c "
-          "on 3.12, which prints no source for <string>), while the frames are the same everywhere: 5 frames "
-          "(3 in /jax/_src/) for auto, 10 (8) for off. The extra lines are Python's: 3.12 draws a ^^^ line "
-          "under every call and shows one line of a multi-line statement; 3.13 draws ~~~^^^ only where the "
-          "call is part of a line and shows the whole statement. So the line counts are details, and the "
-          "frame counts, the hint and the last lines are compared.",
+    claim="A plain script that fails inside jit prints a traceback with JAX's hint that it removed its internal "
+          "frames; with JAX_TRACEBACK_FILTERING=off the hint is gone and the printed traceback is longer.",
+    expect=Expect(
+        {
+            "auto_has_hint": True,
+            "off_mentions_removal": False,
+            "off_longer_than_auto": True,
+            "auto_keeps_fewer_internal_frames_than_off": True,
+        },
+        printed={
+            "auto_last_lines": [RESHAPE_ERROR, *HINT_LINES],
+            "stderr_lines": {"auto": 18, "off": 28},
+        },
+    ),
+    notes="Asserted, as the chapter asserts them: auto's stderr contains 'JAX has removed its internal frames', "
+          "off's does not contain 'JAX has removed', and off's stderr has more lines than auto's; that auto "
+          "removes internal frames is the prose claim, compared as fewer /jax/_src/ frames than under off. "
+          "Printed only: auto's last three lines (the error, the separator, the hint) and the line counts, 18 "
+          "and 28 in the chapter (python -c, Python 3.14). With jax 0.12.0.1 the script gives 18/28 on Python "
+          "3.13.0 and 17/30 on 3.12.1: the extra lines are Python's (3.12 draws a ^^^ line under every call, "
+          "3.13 only where the call is part of a line). The frame counts (5 with 3 internal for auto, 10 with 8 "
+          "for off on 0.12.0.1) are details.",
 )
 def traceback_filtering_in_a_script():
     auto = run_script("reshape_error").stderr
     off = run_script("reshape_error", env={"JAX_TRACEBACK_FILTERING": "off"}).stderr
+    auto_profile, off_profile = _stderr_profile(auto, 3), _stderr_profile(off, 1)
     return Observation(
         {
-            "auto": _stderr_profile(auto, 3),
-            "off": _stderr_profile(off, 1),
+            "auto_has_hint": HINT in auto,
             "off_mentions_removal": "JAX has removed" in off,
             "off_longer_than_auto": len(off.splitlines()) > len(auto.splitlines()),
+            "auto_keeps_fewer_internal_frames_than_off":
+                auto_profile["jax_internal_frames"] < off_profile["jax_internal_frames"],
+            "auto_last_lines": auto_profile["last_lines"],
+            "stderr_lines": {"auto": len(auto.splitlines()), "off": len(off.splitlines())},
         },
-        {"auto_stderr_lines": len(auto.splitlines()), "off_stderr_lines": len(off.splitlines()),
-         "auto_stderr": auto, "off_stderr": off},
+        {"frames": {"auto": [auto_profile["frames"], auto_profile["jax_internal_frames"]],
+                    "off": [off_profile["frames"], off_profile["jax_internal_frames"]]},
+         "off_last_line": off_profile["last_lines"], "auto_stderr": auto, "off_stderr": off},
     )
 
 
 @SECTION.case(
     subsection="6.1",
     rows=["config.traceback_filtering.invalid_value"],
-    claim="An invalid JAX_TRACEBACK_FILTERING value makes `import jax` itself fail with a ValueError.",
+    claim="An invalid JAX_TRACEBACK_FILTERING value makes `import jax` itself fail with a ValueError that "
+          "names the value and the flag.",
     env={"JAX_TRACEBACK_FILTERING": "bogus"},
-    expect=Expect({
-        "import_raises": "ValueError",
-        "message": 'Invalid value "bogus" for JAX flag jax_traceback_filtering',
-    }),
+    expect=Expect(
+        {"import_raises": "ValueError", "message_names_value_and_flag": True},
+        printed={"message": 'Invalid value "bogus" for JAX flag jax_traceback_filtering'},
+    ),
+    notes="Asserted: the class (the chapter's prose) and that the message contains 'Invalid value \"bogus\" "
+          "for JAX flag jax_traceback_filtering' (the chapter's assert). Printed: the whole message, the last "
+          "line of the chapter's stderr.",
 )
 def traceback_filtering_invalid_value():
     try:
         import jax  # noqa: F401
     except Exception as exc:  # noqa: BLE001
-        return Observation({"import_raises": type(exc).__name__, "message": str(exc)})
-    return Observation({"import_raises": None, "message": None})
+        return Observation({"import_raises": type(exc).__name__,
+                            "message_names_value_and_flag": INVALID_VALUE in str(exc), "message": str(exc)})
+    return Observation({"import_raises": None, "message_names_value_and_flag": False, "message": None})
 
 
 @SECTION.case(
@@ -249,14 +356,17 @@ def traceback_user_frames_under_jit():
 @SECTION.case(
     subsection="6.1",
     rows=["config.traceback.runtime_error_call_site_only"],
-    claim="An error raised while the compiled program runs is a JaxRuntimeError whose traceback shows the "
-          "call site only, with no frame from inside the jitted function.",
-    expect=Expect({"raised": "JaxRuntimeError", "user_frames_inside": []}),
-    notes="The runtime error is made by a host callback that raises inside the compiled program (the chapter "
-          "names no trigger; this is one that every CPU build has). Its message carries the callback's own "
-          "Python traceback as text, which is a detail: the traceback of the exception itself has the call "
-          "site and, under the default filtering, nothing else of the user's. Before jax 0.8 the class is "
-          "XlaRuntimeError, the other name the chapter gives.",
+    claim="An error raised while the compiled program runs is a JAX runtime error (JaxRuntimeError, formerly "
+          "XlaRuntimeError) whose traceback shows the call site only, with no frame from inside the jitted "
+          "function.",
+    expect=Expect({"is_a_runtime_error_the_chapter_names": True, "user_frames_inside": []},
+                  printed={"raised": "JaxRuntimeError"}),
+    notes="Asserted: the exception's class, or one of its bases, is named JaxRuntimeError or XlaRuntimeError "
+          "(the chapter names both; jax.errors.JaxRuntimeError is jaxlib's XlaRuntimeError up to 0.7 and its own "
+          "class from 0.8, measured), and no user frame follows the call site. Printed: the class name, which "
+          "is JaxRuntimeError from 0.8 and XlaRuntimeError before. The runtime error is made by a host callback "
+          "that raises inside the compiled program (the chapter names no trigger; every CPU build has this one). "
+          "Its message carries the callback's own Python traceback as text, a detail.",
 )
 def runtime_error_traceback():
     import traceback
@@ -277,81 +387,108 @@ def runtime_error_traceback():
         except Exception as exc:  # noqa: BLE001 - the exception is the observation
             raised, frames = exc, _user_frames(traceback.extract_tb(exc.__traceback__))
         else:
-            return Observation({"raised": None, "user_frames_inside": None})
+            return Observation({"is_a_runtime_error_the_chapter_names": False, "user_frames_inside": None,
+                                "raised": None})
+    lineage = [cls.__name__ for cls in type(raised).__mro__]
     return Observation(
-        {"raised": type(raised).__name__, "user_frames_inside": [f.name for f in frames[1:]]},
-        {"user_frames": [f.name for f in frames], "module": type(raised).__module__,
+        {"is_a_runtime_error_the_chapter_names": any(name in RUNTIME_ERROR_NAMES for name in lineage),
+         "user_frames_inside": [f.name for f in frames[1:]], "raised": type(raised).__name__},
+        {"user_frames": [f.name for f in frames], "module": type(raised).__module__, "mro": lineage,
          "message_first_line": str(raised).splitlines()[0] if str(raised) else ""},
     )
 
 
 @SECTION.case(
     subsection="6.2",
-    rows=["config.values.count", "config.read.attribute_and_value", "config.read.raises_attributeerror"],
-    claim="jax.config.values is a dict of every option (144 in 0.12.0.1); an option reads the same as a "
-          "jax.config attribute and as .value of its context manager, while jax.config.read raises "
-          "AttributeError for options that have a context manager.",
-    expect=Expect({
-        "values_type": "dict",
-        "option_count": 144,
-        "more_than_100": True,
-        "attribute_and_value": [False, False],
-        "attribute_and_value_inside_the_block": [True, True],
-        "read_raises": "AttributeError",
-        "read_message": "For flags with a corresponding contextmanager, read their value via e.g. "
-                        "`config.jax_debug_nans` rather than `config.FLAGS.jax_debug_nans`.",
-    }),
-    notes="The chapter asserts more than 100 options and prints 144 (after importing checkify, test_util and "
-          "monitoring, which add none); the count is compared too, so a version that adds or drops an option "
-          "differs. Reading inside a debug_nans block is ours: it shows both forms follow the switch.",
+    claim="jax.config.values is a dict of every option, more than 100 of them; an option reads the same as a "
+          "jax.config attribute and as .value of its context manager; jax.config.read raises AttributeError "
+          "for options that have a context manager.",
+    params=[
+        Param("values_count", rows=["config.values.count"], expect=Expect(
+            {"values_type": "dict", "more_than_100": True},
+            printed={"option_count": 144},
+        )),
+        Param("attribute_and_value", rows=["config.read.attribute_and_value"], expect=Expect(
+            {"both_forms_agree": True, "both_forms_follow_the_switch": True},
+            printed={"attribute_and_value": [False, False]},
+        )),
+        Param("read_raises", rows=["config.read.raises_attributeerror"], expect=Expect(
+            {"read_raises_attribute_error": True},
+            printed={"read_error": "AttributeError: For flags with a corresponding contextmanager, read their "
+                                   "value via e.g. `config.jax_debug_nans` rather than "
+                                   "`config.FLAGS.jax_debug_nans`."},
+        )),
+    ],
+    notes="Each row has its own cell. values_count asserts what the chapter asserts (a dict with more than "
+          "100 entries; its prose says 140+) and prints the count, 144 in 0.12.0.1 (after importing checkify, "
+          "test_util and monitoring, which add none). attribute_and_value: the chapter prints False False; "
+          "asserted is the prose claim that both forms read the same option, outside and inside a debug_nans "
+          "block (the block is ours: it shows both follow the switch). read_raises asserts isinstance "
+          "AttributeError, as the chapter does; the message is printed.",
 )
-def reading_the_configuration():
+def reading_the_configuration(view):
     import jax
 
-    debug_nans = require("jax.debug_nans")
-    values = jax.config.values
-    outside = [jax.config.jax_debug_nans, debug_nans.value]
-    with debug_nans(True):
-        inside = [jax.config.jax_debug_nans, debug_nans.value]
-    try:
-        jax.config.read("jax_debug_nans")
-        read_raises, read_message = None, ""
-    except Exception as exc:  # noqa: BLE001 - the exception is the observation
-        read_raises, read_message = type(exc).__name__, str(exc)
+    if view == "values_count":
+        values = jax.config.values
+        return Observation({"values_type": type(values).__name__, "more_than_100": len(values) > 100,
+                            "option_count": len(values)})
+    if view == "attribute_and_value":
+        debug_nans = require("jax.debug_nans")
+        outside = [jax.config.jax_debug_nans, debug_nans.value]
+        with debug_nans(True):
+            inside = [jax.config.jax_debug_nans, debug_nans.value]
+        return Observation({"both_forms_agree": outside[0] == outside[1] and inside[0] == inside[1],
+                            "both_forms_follow_the_switch": inside == [True, True],
+                            "attribute_and_value": outside}, {"inside_the_block": inside})
+    read = outcome_of(lambda: jax.config.read("jax_debug_nans"))
     return Observation({
-        "values_type": type(values).__name__,
-        "option_count": len(values),
-        "more_than_100": len(values) > 100,
-        "attribute_and_value": outside,
-        "attribute_and_value_inside_the_block": inside,
-        "read_raises": read_raises,
-        "read_message": read_message,
+        "read_raises_attribute_error": isinstance(read.exception, AttributeError),
+        "read_error": f"{read.raised}: {read.exception}" if read.exception is not None else None,
     })
 
 
 @SECTION.case(
     subsection="6.2",
     rows=["config.values.nondefault_diff"],
-    claim="Comparing the repr of every option with the defaults of a clean process lists exactly the options "
-          "switched on inside `with jax.debug_nans(True), jax.log_compiles(True)`, and nothing after it.",
-    expect=Expect({
-        "defaults_are_json": True,
-        "inside": {"jax_debug_nans": ["False", "True"], "jax_log_compiles": ["False", "True"]},
-        "after": {},
-    }),
-    notes="The defaults come from conformance/scripts/config_defaults.py, a plain `import jax` run without "
-          "JAX_* or XLA_FLAGS variables; the diff pairs are (default repr, current repr), as lists in JSON.",
+    claim="Every option's repr survives a JSON round trip, so the defaults of a clean process can be handed "
+          "over as JSON; comparing reprs against them lists exactly the options switched on inside "
+          "`with jax.debug_nans(True), jax.log_compiles(True)`, and nothing after it.",
+    expect=Expect(
+        {
+            "every_repr_round_trips_through_json": True,
+            "changed_inside": ["jax_debug_nans", "jax_log_compiles"],
+            "after": {},
+        },
+        printed={"inside": {"jax_debug_nans": ["False", "True"], "jax_log_compiles": ["False", "True"]}},
+    ),
+    notes="Asserted, as the chapter asserts them: the names changed inside the block, and an empty diff "
+          "after it. The JSON claim is probed in this process: every option of jax.config.values gives a repr "
+          "(none raises) and the name-to-repr mapping comes back equal from json.dumps and json.loads. Printed: "
+          "the (default repr, current repr) pairs, lists in JSON. The defaults come from "
+          "conformance/scripts/config_defaults.py, a plain `import jax` run without JAX_* or XLA_FLAGS "
+          "variables; an option missing from them would show in the diff after the block.",
 )
 def nondefault_flags_diff():
+    import json
+
     import jax
 
     defaults = _default_flags()
+    reprs = {name: outcome_of(lambda value=value: repr(value)) for name, value in jax.config.values.items()}
+    unrepresentable = sorted(name for name, shown in reprs.items() if shown.exception is not None)
+    as_text = {name: shown.value for name, shown in reprs.items()}
     with jax.debug_nans(True), jax.log_compiles(True):
         inside = _nondefault_flags(defaults)
     return Observation(
-        {"defaults_are_json": isinstance(defaults, dict) and bool(defaults),
-         "inside": inside, "after": _nondefault_flags(defaults)},
-        {"default_count": len(defaults)},
+        {
+            "every_repr_round_trips_through_json":
+                bool(as_text) and not unrepresentable and json.loads(json.dumps(as_text)) == as_text,
+            "changed_inside": sorted(inside),
+            "after": _nondefault_flags(defaults),
+            "inside": inside,
+        },
+        {"default_count": len(defaults), "options_without_repr": unrepresentable},
     )
 
 
@@ -404,9 +541,12 @@ def _platform_line(line):
             "returns_text": True,
             "has_jax_version_line": True,
             "has_jaxlib_line": True,
+            "has_device_info_line": True,
+            "node_redacted": True,
+        },
+        printed={
             "device_info_line": 'device info: cpu-1, 1 local devices"',
             "process_count_line": "process_count: 1",
-            "node_redacted": True,
             "platform_line": "platform: uname_result(system='…', node='…', release='…', version='…', machine='…')",
         },
         platforms={"darwin-arm64": {
@@ -414,10 +554,12 @@ def _platform_line(line):
                              "machine='arm64')",
         }},
     ),
-    notes="The chapter ran on macOS arm64 (release 27.0.0); its platform line is compared on darwin-arm64 with "
-          "node, release and version elided (the host name and the OS build are not JAX's). Elsewhere the "
-          "platform-neutral part is compared: the line is a uname_result with these five fields. The stray "
-          "quote after 'local devices' is in JAX's output. The numpy and python lines are details.",
+    notes="Asserted, as the chapter asserts them: the text contains f'jax:    {jax.__version__}', 'jaxlib:' and "
+          "'device info:', and a regex can replace node='...'. Printed: the device-info, process-count and "
+          "platform lines. The chapter ran on macOS arm64 (release 27.0.0); its platform line is compared on "
+          "darwin-arm64 with node, release and version elided (the host name and the OS build are not "
+          "JAX's). Elsewhere the platform-neutral part is compared: the line is a uname_result with these five "
+          "fields. The stray quote after 'local devices' is in JAX's output. The numpy and python lines are details.",
 )
 def environment_info():
     import jax
@@ -434,6 +576,7 @@ def environment_info():
             "returns_text": True,
             "has_jax_version_line": f"jax:    {jax.__version__}" in info,
             "has_jaxlib_line": "jaxlib:" in info,
+            "has_device_info_line": "device info:" in info,
             "device_info_line": next((line for line in lines if line.startswith("device info:")), None),
             "process_count_line": next((line for line in lines if line.startswith("process_count:")), None),
             "node_redacted": "node='<redacted>'" in redacted and redacted != info,

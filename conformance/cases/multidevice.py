@@ -79,48 +79,55 @@ def typeof_sharding_notation():
 @SECTION.case(
     subsection="8.1",
     rows=["multidev.sharding.spec_and_local_shape"],
-    claim="A sharded array's spec prints as P('data', 'model') and its first addressable shard holds a "
-          "4x2 local block of the 8x4 array.",
+    claim="A sharded array's first addressable shard holds a 4x2 local block of the 8x4 array, and its "
+          "sharding's spec is a PartitionSpec over ('data', 'model').",
     env=FOUR_DEVICES,
-    expect=Expect({"spec": "P('data', 'model')", "local_shape": [4, 2]}),
-    notes="Before the P(...) repr, the spec printed as PartitionSpec('data', 'model') (measured on 0.4.38 "
-          "and 0.8.3); the 4x2 local block is the same there.",
+    expect=Expect({"local_shape": [4, 2], "spec_entries": ["data", "model"]},
+                  printed={"spec": "P('data', 'model')"}),
+    notes="Asserted: the local block's shape, [4, 2] (the chapter's assert), and the spec's entries (the table "
+          "says x.sharding.spec is the PartitionSpec). Printed: str(spec), P('data', 'model') in the chapter; "
+          "before the P(...) repr it printed as PartitionSpec('data', 'model') (measured on 0.4.38 and 0.8.3).",
 )
 def spec_and_local_shape():
     _, arrays = _grid_arrays()
     x = arrays["P('data','model')"]
     shard = x.addressable_shards[0]
-    return Observation({"spec": str(x.sharding.spec), "local_shape": list(shard.data.shape)},
+    return Observation({"local_shape": list(shard.data.shape), "spec_entries": list(x.sharding.spec),
+                        "spec": str(x.sharding.spec)},
                        {"first_shard_device": str(shard.device), "first_shard_index": str(shard.index)})
 
 
 @SECTION.case(
     subsection="8.1",
-    claim="visualize_array_sharding draws one labelled cell per block (CPU 0, CPU 1 over CPU 2, CPU 3) when "
-          "rich can be imported, and raises a ValueError saying it requires rich when it cannot.",
+    claim="visualize_array_sharding draws the layout when rich can be imported, and raises a ValueError saying "
+          "it requires rich when rich is blocked before JAX is imported.",
     params=[
-        Param("with_rich", rows=["multidev.visualize.with_rich"], expect=Expect({
-            "rich_importable": True,
-            "visualize": "ok",
-            "label_rows": [["CPU 0", "CPU 1"], ["CPU 2", "CPU 3"]],
-        })),
+        Param("with_rich", rows=["multidev.visualize.with_rich"], expect=Expect(
+            {"rich_importable": True, "visualize": "ok"},
+            printed={"label_rows": [["CPU 0", "CPU 1"], ["CPU 2", "CPU 3"]]},
+        )),
         Param("without_rich", rows=["multidev.visualize.without_rich"], expect=Expect({
+            "rich_blocked_before_jax_import": True,
             "rich_importable": False,
             "visualize": "ValueError: `visualize_sharding` requires `rich` to be installed.",
-            "label_rows": [],
-        })),
+        }), fresh_interpreter="rich must be blocked before jax is imported, as the chapter does; a forked "
+                              "child inherits a server that has imported jax already"),
     ],
     env=FOUR_DEVICES,
-    notes="rich is installed in every target environment (rich 15, as in the chapter). For without_rich the "
-          "probe puts None into sys.modules['rich'] before importing jax, and records that rich can then no "
-          "longer be imported. The drawing's box characters depend on rich's colour detection; only the "
-          "labels are compared.",
+    notes="Asserted, as the chapter asserts them: with rich, the call returns (conditional on rich being "
+          "importable, which is asserted too: rich 15 is in every target environment, as in the chapter); "
+          "without rich, the exact error line. Printed: the drawing, compared as its CPU labels per row. For "
+          "without_rich the probe runs in a newly started interpreter and puts None into sys.modules['rich'] "
+          "before its first `import jax`, as the chapter's script does; it records that jax was not yet "
+          "imported then, and that rich can no longer be imported. The drawing's box characters depend on "
+          "rich's colour detection, so only the labels are compared.",
 )
 def visualize_sharding(availability):
     import importlib.util
     import re
     import sys
 
+    jax_imported_before = "jax" in sys.modules
     rich_loaded_before = "rich" in sys.modules
     if availability == "without_rich":
         sys.modules["rich"] = None
@@ -132,14 +139,15 @@ def visualize_sharding(availability):
     drawn = outcome_of(lambda: lines.extend(printed_lines(
         lambda: jax.debug.visualize_array_sharding(arrays["P('data','model')"]))))
     label_rows = [re.findall(r"CPU \d+(?:,\d+)*", line) for line in lines if "CPU" in line]
-    return Observation(
-        {
-            "rich_importable": rich_importable,
-            "visualize": "ok" if drawn.raised is None else f"{drawn.raised}: {drawn.exception}",
-            "label_rows": label_rows,
-        },
-        {"rich_loaded_before_probe": rich_loaded_before, "drawing": lines},
-    )
+    facts = {"rich_importable": rich_importable,
+             "visualize": "ok" if drawn.raised is None else f"{drawn.raised}: {drawn.exception}"}
+    if availability == "without_rich":
+        facts["rich_blocked_before_jax_import"] = not jax_imported_before
+    else:
+        facts["label_rows"] = label_rows
+    return Observation(facts, {"jax_imported_before_probe": jax_imported_before,
+                               "rich_loaded_before_probe": rich_loaded_before, "drawing": lines,
+                               "label_rows": label_rows})
 
 
 @SECTION.case(
@@ -149,19 +157,27 @@ def visualize_sharding(availability):
           "single devices for P('data','model'), two column blocks on devices 0,2 and 1,3 for "
           "P(None,'model'), and one block on all four devices for P().",
     env=FOUR_DEVICES,
-    expect=Expect({"blocks": {
-        "P('data','model')": [["CPU 0", "CPU 1"], ["CPU 2", "CPU 3"]],
-        "P()": [["CPU 0,1,2,3"]],
-        "P(None,'model')": [["CPU 0,2", "CPU 1,3"]],
-    }}),
-    notes="The grid is built by a private helper (_block_grid), as the chapter's ascii_sharding is, from "
-          "devices_indices_map alone; it does not need rich.",
+    expect=Expect(
+        {"labels_present": {"CPU 0,2": True, "CPU 0,1,2,3": True}},
+        printed={"blocks": {
+            "P('data','model')": [["CPU 0", "CPU 1"], ["CPU 2", "CPU 3"]],
+            "P()": [["CPU 0,1,2,3"]],
+            "P(None,'model')": [["CPU 0,2", "CPU 1,3"]],
+        }},
+    ),
+    notes="Asserted, as the chapter asserts it: the diagrams contain the labels CPU 0,2 (a column block held "
+          "by two devices) and CPU 0,1,2,3 (the replicated array). Printed: the three full diagrams, compared "
+          "as their grids of labels. The grid is built by a private helper (_block_grid), as the chapter's "
+          "ascii_sharding is, from devices_indices_map alone; it does not need rich.",
 )
 def devices_indices_map_layout():
     _, arrays = _grid_arrays()
     indices = {name: {str(d.id): str(i) for d, i in x.sharding.devices_indices_map(x.shape).items()}
                for name, x in arrays.items()}
-    return Observation({"blocks": {name: _block_grid(x) for name, x in arrays.items()}}, {"indices": indices})
+    blocks = {name: _block_grid(x) for name, x in arrays.items()}
+    labels = {label for grid in blocks.values() for row in grid for label in row}
+    return Observation({"labels_present": {label: label in labels for label in ("CPU 0,2", "CPU 0,1,2,3")},
+                        "blocks": blocks}, {"indices": indices})
 
 
 @SECTION.case(
@@ -175,12 +191,16 @@ def devices_indices_map_layout():
         Param("inspect_callback", rows=["multidev.inspect_array_sharding.callback"],
               expect=Expect({"inspected_specs": ["P('d',)"]})),
         Param("output_sharding", rows=["multidev.jit.output_sharding"],
-              expect=Expect({"output_typeof": "float32[8@d]", "output_spec": ["d"]})),
+              expect=Expect({"output_typeof": "float32[8@d]", "output_spec_entries": ["d"]},
+                            printed={"output_spec": "P('d',)"})),
     ],
     env=FOUR_DEVICES,
-    notes="The function is called twice; inspected_specs lists every callback call, so a second call (a "
-          "callback per run rather than per compilation) shows as a second entry. The output spec is compared "
-          "as its entries; its printed form (P('d',) in the chapter) is a detail. Measured: 0.8.3 prints specs as "
+    notes="Asserted, as the chapter asserts them: the typeof at trace time, the spec string the callback sees "
+          "(the chapter asserts str(s.spec) == \"P('d',)\"; 'once, at compile time' is its prose), the "
+          "output's typeof, and the output spec's entries (the prose: it keeps the propagated sharding). "
+          "Printed: str(out.sharding.spec), P('d',). The function is called twice; inspected_specs lists every "
+          "callback call, so a second call (a callback per run rather than per compilation) shows as a second "
+          "entry. Measured: 0.8.3 prints specs as "
           "PartitionSpec('d',) and, with Auto mesh axes, typeof shows no @; 0.4.38 has no jax.typeof and hands "
           "the callback a PositionalSharding, which has no spec.",
 )
@@ -210,12 +230,13 @@ def sharding_inside_jit(view):
 
     out = jax.block_until_ready(f(x))
     jax.block_until_ready(f(x))
-    details = {"output_spec_printed": str(out.sharding.spec), "mesh_axis_types": _mesh_axis_types(mesh)}
+    details = {"mesh_axis_types": _mesh_axis_types(mesh)}
     if view == "typeof_at_trace":
         return Observation({"typeof_at_trace": seen["typeof_at_trace"]}, details)
     if view == "inspect_callback":
         return Observation({"inspected_specs": seen["inspected_specs"]}, details)
-    return Observation({"output_typeof": str(typeof(out)), "output_spec": list(out.sharding.spec)},
+    return Observation({"output_typeof": str(typeof(out)), "output_spec_entries": list(out.sharding.spec),
+                        "output_spec": str(out.sharding.spec)},
                        {**details, "inspected_specs": seen["inspected_specs"]})
 
 
@@ -233,17 +254,21 @@ def _replicas(arr):
           "check_vma=False it returns device 0's partial sum and replicas that differ; psum gives the global "
           "sum on every device; debug.print with axis_index shows each device's block.",
     params=[
-        Param("check_vma_default", rows=["multidev.shard_map.check_vma_error"], expect=Expect({
-            "raised": "ValueError",
-            "mentions_out_specs": True,
-            "message_start": "shard_map applied to the function 'local_sum' was given out_specs which require ",
-        })),
-        Param("debug_print", rows=["multidev.shard_map.debug_print_per_device"], expect=Expect({"lines": [
-            "device 0 local block [0. 1. 2. 3.]",
-            "device 1 local block [4. 5. 6. 7.]",
-            "device 2 local block [ 8.  9. 10. 11.]",
-            "device 3 local block [12. 13. 14. 15.]",
-        ]})),
+        Param("check_vma_default", rows=["multidev.shard_map.check_vma_error"], expect=Expect(
+            {"raised": "ValueError", "mentions_out_specs": True},
+            printed={"message_start": "shard_map applied to the function 'local_sum' was given out_specs which "
+                                      "require "},
+        )),
+        Param("debug_print", rows=["multidev.shard_map.debug_print_per_device"], expect=Expect(
+            {"blocks_by_device": {"0": [0.0, 1.0, 2.0, 3.0], "1": [4.0, 5.0, 6.0, 7.0],
+                                  "2": [8.0, 9.0, 10.0, 11.0], "3": [12.0, 13.0, 14.0, 15.0]}},
+            printed={"lines": [
+                "device 0 local block [0. 1. 2. 3.]",
+                "device 1 local block [4. 5. 6. 7.]",
+                "device 2 local block [ 8.  9. 10. 11.]",
+                "device 3 local block [12. 13. 14. 15.]",
+            ]},
+        )),
         Param("check_vma_false", rows=["multidev.shard_map.check_vma_false"], expect=Expect({
             "host_value": 6.0,
             "replicas_consistent": False,
@@ -256,12 +281,17 @@ def _replicas(arr):
         })),
     ],
     env=FOUR_DEVICES,
-    notes="message_start is the first 80 characters of the error's first line, as the chapter printed it. The "
-          "per-device lines are sorted, since the devices print in no fixed order. Versions without "
+    notes="Asserted, as the chapter asserts them: the ValueError whose message mentions out_specs, and the "
+          "values and replica checks of check_vma=False and psum. The debug_print row is printed only; its prose "
+          "claim (each device prints its own local block) is compared as the numbers parsed from the lines, "
+          "device index to block. Printed: the first 80 characters of the error's first line and the exact "
+          "per-device lines, sorted since the devices print in no fixed order. Versions without "
           "jax.shard_map (or without its check_vma keyword) are unsupported; jax.experimental.shard_map is not "
           "used in its place.",
 )
 def shard_map_replicas(check):
+    import re
+
     import jax
     import jax.numpy as jnp
     from jax import lax
@@ -283,7 +313,9 @@ def shard_map_replicas(check):
     if check == "debug_print":
         printed = printed_lines(lambda: jax.jit(shard_map(show_block, mesh=mesh, in_specs=P("d"),
                                                           out_specs=P("d")))(x))
-        return Observation({"lines": sorted(printed)})
+        parsed = [re.fullmatch(r"device (\d+) local block \[(.*)\]", line) for line in printed]
+        blocks = {m.group(1): [float(v) for v in m.group(2).split()] for m in parsed if m}
+        return Observation({"blocks_by_device": dict(sorted(blocks.items())), "lines": sorted(printed)})
     if check == "check_vma_default":
         traced = outcome_of(lambda: jax.jit(shard_map(local_sum, mesh=mesh, in_specs=P("d"), out_specs=P()))(x))
         first = traced.message
