@@ -65,7 +65,8 @@ def test_platform_dependent_expectations():
 
 def test_quiz_rows_need_no_case_but_a_checked_one_is_checked_once():
     quiz_cases = {row: case.id for case in CASES for row in case.all_rows if row.startswith("quiz.")}
-    assert quiz_cases == {"quiz.q3.debug_nans_after_vmap": "numerics.debug_nans_flag_after_vmap"}
+    assert quiz_cases == {"quiz.q3.debug_nans_after_vmap": "numerics.debug_nans_flag_after_vmap",
+                          "quiz.q6.auto_mode": "config.traceback_filtering_auto_under_ipython"}
 
 
 def test_known_issue_is_per_parameter():
