@@ -56,8 +56,10 @@ def _compile_log_run():
         before_repeat = len(logs.records)
         mlp_step(w, jnp.ones((8, 64)))
         repeat_messages = logs.messages[before_repeat:]
+        before_new_shape = len(logs.records)
         mlp_step(w, jnp.ones((16, 64)))
-    return logs, repeat_messages
+        new_shape_messages = logs.messages[before_new_shape:]
+    return logs, repeat_messages, new_shape_messages
 
 
 @SECTION.case(
@@ -82,6 +84,7 @@ def _compile_log_run():
                 "mlp_step_compiles": 2,
                 "second_mlp_step_args_have_16x64": True,
                 "messages_from_repeated_call": 0,
+                "new_shape_call_logged": True,
             },
             printed={"first_mlp_step_args": "(ShapedArray(float32[64,64]), ShapedArray(float32[8,64]))"},
         )),
@@ -101,8 +104,8 @@ def _compile_log_run():
           "tier. Before 0.10, tracing also logged one `Finished tracing + transforming` line for each jitted "
           "jnp function called inside (matmul, tanh, _reduce_sum), so mlp_step's compilations log more than "
           "four. shapes_and_cache_hit: asserted are the chapter's asserts (two mlp_step compile lines, the "
-          "second with float32[16,64]) and its comment that the repeated call logs nothing; the two logged "
-          "compilations in the same capture are the positive control for that silence. The first argument "
+          "second with float32[16,64]) and its comment that the repeated call logs nothing, with its positive "
+          "control in the same capture: the next call, with a new shape, logs. The first argument "
           "list is printed. Argument shapes come from the chapter's own pattern `Compiling jit(<name>) with "
           "global shapes and types (...)`; 0.4.x wrote `Compiling mlp_step with global shapes and types "
           "[...]` (no jit(), a list), so no mlp_step shapes are found there. eager_ops: asserted is the "
@@ -111,7 +114,7 @@ def _compile_log_run():
 )
 def log_compiles(aspect):
     require("jax.log_compiles")
-    logs, repeat_messages = _compile_log_run()
+    logs, repeat_messages, new_shape_messages = _compile_log_run()
     messages = logs.messages
     compiled = [m.groups() for m in map(COMPILING_LINE.search, messages) if m]
     mlp_step_args = [args for name, args in compiled if name == "jit(mlp_step)"]
@@ -137,6 +140,7 @@ def log_compiles(aspect):
             "first_mlp_step_args": mlp_step_args[0] if mlp_step_args else None,
             "second_mlp_step_args_have_16x64": len(mlp_step_args) > 1 and "float32[16,64]" in mlp_step_args[1],
             "messages_from_repeated_call": len(repeat_messages),
+            "new_shape_call_logged": bool(new_shape_messages),
         }, {**details, "mlp_step_args": mlp_step_args, "repeated_call_messages": repeat_messages})
     others = [name for name in xla_compiled if name != "jit(mlp_step)"]
     return Observation({
