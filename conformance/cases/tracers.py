@@ -536,7 +536,8 @@ def value_dependent_shape(form):
     cut = len("Shapes must be 1D sequences of concrete values") if form == "reshape" else 90
     facts = _error(outcome, cut)
     if form == "bool_mask":
-        facts["is_NonConcreteBooleanIndexError"] = _is(outcome, getattr(jax.errors, "NonConcreteBooleanIndexError"))
+        mask_error = getattr(jax.errors, "NonConcreteBooleanIndexError", None)
+        facts["is_NonConcreteBooleanIndexError"] = _is(outcome, mask_error)
     if form in ("bool_mask", "slice"):
         facts["is_IndexError"] = isinstance(outcome.exception, IndexError)
     else:
@@ -611,8 +612,8 @@ def _leak_report(call):
     if outcome.exception is None:
         return {"plain_Exception": False, "starts_with_Leaked_trace": False}, "no error"
     cls = type(outcome.exception)
-    return ({"plain_Exception": cls is Exception, "starts_with_Leaked_trace": outcome.message.startswith("Leaked trace")},
-            f"{cls.__module__}.{cls.__qualname__}: {outcome.message}")
+    facts = {"plain_Exception": cls is Exception, "starts_with_Leaked_trace": outcome.message.startswith("Leaked trace")}
+    return facts, f"{cls.__module__}.{cls.__qualname__}: {outcome.message}"
 
 
 def _closure_convert_traces(flag):
