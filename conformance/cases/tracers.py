@@ -612,7 +612,8 @@ def _leak_report(call):
     if outcome.exception is None:
         return {"plain_Exception": False, "starts_with_Leaked_trace": False}, "no error"
     cls = type(outcome.exception)
-    facts = {"plain_Exception": cls is Exception, "starts_with_Leaked_trace": outcome.message.startswith("Leaked trace")}
+    facts = {"plain_Exception": cls is Exception,
+             "starts_with_Leaked_trace": outcome.message.startswith("Leaked trace")}
     return facts, f"{cls.__module__}.{cls.__qualname__}: {outcome.message}"
 
 
