@@ -390,9 +390,9 @@ def compile_counter():
           "another) and the Compiled's result matches the float64 reference, as the chapter asserts. The "
           "stage classes' names (Traced, Lowered, Compiled) are details: the chapter neither prints nor "
           "asserts them. The chapter's timings (trace 2.2 ms, lower 1.5 ms, compile 28.3 ms, ...) are not "
-          "asserted. The weights come from jax.random.key(5), so the reference value itself depends on the PRNG (0.4.x, "
-          "before jax_threefry_partitionable became the default, draws other weights); only the agreement "
-          "with a float64 NumPy recomputation (rtol 1e-4) is compared.",
+          "asserted. The weights come from jax.random.key(5), so the reference value itself depends on the "
+          "PRNG (0.4.x, before jax_threefry_partitionable became the default, draws other weights); only the "
+          "agreement with a float64 NumPy recomputation (rtol 1e-4) is compared.",
 )
 def stages_aot_split():
     import jax
