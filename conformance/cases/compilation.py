@@ -200,7 +200,6 @@ def _cache_miss_scenario(jax, turned_on):
                 "cache_miss_messages": 3,
                 "first_says_never_seen_function": True,
                 "option_jax_explain_cache_misses_exists": True,
-                "context_manager_sets_the_option": True,
                 "option_by_name_says_never_seen_function": True,
             },
             printed={"first_names_function_id_and_place": True},
@@ -224,7 +223,9 @@ def _cache_miss_scenario(jax, turned_on):
           "twice in one process, once under the context manager and once after "
           "jax.config.update(\"jax_explain_cache_misses\", True) by name (with a freshly defined function), "
           "and each row asserts its explanation in both runs. never_seen also asserts that the option exists "
-          "under that name (jax.config reads it) and that the context manager sets it. Asserted, as the "
+          "under that name (jax.config reads it). Reading the option inside the context manager is a "
+          "detail: 0.6.2 and 0.7.2 read False there (the context value is not what jax.config's attribute "
+          "returns), and the chapter does not claim it. Asserted, as the "
           "chapter asserts: three CACHE MISS messages for decay_step's three compilations; `never seen "
           "function` in the first; `explanation unavailable` for the static value; `different input types` "
           "and `at w, now i32[3] and before f32[3]` for the dtype; and (table prose) `different input "
@@ -265,7 +266,9 @@ def explain_cache_misses(situation):
     by_name_text = "\n".join(by_name.get(situation, []))
     mine = misses[situation]
     text = "\n".join(mine)
-    details = {"messages": mine, "option_by_name_messages": by_name.get(situation, []),
+    read_inside = set_inside.summary() if set_inside.exception else set_inside.value
+    details = {"messages": mine, "option_read_inside_context_manager": read_inside,
+               "option_by_name_messages": by_name.get(situation, []),
                "option_by_name_run": by_name_outcome.summary() if by_name_outcome.exception else "ran"}
     if situation == "never_seen":
         decay_misses = misses["never_seen"] + misses["static_value"] + misses["input_types"]
@@ -274,7 +277,6 @@ def explain_cache_misses(situation):
             "cache_miss_messages": len(decay_misses),
             "first_says_never_seen_function": "never seen function" in first,
             "option_jax_explain_cache_misses_exists": option_read.exception is None,
-            "context_manager_sets_the_option": set_inside.value is True,
             "option_by_name_says_never_seen_function": "never seen function" in by_name_text,
             "first_names_function_id_and_place": bool(
                 re.search(r"never seen function:\s+(\S+\.)?decay_step id=\d+ defined at \S+:\d+", first)),
