@@ -266,7 +266,7 @@ def explain_cache_misses(situation):
     by_name_text = "\n".join(by_name.get(situation, []))
     mine = misses[situation]
     text = "\n".join(mine)
-    read_inside = set_inside.summary() if set_inside.exception else set_inside.value
+    read_inside = set_inside.summary() if set_inside.exception else repr(set_inside.value)
     details = {"messages": mine, "option_read_inside_context_manager": read_inside,
                "option_by_name_messages": by_name.get(situation, []),
                "option_by_name_run": by_name_outcome.summary() if by_name_outcome.exception else "ran"}
