@@ -39,7 +39,7 @@ def measure(version: str, repeat: int) -> dict:
     """Timings for one JAX version."""
     builder = EnvironmentBuilder()
     env = builder.prepare(version)
-    cheap = Cell(find_case("tracers.exception_hierarchy"), "")
+    cheap = Cell(find_case("tracers.exception_hierarchy"), "subclassing")
     target = Target(env.python, "linux-x86_64", version)
     return {
         "python": env.interpreter.version,

@@ -59,8 +59,8 @@ def test_platform_dependent_expectations():
     assert miscompile.expected("", "linux-x86_64")["jit_error_above_1"] is False
     assert miscompile.expected("", "darwin-arm64")["jit_error_above_1"] is True
     guard = by_id["compilation.transfer_guard_disallow"]
-    assert guard.expected("", "linux-x86_64")["float_of_result"] == "allowed"
-    assert guard.expected("", "linux-x86_64-cuda")["float_of_result"] == "blocked"
+    assert guard.expected("cpu", "linux-x86_64")["float_of_result"] == "allowed"
+    assert guard.expected("cpu", "linux-x86_64-cuda")["float_of_result"] == "blocked"
 
 
 def test_quiz_rows_need_no_case_but_a_checked_one_is_checked_once():
