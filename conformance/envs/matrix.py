@@ -109,3 +109,11 @@ def resolve_versions(matrix: Matrix, released: Iterable[str]) -> tuple[str, ...]
         raise ConformanceError(f"matrix {matrix.name}: the package index lists no final JAX release")
     newest = sorted(finals)[-matrix.newest:]
     return tuple(finals[series][1] for series in newest)
+
+
+def matrix_versions(name_or_path: str, index) -> list[str]:
+    """The versions of a named matrix; one that names the newest releases asks the package `index`."""
+    matrix = load_matrix(name_or_path)
+    if not matrix.newest:
+        return list(matrix.versions)
+    return list(resolve_versions(matrix, index.releases("jax")))
