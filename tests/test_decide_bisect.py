@@ -211,3 +211,36 @@ def test_cli_find_fix_says_when_both_ends_show_the_bug(monkeypatch, tmp_path, ca
     assert cli.main(["bisect", "numerics.debug_nans_vmap_miss:vmap", "--good", "0.4.38", "--bad", "0.12.0.1",
                      "--find-fix"]) == 1
     assert "the known issue reproduces on both jax 0.4.38 and jax 0.12.0.1: no fix to find" in capsys.readouterr().out
+
+
+def test_cli_bisect_stores_the_cells_it_runs_in_the_results_folder(monkeypatch, tmp_path, capsys):
+    """The oracle runs through the engine's matrix run (pytest faked), so every tested release lands in --results."""
+    from conformance.engine import matrix
+    from conformance.envs.builder import JaxEnvironment
+    from tests.test_engine_matrix import FakePytest, env_for
+
+    class Builder:
+        def __init__(self):
+            self.index = PackageIndex(tmp_path / "index", fetch={"jax": _index_page(RELEASES)}.__getitem__)
+            self.notices = []
+
+        def interpreter_for(self, version):
+            return None
+
+        def prepare(self, version):
+            return env_for(version)
+
+    from packaging.version import Version
+
+    fake = FakePytest(lambda v: {f"{VMAP}[vmap]": "conforms" if Version(v) >= Version("0.8") else "differs"})
+    monkeypatch.setattr(cli, "EnvironmentBuilder", Builder)
+    monkeypatch.setattr(matrix.subprocess, "Popen", fake)
+    monkeypatch.setattr(JaxEnvironment, "python", property(lambda env: f"/envs/{env.version}/bin/python"))
+    results = tmp_path / "stored"
+    argv = ["bisect", f"{VMAP}:vmap", "--good", "0.4.38", "--bad", "0.12.0.1", "--results", str(results)]
+    assert cli.main(argv + ["--launch", "spawn"]) == 0
+    assert "first bad: jax 0.8.0" in capsys.readouterr().out
+    tested = sorted(p.name for p in results.glob("*.json"))
+    assert len(tested) == len(fake.argvs) and "0.8.0-linux-x86_64.json" in tested and "0.7.2-linux-x86_64.json" in tested
+    first = fake.argvs[0]
+    assert first[first.index("--jax-launch") + 1] == "spawn" and first[first.index("--jax-reuse") + 1] == str(results)
