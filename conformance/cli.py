@@ -385,8 +385,9 @@ def command_bisect(args: argparse.Namespace) -> int:
     request = matrix.RunRequest(versions=(), results=args.results, cell_ids=(cell.id,), sources=(folder,),
                                 case_folders=tuple(folders), workers=1, retries=1, launcher=args.launch)
     request.check()
-    progress = Progress()
-    oracle = CellOracle(builder, cell, lambda env: matrix.run_version(env, request, progress).file)
+    progress = Progress()  # only notices and dropped cells: the search prints each verdict itself
+    quiet = lambda event: progress(event) if isinstance(event, (matrix.Notice, matrix.CellsDropped)) else None  # noqa
+    oracle = CellOracle(builder, cell, lambda env: matrix.run_version(env, request, quiet).file)
 
     def announced(version: str):
         found = oracle(version)
