@@ -31,7 +31,7 @@ from conformance.decide.runs import CellOracle
 from conformance.engine import matrix
 from conformance.engine.folders import case_folders
 from conformance.engine.session import LAUNCHERS
-from conformance.engine.shards import parse_shard
+from conformance.engine.shards import Shard, parse_shard
 from conformance.envs.builder import EnvironmentBuilder
 from conformance.envs.index import sort_versions
 from conformance.envs.matrix import DEFAULT_MATRIX, load_matrix, matrix_versions
@@ -159,7 +159,7 @@ def command_list(args: argparse.Namespace) -> int:
 
 
 def run_request(args: argparse.Namespace, versions: list[str], selection: matrix.Selection,
-                shard: Any = None) -> matrix.RunRequest:
+                shard: Shard | None = None) -> matrix.RunRequest:
     """The matrix run that `run` or `gate --from/--to` asks for, checked."""
     folders = case_folders(args.cases)
     request = matrix.RunRequest(
