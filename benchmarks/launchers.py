@@ -29,7 +29,7 @@ from conformance.engine.selection import Cell, all_cells  # noqa: E402
 from conformance.engine.session import RunSession  # noqa: E402
 from conformance.envs.builder import EnvironmentBuilder  # noqa: E402
 from conformance.envs.matrix import load_matrix  # noqa: E402
-from conformance.report.text import text_table  # noqa: E402
+from conformance.report.terminal import text_table  # noqa: E402
 
 
 def compare(version: str, workers: int) -> list:

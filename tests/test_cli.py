@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from conformance import cli
+from conformance.engine import matrix
 from conformance.core.case import load_cases
 from conformance.engine.selection import all_cells, select_cells
 from tests.fake_index import fake_builder
@@ -95,36 +96,19 @@ def test_interrupted_run_keeps_finished_files(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(cli, "EnvironmentBuilder", lambda: builder)
     results = tmp_path / "results"
 
-    def fake_run_version(env, args):
+    def fake_run_version(env, request, on_event):
         if env.version == "0.12.0.1":
             raise KeyboardInterrupt
         path = results / f"{env.version}-linux-x86_64.json"
         results.mkdir(exist_ok=True)
         path.write_text("{}")
-        return {"path": str(path), "cells": 11, "reused": 0, "wall_s": 1.0}
+        return matrix.VersionRun(file=None, path=path, wall_s=1.0, cells=11, reused=0, launcher="fork")
 
-    monkeypatch.setattr(cli, "run_version", fake_run_version)
+    monkeypatch.setattr(matrix, "run_version", fake_run_version)
     status = cli.main(["run", "--jax", "0.4.38", "--jax", "0.12.0.1", "--results", str(results)])
     assert status == 130
     assert "interrupted; kept 1 finished result file(s)" in capsys.readouterr().err
     assert (results / "0.4.38-linux-x86_64.json").exists()
-
-
-def test_interrupted_version_leaves_no_temporary_file(monkeypatch, tmp_path):
-    import argparse
-    from conformance.envs.builder import JaxEnvironment
-    from conformance.envs.interpreters import Interpreter
-
-    def interrupted(*args, **kwargs):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(cli.subprocess, "Popen", interrupted)
-    env = JaxEnvironment("0.12.0.1", Path("/nowhere"), Interpreter("/usr/bin/python3", "3.12.1"), False, 0.0)
-    args = argparse.Namespace(results=tmp_path, workers=1, retries=0, expression=None, launch="fork",
-                              retry_differs=False, rerun=False)
-    with pytest.raises(KeyboardInterrupt):
-        cli.run_version(env, args)
-    assert list(tmp_path.iterdir()) == []
 
 
 def test_report_to_a_path_that_cannot_be_written(capsys, tmp_path):

@@ -12,7 +12,7 @@ from conformance.engine.selection import Cell
 from conformance.envs.index import PackageIndex
 from conformance.errors import ConformanceError
 from tests.fake_index import PAGES
-from tests.synthetic_results import VMAP, result
+from tests.synthetic_results import VMAP, cell as cell_entry, files, result
 
 RELEASES = ["0.4.38", "0.5.0", "0.5.1", "0.5.2", "0.5.3", "0.6.0", "0.6.1", "0.6.2", "0.7.0", "0.7.1", "0.7.2",
             "0.8.0", "0.8.1", "0.8.2", "0.8.3", "0.9.0", "0.12.0.1"]
@@ -114,31 +114,34 @@ class FakeBuilder:
         return type("Env", (), {"python": f"/envs/{version}/bin/python"})()
 
 
-class FakeSession:
-    made = []
-
-    def __init__(self, target, launcher, workers, retries):
-        FakeSession.made.append((target, launcher))
-
-    def run(self, cells):
-        (cell,) = cells
-        return type("R", (), {"results": [result(cell.case.id, cell.param, "conforms")]})()
-
-
 def test_the_oracle_builds_only_what_it_tests_and_names_what_it_cannot_install():
     from conformance.core.case import find_case
 
     cell = Cell(find_case("numerics.debug_nans_vmap_miss"), "vmap")
     builder = FakeBuilder(broken={"0.5.0"}, unknown={"0.4.38"})
-    oracle = CellOracle(builder, cell, launcher="spawn", session_factory=FakeSession,
-                        platform_of=lambda python: "linux-x86_64")
+    ran = []
+
+    def run_cell(env):  # the version's stored file: the cell, and another cell stored before
+        ran.append(env.python)
+        return files("0.8.0", "linux-x86_64", [cell_entry(VMAP, "none", "differs"),
+                                               cell_entry(VMAP, "vmap", "conforms", known_issue=True)])
+
+    oracle = CellOracle(builder, cell, run_cell)
     assert "no interpreter here can install it" in oracle("0.4.38").why
     assert "could not build" in oracle("0.5.0").why
-    assert oracle("0.8.0").status.value == "conforms"
-    assert builder.prepared == ["0.8.0"]
-    target, launcher = FakeSession.made[-1]
-    assert (target.python, target.platform, target.jax_version, launcher) == \
-        ("/envs/0.8.0/bin/python", "linux-x86_64", "0.8.0", "spawn")
+    found = oracle("0.8.0")
+    assert (found.cell_id, found.status.value) == ("numerics.debug_nans_vmap_miss[vmap]", "conforms")
+    assert builder.prepared == ["0.8.0"] and ran == ["/envs/0.8.0/bin/python"]
+    assert oracle.platform == "linux-x86_64"
+
+
+def test_the_oracle_refuses_a_stored_file_without_its_cell():
+    from conformance.core.case import find_case
+
+    cell = Cell(find_case("numerics.debug_nans_vmap_miss"), "vmap")
+    oracle = CellOracle(FakeBuilder(), cell, lambda env: files("0.8.0", "linux-x86_64", [cell_entry(VMAP, "none")]))
+    with pytest.raises(ConformanceError, match="stored no result for numerics.debug_nans_vmap_miss\\[vmap\\]"):
+        oracle("0.8.0")
 
 
 def _fake_cli(monkeypatch, tmp_path, first_bad="0.8.0", bug_from=None):
@@ -148,7 +151,7 @@ def _fake_cli(monkeypatch, tmp_path, first_bad="0.8.0", bug_from=None):
             self.notices = []
 
     class Oracle:
-        def __init__(self, builder, cell, launcher, case_folders):
+        def __init__(self, builder, cell, run_cell):
             self.cell, self.seconds = cell, {}
 
         def __call__(self, version):
@@ -208,3 +211,36 @@ def test_cli_find_fix_says_when_both_ends_show_the_bug(monkeypatch, tmp_path, ca
     assert cli.main(["bisect", "numerics.debug_nans_vmap_miss:vmap", "--good", "0.4.38", "--bad", "0.12.0.1",
                      "--find-fix"]) == 1
     assert "the known issue reproduces on both jax 0.4.38 and jax 0.12.0.1: no fix to find" in capsys.readouterr().out
+
+
+def test_cli_bisect_stores_the_cells_it_runs_in_the_results_folder(monkeypatch, tmp_path, capsys):
+    """The oracle runs through the engine's matrix run (pytest faked), so every tested release lands in --results."""
+    from conformance.engine import matrix
+    from conformance.envs.builder import JaxEnvironment
+    from tests.test_engine_matrix import FakePytest, env_for
+
+    class Builder:
+        def __init__(self):
+            self.index = PackageIndex(tmp_path / "index", fetch={"jax": _index_page(RELEASES)}.__getitem__)
+            self.notices = []
+
+        def interpreter_for(self, version):
+            return None
+
+        def prepare(self, version):
+            return env_for(version)
+
+    from packaging.version import Version
+
+    fake = FakePytest(lambda v: {f"{VMAP}[vmap]": "conforms" if Version(v) >= Version("0.8") else "differs"})
+    monkeypatch.setattr(cli, "EnvironmentBuilder", Builder)
+    monkeypatch.setattr(matrix.subprocess, "Popen", fake)
+    monkeypatch.setattr(JaxEnvironment, "python", property(lambda env: f"/envs/{env.version}/bin/python"))
+    results = tmp_path / "stored"
+    argv = ["bisect", f"{VMAP}:vmap", "--good", "0.4.38", "--bad", "0.12.0.1", "--results", str(results)]
+    assert cli.main(argv + ["--launch", "spawn"]) == 0
+    assert "first bad: jax 0.8.0" in capsys.readouterr().out
+    tested = sorted(p.name for p in results.glob("*.json"))
+    assert len(tested) == len(fake.argvs) and "0.8.0-linux-x86_64.json" in tested and "0.7.2-linux-x86_64.json" in tested
+    first = fake.argvs[0]
+    assert first[first.index("--jax-launch") + 1] == "spawn" and first[first.index("--jax-reuse") + 1] == str(results)

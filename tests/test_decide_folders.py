@@ -12,10 +12,12 @@ import pytest
 from conformance import cli
 from conformance.core.case import forget_package, load_cases
 from conformance.engine.folders import case_folder, case_folders, folder_digest, import_folder, package_folder_entry
+from conformance.engine.matrix import RunRequest, load_all_cases, pytest_argv, run_sources
 from conformance.engine.runner import Target
 from conformance.engine.selection import all_cells
 from conformance.engine.session import RunSession
 from conformance.errors import ConformanceError
+from conformance.results.store import merged_header
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "teamcases"
 PROBE = '''
@@ -114,7 +116,7 @@ def test_a_merged_header_keeps_every_folder_that_ran():
     stored = {"case_package": "conformance.cases",
               "case_folders": [{"name": "a", "hash": "1"}, {"name": "b", "hash": "2"}]}
     new = {"case_package": "b", "case_folders": [{"name": "b", "hash": "3"}]}
-    head = cli.merged_header(stored, new)
+    head = merged_header(stored, new)
     assert head["case_folders"] == [{"name": "a", "hash": "1"}, {"name": "b", "hash": "3"}]
     assert head["case_package"] == "conformance.cases"
 
@@ -151,17 +153,15 @@ def test_the_example_folder_runs_end_to_end_against_the_newest_environment_and_g
 
 
 def test_a_run_starts_one_pytest_per_case_package_with_selected_cells(tmp_path, isolated):
-    import argparse
-
     folder = case_folder(make_folder(tmp_path, "runcases"))
     isolated.append("runcases")
     cells = all_cells(load_cases(import_folder(folder)))
-    assert cli.run_sources(cells, [folder]) == [folder]
+    assert run_sources(cells, [folder]) == [folder]
     builtin = all_cells(load_cases())[:1]
-    assert cli.run_sources(builtin + cells, [folder]) == [None, folder]
+    assert run_sources(builtin + cells, [folder]) == [None, folder]
     env = type("Env", (), {"python": "/env/bin/python"})()
-    args = argparse.Namespace(workers=2, retries=1, launch="fork", retry_differs=False, rerun=False, expression="x")
-    argv = cli.pytest_argv(env, tmp_path / "out.json", tmp_path, args, folder)
+    request = RunRequest(versions=("0.8.0",), results=tmp_path, workers=2, retries=1, expression="x")
+    argv = pytest_argv(env, tmp_path / "out.json", request, folder)
     assert argv[3:6] == [str(folder.path), "--conformance-cases", "runcases"]
 
 
@@ -170,7 +170,7 @@ def test_the_report_gives_a_folders_cases_their_own_section(tmp_path, isolated):
 
     folder = case_folder(make_folder(tmp_path, "reportcases", "Report numerics"))
     isolated.append("reportcases")
-    cases = cli.load_all_cases([folder])
+    cases = load_all_cases([folder])
     write(tmp_path / "results", "0.8.3", "linux-x86_64",
           [cell("reportcases/numerics.sum_up", observation={"value": 6})])
     report, problems = cli.render_report(tmp_path / "results", tmp_path / "report.html", cases=cases)

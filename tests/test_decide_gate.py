@@ -7,8 +7,13 @@ from pathlib import Path
 import pytest
 
 from conformance import cli
+from conformance.core.case import load_cases
 from conformance.decide.diff import cell_change
 from conformance.decide.gate import GOOD, MISSING, REGRESSION, REVIEW, classify
+from conformance.engine import matrix
+from conformance.engine.matrix import VersionRun
+from conformance.engine.selection import all_cells, select_cells
+from conformance.results.load import load_result_file
 from conformance.results.schema import CellResult
 from tests.synthetic_results import VMAP, cell, write
 
@@ -196,7 +201,7 @@ def test_markdown_escapes_result_data(tmp_path, capsys):
 
 
 def test_gate_from_to_runs_both_versions_incrementally_then_gates(tmp_path, capsys, monkeypatch):
-    """`--from/--to` builds both environments and runs them through the CLI's run path (faked here)."""
+    """`--from/--to` builds both environments and runs them through the engine's matrix run (faked here)."""
     prepared, ran = [], []
 
     class FakeBuilder:
@@ -211,17 +216,18 @@ def test_gate_from_to_runs_both_versions_incrementally_then_gates(tmp_path, caps
             return type("Env", (), {"version": version, "built_now": False, "seconds": 0.0,
                                     "interpreter": type("P", (), {"version": "3.13.0"})()})()
 
-    def fake_run_version(env, args):
-        ran.append((env.version, args.results, args.expression))
+    def fake_run_version(env, request, on_event):
+        ran.append((env.version, request.results, request.expression, request.cell_ids))
         status = "differs" if env.version == "0.8.3" else "conforms"
-        path = write(args.results, env.version, "linux-x86_64", [cell(VMAP, "vmap", status, known_issue=True)])
-        return {"path": path, "cells": 1, "reused": 0, "wall_s": 0.1}
+        path = write(request.results, env.version, "linux-x86_64", [cell(VMAP, "vmap", status, known_issue=True)])
+        return VersionRun(load_result_file(path), path, 0.1, 1, 0, "fork")
 
     monkeypatch.setattr(cli, "EnvironmentBuilder", FakeBuilder)
-    monkeypatch.setattr(cli, "run_version", fake_run_version)
+    monkeypatch.setattr(matrix, "run_version", fake_run_version)
     status = cli.main(["gate", "--from", "0.8.3", "--to", "0.12.0.1", "--results", str(tmp_path), "-k", "vmap"])
     assert status == 1 and prepared == ["0.8.3", "0.12.0.1"]
-    assert ran == [("0.8.3", tmp_path, "vmap"), ("0.12.0.1", tmp_path, "vmap")]
+    selected = tuple(c.id for c in select_cells(all_cells(load_cases()), "vmap"))
+    assert ran == [("0.8.3", tmp_path, "vmap", selected), ("0.12.0.1", tmp_path, "vmap", selected)]
     assert "the known issue appears" in capsys.readouterr().out
 
 

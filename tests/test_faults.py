@@ -18,7 +18,8 @@ from conformance.envs.builder import MARKER, EnvironmentBuilder
 from conformance.envs.index import PackageIndex
 from conformance.envs.interpreters import Interpreter
 from conformance.errors import ConformanceError
-from conformance.report.html import markdown_summary, render_html, rerun_command
+from conformance.report.html import render_html, rerun_command
+from conformance.report.markdown import markdown_summary
 from conformance.report.model import build_model
 from conformance.results.load import ResultsError, load_result_file, read_results_tolerantly
 from tests.fake_index import PAGES

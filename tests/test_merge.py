@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conformance.cli import retired_in
+from conformance.engine.matrix import retired_in
 from conformance.core.case import load_cases
 from conformance.engine.selection import all_cells
 from conformance.results.merge import merge_report_json, retired_cells, retired_stored_cells

@@ -13,7 +13,9 @@ import pytest
 from conformance.core.case import Case, Expect, Param
 from conformance.core.status import Status
 from conformance.results.schema import SCHEMA_VERSION
-from conformance.report.html import junit_xml, markdown_summary, page_data, render_html, write_report
+from conformance.report.html import page_data, render_html, write_report
+from conformance.report.junit import junit_xml
+from conformance.report.markdown import markdown_summary
 from conformance.report.model import NOT_RUN, UNKNOWN_SECTION, build_model, classify_change
 from conformance.results.load import load_results
 from conformance.results.schema import CellResult

@@ -1,9 +1,11 @@
 """The I/O side of bisect: build one release's environment and run one cell in it, through objects passed in.
 
-`CellOracle(builder, cell, ...)` is the bisect oracle: for a release it prepares the
+`CellOracle(builder, cell, run_cell)` is the bisect oracle: for a release it prepares the
 environment with the `EnvironmentBuilder` (only for releases the search tests) and runs the
-one cell with a `RunSession` (fork or spawn launcher). A release that no interpreter here
-accepts, or whose environment does not build, comes back `Untestable` with the reason.
+one cell with `run_cell(env)`, which returns the version's result file (the CLI passes the
+engine's matrix run of that one cell, so the cell is stored in the results folder like any
+run's). A release that no interpreter here accepts, or whose environment does not build,
+comes back `Untestable` with the reason.
 """
 
 from __future__ import annotations
@@ -13,17 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from conformance.decide.bisect import Untestable
-from conformance.engine.runner import Target
 from conformance.engine.selection import Cell
-from conformance.engine.session import RunSession
 from conformance.errors import ConformanceError
-from conformance.results.schema import CellResult
-
-
-def _describe_platform(python: str) -> str:
-    from conformance.engine.plugin import describe_target  # imports pytest; only needed here
-
-    return describe_target(python)["platform"]
+from conformance.results.schema import CellResult, ResultFile
 
 
 @dataclass
@@ -32,11 +26,7 @@ class CellOracle:
 
     builder: Any  # EnvironmentBuilder, or a fake with interpreter_for/prepare
     cell: Cell
-    launcher: str = "fork"
-    package: str = ""
-    case_folders: tuple[str, ...] = ()
-    session_factory: Callable[..., Any] = RunSession
-    platform_of: Callable[[str], str] = _describe_platform
+    run_cell: Callable[[Any], ResultFile]  # runs the cell against an environment; the version's result file
     platform: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -51,11 +41,10 @@ class CellOracle:
             env = self.builder.prepare(version)
         except ConformanceError as exc:
             return Untestable(version, str(exc))
-        if not self.platform:
-            self.platform = self.platform_of(env.python)
-        target = Target(env.python, self.platform, version, self.package or self.cell.case.package,
-                        self.case_folders)
-        session = self.session_factory(target=target, launcher=self.launcher, workers=1, retries=1)
-        result = session.run([self.cell]).results[0]
+        stored = self.run_cell(env)
+        found = [c for c in stored.cells if c.cell_id == self.cell.id]
+        if not found:
+            raise ConformanceError(f"the run of jax {version} stored no result for {self.cell.id} in {stored.source}")
+        self.platform = self.platform or stored.header.platform
         self.seconds[version] = round(time.monotonic() - started, 1)
-        return result
+        return found[0]

@@ -35,7 +35,8 @@ from conformance.engine.shards import Shard, parse_shard, select_shard
 from conformance.errors import ConformanceError
 from conformance.engine.session import LAUNCHERS, RunSession
 from conformance.results.durations import recorded_durations
-from conformance.results.schema import CellResult, RunHeader, SchemaError, result_file_from_json
+from conformance.results.schema import CellResult, RunHeader
+from conformance.results.store import reusable_cells
 
 ENVINFO_TIMEOUT_S = 300
 
@@ -147,23 +148,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(run, "jax-conformance-run")
 
 
-def _load_reuse(path: str | None, jax_version: str, platform: str, shard: Shard | None = None) -> dict[str, CellResult]:
-    """The stored results to reuse: a result file, or the file of this version and platform in a folder
-    (the shard's own file first, then the unsharded one, in a sharded run)."""
-    if path and os.path.isdir(path):
-        names = [f"{jax_version}-{platform}{shard.file_suffix}.json"] if shard else []
-        names.append(f"{jax_version}-{platform}.json")
-        found = [os.path.join(path, n) for n in names if os.path.exists(os.path.join(path, n))]
-        path = found[0] if found else None
-    if not path or not os.path.exists(path):
-        return {}
-    try:
-        loaded = result_file_from_json(json.loads(Path(path).read_text(encoding="utf-8")), path)
-    except (OSError, ValueError, SchemaError):
-        return {}  # nothing reusable; every cell runs
-    return {c.cell_id: c for c in loaded.cells}
-
-
 class ConformanceRun:
     """State of one conformance pytest session: the target, its description, and the session running the cells."""
 
@@ -204,8 +188,8 @@ class ConformanceRun:
             workers=self.config.getoption("jax_workers"),
             retries=self.config.getoption("jax_retries"),
             retry_differs=self.config.getoption("jax_retry_differs"),
-            stored=_load_reuse(self.config.getoption("jax_reuse"), str(described.get("jax")),
-                               described["platform"], self.shard),
+            stored=reusable_cells(self.config.getoption("jax_reuse"), str(described.get("jax")),
+                                  described["platform"], self.shard.file_suffix if self.shard else ""),
             key_of=lambda case, param: cell_key(case, param, environment),
             rerun=self.config.getoption("jax_rerun"),
         )

@@ -23,10 +23,9 @@ from conformance.engine.launch import ForkLauncher, LaunchCancelled, SpawnLaunch
 from conformance.engine.runner import Target, child_environment, run_cell
 from conformance.engine.selection import Cell
 from conformance.results.schema import CellResult
+from conformance.results.store import REUSED_ONLY  # the header's launcher when no child started
 
 LAUNCHERS = ("fork", "spawn")
-# The run header's launcher when every cell was reused and no child started.
-REUSED_ONLY = "none (every cell reused)"
 # Statuses a stored result may be reused with; error, crash, timeout and flaky always run again.
 REUSABLE = frozenset({Status.CONFORMS, Status.DIFFERS, Status.UNSUPPORTED, Status.SKIPPED})
 

@@ -130,3 +130,11 @@ def resolve_versions(matrix: Matrix, released: Iterable[str]) -> tuple[str, ...]
         return tuple(text for _, text in chosen)
     newest = sorted(finals)[-matrix.newest:]
     return tuple(finals[series][1] for series in newest)
+
+
+def matrix_versions(name_or_path: str, index) -> list[str]:
+    """The versions of a named matrix; one that names releases of the package index (`latest`, `all`) asks `index`."""
+    matrix = load_matrix(name_or_path)
+    if not matrix.from_index:
+        return list(matrix.versions)
+    return list(resolve_versions(matrix, index.releases("jax")))

@@ -1,8 +1,9 @@
-"""The compatibility report: result files in; one self-contained HTML page, a Markdown summary and JUnit XML out.
+"""The compatibility report as one self-contained HTML page; `write_report` also writes the Markdown and JUnit outputs.
 
 `build_model` (report.model) turns typed result files into plain dataclasses; `page_data`
-makes the compact data block the page renders cell details from on demand; `render_html`,
-`markdown_summary` and `junit_xml` turn those into text. Only `write_report` touches files.
+makes the compact data block the page renders cell details from on demand; `render_html`
+turns those into the page (`report.markdown.markdown_summary` and `report.junit.junit_xml`
+into the other outputs). Only `write_report` touches files.
 Every string that comes from a result file is escaped by Jinja's autoescaping in the markup,
 and by `json_for_script` inside the data block; no path of the machine that made the report
 is written into it.
@@ -16,10 +17,8 @@ import json
 import re
 import shlex
 from collections.abc import Iterable, Sequence
-from html import escape as html_escape
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import escape as xml_escape, quoteattr
 
 import jinja2
 from markupsafe import Markup
@@ -29,6 +28,9 @@ from conformance.atomic import write_text_atomically
 from conformance.core.case import Case, load_cases
 from conformance.core.status import KNOWN_ISSUE_WORDING, LETTER, MEANING, Status
 from conformance.core.versions import DOCUMENTED_JAX
+from conformance.report.common import STATUS_ORDER, visible
+from conformance.report.junit import junit_xml
+from conformance.report.markdown import markdown_summary
 from conformance.report.model import (BUG_ABSENT_GLYPH, BUG_PRESENT_GLYPH, CHANGE_GROUPS, GLYPHS, NOT_RUN, ReportModel,
                                       build_model)
 from conformance.report.repro import module_source, prelude, script_sources, scripts_used
@@ -36,17 +38,9 @@ from conformance.results.load import PathLike, load_results
 from conformance.results.schema import SCHEMA_VERSION, ResultFile
 
 TEMPLATE_NAME = "report.html.j2"
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-STATUS_ORDER = [s.value for s in Status] + [NOT_RUN]
 BAR_COLOURS = {"conforms": "#3b9b6d", "differs": "#e69f00", "unsupported": "#a8a8a8", "error": "#cc79a7",
                "crash": "#9c4f8a", "timeout": "#56b4e9", "skipped": "#dddddd", "flaky": "#d9c800",
                NOT_RUN: "#f1f1f1"}
-
-
-def visible(text: str) -> str:
-    """`text` safe to render and to encode: control characters and lone surrogates shown as escapes."""
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 # Paths of the machine that produced a result, replaced so the published page names none of them.
@@ -194,95 +188,6 @@ def render_html(model: ReportModel, generated_at: dt.datetime | str) -> str:
         schema_version=SCHEMA_VERSION, generated_at=moment, statuses=STATUS_ORDER, meaning=MEANING,
         letters={s.value: LETTER[s] for s in Status}, known_wording=KNOWN_ISSUE_WORDING, groups=CHANGE_GROUPS,
         documented=DOCUMENTED_JAX, glyphs=GLYPHS, bug_glyphs=(BUG_PRESENT_GLYPH, BUG_ABSENT_GLYPH))
-
-
-# ---------------------------------------------------------------- Markdown and JUnit
-
-
-def _md(text: str) -> str:
-    """`text` made safe inside Markdown: one line, no live HTML, code spans, links, images or cell breaks."""
-    flat = html_escape(" ".join(visible(text).split()), quote=False)
-    for char, entity in (("|", "\\|"), ("`", "&#96;"), ("[", "&#91;"), ("]", "&#93;"), ("!", "&#33;")):
-        flat = flat.replace(char, entity)
-    return flat
-
-
-def markdown_summary(model: ReportModel, *, cells: bool = True) -> str:
-    """Markdown for a CI step summary: the overview per column, what changed, and (optionally) every cell."""
-    lines = ["## JAX conformance", "",
-             "| jax | platform | " + " | ".join(STATUS_ORDER) + " | conforming | printed output differs |",
-             "|---|---|" + "---|" * (len(STATUS_ORDER) + 2)]
-    for column in model.columns:
-        counts = " | ".join(str(column.counts.get(s, 0)) for s in STATUS_ORDER)
-        lines.append(f"| {_md(column.jax)} | {_md(column.platform)} | {counts} | {column.conforming_text} | "
-                     f"{column.printed_differs} |")
-    lines += ["", f"### Where JAX {DOCUMENTED_JAX} differs from the chapter", ""]
-    if not model.discrepancies:
-        lines.append("None: on the documented release every asserted fact holds.")
-    for found in model.discrepancies:
-        observed = "; ".join(f"{d.get('path')}: expected {json.dumps(d.get('expected'), default=repr)}, observed "
-                             f"{json.dumps(d.get('observed'), default=repr)}" for d in found.result.diff)
-        lines.append(f"- {_md(found.cell_id)} ({_md(found.platform)}): the chapter: {_md(found.claim)} "
-                     f"Observed: {_md(observed or found.result.reason)}. "
-                     + (f"Why: {_md(found.note)}" if found.note else "No note yet: unexplained."))
-    for step in model.steps:
-        if step.total:
-            lines += ["", f"### {_md(step.before)} → {_md(step.after)} ({_md(step.platform)})"]
-            for group in CHANGE_GROUPS:
-                for change in step.groups[group]:
-                    lines.append(f"- {group}: {_md(change.cell_id)} ({_md(change.before)} → {_md(change.after)})")
-    if cells:
-        heads = [f"{c.jax} ({c.platform})" for c in model.columns]
-        lines += ["", "| Section | Cell | " + " | ".join(map(_md, heads)) + " |",
-                  "|---|---|" + "---|" * len(heads)]
-        for section in model.sections:
-            for block in section.cases:
-                for row in block.params:
-                    name = _md(row.cell_id) + (" (known issue)" if row.known_issue else "")
-                    words = " | ".join(_md(c.word) + (" (printed output differs)" if c.printed_differs else "")
-                                       for c in row.cells)
-                    lines.append(f"| {_md(section.heading)} | {name} | {words} |")
-    return "\n".join(lines) + "\n"
-
-
-def junit_xml(model: ReportModel) -> str:
-    """JUnit XML: one test suite per column, one test case per cell (differs and broken statuses fail)."""
-    out = ['<?xml version="1.0" encoding="UTF-8"?>', "<testsuites>"]
-    for i, column in enumerate(model.columns):
-        name = f"jax {column.jax} {column.platform}"
-        cases = []
-        failures = skipped = errors = 0
-        for row in model.param_rows:
-            cell = row.cells[i]
-            if cell.result is None:
-                continue
-            status = cell.result.status
-            body = ""
-            message = quoteattr(visible(f"{cell.word}: {cell.result.reason}".strip(": "))[:500])
-            if status in (Status.SKIPPED, Status.UNSUPPORTED):
-                skipped += 1
-                body = f"<skipped message={message}/>"
-            elif status in (Status.ERROR, Status.CRASH, Status.TIMEOUT):
-                errors += 1
-                body = f"<error message={message}/>"
-            elif status is not Status.CONFORMS:
-                failures += 1
-                diff = "\n".join(f"{d.get('path')}: expected {d.get('expected')!r}, observed {d.get('observed')!r}"
-                                 for d in cell.result.diff)
-                body = f"<failure message={message}>{xml_escape(visible(diff))}</failure>"
-            if cell.printed_differs:
-                printed = "\n".join(f"{d.get('path')}: printed {d.get('expected')!r}, observed {d.get('observed')!r}"
-                                     for d in cell.result.printed_diff)
-                body = ('<properties><property name="printed_output_differs" value="true"/></properties>' + body
-                        + f"<system-out>{xml_escape(visible('printed output differs: ' + printed))}</system-out>")
-            cases.append(f'<testcase classname={quoteattr(row.case_id)} name={quoteattr(row.cell_id)} '
-                         f'time="{cell.result.duration_s:.3f}">{body}</testcase>')
-        out.append(f"<testsuite name={quoteattr(name)} tests=\"{len(cases)}\" failures=\"{failures}\" "
-                   f"errors=\"{errors}\" skipped=\"{skipped}\">")
-        out.extend(cases)
-        out.append("</testsuite>")
-    out.append("</testsuites>")
-    return "\n".join(out) + "\n"
 
 
 # ---------------------------------------------------------------- writing

@@ -1,0 +1,138 @@
+"""The results store: one folder of result files, and the only code that writes into it.
+
+`ResultStore(folder).merge_run(data, retired=..., shard_suffix=...)` folds a new pytest-json-report
+run into the result file of its JAX version and platform, under a file lock, so runs sharing a
+folder never lose each other's cells: cells not run this time keep their stored results, stored
+cells of cases no longer declared are dropped, the run headers are merged, and a stored file that
+cannot be read is set aside (kept under a hidden name, never read again) and said so. `run`,
+`gate --from/--to` and `bisect` all store through it. `reusable_cells` reads the stored cells a
+new run may reuse (the pytest plugin's `--jax-reuse`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from filelock import FileLock
+
+from conformance.atomic import write_text_atomically
+from conformance.core.case import DEFAULT_CASE_PACKAGE
+from conformance.results.merge import merge_report_json, retired_stored_cells
+from conformance.results.schema import CellResult, SchemaError, result_file_from_json
+
+# The launcher a run header records when the run started no child: every cell was reused.
+REUSED_ONLY = "none (every cell reused)"
+
+
+def result_name(jax: str, platform: str, shard_suffix: str = "") -> str:
+    """The file name of a version's results on a platform: `<jax>-<platform>[-shard<K>of<N>].json`."""
+    return f"{jax}-{platform}{shard_suffix}.json"
+
+
+@dataclass
+class SetAside:
+    """A stored file that could not be merged into: where it was kept, and why it was unreadable."""
+
+    path: Path
+    kept_as: Path
+    why: str
+
+    def describe(self) -> str:
+        """One line for a person."""
+        return (f"{self.path} could not be merged into ({self.why}); kept it as {self.kept_as.name} "
+                f"and wrote a new one")
+
+
+@dataclass
+class Stored:
+    """What one merge did: the file written, the retired cells dropped, and a file set aside (or None)."""
+
+    path: Path
+    dropped: list[str] = field(default_factory=list)
+    set_aside: SetAside | None = None
+
+
+def merged_header(stored: Any, new: dict[str, Any]) -> dict[str, Any]:
+    """The header of a merged result file: the new run's, keeping the case folders earlier runs recorded, and the
+    launcher of the run before when this one only reused cells."""
+    head = dict(new)
+    if new.get("launcher") == REUSED_ONLY and isinstance(stored, dict) and stored.get("launcher"):
+        head["launcher"] = stored["launcher"]  # this run started nothing: the cells came from that one
+    folders = {f.get("name"): f for f in (stored or {}).get("case_folders") or [] if isinstance(f, dict)}
+    folders.update({f.get("name"): f for f in new.get("case_folders") or [] if isinstance(f, dict)})
+    head["case_folders"] = sorted(folders.values(), key=lambda f: str(f.get("name")))
+    if isinstance(stored, dict) and new.get("case_package") != DEFAULT_CASE_PACKAGE and stored.get("case_package"):
+        head["case_package"] = stored["case_package"]
+    return head
+
+
+def reusable_cells(path: str | os.PathLike | None, jax_version: str, platform: str,
+                   shard_suffix: str = "") -> dict[str, CellResult]:
+    """The stored results a run may reuse, by cell id: a result file, or the file of this version and platform
+    in a folder (the shard's own file first, then the unsharded one, in a sharded run). Nothing readable: {}."""
+    path = os.fspath(path) if path else None
+    if path and os.path.isdir(path):
+        names = [result_name(jax_version, platform, shard_suffix)] if shard_suffix else []
+        names.append(result_name(jax_version, platform))
+        found = [os.path.join(path, n) for n in names if os.path.exists(os.path.join(path, n))]
+        path = found[0] if found else None
+    if not path or not os.path.exists(path):
+        return {}
+    try:
+        loaded = result_file_from_json(json.loads(Path(path).read_text(encoding="utf-8")), path)
+    except (OSError, ValueError, SchemaError):
+        return {}  # nothing reusable; every cell runs
+    return {c.cell_id: c for c in loaded.cells}
+
+
+@dataclass
+class ResultStore:
+    """A folder of result files, one per (JAX version, platform[, shard])."""
+
+    folder: Path
+
+    def path_for(self, jax: str, platform: str, shard_suffix: str = "") -> Path:
+        """Where the results of a version on a platform (and shard) are stored."""
+        return self.folder / result_name(jax, platform, shard_suffix)
+
+    def reusable_cells(self, jax: str, platform: str, shard_suffix: str = "") -> dict[str, CellResult]:
+        """The stored cells of a version and platform that a new run may reuse, by cell id."""
+        return reusable_cells(self.folder, jax, platform, shard_suffix)
+
+    def merge_run(self, data: Mapping[str, Any], *, retired: Callable[[str], bool] = lambda cell_id: False,
+                  shard_suffix: str = "") -> Stored:
+        """Merge a finished run (a pytest-json-report object with the suite's header) into its version's file.
+
+        The file is locked while it is read, merged and replaced. Cells the run did not run keep their
+        stored results; stored cells for which `retired(cell_id)` holds are dropped (and listed).
+        """
+        head = data.get("jax_conformance") or {}
+        self.folder.mkdir(parents=True, exist_ok=True)
+        final = self.path_for(str(head["jax"]), str(head["platform"]), shard_suffix)
+        with FileLock(str(self.folder / f".{final.name}.lock")):
+            stored, aside = self.read_stored(final)
+            dropped = retired_stored_cells(stored, data, retired)
+            merged = merge_report_json(stored, data, retired=retired)
+            merged["jax_conformance"] = merged_header((stored or {}).get("jax_conformance"), dict(head))
+            write_text_atomically(final, json.dumps(merged, indent=1))
+        return Stored(final, dropped, aside)
+
+    def read_stored(self, path: Path) -> tuple[dict[str, Any] | None, SetAside | None]:
+        """The stored result file to merge into, or None. One that is unreadable, or holds a cell of the wrong
+        shape, is set aside (never lost, and never read as a result again); the merge then starts afresh."""
+        if not path.exists():
+            return None, None
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            result_file_from_json(data, str(path))
+            return data, None
+        except (OSError, ValueError, SchemaError, RecursionError) as exc:
+            why = " ".join(str(exc).split())[:200]
+        aside = self.folder / f".{path.name}.unreadable-{int(time.time())}"
+        os.replace(path, aside)
+        return None, SetAside(path, aside, why)

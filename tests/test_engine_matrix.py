@@ -1,0 +1,172 @@
+"""The matrix run below the CLI: the request, the pytest command line, events, the merge through the store.
+
+pytest itself is replaced by a fake `Popen` that writes the report a real run would, so these
+tests need no JAX environment (the e2e tests run the real thing).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conformance.engine import matrix
+from conformance.engine.matrix import RunRequest
+from conformance.engine.shards import parse_shard
+from conformance.envs.builder import JaxEnvironment
+from conformance.envs.interpreters import Interpreter
+from conformance.errors import ConformanceError
+from tests.synthetic_results import cell, report, write
+
+PLATFORM = "linux-x86_64"
+
+
+def environment(version: str) -> JaxEnvironment:
+    return JaxEnvironment(version, Path("/nowhere"), Interpreter("/usr/bin/python3", "3.12.1"), False, 0.0, "pins")
+
+
+class FakePytest:
+    """Stands in for `subprocess.Popen` of the pytest run: writes the report of the cells it is asked for
+    (`statuses`: cell id -> status, or a function of the JAX version giving them)."""
+
+    def __init__(self, statuses, reports_jax: str | None = None, code: int = 0):
+        self.statuses, self.reports_jax, self.code, self.argvs = statuses, reports_jax, code, []
+
+    def __call__(self, argv, cwd, env):
+        self.argvs.append(argv)
+        version = argv[argv.index("--jax-python") + 1].split("/")[2]
+        out = Path(argv[argv.index("--json-report-file") + 1])
+        statuses = self.statuses(version) if callable(self.statuses) else self.statuses
+        cells = [cell(cell_id.split("[")[0], cell_id.partition("[")[2].rstrip("]"), status, reused=status == "reused",
+                      known_issue=True) for cell_id, status in statuses.items()]
+        for entry in cells:
+            if entry["status"] == "reused":
+                entry["status"] = "conforms"
+        out.write_text(json.dumps(report(self.reports_jax or version, PLATFORM, cells)))
+        return type("Child", (), {"wait": lambda child: self.code})()
+
+
+def env_for(version: str) -> JaxEnvironment:
+    env = environment(version)
+    object.__setattr__(env, "path", Path(f"/envs/{version}"))
+    return env
+
+
+@pytest.fixture
+def fake_pytest(monkeypatch):
+    def install(statuses, **kwargs):
+        fake = FakePytest(statuses, **kwargs)
+        monkeypatch.setattr(matrix.subprocess, "Popen", fake)
+        monkeypatch.setattr(JaxEnvironment, "python", property(lambda env: f"/envs/{env.version}/bin/python"))
+        return fake
+
+    return install
+
+
+def test_a_version_run_is_merged_through_the_store_and_counted(tmp_path, fake_pytest):
+    write(tmp_path, "0.8.3", PLATFORM, [cell("numerics.kept_before")])
+    fake = fake_pytest({"numerics.debug_nans_vmap_miss[vmap]": "reused", "config.x": "differs"})
+    request = RunRequest(versions=("0.8.3",), results=tmp_path, cell_ids=("config.x",), workers=2, retries=0)
+    events = []
+    done = matrix.run_version(env_for("0.8.3"), request, events.append)
+    assert done.path == tmp_path / "0.8.3-linux-x86_64.json"
+    assert (done.cells, done.reused, done.ran) == (2, 1, 1)
+    ids = sorted(c.cell_id for c in done.file.cells)
+    assert ids == ["config.x", "numerics.debug_nans_vmap_miss[vmap]"]  # the stored cell was retired: not declared
+    assert events == [matrix.CellsDropped("0.8.3", ("numerics.kept_before",))]
+    argv = fake.argvs[0]
+    assert argv[argv.index("--jax-cells") + 1].endswith(".cells") and argv[-2:] == ["--jax-pins-hash", "pins"]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".running-")] == []
+
+
+def test_an_unreadable_stored_file_is_set_aside_with_a_notice(tmp_path, fake_pytest):
+    (tmp_path / "0.8.3-linux-x86_64.json").write_text("{")
+    fake_pytest({"config.x": "conforms"})
+    events = []
+    matrix.run_version(env_for("0.8.3"), RunRequest(versions=("0.8.3",), results=tmp_path), events.append)
+    (notice,) = events
+    assert isinstance(notice, matrix.Notice) and "could not be merged into" in notice.text
+    assert any(p.name.startswith(".0.8.3-linux-x86_64.json.unreadable-") for p in tmp_path.iterdir())
+
+
+def test_a_pytest_that_fails_or_reports_another_version_is_one_error(tmp_path, fake_pytest):
+    fake_pytest({"config.x": "conforms"}, code=4)
+    with pytest.raises(ConformanceError, match="pytest stopped with exit code 4 for jax 0.8.3"):
+        matrix.run_version(env_for("0.8.3"), RunRequest(versions=("0.8.3",), results=tmp_path))
+    fake_pytest({"config.x": "conforms"}, reports_jax="0.9.0")
+    with pytest.raises(ConformanceError, match="reports jax 0.9.0; delete /envs/0.8.3"):
+        matrix.run_version(env_for("0.8.3"), RunRequest(versions=("0.8.3",), results=tmp_path))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_interrupted_version_leaves_no_temporary_file(monkeypatch, tmp_path):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(matrix.subprocess, "Popen", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        matrix.run_version(environment("0.12.0.1"), RunRequest(versions=("0.12.0.1",), results=tmp_path, retries=0))
+    assert list(tmp_path.iterdir()) == []
+
+
+class FakeBuilder:
+    def __init__(self, broken=()):
+        self.broken, self.notices = broken, []
+        self.index = type("Index", (), {"notices": ["index repaired"]})()
+
+    def prepare(self, version):
+        if version in self.broken:
+            raise ConformanceError(f"could not build jax {version}")
+        return env_for(version)
+
+
+def test_a_matrix_reports_each_version_and_goes_on_after_a_failure(tmp_path, fake_pytest):
+    fake_pytest({"config.x": "conforms"})
+    request = RunRequest(versions=("0.7.2", "0.8.3", "0.9.0"), results=tmp_path)
+    events = []
+    outcome = matrix.run_matrix(request, FakeBuilder(broken={"0.8.3"}), events.append)
+    assert outcome.failed == ["0.8.3"] and [r.path.name for r in outcome.finished] == \
+        ["0.7.2-linux-x86_64.json", "0.9.0-linux-x86_64.json"]
+    kinds = [type(e).__name__ for e in events]
+    assert kinds == ["Notice", "EnvironmentReady", "VersionDone", "VersionFailed", "EnvironmentReady", "VersionDone"]
+    assert events[0].text == "index repaired" and events[3].error == "could not build jax 0.8.3"
+    with pytest.raises(ConformanceError, match="could not build jax 0.8.3"):
+        matrix.run_matrix(request, FakeBuilder(broken={"0.8.3"}), keep_going=False)
+
+
+def test_the_pytest_command_carries_the_request(tmp_path):
+    request = RunRequest(versions=("0.8.3",), results=tmp_path, expression="vmap", workers=3, retries=2,
+                         retry_differs=True, launcher="spawn", rerun=True, shard=parse_shard("2/3"),
+                         shard_durations=tmp_path / "durations")
+    argv = matrix.pytest_argv(type("Env", (), {"python": "/env/bin/python"})(), tmp_path / "out.json", request)
+    assert argv[3] == str(matrix.CASES_DIR)
+    pairs = {argv[i]: argv[i + 1] for i in range(len(argv) - 1)}
+    assert (pairs["--jax-workers"], pairs["--jax-retries"], pairs["--jax-launch"]) == ("3", "2", "spawn")
+    assert (pairs["--jax-reuse"], pairs["-k"], pairs["--jax-shard"]) == (str(tmp_path), "vmap", "2/3")
+    assert pairs["--jax-shard-durations"] == str(tmp_path / "durations")
+    assert "--jax-retry-differs" in argv and "--jax-rerun" in argv
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"workers": 0}, "-j 0: the number of cells run at once must be at least 1"),
+    ({"retries": -1}, "--retries -1: the number of retries cannot be negative"),
+    ({"results": "FILE"}, "is a file; name a folder"),
+])
+def test_a_request_that_cannot_run_is_one_line(changes, message, tmp_path):
+    if changes.get("results") == "FILE":
+        (tmp_path / "file").write_text("")
+        changes = {"results": tmp_path / "file"}
+    fields = {"versions": ("0.8.3",), "results": tmp_path, **changes}
+    with pytest.raises(ConformanceError, match=message):
+        RunRequest(**fields).check()
+
+
+def test_relative_results_folders_become_absolute():
+    assert RunRequest(versions=(), results=Path("results")).results.is_absolute()
+
+
+def test_a_selection_splits_into_its_shard():
+    selection = matrix.select_run([], "numerics", parse_shard("1/2"))
+    assert 0 < len(selection.chosen) < len(selection.selected)
+    assert selection.cell_ids == tuple(c.id for c in selection.selected)

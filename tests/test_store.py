@@ -1,0 +1,109 @@
+"""The results store: the locked merge of a run into a version's file, the set-aside, headers, reuse reading."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+from conformance.results.load import load_result_file
+from conformance.results.store import REUSED_ONLY, ResultStore, merged_header, result_name, reusable_cells
+from tests.synthetic_results import cell, report, write
+
+PLATFORM = "linux-x86_64"
+
+
+def run(cells, jax="0.8.3", **head):
+    data = report(jax, PLATFORM, cells)
+    data["jax_conformance"].update(head)
+    return data
+
+
+def stored_ids(path):
+    return sorted(c.cell_id for c in load_result_file(path).cells)
+
+
+def test_a_first_run_is_stored_under_its_version_and_platform(tmp_path):
+    store = ResultStore(tmp_path / "results")
+    stored = store.merge_run(run([cell("a.one"), cell("a.two", "p", "differs")]))
+    assert stored.path == tmp_path / "results" / "0.8.3-linux-x86_64.json"
+    assert stored.dropped == [] and stored.set_aside is None
+    assert stored_ids(stored.path) == ["a.one", "a.two[p]"]
+    assert json.loads(stored.path.read_text())["summary"]["total"] == 2
+
+
+def test_a_subset_run_keeps_the_other_cells_and_drops_retired_ones(tmp_path):
+    store = ResultStore(tmp_path)
+    store.merge_run(run([cell("a.one"), cell("a.two"), cell("a.gone")]))
+    stored = store.merge_run(run([cell("a.one", status="differs")]), retired=lambda cell_id: cell_id == "a.gone")
+    assert stored.dropped == ["a.gone"]
+    assert stored_ids(stored.path) == ["a.one", "a.two"]
+    assert {c.cell_id: c.status.value for c in load_result_file(stored.path).cells}["a.one"] == "differs"
+
+
+def test_a_shard_is_stored_in_its_own_file(tmp_path):
+    stored = ResultStore(tmp_path).merge_run(run([cell("a.one")]), shard_suffix="-shard1of2")
+    assert stored.path.name == "0.8.3-linux-x86_64-shard1of2.json" == result_name("0.8.3", PLATFORM, "-shard1of2")
+
+
+def test_an_unreadable_stored_file_is_set_aside_and_said_so(tmp_path):
+    path = tmp_path / "0.8.3-linux-x86_64.json"
+    path.write_text('{"tests": [', encoding="utf-8")
+    stored = ResultStore(tmp_path).merge_run(run([cell("a.one")]))
+    assert stored.set_aside is not None and stored.set_aside.path == path
+    assert stored.set_aside.kept_as.read_text() == '{"tests": ['  # kept, never lost
+    assert stored.set_aside.kept_as.name.startswith(".0.8.3-linux-x86_64.json.unreadable-")
+    assert "could not be merged into" in stored.set_aside.describe()
+    assert stored.set_aside.kept_as.name in stored.set_aside.describe()
+    assert stored_ids(path) == ["a.one"]
+
+
+def test_a_stored_cell_of_the_wrong_shape_sets_the_file_aside(tmp_path):
+    path = write(tmp_path, "0.8.3", PLATFORM, [cell("a.one")])
+    data = json.loads(path.read_text())
+    data["tests"][0]["metadata"]["status"] = "no-such-status"
+    path.write_text(json.dumps(data))
+    stored = ResultStore(tmp_path).merge_run(run([cell("a.two")]))
+    assert stored.set_aside is not None and "status" in stored.set_aside.why
+    assert stored_ids(path) == ["a.two"]
+
+
+def test_merged_headers_keep_the_launcher_of_the_run_that_started_children():
+    head = merged_header({"launcher": "fork"}, {"launcher": REUSED_ONLY, "case_package": "conformance.cases"})
+    assert head["launcher"] == "fork"
+    assert merged_header({"launcher": "fork"}, {"launcher": "spawn"})["launcher"] == "spawn"
+    assert merged_header(None, {"launcher": REUSED_ONLY})["launcher"] == REUSED_ONLY
+
+
+def test_the_stored_header_is_merged_into_the_file(tmp_path):
+    store = ResultStore(tmp_path)
+    store.merge_run(run([cell("a.one")], launcher="fork", case_folders=[{"name": "team", "hash": "1"}]))
+    stored = store.merge_run(run([cell("a.one")], launcher=REUSED_ONLY))
+    head = json.loads(stored.path.read_text())["jax_conformance"]
+    assert head["launcher"] == "fork" and head["case_folders"] == [{"name": "team", "hash": "1"}]
+
+
+def test_two_runs_merging_into_one_file_at_once_lose_no_cell(tmp_path):
+    store = ResultStore(tmp_path)
+
+    def merge(name):
+        for i in range(10):
+            store.merge_run(run([cell(f"{name}.c{i}")]))
+
+    threads = [threading.Thread(target=merge, args=(name,)) for name in ("a", "b")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(stored_ids(tmp_path / "0.8.3-linux-x86_64.json")) == 20
+
+
+def test_reusable_cells_come_from_the_version_file_the_shard_file_first(tmp_path):
+    write(tmp_path, "0.8.3", PLATFORM, [cell("a.one")])
+    write(tmp_path, "0.8.3", PLATFORM, [cell("a.two")], name="0.8.3-linux-x86_64-shard1of2.json")
+    assert set(ResultStore(tmp_path).reusable_cells("0.8.3", PLATFORM)) == {"a.one"}
+    assert set(reusable_cells(tmp_path, "0.8.3", PLATFORM, "-shard1of2")) == {"a.two"}
+    assert set(reusable_cells(tmp_path, "0.8.3", PLATFORM, "-shard2of2")) == {"a.one"}
+    assert set(reusable_cells(tmp_path / "0.8.3-linux-x86_64.json", "0.8.3", PLATFORM)) == {"a.one"}
+    assert reusable_cells(tmp_path, "0.4.38", PLATFORM) == {} and reusable_cells(None, "0.8.3", PLATFORM) == {}
+    (tmp_path / "0.9.0-linux-x86_64.json").write_text("not json")
+    assert reusable_cells(tmp_path, "0.9.0", PLATFORM) == {}
