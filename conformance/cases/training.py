@@ -275,6 +275,7 @@ def data_and_params():
         Param("recompile", rows=["training.v0.recompile_every_step"], expect=Expect(
             {"train_step_compilations": 8})),
     ],
+    timeout_s=300,
     claim="Eight steps of the v0 script (static `step`, norm of zero biases) give a finite loss at the first step "
           "and NaN at every later one [nan], and compile train_step once per step, eight times [recompile].",
     notes="Both parameters run the chapter's one eight-step v0 loop; each reports only its own row's facts. "
@@ -400,6 +401,7 @@ def safe_norm():
 @SECTION.case(
     subsection="9.1",
     rows=["training.v1.losses"],
+    timeout_s=300,
     claim="With the safe norm, eight steps stay finite and end lower than they start, but the static step "
           "still compiles train_step eight times.",
     expect=Expect({"all_finite": True, "last_below_first": True, "train_step_compilations": 8},
@@ -425,6 +427,7 @@ def v1_losses():
 @SECTION.case(
     subsection="9.2",
     rows=["training.static_step_diagnosis"],
+    timeout_s=300,
     claim="Logging compilations and cache-miss explanations over three static-step calls shows three "
           "compilations with one and the same argument signature; the first miss is a never-seen function "
           "and the later ones have no explanation, the mark of a changing static argument.",
@@ -486,6 +489,7 @@ def static_step_diagnosis():
 @SECTION.case(
     subsection="9.2",
     rows=["training.traced_step_single_compile"],
+    timeout_s=600,
     claim="With `step` passed as a traced int32, sixty steps compile train_step once and give the same "
           "sixty losses as the static-step version.",
     expect=Expect({"train_step_compilations": 1, "all_60_losses_match_static_atol_1e-5": True},
@@ -580,6 +584,7 @@ def key_reuse_raw_prngkey_unchecked():
 @SECTION.case(
     subsection="9.3",
     rows=["training.key_reuse.fixed"],
+    timeout_s=300,
     claim="Advancing the key each step (key, sub = split(key)) passes the key-reuse checker and gives a "
           "different dropout key at every step.",
     expect=Expect({"raised": None, "distinct_keys_over_5_steps": 5, "typed_key_reuse_raises": "KeyReuseError"}),
@@ -607,6 +612,7 @@ def key_reuse_fixed():
 @SECTION.case(
     subsection="9.3",
     rows=["training.final"],
+    timeout_s=300,
     claim="The fully fixed loop reuses the traced train_step already compiled (no new compilation), its 60 "
           "losses are finite and the last is below half the first, and a fresh dropout mask per step trains "
           "to an accuracy above 0.9.",
