@@ -105,7 +105,8 @@ MUTANTS: tuple[Mutant, ...] = (
     # §3 numerics
     Mutant(
         "debug_nans_vmap_miss_fixed", "§3",
-        ("numerics.debug_nans.vmap_miss.vmap", "numerics.debug_nans.trigger.vmap_tracing"), ASSERTED,
+        ("numerics.debug_nans.vmap_miss.vmap", "numerics.debug_nans.trigger.vmap_tracing",
+         "quiz.q3.debug_nans_after_vmap"), ASSERTED,
         "_src/api.py",
         "    _post_hook_state.set_local(_nan_check_posthook)\n"
         "  else:\n"

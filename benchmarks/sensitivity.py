@@ -47,7 +47,7 @@ for _path in (str(REPO), str(HERE)):
 
 from conformance.core.case import Case, load_cases  # noqa: E402
 from conformance.errors import ConformanceError  # noqa: E402
-from conformance.report.text import text_table  # noqa: E402
+from conformance.report.terminal import text_table  # noqa: E402
 from mutants import ASSERTED, MUTANTS, PRINTED, Mutant  # noqa: E402
 
 DOCUMENTED = "0.12.0.1"

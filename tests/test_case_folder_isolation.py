@@ -7,7 +7,6 @@ refused with one line, and a folder under a path holding `:` runs like any other
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import cli
+from conformance.engine import matrix
 from conformance.core.case import forget_package, load_cases
 from conformance.core.casefolders import FOLDERS_VARIABLE, CaseFolderError, import_case_folder
 from conformance.engine.folders import case_folder, import_folder, importable_in, refuse_shadowing
@@ -103,10 +102,10 @@ def test_the_tools_own_pytest_ignores_the_teams_conftest_and_test_files(tmp_path
     folder = case_folder(make_team_repo(tmp_path / "repo", "pytestcases"))
     forget.append("pytestcases")
     env = type("Env", (), {"python": sys.executable})()
-    args = argparse.Namespace(workers=1, retries=0, launch="spawn", retry_differs=False, rerun=False,
-                              expression="")
+    request = matrix.RunRequest(versions=("0.8.0",), results=tmp_path / "stored", workers=1, retries=0,
+                                launcher="spawn")
     report = tmp_path / "out.json"
-    argv = cli.pytest_argv(env, report, tmp_path / "stored", args, folder)
+    argv = matrix.pytest_argv(env, report, request, folder)
     environ = child_environment({k: v for k, v in __import__("os").environ.items()}, {},
                                 case_folders=(str(folder.path),))
     done = subprocess.run(argv, cwd=SOURCE_ROOT, env=environ, capture_output=True, text=True, timeout=300)
@@ -147,6 +146,7 @@ def test_a_run_with_a_shadowing_folder_exits_2_in_one_line(tmp_path, capsys, mon
     (folder / "__init__.py").write_text("")
     env = type("Env", (), {"python": sys.executable, "version": "0.8.0"})()
     (tmp_path / "results").mkdir()
-    args = argparse.Namespace(results=tmp_path / "results")
+    request = matrix.RunRequest(versions=("0.8.0",), results=tmp_path / "results")
     with pytest.raises(ConformanceError, match="rename the folder"):
-        cli._run_package(env, args, case_folder(folder))
+        matrix.run_package(env, request, case_folder(folder))
+    assert not list((tmp_path / "results").iterdir())  # no .running-* file left behind
