@@ -39,7 +39,7 @@ from conformance.envs.pins import compile_pins
 from conformance.errors import ConformanceError
 from conformance.report.html import write_report
 from conformance.report.terminal import cases_listing, run_summary
-from conformance.results.load import ResultsError, load_results, read_results_tolerantly, result_files
+from conformance.results.load import ResultsError, is_result_name, load_results, read_results_tolerantly, result_files
 from conformance.results.merge import merge_files
 from conformance.results.schema import is_version
 
@@ -239,7 +239,7 @@ def _run_versions(args: argparse.Namespace) -> int:
         return 0
     request = run_request(args, versions, selection, shard)
     report_path = args.report or (DEFAULT_REPORT if args.results == DEFAULT_RESULTS else args.results / "report.html")
-    check_writable(report_path, "-o")
+    check_outputs([("-o", report_path)], results=args.results)
     matrix.check_interpreters(builder, versions)  # fail before any long work: unknown versions, no fitting Python
     sharded = f" (shard {shard.label} of {len(selection.selected)} selected)" if shard else ""
     print(f"jax-conformance {conformance.__version__}: {len(selection.chosen)} cells{sharded} x {len(versions)} "
@@ -262,6 +262,26 @@ def _run_versions(args: argparse.Namespace) -> int:
         print(f"jax-conformance: error: no results for {', '.join(failed)} (see above)", file=sys.stderr)
         return 1
     return 0
+
+
+def check_outputs(outputs: list[tuple[str, Path | None]], inputs: list[Path] = (), results: Path | None = None) -> None:
+    """Fail with one line, before any work, when an output would overwrite a result file (one of `inputs`, or any
+    result file in the `results` folder) or another output of the same command, or cannot be written."""
+    protected = {p.resolve() for p in result_files(list(inputs))} if inputs else set()
+    if results is not None and results.is_dir():
+        protected |= {p.resolve() for p in results.iterdir() if is_result_name(p.name)}
+    seen: dict[Path, str] = {}
+    for option, out in outputs:
+        if out is None:
+            continue
+        where = out.resolve()
+        if where in protected or (out.exists() and is_result_name(out.name)) or (
+                results is not None and where.parent == results.resolve() and is_result_name(out.name)):
+            raise ConformanceError(f"{option} {out} is a result file; write the output elsewhere")
+        if where in seen:
+            raise ConformanceError(f"{option} and {seen[where]} both name {out}; give each output its own file")
+        seen[where] = option
+        check_writable(out, option)
 
 
 def check_writable(path: Path, option: str) -> None:
@@ -301,12 +321,8 @@ def report_conflicts(conflicts: list) -> int:
 
 def command_report(args: argparse.Namespace) -> int:
     """Render every readable result file into the HTML report; name each unreadable one and exit 1."""
-    inputs = {p.resolve() for p in result_files(args.results)}
-    for option, out in (("-o", args.output), ("--markdown", args.markdown), ("--junit", args.junit)):
-        if out is not None and out.resolve() in inputs:
-            raise ConformanceError(f"{out} is one of the result files to read; write the report elsewhere")
-        if out is not None:
-            check_writable(out, option)
+    check_outputs([("-o", args.output), ("--markdown", args.markdown), ("--junit", args.junit)],
+                  inputs=list(args.results))
     out, problems = render_report(args.results, args.output, args.markdown, args.junit)
     print(f"report: {out}" + (f"\nmarkdown: {args.markdown}" if args.markdown else "")
           + (f"\njunit: {args.junit}" if args.junit else ""))
@@ -374,8 +390,9 @@ def gate_inputs(args: argparse.Namespace) -> tuple[list[Path], list[Path]]:
 def command_gate(args: argparse.Namespace) -> int:
     """Judge the candidate against the baseline: exit 0 without unacknowledged regressions, 1 with, 2 on bad input."""
     settings = load_expectations_file(args.expectations) if args.expectations else ExpectationsFile([])
-    if args.markdown is not None:
-        check_writable(args.markdown, "--markdown")
+    given = [p for p in (args.baseline or []) + (args.candidate or []) if p.exists()]
+    check_outputs([("--markdown", args.markdown)], inputs=given,
+                  results=args.results if (args.from_version or args.to_version) else None)
     baseline_paths, candidate_paths = gate_inputs(args)
     baseline = result_set(load_results(baseline_paths), "baseline")
     candidate = result_set(load_results(candidate_paths), "candidate", newest=args.newest)

@@ -169,4 +169,21 @@ def test_relative_results_folders_become_absolute():
 def test_a_selection_splits_into_its_shard():
     selection = matrix.select_run([], "numerics", parse_shard("1/2"))
     assert 0 < len(selection.chosen) < len(selection.selected)
-    assert selection.cell_ids == tuple(c.id for c in selection.selected)
+    assert selection.cell_ids == tuple(c.id for c in selection.chosen)
+
+
+def test_shards_together_hold_every_selected_cell_once_team_cases_included(tmp_path):
+    """issue 19 item 3: one split over every case package; each package's pytest gets its exact share and does not
+    split it again."""
+    from conformance.engine.folders import case_folders
+
+    examples = Path(__file__).resolve().parents[1] / "examples" / "teamcases"
+    folders = case_folders([str(examples)])
+    everything = matrix.select_run(folders, "teamcases or numerics")
+    assert any(c.case.package == "teamcases" for c in everything.selected)
+    shares = [matrix.select_run(folders, "teamcases or numerics", parse_shard(f"{k}/3")).cell_ids for k in (1, 2, 3)]
+    flat = [cell for share in shares for cell in share]
+    assert sorted(flat) == sorted(c.id for c in everything.selected) and len(flat) == len(set(flat))
+    request = RunRequest(versions=("0.12.0.1",), results=tmp_path, cell_ids=shares[0], shard=parse_shard("1/3"))
+    argv = matrix.pytest_argv(type("Env", (), {"python": "python"})(), tmp_path / "x.json", request)
+    assert "--jax-cells-are-shard" in argv and argv[argv.index("--jax-shard") + 1] == "1/3"

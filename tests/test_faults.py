@@ -234,7 +234,7 @@ def test_report_renders_every_readable_file_names_the_others_and_exits_1(tmp_pat
 def test_report_refuses_to_overwrite_one_of_its_inputs(tmp_path, capsys):
     target = write(tmp_path / "0.4.38-linux-x86_64.json", golden())
     assert cli.main(["report", str(target), "-o", str(target)]) == 2
-    assert "is one of the result files to read" in capsys.readouterr().err
+    assert "is a result file; write the output elsewhere" in capsys.readouterr().err
     assert json.loads(target.read_text())
 
 
@@ -355,3 +355,28 @@ def test_oversized_result_files_and_fields_are_bounded_when_read(tmp_path):
         out.truncate(MAX_RESULT_BYTES + 1)
     with pytest.raises(ResultsError, match="larger than any result file the suite writes"):
         load_result_file(big)
+
+
+def test_no_output_of_any_command_can_overwrite_a_result_file_or_another_output(tmp_path, capsys):
+    """issue 19 item 7: run -o, gate --markdown and report -o/--markdown/--junit are refused, in one line, when they
+    name a result file or each other; nothing is written."""
+    from conformance import cli
+    from tests.synthetic_results import cell, write
+
+    results = tmp_path / "results"
+    stored = write(results, "0.12.0.1", "linux-x86_64", [cell("a.b")])
+    other = write(tmp_path / "b", "0.8.3", "linux-x86_64", [cell("a.b")])
+    before = stored.read_text()
+    same = tmp_path / "out.md"
+    attempts = [
+        ["run", "--jax", "0.12.0.1", "--results", str(results), "-o", str(stored)],
+        ["run", "--jax", "0.12.0.1", "--results", str(results), "-o", str(results / "0.11.2-linux-x86_64.json")],
+        ["gate", "--baseline", str(other), "--candidate", str(stored), "--markdown", str(stored)],
+        ["report", str(results), "-o", str(same), "--markdown", str(same)],
+        ["report", str(results), "-o", str(tmp_path / "r.html"), "--junit", str(other)],
+    ]
+    for argv in attempts:
+        assert cli.main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and ("is a result file" in err or "both name" in err), err
+    assert stored.read_text() == before and not same.exists()

@@ -140,3 +140,21 @@ def test_the_plugin_runs_one_shard_of_the_k_selection_and_names_it_in_the_header
                                         "tests.fixture_cases", "-p", "no:cacheprovider", "--jax-shard", "0/2")
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
     assert "--jax-shard" in bad.stderr.str()
+
+
+def test_the_plugin_does_not_split_again_cells_that_already_are_the_shard(pytester, monkeypatch):
+    """issue 19 item 3: with --jax-cells-are-shard the plugin runs exactly --jax-cells and labels the shard."""
+    from conformance.engine.runner import SOURCE_ROOT
+
+    monkeypatch.setenv("PYTHONPATH", SOURCE_ROOT)
+    cells = pytester.path / "cells.json"
+    cells.write_text(json.dumps(["machinery.conforming", "machinery.differing", "machinery.unsupported"]))
+    report = pytester.path / "report.json"
+    result = pytester.runpytest_subprocess(
+        "--pyargs", "tests.fixture_cases", "--conformance-cases", "tests.fixture_cases", "-p", "no:cacheprovider",
+        "--jax-cells", str(cells), "--jax-cells-are-shard", "--jax-shard", "2/3",
+        "--jax-shard-durations", str(pytester.path / "none"), "--json-report", f"--json-report-file={report}")
+    assert result.ret in (0, 1)
+    data = json.loads(report.read_text())
+    assert {t["nodeid"].split("::")[1] for t in data["tests"]} == {"conforming", "differing", "unsupported"}
+    assert data["jax_conformance"]["shard"] == "2/3"

@@ -57,13 +57,13 @@ def test_an_unreadable_stored_file_is_set_aside_and_said_so(tmp_path):
     assert stored_ids(path) == ["a.one"]
 
 
-def test_a_stored_cell_of_the_wrong_shape_sets_the_file_aside(tmp_path):
+def test_a_stored_cell_of_the_wrong_shape_is_dropped_and_named_not_the_file(tmp_path):
     path = write(tmp_path, "0.8.3", PLATFORM, [cell("a.one")])
     data = json.loads(path.read_text())
     data["tests"][0]["metadata"]["status"] = "no-such-status"
     path.write_text(json.dumps(data))
     stored = ResultStore(tmp_path).merge_run(run([cell("a.two")]))
-    assert stored.set_aside is not None and "status" in stored.set_aside.why
+    assert stored.set_aside is None and "no-such-status" in stored.unreadable_cells[0]
     assert stored_ids(path) == ["a.two"]
 
 
@@ -107,3 +107,43 @@ def test_reusable_cells_come_from_the_version_file_the_shard_file_first(tmp_path
     assert reusable_cells(tmp_path, "0.4.38", PLATFORM) == {} and reusable_cells(None, "0.8.3", PLATFORM) == {}
     (tmp_path / "0.9.0-linux-x86_64.json").write_text("not json")
     assert reusable_cells(tmp_path, "0.9.0", PLATFORM) == {}
+
+
+def test_a_stored_file_of_another_version_or_platform_is_set_aside(tmp_path):
+    """issue 19 item 6: a copied or linked file of 0.11.2 never makes its cells 0.12.0.1 results."""
+    store = ResultStore(tmp_path)
+    other = ResultStore(tmp_path / "other").merge_run(run([cell("a.one"), cell("a.two")], jax="0.11.2")).path
+    (tmp_path / "0.12.0.1-linux-x86_64.json").symlink_to(other)
+    stored = store.merge_run(run([cell("a.one")], jax="0.12.0.1"))
+    assert stored.set_aside is not None and "jax 0.11.2" in stored.set_aside.why
+    assert stored_ids(stored.path) == ["a.one"]  # a.two of 0.11.2 did not become a 0.12.0.1 result
+    assert stored_ids(other) == ["a.one", "a.two"]  # and the other run's own file is untouched
+
+
+def test_a_file_of_a_newer_schema_is_refused_before_any_work_and_kept(tmp_path):
+    """issue 19 item 8: two versions of the tool sharing a folder never destroy each other's results."""
+    import pytest
+
+    from conformance.engine.matrix import RunRequest
+    from conformance.errors import ConformanceError
+
+    newer = write(tmp_path, "0.12.0.1", PLATFORM, [cell("a.one")], schema=99)
+    before = newer.read_text()
+    with pytest.raises(ConformanceError, match="newer jax-conformance .*schema 99"):
+        RunRequest(versions=("0.12.0.1",), results=tmp_path).check()
+    with pytest.raises(ConformanceError, match="newer jax-conformance"):
+        ResultStore(tmp_path).merge_run(run([cell("a.two")], jax="0.12.0.1"))
+    assert newer.read_text() == before and not list(tmp_path.glob(".*unreadable*"))
+
+
+def test_one_unreadable_cell_is_dropped_and_named_and_the_others_kept(tmp_path):
+    """issue 19 item 9: never set a file aside for one cell; non-ASCII ids of a team's folder are valid cells."""
+    store = ResultStore(tmp_path)
+    path = store.merge_run(run([cell("équipe/prüfung.größe"), cell("a.keep"), cell("a.bad")])).path
+    data = json.loads(path.read_text())
+    data["tests"][2]["metadata"]["status"] = "exploded"
+    path.write_text(json.dumps(data))
+    stored = store.merge_run(run([cell("a.new")]))
+    assert stored.set_aside is None
+    assert len(stored.unreadable_cells) == 1 and "exploded" in stored.unreadable_cells[0]
+    assert stored_ids(stored.path) == ["a.keep", "a.new", "équipe/prüfung.größe"]

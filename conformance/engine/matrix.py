@@ -71,6 +71,7 @@ class RunRequest:
             raise ConformanceError(f"-j {self.workers}: the number of cells run at once must be at least 1")
         if self.retries < 0:
             raise ConformanceError(f"--retries {self.retries}: the number of retries cannot be negative")
+        ResultStore(self.results).refuse_newer_files()
 
 
 @dataclass
@@ -83,8 +84,9 @@ class Selection:
 
     @property
     def cell_ids(self) -> tuple[str, ...]:
-        """The ids of the selected cells (the shard is applied by the plugin, from the same durations)."""
-        return tuple(c.id for c in self.selected)
+        """The ids of the cells to run: the shard's share of every selected cell, split once over all case
+        packages (each package's pytest then runs exactly its part of that share)."""
+        return tuple(c.id for c in self.chosen)
 
 
 @dataclass
@@ -262,6 +264,8 @@ def pytest_argv(env: Any, json_path: Path, request: RunRequest, folder: CaseFold
         argv += ["-k", request.expression]
     if request.shard:
         argv += ["--jax-shard", request.shard.label]
+        if request.cell_ids:
+            argv.append("--jax-cells-are-shard")
         if request.shard_durations:
             argv += ["--jax-shard-durations", str(request.shard_durations)]
     return argv
@@ -314,6 +318,10 @@ def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
             data, retired=retired, shard_suffix=request.shard.file_suffix if request.shard else "")
         if stored.set_aside is not None:
             on_event(Notice(stored.set_aside.describe()))
+        if stored.unreadable_cells:
+            on_event(Notice(f"{stored.path}: dropped {len(stored.unreadable_cells)} stored cell(s) that could not "
+                            f"be read, kept the others: {'; '.join(stored.unreadable_cells[:3])}"
+                            f"{' …' if len(stored.unreadable_cells) > 3 else ''}"))
         if stored.dropped:
             on_event(CellsDropped(env.version, tuple(stored.dropped)))
         return stored.path, data

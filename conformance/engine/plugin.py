@@ -64,6 +64,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="result files whose recorded durations balance the shards (default matrix/baseline/)")
     group.addoption("--jax-cells", default=None, metavar="FILE",
                     help="a JSON list of cell ids: run exactly those (the CLI's own selection), not -k's substrings")
+    group.addoption("--jax-cells-are-shard", action="store_true",
+                    help="the cells of --jax-cells already are shard K of --jax-shard K/N, split over every case "
+                         "package of the run: label the results with the shard, split nothing again")
     group.addoption("--jax-pins-hash", default="", metavar="SHA256", help="the target's pin set, for the header")
     group.addoption("--conformance-cases", default=DEFAULT_CASE_PACKAGE, metavar="PACKAGE",
                     help="the package whose modules declare the cases (default conformance.cases)")
@@ -210,7 +213,7 @@ class ConformanceRun:
             if dropped:
                 config.hook.pytest_deselected(items=dropped)
                 items[:] = [item for item in items if item not in dropped]
-        if self.shard is None:
+        if self.shard is None or (wanted is not None and config.getoption("jax_cells_are_shard")):
             return
         cells = {item.case.cell_id(item.param): item for item in items if isinstance(item, CaseItem)}
         chosen = select_shard(cells, self.shard, recorded_durations(config.getoption("jax_shard_durations")))

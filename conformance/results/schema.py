@@ -23,8 +23,10 @@ _PEP440 = re.compile(r"^\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za
 
 
 # A case id is `<module>.<probe>`, or `<folder>/<module>.<probe>` for a team's own case folder.
-CASE_ID = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*/)?[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*")
-PARAM = re.compile(r"[A-Za-z0-9_.=-]*")
+# The same ids a declaration accepts (`core.case`): Python identifiers, any script (a team's folder may be
+# `équipe/prüfung.größe`), and parameter names of `core.case.PARAM_NAME`.
+CASE_ID = re.compile(r"(?:[^\W\d]\w*/)?[^\W\d]\w*\.[^\W\d]\w*")
+PARAM = re.compile(r"[A-Za-z0-9_.-]*")
 
 
 class SchemaError(ValueError):

@@ -23,7 +23,9 @@ from filelock import FileLock
 from conformance.atomic import write_text_atomically
 from conformance.core.case import DEFAULT_CASE_PACKAGE
 from conformance.results.merge import merge_report_json, retired_stored_cells
-from conformance.results.schema import CellResult, SchemaError, result_file_from_json
+from conformance.errors import ConformanceError
+from conformance.results.schema import (SCHEMA_VERSION, CellResult, RunHeader, SchemaError, result_file_from_json,
+                                        unjudged_cell)
 
 # The launcher a run header records when the run started no child: every cell was reused.
 REUSED_ONLY = "none (every cell reused)"
@@ -50,11 +52,13 @@ class SetAside:
 
 @dataclass
 class Stored:
-    """What one merge did: the file written, the retired cells dropped, and a file set aside (or None)."""
+    """What one merge did: the file written, the retired cells dropped, a file set aside (or None), and stored
+    cells that could not be read (dropped one by one, named; the file's other cells are kept)."""
 
     path: Path
     dropped: list[str] = field(default_factory=list)
     set_aside: SetAside | None = None
+    unreadable_cells: list[str] = field(default_factory=list)
 
 
 def merged_header(stored: Any, new: dict[str, Any]) -> dict[str, Any]:
@@ -100,6 +104,22 @@ class ResultStore:
         """Where the results of a version on a platform (and shard) are stored."""
         return self.folder / result_name(jax, platform, shard_suffix)
 
+    def refuse_newer_files(self) -> None:
+        """Raise `ConformanceError` (before any work) when a result file in the folder was written by a newer
+        jax-conformance: merging into it would lose what that version wrote."""
+        if not self.folder.is_dir():
+            return
+        for path in sorted(self.folder.glob("*.json")):
+            try:
+                header = json.loads(path.read_text(encoding="utf-8")).get("jax_conformance") or {}
+                schema = header.get("schema_version")
+            except (OSError, ValueError, AttributeError, RecursionError):
+                continue  # unreadable files are set aside at the merge, as always
+            if isinstance(schema, int) and not isinstance(schema, bool) and schema > SCHEMA_VERSION:
+                raise ConformanceError(
+                    f"{path} was written by a newer jax-conformance (result schema {schema}; this one writes "
+                    f"{SCHEMA_VERSION}); upgrade jax-conformance, or give this run another --results folder")
+
     def reusable_cells(self, jax: str, platform: str, shard_suffix: str = "") -> dict[str, CellResult]:
         """The stored cells of a version and platform that a new run may reuse, by cell id."""
         return reusable_cells(self.folder, jax, platform, shard_suffix)
@@ -115,24 +135,66 @@ class ResultStore:
         self.folder.mkdir(parents=True, exist_ok=True)
         final = self.path_for(str(head["jax"]), str(head["platform"]), shard_suffix)
         with FileLock(str(self.folder / f".{final.name}.lock")):
-            stored, aside = self.read_stored(final)
+            stored, aside, bad = self.read_stored(final, str(head["jax"]), str(head["platform"]))
             dropped = retired_stored_cells(stored, data, retired)
             merged = merge_report_json(stored, data, retired=retired)
             merged["jax_conformance"] = merged_header((stored or {}).get("jax_conformance"), dict(head))
             write_text_atomically(final, json.dumps(merged, indent=1))
-        return Stored(final, dropped, aside)
+        return Stored(final, dropped, aside, bad)
 
-    def read_stored(self, path: Path) -> tuple[dict[str, Any] | None, SetAside | None]:
-        """The stored result file to merge into, or None. One that is unreadable, or holds a cell of the wrong
-        shape, is set aside (never lost, and never read as a result again); the merge then starts afresh."""
+    def read_stored(self, path: Path, jax: str | None = None,
+                    platform: str | None = None) -> tuple[dict[str, Any] | None, SetAside | None, list[str]]:
+        """The stored result file to merge into (or None), a set-aside file (or None), and the cells dropped
+        as unreadable.
+
+        - A file written by a newer jax-conformance (a newer schema) is refused with `ConformanceError`:
+          two versions of the tool sharing a folder must not destroy each other's results.
+        - A file that is unreadable as a whole, or whose header names another JAX version or platform than
+          its name (a copy, a symlink), is set aside (never lost, never read as a result again); the merge
+          then starts afresh.
+        - A readable file with some unreadable cells keeps its other cells; the bad ones are named.
+        """
         if not path.exists():
-            return None, None
+            return None, None, []
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
+            header = data.get("jax_conformance") if isinstance(data, dict) else None
+            schema = header.get("schema_version") if isinstance(header, dict) else None
+            if isinstance(schema, int) and not isinstance(schema, bool) and schema > SCHEMA_VERSION:
+                raise ConformanceError(
+                    f"{path} was written by a newer jax-conformance (result schema {schema}; this one writes "
+                    f"{SCHEMA_VERSION}); upgrade jax-conformance, or give this run another --results folder")
+            if not isinstance(header, dict) or not isinstance(data.get("tests"), list):
+                raise SchemaError("not a result file of the suite (no header or no tests)")
+            read = RunHeader.from_json(header)
+            if (jax, platform) != (None, None) and (read.jax, read.platform) != (jax, platform):
+                raise SchemaError(f"its header says jax {read.jax} on {read.platform}, not jax {jax} on {platform}; "
+                                  f"a copied or linked file of another run")
+            bad = _drop_unreadable_cells(data)
             result_file_from_json(data, str(path))
-            return data, None
+            return data, None, bad
         except (OSError, ValueError, SchemaError, RecursionError) as exc:
             why = " ".join(str(exc).split())[:200]
         aside = self.folder / f".{path.name}.unreadable-{int(time.time())}"
         os.replace(path, aside)
-        return None, SetAside(path, aside, why)
+        return None, SetAside(path, aside, why), []
+
+
+def _drop_unreadable_cells(data: dict[str, Any]) -> list[str]:
+    """Remove from `data["tests"]` every entry whose cell cannot be read, and name each (never the whole file for
+    one cell)."""
+    kept, bad = [], []
+    for i, test in enumerate(data["tests"]):
+        try:
+            if not isinstance(test, dict):
+                raise SchemaError("not an object")
+            if test.get("metadata") is not None:
+                CellResult.from_json(test["metadata"], f"tests[{i}].metadata")
+            elif unjudged_cell(test) is None:
+                raise SchemaError("no cell metadata and no node id")
+            kept.append(test)
+        except (SchemaError, RecursionError, TypeError, ValueError) as exc:
+            name = test.get("nodeid") if isinstance(test, dict) else None
+            bad.append(f"{name or f'tests[{i}]'} ({' '.join(str(exc).split())[:120]})")
+    data["tests"] = kept
+    return bad
