@@ -219,14 +219,6 @@ def _interrupt(signum: int, frame: Any) -> None:
 
 def command_run(args: argparse.Namespace) -> int:
     """Prepare environments, run every version, summarise, and write the report."""
-    previous = signal.signal(signal.SIGTERM, _interrupt)  # a terminated run cleans up like an interrupted one
-    try:
-        return _run_versions(args)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _run_versions(args: argparse.Namespace) -> int:
     started = time.monotonic()
     builder = EnvironmentBuilder()
     versions = list(dict.fromkeys(args.jax)) if args.jax else matrix_versions(args.matrix or DEFAULT_MATRIX,
@@ -466,6 +458,7 @@ def command_bisect(args: argparse.Namespace) -> int:
     return 1 if outcome.ends_agree else 0
 
 
+LONG_COMMANDS = ("run", "gate", "bisect")
 COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "matrix": command_matrix,
             "pin": command_pin, "diff": command_diff, "gate": command_gate, "bisect": command_bisect}
 
@@ -477,14 +470,24 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    # Every long command (run, gate --from/--to, bisect) ends on SIGTERM as on Ctrl-C: the run under way kills its
+    # children and removes its temporaries on the way out, and the exit status says which signal it was.
+    terminated.clear()
+    previous = signal.signal(signal.SIGTERM, _interrupt) if args.command in LONG_COMMANDS else None
     try:
         return COMMANDS[args.command](args)
+    except KeyboardInterrupt:
+        print("\njax-conformance: interrupted; result files already written are kept", file=sys.stderr)
+        return 143 if terminated.is_set() else 130
     except (ConformanceError, ResultsError, CaseDeclarationError) as exc:
         print(f"jax-conformance: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # a folder or file we were told to use cannot be written
         print(f"jax-conformance: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
         return 2
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -156,3 +156,48 @@ def test_hostile_probes_become_statuses_and_the_report_still_renders(environment
     page = render_html(build_model([ResultFile(header, run.results, "hostile")], cases), "now")
     page.encode("utf-8")
     assert "<script>alert" not in page and len(page) < 2_000_000
+
+
+@pytest.mark.parametrize("command, signum, code", [
+    (["gate", "--from", NEWEST, "--to", NEWEST], "SIGTERM", 143),
+    (["bisect", "training.traced_step_single_compile", "--good", "0.11.2", "--bad", NEWEST], "SIGINT", 130),
+])
+def test_a_long_command_interrupted_ends_cleanly(environment, tmp_path, command, signum, code):
+    """issue 19 item 17: Ctrl-C or SIGTERM in gate --from/--to or bisect ends like run: no traceback, exit 130 or
+    143, no child or fork server left, no `.running-*` file in the results folder."""
+    import signal as signals
+    import sys
+
+    from conformance.engine.runner import SOURCE_ROOT
+
+    def processes_under(folder):
+        """Processes whose working folder is inside `folder` (the run's temporaries: fork servers, cells)."""
+        found = []
+        for entry in os.listdir("/proc"):
+            try:
+                if entry.isdigit() and os.readlink(f"/proc/{entry}/cwd").startswith(str(folder)):
+                    found.append(entry)
+            except OSError:
+                continue
+        return found
+
+    temporaries = tmp_path / "tmp"
+    temporaries.mkdir()
+    results = tmp_path / "results"
+    argv = [sys.executable, "-m", "conformance", *command, "--results", str(results)]
+    if command[0] == "gate":
+        argv += ["-k", "training.traced_step_single_compile", "-j", "1"]
+    proc = subprocess.Popen(argv, cwd=SOURCE_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, env={**os.environ, "TMPDIR": str(temporaries)})
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not list(results.glob(".running-*.json")):
+        time.sleep(0.2)
+    time.sleep(3)  # the cell is under way
+    os.kill(proc.pid, getattr(signals, signum))
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == code, out + err
+    assert "Traceback" not in err and "interrupted" in err
+    assert not list(results.glob(".running-*"))
+    time.sleep(0.5)
+    assert processes_under(temporaries) == []
+    assert not list(temporaries.glob("jaxconf-*"))

@@ -166,6 +166,24 @@ class ConformanceRun:
         shard = config.getoption("jax_shard")
         self.shard: Shard | None = parse_shard(shard) if shard else None
         self.case_folders = package_folder_entry(package)
+        # From the start, not only once cells run: a SIGTERM while the target is described or a fork server starts
+        # must also end in cleanup (children killed, temporaries removed), then in death by SIGTERM.
+        self.terminated = False
+        self._previous_sigterm = signal.signal(signal.SIGTERM, self._terminate)
+
+    def _terminate(self, signum: int, frame: Any) -> None:
+        self.terminated = True
+        if self.session is not None:
+            self.session.close(interrupted=True)
+        raise KeyboardInterrupt  # unwinds whatever is under way, its temporaries with it
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """Give SIGTERM back; a terminated run, cleaned up, ends by SIGTERM as its caller expects."""
+        previous = self._previous_sigterm
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+        if self.terminated:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
 
     @property
     def platform(self) -> str:
@@ -229,14 +247,6 @@ class ConformanceRun:
         if items and not session.config.option.collectonly:
             self.session = self.make_session()
             self.session.start(Cell(item.case, item.param) for item in items)
-            previous = signal.getsignal(signal.SIGTERM)
-
-            def terminate(signum: int, frame: Any) -> None:
-                self.session.close(interrupted=True)  # type: ignore[union-attr]
-                signal.signal(signal.SIGTERM, previous if callable(previous) else signal.SIG_DFL)
-                os.kill(os.getpid(), signal.SIGTERM)
-
-            signal.signal(signal.SIGTERM, terminate)
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         """Stop the session; an interrupted run kills its children."""
