@@ -465,6 +465,9 @@ COMMANDS = {"list": command_list, "run": command_run, "report": command_report, 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `jax-conformance` and `python -m conformance`."""
+    for stream in (sys.stdout, sys.stderr):  # a terminal or pipe that cannot encode a case's text: escapes, not a crash
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

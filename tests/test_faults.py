@@ -380,3 +380,49 @@ def test_no_output_of_any_command_can_overwrite_a_result_file_or_another_output(
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and ("is a result file" in err or "both name" in err), err
     assert stored.read_text() == before and not same.exists()
+
+
+def test_small_bad_inputs_are_one_line(tmp_path, capsys, monkeypatch):
+    """issue 19 item 19: a huge shard count, a cache that is a file, a disk full before pytest starts, and a stdout
+    that cannot encode the listing are one line (or escapes), never a traceback or leftovers."""
+    from conformance import cli
+    from conformance.engine import matrix
+
+    assert cli.main(["run", "--jax", "0.12.0.1", "--shard", "1/" + "9" * 400, "--results", str(tmp_path / "r")]) == 2
+    assert "larger than any number of cells" in capsys.readouterr().err
+    assert cli.main(["run", "--jax", "0.12.0.1", "-k", "cache_size", "--shard", "1/500",
+                     "--results", str(tmp_path / "r")]) == 2
+    assert "use at most" in capsys.readouterr().err
+    cache = tmp_path / "cache-file"
+    cache.write_text("not a folder")
+    monkeypatch.setenv("JAX_CONFORMANCE_CACHE", str(cache))
+    assert cli.main(["matrix", "latest"]) == 2
+    err = capsys.readouterr().err
+    assert "is a file; set JAX_CONFORMANCE_CACHE to a folder" in err and err.count("\n") == 1
+    monkeypatch.delenv("JAX_CONFORMANCE_CACHE")
+
+    results = tmp_path / "full"
+    results.mkdir()
+    real_write = Path.write_text
+
+    def disk_full(self, *args, **kwargs):
+        if self.name.endswith(".cells"):
+            raise OSError(28, "No space left on device", str(self))
+        return real_write(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", disk_full)
+    env = type("Env", (), {"python": sys.executable, "version": "0.12.0.1"})()
+    with pytest.raises(OSError):
+        matrix.run_package(env, matrix.RunRequest(versions=("0.12.0.1",), results=results), None)
+    assert list(results.iterdir()) == []
+
+
+def test_list_on_a_stdout_that_cannot_encode_it_escapes_instead_of_crashing(tmp_path):
+    """issue 19 item 19: `list` redirected to a non-UTF-8 stdout (Windows, a pipe with another encoding)."""
+    import subprocess
+
+    from conformance.engine.runner import SOURCE_ROOT
+
+    done = subprocess.run([sys.executable, "-m", "conformance", "list"], cwd=SOURCE_ROOT, capture_output=True,
+                          env={**__import__("os").environ, "PYTHONIOENCODING": "ascii", "PYTHONPATH": SOURCE_ROOT})
+    assert done.returncode == 0 and b"Traceback" not in done.stderr and b"cells in" in done.stdout

@@ -26,7 +26,7 @@ from conformance.core.casefolders import FOLDERS_VARIABLE, folders_variable
 from conformance.engine.folders import CaseFolder, import_folder, refuse_shadowing
 from conformance.engine.runner import SOURCE_ROOT
 from conformance.engine.selection import Cell, all_cells, select_cells
-from conformance.engine.shards import Shard, select_shard
+from conformance.engine.shards import Shard, check_shard_count, select_shard
 from conformance.errors import ConformanceError
 from conformance.results.durations import recorded_durations
 from conformance.results.load import ResultsError, load_result_file
@@ -184,6 +184,7 @@ def select_run(folders: Sequence[CaseFolder], expression: str | None, shard: Sha
     selected = select_cells(all_cells(declared), expression)
     chosen = selected
     if shard:
+        check_shard_count(shard, len(selected))
         in_shard = select_shard([c.id for c in selected], shard, recorded_durations(shard_durations))
         chosen = [c for c in selected if c.id in in_shard]
     return Selection(declared, selected, chosen)
@@ -287,13 +288,13 @@ def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
     os.close(fd)
     tmp = Path(tmp_name)
     selection = tmp.with_name(tmp.name + ".cells")
-    selection.write_text(json.dumps(sorted(request.cell_ids)), encoding="utf-8")
-    environ = dict(os.environ)
-    retired = retired_in(folder)  # before the run: a case file edited meanwhile must not cost its results
-    environ.pop(FOLDERS_VARIABLE, None)
-    if folder is not None:  # imported from its own path, never with its parent on PYTHONPATH
-        environ[FOLDERS_VARIABLE] = folders_variable([folder.path])
-    try:
+    try:  # from here on, whatever fails (a full disk included) leaves no `.running-*` file behind
+        selection.write_text(json.dumps(sorted(request.cell_ids)), encoding="utf-8")
+        environ = dict(os.environ)
+        retired = retired_in(folder)  # before the run: a case file edited meanwhile must not cost its results
+        environ.pop(FOLDERS_VARIABLE, None)
+        if folder is not None:  # imported from its own path, never with its parent on PYTHONPATH
+            environ[FOLDERS_VARIABLE] = folders_variable([folder.path])
         started = time.monotonic()
         argv = pytest_argv(env, tmp, request, folder)
         if request.cell_ids:

@@ -47,10 +47,19 @@ def parse_shard(text: str) -> Shard:
     found = _SHARD.match(text or "")
     if not found:
         raise ConformanceError(f"--shard {text!r}: write it as K/N, e.g. 1/4")
+    if len(found[2]) > 6:  # int() of a huge N is slow, and no run has a million shards
+        raise ConformanceError(f"--shard {text!r}: N is larger than any number of cells; use fewer shards")
     index, count = int(found[1]), int(found[2])
     if count < 1 or not 1 <= index <= count:
         raise ConformanceError(f"--shard {text!r}: K must be between 1 and N, and N at least 1")
     return Shard(index, count)
+
+
+def check_shard_count(shard: Shard, selected: int) -> None:
+    """Refuse, in one line, more shards than selected cells (every shard past that would run nothing)."""
+    if shard.count > max(selected, 1):
+        raise ConformanceError(f"--shard {shard.label}: {shard.count} shards for {selected} selected cell(s); "
+                               f"use at most {max(selected, 1)} shards")
 
 
 def _stable_hash(cell_id: str) -> str:

@@ -29,7 +29,7 @@ from filelock import FileLock
 
 from conformance.atomic import write_text_atomically
 from conformance.errors import ConformanceError
-from conformance.envs.index import PackageIndex
+from conformance.envs.index import PackageIndex, check_cache_folder
 from conformance.envs.interpreters import Interpreter, choose_interpreter, discover_interpreters
 from conformance.envs.matrix import MATRIX_DIR
 from conformance.portable import pid_alive, venv_python
@@ -172,6 +172,7 @@ class EnvironmentBuilder:
         path = self.root / "envs" / f"jax-{version}-py{minor}-{requirements.digest[:10]}"
         wanted = {"layout": ENV_LAYOUT, "jax": version, "python": interpreter.version,
                   "requirements": requirements.digest}
+        check_cache_folder(self.root)
         path.parent.mkdir(parents=True, exist_ok=True)
         with FileLock(str(path.parent / f".{path.name}.lock")):
             self._remove_stale_staging(path)

@@ -84,6 +84,16 @@ def fetch_project_page(project: str, base: str | None = None, timeout: float = 3
         return json.load(response)
 
 
+def check_cache_folder(folder: Path) -> None:
+    """Refuse, in one line, a cache location that exists and is not a folder (JAX_CONFORMANCE_CACHE set to a file)."""
+    for place in (folder, *folder.parents):
+        if place.exists():
+            if not place.is_dir():
+                raise ConformanceError(f"the cache folder {folder} cannot be made: {place} is a file; set "
+                                       f"JAX_CONFORMANCE_CACHE to a folder (or unset it)")
+            return
+
+
 class PackageIndex:
     """Cached view of the index for the projects the suite needs."""
 
@@ -106,6 +116,7 @@ class PackageIndex:
         """Releases of `project`, from memory, a fresh disk cache, the index, or a stale disk cache."""
         if project in self._pages:
             return self._pages[project]
+        check_cache_folder(self.cache_dir)
         cached = self.cache_dir / f"index-{project}.json"
         payload = None
         if cached.exists() and time.time() - cached.stat().st_mtime < CACHE_TTL_S:
