@@ -66,3 +66,19 @@ def test_pinned_sets_are_used_and_default_matrix_is_pinned_with_hashes(tmp_path)
         pins = requirements_for(version, True, MATRIX_DIR / "pins").pin_file
         text = pins.read_text(encoding="utf-8")
         assert f"jax=={version} " in text and "--hash=sha256:" in text and "rich==" in text
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("", "is empty"),
+    ("garbage\nnot pins\n", "pins no jax"),
+    ("jax==0.11.2 \\\n    --hash=sha256:00\n", "pins jax 0.11.2, not 0.12.0.1"),
+    ("jax==0.12.0.1\n", "has no hashes"),
+])
+def test_a_bad_pin_file_is_blamed_on_itself_with_the_fix(tmp_path, text, problem):
+    """issue 19 item 19: an empty, garbage or other-version pins file is one line naming it and `pin`."""
+    from conformance.envs.builder import requirements_for
+    from conformance.errors import ConformanceError
+
+    (tmp_path / "jax-0.12.0.1.txt").write_text(text)
+    with pytest.raises(ConformanceError, match=f"{problem}; run `jax-conformance pin 0.12.0.1`"):
+        requirements_for("0.12.0.1", True, tmp_path)

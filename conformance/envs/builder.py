@@ -16,6 +16,7 @@ missing or that lacks jax or jaxlib is rebuilt once, with a notice saying why.
 from __future__ import annotations
 
 import hashlib
+import re
 import json
 import os
 import shutil
@@ -75,10 +76,32 @@ class Requirements:
         return hashlib.sha256(data).hexdigest()
 
 
+def check_pin_file(path: Path, version: str) -> None:
+    """Refuse, in one line naming the file and the fix, a pin file that is empty, garbled, unhashed or of another
+    JAX version (uv would otherwise blame a wheel, a hash or a caret)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConformanceError(f"{path} cannot be read ({exc}); run `jax-conformance pin {version}`") from None
+    pinned = re.findall(r"^jax==(\S+)", text, flags=re.M)
+    if not text.strip():
+        problem = "is empty"
+    elif not pinned:
+        problem = "pins no jax (not a pin file)"
+    elif pinned != [version]:
+        problem = f"pins jax {', '.join(pinned)}, not {version}"
+    elif "--hash=sha256:" not in text:
+        problem = "has no hashes"
+    else:
+        return
+    raise ConformanceError(f"{path} {problem}; run `jax-conformance pin {version}` to write it again")
+
+
 def requirements_for(version: str, jaxlib_known: bool, pins_dir: Path = PINS_DIR) -> Requirements:
     """The requirements of the environment for jax `version`: its pin file when there is one."""
     pinned = pins_dir / f"jax-{version}.txt"
     if pinned.exists():
+        check_pin_file(pinned, version)
         return Requirements((), pinned)
     jaxlib = (f"jaxlib=={version}",) if jaxlib_known else ()
     return Requirements((f"jax[cpu]=={version}", *jaxlib, *EXTRA_PACKAGES))
