@@ -70,7 +70,7 @@ def test_pinned_sets_are_used_and_default_matrix_is_pinned_with_hashes(tmp_path)
 
 @pytest.mark.parametrize("text, problem", [
     ("", "is empty"),
-    ("garbage\nnot pins\n", "pins no jax"),
+    ("garbage\nnot pins\n", r"pins no jax \(not a pin file\)"),
     ("jax==0.11.2 \\\n    --hash=sha256:00\n", "pins jax 0.11.2, not 0.12.0.1"),
     ("jax==0.12.0.1\n", "has no hashes"),
 ])
