@@ -8,7 +8,7 @@ import pytest
 
 pytest_plugins = ["pytester"]
 
-from conformance.core.case import find_case
+from conformance.core.case import find_case, forget_package
 from conformance.engine.launch import SpawnLauncher
 from conformance.engine.runner import Target, run_cell
 
@@ -26,3 +26,13 @@ def run_fixture_cell():
         return run_cell(found, param, target, lambda command, fresh: spawn(command), **kwargs)
 
     return run
+
+
+@pytest.fixture
+def forget(monkeypatch):
+    """Names of scratch case packages a test imports; their cases and modules are forgotten afterwards."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    names: list[str] = []
+    yield names
+    for name in names:
+        forget_package(name)

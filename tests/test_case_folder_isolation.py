@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conformance.engine import matrix
-from conformance.core.case import forget_package, load_cases
+from conformance.core.case import load_cases
 from conformance.core.casefolders import FOLDERS_VARIABLE, CaseFolderError, import_case_folder
 from conformance.engine.folders import case_folder, import_folder, importable_in, refuse_shadowing
 from conformance.engine.runner import SOURCE_ROOT, Target, child_environment
@@ -55,14 +55,6 @@ def make_team_repo(root: Path, name: str) -> Path:
     (root / "conftest.py").write_text("raise RuntimeError('the team conftest was loaded')\n")
     return folder
 
-
-@pytest.fixture
-def forget(monkeypatch):
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    names: list[str] = []
-    yield names
-    for name in names:
-        forget_package(name)
 
 
 @pytest.mark.parametrize("launcher", ["spawn", "fork"])

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.core.case import forget_package, load_cases
+from conformance.core.case import load_cases
 from conformance.engine.folders import case_folder, import_folder
 from conformance.engine.runner import Target
 from conformance.engine.selection import all_cells
@@ -86,14 +86,6 @@ def running(pid: int) -> bool:
         return False
     return stat.rpartition(")")[2].split()[0] != "Z"
 
-
-@pytest.fixture
-def forget(monkeypatch):
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    names: list[str] = []
-    yield names
-    for name in names:
-        forget_package(name)
 
 
 @linux_only
