@@ -383,3 +383,13 @@ def test_result_data_cannot_forge_lines_or_escapes_in_diff_and_gate_output(tmp_p
         out = capsys.readouterr().out
         assert "\x1b" not in out and not any(line.startswith("::") for line in out.splitlines())
         assert "x\\x0a::error file=README.md::forged\\x1b[31m" in out
+
+
+def test_gate_from_to_refuses_negative_retries_before_any_work(tmp_path, capsys, monkeypatch):
+    """issue 19 item 19: `gate --from/--to --retries -1` is one line from the tool, not pytest's usage error."""
+    import conformance.envs.builder as builder
+
+    monkeypatch.setattr(builder.EnvironmentBuilder, "prepare", lambda *a, **k: pytest.fail("built an environment"))
+    code = cli.main(["gate", "--from", "0.8.3", "--to", "0.12.0.1", "--retries", "-1", "--results", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "--retries -1: the number of retries cannot be negative" in err and err.count("\n") == 1
