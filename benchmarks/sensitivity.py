@@ -69,6 +69,7 @@ class CellState:
     status: str
     printed_diff: bool
     rows: tuple[str, ...] = ()
+    asserted_paths: tuple[str, ...] = ()  # the asserted facts that differ (a cell that already differs can change)
 
 
 @dataclass(frozen=True)
@@ -100,12 +101,14 @@ def cell_states(report: Mapping[str, Any]) -> dict[str, CellState]:
         if "case" not in meta or "status" not in meta:
             continue
         cell = f"{meta['case']}[{meta['param']}]" if meta.get("param") else meta["case"]
-        states[cell] = CellState(meta["status"], bool(meta.get("printed_diff")), tuple(meta.get("rows") or ()))
+        states[cell] = CellState(meta["status"], bool(meta.get("printed_diff")), tuple(meta.get("rows") or ()),
+                                 tuple(sorted(str(d.get("path")) for d in meta.get("diff") or [])))
     return states
 
 
 def turns_between(reference: Mapping[str, CellState], mutated: Mapping[str, CellState]) -> list[Turn]:
-    """The cells of `mutated` that turned against `reference`: status changed, or printed output newly differs.
+    """The cells of `mutated` that turned against `reference`: status changed (or, for a cell that differs either
+    way, the set of asserted facts that differ changed: the verdict tier moved), or printed output newly differs.
 
     A cell missing from the reference cannot be compared and is skipped; one missing from the mutated run
     (its module failed to collect) is a status turn to 'missing'.
@@ -118,6 +121,9 @@ def turns_between(reference: Mapping[str, CellState], mutated: Mapping[str, Cell
             found.append(Turn(cell, STATUS_TURN, before.status, "missing"))
         elif after.status != before.status:
             found.append(Turn(cell, STATUS_TURN, before.status, after.status))
+        elif after.asserted_paths != before.asserted_paths:
+            found.append(Turn(cell, STATUS_TURN, f"{before.status} on {', '.join(before.asserted_paths) or 'nothing'}",
+                              f"{after.status} on {', '.join(after.asserted_paths) or 'nothing'}"))
         elif after.printed_diff and not before.printed_diff:
             found.append(Turn(cell, PRINTED_MARK, after.status, after.status))
     return found

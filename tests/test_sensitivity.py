@@ -146,3 +146,12 @@ def test_three_mutants_turn_their_rows_the_intended_way(tmp_path):
     encoded_as_printed = bool(case.expected_printed("", "linux-x86_64"))
     assert notice.verdict == (sens.DETECTED if encoded_as_printed else sens.WRONG_TIER), sens.outcome_lines(notice)
     assert notice.observed_tier == ("printed" if encoded_as_printed else "status")
+
+
+def test_a_cell_that_already_differs_turns_when_another_asserted_fact_differs():
+    """A documented discrepancy differs on the reference; a mutant that breaks another asserted fact still turns it."""
+    before = {"a.b": sens.CellState("differs", False, ("a.r",), ("retraced",))}
+    after = {"a.b": sens.CellState("differs", True, ("a.r",), ("report_starts_with_leaked", "retraced"))}
+    [turn] = sens.turns_between(before, after)
+    assert turn.how == sens.STATUS_TURN and "report_starts_with_leaked" in turn.after
+    assert sens.verdict(sens.ASSERTED, [turn], {"a.b"}) == sens.DETECTED
