@@ -305,7 +305,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "shard_map's check_vma defaults to False",
     ),
     Mutant(
-        "typeof_sharding_colon", "§8", ("multidev.typeof.sharding_notation",), PRINTED,
+        # Asserted, not wording: the row is [asserted], the chapter asserts `float32[8@data,4@model]`.
+        "typeof_sharding_colon", "§8", ("multidev.typeof.sharding_notation",), ASSERTED,
         "_src/core.py",
         '      out.append(f"{s1}@({ss})")\n    else:\n      out.append(f"{s1}@{s2}")',
         '      out.append(f"{s1}:({ss})")\n    else:\n      out.append(f"{s1}:{s2}")',
