@@ -172,9 +172,10 @@ class ConformanceRun:
         self._previous_sigterm = signal.signal(signal.SIGTERM, self._terminate)
 
     def _terminate(self, signum: int, frame: Any) -> None:
+        # Only unwind here, as Ctrl-C does: pytest's keyboard-interrupt and session-finish hooks then close the
+        # session (children and servers killed). Closing from inside the handler could wait on the very start-up
+        # or wait that the signal interrupted.
         self.terminated = True
-        if self.session is not None:
-            self.session.close(interrupted=True)
         raise KeyboardInterrupt  # unwinds whatever is under way, its temporaries with it
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
