@@ -189,8 +189,11 @@ def test_a_long_command_interrupted_ends_cleanly(environment, tmp_path, command,
     argv = [sys.executable, "-m", "conformance", *command, "--results", str(results)]
     if command[0] == "gate":
         argv += ["-k", "training.traced_step_single_compile", "-j", "1"]
+    # SIGINT back to its default first: a shell that runs this suite in the background ignores SIGINT for its
+    # children, and Python then never turns SIGINT into KeyboardInterrupt (a user's Ctrl-C is never ignored).
     proc = subprocess.Popen(argv, cwd=SOURCE_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, env={**os.environ, "TMPDIR": str(temporaries)})
+                            start_new_session=True, env={**os.environ, "TMPDIR": str(temporaries)},
+                            preexec_fn=lambda: signals.signal(signals.SIGINT, signals.SIG_DFL))
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and not list(results.glob(".running-*.json")):
         time.sleep(0.2)
