@@ -113,8 +113,11 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--json", action="store_true", help="print a JSON list (for a CI job matrix)")
 
     diff = commands.add_parser("diff", help="list the cells whose status or observation differ between two result sets")
-    diff.add_argument("baseline", type=Path, metavar="A", help="baseline result file, or a folder of them")
-    diff.add_argument("candidate", type=Path, metavar="B", help="candidate result file, or a folder of them")
+    diff.add_argument("baseline", type=Path, metavar="A",
+                      help="baseline result file, a folder of them, or a JAX version (its stored results; cells "
+                           "not stored yet are run)")
+    diff.add_argument("candidate", type=Path, metavar="B", help="candidate result file, folder or JAX version")
+    add_run_options(diff)
 
     gating = commands.add_parser("gate", help="fail when a candidate regresses from a baseline (exit 1)")
     gating.add_argument("--baseline", action="append", type=Path, metavar="PATH",
@@ -194,6 +197,9 @@ class Progress:
     def __call__(self, event: matrix.Event) -> None:
         if isinstance(event, matrix.Notice):
             print(f"jax-conformance: {event.text}", file=sys.stderr, flush=True)
+        elif isinstance(event, matrix.AnsweredFromStorage):
+            print(f"{self.gap}jax {event.version}: all {event.cells} selected cells answered by stored results "
+                  f"({event.path}); nothing built or run", flush=True)
         elif isinstance(event, matrix.EnvironmentReady):
             print(f"{self.gap}jax {event.version}: Python {event.python}, environment "
                   f"{'built' if event.built_now else 'reused'} in {event.seconds:.1f}s", flush=True)
@@ -239,7 +245,7 @@ def command_run(args: argparse.Namespace) -> int:
           f"JAX versions", flush=True)
     progress = Progress(gap="\n")
     try:
-        failed = [f"jax {v}" for v in matrix.run_matrix(request, builder, progress).failed]
+        failed = [f"jax {v}" for v in matrix.run_matrix(request, builder, progress, cells=selection.chosen).failed]
     except KeyboardInterrupt:
         print(f"\ninterrupted; kept {len(progress.finished)} finished result file(s) in {request.results}/",
               file=sys.stderr)
@@ -317,15 +323,36 @@ def command_pin(args: argparse.Namespace) -> int:
 
 
 def command_diff(args: argparse.Namespace) -> int:
-    """Print the cells whose status or observation differ between two result sets; exit 0."""
-    baseline = result_set(load_results(args.baseline), "baseline")
-    candidate = result_set(load_results(args.candidate), "candidate")
+    """Print the cells whose status or observation differ between two result sets; exit 0.
+
+    A side named by a JAX version (not an existing path) is that release's stored results in `--results`,
+    with the selected cells that are not stored yet run first, as `gate --from/--to` does."""
+    sides = [args.baseline, args.candidate]
+    versions = [str(side) for side in sides if not side.exists() and is_version(str(side))]
+    if versions:
+        check_outputs([], results=args.results)
+        ran = dict(zip(versions, run_versions(args, versions)))
+        sides = [ran.get(str(side), side) for side in sides]
+    baseline = result_set(load_results(sides[0]), "baseline")
+    candidate = result_set(load_results(sides[1]), "candidate")
     report_conflicts(baseline.conflicts + candidate.conflicts)
     mismatch = version_mismatch(baseline, candidate)
     if mismatch:
         print(f"note: the two sets differ in version: {mismatch}")
     print(diff_text(diff_sets(baseline, candidate)))
     return 0
+
+
+def run_versions(args: argparse.Namespace, versions: list[str]) -> list[Path]:
+    """The result file of each JAX version (in order) after running its selected cells: a version whose stored
+    results answer every selected cell is neither built nor run."""
+    versions = list(dict.fromkeys(versions))
+    selection = matrix.select_run(case_folders(args.cases), args.expression)
+    request = run_request(args, versions, selection)
+    builder = EnvironmentBuilder()
+    matrix.check_interpreters(builder, versions)
+    finished = matrix.run_matrix(request, builder, Progress(), keep_going=False, cells=selection.chosen).finished
+    return [done.path for done in finished]
 
 
 def gate_inputs(args: argparse.Namespace) -> tuple[list[Path], list[Path]]:
@@ -338,12 +365,8 @@ def gate_inputs(args: argparse.Namespace) -> tuple[list[Path], list[Path]]:
     if ran:
         if not (args.from_version and args.to_version):
             raise ConformanceError("--from and --to go together: the baseline and the candidate JAX versions")
-        versions = [args.from_version, args.to_version]
-        request = run_request(args, versions, matrix.select_run(case_folders(args.cases), args.expression))
-        builder = EnvironmentBuilder()
-        matrix.check_interpreters(builder, versions)
-        paths = [done.path for done in matrix.run_matrix(request, builder, Progress(), keep_going=False).finished]
-        return [paths[0]], [paths[1]]
+        paths = run_versions(args, [args.from_version, args.to_version])
+        return [paths[0]], [paths[-1]]
     if not (args.baseline and args.candidate):
         raise ConformanceError("gate needs --baseline A --candidate B (result files or folders), or --from V1 --to V2")
     return list(args.baseline), list(args.candidate)
@@ -396,15 +419,16 @@ def command_bisect(args: argparse.Namespace) -> int:
     request.check()
     progress = Progress()  # only notices and dropped cells: the search prints each verdict itself
     quiet = lambda event: progress(event) if isinstance(event, (matrix.Notice, matrix.CellsDropped)) else None  # noqa
-    oracle = CellOracle(builder, cell, lambda env: matrix.run_version(env, request, quiet).file)
+    oracle = CellOracle(builder, cell, lambda env: matrix.run_version(env, request, quiet).file,
+                        stored=lambda version: matrix.stored_cells(request, builder, version, [cell]).get(cell.id))
 
     def announced(version: str):
         found = oracle(version)
         for text in matrix.take_notices(builder):
             progress(matrix.Notice(text))
         if hasattr(found, "status"):
-            print(f"  jax {version}: {observation_line(found, version)}  ({oracle.seconds.get(version, 0):.0f}s)",
-                  flush=True)
+            how = "stored result" if version in oracle.from_storage else f"{oracle.seconds.get(version, 0):.0f}s"
+            print(f"  jax {version}: {observation_line(found, version)}  ({how})", flush=True)
         return found
 
     print(f"bisect {cell.id}: {len(releases)} releases from {releases[0]} to {releases[-1]}; "
@@ -424,6 +448,10 @@ def command_bisect(args: argparse.Namespace) -> int:
     outcome = bisect(releases, memo, like, on_step=lambda line: print(line, flush=True))
     print()
     print(bisect_text(outcome, cell.id, args.find_fix))
+    ran = sorted(set(oracle.seconds) - oracle.from_storage, key=releases.index)
+    stored = sorted(oracle.from_storage, key=releases.index)
+    print(f"answered from stored results in {request.results}: {', '.join(stored) or 'none'}; "
+          f"ran: {', '.join(ran) or 'nothing'}")
     print(f"wall time: {time.monotonic() - started:.1f}s")
     return 1 if outcome.ends_agree else 0
 

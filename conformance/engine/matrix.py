@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import signal
 import subprocess
 import sys
@@ -23,15 +24,18 @@ from typing import Any, Callable, Sequence, Union
 
 from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, folder_namespace, load_cases
 from conformance.core.casefolders import FOLDERS_VARIABLE, folders_variable
+from conformance.child.envinfo import platform_tag
 from conformance.engine.folders import CaseFolder, import_folder, refuse_shadowing
+from conformance.engine.keys import cell_key
 from conformance.engine.runner import SOURCE_ROOT
 from conformance.engine.selection import Cell, all_cells, select_cells
+from conformance.engine.session import REUSABLE
 from conformance.engine.shards import Shard, check_shard_count, select_shard
 from conformance.errors import ConformanceError
 from conformance.results.durations import recorded_durations
 from conformance.results.load import ResultsError, load_result_file
 from conformance.results.merge import retired_cells
-from conformance.results.schema import ResultFile
+from conformance.results.schema import CellResult, ResultFile
 from conformance.results.store import ResultStore
 
 CASES_DIR = Path(__file__).resolve().parent.parent / "cases"
@@ -132,6 +136,15 @@ class CellsDropped:
 
 
 @dataclass(frozen=True)
+class AnsweredFromStorage:
+    """Every selected cell of a version was answered by the results folder: nothing was built or run."""
+
+    version: str
+    cells: int
+    path: Path
+
+
+@dataclass(frozen=True)
 class VersionDone:
     """A version's cells ran and are stored."""
 
@@ -146,7 +159,7 @@ class VersionFailed:
     error: str
 
 
-Event = Union[EnvironmentReady, Notice, CellsDropped, VersionDone, VersionFailed]
+Event = Union[EnvironmentReady, AnsweredFromStorage, Notice, CellsDropped, VersionDone, VersionFailed]
 OnEvent = Callable[[Event], None]
 
 
@@ -204,17 +217,76 @@ def check_interpreters(builder: Any, versions: Sequence[str]) -> None:
         builder.interpreter_for(version)
 
 
+def host_platform() -> str:
+    """The platform tag of the environments the builder makes here (CPU jax on this machine)."""
+    return platform_tag(platform.system(), platform.machine(), "cpu")
+
+
+def stored_cells(request: RunRequest, builder: Any, version: str, cells: Sequence[Cell]) -> dict[str, CellResult]:
+    """The cells of `cells` that the results folder already answers for jax `version`, without building it.
+
+    A stored cell answers when its run recorded the environment's digest, the release's pin file is the one
+    that run installed (so the same environment would be built again), the Python chosen for the release
+    is the one it ran on, the cell's reuse key computed with that environment is the one stored (the case,
+    the shared probe code and the suite are unchanged), and it did not end broken or flaky. Nothing else
+    is trusted: a release without a pin file, a `--rerun` and a sharded run answer nothing from storage.
+    """
+    if request.rerun or request.shard or not cells:
+        return {}
+    path = ResultStore(request.results).path_for(version, host_platform())
+    if not path.is_file():
+        return {}
+    try:
+        stored = load_result_file(path)
+        requirements = builder.requirements(version)
+        python = builder.interpreter_for(version).version
+    except (ResultsError, ConformanceError, OSError):
+        return {}
+    head = stored.header
+    if (not head.environment_digest or requirements.pin_file is None or head.pins_hash != requirements.digest
+            or head.python != python):
+        return {}
+    folder_hashes = {f.name: f.digest() for f in request.case_folders}
+    by_id = {c.cell_id: c for c in stored.cells}
+    answered = {}
+    for cell in cells:
+        found = by_id.get(cell.id)
+        if found is None or found.status not in REUSABLE:
+            continue
+        environment = head.environment_digest + folder_hashes.get(cell.case.package, "")
+        if found.key and found.key == cell_key(cell.case, cell.param, environment):
+            answered[cell.id] = found
+    return answered
+
+
+def stored_run(request: RunRequest, builder: Any, version: str, cells: Sequence[Cell]) -> VersionRun | None:
+    """The version's run when the results folder answers every one of `cells` (see `stored_cells`), else None."""
+    answered = stored_cells(request, builder, version, cells)
+    if not cells or len(answered) != len(cells):
+        return None
+    path = ResultStore(request.results).path_for(version, host_platform())
+    return VersionRun(file=load_result_file(path), path=path, wall_s=0.0, cells=len(cells), reused=len(cells),
+                      launcher="stored")
+
+
 def run_matrix(request: RunRequest, builder: Any, on_event: OnEvent = _ignore, *,
-               keep_going: bool = True) -> MatrixOutcome:
+               keep_going: bool = True, cells: Sequence[Cell] = ()) -> MatrixOutcome:
     """Run the request's cells on every version in turn, each prepared by `builder` and stored in the results folder.
 
     With `keep_going`, a version that fails is reported (`VersionFailed`) and the next one runs;
     without it the error propagates. An interrupt propagates after the version's temporaries are gone;
-    the versions finished before it were reported as `VersionDone`.
+    the versions finished before it were reported as `VersionDone`. `cells` are the selected cells: a
+    version whose stored results answer all of them (`stored_run`) is neither built nor run.
     """
     outcome = MatrixOutcome()
     for version in request.versions:
         try:
+            done = stored_run(request, builder, version, cells) if cells else None
+            if done is not None:
+                on_event(AnsweredFromStorage(version, done.cells, done.path))
+                outcome.finished.append(done)
+                on_event(VersionDone(done))
+                continue
             env = builder.prepare(version)
             for text in take_notices(builder):
                 on_event(Notice(text))

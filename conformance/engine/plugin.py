@@ -197,10 +197,15 @@ class ConformanceRun:
             self.target = describe_target(self.python)
         return self.target
 
+    def environment_digest(self) -> str:
+        """The digest of the target's installed distributions and Python, as reuse keys hold it."""
+        described = self.describe()
+        return environment_digest(described.get("packages") or {}, described.get("python") or "")
+
     def make_session(self) -> RunSession:
         """The run session for the collected cells."""
         described = self.describe()
-        environment = environment_digest(described.get("packages") or {}, described.get("python") or "")
+        environment = self.environment_digest()
         environment += "".join(f["hash"] for f in self.case_folders)  # a folder's helpers change its cells too
         folder = package_folder(self.package)
         return RunSession(
@@ -289,6 +294,7 @@ class ConformanceRun:
             case_folders=list(self.case_folders),
             launcher=session.launcher_name_used() if session else "",
             pins_hash=self.config.getoption("jax_pins_hash"),
+            environment_digest=self.environment_digest() if self.target is not None else "",
             shard=self.shard.label if self.shard else "",
             started_at=self.started_at,
             finished_at=_utc_now(),

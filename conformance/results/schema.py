@@ -192,6 +192,9 @@ class RunHeader:
     case_folders: list[dict[str, str]] = field(default_factory=list)
     launcher: str = ""
     pins_hash: str = ""
+    # The digest of the environment's installed distributions and Python (`engine.keys.environment_digest`),
+    # which every cell's reuse key holds: with it, stored cells can answer for a release without building it.
+    environment_digest: str = ""
     shard: str = ""
     started_at: str = ""
     finished_at: str = ""
@@ -222,8 +225,8 @@ class RunHeader:
             raise SchemaError(f"`{where}.platform` should be a platform name such as linux-x86_64, not {platform!r}")
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
-        for name in ("suite_version", "case_package", "launcher", "pins_hash", "shard", "started_at",
-                     "finished_at"):
+        for name in ("suite_version", "case_package", "launcher", "pins_hash", "environment_digest", "shard",
+                     "started_at", "finished_at"):
             _check(values.get(name, ""), str, f"{where}.{name}")
         for name in ("jaxlib", "numpy", "python", "backend"):
             _check(values.get(name), str, f"{where}.{name}", optional=True)
