@@ -21,6 +21,7 @@ from typing import Any
 import conformance
 from conformance.atomic import write_text_atomically
 from conformance.core.case import CaseDeclarationError
+from conformance.ciplan import plan_jobs
 from conformance.decide.bisect import Memo, bisect, bug_reproduces, releases_between, same_bug_state, same_observation
 from conformance.decide.cellref import resolve_cell
 from conformance.decide.diff import diff_sets, result_set, version_mismatch
@@ -111,6 +112,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"matrix names or .toml paths and JAX versions, separated by spaces or commas "
                              f"(default {DEFAULT_MATRIX})")
     matrix.add_argument("--json", action="store_true", help="print a JSON list (for a CI job matrix)")
+    matrix.add_argument("--ci-jobs", type=int, metavar="RUNNERS",
+                        help="print the CI job plan as JSON for this many runners: the versions and shard of each "
+                             "job, within GitHub's limit of 256 jobs per matrix")
+    matrix.add_argument("--shards", type=int, default=2, metavar="N",
+                        help="with --ci-jobs: shards per version while they fit (default 2)")
 
     diff = commands.add_parser("diff", help="list the cells whose status or observation differ between two result sets")
     diff.add_argument("baseline", type=Path, metavar="A",
@@ -305,6 +311,14 @@ def command_matrix(args: argparse.Namespace) -> int:
     for word in args.names.replace(",", " ").split() or [DEFAULT_MATRIX]:
         found += [word] if is_version(word) and not Path(word).exists() else matrix_versions(word, builder.index)
     versions = sort_versions(dict.fromkeys(found))
+    if args.ci_jobs is not None:
+        try:
+            jobs = plan_jobs(versions, args.ci_jobs, args.shards)
+        except ValueError as exc:
+            raise ConformanceError(f"--ci-jobs {args.ci_jobs} --shards {args.shards}: {exc}") from None
+        print(json.dumps({"jobs": [job.to_json() for job in jobs], "shard_count": jobs[0].shards,
+                          "total_jobs": len(jobs) * args.ci_jobs}))
+        return 0
     print(json.dumps(versions) if args.json else "\n".join(versions))
     return 0
 

@@ -135,6 +135,17 @@ def test_the_oracle_builds_only_what_it_tests_and_names_what_it_cannot_install()
     assert oracle.platform == "linux-x86_64"
 
 
+def test_the_oracle_takes_a_stored_answer_before_building_anything():
+    from conformance.core.case import find_case
+
+    cell = Cell(find_case("numerics.debug_nans_vmap_miss"), "vmap")
+    builder = FakeBuilder(unknown={"0.8.0"})  # not even an interpreter is asked for
+    stored = {"0.8.0": result(VMAP, "vmap", "conforms", known_issue=True)}
+    oracle = CellOracle(builder, cell, lambda env: pytest.fail("ran a cell that was stored"), stored=stored.get)
+    assert oracle("0.8.0") is stored["0.8.0"] and oracle.from_storage == {"0.8.0"}
+    assert builder.prepared == []
+
+
 def test_the_oracle_refuses_a_stored_file_without_its_cell():
     from conformance.core.case import find_case
 
@@ -151,8 +162,8 @@ def _fake_cli(monkeypatch, tmp_path, first_bad="0.8.0", bug_from=None):
             self.notices = []
 
     class Oracle:
-        def __init__(self, builder, cell, run_cell):
-            self.cell, self.seconds = cell, {}
+        def __init__(self, builder, cell, run_cell, stored=None):
+            self.cell, self.seconds, self.from_storage = cell, {}, set()
 
         def __call__(self, version):
             oracle, _ = _verdicts(first_bad)
@@ -226,6 +237,10 @@ def test_cli_bisect_stores_the_cells_it_runs_in_the_results_folder(monkeypatch, 
 
         def interpreter_for(self, version):
             return None
+
+        def requirements(self, version):  # loose requirements: stored cells never answer without a pin file
+            from conformance.envs.builder import Requirements
+            return Requirements((f"jax=={version}",))
 
         def prepare(self, version):
             return env_for(version)

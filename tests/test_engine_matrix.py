@@ -187,3 +187,88 @@ def test_shards_together_hold_every_selected_cell_once_team_cases_included(tmp_p
     request = RunRequest(versions=("0.12.0.1",), results=tmp_path, cell_ids=shares[0], shard=parse_shard("1/3"))
     argv = matrix.pytest_argv(type("Env", (), {"python": "python"})(), tmp_path / "x.json", request)
     assert "--jax-cells-are-shard" in argv and argv[argv.index("--jax-shard") + 1] == "1/3"
+
+
+# ---------------------------------------------------------------- answers from stored results
+
+
+class StoredBuilder:
+    """A builder that says which pins and Python a release would get, and fails the test if asked to build."""
+
+    def __init__(self, pin_file: Path, python: str = "3.13.0"):
+        self.pin_file, self.python, self.prepared = pin_file, python, []
+
+    def requirements(self, version):
+        from conformance.envs.builder import Requirements
+        return Requirements((), self.pin_file)
+
+    def interpreter_for(self, version):
+        return Interpreter("/usr/bin/python3", self.python)
+
+    def prepare(self, version):
+        self.prepared.append(version)
+        raise AssertionError(f"jax {version} was built although its stored results answer")
+
+
+def stored_setup(tmp_path, *, environment="env-digest", status="conforms", python="3.13.0", key=None,
+                 version="0.8.0", observation=None):
+    """A results folder holding one real cell of `version`, stored with the key a run would have given it."""
+    from conformance.engine.keys import cell_key
+    from conformance.engine.selection import all_cells
+    from conformance.core.case import load_cases
+
+    target = next(c for c in all_cells(load_cases()) if c.id == "numerics.debug_nans_vmap_miss[vmap]")
+    pins = tmp_path / "jax-0.8.0.txt"
+    pins.write_text("jax==0.8.0 --hash=sha256:00\n")
+    builder = StoredBuilder(pins)
+    digest = builder.requirements(version).digest
+    entry = cell("numerics.debug_nans_vmap_miss", "vmap", status, observation,
+                 key=key if key is not None else cell_key(target.case, target.param, environment))
+    path = write(tmp_path / "results", version, matrix.host_platform(), [entry])
+    data = json.loads(path.read_text())
+    data["jax_conformance"].update(environment_digest=environment, pins_hash=digest, python=python, schema=3)
+    path.write_text(json.dumps(data))
+    request = RunRequest(versions=(version,), results=tmp_path / "results", cell_ids=(target.id,))
+    return request, builder, target, path
+
+
+def test_a_stored_cell_answers_without_building_and_run_matrix_skips_the_release(tmp_path):
+    request, builder, target, path = stored_setup(tmp_path)
+    assert list(matrix.stored_cells(request, builder, "0.8.0", [target])) == [target.id]
+    events = []
+    outcome = matrix.run_matrix(request, builder, events.append, cells=[target])
+    assert builder.prepared == [] and [done.path for done in outcome.finished] == [path]
+    assert isinstance(events[0], matrix.AnsweredFromStorage) and events[0].cells == 1
+    assert outcome.finished[0].launcher == "stored" and outcome.finished[0].ran == 0
+
+
+@pytest.mark.parametrize("change", ["other key", "no digest", "other python", "other pins", "broken", "rerun"])
+def test_a_stored_cell_answers_only_when_nothing_it_depends_on_changed(tmp_path, change):
+    request, builder, target, path = stored_setup(
+        tmp_path, key="0" * 32 if change == "other key" else None,
+        environment="" if change == "no digest" else "env-digest",
+        python="3.12.1" if change == "other python" else "3.13.0",
+        status="crash" if change == "broken" else "conforms")
+    if change == "other pins":
+        builder.pin_file.write_text("jax==0.8.0 --hash=sha256:11\n")
+    if change == "rerun":
+        request = RunRequest(versions=("0.8.0",), results=request.results, cell_ids=request.cell_ids, rerun=True)
+    assert matrix.stored_cells(request, builder, "0.8.0", [target]) == {}
+    with pytest.raises(AssertionError, match="was built"):
+        matrix.run_matrix(request, builder, cells=[target], keep_going=False)
+
+
+def test_cli_diff_and_gate_of_two_stored_releases_build_and_run_nothing(tmp_path, monkeypatch, capsys):
+    from conformance import cli
+
+    stored_setup(tmp_path, version="0.7.2", status="differs", observation={"old_jit": "caught"})
+    _, builder, _, _ = stored_setup(tmp_path, version="0.8.0", observation={"old_jit": "missed"})
+    monkeypatch.setattr(cli, "EnvironmentBuilder", lambda: builder)
+    selected = ["--results", str(tmp_path / "results"), "-k", "numerics.debug_nans_vmap_miss[vmap]"]
+    assert cli.main(["diff", "0.7.2", "0.8.0", *selected]) == 0
+    out = capsys.readouterr().out
+    assert out.count("answered by stored results") == 2 and "numerics.debug_nans_vmap_miss[vmap]" in out
+    assert "differs -> conforms" in out
+    assert cli.main(["gate", "--from", "0.7.2", "--to", "0.8.0", *selected]) == 0
+    assert capsys.readouterr().out.count("nothing built or run") == 2
+    assert builder.prepared == []

@@ -7,6 +7,8 @@ GitHub schemas must accept them; the jobs must run the very scripts that the end
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -68,9 +70,11 @@ def test_triggers_runners_and_matrix():
     assert {"versions", "cases"} <= set(triggers["workflow_dispatch"]["inputs"])
     shard = flow["jobs"]["shard"]
     assert shard["strategy"]["matrix"]["os"] == RUNNERS
-    assert "needs.plan.outputs.versions" in shard["strategy"]["matrix"]["jax"]
-    plan_run = "\n".join(s.get("run", "") for s in flow["jobs"]["plan"]["steps"])
-    assert "conformance matrix --json" in plan_run
+    assert "needs.plan.outputs.jobs" in shard["strategy"]["matrix"]["job"]
+    plan_step = next(s for s in flow["jobs"]["plan"]["steps"] if "plan.sh" in s.get("run", ""))
+    assert plan_step["env"]["RUNNERS"] == str(len(RUNNERS))  # the plan counts the runners the matrix has
+    assert "'all'" in plan_step["env"]["VERSIONS"] and "schedule" in plan_step["env"]["VERSIONS"]
+    assert "'quick latest'" in plan_step["env"]["VERSIONS"]
     caches = [s for s in shard["steps"] if str(s.get("uses", "")).startswith("actions/cache@")]
     assert caches and "hashFiles('matrix/pins/*.txt')" in caches[0]["with"]["key"]
     assert any(str(s.get("uses", "")).startswith("astral-sh/setup-uv@") for s in shard["steps"])
@@ -123,3 +127,35 @@ def test_matrix_command_prints_versions_for_a_job_matrix(monkeypatch, capsys):
     assert capsys.readouterr().out.strip() == '["0.4.38", "0.8.3", "0.12.0.1", "0.13.0"]'
     assert cli.main(["matrix", "0.12.0.1, 0.4.38"]) == 0
     assert capsys.readouterr().out.split() == ["0.4.38", "0.12.0.1"]
+
+
+def _plan(tmp_path, versions: str, runners: int, shards: int = 2) -> dict:
+    """Run the plan job's script as the workflow does, and read what it writes to $GITHUB_OUTPUT."""
+    out = tmp_path / "github_output"
+    out.write_text("")
+    env = {"PATH": os.environ["PATH"], "PYTHON": sys.executable, "VERSIONS": versions, "RUNNERS": str(runners),
+           "SHARDS": str(shards), "GITHUB_OUTPUT": str(out), "JAX_CONFORMANCE_CACHE": str(tmp_path / "cache")}
+    subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "plan.sh")], env=env, check=True, cwd=ROOT)
+    lines = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    return {"jobs": json.loads(lines["jobs"]), "shard_count": int(lines["shard_count"]),
+            "total_jobs": int(lines["total_jobs"])}
+
+
+@pytest.mark.parametrize("count, runners, shards, expected_shards", [
+    (4, 4, 2, 2), (27, 4, 2, 2), (40, 4, 2, 1), (64, 4, 3, 1), (65, 4, 2, 1), (130, 4, 2, 1), (27, 10, 2, 1)])
+def test_the_plan_stays_within_256_jobs_and_runs_every_version_once_per_shard(tmp_path, count, runners, shards,
+                                                                              expected_shards):
+    versions = [f"0.{minor}.{patch}" for minor in range(5, 40) for patch in range(4)][:count]
+    plan = _plan(tmp_path, " ".join(versions), runners, shards)
+    assert plan["total_jobs"] == runners * len(plan["jobs"]) <= 256
+    assert plan["shard_count"] == expected_shards
+    ran = [(v, job["shard"]) for job in plan["jobs"] for v in job["jax"].split()]
+    assert sorted(ran) == sorted((v, f"{k}/{expected_shards}") for v in versions
+                                 for k in range(1, expected_shards + 1))
+    assert all(" " not in job["name"] for job in plan["jobs"])
+
+
+def test_the_plan_of_a_bad_runner_count_is_one_line(tmp_path, capsys):
+    assert cli.main(["matrix", "0.4.38", "--ci-jobs", "300"]) == 2
+    err = capsys.readouterr().err
+    assert "--ci-jobs 300" in err and err.count("\n") == 1
