@@ -192,3 +192,12 @@ def test_sigterm_to_a_conformance_pytest_kills_every_child(launcher, tmp_path):
     time.sleep(0.3)
     assert leftover_sleepers() == []
     assert not [p for p in Path(tempfile.gettempdir()).glob(f"jaxconf-run-{proc.pid}-*")]
+
+
+def test_cells_start_longest_recorded_first_within_their_launcher_group():
+    cells = [Cell(fixture(name), "") for name in ("conforming", "differing", "raising")]
+    durations = {cells[0].id: 1.0, cells[1].id: 30.0}  # the third was never timed: it goes last
+    session = RunSession(target(), launcher="spawn", durations=durations)
+    assert [c.id for c in sorted(cells, key=session._start_order)] == [cells[1].id, cells[0].id, cells[2].id]
+    assert [c.id for c in sorted(cells, key=RunSession(target(), launcher="spawn")._start_order)] == \
+        [c.id for c in cells]  # without durations the declared order stands

@@ -208,6 +208,11 @@ class ConformanceRun:
         environment = self.environment_digest()
         environment += "".join(f["hash"] for f in self.case_folders)  # a folder's helpers change its cells too
         folder = package_folder(self.package)
+        stored = reusable_cells(self.config.getoption("jax_reuse"), str(described.get("jax")),
+                                described["platform"], self.shard.file_suffix if self.shard else "")
+        # What each cell took before: this version's own stored results, else the committed baseline's.
+        durations = {**recorded_durations(), **{cell_id: c.duration_s for cell_id, c in stored.items()
+                                                if c.duration_s and c.duration_s > 0}}
         return RunSession(
             target=Target(self.python, described["platform"], described.get("jax"), self.package,
                           (folder,) if folder else ()),
@@ -215,10 +220,10 @@ class ConformanceRun:
             workers=self.config.getoption("jax_workers"),
             retries=self.config.getoption("jax_retries"),
             retry_differs=self.config.getoption("jax_retry_differs"),
-            stored=reusable_cells(self.config.getoption("jax_reuse"), str(described.get("jax")),
-                                  described["platform"], self.shard.file_suffix if self.shard else ""),
+            stored=stored,
             key_of=lambda case, param: cell_key(case, param, environment),
             rerun=self.config.getoption("jax_rerun"),
+            durations=durations,
         )
 
     def result_for(self, item: "CaseItem") -> CellResult:

@@ -61,7 +61,9 @@ class RunSession:
 
     `launcher` is `fork` (the default: a fork server, with fresh-interpreter cells spawned) or
     `spawn`. `stored` maps a cell id to a previous result; it is reused when its `key` equals
-    the cell's key from `key_of` (unless `rerun`).
+    the cell's key from `key_of` (unless `rerun`). `durations` (cell id -> seconds recorded before)
+    order the cells of each launcher group longest first, so that no long probe starts last and
+    leaves the other workers idle at the end of the run.
     """
 
     target: Target
@@ -73,6 +75,7 @@ class RunSession:
     key_of: Callable[[Case, str], str] | None = None
     rerun: bool = False
     on_result: Callable[[CellResult], None] | None = None
+    durations: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.launcher not in LAUNCHERS:
@@ -112,15 +115,16 @@ class RunSession:
         if self._fork.fallback_reason:
             self.launcher_note = f"spawned every cell: {self._fork.fallback_reason}"
 
-    def _start_order(self, cell: Cell) -> tuple[int, tuple[tuple[str, str], ...]]:
+    def _start_order(self, cell: Cell) -> tuple[int, tuple[tuple[str, str], ...], float]:
         """Sort key: cells that will be spawned (an `import jax` each) start first, so they do not trail the
         run; then the plain server's cells, while the variable servers import; then each variable server's
-        cells, together."""
+        cells, together. Within each, the longest recorded first (longest-processing-time scheduling)."""
         group = env_group(cell.case.env_for(cell.param))
         fresh = cell.case.needs_fresh_interpreter(cell.param)
+        longest_first = -float(self.durations.get(cell.id, 0.0))
         if self._fork is None or self._fork.launcher_for(fresh, dict(group)) == "spawn":
-            return (0, ())
-        return (2, group) if group else (1, ())
+            return (0, (), longest_first)
+        return (2, group, longest_first) if group else (1, (), longest_first)
 
     @property
     def launcher_name(self) -> str:
