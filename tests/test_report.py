@@ -240,6 +240,10 @@ def test_markdown_summary_escapes_and_lists_changes(model):
     assert "- regressed: demo.changed&#91;new&#93; (conforms → differs)" in text
     assert "| §0 Known issues | demo.known_bug (known issue) | bug still present | changed: maybe fixed |" in text
     assert "[" not in text.split("| Section |")[1] and "!" not in text
+    since = text.split("### Since which release")[1].split("###")[0]
+    assert "- known issue demo.known_bug (linux-x86_64): present since 0.4.38 or earlier" in since
+    assert "- demo.changed&#91;new&#93; (linux-x86_64): behaves as documented since 0.4.38" in since
+    assert "demo.conforming" not in since  # a row that never changes is left out
 
 
 def test_junit_has_one_testcase_per_cell(model):

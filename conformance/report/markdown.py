@@ -24,7 +24,8 @@ def _md(text: str) -> str:
 
 def markdown_summary(model: ReportModel, *, cells: bool = True) -> str:
     """Markdown for a CI step summary: the overview per column, where the documented release differs from the
-    chapter, what changed, and (optionally) every cell."""
+    chapter, since which release each known issue and each changing row behaves as it does (exact releases
+    where every release between has a result), what changed, and (optionally) every cell."""
     lines = ["## JAX conformance", "",
              "| jax | platform | " + " | ".join(STATUS_ORDER) + " | conforming | printed output differs |",
              "|---|---|" + "---|" * (len(STATUS_ORDER) + 2)]
@@ -41,6 +42,14 @@ def markdown_summary(model: ReportModel, *, cells: bool = True) -> str:
         lines.append(f"- {_md(found.cell_id)} ({_md(found.platform)}): the chapter: {_md(found.claim)} "
                      f"Observed: {_md(observed or found.result.reason)}. "
                      + (f"Why: {_md(found.note)}" if found.note else "No note yet: unexplained."))
+    changing = {row.cell_id for row in model.param_rows
+                if len({c.word for c in row.cells if c.result is not None}) > 1}
+    knowns = [t for t in model.timelines if t.known_issue]
+    others = [t for t in model.timelines if not t.known_issue and t.cell_id in changing]
+    if knowns or others:
+        lines += ["", "### Since which release", ""]
+        lines += [f"- known issue {_md(t.cell_id)} ({_md(t.platform)}): {_md(t.text)}" for t in knowns]
+        lines += [f"- {_md(t.cell_id)} ({_md(t.platform)}): {_md(t.text)}" for t in others]
     for step in model.steps:
         if step.total:
             lines += ["", f"### {_md(step.before)} → {_md(step.after)} ({_md(step.platform)})"]

@@ -2,9 +2,10 @@
 
     python -m conformance.report.screenshots reports/index.html [--cell CELL_ID] [--out reports]
 
-Writes `screenshot-overview.png` (the page at 1280 px) and `screenshot-cell.png` (the same
-page with one cell's detail open: by default the first row whose cells differ across
-versions). Needs selenium (`pip install -e '.[test]'`) and Debian's `chromium` and
+Writes `screenshot-overview.png` (the page at 1400 px), `screenshot-table.png` (the table of
+every cell, in the view the page opens in: compact with more than 12 version columns) and
+`screenshot-cell.png` (the same page with one cell's detail open: by default the first row whose
+cells differ across versions). Needs selenium (`pip install -e '.[test]'`) and Debian's `chromium` and
 `chromium-driver`; without them it says so in one line.
 """
 
@@ -15,7 +16,7 @@ import shutil
 import sys
 from pathlib import Path
 
-WIDTH, HEIGHT = 1280, 900
+WIDTH, HEIGHT = 1400, 900
 
 
 def _browser():
@@ -45,6 +46,9 @@ def take(page: Path, out: Path, cell: str | None = None) -> list[Path]:
         browser.get(page.resolve().as_uri())
         overview = out / "screenshot-overview.png"
         browser.save_screenshot(str(overview))
+        browser.execute_script("document.getElementById('table').scrollIntoView({block: 'start'})")
+        table = out / "screenshot-table.png"
+        browser.save_screenshot(str(table))
         if cell:
             row = browser.find_element(By.CSS_SELECTOR, f"tr.r[data-text^='{cell}']")
         else:
@@ -55,7 +59,7 @@ def take(page: Path, out: Path, cell: str | None = None) -> list[Path]:
         browser.execute_script("arguments[0].click()", row.find_elements(By.CSS_SELECTOR, "td.c")[-1])
         detail = out / "screenshot-cell.png"
         browser.save_screenshot(str(detail))
-        return [overview, detail]
+        return [overview, table, detail]
     finally:
         browser.quit()
 
