@@ -187,7 +187,9 @@ def test_matrix_latest_reads_the_given_index(monkeypatch, capsys, tmp_path):
                             {"filename": f"jax-{v}-py3-none-any.whl"} for v in ("0.11.2", "0.12.0.1", "0.13.0rc1")
                         ] if "mirror" in base else []})
     assert cli.main(["matrix", "latest", "--index-url", "https://mirror.corp/simple"]) == 0
-    assert capsys.readouterr().out.split() == ["0.11.2", "0.12.0.1"]  # pre-releases never join `latest`
+    assert capsys.readouterr().out.split() == ["0.11.2", "0.12.0.1"]  # without --pre no pre-release joins `latest`
+    assert cli.main(["matrix", "latest", "--index-url", "https://mirror.corp/simple", "--pre"]) == 0
+    assert capsys.readouterr().out.split() == ["0.12.0.1", "0.13.0rc1"]
 
 
 # --- wheel folders -------------------------------------------------------------------------------------------------
