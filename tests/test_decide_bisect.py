@@ -151,8 +151,8 @@ def _fake_cli(monkeypatch, tmp_path, first_bad="0.8.0", bug_from=None):
             self.notices = []
 
     class Oracle:
-        def __init__(self, builder, cell, run_cell):
-            self.cell, self.seconds = cell, {}
+        def __init__(self, builder, cell, run_cell, stored=None):
+            self.cell, self.seconds, self.from_storage = cell, {}, set()
 
         def __call__(self, version):
             oracle, _ = _verdicts(first_bad)
