@@ -289,9 +289,10 @@ def command_run(args: argparse.Namespace) -> int:
     matrix.check_interpreters(builder, versions)  # fail before any long work: unknown versions, no fitting Python
     prepared = prepare_targets(builder, targets)  # bad --python/--wheels: one line, before anything is stored
     sharded = f" (shard {shard.label} of {len(selection.selected)} selected)" if shard else ""
-    builds = f" + {len(prepared)} given build(s)" if prepared else ""
-    print(f"jax-conformance {conformance.__version__}: {len(selection.chosen)} cells{sharded} x {len(versions)} "
-          f"JAX versions{builds}", flush=True)
+    targets_text = " + ".join(([f"{len(versions)} JAX versions"] if versions or not prepared else [])
+                              + ([f"{len(prepared)} given build(s)"] if prepared else []))
+    print(f"jax-conformance {conformance.__version__}: {len(selection.chosen)} cells{sharded} x {targets_text}",
+          flush=True)
     progress = Progress(gap="\n")
     try:
         failed = [f"jax {v}" for v in matrix.run_matrix(request, builder, progress, cells=selection.chosen).failed]

@@ -301,3 +301,25 @@ def test_gate_takes_one_candidate(tmp_path, capsys):
     assert "give one candidate" in one_error_line(capsys)
     assert cli.main(["gate", "--to-python", sys.executable]) == 2
     assert "--from and --to go together" in one_error_line(capsys)
+
+
+def test_only_the_documented_release_itself_can_show_the_chapter_wrong():
+    runs = [files(v, "linux-x86_64", [cell("values.debug_log", "default_level", "differs")])
+            for v in ("0.12.0.1", "0.12.0.1+corp.3", "0.12.0.1rc1")]
+    assert [(d.jax, d.cell_id) for d in build_model(runs, []).discrepancies] == \
+        [("0.12.0.1", "values.debug_log[default_level]")]
+
+
+def test_expectations_match_local_builds_and_pre_releases(tmp_path):
+    from conformance.decide.expectations import load_expectations_file
+
+    path = tmp_path / "ours.toml"
+    path.write_text('[[expect]]\ncell = "config.environment_info"\nstatus = ["differs"]\njax = ">=0.12"\n'
+                    '[[expect]]\ncell = "config.environment_info"\nstatus = ["differs"]\njax = "==0.12.0.1+corp.3"\n',
+                    encoding="utf-8")
+    wide, exact = load_expectations_file(path).entries
+    versions = ("0.12.0.1+corp.3", "0.13.0rc1", "0.13.0.dev20261201", "0.11.2", "0.12.0.1")
+    assert [wide.applies_to("linux-x86_64", "config.environment_info", "", v) for v in versions] == \
+        [True, True, True, False, True]
+    assert [exact.applies_to("linux-x86_64", "config.environment_info", "", v) for v in versions] == \
+        [True, False, False, False, False]

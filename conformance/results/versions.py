@@ -26,3 +26,12 @@ def release_of(version: str) -> str:
         return Version(version).public
     except (InvalidVersion, TypeError):
         return str(version)
+
+
+def is_exactly(version: str, release: str) -> bool:
+    """Whether `version` is `release` itself, not a pre-release, dev build or local build of it (`0.12.0.1+corp.3`
+    is not exactly 0.12.0.1, though the direction from the documented release calls it the same)."""
+    try:
+        return Version(version) == Version(release)
+    except (InvalidVersion, TypeError):
+        return version == release
