@@ -323,3 +323,28 @@ def test_expectations_match_local_builds_and_pre_releases(tmp_path):
         [True, True, True, False, True]
     assert [exact.applies_to("linux-x86_64", "config.environment_info", "", v) for v in versions] == \
         [True, False, False, False, False]
+
+
+def test_pin_resolves_with_the_index_options(tmp_path, monkeypatch, capsys):
+    commands = []
+
+    def run(argv, **kwargs):
+        commands.append(argv)
+        Path(argv[argv.index("-o") + 1]).write_text("jax==0.12.0.1 --hash=sha256:00\n", encoding="utf-8")
+        return subprocess.CompletedProcess(argv, 0, "", "")
+
+    from conformance.envs import pins
+
+    builder = fake_builder(tmp_path / "cache", ["3.13.0"])
+
+    def with_options(options=IndexOptions()):  # the CLI's builder, with the options it was given
+        builder.options = options
+        return builder
+
+    monkeypatch.setattr(cli, "EnvironmentBuilder", with_options)
+    monkeypatch.setattr(cli, "compile_pins", lambda version, index, uv_options=(): pins.compile_pins(
+        version, index, tmp_path / "pins", run, uv_options))
+    assert cli.main(["pin", "0.12.0.1", "--index-url", "https://mirror.corp/simple", "--pre"]) == 0
+    (compile_command,) = commands
+    assert compile_command[compile_command.index("--index-url") + 1] == "https://mirror.corp/simple"
+    assert "--prerelease" in compile_command and (tmp_path / "pins" / "jax-0.12.0.1.txt").is_file()
