@@ -42,6 +42,7 @@ from conformance.report.terminal import cases_listing, run_summary
 from conformance.results.load import ResultsError, load_results, read_results_tolerantly
 from conformance.results.outputs import check_outputs
 from conformance.results.merge import merge_files
+from conformance.results.store import ResultStore
 from conformance.results.schema import is_version
 
 DEFAULT_RESULTS = Path("results")
@@ -403,8 +404,9 @@ def command_diff(args: argparse.Namespace) -> int:
     """Print the cells whose status or observation differ between two result sets; exit 0.
 
     A side named by a JAX version (not an existing path) is that release's stored results in `--results`,
-    with the selected cells that are not stored yet run first, as `gate --from/--to` does."""
-    sides = [args.baseline, args.candidate]
+    with the selected cells that are not stored yet run first, as `gate --from/--to` does. A build with a local
+    label (`0.12.0.1+corp.3`) is on no index: its stored result file in `--results` is read as it is."""
+    sides = [stored_build(args.results, side) for side in (args.baseline, args.candidate)]
     versions = [str(side) for side in sides if not side.exists() and is_version(str(side))]
     if versions:
         check_outputs([], results=args.results)
@@ -418,6 +420,19 @@ def command_diff(args: argparse.Namespace) -> int:
         print(f"note: the two sets differ in version: {mismatch}")
     print(diff_text(diff_sets(baseline, candidate)))
     return 0
+
+
+def stored_build(results: Path, side: Path) -> Path:
+    """`side` itself, or, for the version of a local build (`0.12.0.1+corp.3`, not a path), its result file in
+    `results`; `ConformanceError` when there is none (such a build is run with `run --wheels` or `--python`)."""
+    text = str(side)
+    if side.exists() or not is_version(text) or "+" not in text:
+        return side
+    stored = ResultStore(results).path_for(text, matrix.host_platform())
+    if not stored.is_file():
+        raise ConformanceError(f"jax {text} is a local build, on no package index, and {results} holds no result "
+                               f"file {stored.name}; run it first with `run --wheels DIR` or `run --python PATH`")
+    return stored
 
 
 def run_versions(args: argparse.Namespace, versions: list[str]) -> list[Path]:

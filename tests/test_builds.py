@@ -348,3 +348,16 @@ def test_pin_resolves_with_the_index_options(tmp_path, monkeypatch, capsys):
     (compile_command,) = commands
     assert compile_command[compile_command.index("--index-url") + 1] == "https://mirror.corp/simple"
     assert "--prerelease" in compile_command and (tmp_path / "pins" / "jax-0.12.0.1.txt").is_file()
+
+
+def test_diff_names_a_local_build_by_its_version(tmp_path, capsys, monkeypatch):
+    from conformance.engine import matrix
+
+    monkeypatch.setattr(matrix, "host_platform", lambda: "linux-x86_64")
+    results = tmp_path / "results"
+    write(results, "0.12.0.1+corp.3", "linux-x86_64", [cell(VMAP, "vmap", "differs", known_issue=True)])
+    base = write(tmp_path / "base", "0.12.0.1", "linux-x86_64", [cell(VMAP, "vmap", "conforms", known_issue=True)])
+    assert cli.main(["diff", str(base), "0.12.0.1+corp.3", "--results", str(results)]) == 0
+    assert "(jax 0.12.0.1 -> 0.12.0.1+corp.3)" in capsys.readouterr().out
+    assert cli.main(["diff", str(base), "0.12.0.1+corp.4", "--results", str(results)]) == 2
+    assert "is a local build, on no package index" in one_error_line(capsys)
