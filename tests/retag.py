@@ -61,6 +61,6 @@ def retag_wheel(wheel: Path, new_version: str, out_dir: Path, edits: Iterable[tu
             lines.append(f"{path},{_record_hash(renamed[path])},{len(renamed[path])}")
     renamed[record_name] = ("\n".join(lines) + "\n").encode("utf-8")
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as packed:
-        for name, data in renamed.items():
-            packed.writestr(name, data)
+        for name, data in renamed.items():  # a fixed date: the same re-tag gives the same bytes (and sha256)
+            packed.writestr(zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0)), data, zipfile.ZIP_DEFLATED)
     return target
