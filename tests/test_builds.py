@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -260,12 +261,7 @@ def test_bad_python_targets_are_one_line_and_touch_nothing(tmp_path, stored, cap
     not_python.chmod(0o755)
     no_jax = plain_venv(tmp_path / "no-jax")
     broken = plain_venv(tmp_path / "broken-jax")
-    packages = site_packages(broken)
-    (packages / "jax").mkdir()
-    (packages / "jax" / "__init__.py").write_text("raise ImportError('jaxlib is missing: a broken install')\n")
-    (packages / "jax-0.12.0.1.dist-info").mkdir()
-    (packages / "jax-0.12.0.1.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: jax\n"
-                                                                    "Version: 0.12.0.1\n\n")
+    shutil.copytree(Path(__file__).parent / "broken_jax", site_packages(broken), dirs_exist_ok=True)
     cases = [(tmp_path / "missing", "no such file"), (not_python, "not a Python interpreter"),
              (no_jax, "jax is not installed in it"), (broken, "jax 0.12.0.1 is installed but does not import "
                                                          "(ImportError: jaxlib is missing: a broken install)")]

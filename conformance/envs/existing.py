@@ -53,10 +53,10 @@ def check_described(python: str, described: dict[str, Any]) -> str:
     """The JAX version of a described interpreter; `ConformanceError` when it has no jax or jax does not import."""
     if described.get("jax"):
         return str(described["jax"])
-    if described.get("jax_installed") or "jax" in (described.get("packages") or {}):
+    installed = described.get("jax_installed") or (described.get("packages") or {}).get("jax")
+    if installed:
         why = described.get("jax_error") or "unknown error"
-        raise ConformanceError(f"--python {python}: jax {described.get('jax_installed') or ''} is installed but does "
-                               f"not import ({why[:200]})".replace("jax  is", "jax is"))
+        raise ConformanceError(f"--python {python}: jax {installed} is installed but does not import ({why[:200]})")
     raise ConformanceError(f"--python {python}: jax is not installed in it (Python {described.get('python')}); "
                            f"install jax there, or give --wheels DIR or --jax VERSION instead")
 
