@@ -357,3 +357,12 @@ def test_diff_names_a_local_build_by_its_version(tmp_path, capsys, monkeypatch):
     assert "(jax 0.12.0.1 -> 0.12.0.1+corp.3)" in capsys.readouterr().out
     assert cli.main(["diff", str(base), "0.12.0.1+corp.4", "--results", str(results)]) == 2
     assert "is a local build, on no package index" in one_error_line(capsys)
+
+
+def test_the_report_reproduces_a_local_build_from_its_wheels():
+    from conformance.report.html import rerun_command
+
+    assert rerun_command("0.12.0.1+corp.3", "m.c[a]") == "jax-conformance run --wheels WHEELS_DIR -k 'm.c[a]'"
+    model = build_model([files(v, "linux-x86_64", [cell("config.environment_info")])
+                         for v in ("0.12.0.1", "0.12.0.1+corp.3")], [])
+    assert [c.run_target for c in model.columns] == ["--jax 0.12.0.1", "--wheels WHEELS_DIR"]

@@ -89,6 +89,12 @@ class Column:
         """The version, shell-quoted for a command line."""
         return shlex.quote(self.jax)
 
+    @property
+    def run_target(self) -> str:
+        """How `run` names this column's JAX: `--jax V`, or `--wheels WHEELS_DIR` for a build with a local label,
+        which no public index has."""
+        return "--wheels WHEELS_DIR" if "+" in self.jax else f"--jax {self.quoted_version}"
+
 
 @dataclass
 class TableCell:
