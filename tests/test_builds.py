@@ -366,3 +366,12 @@ def test_the_report_reproduces_a_local_build_from_its_wheels():
     model = build_model([files(v, "linux-x86_64", [cell("config.environment_info")])
                          for v in ("0.12.0.1", "0.12.0.1+corp.3")], [])
     assert [c.run_target for c in model.columns] == ["--jax 0.12.0.1", "--wheels WHEELS_DIR"]
+
+
+def test_uvs_own_index_variables_keep_working(monkeypatch):
+    monkeypatch.setenv("UV_INDEX_URL", "https://mirror.corp/simple/")
+    monkeypatch.setenv("UV_EXTRA_INDEX_URL", "https://a.corp/simple https://b.corp/simple")
+    assert IndexOptions().indexes() == ["https://mirror.corp/simple", "https://a.corp/simple", "https://b.corp/simple"]
+    assert IndexOptions("https://given/simple", ("https://x/simple",)).indexes() == ["https://given/simple",
+                                                                                    "https://x/simple"]
+    assert IndexOptions().uv_args() == []  # uv reads its variables itself

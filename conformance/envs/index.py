@@ -118,8 +118,9 @@ class IndexOptions:
 
     def indexes(self) -> list[str]:
         """The simple indexes whose release lists are read: the main one (given, or from the environment), then
-        the extra ones."""
-        return [(self.index_url or index_url()).rstrip("/"), *(u.rstrip("/") for u in self.extra_index_urls)]
+        the extra ones (given, or UV_EXTRA_INDEX_URL's, space-separated, as uv reads it)."""
+        extra = self.extra_index_urls or tuple(os.environ.get("UV_EXTRA_INDEX_URL", "").split())
+        return [(self.index_url or index_url()).rstrip("/"), *(u.rstrip("/") for u in extra)]
 
     def describe(self) -> dict[str, Any]:
         """What a result header records of them: the indexes read, credentials removed (and `--pre`)."""
