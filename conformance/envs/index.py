@@ -124,9 +124,10 @@ class IndexOptions:
 
     def describe(self) -> dict[str, Any]:
         """What a result header records of them: the indexes read, credentials removed (and `--pre`)."""
-        found: dict[str, Any] = {"index_url": without_credentials(self.indexes()[0])}
-        if self.extra_index_urls:
-            found["extra_index_urls"] = [without_credentials(u) for u in self.extra_index_urls]
+        main, *extra = self.indexes()
+        found: dict[str, Any] = {"index_url": without_credentials(main)}
+        if extra:
+            found["extra_index_urls"] = [without_credentials(u) for u in extra]
         if self.find_links:
             found["find_links"] = [without_credentials(p) if "://" in p else os.path.basename(p.rstrip("/\\"))
                                    for p in self.find_links]
