@@ -64,12 +64,13 @@ class WheelSet:
 
     @property
     def cp_tags(self) -> frozenset[str]:
-        """The CPython tags the compiled wheels accept (empty when every wheel is pure Python)."""
+        """The CPython tags the compiled jax/jaxlib wheels accept (empty when they are pure Python)."""
         found: set[str] = set()
-        for wheel in self.wheels:
+        for wheel in (self.jax, self.jaxlib):
+            if wheel is None or any(t.abi == "abi3" or t.interpreter.startswith("py") for t in wheel.tags):
+                continue  # pure Python, or the stable ABI: any CPython from its version on
             tags = {t for t in wheel.python_tags if t.startswith("cp")}
-            if tags and not any(t.startswith("py") for t in wheel.python_tags):
-                found = tags if not found else found & tags
+            found = tags if not found else found & tags
         return frozenset(found)
 
     def describe(self) -> list[dict[str, str]]:
