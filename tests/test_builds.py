@@ -30,7 +30,7 @@ from conformance.report.model import build_model, origin_text
 from conformance.results.schema import RunHeader, is_version
 from conformance.results.store import result_name
 from conformance.results.versions import release_of, version_order
-from tests.fake_index import PAGES, fake_builder
+from tests.fake_index import fake_builder
 from tests.synthetic_results import VMAP, cell, files, write
 
 LINUX = ["manylinux_2_27_x86_64", "manylinux2014_x86_64", "linux_x86_64"]
