@@ -9,6 +9,8 @@ be tested without a shell; expected problems become one line on stderr and exit 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import hashlib
 import json
 import os
 import signal
@@ -33,8 +35,8 @@ from conformance.engine import matrix
 from conformance.engine.folders import case_folders
 from conformance.engine.session import LAUNCHERS
 from conformance.engine.shards import Shard, parse_shard
-from conformance.envs.builder import EnvironmentBuilder
-from conformance.envs.index import sort_versions
+from conformance.envs.builder import EnvironmentBuilder, JaxEnvironment
+from conformance.envs.index import IndexOptions, sort_versions
 from conformance.envs.matrix import DEFAULT_MATRIX, matrix_versions
 from conformance.envs.pins import compile_pins
 from conformance.errors import ConformanceError
@@ -43,6 +45,7 @@ from conformance.report.terminal import cases_listing, run_summary
 from conformance.results.load import ResultsError, load_results, read_results_tolerantly
 from conformance.results.outputs import check_outputs
 from conformance.results.merge import merge_files
+from conformance.results.store import ResultStore
 from conformance.results.schema import is_version
 
 DEFAULT_RESULTS = Path("results")
@@ -56,6 +59,31 @@ def add_cases_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cases", action="append", default=[], metavar="DIR",
                         help="also load the case modules of this folder (a package named after the folder; "
                              "its ids are namespaced <folder>/<module>.<probe>); repeat for more")
+
+
+def add_index_options(parser: argparse.ArgumentParser) -> None:
+    """Where packages come from, passed to uv as they are: `--index-url`, `--extra-index-url`, `--find-links`,
+    `--pre` (uv's own environment variables, UV_INDEX_URL and the rest, keep working without them)."""
+    parser.add_argument("--index-url", metavar="URL", default="",
+                        help="the simple index to install from and read releases from (default: UV_INDEX_URL, "
+                             "else PyPI)")
+    parser.add_argument("--extra-index-url", action="append", default=[], metavar="URL",
+                        help="another simple index, also read (repeatable)")
+    parser.add_argument("--find-links", action="append", default=[], metavar="DIR_OR_URL",
+                        help="a folder or page of distribution files for uv (repeatable)")
+    parser.add_argument("--pre", action="store_true", help="allow pre-releases and dev builds when resolving")
+
+
+def index_options(args: argparse.Namespace) -> IndexOptions:
+    """The index options given on the command line."""
+    return IndexOptions(getattr(args, "index_url", "") or "", tuple(getattr(args, "extra_index_url", None) or ()),
+                        tuple(getattr(args, "find_links", None) or ()), bool(getattr(args, "pre", False)))
+
+
+def make_builder(args: argparse.Namespace) -> EnvironmentBuilder:
+    """The environment builder, with the command's index options (uv's defaults when none is given)."""
+    options = index_options(args)
+    return EnvironmentBuilder(options=options) if options.given else EnvironmentBuilder()
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -73,6 +101,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
                         help="folder for result files (default results/)")
     add_cases_option(parser)
+    add_index_options(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -89,6 +118,12 @@ def build_parser() -> argparse.ArgumentParser:
     which = run.add_mutually_exclusive_group()
     which.add_argument("--matrix", metavar="NAME", help=f"a matrix name or .toml path (default {DEFAULT_MATRIX})")
     which.add_argument("--jax", action="append", metavar="VERSION", help="a JAX version; repeat for more")
+    run.add_argument("--python", action="append", default=[], metavar="PATH",
+                     help="an existing interpreter with jax installed: nothing is built, its jax, jaxlib and "
+                          "platform are read from it (repeatable; with --jax or --matrix, those run too)")
+    run.add_argument("--wheels", action="append", default=[], metavar="DIR",
+                     help="a folder of jax and/or jaxlib wheel files: an environment is built from them (the rest "
+                          "from the index) and cached under their sha256 (repeatable)")
     add_run_options(run)
     run.add_argument("--shard", metavar="K/N",
                      help="run only shard K of N of the selected cells, balanced by recorded durations; "
@@ -117,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "job, within GitHub's limit of 256 jobs per matrix")
     matrix.add_argument("--shards", type=int, default=2, metavar="N",
                         help="with --ci-jobs: shards per version while they fit (default 2)")
+    add_index_options(matrix)
 
     diff = commands.add_parser("diff", help="list the cells whose status or observation differ between two result sets")
     diff.add_argument("baseline", type=Path, metavar="A",
@@ -134,6 +170,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run the suite on this JAX version as the baseline (with --to)")
     gating.add_argument("--to", dest="to_version", metavar="VERSION",
                         help="run the suite on this JAX version as the candidate (with --from)")
+    gating.add_argument("--to-python", metavar="PATH",
+                        help="run the suite on this existing interpreter's jax as the candidate (with --from)")
+    gating.add_argument("--to-wheels", metavar="DIR",
+                        help="build an environment from this folder's jax/jaxlib wheels and run the suite on it as "
+                             "the candidate (with --from)")
     gating.add_argument("--expectations", type=Path, metavar="FILE",
                         help="TOML file of expected statuses that acknowledge known regressions")
     gating.add_argument("--markdown", type=Path, metavar="PATH", help="also write the decision as Markdown")
@@ -165,11 +206,13 @@ def build_parser() -> argparse.ArgumentParser:
     bisecting.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
                            help="folder the tested cells are stored in, like run's (default results/)")
     add_cases_option(bisecting)
+    add_index_options(bisecting)
 
     pin = commands.add_parser("pin", help="refresh the hashed pinned requirement sets in matrix/pins/")
     pin.add_argument("versions", nargs="*", metavar="VERSION",
                      help=f"JAX versions or matrix names (`all`) to pin (default: every version of the "
                           f"{DEFAULT_MATRIX} matrix)")
+    add_index_options(pin)
     return parser
 
 
@@ -207,8 +250,10 @@ class Progress:
             print(f"{self.gap}jax {event.version}: all {event.cells} selected cells answered by stored results "
                   f"({event.path}); nothing built or run", flush=True)
         elif isinstance(event, matrix.EnvironmentReady):
-            print(f"{self.gap}jax {event.version}: Python {event.python}, environment "
-                  f"{'built' if event.built_now else 'reused'} in {event.seconds:.1f}s", flush=True)
+            what = {"python": "an existing interpreter (nothing built), described",
+                    "wheels": f"environment from wheel files {'built' if event.built_now else 'reused'}"}.get(
+                event.origin, f"environment {'built' if event.built_now else 'reused'}")
+            print(f"{self.gap}jax {event.version}: Python {event.python}, {what} in {event.seconds:.1f}s", flush=True)
         elif isinstance(event, matrix.CellsDropped):
             dropped = event.cell_ids
             print(f"jax {event.version}: dropped {len(dropped)} stored cell(s) of cases this checkout no longer "
@@ -233,9 +278,14 @@ def _interrupt(signum: int, frame: Any) -> None:
 def command_run(args: argparse.Namespace) -> int:
     """Prepare environments, run every version, summarise, and write the report."""
     started = time.monotonic()
-    builder = EnvironmentBuilder()
-    versions = list(dict.fromkeys(args.jax)) if args.jax else matrix_versions(args.matrix or DEFAULT_MATRIX,
-                                                                              builder.index)
+    builder = make_builder(args)
+    targets = [("python", p) for p in args.python] + [("wheels", w) for w in args.wheels]
+    if args.jax:
+        versions = list(dict.fromkeys(args.jax))
+    elif targets and not args.matrix:
+        versions = []
+    else:
+        versions = matrix_versions(args.matrix or DEFAULT_MATRIX, builder.index)
     shard = parse_shard(args.shard) if args.shard else None
     selection = matrix.select_run(case_folders(args.cases), args.expression, shard, args.shard_durations)
     if shard and not selection.chosen:
@@ -246,12 +296,16 @@ def command_run(args: argparse.Namespace) -> int:
     report_path = args.report or (DEFAULT_REPORT if args.results == DEFAULT_RESULTS else args.results / "report.html")
     check_outputs([("-o", report_path)], results=args.results)
     matrix.check_interpreters(builder, versions)  # fail before any long work: unknown versions, no fitting Python
+    prepared = prepare_targets(builder, targets)  # bad --python/--wheels: one line, before anything is stored
     sharded = f" (shard {shard.label} of {len(selection.selected)} selected)" if shard else ""
-    print(f"jax-conformance {conformance.__version__}: {len(selection.chosen)} cells{sharded} x {len(versions)} "
-          f"JAX versions", flush=True)
+    targets_text = " + ".join(([f"{len(versions)} JAX versions"] if versions or not prepared else [])
+                              + ([f"{len(prepared)} given build(s)"] if prepared else []))
+    print(f"jax-conformance {conformance.__version__}: {len(selection.chosen)} cells{sharded} x {targets_text}",
+          flush=True)
     progress = Progress(gap="\n")
     try:
         failed = [f"jax {v}" for v in matrix.run_matrix(request, builder, progress, cells=selection.chosen).failed]
+        failed += run_prepared(request, prepared, progress)
     except KeyboardInterrupt:
         print(f"\ninterrupted; kept {len(progress.finished)} finished result file(s) in {request.results}/",
               file=sys.stderr)
@@ -267,6 +321,50 @@ def command_run(args: argparse.Namespace) -> int:
         print(f"jax-conformance: error: no results for {', '.join(failed)} (see above)", file=sys.stderr)
         return 1
     return 0
+
+
+def prepare_targets(builder: EnvironmentBuilder, targets: list[tuple[str, str]]) -> dict[tuple[str, str], JaxEnvironment]:
+    """The environment of each `--python PATH` (described, nothing built) and `--wheels DIR` (built or reused), in
+    order; bad input raises one line before any result is stored."""
+    prepared = {}
+    for kind, where in dict.fromkeys(targets):
+        prepared[(kind, where)] = builder.prepare_python(where) if kind == "python" else builder.prepare_wheels(
+            Path(where))
+        for text in matrix.take_notices(builder):
+            print(f"jax-conformance: {text}", file=sys.stderr)
+    return prepared
+
+
+def own_requests(request: matrix.RunRequest,
+                 prepared: dict[tuple[str, str], JaxEnvironment]) -> dict[tuple[str, str], matrix.RunRequest]:
+    """The request each given build runs under. Results are stored per (JAX version, platform), so a build whose
+    version is also run as a release in the same command (an image's jax 0.12.0.1 gated against the release
+    0.12.0.1), or by an earlier build of it, is stored in a folder of its own, `DIR/builds/<kind>-<hash>/`, instead
+    of into the other's file."""
+    taken = set(request.versions)
+    own = {}
+    for (kind, where), env in prepared.items():
+        if env.version in taken:
+            name = env.pins_hash if kind == "wheels" else hashlib.sha256(env.python.encode()).hexdigest()
+            own[(kind, where)] = dataclasses.replace(request, results=request.results / "builds" / f"{kind}-{name[:10]}")
+        else:
+            own[(kind, where)] = request
+        taken.add(env.version)
+    return own
+
+
+def run_prepared(request: matrix.RunRequest, prepared: dict[tuple[str, str], JaxEnvironment],
+                 progress: "Progress") -> list[str]:
+    """Run the request's cells on each prepared environment; the ones that failed, named (each failure said)."""
+    failed = []
+    requests = own_requests(request, prepared)
+    for (kind, where), env in prepared.items():
+        try:
+            matrix.run_environment(requests[(kind, where)], env, progress)
+        except (ConformanceError, ResultsError) as exc:
+            failed.append(f"jax {env.version} (--{kind} {where})")
+            progress(matrix.VersionFailed(env.version, str(exc)))
+    return failed
 
 
 def render_report(paths: Any, out: Path, markdown: Path | None = None,
@@ -305,8 +403,8 @@ def command_report(args: argparse.Namespace) -> int:
 
 def command_matrix(args: argparse.Namespace) -> int:
     """Print the JAX versions of matrices and versions given together (oldest first, each once),
-    one a line or (`--json`) as a JSON list; `latest` asks the package index."""
-    builder = EnvironmentBuilder()
+    one a line or (`--json`) as a JSON list; `latest` asks the package index (`--index-url` and the rest)."""
+    builder = make_builder(args)
     found: list[str] = []
     for word in args.names.replace(",", " ").split() or [DEFAULT_MATRIX]:
         found += [word] if is_version(word) and not Path(word).exists() else matrix_versions(word, builder.index)
@@ -324,14 +422,15 @@ def command_matrix(args: argparse.Namespace) -> int:
 
 
 def command_pin(args: argparse.Namespace) -> int:
-    """Refresh the hashed pins of the given versions (default: the default matrix)."""
-    builder = EnvironmentBuilder()
+    """Refresh the hashed pins of the given versions (default: the default matrix), resolved with the index
+    options given."""
+    builder = make_builder(args)
     versions: list[str] = []
     for word in args.versions or [DEFAULT_MATRIX]:
         versions += [word] if is_version(word) and not Path(word).exists() else matrix_versions(word, builder.index)
     versions = list(dict.fromkeys(versions))
     for version in versions:
-        path = compile_pins(version, builder.index)
+        path = compile_pins(version, builder.index, uv_options=builder.options.uv_args())
         print(f"pinned jax {version}: {path}")
     return 0
 
@@ -340,8 +439,9 @@ def command_diff(args: argparse.Namespace) -> int:
     """Print the cells whose status or observation differ between two result sets; exit 0.
 
     A side named by a JAX version (not an existing path) is that release's stored results in `--results`,
-    with the selected cells that are not stored yet run first, as `gate --from/--to` does."""
-    sides = [args.baseline, args.candidate]
+    with the selected cells that are not stored yet run first, as `gate --from/--to` does. A build with a local
+    label (`0.12.0.1+corp.3`) is on no index: its stored result file in `--results` is read as it is."""
+    sides = [stored_build(args.results, side) for side in (args.baseline, args.candidate)]
     versions = [str(side) for side in sides if not side.exists() and is_version(str(side))]
     if versions:
         check_outputs([], results=args.results)
@@ -357,29 +457,61 @@ def command_diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def stored_build(results: Path, side: Path) -> Path:
+    """`side` itself, or, for the version of a local build (`0.12.0.1+corp.3`, not a path), its result file in
+    `results`; `ConformanceError` when there is none (such a build is run with `run --wheels` or `--python`)."""
+    text = str(side)
+    if side.exists() or not is_version(text) or "+" not in text:
+        return side
+    stored = ResultStore(results).path_for(text, matrix.host_platform())
+    if not stored.is_file():
+        raise ConformanceError(f"jax {text} is a local build, on no package index, and {results} holds no result "
+                               f"file {stored.name}; run it first with `run --wheels DIR` or `run --python PATH`")
+    return stored
+
+
 def run_versions(args: argparse.Namespace, versions: list[str]) -> list[Path]:
     """The result file of each JAX version (in order) after running its selected cells: a version whose stored
     results answer every selected cell is neither built nor run."""
-    versions = list(dict.fromkeys(versions))
+    return run_targets(args, [("jax", version) for version in versions])
+
+
+def run_targets(args: argparse.Namespace, targets: list[tuple[str, str]]) -> list[Path]:
+    """The result file of each target (in order) after running its selected cells. A target is `("jax", VERSION)`
+    (a release, answered from storage when it can be), `("python", PATH)` or `("wheels", DIR)` (run, reusing the
+    stored cells whose key is unchanged). Every target is checked, and given builds prepared, before any runs."""
+    versions = list(dict.fromkeys(v for kind, v in targets if kind == "jax"))
     selection = matrix.select_run(case_folders(args.cases), args.expression)
     request = run_request(args, versions, selection)
-    builder = EnvironmentBuilder()
+    builder = make_builder(args)
     matrix.check_interpreters(builder, versions)
-    finished = matrix.run_matrix(request, builder, Progress(), keep_going=False, cells=selection.chosen).finished
-    return [done.path for done in finished]
+    prepared = prepare_targets(builder, [t for t in targets if t[0] != "jax"])
+    progress = Progress()
+    finished = matrix.run_matrix(request, builder, progress, keep_going=False, cells=selection.chosen).finished
+    paths: dict[tuple[str, str], Path] = {("jax", v): done.path for v, done in zip(versions, finished)}
+    requests = own_requests(request, prepared)
+    for target, env in prepared.items():
+        paths[target] = matrix.run_environment(requests[target], env, progress).path
+    return [paths[target] for target in targets]
 
 
 def gate_inputs(args: argparse.Namespace) -> tuple[list[Path], list[Path]]:
-    """The baseline and candidate result files: given, or produced by running `--from` and `--to`."""
-    ran = args.from_version or args.to_version
+    """The baseline and candidate result files: given, or produced by running `--from` and `--to` (or `--to-python`,
+    `--to-wheels`)."""
+    candidates = [(kind, value) for kind, value in (("jax", args.to_version), ("python", args.to_python),
+                                                    ("wheels", args.to_wheels)) if value]
+    ran = args.from_version or candidates
     given = args.baseline or args.candidate
     if ran and given:
         raise ConformanceError("give either --baseline/--candidate (result sets) or --from/--to (versions to run), "
                                "not both")
     if ran:
-        if not (args.from_version and args.to_version):
-            raise ConformanceError("--from and --to go together: the baseline and the candidate JAX versions")
-        paths = run_versions(args, [args.from_version, args.to_version])
+        if len(candidates) > 1:
+            raise ConformanceError("give one candidate: --to VERSION, --to-python PATH or --to-wheels DIR")
+        if not (args.from_version and candidates):
+            raise ConformanceError("--from and --to go together (or --to-python, --to-wheels): the baseline JAX version and "
+                                   "the candidate")
+        paths = run_targets(args, [("jax", args.from_version), candidates[0]])
         return [paths[0]], [paths[-1]]
     if not (args.baseline and args.candidate):
         raise ConformanceError("gate needs --baseline A --candidate B (result files or folders), or --from V1 --to V2")
@@ -391,7 +523,8 @@ def command_gate(args: argparse.Namespace) -> int:
     settings = load_expectations_file(args.expectations) if args.expectations else ExpectationsFile([])
     given = [p for p in (args.baseline or []) + (args.candidate or []) if p.exists()]
     check_outputs([("--markdown", args.markdown)], inputs=given,
-                  results=args.results if (args.from_version or args.to_version) else None)
+                  results=args.results if (args.from_version or args.to_version or args.to_python or args.to_wheels)
+                  else None)
     baseline_paths, candidate_paths = gate_inputs(args)
     baseline = result_set(load_results(baseline_paths), "baseline")
     candidate = result_set(load_results(candidate_paths), "candidate", newest=args.newest)
@@ -425,7 +558,7 @@ def command_bisect(args: argparse.Namespace) -> int:
     if args.find_fix and not cell.case.param(cell.param).known_issue:
         raise ConformanceError(f"{cell.id} documents no known issue; --find-fix looks for the release where a "
                                f"documented bug stops reproducing (bisect without it for any change)")
-    builder = EnvironmentBuilder()
+    builder = make_builder(args)
     releases = releases_between(builder.index.releases("jax"), args.good, args.bad)
     folder = next((f for f in folders if f.name == cell.case.package), None)
     request = matrix.RunRequest(versions=(), results=args.results, cell_ids=(cell.id,), sources=(folder,),

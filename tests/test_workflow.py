@@ -159,3 +159,48 @@ def test_the_plan_of_a_bad_runner_count_is_one_line(tmp_path, capsys):
     assert cli.main(["matrix", "0.4.38", "--ci-jobs", "300"]) == 2
     err = capsys.readouterr().err
     assert "--ci-jobs 300" in err and err.count("\n") == 1
+
+
+SCRIPTS = ROOT / ".github" / "scripts"
+
+
+def run_shard(tmp_path, **env):
+    """Run the CI's run-shard.sh with the suite's interpreter and an empty environment cache."""
+    environ = {**os.environ, "PYTHON": sys.executable, "RESULTS": str(tmp_path / "results"),
+               "JAX_CONFORMANCE_CACHE": str(tmp_path / "cache"), **env}
+    for name in ("JAX", "WHEELS", "INDEX_URL", "EXTRA_INDEX_URL", "PRE"):
+        if not env.get(name):
+            environ.pop(name, None)
+    return subprocess.run(["bash", str(SCRIPTS / "run-shard.sh")], cwd=ROOT, env=environ, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_run_shard_passes_a_wheels_folder_and_index_options_to_run(tmp_path):
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    done = run_shard(tmp_path, WHEELS=str(wheels), INDEX_URL="https://mirror.invalid/simple",
+                     EXTRA_INDEX_URL="https://a.invalid/simple https://b.invalid/simple", PRE="1")
+    assert (f"+ jax-conformance run --results {tmp_path / 'results'} --wheels {wheels} --index-url "
+            f"https://mirror.invalid/simple --extra-index-url https://a.invalid/simple --extra-index-url "
+            f"https://b.invalid/simple --pre") in done.stdout
+    assert done.returncode == 2 and "holds no jax wheel" in done.stderr  # the CLI got them, and checked the folder
+
+
+def test_run_shard_reads_releases_from_the_given_index(tmp_path):
+    done = run_shard(tmp_path, JAX="0.12.0.1", INDEX_URL="http://127.0.0.1:9/simple")
+    assert "--jax 0.12.0.1 --index-url http://127.0.0.1:9/simple" in done.stdout
+    assert done.returncode == 2 and "cannot read the package index for jax" in done.stderr
+
+
+def test_run_shard_wants_versions_or_wheels(tmp_path):
+    done = run_shard(tmp_path)
+    assert done.returncode == 2 and "WHEELS" in done.stderr
+
+
+def test_the_action_takes_a_wheels_folder_and_an_index_url():
+    action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
+    assert {"wheels", "index-url", "extra-index-url", "pre"} <= set(action["inputs"])
+    run = next(s for s in action["runs"]["steps"] if "run-shard.sh" in s.get("run", ""))
+    assert run["env"]["WHEELS"] == "${{ inputs.wheels }}"
+    assert run["env"]["INDEX_URL"] == "${{ inputs.index-url }}"
+    assert run["env"]["EXTRA_INDEX_URL"] == "${{ inputs.extra-index-url }}"

@@ -4,7 +4,8 @@
 
 Runs inside the target environment (standard library plus whatever is installed),
 writing one JSON object to FILE: versions, platform, backend, devices and the installed
-packages. A missing jax is recorded, not raised.
+packages. A missing jax is recorded, not raised. The jax and jaxlib versions are the installed distributions'
+metadata (a re-tagged build keeps its module's `__version__`; `jax_module_version` records that one).
 """
 
 from __future__ import annotations
@@ -44,6 +45,17 @@ def _version(module_name: str) -> str | None:
         return None
 
 
+def distribution_version(name: str) -> str | None:
+    """The installed distribution's version from its metadata (`0.12.0.1+corp.3` for a re-tagged wheel, whose
+    module still says `__version__ = "0.12.0.1"`); None when it is not installed."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
 def describe_environment() -> dict[str, Any]:
     """Versions and platform of the running interpreter's environment."""
     info: dict[str, Any] = {
@@ -58,8 +70,9 @@ def describe_environment() -> dict[str, Any]:
     try:
         import jax
 
-        info["jax"] = jax.__version__
-        info["jaxlib"] = _version("jaxlib")
+        info["jax"] = distribution_version("jax") or jax.__version__
+        info["jax_module_version"] = jax.__version__
+        info["jaxlib"] = distribution_version("jaxlib") or _version("jaxlib")
         info["backend"] = jax.default_backend()
         info["devices"] = [str(d) for d in jax.devices()]
         if info["backend"] == "gpu":
@@ -67,6 +80,7 @@ def describe_environment() -> dict[str, Any]:
             info["gpu_runtime"] = str(getattr(client, "platform_version", "") or "")
     except Exception as exc:  # noqa: BLE001
         info["jax_error"] = f"{type(exc).__name__}: {exc}"
+        info["jax_installed"] = distribution_version("jax")
     info["platform"] = platform_tag(platform.system(), platform.machine(), info["backend"],
                                     info.get("gpu_runtime") or "")
     info["packages"] = installed_packages()

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from conformance.core.compare import Difference, diff
-from conformance.core.versions import release_tuple
+from conformance.results.versions import version_order
 from conformance.errors import ConformanceError
 from conformance.results.merge import Conflict, MergedRun, merge_files
 from conformance.results.schema import CellResult, ResultFile
@@ -74,10 +74,7 @@ def result_set(files: Iterable[ResultFile], label: str, newest: bool = False) ->
 
 
 def _version_order(version: str) -> tuple:
-    try:
-        return (0, release_tuple(version), version)
-    except ValueError:
-        return (1, (), version)
+    return version_order(version)
 
 
 def version_mismatch(baseline: ResultSet, candidate: ResultSet) -> str | None:

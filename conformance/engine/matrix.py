@@ -6,6 +6,8 @@ version's environment, runs the cells in a pytest process per case package (the 
 does the work: launching, retries, reuse) and merges the run into the version's result file with
 `results.store.ResultStore`. It prints nothing: progress goes to `on_event` as `EnvironmentReady`,
 `Notice`, `CellsDropped`, `VersionDone` and `VersionFailed` events; the CLI turns them into lines.
+`run_environment(request, env, on_event)` runs the same cells against an environment prepared outside the matrix
+(built from wheel files, or an interpreter the suite did not build); its cells are reused by key like any run's.
 """
 
 from __future__ import annotations
@@ -118,6 +120,7 @@ class EnvironmentReady:
     python: str
     built_now: bool
     seconds: float
+    origin: str = ""  # "", or how a given build came: "wheels", "python" (an existing interpreter)
 
 
 @dataclass(frozen=True)
@@ -302,6 +305,17 @@ def run_matrix(request: RunRequest, builder: Any, on_event: OnEvent = _ignore, *
     return outcome
 
 
+def run_environment(request: RunRequest, env: Any, on_event: OnEvent = _ignore) -> VersionRun:
+    """Run the request's cells against one prepared environment (`--wheels`, `--python`) and store them like a
+    version's run. Nothing answers from storage before it runs (the pins say nothing about such a build); the plugin
+    still reuses every stored cell whose key (the environment's packages included) is unchanged."""
+    origin = str((getattr(env, "source", None) or {}).get("kind", ""))
+    on_event(EnvironmentReady(env.version, env.interpreter.version, env.built_now, env.seconds, origin))
+    done = run_version(env, request, on_event)
+    on_event(VersionDone(done))
+    return done
+
+
 def run_version(env: Any, request: RunRequest, on_event: OnEvent = _ignore) -> VersionRun:
     """Run the request's cells against one environment and merge them into its result file.
 
@@ -384,9 +398,12 @@ def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
         data = json.loads(tmp.read_text(encoding="utf-8"))
         head = data.get("jax_conformance") or {}
         if head.get("jax") != env.version:
-            raise ConformanceError(f"the environment for jax {env.version} reports jax {head.get('jax')}; "
-                                   f"delete {env.path} and run again")
+            raise ConformanceError(f"the environment for jax {env.version} reports jax {head.get('jax')}"
+                                   + (f"; delete {env.path} and run again" if getattr(env, "release", True) else ""))
         head["wall_s"] = round(time.monotonic() - started, 3)
+        source = getattr(env, "source", None)
+        if source:
+            head["source"] = dict(source)
         stored = ResultStore(request.results).merge_run(
             data, retired=retired, shard_suffix=request.shard.file_suffix if request.shard else "")
         if stored.set_aside is not None:

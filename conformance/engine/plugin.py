@@ -301,6 +301,8 @@ class ConformanceRun:
             pins_hash=self.config.getoption("jax_pins_hash"),
             environment_digest=self.environment_digest() if self.target is not None else "",
             shard=self.shard.label if self.shard else "",
+            jax_module_version=(str(target.get("jax_module_version") or "")
+                                if target.get("jax_module_version") != target.get("jax") else ""),
             started_at=self.started_at,
             finished_at=_utc_now(),
         )

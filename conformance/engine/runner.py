@@ -59,11 +59,13 @@ class Target:
 
 
 def reproduction_command(case: Case, param: str, jax_version: str | None, package: str = DEFAULT_CASE_PACKAGE) -> str:
-    """A portable shell line that reproduces the cell with the suite's CLI (no local paths)."""
+    """A portable shell line that reproduces the cell with the suite's CLI (no local paths). A build with a local
+    label (`0.12.0.1+corp.3`) is on no public index: the line names its wheels' folder, `--wheels WHEELS_DIR`."""
     selection = shlex.quote(case.cell_id(param))
     version = shlex.quote(jax_version) if jax_version else "VERSION"
+    target = "--wheels WHEELS_DIR" if jax_version and "+" in jax_version else f"--jax {version}"
     folder = "" if package == DEFAULT_CASE_PACKAGE else " --cases CASES_DIR"
-    return f"jax-conformance run --jax {version}{folder} -k {selection}"
+    return f"jax-conformance run {target}{folder} -k {selection}"
 
 
 Launch = Callable[[CellCommand, bool], ProcessOutcome]

@@ -6,6 +6,11 @@ hashed requirement set `matrix/pins/jax-<version>.txt` is installed with hash ch
 it exists, so runs are repeatable; otherwise `jax[cpu]==<version>` (with the same jaxlib
 where the index has one) and rich.
 
+Besides releases from the index, `prepare_wheels` builds an environment from a folder of jax/jaxlib wheel files
+(cached under the wheels' sha256) and `prepare_python` takes an interpreter the suite did not build, as it is.
+`IndexOptions` (`--index-url`, `--extra-index-url`, `--find-links`, `--pre`) go to every uv install; an unpinned
+environment built with them is cached apart. Each environment says where it came from (`source`), for the header.
+
 Builds of one environment are serialised by a file lock beside it, so runs that share the
 cache never delete an environment another run is using. A build happens in a staging folder
 that is removed when the build fails or is interrupted (and, if a process died mid-build,
@@ -22,16 +27,19 @@ import os
 import shutil
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from filelock import FileLock
+from packaging.version import Version
 
 from conformance.atomic import write_text_atomically
 from conformance.errors import ConformanceError
-from conformance.envs.index import PackageIndex, check_cache_folder
+from conformance.envs.existing import existing_interpreter
+from conformance.envs.index import IndexOptions, PackageIndex, check_cache_folder
 from conformance.envs.interpreters import Interpreter, choose_interpreter, discover_interpreters
+from conformance.envs.wheels import WheelSet, read_wheels
 from conformance.envs.matrix import MATRIX_DIR
 from conformance.portable import pid_alive, venv_python
 
@@ -109,7 +117,11 @@ def requirements_for(version: str, jaxlib_known: bool, pins_dir: Path = PINS_DIR
 
 @dataclass(frozen=True)
 class JaxEnvironment:
-    """A ready environment for one JAX version."""
+    """A ready environment for one JAX version.
+
+    `source` says where its jax came from, as the result header records it: `{"kind": "index", "index_url": ...}`,
+    `{"kind": "wheels", "wheels": [{"name", "sha256"}, ...], ...}` or `{"kind": "python", "python": PATH}` for an
+    interpreter the suite did not build (`executable`; otherwise the interpreter is the venv's own)."""
 
     version: str
     path: Path
@@ -117,11 +129,18 @@ class JaxEnvironment:
     built_now: bool
     seconds: float
     pins_hash: str = ""
+    executable: str = ""
+    source: dict[str, Any] = field(default_factory=dict)
 
     @property
     def python(self) -> str:
         """The environment's interpreter (`Scripts/python.exe` on Windows, `bin/python` elsewhere)."""
-        return str(venv_python(self.path))
+        return self.executable or str(venv_python(self.path))
+
+    @property
+    def release(self) -> bool:
+        """Whether it is a release installed from the index (its results can answer for that release)."""
+        return self.source.get("kind", "index") == "index"
 
 
 def _site_packages(path: Path) -> list[Path]:
@@ -158,9 +177,11 @@ class EnvironmentBuilder:
 
     def __init__(self, root: Path | None = None, index: PackageIndex | None = None,
                  run: Callable[..., subprocess.CompletedProcess] = subprocess.run,
-                 interpreters: list[Interpreter] | None = None, pins_dir: Path = PINS_DIR) -> None:
+                 interpreters: list[Interpreter] | None = None, pins_dir: Path = PINS_DIR,
+                 options: IndexOptions = IndexOptions()) -> None:
         self.root = root or cache_root()
-        self.index = index or PackageIndex(self.root)
+        self.options = options
+        self.index = index or PackageIndex(self.root, options=options)
         self.run = run
         self.pins_dir = pins_dir
         self._interpreters = interpreters
@@ -191,24 +212,73 @@ class EnvironmentBuilder:
         requirements = self.requirements(version)
         minor = ".".join(interpreter.version.split(".")[:2])
         # The pin set's digest is part of the folder, so a run with other pins builds beside a running one
-        # instead of replacing the environment it uses.
-        path = self.root / "envs" / f"jax-{version}-py{minor}-{requirements.digest[:10]}"
+        # instead of replacing the environment it uses. Hashed pins install the same files from any index; loose
+        # requirements resolved with other index options are another environment.
+        apart = f"-idx{self.options.digest()}" if self.options.given and requirements.pin_file is None else ""
+        path = self.root / "envs" / f"jax-{version}-py{minor}-{requirements.digest[:10]}{apart}"
         wanted = {"layout": ENV_LAYOUT, "jax": version, "python": interpreter.version,
                   "requirements": requirements.digest}
+        if apart:
+            wanted["index"] = self.options.digest()
+        source = {"kind": "index", **self.options.describe()}
+        if requirements.pin_file is not None:
+            install = ["--require-hashes", "-r", str(requirements.pin_file)]
+        else:
+            install = list(requirements.lines)
+        return self._prepare(path, wanted, interpreter, install, version, requirements.digest, source,
+                             pinned=requirements.pin_file is not None, started=started)
+
+    def prepare_python(self, python: str) -> JaxEnvironment:
+        """The interpreter at `python`, as it is (nothing built); its jax version read from its metadata."""
+        version, interpreter, _, seconds = existing_interpreter(python)
+        return JaxEnvironment(version, Path(interpreter.path).parent, interpreter, False, seconds,
+                              executable=interpreter.path, source={"kind": "python", "python": interpreter.path})
+
+    def wheels_interpreter(self, wheels: WheelSet) -> Interpreter:
+        """The installed interpreter for a wheel set: its jax's Requires-Python, and the CPython tags of its
+        compiled wheels (or, without a jaxlib wheel, of the index's jaxlib of that release)."""
+        tags = set(wheels.cp_tags)
+        if wheels.jaxlib is None:
+            tags = {t for t in self.index.jaxlib_pythons(Version(wheels.jax_version).public) if t.startswith("cp")}
+        return choose_interpreter(self.interpreters, wheels.requires_python, frozenset(tags),
+                                  f"the wheels of {wheels.folder.name} (jax {wheels.jax_version})")
+
+    def prepare_wheels(self, folder: Path) -> JaxEnvironment:
+        """An environment built from the jax (and jaxlib) wheel files of `folder`, the rest from the index; cached
+        under the wheels' sha256 and the index options."""
+        started = time.monotonic()
+        wheels = read_wheels(folder)
+        interpreter = self.wheels_interpreter(wheels)
+        minor = ".".join(interpreter.version.split(".")[:2])
+        apart = f"-idx{self.options.digest()}" if self.options.given else ""
+        path = self.root / "envs" / f"wheels-jax-{wheels.jax_version}-py{minor}-{wheels.digest[:10]}{apart}"
+        wanted = {"layout": ENV_LAYOUT, "jax": wheels.jax_version, "python": interpreter.version,
+                  "wheels": wheels.digest, "index": self.options.digest()}
+        # Without its jaxlib wheel, jax's `cpu` extra names the jaxlib it was released with (from the index).
+        jax = f"jax{'' if wheels.jaxlib else '[cpu]'} @ {wheels.jax.path.as_uri()}"
+        install = [jax, *([str(wheels.jaxlib.path)] if wheels.jaxlib else []), *EXTRA_PACKAGES,
+                   "--find-links", str(wheels.folder)]
+        source = {"kind": "wheels", "wheels": wheels.describe(), **self.options.describe()}
+        return self._prepare(path, wanted, interpreter, install, wheels.jax_version, wheels.digest, source,
+                             pinned=False, started=started)
+
+    def _prepare(self, path: Path, wanted: dict, interpreter: Interpreter, install: list[str], version: str,
+                 digest: str, source: dict[str, Any], *, pinned: bool, started: float) -> JaxEnvironment:
+        """Reuse the environment at `path` when its marker says `wanted`, else build it with `install`."""
         check_cache_folder(self.root)
         path.parent.mkdir(parents=True, exist_ok=True)
         with FileLock(str(path.parent / f".{path.name}.lock")):
             self._remove_stale_staging(path)
             problem = environment_problem(path, wanted)
             if problem is None:
-                return JaxEnvironment(version, path, interpreter, False, time.monotonic() - started,
-                                      requirements.digest)
+                return JaxEnvironment(version, path, interpreter, False, time.monotonic() - started, digest,
+                                      source=source)
             if problem and problem != "its requirements changed":
                 self.notices.append(f"the cached environment for jax {version} was broken ({problem}); "
                                     f"rebuilt it")
-            self._build(path, interpreter, requirements, version)
+            self._build(path, interpreter, install, version, pinned)
             write_text_atomically(path / MARKER, json.dumps(wanted, indent=1))
-        return JaxEnvironment(version, path, interpreter, True, time.monotonic() - started, requirements.digest)
+        return JaxEnvironment(version, path, interpreter, True, time.monotonic() - started, digest, source=source)
 
     def _check_importable(self, staging: Path, version: str, interpreter: Interpreter) -> None:
         """Refuse (one line; the staging folder is then removed) an environment where jax cannot be imported."""
@@ -227,22 +297,19 @@ class EnvironmentBuilder:
             if not pid.isdigit() or int(pid) == os.getpid() or not pid_alive(int(pid)):
                 shutil.rmtree(staging, ignore_errors=True)
 
-    def _build(self, path: Path, interpreter: Interpreter, requirements: Requirements, version: str) -> None:
+    def _build(self, path: Path, interpreter: Interpreter, requirements: list[str], version: str,
+               pinned: bool) -> None:
         staging = path.with_name(f"{path.name}.building-{os.getpid()}")
         shutil.rmtree(staging, ignore_errors=True)
         uv = uv_binary()
         python = venv_python(staging)
-        if requirements.pin_file is not None:
-            install = [uv, "pip", "install", "--quiet", "--python", str(python), "--require-hashes",
-                       "-r", str(requirements.pin_file)]
-        else:
-            install = [uv, "pip", "install", "--quiet", "--python", str(python), *requirements.lines]
+        install = [uv, "pip", "install", "--quiet", "--python", str(python), *self.options.uv_args(), *requirements]
         try:
             for step in ([uv, "venv", "--quiet", "--python", interpreter.path, str(staging)], install):
                 done = self.run(step, capture_output=True, text=True)
                 if done.returncode != 0:
                     last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-                    if requirements.pin_file is not None and "hash" in done.stderr.lower():
+                    if pinned and "hash" in done.stderr.lower():
                         raise ConformanceError(f"the pinned hashes for jax {version} do not match the package "
                                                f"index ({last}); refresh them with `jax-conformance pin {version}`")
                     raise ConformanceError(f"could not build the environment for jax {version} "

@@ -1,15 +1,18 @@
 """What the package index knows about jax and jaxlib releases: versions, Requires-Python, wheel tags.
 
-Parsing (pure) is kept apart from fetching; answers are cached on disk for a day
-and a stale cache is used when the index cannot be reached.
+Parsing (pure) is kept apart from fetching; answers are cached on disk for a day (one cache per index URL)
+and a stale cache is used when the index cannot be reached. `IndexOptions` are the user's `--index-url`,
+`--extra-index-url`, `--find-links` and `--pre`: read here for the release lists, and passed to uv as they are.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import time
+import urllib.parse
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
@@ -76,6 +79,73 @@ def index_url() -> str:
     return DEFAULT_INDEX
 
 
+def without_credentials(url: str) -> str:
+    """`url` without a user name or password (`https://token@mirror/simple` → `https://mirror/simple`), as it may be
+    recorded in a result file or shown."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+
+
+@dataclass(frozen=True)
+class IndexOptions:
+    """Where packages come from: the user's `--index-url`, `--extra-index-url` (repeatable), `--find-links`
+    (repeatable) and `--pre`. Empty options mean uv's own defaults, which honour UV_INDEX_URL and the rest."""
+
+    index_url: str = ""
+    extra_index_urls: tuple[str, ...] = ()
+    find_links: tuple[str, ...] = ()
+    pre: bool = False
+
+    @property
+    def given(self) -> bool:
+        """Whether any option was given (an environment built with them is cached apart)."""
+        return bool(self.index_url or self.extra_index_urls or self.find_links or self.pre)
+
+    def uv_args(self) -> list[str]:
+        """The options as uv's command line takes them (`uv pip install`, `uv pip compile`)."""
+        args = ["--index-url", self.index_url] if self.index_url else []
+        for url in self.extra_index_urls:
+            args += ["--extra-index-url", url]
+        for place in self.find_links:
+            args += ["--find-links", place]
+        if self.pre:
+            args += ["--prerelease", "allow"]
+        return args
+
+    def indexes(self) -> list[str]:
+        """The simple indexes whose release lists are read: the main one (given, or from the environment), then
+        the extra ones (given, or UV_EXTRA_INDEX_URL's, space-separated, as uv reads it)."""
+        extra = self.extra_index_urls or tuple(os.environ.get("UV_EXTRA_INDEX_URL", "").split())
+        return [(self.index_url or index_url()).rstrip("/"), *(u.rstrip("/") for u in extra)]
+
+    def describe(self) -> dict[str, Any]:
+        """What a result header records of them: the indexes read, credentials removed (and `--pre`)."""
+        main, *extra = self.indexes()
+        found: dict[str, Any] = {"index_url": without_credentials(main)}
+        if extra:
+            found["extra_index_urls"] = [without_credentials(u) for u in extra]
+        if self.find_links:
+            found["find_links"] = [without_credentials(p) if "://" in p else os.path.basename(p.rstrip("/\\"))
+                                   for p in self.find_links]
+        if self.pre:
+            found["pre"] = True
+        return found
+
+    def digest(self) -> str:
+        """A short hash of the options, for cache folder names."""
+        text = json.dumps([self.index_url, list(self.extra_index_urls), list(self.find_links), self.pre])
+        return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def merge_pages(pages: list[dict[str, Any]]) -> dict[str, Any]:
+    """One PEP 691 page holding the files of several indexes' pages (the first index's files first)."""
+    return {"files": [entry for page in pages for entry in page.get("files", []) if isinstance(entry, dict)]}
+
+
 def fetch_project_page(project: str, base: str | None = None, timeout: float = 30.0) -> dict[str, Any]:
     """Download one project's PEP 691 JSON page."""
     url = f"{base or index_url()}/{project}/"
@@ -97,11 +167,24 @@ def check_cache_folder(folder: Path) -> None:
 class PackageIndex:
     """Cached view of the index for the projects the suite needs."""
 
-    def __init__(self, cache_dir: Path, fetch: Callable[[str], dict[str, Any]] = fetch_project_page) -> None:
+    def __init__(self, cache_dir: Path, fetch: Callable[[str], dict[str, Any]] | None = None,
+                 options: IndexOptions = IndexOptions()) -> None:
         self.cache_dir = cache_dir
-        self.fetch = fetch
+        self.options = options
+        self.fetch = fetch or self._fetch_every_index
         self._pages: dict[str, dict[str, Release]] = {}
         self.notices: list[str] = []
+
+    def _fetch_every_index(self, project: str) -> dict[str, Any]:
+        """The project's page of the main index and of each extra index, as one page."""
+        return merge_pages([fetch_project_page(project, base) for base in self.options.indexes()])
+
+    def cache_file(self, project: str) -> Path:
+        """Where the project's page is cached: one file per set of indexes (PyPI's keeps its plain name)."""
+        indexes = self.options.indexes()
+        if indexes == [DEFAULT_INDEX]:
+            return self.cache_dir / f"index-{project}.json"
+        return self.cache_dir / f"index-{project}-{hashlib.sha256(' '.join(indexes).encode()).hexdigest()[:10]}.json"
 
     def _read_cache(self, cached: Path) -> dict[str, Any] | None:
         """The cached page, or None (with a notice) when the file is unreadable or truncated."""
@@ -117,7 +200,7 @@ class PackageIndex:
         if project in self._pages:
             return self._pages[project]
         check_cache_folder(self.cache_dir)
-        cached = self.cache_dir / f"index-{project}.json"
+        cached = self.cache_file(project)
         payload = None
         if cached.exists() and time.time() - cached.stat().st_mtime < CACHE_TTL_S:
             payload = self._read_cache(cached)
@@ -129,8 +212,8 @@ class PackageIndex:
                 stale = self._read_cache(cached) if cached.exists() else None
                 if stale is None:
                     raise ConformanceError(
-                        f"cannot read the package index for {project} ({exc}); check the network or set "
-                        f"UV_INDEX_URL to a reachable simple index") from None
+                        f"cannot read the package index for {project} ({exc}); check the network, or name a "
+                        f"reachable simple index with --index-url (or UV_INDEX_URL)") from None
                 payload = stale
         self._pages[project] = parse_simple_json(payload)
         return self._pages[project]
@@ -140,7 +223,7 @@ class PackageIndex:
         None when neither has them (a report must render offline)."""
         if project in self._pages:
             return list(self._pages[project])
-        cached = self.cache_dir / f"index-{project}.json"
+        cached = self.cache_file(project)
         try:
             payload = json.loads(cached.read_text(encoding="utf-8"))
             return list(parse_simple_json(payload)) if isinstance(payload, dict) else None

@@ -102,9 +102,10 @@ def load_matrix(name_or_path: str, matrix_dir: Path = MATRIX_DIR) -> Matrix:
     return parse_matrix(text, path.stem, str(path))
 
 
-def resolve_versions(matrix: Matrix, released: Iterable[str]) -> tuple[str, ...]:
+def resolve_versions(matrix: Matrix, released: Iterable[str], pre: bool = False) -> tuple[str, ...]:
     """The matrix's versions, oldest first: its list; every final release from `since` on; or the newest patch
-    of each of its `newest` minor series among `released` (final releases only). Pure."""
+    of each of its `newest` minor series among `released` (final releases only; with `pre`, pre-releases and dev
+    builds too, as `--pre` asks). Builds with a local label are never on the list. Pure."""
     if not matrix.from_index:
         return matrix.versions
     finals: dict[tuple[int, int], tuple[Version, str]] = {}
@@ -114,7 +115,7 @@ def resolve_versions(matrix: Matrix, released: Iterable[str]) -> tuple[str, ...]
             version = Version(text)
         except InvalidVersion:
             continue
-        if version.is_prerelease or version.is_devrelease or version.local or not is_version(text):
+        if (version.is_prerelease or version.is_devrelease) and not pre or version.local or not is_version(text):
             continue
         every.append((version, text))
         series = (version.major, version.minor)
@@ -137,4 +138,5 @@ def matrix_versions(name_or_path: str, index) -> list[str]:
     matrix = load_matrix(name_or_path)
     if not matrix.from_index:
         return list(matrix.versions)
-    return list(resolve_versions(matrix, index.releases("jax")))
+    options = getattr(index, "options", None)
+    return list(resolve_versions(matrix, index.releases("jax"), pre=bool(getattr(options, "pre", False))))

@@ -11,7 +11,7 @@ import re
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from conformance.atomic import write_text_atomically
 from conformance.envs.builder import EXTRA_PACKAGES, PINS_DIR, uv_binary
@@ -29,8 +29,10 @@ def python_floor(requires_python: str | None) -> str:
 
 
 def compile_pins(version: str, index: PackageIndex, pins_dir: Path = PINS_DIR,
-                 run: Callable[..., subprocess.CompletedProcess] = subprocess.run) -> Path:
-    """Resolve and write the hashed pin file of jax `version`; one-line `ConformanceError` when it cannot."""
+                 run: Callable[..., subprocess.CompletedProcess] = subprocess.run,
+                 uv_options: Sequence[str] = ()) -> Path:
+    """Resolve and write the hashed pin file of jax `version`; one-line `ConformanceError` when it cannot.
+    `uv_options` are the index options (`IndexOptions.uv_args`), passed to `uv pip compile` as they are."""
     release = index.jax_release(version)
     floor = python_floor(release.requires_python)
     jaxlib = [f"jaxlib=={version}"] if index.jaxlib_pythons(version) else []
@@ -39,7 +41,7 @@ def compile_pins(version: str, index: PackageIndex, pins_dir: Path = PINS_DIR,
         wanted.write_text("\n".join([f"jax=={version}", *jaxlib, *EXTRA_PACKAGES]) + "\n", encoding="utf-8")
         out = Path(workdir) / "pins.txt"
         done = run([uv_binary(), "pip", "compile", "--quiet", "--universal", "--generate-hashes", "--no-header",
-                    "--no-annotate", "--python-version", floor, str(wanted), "-o", str(out)],
+                    "--no-annotate", "--python-version", floor, *uv_options, str(wanted), "-o", str(out)],
                    capture_output=True, text=True)
         if done.returncode != 0 or not out.exists():
             last = (done.stderr.strip().splitlines() or ["no output"])[-1]

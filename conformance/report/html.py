@@ -80,8 +80,10 @@ def visible_tree(value: Any, depth: int = 0) -> Any:
 
 
 def rerun_command(jax_version: str, cell_id: str) -> str:
-    """The CLI line that reruns a cell against one JAX version, every part shell-quoted."""
-    return f"jax-conformance run --jax {shlex.quote(jax_version)} -k {shlex.quote(cell_id)}"
+    """The CLI line that reruns a cell against one JAX version, every part shell-quoted (a build with a local label,
+    on no public index, is named by its wheels' folder)."""
+    target = "--wheels WHEELS_DIR" if "+" in jax_version else f"--jax {shlex.quote(jax_version)}"
+    return f"jax-conformance run {target} -k {shlex.quote(cell_id)}"
 
 
 def json_for_script(value: Any) -> str:
@@ -143,7 +145,7 @@ def page_data(model: ReportModel) -> dict[str, Any]:
                               for c in row.cells])
     return {
         "suite": conformance.__version__, "schema": SCHEMA_VERSION, "documented": DOCUMENTED_JAX,
-        "columns": [{"jax": c.jax, "platform": c.platform, "qv": c.quoted_version, "series": c.series,
+        "columns": [{"jax": c.jax, "platform": c.platform, "qv": c.quoted_version, "rt": c.run_target, "series": c.series,
                      "newest": c.newest_in_series} for c in model.columns],
         "cases": cases, "rows": rows, "cells": cells, "expected": expected_table,
         "modules": modules, "prelude": prelude(), "scripts": script_sources(),

@@ -17,7 +17,8 @@ from typing import Any
 from conformance.core.case import Case, section_order
 from conformance.core.status import (BROKEN, KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED, KNOWN_ISSUE_PRESENT, Status,
                                      describe)
-from conformance.core.versions import SAME, direction, release_tuple
+from conformance.core.versions import DOCUMENTED_JAX, direction, release_tuple
+from conformance.results.versions import is_exactly, version_order
 from conformance.results.merge import Conflict, merge_files
 from conformance.results.schema import CellResult, ResultFile
 
@@ -31,11 +32,9 @@ UNKNOWN_SECTION = "Cases not declared by this version of the suite"
 
 
 def version_key(version: str) -> tuple[Any, ...]:
-    """Sort key of a version string: release order; unparseable versions last, by text."""
-    try:
-        return (0, release_tuple(version), version)
-    except ValueError:
-        return (1, (), version)
+    """Sort key of a version string: PEP 440 order (pre-releases and dev builds before their release, a local
+    build after it); unparseable versions last, by text."""
+    return version_order(version)
 
 
 @dataclass
@@ -56,6 +55,7 @@ class Column:
     counts: dict[str, int] = field(default_factory=dict)
     printed_differs: int = 0  # cells whose printed output differs from the chapter's (any status)
     newest_in_series: bool = True  # the newest patch of its minor series among the report's columns
+    origin: str = "the package index"  # where its jax came from, without any path of the machine (`origin_text`)
 
     @property
     def series(self) -> str:
@@ -68,7 +68,8 @@ class Column:
 
     @property
     def jaxlib_differs(self) -> bool:
-        """Whether the release ran with a jaxlib of another number (jax 0.5.2 with jaxlib 0.5.1)."""
+        """Whether the release ran with a jaxlib of another number (jax 0.5.2 with jaxlib 0.5.1; a build with a
+        local label, jax 0.12.0.1+corp.3, with the released jaxlib 0.12.0.1)."""
         return self.jaxlib not in ("?", self.jax)
 
     @property
@@ -87,6 +88,12 @@ class Column:
     def quoted_version(self) -> str:
         """The version, shell-quoted for a command line."""
         return shlex.quote(self.jax)
+
+    @property
+    def run_target(self) -> str:
+        """How `run` names this column's JAX: `--jax V`, or `--wheels WHEELS_DIR` for a build with a local label,
+        which no public index has."""
+        return "--wheels WHEELS_DIR" if "+" in self.jax else f"--jax {self.quoted_version}"
 
 
 @dataclass
@@ -291,7 +298,23 @@ def _column(files: Sequence[ResultFile], cells: Mapping[str, CellResult]) -> Col
         suite_version=header.suite_version or "?",
         schema_version=header.schema_version, started_at=min(f.header.started_at for f in files),
         finished_at=max(f.header.finished_at for f in files),
-        sources=[f.source.replace("\\", "/").rsplit("/", 1)[-1] for f in files])
+        sources=[f.source.replace("\\", "/").rsplit("/", 1)[-1] for f in files], origin=origin_text(header.source))
+
+
+def origin_text(source: Mapping[str, Any]) -> str:
+    """Where a run's jax came from, for a reader: an index's host, the wheel files' names and short hashes, or "an
+    existing interpreter". Never a path of the machine that ran it (an interpreter's path is left out), nor an
+    index URL's credentials or path."""
+    kind = source.get("kind") or "index"
+    if kind == "python":
+        return "an existing interpreter (not built by the suite)"
+    if kind == "wheels":
+        wheels = [w for w in source.get("wheels") or [] if isinstance(w, Mapping)]
+        named = ", ".join(f"{w.get('name')} (sha256 {str(w.get('sha256'))[:12]})" for w in wheels)
+        return f"wheel files {named or '(none recorded)'}"
+    url = str(source.get("index_url") or "")
+    host = url.split("://", 1)[-1].split("/", 1)[0].rsplit("@", 1)[-1]
+    return f"the package index {host}" if host else "the package index"
 
 
 def _word(result: CellResult | None, known_issue: bool, jax_version: str) -> TableCell:
@@ -444,7 +467,9 @@ def _discrepancies(columns: list[Column], rows: list[ParamRow], claims: Mapping[
     for row in rows:
         for column, cell in zip(columns, row.cells):
             result = cell.result
-            if (result is not None and result.status is Status.DIFFERS and direction(column.jax) == SAME
+            # The documented release itself: a team's own build of it (`0.12.0.1+corp.3`) reads like it, but where
+            # it differs, that is the build's change (listed under what changed), not the chapter's error.
+            if (result is not None and result.status is Status.DIFFERS and is_exactly(column.jax, DOCUMENTED_JAX)
                     and chapter_covers(column.platform)):
                 found.append(Discrepancy(row.cell_id, row.rows, claims.get(row.case_id, ""), column.platform,
                                          column.jax, result, row.discrepancy))

@@ -57,7 +57,8 @@ def _check(value: Any, kind: Any, where: str, optional: bool = False) -> Any:
 
 
 def is_version(text: Any) -> bool:
-    """Whether `text` is a PEP 440 release version such as `0.4.38` or `0.12.0.1`."""
+    """Whether `text` is a PEP 440 version: a release such as `0.4.38` or `0.12.0.1`, a pre-release (`0.13.0rc1`), a
+    dev build (`0.13.0.dev20261201`) or a build with a local label (`0.12.0.1+corp.3`)."""
     return isinstance(text, str) and bool(_PEP440.match(text))
 
 
@@ -199,6 +200,12 @@ class RunHeader:
     started_at: str = ""
     finished_at: str = ""
     wall_s: float = 0.0
+    # Where the target's jax came from (optional; older files have none): {"kind": "index", "index_url": ...},
+    # {"kind": "wheels", "wheels": [{"name": ..., "sha256": ...}], "index_url": ...} or {"kind": "python",
+    # "python": PATH} for an interpreter the suite did not build. `jax_module_version` is `jax.__version__` where it
+    # differs from the distribution's version (`jax`), as in a re-tagged build.
+    source: dict[str, Any] = field(default_factory=dict)
+    jax_module_version: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """Plain-JSON form."""
@@ -226,13 +233,15 @@ class RunHeader:
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
         for name in ("suite_version", "case_package", "launcher", "pins_hash", "environment_digest", "shard",
-                     "started_at", "finished_at"):
+                     "started_at", "finished_at", "jax_module_version"):
             _check(values.get(name, ""), str, f"{where}.{name}")
         for name in ("jaxlib", "numpy", "python", "backend"):
             _check(values.get(name), str, f"{where}.{name}", optional=True)
         devices = _check(values.get("devices") or [], list, f"{where}.devices")
         values["devices"] = [str(d) for d in devices]
         _check(values.get("case_folders", []), list, f"{where}.case_folders")
+        source = _check(values.get("source", {}), dict, f"{where}.source")
+        _check(source.get("kind", ""), str, f"{where}.source.kind")
         values["wall_s"] = float(_check(values.get("wall_s", 0.0), float, f"{where}.wall_s"))
         return cls(**values)
 

@@ -1,0 +1,70 @@
+"""An interpreter the suite did not build (`run --python PATH`): a container's Python, a conda env, a CI image.
+
+Nothing is built or installed. `existing_environment(path)` asks the interpreter to describe itself (the
+suite's `conformance.child.envinfo`, run there with the suite's source on PYTHONPATH) and refuses in one line a
+path that is not an interpreter, one without jax, and one whose jax does not import. The JAX version is the
+installed distribution's (`importlib.metadata`), so a re-tagged build reads `0.12.0.1+corp.3`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from conformance.errors import ConformanceError
+from conformance.envs.interpreters import Interpreter
+
+SOURCE_ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding the `conformance` package
+DESCRIBE_TIMEOUT_S = 300
+
+
+def describe_interpreter(python: str) -> dict[str, Any]:
+    """What `python` says about itself and its jax (see `conformance.child.envinfo`); `ConformanceError` when it
+    cannot be run or says nothing."""
+    if not os.path.isfile(python):
+        raise ConformanceError(f"--python {python}: no such file")
+    if not os.access(python, os.X_OK):
+        raise ConformanceError(f"--python {python}: not an executable interpreter")
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_FLAGS", "PYTHONPATH"))}
+    environ["PYTHONPATH"] = SOURCE_ROOT
+    with tempfile.TemporaryDirectory(prefix="jaxconf-python-") as workdir:
+        out = Path(workdir) / "env.json"
+        try:
+            done = subprocess.run([python, "-m", "conformance.child.envinfo", "--out", str(out)], env=environ,
+                                  capture_output=True, text=True, timeout=DESCRIBE_TIMEOUT_S, cwd=workdir)
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise ConformanceError(f"--python {python}: not a Python interpreter that runs ({exc})") from None
+        if done.returncode != 0 or not out.is_file():
+            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            raise ConformanceError(f"--python {python}: not a Python interpreter the suite can use ({last[:200]})")
+        try:
+            return json.loads(out.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ConformanceError(f"--python {python}: its description is unreadable ({exc})") from None
+
+
+def check_described(python: str, described: dict[str, Any]) -> str:
+    """The JAX version of a described interpreter; `ConformanceError` when it has no jax or jax does not import."""
+    if described.get("jax"):
+        return str(described["jax"])
+    installed = described.get("jax_installed") or (described.get("packages") or {}).get("jax")
+    if installed:
+        why = described.get("jax_error") or "unknown error"
+        raise ConformanceError(f"--python {python}: jax {installed} is installed but does not import ({why[:200]})")
+    raise ConformanceError(f"--python {python}: jax is not installed in it (Python {described.get('python')}); "
+                           f"install jax there, or give --wheels DIR or --jax VERSION instead")
+
+
+def existing_interpreter(python: str) -> tuple[str, Interpreter, dict[str, Any], float]:
+    """The JAX version, the interpreter, its description and the seconds it took, for `--python PATH` (the path
+    made absolute, symbolic links kept: a venv's `bin/python` links to its base interpreter)."""
+    started = time.monotonic()
+    python = os.path.abspath(os.path.expanduser(python))
+    described = describe_interpreter(python)
+    version = check_described(python, described)
+    return version, Interpreter(python, str(described.get("python") or "")), described, time.monotonic() - started
