@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from packaging.version import Version
+
 import conformance
 from conformance.atomic import write_text_atomically
 from conformance.core.case import CaseDeclarationError
@@ -458,12 +460,17 @@ def command_diff(args: argparse.Namespace) -> int:
 
 
 def stored_build(results: Path, side: Path) -> Path:
-    """`side` itself, or, for the version of a local build (`0.12.0.1+corp.3`, not a path), its result file in
-    `results`; `ConformanceError` when there is none (such a build is run with `run --wheels` or `--python`)."""
+    """`side` itself, or, for the version of a local build (`0.12.0.1+corp.3`, not a path) or of a stored pre-release
+    or dev build, its result file in `results`; `ConformanceError` when there is none (such a build is run with `run --wheels` or `--python`)."""
     text = str(side)
-    if side.exists() or not is_version(text) or "+" not in text:
+    if side.exists() or not is_version(text):
         return side
     stored = ResultStore(results).path_for(text, matrix.host_platform())
+    built = Version(text)  # a pre-release or dev build may be on no index this machine reads: its stored file
+    if stored.is_file() and (built.local or built.is_prerelease or built.is_devrelease):
+        return stored
+    if "+" not in text:
+        return side
     if not stored.is_file():
         raise ConformanceError(f"jax {text} is a local build, on no package index, and {results} holds no result "
                                f"file {stored.name}; run it first with `run --wheels DIR` or `run --python PATH`")

@@ -96,6 +96,22 @@ def test_a_retagged_wheel_runs_under_its_own_version_and_gates_against_the_relea
     assert back == 1, capsys.readouterr().out
 
 
+def test_a_rebuilt_wheel_of_the_same_version_never_reuses_the_results_of_the_build_before(corp_wheels, tmp_path,
+                                                                                         capsys):
+    """The team rebuilds 0.12.0.1+corp.3 without the fix and keeps the label: its cells run again, since a
+    build's reuse keys hold its installed files, not only its version."""
+    results = tmp_path / "results"
+    argv = ["run", "-k", VMAP, "-j", "1", "--results", str(results)]
+    assert cli.main([*argv, "--wheels", str(corp_wheels)]) == 0
+    assert cells_of(results / f"{CORP}-linux-x86_64.json")[VMAP]["status"] == "differs"  # with the fix
+    released = download_wheel("jax", DOCUMENTED, tmp_path / "download")
+    rebuilt = retag_wheel(released, CORP, tmp_path / "rebuilt").parent  # the same label, without the fix
+    capsys.readouterr()
+    assert cli.main([*argv, "--wheels", str(rebuilt)]) == 0
+    assert "1 cells (1 ran, 0 reused)" in capsys.readouterr().out
+    assert cells_of(results / f"{CORP}-linux-x86_64.json")[VMAP]["status"] == "conforms"  # the bug is back
+
+
 def test_run_python_takes_an_environment_the_suite_did_not_build(tmp_path, capsys):
     interpreter = EnvironmentBuilder().interpreter_for(DOCUMENTED)
     venv = tmp_path / "their-env"

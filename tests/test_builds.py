@@ -375,3 +375,54 @@ def test_uvs_own_index_variables_keep_working(monkeypatch):
     assert IndexOptions("https://given/simple", ("https://x/simple",)).indexes() == ["https://given/simple",
                                                                                     "https://x/simple"]
     assert IndexOptions().uv_args() == []  # uv reads its variables itself
+
+
+def test_an_index_url_with_a_token_is_read_with_basic_auth_and_never_shown(monkeypatch):
+    import base64
+    import http.client
+    import io
+    import urllib.request
+
+    from conformance.envs import index
+
+    seen = []
+
+    def urlopen(request, timeout):
+        seen.append(request)
+        return io.BytesIO(b'{"files": []}')
+
+    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
+    assert index.fetch_project_page("jax", "https://me:s3cr3t@mirror.example/simple") == {"files": []}
+    assert seen[0].full_url == "https://mirror.example/simple/jax/"
+    assert seen[0].get_header("Authorization") == "Basic " + base64.b64encode(b"me:s3cr3t").decode()
+
+    def refuses(request, timeout):
+        raise http.client.InvalidURL("nonnumeric port: 'https://me:s3cr3t@mirror.example'")
+
+    monkeypatch.setattr(urllib.request, "urlopen", refuses)
+    with pytest.raises(OSError) as caught:
+        index.fetch_project_page("jax", "https://me:s3cr3t@mirror.example/simple")
+    assert "s3cr3t" not in str(caught.value)
+    assert index.scrub_credentials("see https://me:s3cr3t@mirror.example/simple/jax/") == \
+        "see https://mirror.example/simple/jax/"
+
+
+def test_diff_reads_a_stored_dev_build_by_its_version(tmp_path, capsys):
+    from conformance import cli
+    from conformance.engine.matrix import host_platform
+    from tests.synthetic_results import cell, write
+
+    write(tmp_path, "0.13.0.dev20261201", host_platform(), [cell("config.x", status="differs")], schema=3)
+    release = write(tmp_path, "0.12.0.1", host_platform(), [cell("config.x")], schema=3)
+    assert cli.main(["diff", str(release), "0.13.0.dev20261201", "--results", str(tmp_path)]) == 0
+    assert "config.x: conforms -> differs" in capsys.readouterr().out
+
+
+def test_a_local_label_is_taken_in_its_normalized_form():
+    from conformance.engine.plugin import normalized_version
+    from conformance.envs.existing import check_described
+
+    assert check_described("/x/python", {"jax": "0.12.0.1+corp_3"}) == "0.12.0.1+corp.3"
+    assert normalized_version("0.12.0.1+Corp-3") == "0.12.0.1+corp.3"
+    with pytest.raises(ConformanceError, match="not a PEP 440 version"):
+        check_described("/x/python", {"jax": "0.12.0.1-local build"})

@@ -272,3 +272,10 @@ def test_cli_diff_and_gate_of_two_stored_releases_build_and_run_nothing(tmp_path
     assert cli.main(["gate", "--from", "0.7.2", "--to", "0.8.0", *selected]) == 0
     assert capsys.readouterr().out.count("nothing built or run") == 2
     assert builder.prepared == []
+
+
+def test_a_shard_file_of_a_ci_run_answers_bisect_but_not_a_whole_version_run(tmp_path):
+    request, builder, target, path = stored_setup(tmp_path)
+    path.rename(path.with_name(path.stem + "-shard2of2.json"))
+    assert list(matrix.stored_cells(request, builder, "0.8.0", [target])) == [target.id]
+    assert matrix.stored_run(request, builder, "0.8.0", [target]) is None  # gate and diff need the version's file

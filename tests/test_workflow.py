@@ -202,5 +202,6 @@ def test_the_action_takes_a_wheels_folder_and_an_index_url():
     assert {"wheels", "index-url", "extra-index-url", "pre"} <= set(action["inputs"])
     run = next(s for s in action["runs"]["steps"] if "run-shard.sh" in s.get("run", ""))
     assert run["env"]["WHEELS"] == "${{ inputs.wheels }}"
+    assert run["env"]["JAX"] == "${{ inputs.wheels == '' && inputs.versions || '' }}"  # a build runs alone
     assert run["env"]["INDEX_URL"] == "${{ inputs.index-url }}"
     assert run["env"]["EXTRA_INDEX_URL"] == "${{ inputs.extra-index-url }}"

@@ -84,7 +84,24 @@ def describe_environment() -> dict[str, Any]:
     info["platform"] = platform_tag(platform.system(), platform.machine(), info["backend"],
                                     info.get("gpu_runtime") or "")
     info["packages"] = installed_packages()
+    info["build_digest"] = build_digest(("jax", "jaxlib"))
     return info
+
+
+def build_digest(names: tuple[str, ...]) -> str:
+    """sha256 over the RECORD files (every installed file and its hash) of the named distributions: what tells two
+    builds of one version apart ("" for a name not installed)."""
+    import hashlib
+    from importlib import metadata
+
+    digest = hashlib.sha256()
+    for name in names:
+        try:
+            record = metadata.distribution(name).read_text("RECORD") or ""
+        except metadata.PackageNotFoundError:
+            record = ""
+        digest.update(f"{name}\n{record}\n".encode())
+    return digest.hexdigest()
 
 
 def installed_packages() -> dict[str, str]:

@@ -12,6 +12,7 @@ does the work: launching, retries, reuse) and merges the run into the version's 
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import platform
@@ -225,7 +226,8 @@ def host_platform() -> str:
     return platform_tag(platform.system(), platform.machine(), "cpu")
 
 
-def stored_cells(request: RunRequest, builder: Any, version: str, cells: Sequence[Cell]) -> dict[str, CellResult]:
+def stored_cells(request: RunRequest, builder: Any, version: str, cells: Sequence[Cell], *,
+                 shard_files: bool = True) -> dict[str, CellResult]:
     """The cells of `cells` that the results folder already answers for jax `version`, without building it.
 
     A stored cell answers when its run recorded the environment's digest, the release's pin file is the one
@@ -233,38 +235,49 @@ def stored_cells(request: RunRequest, builder: Any, version: str, cells: Sequenc
     is the one it ran on, the cell's reuse key computed with that environment is the one stored (the case,
     the shared probe code and the suite are unchanged), and it did not end broken or flaky. Nothing else
     is trusted: a release without a pin file, a `--rerun` and a sharded run answer nothing from storage.
+    The version's file is read, and with `shard_files` also its shard files (`-shardKofN.json`, as a sharded
+    CI run leaves them), the unsharded file first.
     """
     if request.rerun or request.shard or not cells:
         return {}
-    path = ResultStore(request.results).path_for(version, host_platform())
-    if not path.is_file():
+    store = ResultStore(request.results)
+    unsharded = store.path_for(version, host_platform())
+    paths = [unsharded] if unsharded.is_file() else []
+    if shard_files:
+        paths += sorted(request.results.glob(glob.escape(unsharded.stem) + "-shard*of*.json"))
+    if not paths:
         return {}
     try:
-        stored = load_result_file(path)
         requirements = builder.requirements(version)
         python = builder.interpreter_for(version).version
-    except (ResultsError, ConformanceError, OSError):
+    except (ConformanceError, OSError):
         return {}
-    head = stored.header
-    if (not head.environment_digest or requirements.pin_file is None or head.pins_hash != requirements.digest
-            or head.python != python):
+    if requirements.pin_file is None:
         return {}
     folder_hashes = {f.name: f.digest() for f in request.case_folders}
-    by_id = {c.cell_id: c for c in stored.cells}
-    answered = {}
-    for cell in cells:
-        found = by_id.get(cell.id)
-        if found is None or found.status not in REUSABLE:
+    answered: dict[str, CellResult] = {}
+    for path in paths:
+        try:
+            stored = load_result_file(path)
+        except (ResultsError, OSError):
             continue
-        environment = head.environment_digest + folder_hashes.get(cell.case.package, "")
-        if found.key and found.key == cell_key(cell.case, cell.param, environment):
-            answered[cell.id] = found
+        head = stored.header
+        if not head.environment_digest or head.pins_hash != requirements.digest or head.python != python:
+            continue
+        by_id = {c.cell_id: c for c in stored.cells}
+        for cell in cells:
+            found = by_id.get(cell.id)
+            if cell.id in answered or found is None or found.status not in REUSABLE:
+                continue
+            environment = head.environment_digest + folder_hashes.get(cell.case.package, "")
+            if found.key and found.key == cell_key(cell.case, cell.param, environment):
+                answered[cell.id] = found
     return answered
 
 
 def stored_run(request: RunRequest, builder: Any, version: str, cells: Sequence[Cell]) -> VersionRun | None:
-    """The version's run when the results folder answers every one of `cells` (see `stored_cells`), else None."""
-    answered = stored_cells(request, builder, version, cells)
+    """The version's run when its result file answers every one of `cells` (see `stored_cells`), else None."""
+    answered = stored_cells(request, builder, version, cells, shard_files=False)
     if not cells or len(answered) != len(cells):
         return None
     path = ResultStore(request.results).path_for(version, host_platform())
@@ -385,6 +398,8 @@ def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
         argv = pytest_argv(env, tmp, request, folder)
         if request.cell_ids:
             argv += ["--jax-cells", str(selection)]
+        if not getattr(env, "release", True):  # a build of its own: its files, not only its version, key its cells
+            argv.append("--jax-build-identity")
         child = subprocess.Popen(argv + ["--jax-pins-hash", env.pins_hash], cwd=SOURCE_ROOT, env=environ)
         try:
             code = child.wait()

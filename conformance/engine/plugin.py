@@ -11,6 +11,7 @@ test entry's `metadata` is the cell's `CellResult`.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import importlib.util
 import json
 import os
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from packaging.version import InvalidVersion, Version
 
 import conformance
 from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, CaseDeclarationError, load_module_cases
@@ -68,6 +70,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="the cells of --jax-cells already are shard K of --jax-shard K/N, split over every case "
                          "package of the run: label the results with the shard, split nothing again")
     group.addoption("--jax-pins-hash", default="", metavar="SHA256", help="the target's pin set, for the header")
+    group.addoption("--jax-build-identity", action="store_true",
+                    help="the target is a build of its own (wheel files, an existing interpreter): its reuse keys also "
+                         "hold the digest of its installed jax and jaxlib files, so a rebuilt wheel with the same "
+                         "version never reuses the results of the build before it")
     group.addoption("--conformance-cases", default=DEFAULT_CASE_PACKAGE, metavar="PACKAGE",
                     help="the package whose modules declare the cases (default conformance.cases)")
 
@@ -87,6 +93,15 @@ def _read_cell_list(path: str | None) -> set[str] | None:
 
 def _utc_now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def normalized_version(version: Any) -> Any:
+    """A version as PEP 440 normalizes it (`0.12.0.1+corp_3` → `0.12.0.1+corp.3`), which result files and their
+    names use; anything that does not parse is left as it is (the result header then refuses it by name)."""
+    try:
+        return str(Version(str(version))) if version else version
+    except InvalidVersion:
+        return version
 
 
 def describe_target(python: str) -> dict[str, Any]:
@@ -195,12 +210,16 @@ class ConformanceRun:
         """The target's description, asked for once."""
         if self.target is None:
             self.target = describe_target(self.python)
+            self.target["jax"] = normalized_version(self.target.get("jax"))
         return self.target
 
     def environment_digest(self) -> str:
         """The digest of the target's installed distributions and Python, as reuse keys hold it."""
         described = self.describe()
-        return environment_digest(described.get("packages") or {}, described.get("python") or "")
+        digest = environment_digest(described.get("packages") or {}, described.get("python") or "")
+        if self.config.getoption("jax_build_identity"):  # versions alone do not tell two builds of one version apart
+            digest = hashlib.sha256(f"{digest}|{described.get('build_digest') or ''}".encode()).hexdigest()
+        return digest
 
     def make_session(self) -> RunSession:
         """The run session for the collected cells."""

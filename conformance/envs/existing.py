@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from conformance.errors import ConformanceError
 from conformance.envs.interpreters import Interpreter
 
@@ -51,7 +53,11 @@ def describe_interpreter(python: str) -> dict[str, Any]:
 def check_described(python: str, described: dict[str, Any]) -> str:
     """The JAX version of a described interpreter; `ConformanceError` when it has no jax or jax does not import."""
     if described.get("jax"):
-        return str(described["jax"])
+        try:  # as PEP 440 normalizes it, the form result files and the plugin use (`+corp_3` is `+corp.3`)
+            return str(Version(str(described["jax"])))
+        except InvalidVersion:
+            raise ConformanceError(f"--python {python}: its jax says version {described['jax']!r}, which is not a "
+                                   f"PEP 440 version") from None
     installed = described.get("jax_installed") or (described.get("packages") or {}).get("jax")
     if installed:
         why = described.get("jax_error") or "unknown error"

@@ -7,7 +7,9 @@ and a stale cache is used when the index cannot be reached. `IndexOptions` are t
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import http.client
 import json
 import os
 import re
@@ -90,6 +92,11 @@ def without_credentials(url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
 
 
+def scrub_credentials(text: str) -> str:
+    """`text` with the user name and password of every URL in it removed (an error message may quote a URL)."""
+    return re.sub(r"(\w+://)[^/\s@]+@", r"\1", text)
+
+
 @dataclass(frozen=True)
 class IndexOptions:
     """Where packages come from: the user's `--index-url`, `--extra-index-url` (repeatable), `--find-links`
@@ -147,11 +154,22 @@ def merge_pages(pages: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def fetch_project_page(project: str, base: str | None = None, timeout: float = 30.0) -> dict[str, Any]:
-    """Download one project's PEP 691 JSON page."""
+    """Download one project's PEP 691 JSON page. A user name and password in the index URL (a mirror's token)
+    are sent as HTTP basic authentication, as pip and uv do; urllib would refuse them in the URL."""
     url = f"{base or index_url()}/{project}/"
-    request = urllib.request.Request(url, headers={"Accept": _SIMPLE_JSON})
-    with urllib.request.urlopen(request, timeout=timeout) as response:
-        return json.load(response)
+    parts = urllib.parse.urlsplit(url)
+    headers = {"Accept": _SIMPLE_JSON}
+    if parts.username is not None or parts.password is not None:
+        user = urllib.parse.unquote(parts.username or "")
+        secret = urllib.parse.unquote(parts.password or "")
+        headers["Authorization"] = "Basic " + base64.b64encode(f"{user}:{secret}".encode()).decode()
+        url = without_credentials(url)
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return json.load(response)
+    except http.client.HTTPException as exc:  # a malformed URL or reply: an OSError for the caller's one line
+        raise OSError(f"{type(exc).__name__}: {scrub_credentials(str(exc))}") from None
 
 
 def check_cache_folder(folder: Path) -> None:
@@ -212,7 +230,8 @@ class PackageIndex:
                 stale = self._read_cache(cached) if cached.exists() else None
                 if stale is None:
                     raise ConformanceError(
-                        f"cannot read the package index for {project} ({exc}); check the network, or name a "
+                        f"cannot read the package index for {project} ({scrub_credentials(str(exc))}); check the "
+                        f"network, or name a "
                         f"reachable simple index with --index-url (or UV_INDEX_URL)") from None
                 payload = stale
         self._pages[project] = parse_simple_json(payload)

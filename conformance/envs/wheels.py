@@ -18,6 +18,7 @@ from typing import Iterable
 
 from packaging.tags import Tag, platform_tags
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.version import InvalidVersion, Version
 
 from conformance.errors import ConformanceError
 
@@ -138,5 +139,10 @@ def read_wheels(folder: Path, machine_platforms: Iterable[str] | None = None) ->
     jax = by_project["jax"][0]
     metadata = wheel_metadata(jax.path)
     version = (metadata.get("Version") or [jax.version])[0]
+    try:  # as PEP 440 normalizes it, the form result files and the plugin use (`+corp_3` is `+corp.3`)
+        version = str(Version(version))
+    except InvalidVersion:
+        raise ConformanceError(f"{jax.path.name} says its version is {version!r}, which is not a PEP 440 version; "
+                               f"fix the wheel's METADATA") from None
     return WheelSet(folder.absolute(), jax, (by_project["jaxlib"] or [None])[0], tuple(wheels), version,
                     (metadata.get("Requires-Python") or [None])[0])
