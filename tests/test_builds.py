@@ -79,6 +79,14 @@ def test_report_columns_follow_pep440_order_and_words_follow_the_direction(tmp_p
     assert "0.12.0.1+corp.3" in summary and summary.index("0.11.2") < summary.index("0.12.0.1+corp.3")
 
 
+
+def test_newest_patch_per_minor_keeps_a_build_beside_its_release():
+    runs = [files(v, "linux-x86_64", [cell("config.x")]) for v in ("0.12.0", "0.12.0.1", "0.12.0.1+corp.3",
+                                                                    "0.13.0rc1")]
+    newest = {c.jax: c.newest_in_series for c in build_model(runs, []).columns}
+    assert newest == {"0.12.0": False, "0.12.0.1": True, "0.12.0.1+corp.3": True, "0.13.0rc1": True}
+
+
 def test_gate_and_diff_order_and_name_local_builds(tmp_path):
     base = write(tmp_path / "a", "0.12.0.1", "linux-x86_64", [cell(VMAP, "vmap", "conforms", known_issue=True)])
     build = write(tmp_path / "b", "0.12.0.1+corp.3", "linux-x86_64", [cell(VMAP, "vmap", "differs", known_issue=True)])

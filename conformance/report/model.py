@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from conformance.core.case import Case, section_order
 from conformance.core.status import (BROKEN, KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED, KNOWN_ISSUE_PRESENT, Status,
                                      describe)
@@ -476,6 +478,15 @@ def _discrepancies(columns: list[Column], rows: list[ParamRow], claims: Mapping[
     return found
 
 
+def _is_final_release(version: str) -> bool:
+    """Whether `version` is a plain release (no local label, pre-release or dev part); unparsable counts as one."""
+    try:
+        parsed = Version(version)
+    except InvalidVersion:
+        return True
+    return not (parsed.local or parsed.is_prerelease or parsed.is_devrelease or parsed.is_postrelease)
+
+
 def build_model(files: Iterable[ResultFile], cases: Iterable[Case], releases: Sequence[str] | None = None) -> ReportModel:
     """The report model from result files (any number of versions, platforms and shards).
 
@@ -485,10 +496,11 @@ def build_model(files: Iterable[ResultFile], cases: Iterable[Case], releases: Se
     merged = sorted(merge_files(files), key=lambda m: (version_key(m.jax), m.platform))
     columns = [_column(m.files, m.cells) for m in merged]
     newest = {}
-    for column in columns:  # sorted by version: the last of a series is its newest patch
-        newest[column.series] = column.jax
-    for column in columns:
-        column.newest_in_series = newest[column.series] == column.jax
+    for column in columns:  # sorted by version: the last final release of a series is its newest patch
+        if _is_final_release(column.jax):
+            newest[column.series] = column.jax
+    for column in columns:  # a build of one's own (local label, pre-release, dev) always stays in view
+        column.newest_in_series = newest.get(column.series) == column.jax or not _is_final_release(column.jax)
     declared = {c.id: c for c in cases}
     seen: dict[str, set[str]] = {}
     for run in merged:
