@@ -279,3 +279,15 @@ def test_a_shard_file_of_a_ci_run_answers_bisect_but_not_a_whole_version_run(tmp
     path.rename(path.with_name(path.stem + "-shard2of2.json"))
     assert list(matrix.stored_cells(request, builder, "0.8.0", [target])) == [target.id]
     assert matrix.stored_run(request, builder, "0.8.0", [target]) is None  # gate and diff need the version's file
+
+
+def test_a_file_holding_a_deleted_cases_cell_is_run_so_the_merge_drops_it(tmp_path):
+    request, builder, target, path = stored_setup(tmp_path)
+    assert matrix.stored_run(request, builder, "0.8.0", [target]) is not None
+    data = json.loads(path.read_text())
+    ghost = json.loads(json.dumps(data["tests"][0]))
+    ghost["metadata"].update({"case": "numerics.deleted_case", "param": ""})
+    data["tests"].append(ghost)
+    path.write_text(json.dumps(data))
+    assert list(matrix.stored_cells(request, builder, "0.8.0", [target])) == [target.id]  # bisect: still answers
+    assert matrix.stored_run(request, builder, "0.8.0", [target]) is None

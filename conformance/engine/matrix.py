@@ -276,13 +276,17 @@ def stored_cells(request: RunRequest, builder: Any, version: str, cells: Sequenc
 
 
 def stored_run(request: RunRequest, builder: Any, version: str, cells: Sequence[Cell]) -> VersionRun | None:
-    """The version's run when its result file answers every one of `cells` (see `stored_cells`), else None."""
+    """The version's run when its result file answers every one of `cells` (see `stored_cells`) and holds no cell
+    of a case this checkout no longer declares, else None."""
     answered = stored_cells(request, builder, version, cells, shard_files=False)
     if not cells or len(answered) != len(cells):
         return None
     path = ResultStore(request.results).path_for(version, host_platform())
-    return VersionRun(file=load_result_file(path), path=path, wall_s=0.0, cells=len(cells), reused=len(cells),
-                      launcher="stored")
+    stored = load_result_file(path)
+    retired = [retired_in(folder) for folder in request.sources or (None,)]
+    if any(any(is_retired(c.cell_id) for is_retired in retired) for c in stored.cells):
+        return None  # the file holds cells of cases no longer declared: a run's merge drops them, and says so
+    return VersionRun(file=stored, path=path, wall_s=0.0, cells=len(cells), reused=len(cells), launcher="stored")
 
 
 def run_matrix(request: RunRequest, builder: Any, on_event: OnEvent = _ignore, *,
