@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import textwrap
 from pathlib import Path
@@ -130,8 +131,10 @@ def test_the_example_folder_runs_end_to_end_against_the_newest_environment_and_g
     isolated.append("teamcases")
     newest = load_matrix("default").versions[-1]
     EnvironmentBuilder().prepare(newest)
+    team = tmp_path / "teamcases"  # a copy: the test changes one of its files
+    shutil.copytree(EXAMPLE, team, ignore=shutil.ignore_patterns("__pycache__"))
     results = tmp_path / "results"
-    argv = ["run", "--jax", newest, "--cases", str(EXAMPLE), "-k", "teamcases", "--results", str(results),
+    argv = ["run", "--jax", newest, "--cases", str(team), "-k", "teamcases", "--results", str(results),
             "-o", str(tmp_path / "report.html"), "-j", "2"]
     assert cli.main(argv) == 0
     assert "Team §1 Our NaN guard" in (tmp_path / "report.html").read_text()  # its own section in the report
@@ -143,10 +146,15 @@ def test_the_example_folder_runs_end_to_end_against_the_newest_environment_and_g
     assert guard["rows"] == ["teamcases.nan_guard.after_vmap"] and guard["known_issue"] is True
     assert guard["status"] == "conforms", guard  # the known issue reproduces on the newest release
     assert cells["teamcases/nan_guard.runtime_error_class"]["status"] == "conforms"
-    assert data["jax_conformance"]["case_folders"] == [{"name": "teamcases", "hash": folder_digest(EXAMPLE)}]
-    assert cli.main(argv) == 0
+    assert data["jax_conformance"]["case_folders"] == [{"name": "teamcases", "hash": folder_digest(team)}]
+    capsys.readouterr()
+    assert cli.main(argv) == 0  # unchanged: the stored cells answer, the folder's hash included in their keys
+    assert f"jax {newest}: all 2 selected cells answered by stored results" in capsys.readouterr().out
+    assert json.loads(path.read_text()) == data
+    (team / "helpers_note.py").write_text("# a helper of the folder changed\n")
+    assert cli.main(argv) == 0  # its cells' keys hold the folder's files: they run again, nothing from storage
     again = json.loads(path.read_text())
-    assert all(t["metadata"]["reused"] for t in again["tests"])
+    assert not any(t["metadata"]["reused"] for t in again["tests"])
     capsys.readouterr()
     assert cli.main(["gate", "--baseline", str(path), "--candidate", str(path)]) == 0
     assert "PASS" in capsys.readouterr().out
