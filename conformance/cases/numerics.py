@@ -493,8 +493,11 @@ def _checkify_set_expect(name):
     claim="Run under jit(checkify(f, errors=S)) on a function with a user check, a log, an index and an integer "
           "floor division, each error set S reports the failures of its own kind, and err.get() is None for a "
           "clean input.",
-    params=[Param(name, rows=[f"numerics.checkify.sets.{name}"], expect=_checkify_set_expect(name))
-            for name in ("user", "nan", "index", "div", "all")],
+    params=[Param("user", rows=["numerics.checkify.sets.user"], expect=_checkify_set_expect("user")),
+            Param("nan", rows=["numerics.checkify.sets.nan"], expect=_checkify_set_expect("nan")),
+            Param("index", rows=["numerics.checkify.sets.index"], expect=_checkify_set_expect("index")),
+            Param("div", rows=["numerics.checkify.sets.div"], expect=_checkify_set_expect("div")),
+            Param("all", rows=["numerics.checkify.sets.all"], expect=_checkify_set_expect("all"))],
     notes="Asserted, as the chapter's asserts: err.get() is None for the clean input under every set; the "
           "sample message of user, nan, index and div contains the chapter's substring; user_checks reports "
           "nothing for the out-of-bounds index; all_checks reports every failing input. The div set also divides "
