@@ -9,8 +9,6 @@ be tested without a shell; expected problems become one line on stderr and exit 
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import hashlib
 import json
 import os
 import signal
@@ -337,36 +335,11 @@ def prepare_targets(builder: EnvironmentBuilder, targets: list[tuple[str, str]])
     return prepared
 
 
-def own_requests(request: matrix.RunRequest,
-                 prepared: dict[tuple[str, str], JaxEnvironment]) -> dict[tuple[str, str], matrix.RunRequest]:
-    """The request each given build runs under. Results are stored per (JAX version, platform), so a build whose
-    version is also run as a release in the same command (an image's jax 0.12.0.1 gated against the release
-    0.12.0.1), or by an earlier build of it, is stored in a folder of its own, `DIR/builds/<kind>-<hash>/`, instead
-    of into the other's file."""
-    taken = set(request.versions)
-    own = {}
-    for (kind, where), env in prepared.items():
-        if env.version in taken:
-            name = env.pins_hash if kind == "wheels" else hashlib.sha256(env.python.encode()).hexdigest()
-            own[(kind, where)] = dataclasses.replace(request, results=request.results / "builds" / f"{kind}-{name[:10]}")
-        else:
-            own[(kind, where)] = request
-        taken.add(env.version)
-    return own
-
-
 def run_prepared(request: matrix.RunRequest, prepared: dict[tuple[str, str], JaxEnvironment],
                  progress: "Progress") -> list[str]:
     """Run the request's cells on each prepared environment; the ones that failed, named (each failure said)."""
-    failed = []
-    requests = own_requests(request, prepared)
-    for (kind, where), env in prepared.items():
-        try:
-            matrix.run_environment(requests[(kind, where)], env, progress)
-        except (ConformanceError, ResultsError) as exc:
-            failed.append(f"jax {env.version} (--{kind} {where})")
-            progress(matrix.VersionFailed(env.version, str(exc)))
-    return failed
+    _, failed = matrix.run_builds(request, prepared, progress)
+    return [f"jax {prepared[target].version} (--{target[0]} {target[1]})" for target in failed]
 
 
 def render_report(paths: Any, out: Path, markdown: Path | None = None,
@@ -496,9 +469,8 @@ def run_targets(args: argparse.Namespace, targets: list[tuple[str, str]]) -> lis
     progress = Progress()
     finished = matrix.run_matrix(request, builder, progress, keep_going=False, cells=selection.chosen).finished
     paths: dict[tuple[str, str], Path] = {("jax", v): done.path for v, done in zip(versions, finished)}
-    requests = own_requests(request, prepared)
-    for target, env in prepared.items():
-        paths[target] = matrix.run_environment(requests[target], env, progress).path
+    built, _ = matrix.run_builds(request, prepared, progress, keep_going=False)
+    paths.update({target: done.path for target, done in built.items()})
     return [paths[target] for target in targets]
 
 

@@ -12,7 +12,9 @@ does the work: launching, retries, reuse) and merges the run into the version's 
 
 from __future__ import annotations
 
+import dataclasses
 import glob
+import hashlib
 import json
 import os
 import platform
@@ -23,7 +25,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence, Union
+from typing import Any, Callable, Hashable, Mapping, Sequence, Union
 
 from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, folder_namespace, load_cases
 from conformance.core.casefolders import FOLDERS_VARIABLE, folders_variable
@@ -32,7 +34,7 @@ from conformance.engine.folders import CaseFolder, import_folder, refuse_shadowi
 from conformance.engine.keys import cell_key
 from conformance.engine.runner import SOURCE_ROOT
 from conformance.engine.selection import Cell, all_cells, select_cells
-from conformance.engine.session import REUSABLE
+from conformance.engine.session import still_answers
 from conformance.engine.shards import Shard, check_shard_count, select_shard
 from conformance.errors import ConformanceError
 from conformance.results.durations import recorded_durations
@@ -267,10 +269,10 @@ def stored_cells(request: RunRequest, builder: Any, version: str, cells: Sequenc
         by_id = {c.cell_id: c for c in stored.cells}
         for cell in cells:
             found = by_id.get(cell.id)
-            if cell.id in answered or found is None or found.status not in REUSABLE:
+            if cell.id in answered or found is None:
                 continue
             environment = head.environment_digest + folder_hashes.get(cell.case.package, "")
-            if found.key and found.key == cell_key(cell.case, cell.param, environment):
+            if still_answers(found, cell_key(cell.case, cell.param, environment)):
                 answered[cell.id] = found
     return answered
 
@@ -331,6 +333,41 @@ def run_environment(request: RunRequest, env: Any, on_event: OnEvent = _ignore) 
     done = run_version(env, request, on_event)
     on_event(VersionDone(done))
     return done
+
+
+def build_requests(request: RunRequest, builds: Mapping[Hashable, Any]) -> dict[Hashable, RunRequest]:
+    """The request each given build (`--python`, `--wheels`) runs under. Results are stored per (JAX version,
+    platform), so a build whose version is also run as a release in the same request (an image's jax 0.12.0.1 gated
+    against the release 0.12.0.1), or by an earlier build of it, is stored in a folder of its own,
+    `DIR/builds/<kind>-<hash>/`, instead of into the other's file. `builds` maps `(kind, where)` to its environment."""
+    taken = set(request.versions)
+    own = {}
+    for (kind, where), env in builds.items():
+        if env.version in taken:
+            name = env.pins_hash if kind == "wheels" else hashlib.sha256(env.python.encode()).hexdigest()
+            own[(kind, where)] = dataclasses.replace(request, results=request.results / "builds" / f"{kind}-{name[:10]}")
+        else:
+            own[(kind, where)] = request
+        taken.add(env.version)
+    return own
+
+
+def run_builds(request: RunRequest, builds: Mapping[Hashable, Any], on_event: OnEvent = _ignore, *,
+               keep_going: bool = True) -> tuple[dict[Hashable, VersionRun], list[Hashable]]:
+    """Run the request's cells on each given build, each stored under `build_requests`' results folder: the runs
+    that finished, and the builds that failed (each said as `VersionFailed`; without `keep_going` the error
+    propagates)."""
+    requests = build_requests(request, builds)
+    finished, failed = {}, []
+    for target, env in builds.items():
+        try:
+            finished[target] = run_environment(requests[target], env, on_event)
+        except (ConformanceError, ResultsError) as exc:
+            if not keep_going:
+                raise
+            failed.append(target)
+            on_event(VersionFailed(env.version, str(exc)))
+    return finished, failed
 
 
 def run_version(env: Any, request: RunRequest, on_event: OnEvent = _ignore) -> VersionRun:

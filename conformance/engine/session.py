@@ -55,6 +55,12 @@ class RunResult:
     reused: int = 0
 
 
+def still_answers(stored: CellResult | None, key: str) -> bool:
+    """Whether a stored result may stand for a cell whose reuse key is now `key`: the same non-empty key, and a
+    status that a new run would not try again (never broken or flaky)."""
+    return stored is not None and bool(key) and stored.key == key and stored.status in REUSABLE
+
+
 @dataclass
 class RunSession:
     """Runs cells against one `Target`.
@@ -139,10 +145,10 @@ class RunSession:
 
     def _reusable(self, cell: Cell, key: str) -> CellResult | None:
         """A stored result with the same key; never one that ended broken or flaky (the next run may differ)."""
-        if self.rerun or not key:
+        if self.rerun:
             return None
         stored = self.stored.get(cell.id)
-        if stored is None or stored.key != key or stored.status not in REUSABLE:
+        if not still_answers(stored, key):
             return None
         return CellResult.from_json({**stored.to_json(), "reused": True})
 

@@ -42,8 +42,7 @@ def markdown_summary(model: ReportModel, *, cells: bool = True) -> str:
         lines.append(f"- {_md(found.cell_id)} ({_md(found.platform)}): the chapter: {_md(found.claim)} "
                      f"Observed: {_md(observed or found.result.reason)}. "
                      + (f"Why: {_md(found.note)}" if found.note else "No note yet: unexplained."))
-    changing = {row.cell_id for row in model.param_rows
-                if len({c.word for c in row.cells if c.result is not None}) > 1}
+    changing = {row.cell_id for row in model.param_rows if row.changes}
     knowns = [t for t in model.timelines if t.known_issue]
     others = [t for t in model.timelines if not t.known_issue and t.cell_id in changing]
     if knowns or others:
