@@ -1,69 +1,212 @@
-"""The Markdown summary of the report, for a CI step summary or a pull request. Pure logic on the report model.
+"""The Markdown page of the report, ready to paste (a pull request, a wiki, a CI step summary). Pure logic.
 
-Every string from a result file is flattened to one line and escaped (HTML, code spans, links,
-images and table-cell breaks).
+GitHub-flavoured Markdown: a header (what was checked, when, by which suite version, a link to the HTML
+page), a legend, the overview per column, where the documented release differs from the chapter, and the
+known issues and rows that change as compact "since which release" tables. `full=True` adds what changed
+between neighbouring releases and the table of every cell. Every string from a result file is flattened to
+one line and backslash-escaped (never an HTML entity), so the raw text reads as the rendered one.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
-from html import escape as html_escape
+import re
+from typing import Any
+from urllib.parse import quote
 
+import conformance
+from conformance.core.status import (KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED, KNOWN_ISSUE_PRESENT,
+                                     KNOWN_ISSUE_WORDING, MEANING, Status)
 from conformance.core.versions import DOCUMENTED_JAX
 from conformance.report.common import STATUS_ORDER, visible
-from conformance.report.model import CHANGE_GROUPS, ReportModel
+from conformance.report.model import CHANGE_GROUPS, NOT_RUN, ParamRow, ReportModel, TableCell
+from conformance.report.spans import joined, platform_states, spans
+
+CHAPTER = "The Debugging Toolkit"
+DEFAULT_HTML_LINK = "index.html"
+PRINTED_DIFFERS = "printed output differs"
+MAX_VALUE = 160  # characters of an observed or expected value quoted in the discrepancies
+
+# Markdown's punctuation that can start or end markup anywhere in a line. `_` is handled apart: between two
+# letters or digits it cannot open or close emphasis, so `debug_nans_vmap_miss` stays readable in the raw text.
+_SPECIAL = re.compile(r"([\\`*\[\]<>|~&])")
+_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 
 
-def _md(text: str) -> str:
-    """`text` made safe inside Markdown: one line, no live HTML, code spans, links, images or cell breaks."""
-    flat = html_escape(" ".join(visible(text).split()), quote=False)
-    for char, entity in (("|", "\\|"), ("`", "&#96;"), ("[", "&#91;"), ("]", "&#93;"), ("!", "&#33;")):
-        flat = flat.replace(char, entity)
-    return flat
+def text(value: Any) -> str:
+    """`value` as Markdown text that renders literally: one line, Markdown punctuation backslash-escaped."""
+    flat = " ".join(visible(str(value)).split())
+    return _UNDERSCORE.sub(r"\\_", _SPECIAL.sub(r"\\\1", flat))
 
 
-def markdown_summary(model: ReportModel, *, cells: bool = True) -> str:
-    """Markdown for a CI step summary: the overview per column, where the documented release differs from the
-    chapter, since which release each known issue and each changing row behaves as it does (exact releases
-    where every release between has a result), what changed, and (optionally) every cell."""
-    lines = ["## JAX conformance", "",
-             "| jax | platform | " + " | ".join(STATUS_ORDER) + " | conforming | printed output differs |",
-             "|---|---|" + "---|" * (len(STATUS_ORDER) + 2)]
+def code(value: Any, in_table: bool = False) -> str:
+    """`value` as an inline code span (one line); in a table, its `|` escaped as GFM asks."""
+    flat = " ".join(visible(str(value)).split())
+    longest = max((len(run) for run in re.findall(r"`+", flat)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") or not flat.strip() else ""
+    span = f"{fence}{pad}{flat}{pad}{fence}"
+    return span.replace("|", "\\|") if in_table else span
+
+
+def link_target(url: str) -> str:
+    """`url` made safe as a Markdown link destination: spaces, parentheses, angle brackets and controls encoded."""
+    return quote(visible(url.strip()), safe=":/?#@!$&'*+,;=%~-._[]")
+
+
+def _shorten(value: Any) -> str:
+    shown = json.dumps(value, ensure_ascii=False, default=repr)
+    return shown if len(shown) <= MAX_VALUE else shown[:MAX_VALUE - 1] + "…"
+
+
+def _header(model: ReportModel, generated_at: str, html_link: str) -> list[str]:
+    versions = [jax for jax, _ in model.versions]
+    span = (f"{len(versions)} JAX release{'s' if len(versions) != 1 else ''}"
+            + (f" ({text(versions[0])} to {text(versions[-1])})" if len(versions) > 1 else
+               f" ({text(versions[0])})" if versions else ""))
+    platforms = ", ".join(text(p) for p in model.platforms) or "no platform"
+    return [
+        "# JAX conformance report", "",
+        f"Behaviours that the chapter “{CHAPTER}” documents for JAX {DOCUMENTED_JAX}, checked on {span} on "
+        f"{platforms}: {len(model.param_rows)} cells each. Generated {text(generated_at)} by jax-conformance "
+        f"{text(conformance.__version__)}.", "",
+        f"**[Open the interactive report]({link_target(html_link)})** for each cell's observation, its difference "
+        f"from the chapter and a script that reproduces it.",
+    ]
+
+
+def _legend() -> list[str]:
+    lines = ["", "## Legend", "", "| word | meaning |", "|---|---|"]
+    lines += [f"| {s.value} | {text(MEANING[s])} |" for s in Status]
+    lines.append(f"| {NOT_RUN} | no result for this cell in this run |")
+    lines += [f"| {text(word)} | {text(KNOWN_ISSUE_WORDING[word])} |"
+              for word in (KNOWN_ISSUE_PRESENT, KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED)]
+    lines.append(f"| {PRINTED_DIFFERS} | what the chapter only prints (wording, reprs, counts) came out otherwise; "
+                 "a mark, it does not change the status |")
+    return lines
+
+
+def _overview(model: ReportModel) -> list[str]:
+    shown = [s for s in STATUS_ORDER if any(c.counts.get(s, 0) for c in model.columns)]
+    several = len(model.platforms) > 1
+    heads = ["jax"] + (["platform"] if several else []) + ["conforming"] + shown + [PRINTED_DIFFERS]
+    lines = ["", "## Overview", "", "| " + " | ".join(heads) + " |", "|" + "---|" + "---|" * (len(heads) - 1)]
     for column in model.columns:
-        counts = " | ".join(str(column.counts.get(s, 0)) for s in STATUS_ORDER)
-        lines.append(f"| {_md(column.jax)} | {_md(column.platform)} | {counts} | {column.conforming_text} | "
-                     f"{column.printed_differs} |")
-    lines += ["", f"### Where JAX {DOCUMENTED_JAX} differs from the chapter", ""]
+        cells = [text(column.jax)] + ([text(column.platform)] if several else []) + [column.conforming_text]
+        cells += [str(column.counts.get(s, 0)) for s in shown] + [str(column.printed_differs)]
+        lines.append("| " + " | ".join(cells) + " |")
+    if not model.columns:
+        lines = ["", "## Overview", "", "No result files."]
+    return lines
+
+
+def _discrepancies(model: ReportModel) -> list[str]:
+    lines = ["", f"## Where JAX {DOCUMENTED_JAX} differs from the chapter", ""]
     if not model.discrepancies:
-        lines.append("None: on the documented release every asserted fact holds.")
+        return lines + ["None: on the documented release every asserted fact holds."]
     for found in model.discrepancies:
-        observed = "; ".join(f"{d.get('path')}: expected {json.dumps(d.get('expected'), default=repr)}, observed "
-                             f"{json.dumps(d.get('observed'), default=repr)}" for d in found.result.diff)
-        lines.append(f"- {_md(found.cell_id)} ({_md(found.platform)}): the chapter: {_md(found.claim)} "
-                     f"Observed: {_md(observed or found.result.reason)}. "
-                     + (f"Why: {_md(found.note)}" if found.note else "No note yet: unexplained."))
-    changing = {row.cell_id for row in model.param_rows if row.changes}
-    knowns = [t for t in model.timelines if t.known_issue]
-    others = [t for t in model.timelines if not t.known_issue and t.cell_id in changing]
-    if knowns or others:
-        lines += ["", "### Since which release", ""]
-        lines += [f"- known issue {_md(t.cell_id)} ({_md(t.platform)}): {_md(t.text)}" for t in knowns]
-        lines += [f"- {_md(t.cell_id)} ({_md(t.platform)}): {_md(t.text)}" for t in others]
+        observed = "; ".join(f"{code(d.get('path'))}: expected {code(_shorten(d.get('expected')))}, observed "
+                             f"{code(_shorten(d.get('observed')))}" for d in found.result.diff)
+        lines += [f"- {code(found.cell_id)} on {text(found.platform)}", "",
+                  f"  **The chapter:** {text(found.claim) or 'no claim recorded'}", "",
+                  f"  **Observed:** {observed or text(found.result.reason) or 'no difference recorded'}", "",
+                  f"  **Why:** {text(found.note)}" if found.note else "  **Why:** no note yet: unexplained.", ""]
+    return lines[:-1]
+
+
+def _newest(row: ParamRow, model: ReportModel, platform: str) -> TableCell | None:
+    measured = [cell for column, cell in zip(model.columns, row.cells)
+                if column.platform == platform and cell.result is not None]
+    return measured[-1] if measured else None
+
+
+def _history(row: ParamRow, model: ReportModel, platform: str) -> tuple[str, str]:
+    """Where the row conforms, and where it does not (other statuses named), over the platform's releases."""
+    states = platform_states(model.columns, [[cell] for cell in row.cells], platform, lambda c: c[0].status)
+    runs = spans(states)
+    conforming = [r for r in runs if r.state == Status.CONFORMS.value]
+    others = [r.text + ("" if r.state == Status.DIFFERS.value else f" ({r.state})")
+              for r in runs if r.state != Status.CONFORMS.value]
+    return joined(conforming) or "never", ", ".join(others) or "–"
+
+
+def _since_tables(model: ReportModel) -> list[str]:
+    several = len(model.platforms) > 1
+    lead = "| platform " if several else ""
+    known, changing = [], []
+    for row in model.param_rows:
+        for platform in model.platforms:
+            at = [k for k, column in zip(row.known_at, model.columns) if column.platform == platform]
+            newest = _newest(row, model, platform)
+            if newest is None:
+                continue
+            yes, no = _history(row, model, platform)
+            start = f"| {code(row.cell_id, in_table=True)} " + (f"| {text(platform)} " if several else "")
+            if any(at):
+                known.append(f"{start}| {yes} | {no} | {text(newest.word)} |")
+            elif row.changes:
+                changing.append(f"{start}| {yes} | {no} | {text(newest.word)} |")
+    lines = []
+    if known:
+        lines += ["", "## Known issues", "",
+                  "A known issue is a bug the chapter documents: where the row conforms, the bug reproduces.", "",
+                  f"| known issue {lead}| bug reproduces in | not in | newest |", "|---|" + "---|" * (3 + several)]
+        lines += known
+    if changing:
+        lines += ["", "## Since which release", "",
+                  "Rows whose status changes across the releases (a release without a result is left out).", "",
+                  f"| cell {lead}| conforms in | not in | newest |", "|---|" + "---|" * (3 + several)]
+        lines += changing
+    return lines
+
+
+def _changes(model: ReportModel) -> list[str]:
+    lines = []
     for step in model.steps:
-        if step.total:
-            lines += ["", f"### {_md(step.before)} → {_md(step.after)} ({_md(step.platform)})"]
-            for group in CHANGE_GROUPS:
-                for change in step.groups[group]:
-                    lines.append(f"- {group}: {_md(change.cell_id)} ({_md(change.before)} → {_md(change.after)})")
-    if cells:
-        heads = [f"{c.jax} ({c.platform})" for c in model.columns]
-        lines += ["", "| Section | Cell | " + " | ".join(map(_md, heads)) + " |",
-                  "|---|---|" + "---|" * len(heads)]
-        for section in model.sections:
-            for block in section.cases:
-                for row in block.params:
-                    name = _md(row.cell_id) + (" (known issue)" if row.known_issue else "")
-                    words = " | ".join(_md(c.word) + (" (printed output differs)" if c.printed_differs else "")
-                                       for c in row.cells)
-                    lines.append(f"| {_md(section.heading)} | {name} | {words} |")
+        if not step.total:
+            continue
+        printed = len(step.groups["printed output changed"])
+        lines += ["", f"### {text(step.before)} → {text(step.after)} ({text(step.platform)})", ""]
+        for group in CHANGE_GROUPS[:-1]:
+            for change in step.groups[group]:
+                lines.append(f"- {group}: {code(change.cell_id)} ({text(change.before)} → {text(change.after)})")
+        if printed:
+            lines.append(f"- printed output changed in {printed} cell{'s' if printed != 1 else ''}, status unchanged")
+    return (["", "## What changed between neighbouring releases"] + lines) if lines else []
+
+
+def _every_cell(model: ReportModel) -> list[str]:
+    heads = [f"{c.jax} ({c.platform})" if len(model.platforms) > 1 else c.jax for c in model.columns]
+    lines = ["", "## Every cell", "", "| section | cell | " + " | ".join(map(text, heads)) + " |",
+             "|---|---|" + "---|" * len(heads)]
+    for section in model.sections:
+        for block in section.cases:
+            for row in block.params:
+                name = code(row.cell_id, in_table=True) + (" (known issue)" if row.known_issue else "")
+                words = " | ".join(text(c.word) + (f" ({PRINTED_DIFFERS})" if c.printed_differs else "")
+                                   for c in row.cells)
+                lines.append(f"| {text(section.heading)} | {name} | {words} |")
+    return lines
+
+
+def _moment(generated_at: dt.datetime | str | None) -> str:
+    if generated_at is None:
+        generated_at = dt.datetime.now(dt.timezone.utc)
+    if isinstance(generated_at, dt.datetime):
+        return generated_at.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return generated_at
+
+
+def markdown_summary(model: ReportModel, *, full: bool = False, generated_at: dt.datetime | str | None = None,
+                     html_link: str = DEFAULT_HTML_LINK) -> str:
+    """The Markdown page: header with date, suite version, platforms and a link to the HTML page (`html_link`,
+    relative `index.html` by default); legend; overview; where the documented release differs from the chapter;
+    known issues and "since which release" tables. `full` adds what changed between neighbouring releases and
+    the table of every cell."""
+    lines: list[str] = _header(model, _moment(generated_at), html_link) + _legend() + _overview(model)
+    lines += _discrepancies(model) + _since_tables(model)
+    if full:
+        lines += _changes(model) + _every_cell(model)
     return "\n".join(lines) + "\n"
+
