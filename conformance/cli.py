@@ -41,6 +41,8 @@ from conformance.envs.matrix import DEFAULT_MATRIX, matrix_versions
 from conformance.envs.pins import compile_pins
 from conformance.errors import ConformanceError
 from conformance.report.html import write_report
+from conformance.report.markdown import DEFAULT_HTML_LINK
+from conformance.report.outputs import ExtraOutputs
 from conformance.report.terminal import cases_listing, run_summary
 from conformance.results.load import ResultsError, load_results, read_results_tolerantly
 from conformance.results.outputs import check_outputs
@@ -141,6 +143,14 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("-o", "--output", type=Path, default=DEFAULT_REPORT, metavar="PATH")
     report.add_argument("--markdown", type=Path, metavar="PATH", help="also write the Markdown summary")
     report.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML, one test case per cell")
+    report.add_argument("--markdown-full", action="store_true",
+                        help="the Markdown also lists what changed between releases and every cell (large)")
+    report.add_argument("--html-link", default=DEFAULT_HTML_LINK, metavar="URL",
+                        help="where the Markdown links to the HTML report (default: index.html, relative)")
+    report.add_argument("--compat-json", type=Path, metavar="PATH",
+                        help="also write compatibility data shaped like MDN browser-compat-data")
+    report.add_argument("--wptreport", type=Path, metavar="PATH",
+                        help="also write web-platform-tests' wptreport JSON (one subsuite per run)")
 
     matrix = commands.add_parser("matrix", help="print the JAX versions of a matrix (latest: read from the index)")
     matrix.add_argument("names", nargs="?", default=DEFAULT_MATRIX, metavar="NAMES",
@@ -342,8 +352,8 @@ def run_prepared(request: matrix.RunRequest, prepared: dict[tuple[str, str], Jax
     return [f"jax {prepared[target].version} (--{target[0]} {target[1]})" for target in failed]
 
 
-def render_report(paths: Any, out: Path, markdown: Path | None = None,
-                  junit: Path | None = None, cases: list | None = None) -> tuple[Path, list[str]]:
+def render_report(paths: Any, out: Path, markdown: Path | None = None, junit: Path | None = None,
+                  cases: list | None = None, extra: ExtraOutputs | None = None) -> tuple[Path, list[str]]:
     """Render every readable result file; name each unreadable one, and each conflicting cell, on stderr;
     return the report and the problems. `cases` give rows their sections (default: the built-in cases)."""
     loaded = read_results_tolerantly(paths)
@@ -355,7 +365,7 @@ def render_report(paths: Any, out: Path, markdown: Path | None = None,
     report_conflicts([c for run in merge_files(loaded.files) for c in run.conflicts])
     releases = EnvironmentBuilder().index.cached_releases("jax")  # offline: the report names ranges instead
     return write_report(loaded.files, out, markdown_path=markdown, junit_path=junit, cases=cases,
-                        releases=releases), loaded.problems
+                        releases=releases, extra=extra), loaded.problems
 
 
 def report_conflicts(conflicts: list) -> int:
@@ -368,11 +378,14 @@ def report_conflicts(conflicts: list) -> int:
 
 def command_report(args: argparse.Namespace) -> int:
     """Render every readable result file into the HTML report; name each unreadable one and exit 1."""
-    check_outputs([("-o", args.output), ("--markdown", args.markdown), ("--junit", args.junit)],
-                  inputs=list(args.results))
-    out, problems = render_report(args.results, args.output, args.markdown, args.junit)
+    check_outputs([("-o", args.output), ("--markdown", args.markdown), ("--junit", args.junit),
+                   ("--compat-json", args.compat_json), ("--wptreport", args.wptreport)], inputs=list(args.results))
+    extra = ExtraOutputs(args.markdown_full, args.html_link, args.compat_json, args.wptreport)
+    out, problems = render_report(args.results, args.output, args.markdown, args.junit, extra=extra)
     print(f"report: {out}" + (f"\nmarkdown: {args.markdown}" if args.markdown else "")
-          + (f"\njunit: {args.junit}" if args.junit else ""))
+          + (f"\njunit: {args.junit}" if args.junit else "")
+          + (f"\ncompat json: {args.compat_json}" if args.compat_json else "")
+          + (f"\nwptreport: {args.wptreport}" if args.wptreport else ""))
     return 1 if problems else 0
 
 

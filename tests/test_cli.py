@@ -131,4 +131,4 @@ def test_report_writes_html_and_markdown(capsys, tmp_path):
     html, markdown = tmp_path / "out" / "index.html", tmp_path / "out" / "index.md"
     assert cli.main(["report", golden, "-o", str(html), "--markdown", str(markdown)]) == 0
     assert "jax 0.12.0.1" in html.read_text()
-    assert markdown.read_text().startswith("## JAX conformance")
+    assert markdown.read_text().startswith("# JAX conformance report")

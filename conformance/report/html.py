@@ -31,6 +31,7 @@ from conformance.core.versions import DOCUMENTED_JAX
 from conformance.report.common import STATUS_ORDER, visible
 from conformance.report.junit import junit_xml
 from conformance.report.markdown import markdown_summary
+from conformance.report.outputs import ExtraOutputs, write_extra_outputs
 from conformance.report.model import (BUG_ABSENT_GLYPH, BUG_PRESENT_GLYPH, CHANGE_GROUPS, GLYPHS, NOT_RUN, ReportModel,
                                       build_model)
 from conformance.report.repro import module_source, prelude, script_sources, scripts_used
@@ -213,17 +214,22 @@ def write_report(
     markdown_path: PathLike | None = None,
     junit_path: PathLike | None = None,
     releases: Sequence[str] | None = None,
+    extra: ExtraOutputs | None = None,
 ) -> Path:
-    """Render result files to the HTML report at `out_path` (atomically), and optionally Markdown and JUnit XML.
+    """Render result files to the HTML report at `out_path` (atomically), and optionally Markdown and JUnit XML, and
+    the outputs for other tools that `extra` names (compat JSON, wptreport; how full the Markdown is, its link).
 
     `releases`, the JAX releases of the package index, let the report name the exact release of each change.
     """
     model = build_model(_as_files(paths_or_files), load_cases() if cases is None else cases, releases)
     moment = generated_at or dt.datetime.now(dt.timezone.utc)
+    extra = extra or ExtraOutputs()
     out = Path(out_path)
     write_text_atomically(out, render_html(model, moment))
     if markdown_path is not None:
-        write_text_atomically(markdown_path, markdown_summary(model))
+        write_text_atomically(markdown_path, markdown_summary(model, full=extra.markdown_full, generated_at=moment,
+                                                              html_link=extra.html_link))
     if junit_path is not None:
         write_text_atomically(junit_path, junit_xml(model))
+    write_extra_outputs(model, moment, extra)
     return out

@@ -28,16 +28,19 @@ DEFAULT_HTML_LINK = "index.html"
 PRINTED_DIFFERS = "printed output differs"
 MAX_VALUE = 160  # characters of an observed or expected value quoted in the discrepancies
 
-# Markdown's punctuation that can start or end markup anywhere in a line. `_` is handled apart: between two
-# letters or digits it cannot open or close emphasis, so `debug_nans_vmap_miss` stays readable in the raw text.
-_SPECIAL = re.compile(r"([\\`*\[\]<>|~&])")
+# Markdown's punctuation that can start or end markup anywhere in a line (`>` too, so that the raw page holds no
+# tag; no line of the page starts with result text, so line-start markers need none). Two are escaped only where
+# they could act, which keeps the raw text readable and URLs whole: `_` unless between two letters or digits
+# (`debug_nans_vmap_miss`), `&` where it starts an entity (`&amp;`, `&#91;`).
+_SPECIAL = re.compile(r"([\\`*\[\]<>|~])")
 _UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
+_ENTITY = re.compile(r"&(?=#?\w+;)")
 
 
 def text(value: Any) -> str:
     """`value` as Markdown text that renders literally: one line, Markdown punctuation backslash-escaped."""
     flat = " ".join(visible(str(value)).split())
-    return _UNDERSCORE.sub(r"\\_", _SPECIAL.sub(r"\\\1", flat))
+    return _ENTITY.sub(r"\\&", _UNDERSCORE.sub(r"\\_", _SPECIAL.sub(r"\\\1", flat)))
 
 
 def code(value: Any, in_table: bool = False) -> str:
@@ -106,8 +109,9 @@ def _discrepancies(model: ReportModel) -> list[str]:
     if not model.discrepancies:
         return lines + ["None: on the documented release every asserted fact holds."]
     for found in model.discrepancies:
-        observed = "; ".join(f"{code(d.get('path'))}: expected {code(_shorten(d.get('expected')))}, observed "
-                             f"{code(_shorten(d.get('observed')))}" for d in found.result.diff)
+        # Values as escaped text, not code spans: a code span cannot escape `<`, and the raw page holds no tag.
+        observed = "; ".join(f"{text(d.get('path'))}: expected {text(_shorten(d.get('expected')))}, observed "
+                             f"{text(_shorten(d.get('observed')))}" for d in found.result.diff)
         lines += [f"- {code(found.cell_id)} on {text(found.platform)}", "",
                   f"  **The chapter:** {text(found.claim) or 'no claim recorded'}", "",
                   f"  **Observed:** {observed or text(found.result.reason) or 'no difference recorded'}", "",

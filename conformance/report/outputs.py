@@ -1,0 +1,44 @@
+"""Writing the report's outputs for other tools: the compat JSON and the wptreport JSON. The only I/O of them.
+
+`report.compat` and `report.wptreport` turn the report model into plain data; this module serialises that
+data and writes each file atomically, and holds the options that say which are wanted.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from conformance.atomic import write_text_atomically
+from conformance.report.compat import compat_data
+from conformance.report.markdown import DEFAULT_HTML_LINK
+from conformance.report.model import ReportModel
+from conformance.report.wptreport import wptreport
+
+
+@dataclass(frozen=True)
+class ExtraOutputs:
+    """What `report` writes beyond the HTML page, the Markdown and JUnit: how full the Markdown is, where it links
+    to, and the paths of the compat JSON and the wptreport (None: not written)."""
+
+    markdown_full: bool = False
+    html_link: str = DEFAULT_HTML_LINK
+    compat_json: Path | None = None
+    wptreport: Path | None = None
+
+
+def as_json(data: Any) -> str:
+    """`data` as UTF-8 JSON text, indented for a reader, with a final newline."""
+    return json.dumps(data, ensure_ascii=False, indent=1, allow_nan=False) + "\n"
+
+
+def write_extra_outputs(model: ReportModel, moment: dt.datetime | str, extra: ExtraOutputs) -> None:
+    """Write the compat JSON and the wptreport that `extra` asks for (each atomically)."""
+    stamp = moment.isoformat(timespec="seconds") if isinstance(moment, dt.datetime) else str(moment)
+    if extra.compat_json is not None:
+        write_text_atomically(extra.compat_json, as_json(compat_data(model, stamp)))
+    if extra.wptreport is not None:
+        write_text_atomically(extra.wptreport, as_json(wptreport(model)))
