@@ -30,9 +30,11 @@ class ExtraOutputs:
     wptreport: Path | None = None
 
 
-def as_json(data: Any) -> str:
-    """`data` as UTF-8 JSON text, indented for a reader, with a final newline."""
-    return json.dumps(data, ensure_ascii=False, indent=1, allow_nan=False) + "\n"
+def as_json(data: Any, indent: int | None = 1) -> str:
+    """`data` as UTF-8 JSON text with a final newline: indented for a reader (the compat JSON, diffed in review as
+    BCD's files are), or compact (`indent=None`: the wptreport, thousands of results, as wptrunner writes it)."""
+    separators = None if indent else (",", ":")
+    return json.dumps(data, ensure_ascii=False, indent=indent, separators=separators, allow_nan=False) + "\n"
 
 
 def write_extra_outputs(model: ReportModel, moment: dt.datetime | str, extra: ExtraOutputs) -> None:
@@ -41,4 +43,4 @@ def write_extra_outputs(model: ReportModel, moment: dt.datetime | str, extra: Ex
     if extra.compat_json is not None:
         write_text_atomically(extra.compat_json, as_json(compat_data(model, stamp)))
     if extra.wptreport is not None:
-        write_text_atomically(extra.wptreport, as_json(wptreport(model)))
+        write_text_atomically(extra.wptreport, as_json(wptreport(model), indent=None))
