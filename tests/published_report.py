@@ -26,8 +26,10 @@ def published_files(page: Path = PUBLISHED) -> list[ResultFile]:
     runs = {(m[0], m[1]): m for m in _RUN_LINE.findall(html.unescape(text))}
     files = []
     for i, column in enumerate(data["columns"]):
-        jax, platform, jaxlib, numpy, python, suite, schema, started, finished = runs[(column["jax"],
-                                                                                      column["platform"])]
+        # A page whose run lines read otherwise still gives its cells; the environment then reads "?".
+        unknown = (column["jax"], column["platform"], "?", "?", "?", data["suite"], str(data["schema"]), "", "")
+        jax, platform, jaxlib, numpy, python, suite, schema, started, finished = runs.get(
+            (column["jax"], column["platform"]), unknown)
         header = RunHeader(jax=jax, platform=platform, schema_version=int(schema), suite_version=suite,
                            jaxlib=jaxlib, numpy=numpy, python=python, started_at=started, finished_at=finished)
         cells = []

@@ -1,9 +1,9 @@
 """The Markdown page of the report, ready to paste (a pull request, a wiki, a CI step summary). Pure logic.
 
 GitHub-flavoured Markdown: a header (what was checked, when, by which suite version, a link to the HTML
-page), a legend, the overview per column, where the documented release differs from the chapter, and the
-known issues and rows that change as compact "since which release" tables. `full=True` adds what changed
-between neighbouring releases and the table of every cell. Every string from a result file is flattened to
+page), the overview per column, where the documented release differs from the chapter, the known issues and
+rows that change as compact "since which release" tables, and a legend of every word. `full=True` adds what
+changed between neighbouring releases and the table of every cell. Every string from a result file is flattened to
 one line and backslash-escaped (never an HTML entity), so the raw text reads as the rendered one.
 """
 
@@ -75,7 +75,8 @@ def _header(model: ReportModel, generated_at: str, html_link: str) -> list[str]:
         f"{platforms}: {len(model.param_rows)} cells each. Generated {text(generated_at)} by jax-conformance "
         f"{text(conformance.__version__)}.", "",
         f"**[Open the interactive report]({link_target(html_link)})** for each cell's observation, its difference "
-        f"from the chapter and a script that reproduces it.",
+        f"from the chapter and a script that reproduces it. The words of the tables are explained in the "
+        f"[legend](#legend) at the end.",
     ]
 
 
@@ -96,7 +97,8 @@ def _overview(model: ReportModel) -> list[str]:
     heads = ["jax"] + (["platform"] if several else []) + ["conforming"] + shown + [PRINTED_DIFFERS]
     lines = ["", "## Overview", "", "| " + " | ".join(heads) + " |", "|" + "---|" + "---|" * (len(heads) - 1)]
     for column in model.columns:
-        cells = [text(column.jax)] + ([text(column.platform)] if several else []) + [column.conforming_text]
+        version = text(column.jax) + (" (documented)" if column.jax == DOCUMENTED_JAX else "")
+        cells = [version] + ([text(column.platform)] if several else []) + [column.conforming_text]
         cells += [str(column.counts.get(s, 0)) for s in shown] + [str(column.printed_differs)]
         lines.append("| " + " | ".join(cells) + " |")
     if not model.columns:
@@ -155,12 +157,12 @@ def _since_tables(model: ReportModel) -> list[str]:
     if known:
         lines += ["", "## Known issues", "",
                   "A known issue is a bug the chapter documents: where the row conforms, the bug reproduces.", "",
-                  f"| known issue {lead}| bug reproduces in | not in | newest |", "|---|" + "---|" * (3 + several)]
+                  f"| known issue {lead}| bug reproduces in | not in | on the newest release |", "|---|" + "---|" * (3 + several)]
         lines += known
     if changing:
         lines += ["", "## Since which release", "",
                   "Rows whose status changes across the releases (a release without a result is left out).", "",
-                  f"| cell {lead}| conforms in | not in | newest |", "|---|" + "---|" * (3 + several)]
+                  f"| cell {lead}| conforms in | not in | on the newest release |", "|---|" + "---|" * (3 + several)]
         lines += changing
     return lines
 
@@ -205,12 +207,12 @@ def _moment(generated_at: dt.datetime | str | None) -> str:
 def markdown_summary(model: ReportModel, *, full: bool = False, generated_at: dt.datetime | str | None = None,
                      html_link: str = DEFAULT_HTML_LINK) -> str:
     """The Markdown page: header with date, suite version, platforms and a link to the HTML page (`html_link`,
-    relative `index.html` by default); legend; overview; where the documented release differs from the chapter;
-    known issues and "since which release" tables. `full` adds what changed between neighbouring releases and
-    the table of every cell."""
-    lines: list[str] = _header(model, _moment(generated_at), html_link) + _legend() + _overview(model)
+    relative `index.html` by default); overview; where the documented release differs from the chapter; known
+    issues and "since which release" tables; legend. `full` adds, before the legend, what changed between
+    neighbouring releases and the table of every cell."""
+    lines: list[str] = _header(model, _moment(generated_at), html_link) + _overview(model)
     lines += _discrepancies(model) + _since_tables(model)
     if full:
         lines += _changes(model) + _every_cell(model)
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _legend()) + "\n"
 
