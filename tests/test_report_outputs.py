@@ -363,3 +363,19 @@ def test_report_refuses_an_extra_output_over_a_result_file(tmp_path, capsys):
     result = sorted(GOLDEN.glob("*.json"))[0]
     assert cli.main(["report", str(GOLDEN), "-o", str(tmp_path / "i.html"), "--wptreport", str(result)]) == 2
     assert "is a result file" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ Markdown: notes with code
+
+
+@pytest.mark.parametrize("value, shown", [
+    ("calls `callback(*args)` on line 101", "<p>calls <code>callback(*args)</code> on line 101</p>\n"),
+    ("a `<script>` tag and ``", "<p>a `&lt;script&gt;` tag and ``</p>\n"),
+    ("one ` alone and *stars*", "<p>one ` alone and *stars*</p>\n"),
+])
+def test_prose_marks_code_spans_and_never_holds_a_tag(value, shown):
+    from conformance.report.markdown import prose
+
+    raw = prose(value)
+    assert render(raw) == shown
+    assert not re.search(r"(?<!\\)<", raw)  # every `<` of the raw text escaped

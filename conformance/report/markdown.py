@@ -39,7 +39,10 @@ _ENTITY = re.compile(r"&(?=#?\w+;)")
 
 def text(value: Any) -> str:
     """`value` as Markdown text that renders literally: one line, Markdown punctuation backslash-escaped."""
-    flat = " ".join(visible(str(value)).split())
+    return _escape(" ".join(visible(str(value)).split()))
+
+
+def _escape(flat: str) -> str:
     return _ENTITY.sub(r"\\&", _UNDERSCORE.sub(r"\\_", _SPECIAL.sub(r"\\\1", flat)))
 
 
@@ -51,6 +54,22 @@ def code(value: Any, in_table: bool = False) -> str:
     pad = " " if flat.startswith("`") or flat.endswith("`") or not flat.strip() else ""
     span = f"{fence}{pad}{flat}{pad}{fence}"
     return span.replace("|", "\\|") if in_table else span
+
+
+def literal(value: Any) -> str:
+    """A value (a fact's name, an expected or observed value) as a code span; as escaped text where it holds `<` or
+    `>`, which a code span cannot escape, so that the raw page never holds a tag."""
+    flat = " ".join(visible(str(value)).split())
+    return text(flat) if re.search(r"[<>]", flat) else code(flat)
+
+
+def prose(value: Any) -> str:
+    """Text that marks code with backticks, as the case notes do: each `…` pair a code span (its backticks shown as
+    escaped text where it holds `<` or `>`), the rest escaped text."""
+    flat = " ".join(visible(str(value)).split())
+    parts = re.split(r"`([^`]+)`", flat)
+    return "".join(_escape(f"`{part}`") if i % 2 and re.search(r"[<>]", part) else code(part) if i % 2
+                   else _escape(part) for i, part in enumerate(parts))
 
 
 def link_target(url: str) -> str:
@@ -111,13 +130,12 @@ def _discrepancies(model: ReportModel) -> list[str]:
     if not model.discrepancies:
         return lines + ["None: on the documented release every asserted fact holds."]
     for found in model.discrepancies:
-        # Values as escaped text, not code spans: a code span cannot escape `<`, and the raw page holds no tag.
-        observed = "; ".join(f"{text(d.get('path'))}: expected {text(_shorten(d.get('expected')))}, observed "
-                             f"{text(_shorten(d.get('observed')))}" for d in found.result.diff)
+        observed = "; ".join(f"{literal(d.get('path'))}: expected {literal(_shorten(d.get('expected')))}, observed "
+                             f"{literal(_shorten(d.get('observed')))}" for d in found.result.diff)
         lines += [f"- {code(found.cell_id)} on {text(found.platform)}", "",
-                  f"  **The chapter:** {text(found.claim) or 'no claim recorded'}", "",
-                  f"  **Observed:** {observed or text(found.result.reason) or 'no difference recorded'}", "",
-                  f"  **Why:** {text(found.note)}" if found.note else "  **Why:** no note yet: unexplained.", ""]
+                  f"  **The chapter:** {prose(found.claim) or 'no claim recorded'}", "",
+                  f"  **Observed:** {observed or prose(found.result.reason) or 'no difference recorded'}", "",
+                  f"  **Why:** {prose(found.note)}" if found.note else "  **Why:** no note yet: unexplained.", ""]
     return lines[:-1]
 
 
