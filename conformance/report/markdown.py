@@ -91,7 +91,7 @@ def _header(model: ReportModel, generated_at: str, html_link: str) -> list[str]:
     return [
         "# JAX conformance report", "",
         f"Behaviours that the chapter “{CHAPTER}” documents for JAX {DOCUMENTED_JAX}, checked on {span} on "
-        f"{platforms}: {len(model.param_rows)} cells each. Generated {text(generated_at)} by jax-conformance "
+        f"{platforms}: {len(model.param_rows)} cell{'s' if len(model.param_rows) != 1 else ''} each. Generated {text(generated_at)} by jax-conformance "
         f"{text(conformance.__version__)}.", "",
         f"**[Open the interactive report]({link_target(html_link)})** for each cell's observation, its difference "
         f"from the chapter and a script that reproduces it. The words of the tables are explained in the "
