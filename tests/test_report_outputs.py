@@ -320,6 +320,16 @@ def test_several_runs_are_subsuites_each_with_its_run_info():
         ("jax-0.4.38-linux-x86_64", "PASS"), ("jax-0.5.0-linux-x86_64", "FAIL")]
 
 
+def test_odd_run_data_still_gives_a_valid_report():
+    [run] = [files("0.5.0", PLATFORM, [cell("a.b", duration_s=-1.0, expected={"<b>\u2028": 1},
+                                             observation={"<b>\u2028": 1})])]
+    run.header.started_at, run.header.finished_at = "1960-01-01T00:00:00+00:00", "not a date"
+    report = wptreport(build_model([run], []))
+    assert problems(WPT_SCHEMA, report) == []
+    assert "time_start" not in report and report["results"][0]["duration"] == 0
+    assert report["results"][0]["subtests"][0]["name"] == "<b>\u2028"
+
+
 def test_the_wptreport_schema_refuses_a_malformed_report():
     report = wptreport(model_of({"0.5.0": [cell("a.b")]}))
     for change in (lambda r: r["results"][0].update(test="a.b"), lambda r: r["results"][0].update(status="GOOD"),

@@ -65,7 +65,7 @@ def test_entry(row: ParamRow, result: CellResult, subsuite: str) -> dict[str, An
     reason = result.reason or ("flaky: retries disagreed" if result.status is Status.FLAKY else "")
     return {"test": "/" + visible(row.cell_id), "subsuite": subsuite, "status": TEST_STATUS[result.status],
             "message": visible(f"{result.status.value}: {reason}" if reason else result.status.value)[:MAX_MESSAGE],
-            "duration": int(round(result.duration_s * 1000)), "subtests": subtests(result)}
+            "duration": max(0, int(round(result.duration_s * 1000))), "subtests": subtests(result)}
 
 
 def run_info(column: Column) -> dict[str, Any]:
@@ -84,7 +84,8 @@ def _millis(moment: str) -> int | None:
         return None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=dt.timezone.utc)
-    return int(parsed.timestamp() * 1000)
+    millis = int(parsed.timestamp() * 1000)
+    return millis if millis >= 0 else None
 
 
 def subsuite_name(column: Column) -> str:
