@@ -380,6 +380,8 @@ def command_report(args: argparse.Namespace) -> int:
     """Render every readable result file into the HTML report; name each unreadable one and exit 1."""
     check_outputs([("-o", args.output), ("--markdown", args.markdown), ("--junit", args.junit),
                    ("--compat-json", args.compat_json), ("--wptreport", args.wptreport)], inputs=list(args.results))
+    if not args.markdown and (args.markdown_full or args.html_link != DEFAULT_HTML_LINK):
+        raise ConformanceError("--markdown-full and --html-link shape the Markdown page; add --markdown PATH")
     extra = ExtraOutputs(args.markdown_full, args.html_link, args.compat_json, args.wptreport)
     out, problems = render_report(args.results, args.output, args.markdown, args.junit, extra=extra)
     print(f"report: {out}" + (f"\nmarkdown: {args.markdown}" if args.markdown else "")

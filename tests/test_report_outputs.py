@@ -390,3 +390,9 @@ def test_prose_marks_code_spans_and_never_holds_a_tag(value, shown):
     raw = prose(value)
     assert render(raw) == shown
     assert not re.search(r"(?<!\\)<", raw)  # every `<` of the raw text escaped
+
+
+def test_markdown_options_without_a_markdown_page_are_refused_in_one_line(tmp_path, capsys):
+    assert cli.main(["report", str(GOLDEN), "-o", str(tmp_path / "i.html"), "--markdown-full"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "add --markdown PATH" in err and len(err.splitlines()) == 1 and not (tmp_path / "i.html").exists()
