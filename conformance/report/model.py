@@ -118,6 +118,12 @@ class TableCell:
         return self.result is not None and self.result.printed_differs
 
     @property
+    def bug_state(self) -> str:
+        """On a known-issue row, the bug's state (`present`, `absent`, `maybe-fixed`) that colours the cell; else ''."""
+        return {KNOWN_ISSUE_PRESENT: "present", KNOWN_ISSUE_ABSENT: "absent",
+                KNOWN_ISSUE_CHANGED: "maybe-fixed"}.get(self.word, "")
+
+    @property
     def glyph(self) -> str:
         """The compact view's one-character form: the status's glyph, or the bug's on a known-issue row."""
         if self.word == KNOWN_ISSUE_PRESENT:
