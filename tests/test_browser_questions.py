@@ -124,6 +124,20 @@ def test_the_page_fits_the_device(browser, page):
     fresh(browser, page)
     width, inner = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
     assert width <= inner, f"the page is {width} px wide in a {inner} px viewport ({browser.device})"
+    # At the table, the filters, the column header and the first rows are all in view, none under another.
+    browser.execute_script("document.getElementById('table').scrollIntoView({block: 'start'})")
+    filters, header, first = (browser.find_element(By.CSS_SELECTOR, css) for css in
+                              ("#filters", "thead tr.v th[data-cols]", "tr.r td.c"))
+    bottom = lambda el: el.rect["y"] + el.rect["height"]  # noqa: E731 - page coordinates
+    assert bottom(filters) <= header.rect["y"] + 1 and bottom(header) <= first.rect["y"] + 1
+    scrolled = browser.execute_script("return window.scrollY")
+    assert bottom(first) - scrolled <= browser.execute_script("return window.innerHeight")
+    # In the compact view every row is one line; its claim shows on demand.
+    fresh(browser, page + "#compact=1")
+    heights = [tr.rect["height"] for tr in browser.find_elements(By.CSS_SELECTOR, "tr.r, tr.case")]
+    assert heights and max(heights) < 30, heights
+    browser.find_element(By.ID, "v-claims").click()
+    assert max(tr.rect["height"] for tr in browser.find_elements(By.CSS_SELECTOR, "tr.case")) > 30
 
 
 def test_did_the_newest_release_fix_the_known_issue(browser, page):

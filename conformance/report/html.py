@@ -146,9 +146,6 @@ def page_data(model: ReportModel) -> dict[str, Any]:
     timelines: dict[str, list[str]] = {}
     for timeline in model.timelines:
         timelines.setdefault(timeline.cell_id, []).append(f"{timeline.platform}: {timeline.text}")
-    transitions: dict[str, list[str]] = {}
-    for transition in model.transitions:
-        transitions.setdefault(transition.cell_id, []).append(f"{transition.platform}: {transition.text}")
     ranks = version_ranks(model)
     for section in model.sections:
         for block in section.cases:
@@ -159,13 +156,16 @@ def page_data(model: ReportModel) -> dict[str, Any]:
                           "env": block.env, "stdin": block.stdin, "rows": block.rows,
                           "scripts": scripts_used(modules.get(block.module, ""))})
             for row in block.params:
-                rows.append({"c": len(cases) - 1, "p": row.param, "id": row.cell_id, "rows": row.rows,
-                             "k": int(row.known_issue), "since": timelines.get(row.cell_id, []),
-                             "tr": transitions.get(row.cell_id, []), "disc": row.discrepancy,
-                             # declared changes: [rank of the release after which (-1: none), rank of the release
-                             # it is in at the latest, why, evidence]
-                             "ch": [[ranks[c.bounds[0]] if c.bounds[0] else -1, ranks[c.bounds[1]], c.why, c.evidence]
-                                    for c in row.declared_changes]})
+                entry = {"c": len(cases) - 1, "p": row.param, "id": row.cell_id, "rows": row.rows,
+                         "k": int(row.known_issue), "since": timelines.get(row.cell_id, [])}
+                if row.discrepancy:
+                    entry["disc"] = row.discrepancy
+                if row.declared_changes:
+                    # [rank of the release after which it changed (-1: none), rank of the release it is in at the
+                    # latest, why, evidence]; the page lists a row's status changes from its cells
+                    entry["ch"] = [[ranks[c.bounds[0]] if c.bounds[0] else -1, ranks[c.bounds[1]], c.why, c.evidence]
+                                   for c in row.declared_changes]
+                rows.append(entry)
                 cells.append([_cell_data(c.result, expected_index, expected_table, c.word) if c.result else 0
                               for c in row.cells])
     return {
