@@ -286,3 +286,14 @@ def test_axe_finds_no_violation_with_the_panel_closed_and_open(browser, page, co
     panel(browser)
     opened = browser.execute_async_script(run)
     assert closed == [] and opened == [], (closed, opened)
+
+
+def test_typing_is_one_history_entry(browser, page):
+    steps = fresh(browser, page)
+    steps.type("f-text", "demo.old")
+    assert shown_rows(browser) == ["demo.old_message"] and "q=demo.old" in browser.current_url
+    browser.back()  # the view before the typing, not the view after its first keystroke
+    WebDriverWait(browser, 5).until(lambda d: len(shown_rows(d)) == 7)
+    assert browser.find_element(By.ID, "f-text").get_attribute("value") == ""
+    browser.forward()
+    WebDriverWait(browser, 5).until(lambda d: shown_rows(d) == ["demo.old_message"])
