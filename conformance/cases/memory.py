@@ -265,8 +265,10 @@ def live_arrays_leak(which):
           "every size, so repr and str raise there (measured on every release of the default matrix).",
     changes=[
         Change(since="0.11.1", params=("repr_safe",),
-               why="From 0.11.1 repr and str of an array of 1 MiB or more show only its shape and dtype without reading the buffer, so the chapter's deleted 4 MB array no longer raises there.",
-               evidence="measured (all run, linux-x86_64): repr_raised RuntimeError in 0.11.0, None in 0.11.1 (a deleted array under 1 MiB still raises)"),
+               why="From 0.11.1 repr and str of an array of 1 MiB or more show only its shape and dtype without "
+                   "reading the buffer, so the chapter's deleted 4 MB array no longer raises there.",
+               evidence="measured (all run, linux-x86_64): repr_raised RuntimeError in 0.11.0, None in 0.11.1 (a "
+                        "deleted array under 1 MiB still raises)"),
     ],
 )
 def delete_frees_buffer(which):
@@ -310,8 +312,10 @@ def delete_frees_buffer(which):
           "documents 1.",
     changes=[
         Change(since="0.12.0",
-               why="Up to 0.11.2 rebinding kept a second 512x512 buffer alive (2 after rebinding); from 0.12.0 only the captured array remains, the chapter's 1.",
-               evidence="measured (all run, linux-x86_64): extra 512x512 buffers after rebinding: 2 in 0.11.2, 1 in 0.12.0"),
+               why="Up to 0.11.2 rebinding kept a second 512x512 buffer alive (2 after rebinding); from 0.12.0 only "
+                   "the captured array remains, the chapter's 1.",
+               evidence="measured (all run, linux-x86_64): extra 512x512 buffers after rebinding: 2 in 0.11.2, 1 in "
+                        "0.12.0"),
     ],
 )
 def clear_caches_frees_captured_constant():

@@ -86,8 +86,11 @@ def _names_primitive(message, primitive):
           "never re-run primitive by primitive.",
     changes=[
         Change(since="0.5.1", params=("nans", "infs"),
-               why="From 0.5.1 a NaN in a newly created jit function is re-run primitive by primitive, so the error names the primitive and the de-optimization notice prints; 0.5.0 and older name jit(...) instead (their jit path re-runs only a jaxpr of more than one equation).",
-               evidence="jax/_src/pjit.py _pjit_call_impl_python (0.4.38) re-runs only multi-equation jaxprs; measured (all run, linux-x86_64): 0.5.0 names jit(<lambda>), 0.5.1 the primitive"),
+               why="From 0.5.1 a NaN in a newly created jit function is re-run primitive by primitive, so the error "
+                   "names the primitive and the de-optimization notice prints; 0.5.0 and older name jit(...) instead "
+                   "(their jit path re-runs only a jaxpr of more than one equation).",
+               evidence="jax/_src/pjit.py _pjit_call_impl_python (0.4.38) re-runs only multi-equation jaxprs; "
+                        "measured (all run, linux-x86_64): 0.5.0 names jit(<lambda>), 0.5.1 the primitive"),
     ],
 )
 def debug_nans_context_managers(row):
@@ -139,8 +142,12 @@ def debug_nans_context_managers(row):
           "'C++-jit/pmap function').",
     changes=[
         Change(since="0.5.1",
-               why="From 0.5.1 a NaN in a newly created jit function is re-run primitive by primitive, so the error names the primitive and the de-optimization notice prints; 0.5.0 and older name jit(...) instead (their jit path re-runs only a jaxpr of more than one equation).",
-               evidence="jax/_src/pjit.py _pjit_call_impl_python (0.4.38) re-runs only multi-equation jaxprs; measured (all run, linux-x86_64): 0.5.0 names jit(<lambda>), 0.5.1 the primitive; 0.5.0 prints no notice"),
+               why="From 0.5.1 a NaN in a newly created jit function is re-run primitive by primitive, so the error "
+                   "names the primitive and the de-optimization notice prints; 0.5.0 and older name jit(...) instead "
+                   "(their jit path re-runs only a jaxpr of more than one equation).",
+               evidence="jax/_src/pjit.py _pjit_call_impl_python (0.4.38) re-runs only multi-equation jaxprs; "
+                        "measured (all run, linux-x86_64): 0.5.0 names jit(<lambda>), 0.5.1 the primitive; 0.5.0 "
+                        "prints no notice"),
     ],
 )
 def debug_nans_deopt_notice():
@@ -200,14 +207,20 @@ def debug_nans_deopt_notice():
           "block catches all four on every version measured.",
     changes=[
         Change(since="0.8.0", params=("vmap",),
-               why="The known issue first appears in 0.8.0: after a vmap is traced, jit functions that ran before return NaN without an exception under jax_debug_nans; 0.7.2 and older catch it.",
-               evidence="measured (all run, linux-x86_64): old_jit and old_eager_log 'caught' in 0.7.2, 'missed' in 0.8.0"),
+               why="The known issue first appears in 0.8.0: after a vmap is traced, jit functions that ran before "
+                   "return NaN without an exception under jax_debug_nans; 0.7.2 and older catch it.",
+               evidence="measured (all run, linux-x86_64): old_jit and old_eager_log 'caught' in 0.7.2, 'missed' in "
+                        "0.8.0"),
         Change(since="0.5.3", params=("enter_idiom",),
-               why="From 0.5.3 the one-liner's context object stays entered, so the checks run and catch all four, but the child then dies by SIGSEGV at interpreter shutdown with the context still entered (0.5.2 and older collect the object at once: nothing is checked).",
-               evidence="measured (all run, linux-x86_64): 0.5.2 all four 'missed' with the flag off; 0.5.3 all caught, then SIGSEGV after the observation was written"),
+               why="From 0.5.3 the one-liner's context object stays entered, so the checks run and catch all four, "
+                   "but the child then dies by SIGSEGV at interpreter shutdown with the context still entered (0.5.2 "
+                   "and older collect the object at once: nothing is checked).",
+               evidence="measured (all run, linux-x86_64): 0.5.2 all four 'missed' with the flag off; 0.5.3 all "
+                        "caught, then SIGSEGV after the observation was written"),
         Change(since="0.7.2", params=("enter_idiom",),
                why="From 0.7.2 the interpreter shuts down cleanly with the debug_nans context still entered.",
-               evidence="measured (all run, linux-x86_64): 0.7.1 SIGSEGV at shutdown (crash), 0.7.2 exits cleanly and conforms"),
+               evidence="measured (all run, linux-x86_64): 0.7.1 SIGSEGV at shutdown (crash), 0.7.2 exits cleanly and "
+                        "conforms"),
     ],
 )
 def debug_nans_vmap_miss(mode):
@@ -272,7 +285,8 @@ def debug_nans_vmap_miss(mode):
           "FloatingPointError itself.",
     changes=[
         Change(since="0.8.0", params=("make_jaxpr_vmap", "jit_vmap"),
-               why="The known issue first appears in 0.8.0: after a vmap is traced, jit functions that ran before return NaN without an exception under jax_debug_nans; 0.7.2 and older catch it.",
+               why="The known issue first appears in 0.8.0: after a vmap is traced, jit functions that ran before "
+                   "return NaN without an exception under jax_debug_nans; 0.7.2 and older catch it.",
                evidence="measured (all run, linux-x86_64): old_jit 'caught' in 0.7.2, 'missed' in 0.8.0"),
     ],
 )
@@ -327,7 +341,8 @@ def debug_nans_trigger(operation):
           "order catches it on 0.12.0.1 (measured while writing the case).",
     changes=[
         Change(since="0.8.0",
-               why="The known issue first appears in 0.8.0: after a vmap is traced, jit functions that ran before return NaN without an exception under jax_debug_nans; 0.7.2 and older catch it.",
+               why="The known issue first appears in 0.8.0: after a vmap is traced, jit functions that ran before "
+                   "return NaN without an exception under jax_debug_nans; 0.7.2 and older catch it.",
                evidence="measured (all run, linux-x86_64): old_jit_after_flag 'caught' in 0.7.2, 'missed' in 0.8.0"),
     ],
 )
@@ -391,8 +406,11 @@ def debug_nans_flag_after_vmap():
           "de-optimized backward re-run does not exist there).",
     changes=[
         Change(since="0.5.1", params=("auto_message",),
-               why="From 0.5.1 a NaN in a newly created jit function is re-run primitive by primitive, so the error names the primitive and the de-optimization notice prints; 0.5.0 and older name jit(...) instead (their jit path re-runs only a jaxpr of more than one equation).",
-               evidence="jax/_src/pjit.py _pjit_call_impl_python (0.4.38) re-runs only multi-equation jaxprs; measured (all run, linux-x86_64): 0.5.0 names jit(<lambda>), 0.5.1 the primitive (mul)"),
+               why="From 0.5.1 a NaN in a newly created jit function is re-run primitive by primitive, so the error "
+                   "names the primitive and the de-optimization notice prints; 0.5.0 and older name jit(...) instead "
+                   "(their jit path re-runs only a jaxpr of more than one equation).",
+               evidence="jax/_src/pjit.py _pjit_call_impl_python (0.4.38) re-runs only multi-equation jaxprs; "
+                        "measured (all run, linux-x86_64): 0.5.0 names jit(<lambda>), 0.5.1 the primitive (mul)"),
     ],
 )
 def debug_nans_backward_pass(filtering):
@@ -1060,7 +1078,8 @@ def check_grads_pass_silent():
     changes=[
         Change(since="0.8.0",
                why="jax.enable_x64, which the case uses for its float64 checks, first exists in 0.8.0.",
-               evidence="CHANGELOG 0.8.0: jax.experimental.enable_x64 and disable_x64 are deprecated in favor of the new non-experimental context manager jax.enable_x64"),
+               evidence="CHANGELOG 0.8.0: jax.experimental.enable_x64 and disable_x64 are deprecated in favor of the "
+                        "new non-experimental context manager jax.enable_x64"),
     ],
 )
 def check_grads_tolerance_options():

@@ -79,7 +79,8 @@ def _mul_operands(closed):
           "versions (0.4.38 prints `mul a 2.0`), so the asserted substring really is absent there.",
     changes=[
         Change(since="0.6.1",
-               why="From 0.6.1 the jaxpr printer annotates a literal with its type (`mul a 2.0:f32[]`), the substring the chapter asserts; 0.6.0 prints `mul a 2.0`.",
+               why="From 0.6.1 the jaxpr printer annotates a literal with its type (`mul a 2.0:f32[]`), the substring "
+                   "the chapter asserts; 0.6.0 prints `mul a 2.0`.",
                evidence="measured (all run, linux-x86_64): contains_literal_text false in 0.6.0, true in 0.6.1"),
     ],
 )
@@ -254,11 +255,15 @@ CHAPTER_ENCODER_INSTRUCTIONS = [
           "no ynn_fusion, 0.4.38 inserts jit(main)/ after jit(scoped_mlp) in every op_name.",
     changes=[
         Change(since="0.5.0", params=("stablehlo_debug_info",),
-               why="Lowered.as_text(debug_info=True) first exists in 0.5.0, and its locations then read jit(scoped_mlp)/jit(main)/encoder/..., not the chapter's jit(scoped_mlp)/encoder/dot_general.",
-               evidence="CHANGELOG 0.5.0: The AOT lowering `.as_text()` method now supports the `debug_info` option; measured (all run, linux-x86_64): 0.6.2 locations jit(scoped_mlp)/jit(main)/encoder/pjit"),
+               why="Lowered.as_text(debug_info=True) first exists in 0.5.0, and its locations then read "
+                   "jit(scoped_mlp)/jit(main)/encoder/..., not the chapter's jit(scoped_mlp)/encoder/dot_general.",
+               evidence="CHANGELOG 0.5.0: The AOT lowering `.as_text()` method now supports the `debug_info` option; "
+                        "measured (all run, linux-x86_64): 0.6.2 locations jit(scoped_mlp)/jit(main)/encoder/pjit"),
         Change(since="0.7.0", params=("stablehlo_debug_info",),
-               why="From 0.7.0 the debug-info locations drop the inner jit(main)/, so the path jit(scoped_mlp)/encoder/dot_general appears as the chapter shows.",
-               evidence="measured (all run, linux-x86_64): contains_encoder_dot_general_path false in 0.6.2 (jit(scoped_mlp)/jit(main)/encoder/pjit), true in 0.7.0"),
+               why="From 0.7.0 the debug-info locations drop the inner jit(main)/, so the path "
+                   "jit(scoped_mlp)/encoder/dot_general appears as the chapter shows.",
+               evidence="measured (all run, linux-x86_64): contains_encoder_dot_general_path false in 0.6.2 "
+                        "(jit(scoped_mlp)/jit(main)/encoder/pjit), true in 0.7.0"),
     ],
 )
 def named_scope_views(view):

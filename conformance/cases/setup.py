@@ -119,7 +119,8 @@ def debug_print_to_sys_stdout():
           "is a detail.",
     changes=[
         Change(since="0.8.1",
-               why="jax.debug.log, which the case logs through, first exists in 0.8.1; before it the case is unsupported.",
+               why="jax.debug.log, which the case logs through, first exists in 0.8.1; before it the case is "
+                   "unsupported.",
                evidence="measured (all run, linux-x86_64): 0.8.0 has no jax.debug.log (unsupported), 0.8.1 conforms"),
     ],
 )
@@ -189,8 +190,10 @@ def jax_logger_hierarchy():
           "unsupported (0.4.38 also passes no fun_name keyword).",
     changes=[
         Change(since="0.8.1",
-               why="jax.monitoring.unregister_event_duration_listener, which the chapter's CompileCounter calls, first exists in 0.8.1.",
-               evidence="measured (all run, linux-x86_64): 0.8.0 has no unregister_event_duration_listener (unsupported), 0.8.1 conforms"),
+               why="jax.monitoring.unregister_event_duration_listener, which the chapter's CompileCounter calls, "
+                   "first exists in 0.8.1.",
+               evidence="measured (all run, linux-x86_64): 0.8.0 has no unregister_event_duration_listener "
+                        "(unsupported), 0.8.1 conforms"),
     ],
 )
 def compile_monitoring_event():

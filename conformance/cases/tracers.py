@@ -689,8 +689,10 @@ def _closure_convert_traces(flag):
           "check_tracer_leaks, which is its docstring's first line.",
     changes=[
         Change(since="0.11.1",
-               why="From 0.11.1 jax.closure_convert serves a repeat from its own cache even with the leak checker on, so the table's claim that the checker skips caching no longer shows on it.",
-               evidence="measured (all run, linux-x86_64): closure_convert traces with the checker: 2 in 0.11.0, 1 in 0.11.1 (cache hits 0 both)"),
+               why="From 0.11.1 jax.closure_convert serves a repeat from its own cache even with the leak checker on, "
+                   "so the table's claim that the checker skips caching no longer shows on it.",
+               evidence="measured (all run, linux-x86_64): closure_convert traces with the checker: 2 in 0.11.0, 1 in "
+                        "0.11.1 (cache hits 0 both)"),
     ],
 )
 def leak_checker_forms():

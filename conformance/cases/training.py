@@ -461,7 +461,8 @@ def v1_losses():
           "line per compilation, which the chapter's capture at the logger's default level did not see.",
     changes=[
         Change(since="0.11.0",
-               why="Up to 0.10.2 the later cache misses are explained (a static argument, then a different input pytree); from 0.11.0 they read `explanation unavailable`, as the chapter documents.",
+               why="Up to 0.10.2 the later cache misses are explained (a static argument, then a different input "
+                   "pytree); from 0.11.0 they read `explanation unavailable`, as the chapter documents.",
                evidence="measured (all run, linux-x86_64): later_misses_unavailable false in 0.10.2, true in 0.11.0"),
     ],
 )

@@ -131,8 +131,10 @@ def stats_prints(part):
           "outcome. kwarg_value: asserted exactly, as the chapter does.",
     changes=[
         Change(since="0.7.0", params=("fstring_tracer",),
-               why="From 0.7.0 a tracer formatted in an f-string names its class (`JitTracer<float32[]>`), so the text mentions 'Tracer'; before, it read `Traced<float32[]>with<DynamicJaxprTrace>`.",
-               evidence="measured (all run, linux-x86_64): 0.6.2 outcome `x = Traced<float32[]>with<DynamicJaxprTrace>`, 0.7.0 `x = JitTracer<float32[]>`"),
+               why="From 0.7.0 a tracer formatted in an f-string names its class (`JitTracer<float32[]>`), so the "
+                   "text mentions 'Tracer'; before, it read `Traced<float32[]>with<DynamicJaxprTrace>`.",
+               evidence="measured (all run, linux-x86_64): 0.6.2 outcome `x = "
+                        "Traced<float32[]>with<DynamicJaxprTrace>`, 0.7.0 `x = JitTracer<float32[]>`"),
     ],
 )
 def fstring_vs_keyword(form):
@@ -187,8 +189,10 @@ def fstring_vs_keyword(form):
           "recorder failing.",
     changes=[
         Change(since="0.10.1", params=("two_step",),
-               why="The two-call form jax.debug.print(ordered=True)(...) first exists in 0.10.1 (its first parameter becomes optional); before it the cell is unsupported.",
-               evidence="measured (all run, linux-x86_64): 0.10.0 rejects the options-only call (unsupported), 0.10.1 conforms"),
+               why="The two-call form jax.debug.print(ordered=True)(...) first exists in 0.10.1 (its first parameter "
+                   "becomes optional); before it the cell is unsupported.",
+               evidence="measured (all run, linux-x86_64): 0.10.0 rejects the options-only call (unsupported), 0.10.1 "
+                        "conforms"),
     ],
 )
 def ordered_prints(form):
@@ -265,11 +269,14 @@ def ordered_prints(form):
           "older versions are unsupported.",
     changes=[
         Change(since="0.8.1", params=("info_level",),
-               why="jax.debug.log first exists in 0.8.1, and at INFO its record reaches the chapter's handler as documented.",
+               why="jax.debug.log first exists in 0.8.1, and at INFO its record reaches the chapter's handler as "
+                   "documented.",
                evidence="measured (all run, linux-x86_64): 0.8.0 has no jax.debug.log (unsupported), 0.8.1 conforms"),
         Change(since="0.8.1", params=("default_level",),
-               why="jax.debug.log first exists in 0.8.1; with jax._src.debugging's level left alone its INFO record still reaches the handler on the 'jax' logger, where the chapter says nothing arrives.",
-               evidence="measured (all run, linux-x86_64): 0.8.0 unsupported; 0.8.1 handler_received ['seen 1.0'] with effective level WARNING and record level INFO"),
+               why="jax.debug.log first exists in 0.8.1; with jax._src.debugging's level left alone its INFO record "
+                   "still reaches the handler on the 'jax' logger, where the chapter says nothing arrives.",
+               evidence="measured (all run, linux-x86_64): 0.8.0 unsupported; 0.8.1 handler_received ['seen 1.0'] "
+                        "with effective level WARNING and record level INFO"),
     ],
 )
 def debug_log(level):
@@ -528,8 +535,10 @@ def activation_callback(transform):
           "nothing in 0.12.0.1; its value is dropped.",
     changes=[
         Change(since="0.10.1",
-               why="The two-call form jax.debug.callback(ordered=True)(...) first exists in 0.10.1; before it the case is unsupported.",
-               evidence="measured (all run, linux-x86_64): 0.10.0 rejects the options-only call (unsupported), 0.10.1 conforms"),
+               why="The two-call form jax.debug.callback(ordered=True)(...) first exists in 0.10.1; before it the "
+                   "case is unsupported.",
+               evidence="measured (all run, linux-x86_64): 0.10.0 rejects the options-only call (unsupported), 0.10.1 "
+                        "conforms"),
     ],
 )
 def callback_two_step():
