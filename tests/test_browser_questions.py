@@ -285,7 +285,9 @@ def test_axe_finds_no_violation_with_the_panel_closed_and_open(browser, page, co
     cell(browser, "demo.vmap_miss[vmap]", "0.8.0").click()
     panel(browser)
     opened = browser.execute_async_script(run)
-    assert closed == [] and opened == [], (closed, opened)
+    panel(browser).find_element(By.CSS_SELECTOR, "[data-casedetail]").click()  # the case's script, too
+    script = browser.execute_async_script(run)
+    assert closed == [] and opened == [] and script == [], (closed, opened, script)
 
 
 def test_typing_is_one_history_entry(browser, page):
