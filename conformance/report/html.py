@@ -162,9 +162,9 @@ def page_data(model: ReportModel) -> dict[str, Any]:
                     entry["disc"] = row.discrepancy
                 if row.declared_changes:
                     # [rank of the release after which it changed (-1: none), rank of the release it is in at the
-                    # latest, why, evidence]; the page lists a row's status changes from its cells
-                    entry["ch"] = [[ranks[c.bounds[0]] if c.bounds[0] else -1, ranks[c.bounds[1]], c.why, c.evidence]
-                                   for c in row.declared_changes]
+                    # latest, why, evidence, `in 0.8.0`]; the page lists a row's status changes from its cells
+                    entry["ch"] = [[ranks[c.bounds[0]] if c.bounds[0] else -1, ranks[c.bounds[1]], c.why, c.evidence,
+                                    c.range_text] for c in row.declared_changes]
                 rows.append(entry)
                 cells.append([_cell_data(c.result, expected_index, expected_table, c.word) if c.result else 0
                               for c in row.cells])
