@@ -154,3 +154,23 @@ def test_every_status_change_of_the_published_report_is_explained():
         if case is None or explain_change(case.changes_for(param.rstrip("]")), before, after) is None:
             unexplained.append(f"{cell_id} {before} -> {after} ({platform})")
     assert unexplained == []
+
+
+def test_the_page_counts_the_unexplained_and_folds_changes_without_a_status_change(tmp_path):
+    from tests import synthetic_report
+
+    html = synthetic_report.write(tmp_path / "index.html").read_text(encoding="utf-8")
+    text = re.sub(r"<[^>]+>", "", html)
+    assert "Status changes: 4 between adjacent columns, 3 explained by the cases, 1 unexplained" in text
+    closing = re.search(r'<p id="closing">(.*?)</p>', html, re.S).group(1)
+    assert "1 unexplained" in closing and "demo.regressed" in closing
+    step = html.split("<strong>0.4.38 → 0.7.2</strong>")[1].split("</details>\n")[0]
+    assert "1 status change · 1 fixed · 1 without a status change" in step
+    assert synthetic_report.MESSAGE_WHY in step
+    assert re.search(r"<details><summary>1 change without a status change.*demo.wording", step, re.S)
+    data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>', html, re.S).group(1))
+    vmap = next(r for r in data["rows"] if r["id"] == "demo.vmap_miss[vmap]")
+    ranks = {c["jax"]: c["vr"] for c in data["columns"]}
+    assert vmap["ch"] == [[-1, ranks["0.8.0"], synthetic_report.VMAP_WHY, "measured: caught in 0.7.2, missed in 0.8.0",
+                           "in 0.8.0"]]
+    assert "ch" not in next(r for r in data["rows"] if r["id"] == "demo.stable")
