@@ -169,7 +169,7 @@ def test_which_rows_differ_in_a_column_and_why(browser, page):
     steps.click(browser.find_element(By.CSS_SELECTOR, "thead tr.v th[title='jax 0.4.38'] button"))
     answer = browser.find_element(By.ID, "answer")
     assert steps.count <= 3 and answer.is_displayed()
-    assert "2 rows are differs in jax 0.4.38" in answer.text
+    assert "2 rows with the status “differs” in jax 0.4.38" in answer.text
     assert synthetic_report.VMAP_WHY in answer.text and synthetic_report.MESSAGE_WHY in answer.text
     assert shown_rows(browser) == ["demo.vmap_miss[vmap]", "demo.old_message"]
 
