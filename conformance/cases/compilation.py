@@ -8,7 +8,7 @@ import sys
 import tempfile
 
 from conformance.cases.helpers import CompileCounter, LogCapture, first_line, outcome_of, require
-from conformance.core.case import Expect, Observation, Param, Section, Unsupported
+from conformance.core.case import Change, Expect, Observation, Param, Section, Unsupported
 
 SECTION = Section("§5", "Compilation and speed")
 
@@ -111,6 +111,19 @@ def _compile_log_run():
           "[...]` (no jit(), a list), so no mlp_step shapes are found there. eager_ops: asserted is the "
           "chapter's assert (some compile other than mlp_step) and its prose naming jit(broadcast_in_dim); "
           "the compile order is printed. Timings are details.",
+    changes=[
+        Change(since="0.10.0", params=("four_lines",),
+               why="Before 0.10.0 tracing also logged a `Finished tracing + transforming` line for each jitted jnp "
+                   "function called inside (matmul, tanh, _reduce_sum), so a compilation logged more than four "
+                   "messages.",
+               evidence="measured (all run, linux-x86_64): every_compilation_logs_exactly_four false in 0.9.2, true "
+                        "in 0.10.0"),
+        Change(since="0.7.0", params=("shapes_and_cache_hit",),
+               why="Before 0.7.0 the compile line read `Compiling mlp_step with global shapes and types [...]` (no "
+                   "jit()), so the chapter's pattern `Compiling jit(<name>)` finds no mlp_step compile.",
+               evidence="measured (all run, linux-x86_64): 0.6.2 logs `Compiling convert_element_type with ...`, "
+                        "0.7.0 `Compiling jit(convert_element_type) with ...`; mlp_step_compiles 0 then 2"),
+    ],
 )
 def log_compiles(aspect):
     require("jax.log_compiles")
@@ -241,6 +254,38 @@ def _cache_miss_scenario(jax, turned_on):
           "is defined inside the probe, so 0.4.x names it by its qualified name "
           "(`explain_cache_misses.<locals>.decay_step`); the chapter's was at top level, where both names "
           "agree, so a qualifying prefix is accepted.",
+    changes=[
+        Change(since="0.6.0", params=("never_seen",),
+               why="0.5.3 and older also log a cache miss for the eager astype (4 messages); 0.6.0 logs the three of "
+                   "decay_step that the chapter shows.",
+               evidence="measured (all run, linux-x86_64): cache_miss_messages 4 in 0.5.3, 3 in 0.6.0"),
+        Change(since="0.6.0", params=("static_value",),
+               why="From 0.6.0 a changed static argument is explained (`key with different value of static kwargs`) "
+                   "instead of `explanation unavailable`, which the chapter documents.",
+               evidence="measured (all run, linux-x86_64): 0.5.3 `explanation unavailable! please open an issue`, "
+                        "0.6.0 `key with different value of static kwargs: now {step: 1} and before {step: 0}`"),
+        Change(since="0.11.0", params=("static_value",),
+               why="0.11.0 reports a changed static argument as `cache miss explanation unavailable` again, as the "
+                   "chapter documents (0.9 and 0.10 called it a different input pytree).",
+               evidence="measured (all run, linux-x86_64): 0.10.2 `different input pytree ... Static(val=1)`, 0.11.0 "
+                        "`explanation unavailable`"),
+        Change(since="0.6.0", params=("input_types",),
+               why="Before 0.6.0 a dtype change read `never seen input type signature`; 0.6.0 says `different input "
+                   "types` and names w going from f32[3] to i32[3].",
+               evidence="measured (all run, linux-x86_64): says_different_input_types false in 0.5.3, true in 0.6.0"),
+        Change(since="0.9.0", params=("input_types",),
+               why="0.9.0 and 0.10 explain the dtype change as a `different input pytree` instead of `different input "
+                   "types`.",
+               evidence="measured (all run, linux-x86_64): says_different_input_types true in 0.8.3, false in 0.9.0 "
+                        "(message `different input pytree:`)"),
+        Change(since="0.11.0", params=("input_types",),
+               why="0.11.0 says `different input types` for the dtype change again.",
+               evidence="measured (all run, linux-x86_64): says_different_input_types false in 0.10.2, true in 0.11.0"),
+        Change(since="0.6.0", params=("pytree",),
+               why="Before 0.6.0 a pytree change read `never seen passing 1 positional args ...`; 0.6.0 says "
+                   "`different input pytree`.",
+               evidence="measured (all run, linux-x86_64): says_different_input_pytree false in 0.5.3, true in 0.6.0"),
+    ],
 )
 def explain_cache_misses(situation):
     import contextlib
@@ -359,6 +404,13 @@ def cache_size_shared(step):
           "cache. The count is by fun_name == jit(mlp_step), as the chapter's CompileCounter filters; measured "
           "here, 0.4.38 and 0.5.3 send the event with an empty fun_name, so that filter counts 0 there (the "
           "names seen are in the details).",
+    changes=[
+        Change(since="0.6.1",
+               why="Before 0.6.1 the compile-time event carried an empty fun_name, so the chapter's filter on "
+                   "jit(mlp_step) counts 0.",
+               evidence="measured (all run, linux-x86_64): compiled_fun_names all '' in 0.6.0, "
+                        "['jit(convert_element_type)', ..., 'jit(mlp_step)'] in 0.6.1"),
+    ],
 )
 def compile_counter():
     import jax

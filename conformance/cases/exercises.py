@@ -6,7 +6,7 @@ exercise probe uses them on the chapter's inputs, and the self-check probe uses 
 inputs.
 """
 
-from conformance.core.case import Expect, Observation, Section
+from conformance.core.case import Change, Expect, Observation, Section
 
 SECTION = Section("§10", "Exercises")
 
@@ -352,6 +352,15 @@ def ex3_live_arrays_ids():
           "Measured on 0.4.38: one notice (worded 'a C++-jit/pmap function'), and the parsed primitive is "
           "'jit': the error says 'encountered in jit(step)' and that the de-optimized function produced no "
           "invalid value.",
+    changes=[
+        Change(since="0.5.1",
+               why="From 0.5.1 a NaN in a newly created jit function is re-run primitive by primitive, so the error "
+                   "names the primitive and the de-optimization notice prints; 0.5.0 and older name jit(...) instead "
+                   "(their jit path re-runs only a jaxpr of more than one equation).",
+               evidence="jax/_src/pjit.py _pjit_call_impl_python (0.4.38) re-runs only multi-equation jaxprs; "
+                        "measured (all run, linux-x86_64): 0.5.0 names jit(<lambda>), 0.5.1 the primitive; "
+                        "first_nan[1] 'jit' in 0.5.0, 'log' in 0.5.1"),
+    ],
 )
 def ex4_first_nan():
     import contextlib
@@ -423,6 +432,15 @@ def ex4_first_nan():
           "each call of the step function saw (off for the four clean steps, on for every call after); the "
           "list itself is in the details. The expectations of nothing (no leak, None) have their positive "
           "controls in the same process: the three leaks found first, and (3, 'sqrt') found first.",
+    changes=[
+        Change(since="0.5.1",
+               why="From 0.5.1 a NaN in a newly created jit function is re-run primitive by primitive, so the error "
+                   "names the primitive and the de-optimization notice prints; 0.5.0 and older name jit(...) instead "
+                   "(their jit path re-runs only a jaxpr of more than one equation).",
+               evidence="jax/_src/pjit.py _pjit_call_impl_python (0.4.38) re-runs only multi-equation jaxprs; "
+                        "measured (all run, linux-x86_64): 0.5.0 names jit(<lambda>), 0.5.1 the primitive; "
+                        "ex4_first_nan[1] 'jit' in 0.5.0, 'sqrt' in 0.5.1"),
+    ],
 )
 def selfcheck_expectations():
     import jax

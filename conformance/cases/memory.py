@@ -1,6 +1,6 @@
 """§7 of the chapter: memory: estimating it before running, finding what holds it, and freeing it."""
 
-from conformance.core.case import Expect, Observation, Param, Section
+from conformance.core.case import Change, Expect, Observation, Param, Section
 from conformance.cases.helpers import outcome_of, require
 
 SECTION = Section("§7", "Memory")
@@ -263,6 +263,13 @@ def live_arrays_leak(which):
           "repr (see the 3-element array in details). The chapter's 4 MB example is therefore safe because of "
           "its size; the expectation stays the chapter's example. jax 0.4.38 to 0.10.2 read the values for "
           "every size, so repr and str raise there (measured on every release of the default matrix).",
+    changes=[
+        Change(since="0.11.1", params=("repr_safe",),
+               why="From 0.11.1 repr and str of an array of 1 MiB or more show only its shape and dtype without "
+                   "reading the buffer, so the chapter's deleted 4 MB array no longer raises there.",
+               evidence="measured (all run, linux-x86_64): repr_raised RuntimeError in 0.11.0, None in 0.11.1 (a "
+                        "deleted array under 1 MiB still raises)"),
+    ],
 )
 def delete_frees_buffer(which):
     import jax.numpy as jnp
@@ -303,6 +310,13 @@ def delete_frees_buffer(which):
           "0.4.38 to 0.11.2 the count after rebinding is 2 here (the captured array and a second 512x512 "
           "buffer, both freed by clear_caches; measured on every release of the matrix); the chapter "
           "documents 1.",
+    changes=[
+        Change(since="0.12.0",
+               why="Up to 0.11.2 rebinding kept a second 512x512 buffer alive (2 after rebinding); from 0.12.0 only "
+                   "the captured array remains, the chapter's 1.",
+               evidence="measured (all run, linux-x86_64): extra 512x512 buffers after rebinding: 2 in 0.11.2, 1 in "
+                        "0.12.0"),
+    ],
 )
 def clear_caches_frees_captured_constant():
     import jax

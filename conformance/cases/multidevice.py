@@ -1,6 +1,6 @@
 """§8 of the chapter: four simulated CPU devices: sharding notation, layouts, sharding inside jit, shard_map checks."""
 
-from conformance.core.case import Expect, Observation, Param, Section, Unsupported
+from conformance.core.case import Change, Expect, Observation, Param, Section, Unsupported
 from conformance.cases.helpers import outcome_of, printed_lines, require, require_keyword
 
 SECTION = Section("§8", "Multiple devices")
@@ -65,6 +65,19 @@ def forced_device_count():
     notes="The @ notation shows for Explicit mesh axes; jax.make_mesh creates Explicit axes by default in "
           "0.12 (0.8.3 warns that the default changes from Auto in 0.9 and shows float32[8,4] for every "
           "layout). The mesh's axis types are in details.",
+    changes=[
+        Change(since="0.5.3",
+               why="jax.typeof first exists in 0.5.3, but it shows no @ sharding notation while make_mesh's axes "
+                   "default to Auto.",
+               evidence="measured (all run, linux-x86_64): 0.5.2 has no jax.typeof (unsupported); 0.5.3 shows "
+                        "ShapedArray(float32[8,4])"),
+        Change(since="0.9.0",
+               why="From 0.9.0 jax.make_mesh creates Explicit axes by default, so jax.typeof shows the @ sharding "
+                   "notation.",
+               evidence="CHANGELOG 0.8.1: Default axis_types of jax.make_mesh will change in JAX v0.9.0 to return "
+                        "jax.sharding.AxisType.Explicit; measured (all run, linux-x86_64): 0.8.3 float32[8,4], 0.9.0 "
+                        "float32[8@data,4@model]"),
+    ],
 )
 def typeof_sharding_notation():
     import jax.numpy as jnp
@@ -203,6 +216,24 @@ def devices_indices_map_layout():
           "entry. Measured: 0.8.3 prints specs as "
           "PartitionSpec('d',) and, with Auto mesh axes, typeof shows no @; 0.4.38 has no jax.typeof and hands "
           "the callback a PositionalSharding, which has no spec.",
+    changes=[
+        Change(since="0.5.3", params=("typeof_at_trace", "output_sharding"),
+               why="jax.typeof first exists in 0.5.3, but it shows no @ sharding notation while make_mesh's axes "
+                   "default to Auto.",
+               evidence="measured (all run, linux-x86_64): 0.5.2 has no jax.typeof (unsupported); 0.5.3 shows "
+                        "ShapedArray(float32[8,2])"),
+        Change(since="0.9.0", params=("typeof_at_trace", "output_sharding"),
+               why="From 0.9.0 jax.make_mesh creates Explicit axes by default, so jax.typeof shows the @ sharding "
+                   "notation.",
+               evidence="CHANGELOG 0.8.1: Default axis_types of jax.make_mesh will change in JAX v0.9.0 to return "
+                        "jax.sharding.AxisType.Explicit; measured (all run, linux-x86_64): 0.8.3 float32[8,2], 0.9.0 "
+                        "float32[8@d,2]"),
+        Change(since="0.9.1", params=("inspect_callback",),
+               why="From 0.9.1 a PartitionSpec prints as `P('d',)`, the chapter's text; 0.9.0.1 prints "
+                   "`PartitionSpec('d',)`.",
+               evidence="measured (all run, linux-x86_64): inspected_specs[0] PartitionSpec('d',) in 0.9.0.1, P('d',) "
+                        "in 0.9.1"),
+    ],
 )
 def sharding_inside_jit(view):
     import jax
@@ -288,6 +319,12 @@ def _replicas(arr):
           "per-device lines, sorted since the devices print in no fixed order. Versions without "
           "jax.shard_map (or without its check_vma keyword) are unsupported; jax.experimental.shard_map is not "
           "used in its place.",
+    changes=[
+        Change(since="0.6.1",
+               why="jax.shard_map with the check_vma keyword first exists in 0.6.1; before it the case is unsupported "
+                   "(jax.experimental.shard_map is not used in its place).",
+               evidence="measured (all run, linux-x86_64): 0.6.0 has no jax.shard_map (unsupported), 0.6.1 conforms"),
+    ],
 )
 def shard_map_replicas(check):
     import re

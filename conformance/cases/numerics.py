@@ -8,7 +8,7 @@ import contextlib
 import io
 import math
 
-from conformance.core.case import Expect, Observation, Param, Section
+from conformance.core.case import Change, Expect, Observation, Param, Section
 from conformance.cases.helpers import first_line, outcome_of, require
 
 SECTION = Section("§3", "Numerics")
@@ -84,6 +84,14 @@ def _names_primitive(message, primitive):
           "its 'de-optimized function did not produce invalid values' text, because its jit path only re-runs "
           "a jaxpr of more than one equation (pjit._pjit_call_impl_python), so a one-primitive function is "
           "never re-run primitive by primitive.",
+    changes=[
+        Change(since="0.5.1", params=("nans", "infs"),
+               why="From 0.5.1 a NaN in a newly created jit function is re-run primitive by primitive, so the error "
+                   "names the primitive and the de-optimization notice prints; 0.5.0 and older name jit(...) instead "
+                   "(their jit path re-runs only a jaxpr of more than one equation).",
+               evidence="jax/_src/pjit.py _pjit_call_impl_python (0.4.38) re-runs only multi-equation jaxprs; "
+                        "measured (all run, linux-x86_64): 0.5.0 names jit(<lambda>), 0.5.1 the primitive"),
+    ],
 )
 def debug_nans_context_managers(row):
     import jax
@@ -132,6 +140,15 @@ def debug_nans_context_managers(row):
           "calls). Measured on linux-x86_64: 0.5.3 and later conform; 0.4.38 prints nothing for a newly "
           "created jit function (its only such print is on the C++ fast path, with the wording "
           "'C++-jit/pmap function').",
+    changes=[
+        Change(since="0.5.1",
+               why="From 0.5.1 a NaN in a newly created jit function is re-run primitive by primitive, so the error "
+                   "names the primitive and the de-optimization notice prints; 0.5.0 and older name jit(...) instead "
+                   "(their jit path re-runs only a jaxpr of more than one equation).",
+               evidence="jax/_src/pjit.py _pjit_call_impl_python (0.4.38) re-runs only multi-equation jaxprs; "
+                        "measured (all run, linux-x86_64): 0.5.0 names jit(<lambda>), 0.5.1 the primitive; 0.5.0 "
+                        "prints no notice"),
+    ],
 )
 def debug_nans_deopt_notice():
     import jax
@@ -188,6 +205,23 @@ def debug_nans_deopt_notice():
           "nothing (all four 'missed'); in 0.5.3 and 0.6.2 its child writes the observation (all caught) and then "
           "dies by SIGSEGV during interpreter shutdown, with the context still entered (a crash). The real "
           "block catches all four on every version measured.",
+    changes=[
+        Change(since="0.8.0", params=("vmap",),
+               why="The known issue first appears in 0.8.0: after a vmap is traced, jit functions that ran before "
+                   "return NaN without an exception under jax_debug_nans; 0.7.2 and older catch it.",
+               evidence="measured (all run, linux-x86_64): old_jit and old_eager_log 'caught' in 0.7.2, 'missed' in "
+                        "0.8.0"),
+        Change(since="0.5.3", params=("enter_idiom",),
+               why="From 0.5.3 the one-liner's context object stays entered, so the checks run and catch all four, "
+                   "but the child then dies by SIGSEGV at interpreter shutdown with the context still entered (0.5.2 "
+                   "and older collect the object at once: nothing is checked).",
+               evidence="measured (all run, linux-x86_64): 0.5.2 all four 'missed' with the flag off; 0.5.3 all "
+                        "caught, then SIGSEGV after the observation was written"),
+        Change(since="0.7.2", params=("enter_idiom",),
+               why="From 0.7.2 the interpreter shuts down cleanly with the debug_nans context still entered.",
+               evidence="measured (all run, linux-x86_64): 0.7.1 SIGSEGV at shutdown (crash), 0.7.2 exits cleanly and "
+                        "conforms"),
+    ],
 )
 def debug_nans_vmap_miss(mode):
     import jax
@@ -249,6 +283,12 @@ def debug_nans_vmap_miss(mode):
           "no NaN. Like the vmap_miss case, the two vmap triggers first miss in 0.8.x on linux-x86_64. The "
           "non-triggers, whose expectation is 'caught', cannot pass with a dead check: 'caught' needs the "
           "FloatingPointError itself.",
+    changes=[
+        Change(since="0.8.0", params=("make_jaxpr_vmap", "jit_vmap"),
+               why="The known issue first appears in 0.8.0: after a vmap is traced, jit functions that ran before "
+                   "return NaN without an exception under jax_debug_nans; 0.7.2 and older catch it.",
+               evidence="measured (all run, linux-x86_64): old_jit 'caught' in 0.7.2, 'missed' in 0.8.0"),
+    ],
 )
 def debug_nans_trigger(operation):
     import jax
@@ -299,6 +339,12 @@ def debug_nans_trigger(operation):
           "and checking, so that 'missed' cannot come from a dead check. Measured on linux-x86_64: 0.8.3 and "
           "0.12.0.1 miss, as in the vmap_miss case; 0.4.38 and 0.7.2 catch it. Without the vmap, the same "
           "order catches it on 0.12.0.1 (measured while writing the case).",
+    changes=[
+        Change(since="0.8.0",
+               why="The known issue first appears in 0.8.0: after a vmap is traced, jit functions that ran before "
+                   "return NaN without an exception under jax_debug_nans; 0.7.2 and older catch it.",
+               evidence="measured (all run, linux-x86_64): old_jit_after_flag 'caught' in 0.7.2, 'missed' in 0.8.0"),
+    ],
 )
 def debug_nans_flag_after_vmap():
     import jax
@@ -358,6 +404,14 @@ def debug_nans_flag_after_vmap():
           "claim, with the variable set before import jax. Measured on linux-x86_64 before the split: 0.5.3 and "
           "later conform; 0.4.38 names jit(norm) instead of mul and prints no backward-pass notice (that "
           "de-optimized backward re-run does not exist there).",
+    changes=[
+        Change(since="0.5.1", params=("auto_message",),
+               why="From 0.5.1 a NaN in a newly created jit function is re-run primitive by primitive, so the error "
+                   "names the primitive and the de-optimization notice prints; 0.5.0 and older name jit(...) instead "
+                   "(their jit path re-runs only a jaxpr of more than one equation).",
+               evidence="jax/_src/pjit.py _pjit_call_impl_python (0.4.38) re-runs only multi-equation jaxprs; "
+                        "measured (all run, linux-x86_64): 0.5.0 names jit(<lambda>), 0.5.1 the primitive (mul)"),
+    ],
 )
 def debug_nans_backward_pass(filtering):
     import traceback
@@ -1021,6 +1075,12 @@ def check_grads_pass_silent():
           "the correct VJP at the default tolerance. jax.enable_x64 does not exist before 0.8 (0.4.38 has only "
           "jax.experimental.enable_x64), so the case is unsupported there. The float64 default tolerance "
           "(1e-5 here) is a detail: the chapter does not state it.",
+    changes=[
+        Change(since="0.8.0",
+               why="jax.enable_x64, which the case uses for its float64 checks, first exists in 0.8.0.",
+               evidence="CHANGELOG 0.8.0: jax.experimental.enable_x64 and disable_x64 are deprecated in favor of the "
+                        "new non-experimental context manager jax.enable_x64"),
+    ],
 )
 def check_grads_tolerance_options():
     import jax.numpy as jnp

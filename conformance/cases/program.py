@@ -4,7 +4,7 @@ It also holds known issue 1 from §0, the CPU miscompile of a closure-captured c
 bisects with disable_jit.
 """
 
-from conformance.core.case import Expect, Observation, Param, Section, Unsupported
+from conformance.core.case import Change, Expect, Observation, Param, Section, Unsupported
 from conformance.cases.helpers import CompileCounter, require, require_keyword
 
 SECTION = Section("§2", "Seeing the program")
@@ -77,6 +77,12 @@ def _mul_operands(closed):
           "is a literal operand rather than an input variable (read from the jaxpr's structure). Printed: the "
           "whole jaxpr text. The literal's `:f32[]` annotation is missing from the printed jaxpr of older "
           "versions (0.4.38 prints `mul a 2.0`), so the asserted substring really is absent there.",
+    changes=[
+        Change(since="0.6.1",
+               why="From 0.6.1 the jaxpr printer annotates a literal with its type (`mul a 2.0:f32[]`), the substring "
+                   "the chapter asserts; 0.6.0 prints `mul a 2.0`.",
+               evidence="measured (all run, linux-x86_64): contains_literal_text false in 0.6.0, true in 0.6.1"),
+    ],
 )
 def jaxpr_global_literal():
     import jax
@@ -247,6 +253,18 @@ CHAPTER_ENCODER_INSTRUCTIONS = [
           "optimized HLO, whose instruction and fusion names (ynn_fusion, broadcast_maximum_fusion) belong to "
           "the CPU backend and platform. linux-x86_64 with 0.12.0.1 prints the chapter's exact list; 0.8.3 has "
           "no ynn_fusion, 0.4.38 inserts jit(main)/ after jit(scoped_mlp) in every op_name.",
+    changes=[
+        Change(since="0.5.0", params=("stablehlo_debug_info",),
+               why="Lowered.as_text(debug_info=True) first exists in 0.5.0, and its locations then read "
+                   "jit(scoped_mlp)/jit(main)/encoder/..., not the chapter's jit(scoped_mlp)/encoder/dot_general.",
+               evidence="CHANGELOG 0.5.0: The AOT lowering `.as_text()` method now supports the `debug_info` option; "
+                        "measured (all run, linux-x86_64): 0.6.2 locations jit(scoped_mlp)/jit(main)/encoder/pjit"),
+        Change(since="0.7.0", params=("stablehlo_debug_info",),
+               why="From 0.7.0 the debug-info locations drop the inner jit(main)/, so the path "
+                   "jit(scoped_mlp)/encoder/dot_general appears as the chapter shows.",
+               evidence="measured (all run, linux-x86_64): contains_encoder_dot_general_path false in 0.6.2 "
+                        "(jit(scoped_mlp)/jit(main)/encoder/pjit), true in 0.7.0"),
+    ],
 )
 def named_scope_views(view):
     import numpy as np
@@ -389,6 +407,11 @@ def _require_attributes(stage, class_name, *names):
           "expected text is the scoped_mlp arguments written as ShapedArray avals, and a change of aval "
           "spelling must not decide the row. Compiled.cost_analysis() is a dict on 0.12 (a list holding one "
           "dict on 0.4.38), so both count as having flops.",
+    changes=[
+        Change(since="0.5.0",
+               why="Lowered.as_text(debug_info=...), one of the table's attributes, first exists in 0.5.0.",
+               evidence="CHANGELOG 0.5.0: The AOT lowering `.as_text()` method now supports the `debug_info` option"),
+    ],
 )
 def stage_attributes():
     import jax

@@ -5,7 +5,7 @@ and builds its measuring helpers on three mechanisms: `jax.debug.print` writing 
 JAX's log records flowing through the `jax` logger, and the backend-compile event of `jax.monitoring`.
 """
 
-from conformance.core.case import Expect, Observation, Section, Skip
+from conformance.core.case import Change, Expect, Observation, Section, Skip
 from conformance.cases.helpers import BACKEND_COMPILE_EVENT, require
 
 SECTION = Section("§0", "Setup and known issues")
@@ -117,6 +117,12 @@ def debug_print_to_sys_stdout():
           "the chapter uses, so a renamed option fails here (restored afterwards). All three facts are "
           "asserted (the chapter relies on them in §1.1, §5 and §9); which jax._src module emits each record "
           "is a detail.",
+    changes=[
+        Change(since="0.8.1",
+               why="jax.debug.log, which the case logs through, first exists in 0.8.1; before it the case is "
+                   "unsupported.",
+               evidence="measured (all run, linux-x86_64): 0.8.0 has no jax.debug.log (unsupported), 0.8.1 conforms"),
+    ],
 )
 def jax_logger_hierarchy():
     import logging
@@ -182,6 +188,13 @@ def jax_logger_hierarchy():
           "event while a second listener, still registered, must see that compile (the positive control that "
           "a compile really happened). Versions without jax.monitoring.unregister_event_duration_listener are "
           "unsupported (0.4.38 also passes no fun_name keyword).",
+    changes=[
+        Change(since="0.8.1",
+               why="jax.monitoring.unregister_event_duration_listener, which the chapter's CompileCounter calls, "
+                   "first exists in 0.8.1.",
+               evidence="measured (all run, linux-x86_64): 0.8.0 has no unregister_event_duration_listener "
+                        "(unsupported), 0.8.1 conforms"),
+    ],
 )
 def compile_monitoring_event():
     import jax

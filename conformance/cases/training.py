@@ -10,7 +10,7 @@ prints, so they are compared in the printed tier.
 """
 
 from conformance.cases.helpers import first_line
-from conformance.core.case import Expect, Observation, Param, Section, Unsupported
+from conformance.core.case import Change, Expect, Observation, Param, Section, Unsupported
 
 SECTION = Section("§9", "Hands-on: a training script with three hidden bugs")
 
@@ -459,6 +459,12 @@ def v1_losses():
           "key(2), one per step, as in the chapter. The capture is at WARNING, the level log_compiles and "
           "explain_cache_misses log at: at DEBUG, 0.12.0.1 also logs a 'PERSISTENT COMPILATION CACHE MISS' "
           "line per compilation, which the chapter's capture at the logger's default level did not see.",
+    changes=[
+        Change(since="0.11.0",
+               why="Up to 0.10.2 the later cache misses are explained (a static argument, then a different input "
+                   "pytree); from 0.11.0 they read `explanation unavailable`, as the chapter documents.",
+               evidence="measured (all run, linux-x86_64): later_misses_unavailable false in 0.10.2, true in 0.11.0"),
+    ],
 )
 def static_step_diagnosis():
     import logging

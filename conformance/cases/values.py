@@ -1,7 +1,7 @@
 """§1 of the chapter: seeing runtime values inside compiled code (debug.print, debug.log, debug.callback,
 debug.breakpoint with its jdb debugger, and disable_jit)."""
 
-from conformance.core.case import Expect, Observation, Param, Section, Unsupported
+from conformance.core.case import Change, Expect, Observation, Param, Section, Unsupported
 from conformance.cases.helpers import outcome_of, printed_lines, require
 
 SECTION = Section("§1", "Seeing values")
@@ -129,6 +129,13 @@ def stats_prints(part):
           "printed `x = JitTracer(float32[])`); 0.4.38 prints `x = Traced<ShapedArray(float32[])>with"
           "<DynamicJaxprTrace>`, which does not contain 'Tracer'. A later run with 5.0 must give the same "
           "outcome. kwarg_value: asserted exactly, as the chapter does.",
+    changes=[
+        Change(since="0.7.0", params=("fstring_tracer",),
+               why="From 0.7.0 a tracer formatted in an f-string names its class (`JitTracer<float32[]>`), so the "
+                   "text mentions 'Tracer'; before, it read `Traced<float32[]>with<DynamicJaxprTrace>`.",
+               evidence="measured (all run, linux-x86_64): 0.6.2 outcome `x = "
+                        "Traced<float32[]>with<DynamicJaxprTrace>`, 0.7.0 `x = JitTracer<float32[]>`"),
+    ],
 )
 def fstring_vs_keyword(form):
     import jax
@@ -180,6 +187,13 @@ def fstring_vs_keyword(form):
           "warning raised while tracing and running is recorded, and a deliberate warning issued after the "
           "run inside the same recorder must be seen (control_warning_seen), so an empty list is not the "
           "recorder failing.",
+    changes=[
+        Change(since="0.10.1", params=("two_step",),
+               why="The two-call form jax.debug.print(ordered=True)(...) first exists in 0.10.1 (its first parameter "
+                   "becomes optional); before it the cell is unsupported.",
+               evidence="measured (all run, linux-x86_64): 0.10.0 rejects the options-only call (unsupported), 0.10.1 "
+                        "conforms"),
+    ],
 )
 def ordered_prints(form):
     import warnings
@@ -253,6 +267,17 @@ def ordered_prints(form):
           "receives nothing; a WARNING logged on jax._src.debugging afterwards must reach the same handler "
           "(control_received), so an empty list is not a dead handler. jax.debug.log first appears in 0.8; "
           "older versions are unsupported.",
+    changes=[
+        Change(since="0.8.1", params=("info_level",),
+               why="jax.debug.log first exists in 0.8.1, and at INFO its record reaches the chapter's handler as "
+                   "documented.",
+               evidence="measured (all run, linux-x86_64): 0.8.0 has no jax.debug.log (unsupported), 0.8.1 conforms"),
+        Change(since="0.8.1", params=("default_level",),
+               why="jax.debug.log first exists in 0.8.1; with jax._src.debugging's level left alone its INFO record "
+                   "still reaches the handler on the 'jax' logger, where the chapter says nothing arrives.",
+               evidence="measured (all run, linux-x86_64): 0.8.0 unsupported; 0.8.1 handler_received ['seen 1.0'] "
+                        "with effective level WARNING and record level INFO"),
+    ],
 )
 def debug_log(level):
     import logging
@@ -508,6 +533,13 @@ def activation_callback(transform):
           "and its value, 2*3, comes back. (The Python call itself always evaluates to None, so that says "
           "nothing and is not compared.) A host function returning a value through debug.callback raises "
           "nothing in 0.12.0.1; its value is dropped.",
+    changes=[
+        Change(since="0.10.1",
+               why="The two-call form jax.debug.callback(ordered=True)(...) first exists in 0.10.1; before it the "
+                   "case is unsupported.",
+               evidence="measured (all run, linux-x86_64): 0.10.0 rejects the options-only call (unsupported), 0.10.1 "
+                        "conforms"),
+    ],
 )
 def callback_two_step():
     import jax

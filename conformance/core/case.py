@@ -16,7 +16,8 @@ that section's decorator::
         return Observation({"new_wrapper": 0}, details={"raw": ...})
 
 A parametrised case declares each parameter with its rows, expectation and known-issue
-status together (`Param`). A wrong declaration raises `CaseDeclarationError` at import,
+status together (`Param`). Where a cell's status changes from one JAX release to another, a
+`Change` (on the case or on a `Param`) says in which release, why, and on what evidence. A wrong declaration raises `CaseDeclarationError` at import,
 with one line naming the case. Standard library only: the child imports this module in
 target environments that hold nothing but jax, jaxlib and numpy.
 """
@@ -119,6 +120,43 @@ class Expect:
         return {**self.printed, **{k: v for k, v in (override or {}).items() if k in self.printed}}
 
 
+# A release as a `Change` names it: numbers joined by dots (`0.8.0`, `0.9.0.1`).
+RELEASE = re.compile(r"\d+(?:\.\d+)*")
+
+
+@dataclass(frozen=True)
+class Change:
+    """Why a cell's status changes between JAX releases: the release range, one sentence, and its evidence.
+
+    `since="0.8.0"` says the change is in 0.8.0 (the release before it behaves otherwise);
+    `versions="0.7.2..0.8.0"` says it is after 0.7.2 and in 0.8.0 at the latest (for a range
+    whose releases between were not all measured). Give exactly one. `why` is one sentence;
+    `evidence` is where it comes from: a JAX source line (`jax/_src/pjit.py: ...`), a
+    CHANGELOG entry (`CHANGELOG 0.8.0: ...`) or a measurement (`measured: ...`). On a case,
+    `params` names the parameters it explains (all of them when empty); on a `Param` it is unused.
+    """
+
+    why: str
+    evidence: str
+    since: str = ""
+    versions: str = ""
+    params: tuple[str, ...] = ()
+
+    @property
+    def bounds(self) -> tuple[str, str]:
+        """`(after, upto)`: the change happened after release `after` ('' when open) and in `upto` at the latest."""
+        if self.since:
+            return "", self.since
+        low, _, high = self.versions.partition("..")
+        return low, high
+
+    @property
+    def range_text(self) -> str:
+        """`in 0.8.0`, or `after 0.7.2, by 0.8.0`."""
+        low, high = self.bounds
+        return f"in {high}" if not low else f"after {low}, by {high}"
+
+
 @dataclass(frozen=True)
 class Param:
     """One parameter of a case, declared with everything that belongs to it.
@@ -140,6 +178,7 @@ class Param:
     label: str = ""
     fresh_interpreter: str = ""
     discrepancy: str = ""
+    changes: Sequence[Change] = ()
 
 
 @dataclass(frozen=True)
@@ -159,6 +198,7 @@ class Case:
     notes: str = ""
     package: str = DEFAULT_CASE_PACKAGE
     discrepancy: str = ""
+    changes: Sequence[Change] = ()
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -211,6 +251,11 @@ class Case:
     def discrepancy_note(self, param: str) -> str:
         """Why the chapter's asserted claim is false on the documented release ('' when it is not known to be)."""
         return self.param(param).discrepancy or self.discrepancy
+
+    def changes_for(self, param: str) -> tuple[Change, ...]:
+        """The declared status changes of one cell: its parameter's, then the case's that apply to it."""
+        own = tuple(self.param(param).changes)
+        return own + tuple(c for c in self.changes if not c.params or param in c.params)
 
     def env_for(self, param: str) -> dict[str, str]:
         """Environment variables the child of `param` starts with (the case's, then the parameter's)."""
@@ -272,6 +317,7 @@ class Section:
         timeout_s: float = 120.0,
         notes: str = "",
         discrepancy: str = "",
+        changes: Sequence[Change] = (),
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Declare the decorated probe as a case of this section.
 
@@ -280,7 +326,8 @@ class Section:
         the behaviour is documented. `discrepancy` (here or on a `Param`) records where the
         chapter's asserted claim is false on the documented release, with what was measured. `fresh_interpreter` is the reason the probe needs a
         newly started interpreter rather than a child forked from one that already imported jax
-        (`env` and `stdin` do not need it: the variables are set before that import).
+        (`env` and `stdin` do not need it: the variables are set before that import). `changes`
+        (here or on a `Param`) explains each release where a cell's status changes (`Change`).
         """
 
         def register(probe: Callable[..., Any]) -> Callable[..., Any]:
@@ -303,6 +350,7 @@ class Section:
                 notes=notes,
                 package=package or DEFAULT_CASE_PACKAGE,
                 discrepancy=discrepancy,
+                changes=tuple(changes) if isinstance(changes, (list, tuple)) else changes,
             )
             validate(built)
             built = replace(built, params=tuple(
@@ -401,6 +449,46 @@ def _expect_fields(expect: Expect, where: str) -> None:
             _json_field(override, where, f"Expect(platforms={{{pattern!r}: ...}})")
 
 
+def _changes_field(changes: Any, where: str, params: Sequence[str] | None) -> None:
+    """Each `Change` of a case (`params` are its parameter names) or of a parameter (`params` None)."""
+    if isinstance(changes, (str, bytes, Mapping)) or not isinstance(changes, Sequence):
+        raise CaseDeclarationError(f"{where}: changes= takes a list of Change, not {type(changes).__name__}")
+    for change in changes:
+        if not isinstance(change, Change):
+            raise CaseDeclarationError(f"{where}: changes= holds {change!r}, not a Change")
+        for name in ("why", "evidence", "since", "versions"):
+            if not isinstance(getattr(change, name), str):
+                raise CaseDeclarationError(f"{where}: Change({name}=) takes a string, "
+                                           f"not {type(getattr(change, name)).__name__}")
+        if not change.why.strip() or not change.evidence.strip():
+            raise CaseDeclarationError(f"{where}: a Change needs why= (one sentence) and evidence= (a JAX source "
+                                       f"line, a CHANGELOG entry or a measurement)")
+        if bool(change.since) == bool(change.versions):
+            raise CaseDeclarationError(f"{where}: a Change takes either since='0.8.0' or versions='0.7.2..0.8.0'")
+        if change.since and not RELEASE.fullmatch(change.since):
+            raise CaseDeclarationError(f"{where}: Change(since={change.since!r}) is not a release such as '0.8.0'")
+        if change.versions:
+            low, sep, high = change.versions.partition("..")
+            if not (sep and RELEASE.fullmatch(low) and RELEASE.fullmatch(high)) or \
+                    _release(low) >= _release(high):
+                raise CaseDeclarationError(f"{where}: Change(versions={change.versions!r}) is not 'OLD..NEW', two "
+                                           f"releases, the older first, such as '0.7.2..0.8.0'")
+        if isinstance(change.params, (str, bytes)) or not isinstance(change.params, Sequence):
+            raise CaseDeclarationError(f"{where}: Change(params=) takes a tuple of parameter names")
+        unknown = [p for p in change.params if params is None or p not in params]
+        if unknown:
+            raise CaseDeclarationError(f"{where}: Change(params=) names {unknown[0]!r}, "
+                                       + ("which is not a parameter of the case" if params is not None
+                                          else "but a Change on a Param applies to that Param only"))
+
+
+def _release(text: str) -> tuple[int, ...]:
+    parts = [int(p) for p in text.split(".")]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
 def _check_case_fields(case: Case) -> None:
     """The type of every declared field, so that a wrong one is a line naming the case and the field."""
     where = case.id
@@ -409,6 +497,7 @@ def _check_case_fields(case: Case) -> None:
     _text_field(case.discrepancy, where, "discrepancy", "what was measured and why, as a sentence")
     _text_field(case.stdin, where, "stdin", "text (a str)", optional=True)
     _env_field(case.env, where)
+    _changes_field(case.changes, where, [p.name for p in case.params])
     timeout = case.timeout_s
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) \
             or timeout <= 0:
@@ -428,6 +517,7 @@ def _check_case_fields(case: Case) -> None:
         _text_field(p.label, label, "label", "a string")
         _text_field(p.stdin, label, "stdin", "text (a str)", optional=True)
         _env_field(p.env, label)
+        _changes_field(p.changes, label, None)
 
 
 def validate(case: Case) -> None:

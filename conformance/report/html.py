@@ -33,7 +33,7 @@ from conformance.report.junit import junit_xml
 from conformance.report.markdown import markdown_summary
 from conformance.report.outputs import ExtraOutputs, write_extra_outputs
 from conformance.report.model import (BUG_ABSENT_GLYPH, BUG_PRESENT_GLYPH, CHANGE_GROUPS, GLYPHS, NOT_RUN, ReportModel,
-                                      build_model)
+                                      build_model, version_key)
 from conformance.report.repro import module_source, prelude, script_sources, scripts_used
 from conformance.results.load import PathLike, load_results
 from conformance.results.schema import SCHEMA_VERSION, ResultFile
@@ -122,6 +122,22 @@ def _cell_data(result, expected_index: dict[str, int], expected_table: list[Any]
     return data
 
 
+def version_ranks(model: ReportModel) -> dict[str, int]:
+    """A rank per version of the columns and of every declared change's bounds, in PEP 440 order, so the page can
+    match a declared change to any two columns (`explain_change`'s rule) without parsing versions itself."""
+    versions = {c.jax for c in model.columns}
+    for row in model.param_rows:
+        for change in row.declared_changes:
+            versions.update(v for v in change.bounds if v)
+    ordered = sorted(versions, key=version_key)
+    ranks, rank = {}, -1
+    for i, version in enumerate(ordered):
+        if i == 0 or version_key(version) != version_key(ordered[i - 1]):
+            rank += 1
+        ranks[version] = rank
+    return ranks
+
+
 def page_data(model: ReportModel) -> dict[str, Any]:
     """The compact data block: what a click shows, kept out of the markup of every cell."""
     expected_index: dict[str, int] = {}
@@ -131,6 +147,7 @@ def page_data(model: ReportModel) -> dict[str, Any]:
     timelines: dict[str, list[str]] = {}
     for timeline in model.timelines:
         timelines.setdefault(timeline.cell_id, []).append(f"{timeline.platform}: {timeline.text}")
+    ranks = version_ranks(model)
     for section in model.sections:
         for block in section.cases:
             if block.module and block.module not in modules:
@@ -140,14 +157,22 @@ def page_data(model: ReportModel) -> dict[str, Any]:
                           "env": block.env, "stdin": block.stdin, "rows": block.rows,
                           "scripts": scripts_used(modules.get(block.module, ""))})
             for row in block.params:
-                rows.append({"c": len(cases) - 1, "p": row.param, "id": row.cell_id, "rows": row.rows,
-                             "k": int(row.known_issue), "since": timelines.get(row.cell_id, [])})
+                entry = {"c": len(cases) - 1, "p": row.param, "id": row.cell_id, "rows": row.rows,
+                         "k": int(row.known_issue), "since": timelines.get(row.cell_id, [])}
+                if row.discrepancy:
+                    entry["disc"] = row.discrepancy
+                if row.declared_changes:
+                    # [rank of the release after which it changed (-1: none), rank of the release it is in at the
+                    # latest, why, evidence, `in 0.8.0`]; the page lists a row's status changes from its cells
+                    entry["ch"] = [[ranks[c.bounds[0]] if c.bounds[0] else -1, ranks[c.bounds[1]], c.why, c.evidence,
+                                    c.range_text] for c in row.declared_changes]
+                rows.append(entry)
                 cells.append([_cell_data(c.result, expected_index, expected_table, c.word) if c.result else 0
                               for c in row.cells])
     return {
         "suite": conformance.__version__, "schema": SCHEMA_VERSION, "documented": DOCUMENTED_JAX,
         "columns": [{"jax": c.jax, "platform": c.platform, "qv": c.quoted_version, "rt": c.run_target, "series": c.series,
-                     "newest": c.newest_in_series} for c in model.columns],
+                     "newest": c.newest_in_series, "vr": ranks[c.jax]} for c in model.columns],
         "cases": cases, "rows": rows, "cells": cells, "expected": expected_table,
         "modules": modules, "prelude": prelude(), "scripts": script_sources(),
     }

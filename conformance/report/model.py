@@ -17,6 +17,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from conformance.core.case import Case, section_order
+from conformance.core.case import Change as DeclaredChange
 from conformance.core.status import (BROKEN, KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED, KNOWN_ISSUE_PRESENT, Status,
                                      describe)
 from conformance.core.versions import DOCUMENTED_JAX, direction, release_tuple
@@ -117,6 +118,12 @@ class TableCell:
         return self.result is not None and self.result.printed_differs
 
     @property
+    def bug_state(self) -> str:
+        """On a known-issue row, the bug's state (`present`, `absent`, `maybe-fixed`) that colours the cell; else ''."""
+        return {KNOWN_ISSUE_PRESENT: "present", KNOWN_ISSUE_ABSENT: "absent",
+                KNOWN_ISSUE_CHANGED: "maybe-fixed"}.get(self.word, "")
+
+    @property
     def glyph(self) -> str:
         """The compact view's one-character form: the status's glyph, or the bug's on a known-issue row."""
         if self.word == KNOWN_ISSUE_PRESENT:
@@ -138,6 +145,11 @@ class ParamRow:
     cells: list[TableCell]
     known_at: list[bool] = field(default_factory=list)  # per column: a known issue on that column's platform
     discrepancy: str = ""  # the case's note on why the chapter's claim is false on the documented release
+    declared_changes: tuple[DeclaredChange, ...] = ()  # the case's `Change`s that apply to this row
+
+    def why(self, before: str, after: str) -> Explanation | None:
+        """The declared explanation of this row's status change between JAX versions `before` and `after`."""
+        return explain_change(self.declared_changes, before, after)
 
     @property
     def cell_id(self) -> str:
@@ -189,6 +201,52 @@ class SectionBlock:
     cases: list[CaseBlock]
 
 
+@dataclass(frozen=True)
+class Explanation:
+    """Why a cell's status differs between two versions: the declared changes between them, in release order."""
+
+    changes: tuple[DeclaredChange, ...]
+
+    @property
+    def why(self) -> str:
+        """The sentences, each with its release (`in 0.8.0: ...`) when there are several."""
+        if len(self.changes) == 1:
+            return self.changes[0].why
+        return " ".join(f"{c.range_text[0].upper()}{c.range_text[1:]}: {c.why}" for c in self.changes)
+
+    @property
+    def evidence(self) -> str:
+        """The evidence of each change, joined."""
+        return "; ".join(c.evidence for c in self.changes)
+
+    @property
+    def text(self) -> str:
+        """`why (evidence: ...)`, one line."""
+        return f"{self.why} (evidence: {self.evidence})"
+
+
+def explain_change(declared: Sequence[DeclaredChange], before: str, after: str) -> Explanation | None:
+    """The declared explanation of a cell's status change from JAX version `before` to `after` (either order), or
+    None when no declared change lies between them: an *unexplained* change.
+
+    A change `since="S"` lies between when before < S <= after; `versions="L..H"` when the range (L, H] overlaps
+    (before, after]. Versions compare in PEP 440 order.
+    """
+    low, high = sorted((before, after), key=version_key)
+    if version_key(low) == version_key(high):
+        return None
+    found = []
+    for change in declared:
+        after_release, upto = change.bounds
+        if version_key(low) < version_key(upto) and (not after_release or
+                                                     version_key(after_release) < version_key(high)):
+            if after_release or version_key(upto) <= version_key(high):
+                found.append(change)
+    if not found:
+        return None
+    return Explanation(tuple(sorted(found, key=lambda c: version_key(c.bounds[1]))))
+
+
 @dataclass
 class Change:
     """One cell that changed between two adjacent versions on one platform."""
@@ -197,6 +255,8 @@ class Change:
     before: str
     after: str
     detail: str = ""
+    status_changed: bool = False
+    why: Explanation | None = None
 
 
 @dataclass
@@ -228,6 +288,26 @@ class Timeline:
 
 
 @dataclass
+class Transition:
+    """A status change of one row between two adjacent columns of a platform (columns without a result skipped),
+    with its declared explanation, or None: unexplained."""
+
+    cell_id: str
+    platform: str
+    before: str  # JAX versions
+    after: str
+    before_status: str
+    after_status: str
+    why: Explanation | None
+
+    @property
+    def text(self) -> str:
+        """`0.7.2 → 0.8.0: differs → conforms: why (evidence: ...)`, or `... unexplained`."""
+        head = f"{self.before} → {self.after}: {self.before_status} → {self.after_status}"
+        return f"{head}: {self.why.text}" if self.why else f"{head}: unexplained (no declared Change)"
+
+
+@dataclass
 class Discrepancy:
     """A row whose asserted facts differ on the documented release, on a platform the chapter covers: the chapter is
     wrong there, or the behaviour depends on something it does not say."""
@@ -251,6 +331,12 @@ class ReportModel:
     timelines: list[Timeline]
     conflicts: list[Conflict]
     discrepancies: list[Discrepancy] = field(default_factory=list)
+    transitions: list[Transition] = field(default_factory=list)
+
+    @property
+    def unexplained(self) -> list[Transition]:
+        """The status changes that no declared `Change` explains."""
+        return [t for t in self.transitions if t.why is None]
 
     @property
     def versions(self) -> list[tuple[str, list[int]]]:
@@ -382,9 +468,26 @@ def _steps(model_columns: list[Column], rows: list[ParamRow]) -> list[VersionSte
                 group = classify_change(before, after, row.known_at[right])
                 if group:
                     detail = "observation changed" if group == "changed" and before.status == after.status else ""
-                    groups[group].append(Change(row.cell_id, row.cells[left].word, row.cells[right].word, detail))
+                    moved = before.status != after.status
+                    why = row.why(model_columns[left].jax, model_columns[right].jax) if moved else None
+                    groups[group].append(Change(row.cell_id, row.cells[left].word, row.cells[right].word, detail,
+                                                moved, why))
             steps.append(VersionStep(platform, model_columns[left].jax, model_columns[right].jax, groups))
     return steps
+
+
+def _transitions(columns: list[Column], rows: list[ParamRow]) -> list[Transition]:
+    found = []
+    for platform in sorted({c.platform for c in columns}):
+        indices = [i for i, c in enumerate(columns) if c.platform == platform]
+        for row in rows:
+            measured = [i for i in indices if row.cells[i].result is not None]
+            for left, right in zip(measured, measured[1:]):
+                a, b = row.cells[left].status, row.cells[right].status
+                if a != b:
+                    found.append(Transition(row.cell_id, platform, columns[left].jax, columns[right].jax, a, b,
+                                            row.why(columns[left].jax, columns[right].jax)))
+    return found
 
 
 def _releases_between(before: str, after: str, releases: Sequence[str]) -> list[str]:
@@ -515,7 +618,8 @@ def build_model(files: Iterable[ResultFile], cases: Iterable[Case], releases: Se
                     else bool(result is not None and result.known_issue) for run, result in zip(merged, results)]
         cells = [_word(result, known, run.jax) for run, result, known in zip(merged, results, known_at)]
         note = case.discrepancy_note(param) if case is not None else ""
-        return ParamRow(case_id, param, label, rows, any(known_at), cells, known_at, note)
+        declared = case.changes_for(param) if case is not None else ()
+        return ParamRow(case_id, param, label, rows, any(known_at), cells, known_at, note, declared)
 
     blocks: dict[str, list[CaseBlock]] = {}
     order = list(declared) + sorted(set(seen) - set(declared))
@@ -554,4 +658,5 @@ def build_model(files: Iterable[ResultFile], cases: Iterable[Case], releases: Se
                  for t in [_timeline(row, columns, platform, releases)] if t is not None]
     claims = {block.case_id: block.claim for section in sections for block in section.cases}
     return ReportModel(columns, sections, _steps(columns, rows), timelines,
-                       [c for m in merged for c in m.conflicts], _discrepancies(columns, rows, claims))
+                       [c for m in merged for c in m.conflicts], _discrepancies(columns, rows, claims),
+                       _transitions(columns, rows))

@@ -5,7 +5,8 @@
 Writes `screenshot-overview.png` (the page at 1400 px), `screenshot-table.png` (the table of
 every cell, in the view the page opens in: compact with more than 12 version columns) and
 `screenshot-cell.png` (the same page with one cell's detail open: by default the first row whose
-cells differ across versions). Needs selenium (`pip install -e '.[test]'`) and Debian's `chromium` and
+cells differ across versions), `screenshot-compare.png` (What changed, comparing the oldest column with the newest) and
+`screenshot-phone.png` (a 390x844 phone, mobile emulation, with the same cell's detail as a sheet). Needs selenium (`pip install -e '.[test]'`) and Debian's `chromium` and
 `chromium-driver`; without them it says so in one line.
 """
 
@@ -17,10 +18,12 @@ import sys
 from pathlib import Path
 
 WIDTH, HEIGHT = 1400, 900
+PHONE = (390, 844)
 
 
-def _browser():
-    """A headless Chromium at the report's design width, or a one-line reason why there is none."""
+def _browser(phone: bool = False):
+    """A headless Chromium at the report's design width (or a 390x844 phone), or a one-line reason why there is
+    none."""
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     driver = shutil.which("chromedriver")
     try:
@@ -32,8 +35,13 @@ def _browser():
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--disable-background-networking", f"--window-size={WIDTH},{HEIGHT}"):
+                 "--disable-background-networking"):
         options.add_argument(flag)
+    if phone:
+        options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": PHONE[0], "height": PHONE[1],
+                                                                              "pixelRatio": 2.0, "touch": True}})
+    else:
+        options.add_argument(f"--window-size={WIDTH},{HEIGHT}")
     return webdriver.Chrome(service=webdriver.ChromeService(executable_path=driver), options=options)
 
 
@@ -59,9 +67,23 @@ def take(page: Path, out: Path, cell: str | None = None) -> list[Path]:
         browser.execute_script("arguments[0].click()", row.find_elements(By.CSS_SELECTOR, "td.c")[-1])
         detail = out / "screenshot-cell.png"
         browser.save_screenshot(str(detail))
-        return [overview, table, detail]
+        link = browser.current_url  # the open cell is in the URL
+        browser.execute_script(
+            "const a = document.getElementById('cmp-a'); if (a.options.length > 2) {"
+            "a.value = '0'; a.dispatchEvent(new Event('change', {bubbles: true})); }"
+            "document.getElementById('panel-close').click(); document.getElementById('compare').scrollIntoView();")
+        compare = out / "screenshot-compare.png"
+        browser.save_screenshot(str(compare))
     finally:
         browser.quit()
+    phone = _browser(phone=True)
+    try:
+        phone.get(link)
+        shot = out / "screenshot-phone.png"
+        phone.save_screenshot(str(shot))
+    finally:
+        phone.quit()
+    return [overview, table, detail, compare, shot]
 
 
 def main(argv: list[str] | None = None) -> int:

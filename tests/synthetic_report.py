@@ -1,0 +1,90 @@
+"""A small synthetic report for the browser test and for screenshots: five JAX versions, seven rows, one of each
+kind of change (a known issue that appears, an API that arrives, a fix in a range, a printed-only change, an
+unexplained regression). No JAX needed; the probes below stand in for real ones.
+
+    python -m tests.synthetic_report OUT.html
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from conformance.core.case import Case, Change, Expect, Observation, Param
+from conformance.report.html import write_report
+from tests import synthetic_results as synth
+
+VERSIONS = ["0.4.38", "0.7.2", "0.8.0", "0.11.2", "0.12.0.1"]
+PLATFORM = "linux-x86_64"
+VMAP_WHY = "The miss first appears in 0.8.0: a traced vmap leaves older jit functions unchecked."
+API_WHY = "jax.debug.log first exists in 0.8.0."
+MESSAGE_WHY = "The error names the primitive from 0.7.2 on."
+
+
+def vmap_miss(mode):
+    """Stand-in probe: whether an old jit function's NaN is caught after a vmap."""
+    return Observation({"old_jit": "missed" if mode == "vmap" else "caught"})
+
+
+def plain():
+    """Stand-in probe without parameters."""
+    return Observation({"ok": True})
+
+
+def _case(case_id: str, claim: str, params: tuple[Param, ...], probe=plain, section: str = "§3 Finding NaNs") -> Case:
+    return Case(id=case_id, section=section.split()[0], heading=section, claim=claim, params=params, probe=probe)
+
+
+CASES = [
+    _case("demo.vmap_miss", "After a vmap is traced, jax_debug_nans misses NaNs of older jit functions.", (
+        Param("with", ["demo.vmap.with"], Expect({"old_jit": "caught"})),
+        Param("vmap", ["demo.vmap.miss"], Expect({"old_jit": "missed"}), known_issue=True,
+              changes=[Change(since="0.8.0", why=VMAP_WHY, evidence="measured: caught in 0.7.2, missed in 0.8.0")]),
+    ), probe=vmap_miss),
+    _case("demo.old_message", "The NaN error names the primitive that produced it.", (
+        Param("", ["demo.message"], Expect({"ok": True}),
+              changes=[Change(versions="0.4.38..0.7.2", why=MESSAGE_WHY, evidence="measured")]),)),
+    _case("demo.stable", "A behaviour that never changes.", (Param("", ["demo.stable"], Expect({"ok": True})),)),
+    _case("demo.new_api", "jax.debug.log logs through the jax logger.", (
+        Param("", ["demo.api"], Expect({"ok": True}),
+              changes=[Change(since="0.8.0", why=API_WHY, evidence="CHANGELOG 0.8.0")]),),
+          section="§4 Printing values"),
+    _case("demo.wording", "The message reads as the chapter prints it.", (Param("", ["demo.wording"], Expect({"ok": True})),),
+          section="§4 Printing values"),
+    _case("demo.regressed", "A behaviour that breaks in the newest release, for no declared reason.", (
+        Param("", ["demo.regressed"], Expect({"ok": True})),), section="§5 Compilation"),
+]
+
+
+def _cells(version: str) -> list[dict]:
+    i = VERSIONS.index(version)
+    missed = i >= 2
+    printed = {"printed_expected": {"text": "x"}, "printed_diff": [{"path": "text", "expected": "x", "observed": "y",
+                                                                    "kind": "changed"}]} if i == 0 else {}
+    return [
+        synth.cell("demo.vmap_miss", "with", "conforms", {"old_jit": "caught"}, expected={"old_jit": "caught"}),
+        synth.cell("demo.vmap_miss", "vmap", "conforms" if missed else "differs",
+                   {"old_jit": "missed" if missed else "caught"}, known_issue=True, expected={"old_jit": "missed"},
+                   diff=[] if missed else [{"path": "old_jit", "expected": "missed", "observed": "caught",
+                                            "kind": "changed"}]),
+        synth.cell("demo.old_message", "", "differs" if i == 0 else "conforms", {"ok": i > 0}, expected={"ok": True},
+                   diff=[{"path": "ok", "expected": True, "observed": False, "kind": "changed"}] if i == 0 else []),
+        synth.cell("demo.stable", "", "conforms", {"ok": True}, expected={"ok": True}),
+        synth.cell("demo.new_api", "", "conforms" if i >= 2 else "unsupported", {"ok": True} if i >= 2 else None,
+                   expected={"ok": True}, reason="" if i >= 2 else "not yet there: jax.debug.log"),
+        synth.cell("demo.wording", "", "conforms", {"ok": True, "text": "y" if i == 0 else "x"}, expected={"ok": True},
+                   **printed),
+        synth.cell("demo.regressed", "", "differs" if version == VERSIONS[-1] else "conforms",
+                   {"ok": version != VERSIONS[-1]}, expected={"ok": True}),
+    ]
+
+
+def write(out: Path) -> Path:
+    """Render the synthetic report to `out`."""
+    files = [synth.files(v, PLATFORM, _cells(v), finished=f"2026-11-29T10:00:0{i}+00:00")
+             for i, v in enumerate(VERSIONS)]
+    return write_report(files, out, cases=CASES, generated_at="2026-11-29T10:00:00+00:00", releases=VERSIONS)
+
+
+if __name__ == "__main__":
+    print(write(Path(sys.argv[1])))
