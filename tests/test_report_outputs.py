@@ -396,3 +396,16 @@ def test_markdown_options_without_a_markdown_page_are_refused_in_one_line(tmp_pa
     assert cli.main(["report", str(GOLDEN), "-o", str(tmp_path / "i.html"), "--markdown-full"]) == 2
     err = capsys.readouterr().err.strip()
     assert "add --markdown PATH" in err and len(err.splitlines()) == 1 and not (tmp_path / "i.html").exists()
+
+
+def test_a_rows_declared_status_changes_lead_its_notes():
+    import dataclasses
+
+    from conformance.core.case import Change
+
+    model = model_of({"0.4.38": [cell("n.vm", "vmap", discrepancy="measured: gone in 0.5.0")]})
+    block = model.sections[0].cases[0]
+    declared = (Change(why="the check moved into pjit", evidence="jax/_src/pjit.py: _check", since="0.5.0"),)
+    row = dataclasses.replace(block.params[0], declared_changes=declared)
+    assert row_notes(block, row) == ["In 0.5.0: the check moved into pjit (evidence: jax/_src/pjit.py: _check)",
+                                     "measured: gone in 0.5.0"]
