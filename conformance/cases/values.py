@@ -228,7 +228,8 @@ def ordered_prints(form):
 @SECTION.case(
     subsection="1.1",
     claim="jax.debug.log formats like debug.print but hands an INFO record to logger jax._src.debugging "
-          "instead of stdout; with that logger's level left at its default the record is not emitted.",
+          "instead of stdout; with that logger's level left at its default the record is not emitted, and "
+          "raising that logger's level (to ERROR) turns the output off.",
     params=[
         Param("info_level", rows=["values.debug_log.info_logger"],
               expect=Expect({"messages": ["loss = 0.25"], "loggers": ["jax._src.debugging"],
@@ -244,6 +245,16 @@ def ordered_prints(form):
                           "`logger.handle(logging_record)` (line 563), which skips Logger.isEnabledFor, so "
                           "no level stops it; only Python's last-resort stderr handler, when no handler is "
                           "configured, drops INFO."),
+        Param("level_off", rows=["values.debug_log.level_off"],
+              expect=Expect({"handler_received": [], "control_received": True}),
+              label="jax._src.debugging set to ERROR, the chapter's 'easy to turn off by level'",
+              discrepancy="Measured: with jax._src.debugging set to ERROR and the chapter's capture (a "
+                          "handler on the 'jax' logger, propagate off), the handler still receives the INFO "
+                          "record 'seen 1.0' on 0.12.0.1, for the same reason as default_level: "
+                          "jax/_src/debugging.py builds the record at trace time with logger.makeRecord "
+                          "(line 674 in 0.12.0.1) and delivers it with `logger.handle(logging_record)` (line "
+                          "563), which skips Logger.isEnabledFor, so no level on the logger stops it (a level "
+                          "on the handler would)."),
     ],
     notes="Both cells use the chapter's capture: a handler added to the 'jax' logger with propagation off and "
           "that logger's level left alone. info_level sets jax._src.debugging to INFO as the chapter does "
@@ -251,7 +262,9 @@ def ordered_prints(form):
           "(a plain print inside the same capture must be seen: stdout_control_seen). default_level leaves "
           "jax._src.debugging's level alone, as the chapter's comment describes, and asserts the handler "
           "receives nothing; a WARNING logged on jax._src.debugging afterwards must reach the same handler "
-          "(control_received), so an empty list is not a dead handler. jax.debug.log first appears in 0.8; "
+          "(control_received), so an empty list is not a dead handler. level_off is the same probe with "
+          "jax._src.debugging set to ERROR first (the §1.1 prose: output 'easy to turn off by level'); its "
+          "control is an ERROR record, which that level lets through. jax.debug.log first appears in 0.8; "
           "older versions are unsupported.",
 )
 def debug_log(level):
@@ -262,12 +275,18 @@ def debug_log(level):
 
     log = require("jax.debug.log")
     debug_logger = logging.getLogger("jax._src.debugging")
-    if level == "default_level":
-        with _ChapterLogCapture() as received:
-            jax.block_until_ready(jax.jit(lambda x: (log("seen {x:.1f}", x=x), x)[1])(jnp.float32(1.0)))
-            jax.effects_barrier()
-            from_debug_log = list(received.records)
-            debug_logger.warning("conformance control record")
+    if level in ("default_level", "level_off"):
+        saved = debug_logger.level
+        if level == "level_off":
+            debug_logger.setLevel(logging.ERROR)
+        try:
+            with _ChapterLogCapture() as received:
+                jax.block_until_ready(jax.jit(lambda x: (log("seen {x:.1f}", x=x), x)[1])(jnp.float32(1.0)))
+                jax.effects_barrier()
+                from_debug_log = list(received.records)
+                (debug_logger.error if level == "level_off" else debug_logger.warning)("conformance control record")
+        finally:
+            debug_logger.setLevel(saved)
         return Observation(
             {"handler_received": [r.getMessage() for r in from_debug_log],
              "control_received": any(r.getMessage() == "conformance control record" for r in received.records)},
