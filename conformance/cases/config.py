@@ -418,13 +418,24 @@ def runtime_error_traceback():
                                    "value via e.g. `config.jax_debug_nans` rather than "
                                    "`config.FLAGS.jax_debug_nans`."},
         )),
+        Param("read_raises_enable_x64", rows=["config.read.raises_attributeerror"], expect=Expect(
+            {"has_context_manager": True, "read_raises_attribute_error": True},
+        ), label="the same claim for jax_enable_x64, whose context manager is jax.enable_x64",
+              discrepancy="Measured on 0.12.0.1: jax.config.read('jax_enable_x64') returns the option's value "
+                          "(False) although jax.enable_x64 is its context manager, because config.py takes "
+                          "that one option out of the set that read refuses "
+                          "(`config._contextmanager_flags.remove('jax_enable_x64')`, jax/_src/config.py:1788 "
+                          "in 0.12.0.1; the same line is in every release since 0.4.38). jax.enable_x64 is "
+                          "public from 0.8; older releases are unsupported for this parameter."),
     ],
     notes="Each row has its own cell. values_count asserts what the chapter asserts (a dict with more than "
           "100 entries; its prose says 140+) and prints the count, 144 in 0.12.0.1 (after importing checkify, "
           "test_util and monitoring, which add none). attribute_and_value: the chapter prints False False; "
           "asserted is the prose claim that both forms read the same option, outside and inside a debug_nans "
           "block (the block is ours: it shows both follow the switch). read_raises asserts isinstance "
-          "AttributeError, as the chapter does; the message is printed.",
+          "AttributeError, as the chapter does; the message is printed. read_raises_enable_x64 asks the "
+          "same of jax_enable_x64, an option with a public context manager (jax.enable_x64, asserted to "
+          "exist and be the option's context manager: its .value follows the option).",
 )
 def reading_the_configuration(view):
     import jax
@@ -441,6 +452,15 @@ def reading_the_configuration(view):
         return Observation({"both_forms_agree": outside[0] == outside[1] and inside[0] == inside[1],
                             "both_forms_follow_the_switch": inside == [True, True],
                             "attribute_and_value": outside}, {"inside_the_block": inside})
+    if view == "read_raises_enable_x64":
+        enable_x64 = require("jax.enable_x64")
+        with enable_x64(True):
+            follows = getattr(enable_x64, "value", None) is True and jax.config.jax_enable_x64 is True
+        read = outcome_of(lambda: jax.config.read("jax_enable_x64"))
+        return Observation(
+            {"has_context_manager": follows, "read_raises_attribute_error": isinstance(read.exception, AttributeError)},
+            {"read": f"{read.raised}: {read.exception}" if read.exception is not None else repr(read.value)},
+        )
     read = outcome_of(lambda: jax.config.read("jax_debug_nans"))
     return Observation({
         "read_raises_attribute_error": isinstance(read.exception, AttributeError),
