@@ -14,17 +14,18 @@ SECTION = Section("§0", "Setup and known issues")
 @SECTION.case(
     subsection="0",
     rows=["setup.environment"],
-    claim="A plain process without XLA_FLAGS runs on the CPU backend with exactly one CPU device.",
+    claim="A plain process without XLA_FLAGS runs on the CPU backend, and its devices are CPU devices.",
     expect=Expect(
-        {"default_backend": "cpu", "device_platforms": ["cpu"]},
-        printed={"devices": "[CpuDevice(id=0)]"},
+        {"default_backend": "cpu", "every_device_is_cpu": True},
+        printed={"devices": "[CpuDevice(id=0)]", "device_count": 1},
         platforms={pattern: Skip("the chapter documents a CPU-only machine; an accelerator becomes the "
                                  "default backend here") for pattern in ("*-cuda", "*-rocm", "*-tpu")},
     ),
     notes="The chapter prints `JAX 0.12.0.1 | backend cpu | devices [CpuDevice(id=0)]` and says the machine is "
           "CPU only with no XLA_FLAGS (the runner strips JAX_* and XLA_FLAGS like the chapter's run_py). "
-          "Asserted: the default backend is cpu and there is one device, on the cpu platform. Printed: the "
-          "device list's repr. The version string is the identity of the environment under test, already "
+          "Asserted: the default backend is cpu and every device (at least one) is on the cpu platform; the "
+          "chapter claims 'CPU', not how many devices a machine shows. Printed: the device list's repr and "
+          "the device count (1 in the chapter). The version string is the identity of the environment under test, already "
           "shown in the report's version column; comparing it would make every other version differ without "
           "saying anything about behaviour, so it is a detail, with jaxlib's version and the devices' str() "
           "(`cpu:0` on 0.12, `TFRT_CPU_0` before).",
@@ -35,9 +36,11 @@ def environment():
 
     devices = jax.devices()
     return Observation(
-        {"default_backend": jax.default_backend(), "device_platforms": [d.platform for d in devices],
-         "devices": repr(devices)},
+        {"default_backend": jax.default_backend(),
+         "every_device_is_cpu": bool(devices) and all(d.platform == "cpu" for d in devices),
+         "devices": repr(devices), "device_count": len(devices)},
         {"jax": jax.__version__, "jaxlib": getattr(jaxlib, "__version__", None),
+         "device_platforms": [d.platform for d in devices],
          "device_str": [str(d) for d in devices]},
     )
 
