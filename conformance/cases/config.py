@@ -74,8 +74,8 @@ def _mode_profile(mode):
             "cause": type(exc.__cause__).__name__ if exc.__cause__ is not None else None,
             "notes": len(getattr(exc, "__notes__", [])),
             "keeps_user_frame": any(f.name == "inner_reshape" for f in _user_frames(frames)),
-            "marked_but_innermost": [i for i, m in enumerate(marked) if m] ==
-                                    [i for i, x in enumerate(internal[:-1]) if x],
+            "marked_frames": sum(marked),
+            "only_internal_frames_marked": all(internal[i] for i, m in enumerate(marked) if m),
             "walk": [[f.name, INTERNAL in f.filename, m] for f, m in zip(frames, marked)],
         }
     finally:
@@ -83,7 +83,7 @@ def _mode_profile(mode):
     return {"raised": False}
 
 
-_SHAPE = ("frames", "internal_frames", "cause", "notes", "marked_but_innermost")
+_SHAPE = ("frames", "internal_frames", "cause", "notes", "marked_frames")
 
 
 def _behaves_like(profiles, mode):
@@ -140,8 +140,8 @@ def _inside_ipython(version):
             "remove_frames_cause": "UnfilteredStackTrace",
             "quiet_remove_frames_notes": 1,
             "inner_reshape_kept_in_every_mode": True,
-            "tracebackhide_marks_every_internal_frame_but_the_innermost": True,
-            "off_marks_every_internal_frame_but_the_innermost": False,
+            "tracebackhide_marks_only_internal_frames": True,
+            "tracebackhide_marks_more_frames_than_off": True,
             "value_before": "auto",
             "value_after_restoring": "auto",
         },
@@ -162,9 +162,11 @@ def _inside_ipython(version):
           "kept, 6 with 3 when removed, measured equal with jax 0.12.0.1 on Python 3.12 and 3.13; they depend on "
           "how deep JAX's call path is). Frames are counted as the chapter counts them (traceback.extract_tb; the "
           "outermost frame is the function that calls the jitted one). The tracebackhide marker row is prose: "
-          "under tracebackhide every internal frame but the innermost carries __tracebackhide__; JAX's own "
-          "api-boundary and two reshape frames carry it in every mode, so the exact set is compared, with off "
-          "(which leaves the jit frames unmarked) as the contrast that shows the comparison can tell them apart.",
+          "under tracebackhide JAX marks its internal frames with __tracebackhide__. Asserted: some frames are "
+          "marked and every marked frame is internal (in /jax/_src/), and tracebackhide marks more frames than "
+          "off (JAX's own api-boundary and reshape frames carry the mark in every mode, so off is the "
+          "contrast). Which internal frames stay unmarked (the innermost, measured) is CPython's doing, not "
+          "JAX's, so it is not asserted; the per-frame walk is in the details.",
 )
 def traceback_filtering_modes():
     import jax
@@ -185,9 +187,11 @@ def traceback_filtering_modes():
             "remove_frames_cause": profiles["remove_frames"].get("cause"),
             "quiet_remove_frames_notes": profiles["quiet_remove_frames"].get("notes"),
             "inner_reshape_kept_in_every_mode": all(profiles[m].get("keeps_user_frame") for m in MODES),
-            "tracebackhide_marks_every_internal_frame_but_the_innermost":
-                profiles["tracebackhide"].get("marked_but_innermost"),
-            "off_marks_every_internal_frame_but_the_innermost": profiles["off"].get("marked_but_innermost"),
+            "tracebackhide_marks_only_internal_frames": bool(profiles["tracebackhide"].get("marked_frames"))
+            and profiles["tracebackhide"].get("only_internal_frames_marked") is True,
+            "tracebackhide_marks_more_frames_than_off":
+                None not in (profiles["tracebackhide"].get("marked_frames"), profiles["off"].get("marked_frames"))
+                and profiles["tracebackhide"]["marked_frames"] > profiles["off"]["marked_frames"],
             "value_before": value_before,
             "value_after_restoring": value_after,
             "modes": {m: {k: profiles[m].get(k) for k in ("frames", "internal_frames", "cause", "notes")}

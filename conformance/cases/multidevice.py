@@ -110,7 +110,6 @@ def spec_and_local_shape():
         )),
         Param("without_rich", rows=["multidev.visualize.without_rich"], expect=Expect({
             "rich_blocked_before_jax_import": True,
-            "rich_importable": False,
             "visualize": "ValueError: `visualize_sharding` requires `rich` to be installed.",
         }), fresh_interpreter="rich must be blocked before jax is imported, as the chapter does; a forked "
                               "child inherits a server that has imported jax already"),
@@ -121,7 +120,8 @@ def spec_and_local_shape():
           "without rich, the exact error line. Printed: the drawing, compared as its CPU labels per row. For "
           "without_rich the probe runs in a newly started interpreter and puts None into sys.modules['rich'] "
           "before its first `import jax`, as the chapter's script does; it records that jax was not yet "
-          "imported then, and that rich can no longer be imported. The drawing's box characters depend on "
+          "imported then; that rich can no longer be imported is the probe's own doing, so it is a detail, not a "
+          "fact. The drawing's box characters depend on "
           "rich's colour detection, so only the labels are compared.",
 )
 def visualize_sharding(availability):
@@ -141,13 +141,13 @@ def visualize_sharding(availability):
     drawn = outcome_of(lambda: lines.extend(printed_lines(
         lambda: jax.debug.visualize_array_sharding(arrays["P('data','model')"]))))
     label_rows = [re.findall(r"CPU \d+(?:,\d+)*", line) for line in lines if "CPU" in line]
-    facts = {"rich_importable": rich_importable,
-             "visualize": "ok" if drawn.raised is None else f"{drawn.raised}: {drawn.exception}"}
+    facts = {"visualize": "ok" if drawn.raised is None else f"{drawn.raised}: {drawn.exception}"}
     if availability == "without_rich":
         facts["rich_blocked_before_jax_import"] = not jax_imported_before
     else:
+        facts["rich_importable"] = rich_importable
         facts["label_rows"] = label_rows
-    return Observation(facts, {"jax_imported_before_probe": jax_imported_before,
+    return Observation(facts, {"rich_importable": rich_importable, "jax_imported_before_probe": jax_imported_before,
                                "rich_loaded_before_probe": rich_loaded_before, "drawing": lines,
                                "label_rows": label_rows})
 

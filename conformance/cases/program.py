@@ -386,16 +386,15 @@ def named_scope_views(view):
             printed={"out_info": "ShapeDtypeStruct(shape=(), dtype=float32)"},
         )),
         Param("input_shardings", rows=["program.stages.input_shardings_pytree"], expect=Expect(
-            {"positional_entries": 2, "mirrors_argument_pytree": True},
-            printed={"params_keys": ["w1", "w2"]},
-        )),
+            {}, printed={"positional_entries": 2, "mirrors_argument_pytree": True, "params_keys": ["w1", "w2"]},
+        ), label="printed-only row: the chapter prints sorted(input_shardings[0][0]) and asserts nothing"),
     ],
     notes="Asserted, as the chapter's asserts: the three isinstance checks against jax.stages, and out_info's "
-          "shape () and dtype float32; from its prose: out_info needs no compilation, and input_shardings[0] is "
-          "the tuple of positional arguments with the arguments' pytree structure. Printed only: the three "
-          "type names, the out_info repr `ShapeDtypeStruct(shape=(), dtype=float32)` (0.4.38 returns an OutInfo "
-          "tuple instead) and the sorted keys ['w1', 'w2'] of input_shardings[0][0] (the row is tagged "
-          "[printed]). 'No compilation' is counted with helpers.CompileCounter, whose control (one deliberate "
+          "shape () and dtype float32; from its prose: out_info needs no compilation. input_shardings is a "
+          "printed-only row (the chapter prints the keys and asserts nothing), so its facts are all printed: "
+          "input_shardings[0] has one entry per positional argument, with the arguments' pytree structure, "
+          "and the sorted keys of its [0]. Printed only, too: the three type names, the out_info repr `ShapeDtypeStruct(shape=(), dtype=float32)` (0.4.38 returns an OutInfo "
+          "tuple instead). 'No compilation' is counted with helpers.CompileCounter, whose control (one deliberate "
           "fresh compilation, which must be seen) shows the listener is alive.",
 )
 def stage_objects(aspect):

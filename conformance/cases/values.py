@@ -387,10 +387,10 @@ def print_under_transforms(transform):
     rows=["values.grad_tap.custom_vjp_cotangent"],
     claim="An identity custom_vjp whose backward rule calls debug.callback hands the incoming cotangent to "
           "the host under jit(grad), without changing the gradient.",
-    expect=Expect({"tap_names": ["h"], "cotangent_is_2h": True, "gradient_is_analytic": True},
+    expect=Expect({"last_tap_name": "h", "cotangent_is_2h": True, "gradient_is_analytic": True},
                   printed={"cotangent": "[0.92423433 0.39475057]", "grad_w": "[0.36343098 0.03793723]"}),
-    notes="w=[1,2], x=[0.5,0.1], L=sum(tanh(w*x)**2). Asserted, as in the chapter: the tap is named h, sees "
-          "dL/dh = 2h, and dL/dw = 2h(1-h^2)x, both within atol 1e-6 of float64 NumPy. Printed: the two "
+    notes="w=[1,2], x=[0.5,0.1], L=sum(tanh(w*x)**2). Asserted, as in the chapter (which reads the last "
+          "tap, GRAD_TAPS[-1]): the last tap is named h, sees dL/dh = 2h, and dL/dw = 2h(1-h^2)x, both within atol 1e-6 of float64 NumPy. Printed: the two "
           "float32 arrays as NumPy prints them.",
 )
 def gradient_tap():
@@ -425,11 +425,12 @@ def gradient_tap():
     h = np.tanh(np.asarray(w, np.float64) * np.asarray(x, np.float64))
     cotangent = taps[-1][1] if taps else np.full(2, np.nan)
     return Observation(
-        {"tap_names": [name for name, _ in taps],
+        {"last_tap_name": taps[-1][0] if taps else None,
          "cotangent_is_2h": bool(np.allclose(cotangent, 2 * h, atol=1e-6)),
          "gradient_is_analytic": bool(np.allclose(grad_w, 2 * h * (1 - h ** 2) * np.asarray(x), atol=1e-6)),
          "cotangent": str(cotangent), "grad_w": str(np.asarray(grad_w))},
-        {"cotangent_values": _nan_safe(cotangent.tolist()), "grad_w_values": np.asarray(grad_w).tolist()},
+        {"cotangent_values": cotangent.tolist(), "grad_w_values": np.asarray(grad_w).tolist(),
+         "tap_names": [name for name, _ in taps]},
     )
 
 
@@ -757,7 +758,8 @@ def breakpoint_jdb(scenario):
         Param("fori_loop", rows=["values.disable_jit.fori_index_int"],
               expect=Expect({"index_types": ["int", "int"]})),
         Param("cond", rows=["values.disable_jit.cond_python"],
-              expect=Expect({"branches_run": ["negative"], "operand_type": "ArrayImpl"})),
+              expect=Expect({"branches_run": ["negative"], "operand_is_tracer": False},
+                            printed={"operand_type": "ArrayImpl"})),
         Param("vmap", rows=["values.disable_jit.vmap_still_traces"],
               expect=Expect({"argument_type": "BatchTracer", "python_if_raises": True})),
     ],
@@ -765,7 +767,8 @@ def breakpoint_jdb(scenario):
           "the argument type and result under jit, the fori index type, and the argument type under vmap. "
           "scan: the chapter only prints the carry type names (printed tier); its prose says the body runs "
           "step by step on concrete values, so the asserted fact is one non-tracer carry per step. cond is prose: the probe checks that only the taken branch runs, on a "
-          "concrete operand (traced under jit, both branches would run once each). The failing Python if "
+          "concrete operand: not a jax.core.Tracer (the claim's 'not a tracer'; traced under jit, both branches would "
+          "run once each); its class name is printed. The failing Python if "
           "under vmap is prose that says it raises an error without naming one: that it raises is "
           "asserted, the class (TracerBoolConversionError on 0.12.0.1) is a detail.",
 )
@@ -797,10 +800,12 @@ def disable_jit_runs_python(construct):
             lax.fori_loop(0, 2, lambda i, v: (note(i), v + i)[1], 0)
             return Observation({"index_types": seen})
         if construct == "cond":
-            ran = []
-            lax.cond(jnp.float32(-2.0) > 0, lambda v: (ran.append("positive"), note(v), v)[2],
-                     lambda v: (ran.append("negative"), note(v), -v)[2], jnp.float32(-2.0))
-            return Observation({"branches_run": ran, "operand_type": seen[0] if seen else None})
+            ran, operands = [], []
+            lax.cond(jnp.float32(-2.0) > 0, lambda v: (ran.append("positive"), note(v), operands.append(v), v)[3],
+                     lambda v: (ran.append("negative"), note(v), operands.append(v), -v)[3], jnp.float32(-2.0))
+            return Observation({"branches_run": ran, "operand_type": seen[0] if seen else None,
+                                "operand_is_tracer": any(isinstance(v, jax.core.Tracer) for v in operands)
+                                if operands else None})
 
         def keep_positive(x):
             note(x)
