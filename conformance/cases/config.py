@@ -490,14 +490,24 @@ def reading_the_configuration(view):
           "after it. The JSON claim is probed in this process: every option of jax.config.values gives a repr "
           "(none raises) and the name-to-repr mapping comes back equal from json.dumps and json.loads. Printed: "
           "the (default repr, current repr) pairs, lists in JSON. The defaults come from "
-          "conformance/scripts/config_defaults.py, a plain `import jax` run without JAX_* or XLA_FLAGS "
-          "variables; an option missing from them would show in the diff after the block.",
+          "conformance/scripts/config_defaults.py, an `import jax` run without JAX_* or XLA_FLAGS that "
+          "also imports jax.experimental.checkify, jax.test_util and jax.monitoring, as the chapter's "
+          "process had by then (this probe imports them too, so an option one of them defines is on both "
+          "sides); an option missing from them would show in the diff after the block.",
 )
 def nondefault_flags_diff():
+    import importlib
     import json
 
     import jax
 
+    from conformance.scripts.config_defaults import CHAPTER_IMPORTS
+
+    for name in CHAPTER_IMPORTS:  # as in the chapter's process, and in the defaults script
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
     defaults = _default_flags()
     reprs = {name: outcome_of(lambda value=value: repr(value)) for name, value in jax.config.values.items()}
     unrepresentable = sorted(name for name, shown in reprs.items() if shown.exception is not None)

@@ -433,16 +433,18 @@ _CONCRETIZATION = {
     subsection="4.4",
     rows=["tracers.concretization.cases"],
     claim="float(x), x.item(), jnp.arange with a traced length and jnp.nonzero without size= inside jit raise "
-          "the base ConcretizationTypeError itself, not a subclass.",
+          "the base ConcretizationTypeError itself, not a subclass; int(x) raises a ConcretizationTypeError too.",
     expect=Expect(
         {"type_is_ConcretizationTypeError": {
-            "float(x)": True, "x.item()": True, "jnp.arange(n)": True, "jnp.nonzero(x)": True}},
+            "float(x)": True, "x.item()": True, "jnp.arange(n)": True, "jnp.nonzero(x)": True},
+         "int(x)_is_ConcretizationTypeError": True},
         printed={"errors": {"float(x)": _CONCRETIZATION, "x.item()": _CONCRETIZATION,
                             "jnp.arange(n)": _CONCRETIZATION, "jnp.nonzero(x)": _CONCRETIZATION}},
     ),
     notes="Asserted, as the chapter asserts: `type(e) is ConcretizationTypeError`, so a subclass would differ. "
-          "The class names and messages (cut at 80 characters) are only printed. int(x), also in the "
-          "chapter's table, is in the details.",
+          "The class names and messages (cut at 80 characters) are only printed. int(x) is in the chapter's "
+          "table (symptom ConcretizationTypeError) but not in its assert, so it is asserted as the table "
+          "says, with isinstance (a subclass is still that error); its class and message are details.",
 )
 def concretization():
     import jax
@@ -460,6 +462,7 @@ def concretization():
     base = jax.errors.ConcretizationTypeError
     return Observation(
         {"type_is_ConcretizationTypeError": {name: type(o.exception) is base for name, o in outcomes.items()},
+         "int(x)_is_ConcretizationTypeError": isinstance(as_int.exception, base),
          "errors": {name: _error(outcome, 80) for name, outcome in outcomes.items()}},
         {"int(x)": as_int.summary(), "messages": {name: _full_message(o) for name, o in outcomes.items()}},
     )

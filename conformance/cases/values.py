@@ -515,24 +515,33 @@ def activation_callback(transform):
 
 @SECTION.case(
     subsection="1.2",
-    rows=["values.debug_callback.ordered_two_step_and_return"],
     claim="debug.callback(ordered=True) returns a callback function whose calls run in program order; "
           "debug.callback gives the traced program nothing back (its staged call has no outputs), so a value "
           "for the device needs pure_callback, whose staged call has one.",
-    expect=Expect({"calls_in_order": ["a 1.0", "b 1.0", "c 2.0"], "debug_callback_outputs": [0],
-                   "pure_callback_outputs": [1], "pure_callback_result": 6.0}),
+    params=[
+        Param("two_step", rows=["values.debug_callback.ordered_two_step_and_return"],
+              expect=Expect({"calls_in_order": ["a 1.0", "b 1.0", "c 2.0"]}),
+              label="the two-call form debug.callback(ordered=True)(fn, x)"),
+        Param("return_value", rows=["values.debug_callback.ordered_two_step_and_return"],
+              expect=Expect({"debug_callback_outputs": [0], "pure_callback_outputs": [1],
+                             "pure_callback_result": 6.0}),
+              label="no value back from debug.callback; one from pure_callback"),
+    ],
     notes="The row is prose. The order of the calls made through the two-call form, within one jit and "
           "across two, is compared. 'Must return None; returning a value needs pure_callback' is checked on "
           "the jaxprs: the debug_callback equation of a host function that does return a value has no "
           "output variables (the value cannot reach the program), while the pure_callback equation has one "
           "and its value, 2*3, comes back. (The Python call itself always evaluates to None, so that says "
           "nothing and is not compared.) A host function returning a value through debug.callback raises "
-          "nothing in 0.12.0.1; its value is dropped.",
+          "nothing in 0.12.0.1; its value is dropped. The two parts are parameters of their own because only "
+          "the first needs the two-call form (newer releases): older ones still report the second.",
 )
-def callback_two_step():
+def callback_two_step(part):
     import jax
     import jax.numpy as jnp
 
+    if part == "return_value":
+        return _callback_return_value()
     _require_two_call_form(jax.debug.callback, "callback", "jax.debug.callback")
     calls = []
     call_in_order = jax.debug.callback(ordered=True)
@@ -550,6 +559,13 @@ def callback_two_step():
 
     jax.block_until_ready(second(first(jnp.float32(1.0))))
     jax.effects_barrier()
+    return Observation({"calls_in_order": calls})
+
+
+def _callback_return_value():
+    """Output counts of the staged debug_callback and pure_callback calls, and pure_callback's value."""
+    import jax
+    import jax.numpy as jnp
 
     def returns_a_value(x):
         jax.debug.callback(lambda v: v * 2, x)
@@ -565,8 +581,7 @@ def callback_two_step():
         return [len(eqn.outvars) for eqn in jaxpr.eqns if eqn.primitive.name == primitive]
 
     pure = jax.jit(doubled_on_host)(jnp.float32(3.0))
-    return Observation({"calls_in_order": calls,
-                        "debug_callback_outputs": output_counts(returns_a_value, "debug_callback"),
+    return Observation({"debug_callback_outputs": output_counts(returns_a_value, "debug_callback"),
                         "pure_callback_outputs": output_counts(doubled_on_host, "pure_callback"),
                         "pure_callback_result": float(pure)})
 
@@ -605,9 +620,11 @@ def _arrow_line(chunk: str) -> str:
 
 @SECTION.case(
     subsection="1.3",
-    claim="jax.debug.breakpoint() in jitted code enters jdb at runtime; jdb reads commands from stdin, its "
-          "frames hold concrete arrays (branch operands of a cond, not values the branch never received), "
-          "a breakpoint in a cond branch stops only when that branch runs, and p/pp/u/d/l/w/c/q work.",
+    claim="jax.debug.breakpoint() in jitted code enters jdb at runtime; jdb reads commands from stdin and its "
+          "frames hold concrete arrays; a breakpoint in a cond branch stops only when that branch runs; the "
+          "variables to inspect must be passed to the branch function as arguments, otherwise they are not "
+          "visible in the frame jdb stops in: if a lambda captures them as a closure, p y raises NameError; "
+          "and p/pp/u/d/l/w/c/q work.",
     params=[
         Param("session", rows=["values.breakpoint.stdin_session"], stdin="p y\np x\nc\n",
               expect=Expect({"entered_jdb": True, "prompted": True, "p_y_shows_sin_times_two": True,
