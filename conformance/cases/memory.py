@@ -269,7 +269,8 @@ def live_arrays_leak(which):
           "jax 0.12 (and 0.11) repr and str show only shape and dtype for any array of 1 MiB or more, deleted "
           "or not, without reading its buffer; a deleted array under 1 MiB still raises RuntimeError from "
           "repr and str (the repr_safe_small parameter, a documented discrepancy). The chapter's 4 MB "
-          "example is therefore safe because of its size; the expectation stays the chapter's example. jax 0.4.38 to 0.10.2 read the values for "
+          "example is therefore safe because of its size; the expectation stays the chapter's example. jax 0.4.38 to "
+          "0.10.2 read the values for "
           "every size, so repr and str raise there (measured on every release of the default matrix).",
 )
 def delete_frees_buffer(which):

@@ -393,7 +393,8 @@ def named_scope_views(view):
           "shape () and dtype float32; from its prose: out_info needs no compilation. input_shardings is a "
           "printed-only row (the chapter prints the keys and asserts nothing), so its facts are all printed: "
           "input_shardings[0] has one entry per positional argument, with the arguments' pytree structure, "
-          "and the sorted keys of its [0]. Printed only, too: the three type names, the out_info repr `ShapeDtypeStruct(shape=(), dtype=float32)` (0.4.38 returns an OutInfo "
+          "and the sorted keys of its [0]. Printed only, too: the three type names, the out_info repr "
+          "`ShapeDtypeStruct(shape=(), dtype=float32)` (0.4.38 returns an OutInfo "
           "tuple instead). 'No compilation' is counted with helpers.CompileCounter, whose control (one deliberate "
           "fresh compilation, which must be seen) shows the listener is alive.",
 )

@@ -25,7 +25,8 @@ SECTION = Section("§0", "Setup and known issues")
           "CPU only with no XLA_FLAGS (the runner strips JAX_* and XLA_FLAGS like the chapter's run_py). "
           "Asserted: the default backend is cpu and every device (at least one) is on the cpu platform; the "
           "chapter claims 'CPU', not how many devices a machine shows. Printed: the device list's repr and "
-          "the device count (1 in the chapter). The version string is the identity of the environment under test, already "
+          "the device count (1 in the chapter). The version string is the identity of the environment under test, "
+          "already "
           "shown in the report's version column; comparing it would make every other version differ without "
           "saying anything about behaviour, so it is a detail, with jaxlib's version and the devices' str() "
           "(`cpu:0` on 0.12, `TFRT_CPU_0` before).",

@@ -255,7 +255,8 @@ def _key_data_seen(step_fn):
     notes="A printed-only row: the chapter asserts nothing here and only prints the shapes and the fraction, "
           "so no fact decides the status (the cell conforms unless the probe fails) and every fact is in the "
           "printed tier, marked when it differs: that a second build from the same keys is bitwise equal to "
-          "the first (the row's determinism), the shapes and the positive fraction. The fraction is derived from the default PRNG's stream; the implementation and the "
+          "the first (the row's determinism), the shapes and the positive fraction. The fraction is derived from the "
+          "default PRNG's stream; the implementation and the "
           "jax_threefry_partitionable flag are in the details. Measured: 0.4.38 gives 0.50390625, because "
           "jax_threefry_partitionable defaulted to False before 0.5.0 (the implementation is threefry2x32 "
           "in both), which changes every stream drawn with a shape.",

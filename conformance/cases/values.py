@@ -390,7 +390,8 @@ def print_under_transforms(transform):
     expect=Expect({"last_tap_name": "h", "cotangent_is_2h": True, "gradient_is_analytic": True},
                   printed={"cotangent": "[0.92423433 0.39475057]", "grad_w": "[0.36343098 0.03793723]"}),
     notes="w=[1,2], x=[0.5,0.1], L=sum(tanh(w*x)**2). Asserted, as in the chapter (which reads the last "
-          "tap, GRAD_TAPS[-1]): the last tap is named h, sees dL/dh = 2h, and dL/dw = 2h(1-h^2)x, both within atol 1e-6 of float64 NumPy. Printed: the two "
+          "tap, GRAD_TAPS[-1]): the last tap is named h, sees dL/dh = 2h, and dL/dw = 2h(1-h^2)x, both within atol "
+          "1e-6 of float64 NumPy. Printed: the two "
           "float32 arrays as NumPy prints them.",
 )
 def gradient_tap():
@@ -783,7 +784,8 @@ def breakpoint_jdb(scenario):
     notes="The jit decorator is applied inside the with block, as in the chapter. Asserted (chapter asserts): "
           "the argument type and result under jit, the fori index type, and the argument type under vmap. "
           "scan: the chapter only prints the carry type names (printed tier); its prose says the body runs "
-          "step by step on concrete values, so the asserted fact is one non-tracer carry per step. cond is prose: the probe checks that only the taken branch runs, on a "
+          "step by step on concrete values, so the asserted fact is one non-tracer carry per step. cond is prose: the "
+          "probe checks that only the taken branch runs, on a "
           "concrete operand: not a jax.core.Tracer (the claim's 'not a tracer'; traced under jit, both branches would "
           "run once each); its class name is printed. The failing Python if "
           "under vmap is prose that says it raises an error without naming one: that it raises is "
