@@ -260,7 +260,8 @@ def live_arrays_leak(which):
                           "deleted float32[3] raise RuntimeError ('Array has been deleted'), because "
                           "Array.__repr__ reads the values unless `self.nbytes >= 1 << 20` "
                           "(jax/_src/array.py:407 in 0.12.0.1, and :424 for __str__); 0.4.38 to 0.10.2 read "
-                          "the values for every size, so they raise too."),
+                          "the values for every size, so they raise too (measured on every release of the default "
+                          "matrix)."),
     ],
     notes="Asserted, as the chapter asserts them: live bytes drop by exactly 1000*1000*4, the alias reports "
           "is_deleted(), using it raises an instance of RuntimeError whose message contains 'deleted'; that "
