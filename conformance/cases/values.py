@@ -250,8 +250,8 @@ def ordered_prints(form):
               label="jax._src.debugging set to ERROR, the chapter's 'easy to turn off by level'",
               discrepancy="Measured: with jax._src.debugging set to ERROR and the chapter's capture (a "
                           "handler on the 'jax' logger, propagate off), the handler still receives the INFO "
-                          "record 'seen 1.0' on 0.8.3, 0.9.2, 0.10.2, 0.11.2 and 0.12.0.1 (every release of the default "
-                          "matrix that has jax.debug.log), for the same reason as default_level: "
+                          "record 'seen 1.0' on 0.8.3, 0.9.2, 0.10.2, 0.11.2 and 0.12.0.1 (every release of the "
+                          "default matrix that has jax.debug.log), for the same reason as default_level: "
                           "jax/_src/debugging.py builds the record at trace time with logger.makeRecord "
                           "(line 674 in 0.12.0.1) and delivers it with `logger.handle(logging_record)` (line "
                           "563), which skips Logger.isEnabledFor, so no level on the logger stops it (a level "
