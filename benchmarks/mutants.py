@@ -162,6 +162,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "out-of-bounds gathers return the fill value (NaN) instead of clamping",
     ),
     Mutant(
+        "float32_gradient_tolerance_loosened", "§3", ("numerics.check_grads.rev_detects_bad_vjp",), ASSERTED,
+        "_src/public_test_util.py",
+        "  np.dtype(np.float32): 2e-3,",
+        "  np.dtype(np.float32): 1e-2,",
+        "check_grads' float32 default tolerance is 1e-2 instead of about 2e-3",
+    ),
+    Mutant(
         "check_grads_message_reworded", "§3", ("numerics.check_grads.rev_detects_bad_vjp",), PRINTED,
         "_src/public_test_util.py",
         "              err_msg=(f'{err_msg} cotangent projection'\n"
@@ -200,6 +207,15 @@ MUTANTS: tuple[Mutant, ...] = (
         "  msg = ('Encountered an unexpected tracer. A function transformed by JAX '",
         "  msg = ('Encountered a leaked tracer. A function transformed by JAX '",
         "UnexpectedTracerError's message is reworded",
+    ),
+    Mutant(
+        "closure_convert_cache_kept_under_leak_checker", "§4", ("tracers.leak.checker_forms",), ASSERTED,
+        "_src/custom_derivatives.py",
+        "  if config.check_tracer_leaks.value:\n"
+        "    return _closure_convert_for_avals.__wrapped__(fun, in_tree, in_avals, debug)",
+        "  if False and config.check_tracer_leaks.value:\n"
+        "    return _closure_convert_for_avals.__wrapped__(fun, in_tree, in_avals, debug)",
+        "closure_convert no longer skips its cache under the leak checker (no caching is disabled any more)",
     ),
     Mutant(
         "leak_checker_noop", "§4", ("tracers.leak.checker_forms",), ASSERTED,
@@ -286,6 +302,15 @@ MUTANTS: tuple[Mutant, ...] = (
         '          f"Array has been deleted with shape={self.aval.str_short()}.")',
         '          f"Array of shape {self.aval.str_short()} was deleted.")',
         "the error on using a deleted array is reworded",
+    ),
+    Mutant(
+        "repr_threshold_moved", "§7", ("memory.delete.repr_safe",), ASSERTED,
+        "_src/array.py",
+        "      elif not self.sharding.has_addressable_devices or self.nbytes >= 1 << 20:\n"
+        "        s = f\"shape={self.shape}\"",
+        "      elif not self.sharding.has_addressable_devices or self.nbytes >= 1 << 3:\n"
+        "        s = f\"shape={self.shape}\"",
+        "repr shows only shape and dtype from 8 bytes instead of 1 MiB: a deleted float32[3] no longer raises",
     ),
     Mutant(
         "large_array_repr", "§7", ("memory.delete.repr_safe",), PRINTED,

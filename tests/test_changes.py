@@ -151,7 +151,13 @@ def test_every_status_change_of_the_published_report_is_explained():
     for cell_id, platform, before, after in transitions:
         case_id, _, param = cell_id.partition("[")
         case = cases.get(case_id)
-        if case is None or explain_change(case.changes_for(param.rstrip("]")), before, after) is None:
+        param = param.rstrip("]")
+        if case is not None and param not in {p.name for p in case.params}:
+            # The page predates the case's split into parameters: its one cell covered them all.
+            declared = tuple(dict.fromkeys(c for p in case.params for c in case.changes_for(p.name)))
+        else:
+            declared = case.changes_for(param) if case is not None else ()
+        if case is None or explain_change(declared, before, after) is None:
             unexplained.append(f"{cell_id} {before} -> {after} ({platform})")
     assert unexplained == []
 

@@ -64,6 +64,18 @@ def test_non_json_result_is_an_error(run_fixture_cell):
     assert "not plain JSON" in result.reason
 
 
+def test_nan_and_infinities_are_observations_in_their_stored_form(run_fixture_cell):
+    """issue 25: a NaN is an observation, not an error: stored as {"$float": "nan"}, equal to an expected NaN."""
+    result = run_fixture_cell("nonfinite", "same")
+    assert result.status is Status.CONFORMS, result.reason
+    assert result.observation == {"error": {"$float": "nan"}, "bounds": [{"$float": "-inf"}, {"$float": "inf"}]}
+    assert result.details == {"jit_error": {"$float": "nan"}, "per_row": [1.0, {"$float": "inf"}]}
+    result = run_fixture_cell("nonfinite", "finite")
+    assert result.status is Status.DIFFERS
+    changed = [d for d in result.diff if d["kind"] == "changed"]
+    assert [(d["path"], d["expected"], d["observed"]) for d in changed] == [("error", 0.5, {"$float": "nan"})]
+
+
 def test_case_environment_is_set_and_parent_jax_variables_are_stripped(run_fixture_cell, monkeypatch):
     monkeypatch.setenv("JAX_ENABLE_X64", "1")
     result = run_fixture_cell("echo", "a")

@@ -15,7 +15,9 @@ import pytest
 
 from conformance import cli
 from conformance.child.main import write_record
-from conformance.core.observation import MAX_DEPTH, json_problem, observed_record, parse_record
+from conformance.core.case import Expect
+from conformance.core.observation import (MAX_DEPTH, decode_nonfinite, encode_nonfinite, json_problem,
+                                          observed_record, parse_record)
 from conformance.results.schema import CellResult, SchemaError
 from tests.synthetic_results import cell, write
 
@@ -82,3 +84,47 @@ def test_diff_and_gate_exit_2_on_a_hand_edited_deep_or_nan_file(tmp_path, capsys
         assert cli.main(argv) == 2
         err = capsys.readouterr().err
         assert f"metadata.{field}`" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_nan_and_infinities_have_a_stored_form_that_round_trips():
+    """issue 25: NaN and ±inf are observations: accepted before encoding, stored as {"$float": ...}, read back."""
+    value = {"a": [math.nan, math.inf, -math.inf, 1.5], "b": (math.nan,)}
+    assert "which is not JSON" in json_problem(value) and json_problem(value, nonfinite=True) == ""
+    stored = encode_nonfinite(value)
+    assert stored == {"a": [{"$float": "nan"}, {"$float": "inf"}, {"$float": "-inf"}, 1.5], "b": [{"$float": "nan"}]}
+    assert json_problem(stored) == "" and json.loads(json.dumps(stored, allow_nan=False)) == stored
+    back = decode_nonfinite(stored)
+    assert math.isnan(back["a"][0]) and back["a"][1:] == [math.inf, -math.inf, 1.5] and math.isnan(back["b"][0])
+
+
+def test_a_probe_cannot_forge_the_stored_form():
+    """issue 25: a dict whose only key is `$float` would read as a number, so a probe may not return one."""
+    assert "reserved" in json_problem({"x": {"$float": "nan"}}, nonfinite=True)
+    assert json_problem({"x": {"$float": "nan", "other": 1}}, nonfinite=True) == ""
+
+
+def test_the_child_writes_nan_as_an_observation(tmp_path):
+    """issue 25: the miscompile's NaN used to make the cell an error ("probe result is not plain JSON")."""
+    out = tmp_path / "observation.json"
+    write_record(str(out), observed_record("fixture.nan", "", {"ok": False}, {"jit_error": math.nan}))
+    record, why = parse_record(out.read_text())
+    assert why == "" and record["outcome"] == "observed"
+    assert record["details"] == {"jit_error": {"$float": "nan"}}
+    write_record(str(out), observed_record("fixture.nan", "", {"forged": {"$float": "inf"}}, {}))
+    record, _ = parse_record(out.read_text())
+    assert record["outcome"] == "error" and "reserved" in record["error"]["message"]
+
+
+def test_an_expected_nan_is_held_in_the_stored_form():
+    """issue 25: an expectation may name NaN; it compares equal to an observed NaN and is storable."""
+    expect = Expect({"x": math.nan, "n": 1}, printed={"p": [math.inf]}, platforms={"a-*": {"x": 0.0}})
+    assert expect.facts == {"x": {"$float": "nan"}, "n": 1}
+    assert expect.printed == {"p": [{"$float": "inf"}]}
+    assert expect.on("a-b") == {"x": 0.0, "n": 1}
+
+
+def test_a_result_file_holding_a_stored_nan_is_read():
+    """issue 25: the stored form is plain JSON, so a result file holding it passes the schema."""
+    data = cell("program.x", observation={"error": {"$float": "nan"}}, details={"jit_error": {"$float": "nan"}})
+    result = CellResult.from_json(json.loads(json.dumps(data, allow_nan=False)), "cell")
+    assert result.observation == {"error": {"$float": "nan"}}

@@ -74,8 +74,8 @@ def _mode_profile(mode):
             "cause": type(exc.__cause__).__name__ if exc.__cause__ is not None else None,
             "notes": len(getattr(exc, "__notes__", [])),
             "keeps_user_frame": any(f.name == "inner_reshape" for f in _user_frames(frames)),
-            "marked_but_innermost": [i for i, m in enumerate(marked) if m] ==
-                                    [i for i, x in enumerate(internal[:-1]) if x],
+            "marked_frames": sum(marked),
+            "only_internal_frames_marked": all(internal[i] for i, m in enumerate(marked) if m),
             "walk": [[f.name, INTERNAL in f.filename, m] for f, m in zip(frames, marked)],
         }
     finally:
@@ -83,7 +83,7 @@ def _mode_profile(mode):
     return {"raised": False}
 
 
-_SHAPE = ("frames", "internal_frames", "cause", "notes", "marked_but_innermost")
+_SHAPE = ("frames", "internal_frames", "cause", "notes", "marked_frames")
 
 
 def _behaves_like(profiles, mode):
@@ -140,8 +140,8 @@ def _inside_ipython(version):
             "remove_frames_cause": "UnfilteredStackTrace",
             "quiet_remove_frames_notes": 1,
             "inner_reshape_kept_in_every_mode": True,
-            "tracebackhide_marks_every_internal_frame_but_the_innermost": True,
-            "off_marks_every_internal_frame_but_the_innermost": False,
+            "tracebackhide_marks_only_internal_frames": True,
+            "tracebackhide_marks_more_frames_than_off": True,
             "value_before": "auto",
             "value_after_restoring": "auto",
         },
@@ -162,9 +162,11 @@ def _inside_ipython(version):
           "kept, 6 with 3 when removed, measured equal with jax 0.12.0.1 on Python 3.12 and 3.13; they depend on "
           "how deep JAX's call path is). Frames are counted as the chapter counts them (traceback.extract_tb; the "
           "outermost frame is the function that calls the jitted one). The tracebackhide marker row is prose: "
-          "under tracebackhide every internal frame but the innermost carries __tracebackhide__; JAX's own "
-          "api-boundary and two reshape frames carry it in every mode, so the exact set is compared, with off "
-          "(which leaves the jit frames unmarked) as the contrast that shows the comparison can tell them apart.",
+          "under tracebackhide JAX marks its internal frames with __tracebackhide__. Asserted: some frames are "
+          "marked and every marked frame is internal (in /jax/_src/), and tracebackhide marks more frames than "
+          "off (JAX's own api-boundary and reshape frames carry the mark in every mode, so off is the "
+          "contrast). Which internal frames stay unmarked (the innermost, measured) is CPython's doing, not "
+          "JAX's, so it is not asserted; the per-frame walk is in the details.",
 )
 def traceback_filtering_modes():
     import jax
@@ -185,9 +187,11 @@ def traceback_filtering_modes():
             "remove_frames_cause": profiles["remove_frames"].get("cause"),
             "quiet_remove_frames_notes": profiles["quiet_remove_frames"].get("notes"),
             "inner_reshape_kept_in_every_mode": all(profiles[m].get("keeps_user_frame") for m in MODES),
-            "tracebackhide_marks_every_internal_frame_but_the_innermost":
-                profiles["tracebackhide"].get("marked_but_innermost"),
-            "off_marks_every_internal_frame_but_the_innermost": profiles["off"].get("marked_but_innermost"),
+            "tracebackhide_marks_only_internal_frames": bool(profiles["tracebackhide"].get("marked_frames"))
+            and profiles["tracebackhide"].get("only_internal_frames_marked") is True,
+            "tracebackhide_marks_more_frames_than_off":
+                None not in (profiles["tracebackhide"].get("marked_frames"), profiles["off"].get("marked_frames"))
+                and profiles["tracebackhide"]["marked_frames"] > profiles["off"]["marked_frames"],
             "value_before": value_before,
             "value_after_restoring": value_after,
             "modes": {m: {k: profiles[m].get(k) for k in ("frames", "internal_frames", "cause", "notes")}
@@ -418,17 +422,36 @@ def runtime_error_traceback():
                                    "value via e.g. `config.jax_debug_nans` rather than "
                                    "`config.FLAGS.jax_debug_nans`."},
         )),
+        Param("read_raises_enable_x64", rows=["config.read.raises_attributeerror"], expect=Expect(
+            {"has_context_manager": True, "read_raises_attribute_error": True},
+        ), label="the same claim for jax_enable_x64, whose context manager is jax.enable_x64",
+              discrepancy="Measured on 0.8.3, 0.9.2, 0.10.2, 0.11.2 and 0.12.0.1 (every release of the default "
+                          "matrix with jax.enable_x64): jax.config.read('jax_enable_x64') returns the option's value "
+                          "(False) although jax.enable_x64 is its context manager, because config.py takes "
+                          "that one option out of the set that read refuses "
+                          "(`config._contextmanager_flags.remove('jax_enable_x64')`, jax/_src/config.py:1788 "
+                          "in 0.12.0.1; the same line is in every release since 0.4.38). jax.enable_x64 is "
+                          "public from 0.8; older releases are unsupported for this parameter."),
     ],
     notes="Each row has its own cell. values_count asserts what the chapter asserts (a dict with more than "
           "100 entries; its prose says 140+) and prints the count, 144 in 0.12.0.1 (after importing checkify, "
           "test_util and monitoring, which add none). attribute_and_value: the chapter prints False False; "
           "asserted is the prose claim that both forms read the same option, outside and inside a debug_nans "
           "block (the block is ours: it shows both follow the switch). read_raises asserts isinstance "
-          "AttributeError, as the chapter does; the message is printed.",
+          "AttributeError, as the chapter does; the message is printed. read_raises_enable_x64 asks the "
+          "same of jax_enable_x64, an option with a public context manager (jax.enable_x64, asserted to "
+          "exist and be the option's context manager: its .value follows the option).",
     changes=[
         Change(since="0.5.3", params=("values_count",),
                why="jax.config.values first holds more than 100 options in 0.5.3 (99 in 0.5.2), the chapter's bound.",
                evidence="measured (all run, linux-x86_64): option_count 99 in 0.5.2, 102 in 0.5.3"),
+        Change(since="0.8.0", params=("read_raises_enable_x64",),
+               why="jax.enable_x64, the option's context manager, first exists in 0.8.0, and jax.config.read returns "
+                   "jax_enable_x64's value rather than raising, because config.py takes the option out of its "
+                   "context-manager set.",
+               evidence="CHANGELOG 0.8.0: the new non-experimental context manager jax.enable_x64; jax/_src/config.py: "
+                        "`_contextmanager_flags.remove('jax_enable_x64')`; measured (default matrix, linux-x86_64): "
+                        "0.7.2 unsupported, 0.8.3 to 0.12.0.1 differ"),
     ],
 )
 def reading_the_configuration(view):
@@ -446,6 +469,15 @@ def reading_the_configuration(view):
         return Observation({"both_forms_agree": outside[0] == outside[1] and inside[0] == inside[1],
                             "both_forms_follow_the_switch": inside == [True, True],
                             "attribute_and_value": outside}, {"inside_the_block": inside})
+    if view == "read_raises_enable_x64":
+        enable_x64 = require("jax.enable_x64")
+        with enable_x64(True):
+            follows = getattr(enable_x64, "value", None) is True and jax.config.jax_enable_x64 is True
+        read = outcome_of(lambda: jax.config.read("jax_enable_x64"))
+        return Observation(
+            {"has_context_manager": follows, "read_raises_attribute_error": isinstance(read.exception, AttributeError)},
+            {"read": f"{read.raised}: {read.exception}" if read.exception is not None else repr(read.value)},
+        )
     read = outcome_of(lambda: jax.config.read("jax_debug_nans"))
     return Observation({
         "read_raises_attribute_error": isinstance(read.exception, AttributeError),
@@ -471,14 +503,24 @@ def reading_the_configuration(view):
           "after it. The JSON claim is probed in this process: every option of jax.config.values gives a repr "
           "(none raises) and the name-to-repr mapping comes back equal from json.dumps and json.loads. Printed: "
           "the (default repr, current repr) pairs, lists in JSON. The defaults come from "
-          "conformance/scripts/config_defaults.py, a plain `import jax` run without JAX_* or XLA_FLAGS "
-          "variables; an option missing from them would show in the diff after the block.",
+          "conformance/scripts/config_defaults.py, an `import jax` run without JAX_* or XLA_FLAGS that "
+          "also imports jax.experimental.checkify, jax.test_util and jax.monitoring, as the chapter's "
+          "process had by then (this probe imports them too, so an option one of them defines is on both "
+          "sides); an option missing from them would show in the diff after the block.",
 )
 def nondefault_flags_diff():
+    import importlib
     import json
 
     import jax
 
+    from conformance.scripts.config_defaults import CHAPTER_IMPORTS
+
+    for name in CHAPTER_IMPORTS:  # as in the chapter's process, and in the defaults script
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
     defaults = _default_flags()
     reprs = {name: outcome_of(lambda value=value: repr(value)) for name, value in jax.config.values.items()}
     unrepresentable = sorted(name for name, shown in reprs.items() if shown.exception is not None)

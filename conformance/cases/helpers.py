@@ -154,6 +154,17 @@ class LogCapture(logging.Handler):
 BACKEND_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 
 
+def compiles_of(names: list[str], fun_name: str) -> int:
+    """How many of the backend-compile events `names` count for `fun_name` (e.g. `jit(mlp_step)`).
+
+    One rule for every compile count of the suite: an event named `fun_name` counts, and so does an event
+    with an empty name, which is how releases before 0.6 send every event (jax/_src/dispatch.py; the naming
+    itself is the row setup.compile_monitoring_event). So a probe counts only events seen while nothing but
+    `fun_name` can compile (its inputs built beforehand).
+    """
+    return sum(name in (fun_name, "") for name in names)
+
+
 class CompileCounter:
     """Counts XLA backend compilations through `jax.monitoring` while active, with each `fun_name`.
 

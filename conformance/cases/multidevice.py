@@ -5,7 +5,9 @@ from conformance.cases.helpers import outcome_of, printed_lines, require, requir
 
 SECTION = Section("§8", "Multiple devices")
 
-FOUR_DEVICES = {"XLA_FLAGS": "--xla_force_host_platform_device_count=4"}
+# The chapter's §8 runs on four simulated CPU devices; JAX_PLATFORMS pins the CPU backend, so that on a GPU or TPU
+# build jax.devices() is still these four CPUs rather than the accelerator.
+FOUR_DEVICES = {"XLA_FLAGS": "--xla_force_host_platform_device_count=4", "JAX_PLATFORMS": "cpu"}
 
 
 def _grid_arrays():
@@ -121,7 +123,6 @@ def spec_and_local_shape():
         )),
         Param("without_rich", rows=["multidev.visualize.without_rich"], expect=Expect({
             "rich_blocked_before_jax_import": True,
-            "rich_importable": False,
             "visualize": "ValueError: `visualize_sharding` requires `rich` to be installed.",
         }), fresh_interpreter="rich must be blocked before jax is imported, as the chapter does; a forked "
                               "child inherits a server that has imported jax already"),
@@ -132,7 +133,8 @@ def spec_and_local_shape():
           "without rich, the exact error line. Printed: the drawing, compared as its CPU labels per row. For "
           "without_rich the probe runs in a newly started interpreter and puts None into sys.modules['rich'] "
           "before its first `import jax`, as the chapter's script does; it records that jax was not yet "
-          "imported then, and that rich can no longer be imported. The drawing's box characters depend on "
+          "imported then; that rich can no longer be imported is the probe's own doing, so it is a detail, not a "
+          "fact. The drawing's box characters depend on "
           "rich's colour detection, so only the labels are compared.",
 )
 def visualize_sharding(availability):
@@ -152,13 +154,13 @@ def visualize_sharding(availability):
     drawn = outcome_of(lambda: lines.extend(printed_lines(
         lambda: jax.debug.visualize_array_sharding(arrays["P('data','model')"]))))
     label_rows = [re.findall(r"CPU \d+(?:,\d+)*", line) for line in lines if "CPU" in line]
-    facts = {"rich_importable": rich_importable,
-             "visualize": "ok" if drawn.raised is None else f"{drawn.raised}: {drawn.exception}"}
+    facts = {"visualize": "ok" if drawn.raised is None else f"{drawn.raised}: {drawn.exception}"}
     if availability == "without_rich":
         facts["rich_blocked_before_jax_import"] = not jax_imported_before
     else:
+        facts["rich_importable"] = rich_importable
         facts["label_rows"] = label_rows
-    return Observation(facts, {"jax_imported_before_probe": jax_imported_before,
+    return Observation(facts, {"rich_importable": rich_importable, "jax_imported_before_probe": jax_imported_before,
                                "rich_loaded_before_probe": rich_loaded_before, "drawing": lines,
                                "label_rows": label_rows})
 
@@ -312,10 +314,13 @@ def _replicas(arr):
         })),
     ],
     env=FOUR_DEVICES,
-    notes="Asserted, as the chapter asserts them: the ValueError whose message mentions out_specs, and the "
-          "values and replica checks of check_vma=False and psum. The debug_print row is printed only; its prose "
-          "claim (each device prints its own local block) is compared as the numbers parsed from the lines, "
-          "device index to block. Printed: the first 80 characters of the error's first line and the exact "
+    notes="The chapter's program (SCRIPT_83) is run as written: local_sum prints its device index and block with "
+          "jax.debug.print and returns the block's sum; the same run with check_vma=False and out_specs=P() "
+          "gives both the debug_print and the check_vma_false rows (each cell runs it once and reads its "
+          "view). Asserted, as the chapter asserts them: the ValueError whose message mentions out_specs, and "
+          "the values and replica checks of check_vma=False and psum. The debug_print row is printed only; its "
+          "prose claim (each device prints its own local block) is compared as the numbers parsed from the "
+          "lines, device index to block. Printed: the first 80 characters of the error's first line and the exact "
           "per-device lines, sorted since the devices print in no fixed order. Versions without "
           "jax.shard_map (or without its check_vma keyword) are unsupported; jax.experimental.shard_map is not "
           "used in its place.",
@@ -335,34 +340,41 @@ def shard_map_replicas(check):
     from jax.sharding import NamedSharding, PartitionSpec as P
 
     shard_map = require("jax.shard_map")
-    if check.startswith("check_vma"):
+    if check != "psum":
         require_keyword(shard_map, "check_vma", "jax.shard_map")
     mesh = jax.make_mesh((4,), ("d",))
     x = jax.device_put(jnp.arange(16.0), NamedSharding(mesh, P("d")))
 
-    def local_sum(block):
+    def local_sum(block):  # the chapter's: the print inside the per-device sum
+        jax.debug.print("device {i} local block {b}", i=lax.axis_index("d"), b=block)
         return block.sum()
 
-    def show_block(block):
-        jax.debug.print("device {i} local block {b}", i=lax.axis_index("d"), b=block)
-        return block
-
-    if check == "debug_print":
-        printed = printed_lines(lambda: jax.jit(shard_map(show_block, mesh=mesh, in_specs=P("d"),
-                                                          out_specs=P("d")))(x))
-        parsed = [re.fullmatch(r"device (\d+) local block \[(.*)\]", line) for line in printed]
-        blocks = {m.group(1): [float(v) for v in m.group(2).split()] for m in parsed if m}
-        return Observation({"blocks_by_device": dict(sorted(blocks.items())), "lines": sorted(printed)})
     if check == "check_vma_default":
         traced = outcome_of(lambda: jax.jit(shard_map(local_sum, mesh=mesh, in_specs=P("d"), out_specs=P()))(x))
         first = traced.message
         return Observation({"raised": traced.raised, "mentions_out_specs": "out_specs" in first,
                             "message_start": first[:80]}, {"message": str(traced.exception)[:600]})
-    if check == "check_vma_false":
-        result = jax.jit(shard_map(local_sum, mesh=mesh, in_specs=P("d"), out_specs=P(), check_vma=False))(x)
-    else:
+    if check == "psum":
         result = jax.jit(shard_map(lambda block: lax.psum(block.sum(), "d"), mesh=mesh, in_specs=P("d"),
                                    out_specs=P()))(x)
+        replicas, consistent = _replicas(result)
+        return Observation({"host_value": float(result), "replicas_consistent": consistent,
+                            "sorted_replicas": sorted(replicas)}, {"replicas_in_device_order": replicas})
+    # debug_print and check_vma_false are two views of one run of the chapter's program.
+    outputs = []
+
+    def chapter_run():
+        outputs.append(jax.jit(shard_map(local_sum, mesh=mesh, in_specs=P("d"), out_specs=P(), check_vma=False))(x))
+        return outputs[-1]
+
+    printed = printed_lines(chapter_run)
+    result = outputs[0]
+    if check == "debug_print":
+        parsed = [re.fullmatch(r"device (\d+) local block \[(.*)\]", line) for line in printed]
+        blocks = {m.group(1): [float(v) for v in m.group(2).split()] for m in parsed if m}
+        return Observation({"blocks_by_device": dict(sorted(blocks.items())), "lines": sorted(printed)},
+                           {"host_value": float(result)})
     replicas, consistent = _replicas(result)
     return Observation({"host_value": float(result), "replicas_consistent": consistent,
-                        "sorted_replicas": sorted(replicas)}, {"replicas_in_device_order": replicas})
+                        "sorted_replicas": sorted(replicas)},
+                       {"replicas_in_device_order": replicas, "printed_lines": len(printed)})

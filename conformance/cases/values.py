@@ -242,7 +242,8 @@ def ordered_prints(form):
 @SECTION.case(
     subsection="1.1",
     claim="jax.debug.log formats like debug.print but hands an INFO record to logger jax._src.debugging "
-          "instead of stdout; with that logger's level left at its default the record is not emitted.",
+          "instead of stdout; with that logger's level left at its default the record is not emitted, and "
+          "raising that logger's level (to ERROR) turns the output off.",
     params=[
         Param("info_level", rows=["values.debug_log.info_logger"],
               expect=Expect({"messages": ["loss = 0.25"], "loggers": ["jax._src.debugging"],
@@ -258,6 +259,17 @@ def ordered_prints(form):
                           "`logger.handle(logging_record)` (line 563), which skips Logger.isEnabledFor, so "
                           "no level stops it; only Python's last-resort stderr handler, when no handler is "
                           "configured, drops INFO."),
+        Param("level_off", rows=["values.debug_log.level_off"],
+              expect=Expect({"handler_received": [], "control_received": True}),
+              label="jax._src.debugging set to ERROR, the chapter's 'easy to turn off by level'",
+              discrepancy="Measured: with jax._src.debugging set to ERROR and the chapter's capture (a "
+                          "handler on the 'jax' logger, propagate off), the handler still receives the INFO "
+                          "record 'seen 1.0' on 0.8.3, 0.9.2, 0.10.2, 0.11.2 and 0.12.0.1 (every release of the "
+                          "default matrix that has jax.debug.log), for the same reason as default_level: "
+                          "jax/_src/debugging.py builds the record at trace time with logger.makeRecord "
+                          "(line 674 in 0.12.0.1) and delivers it with `logger.handle(logging_record)` (line "
+                          "563), which skips Logger.isEnabledFor, so no level on the logger stops it (a level "
+                          "on the handler would)."),
     ],
     notes="Both cells use the chapter's capture: a handler added to the 'jax' logger with propagation off and "
           "that logger's level left alone. info_level sets jax._src.debugging to INFO as the chapter does "
@@ -265,7 +277,9 @@ def ordered_prints(form):
           "(a plain print inside the same capture must be seen: stdout_control_seen). default_level leaves "
           "jax._src.debugging's level alone, as the chapter's comment describes, and asserts the handler "
           "receives nothing; a WARNING logged on jax._src.debugging afterwards must reach the same handler "
-          "(control_received), so an empty list is not a dead handler. jax.debug.log first appears in 0.8; "
+          "(control_received), so an empty list is not a dead handler. level_off is the same probe with "
+          "jax._src.debugging set to ERROR first (the §1.1 prose: output 'easy to turn off by level'); its "
+          "control is an ERROR record, which that level lets through. jax.debug.log first appears in 0.8; "
           "older versions are unsupported.",
     changes=[
         Change(since="0.8.1", params=("info_level",),
@@ -277,6 +291,12 @@ def ordered_prints(form):
                    "still reaches the handler on the 'jax' logger, where the chapter says nothing arrives.",
                evidence="measured (all run, linux-x86_64): 0.8.0 unsupported; 0.8.1 handler_received ['seen 1.0'] "
                         "with effective level WARNING and record level INFO"),
+        Change(since="0.8.1", params=("level_off",),
+               why="jax.debug.log first exists in 0.8.1; setting jax._src.debugging to ERROR does not stop its INFO "
+                   "record, which logger.handle delivers without a level check, so the chapter's 'turn off by "
+                   "level' does not hold from the first release that has it.",
+               evidence="jax/_src/debugging.py: `logger.handle(logging_record)` skips Logger.isEnabledFor; measured "
+                        "(default matrix, linux-x86_64): 0.7.2 unsupported, 0.8.3 to 0.12.0.1 differ"),
     ],
 )
 def debug_log(level):
@@ -287,12 +307,18 @@ def debug_log(level):
 
     log = require("jax.debug.log")
     debug_logger = logging.getLogger("jax._src.debugging")
-    if level == "default_level":
-        with _ChapterLogCapture() as received:
-            jax.block_until_ready(jax.jit(lambda x: (log("seen {x:.1f}", x=x), x)[1])(jnp.float32(1.0)))
-            jax.effects_barrier()
-            from_debug_log = list(received.records)
-            debug_logger.warning("conformance control record")
+    if level in ("default_level", "level_off"):
+        saved = debug_logger.level
+        if level == "level_off":
+            debug_logger.setLevel(logging.ERROR)
+        try:
+            with _ChapterLogCapture() as received:
+                jax.block_until_ready(jax.jit(lambda x: (log("seen {x:.1f}", x=x), x)[1])(jnp.float32(1.0)))
+                jax.effects_barrier()
+                from_debug_log = list(received.records)
+                (debug_logger.error if level == "level_off" else debug_logger.warning)("conformance control record")
+        finally:
+            debug_logger.setLevel(saved)
         return Observation(
             {"handler_received": [r.getMessage() for r in from_debug_log],
              "control_received": any(r.getMessage() == "conformance control record" for r in received.records)},
@@ -393,10 +419,11 @@ def print_under_transforms(transform):
     rows=["values.grad_tap.custom_vjp_cotangent"],
     claim="An identity custom_vjp whose backward rule calls debug.callback hands the incoming cotangent to "
           "the host under jit(grad), without changing the gradient.",
-    expect=Expect({"tap_names": ["h"], "cotangent_is_2h": True, "gradient_is_analytic": True},
+    expect=Expect({"last_tap_name": "h", "cotangent_is_2h": True, "gradient_is_analytic": True},
                   printed={"cotangent": "[0.92423433 0.39475057]", "grad_w": "[0.36343098 0.03793723]"}),
-    notes="w=[1,2], x=[0.5,0.1], L=sum(tanh(w*x)**2). Asserted, as in the chapter: the tap is named h, sees "
-          "dL/dh = 2h, and dL/dw = 2h(1-h^2)x, both within atol 1e-6 of float64 NumPy. Printed: the two "
+    notes="w=[1,2], x=[0.5,0.1], L=sum(tanh(w*x)**2). Asserted, as in the chapter (which reads the last "
+          "tap, GRAD_TAPS[-1]): the last tap is named h, sees dL/dh = 2h, and dL/dw = 2h(1-h^2)x, both within atol "
+          "1e-6 of float64 NumPy. Printed: the two "
           "float32 arrays as NumPy prints them.",
 )
 def gradient_tap():
@@ -431,11 +458,12 @@ def gradient_tap():
     h = np.tanh(np.asarray(w, np.float64) * np.asarray(x, np.float64))
     cotangent = taps[-1][1] if taps else np.full(2, np.nan)
     return Observation(
-        {"tap_names": [name for name, _ in taps],
+        {"last_tap_name": taps[-1][0] if taps else None,
          "cotangent_is_2h": bool(np.allclose(cotangent, 2 * h, atol=1e-6)),
          "gradient_is_analytic": bool(np.allclose(grad_w, 2 * h * (1 - h ** 2) * np.asarray(x), atol=1e-6)),
          "cotangent": str(cotangent), "grad_w": str(np.asarray(grad_w))},
-        {"cotangent_values": _nan_safe(cotangent.tolist()), "grad_w_values": np.asarray(grad_w).tolist()},
+        {"cotangent_values": cotangent.tolist(), "grad_w_values": np.asarray(grad_w).tolist(),
+         "tap_names": [name for name, _ in taps]},
     )
 
 
@@ -520,31 +548,40 @@ def activation_callback(transform):
 
 @SECTION.case(
     subsection="1.2",
-    rows=["values.debug_callback.ordered_two_step_and_return"],
     claim="debug.callback(ordered=True) returns a callback function whose calls run in program order; "
           "debug.callback gives the traced program nothing back (its staged call has no outputs), so a value "
           "for the device needs pure_callback, whose staged call has one.",
-    expect=Expect({"calls_in_order": ["a 1.0", "b 1.0", "c 2.0"], "debug_callback_outputs": [0],
-                   "pure_callback_outputs": [1], "pure_callback_result": 6.0}),
+    params=[
+        Param("two_step", rows=["values.debug_callback.ordered_two_step_and_return"],
+              expect=Expect({"calls_in_order": ["a 1.0", "b 1.0", "c 2.0"]}),
+              label="the two-call form debug.callback(ordered=True)(fn, x)"),
+        Param("return_value", rows=["values.debug_callback.ordered_two_step_and_return"],
+              expect=Expect({"debug_callback_outputs": [0], "pure_callback_outputs": [1],
+                             "pure_callback_result": 6.0}),
+              label="no value back from debug.callback; one from pure_callback"),
+    ],
     notes="The row is prose. The order of the calls made through the two-call form, within one jit and "
           "across two, is compared. 'Must return None; returning a value needs pure_callback' is checked on "
           "the jaxprs: the debug_callback equation of a host function that does return a value has no "
           "output variables (the value cannot reach the program), while the pure_callback equation has one "
           "and its value, 2*3, comes back. (The Python call itself always evaluates to None, so that says "
           "nothing and is not compared.) A host function returning a value through debug.callback raises "
-          "nothing in 0.12.0.1; its value is dropped.",
+          "nothing in 0.12.0.1; its value is dropped. The two parts are parameters of their own because only "
+          "the first needs the two-call form (newer releases): older ones still report the second.",
     changes=[
-        Change(since="0.10.1",
+        Change(since="0.10.1", params=("two_step",),
                why="The two-call form jax.debug.callback(ordered=True)(...) first exists in 0.10.1; before it the "
                    "case is unsupported.",
                evidence="measured (all run, linux-x86_64): 0.10.0 rejects the options-only call (unsupported), 0.10.1 "
                         "conforms"),
     ],
 )
-def callback_two_step():
+def callback_two_step(part):
     import jax
     import jax.numpy as jnp
 
+    if part == "return_value":
+        return _callback_return_value()
     _require_two_call_form(jax.debug.callback, "callback", "jax.debug.callback")
     calls = []
     call_in_order = jax.debug.callback(ordered=True)
@@ -562,6 +599,13 @@ def callback_two_step():
 
     jax.block_until_ready(second(first(jnp.float32(1.0))))
     jax.effects_barrier()
+    return Observation({"calls_in_order": calls})
+
+
+def _callback_return_value():
+    """Output counts of the staged debug_callback and pure_callback calls, and pure_callback's value."""
+    import jax
+    import jax.numpy as jnp
 
     def returns_a_value(x):
         jax.debug.callback(lambda v: v * 2, x)
@@ -577,8 +621,7 @@ def callback_two_step():
         return [len(eqn.outvars) for eqn in jaxpr.eqns if eqn.primitive.name == primitive]
 
     pure = jax.jit(doubled_on_host)(jnp.float32(3.0))
-    return Observation({"calls_in_order": calls,
-                        "debug_callback_outputs": output_counts(returns_a_value, "debug_callback"),
+    return Observation({"debug_callback_outputs": output_counts(returns_a_value, "debug_callback"),
                         "pure_callback_outputs": output_counts(doubled_on_host, "pure_callback"),
                         "pure_callback_result": float(pure)})
 
@@ -617,9 +660,11 @@ def _arrow_line(chunk: str) -> str:
 
 @SECTION.case(
     subsection="1.3",
-    claim="jax.debug.breakpoint() in jitted code enters jdb at runtime; jdb reads commands from stdin, its "
-          "frames hold concrete arrays (branch operands of a cond, not values the branch never received), "
-          "a breakpoint in a cond branch stops only when that branch runs, and p/pp/u/d/l/w/c/q work.",
+    claim="jax.debug.breakpoint() in jitted code enters jdb at runtime; jdb reads commands from stdin and its "
+          "frames hold concrete arrays; a breakpoint in a cond branch stops only when that branch runs; the "
+          "variables to inspect must be passed to the branch function as arguments, otherwise they are not "
+          "visible in the frame jdb stops in: if a lambda captures them as a closure, p y raises NameError; "
+          "and p/pp/u/d/l/w/c/q work.",
     params=[
         Param("session", rows=["values.breakpoint.stdin_session"], stdin="p y\np x\nc\n",
               expect=Expect({"entered_jdb": True, "prompted": True, "p_y_shows_sin_times_two": True,
@@ -770,15 +815,18 @@ def breakpoint_jdb(scenario):
         Param("fori_loop", rows=["values.disable_jit.fori_index_int"],
               expect=Expect({"index_types": ["int", "int"]})),
         Param("cond", rows=["values.disable_jit.cond_python"],
-              expect=Expect({"branches_run": ["negative"], "operand_type": "ArrayImpl"})),
+              expect=Expect({"branches_run": ["negative"], "operand_is_tracer": False},
+                            printed={"operand_type": "ArrayImpl"})),
         Param("vmap", rows=["values.disable_jit.vmap_still_traces"],
               expect=Expect({"argument_type": "BatchTracer", "python_if_raises": True})),
     ],
     notes="The jit decorator is applied inside the with block, as in the chapter. Asserted (chapter asserts): "
           "the argument type and result under jit, the fori index type, and the argument type under vmap. "
           "scan: the chapter only prints the carry type names (printed tier); its prose says the body runs "
-          "step by step on concrete values, so the asserted fact is one non-tracer carry per step. cond is prose: the probe checks that only the taken branch runs, on a "
-          "concrete operand (traced under jit, both branches would run once each). The failing Python if "
+          "step by step on concrete values, so the asserted fact is one non-tracer carry per step. cond is prose: the "
+          "probe checks that only the taken branch runs, on a "
+          "concrete operand: not a jax.core.Tracer (the claim's 'not a tracer'; traced under jit, both branches would "
+          "run once each); its class name is printed. The failing Python if "
           "under vmap is prose that says it raises an error without naming one: that it raises is "
           "asserted, the class (TracerBoolConversionError on 0.12.0.1) is a detail.",
 )
@@ -810,10 +858,12 @@ def disable_jit_runs_python(construct):
             lax.fori_loop(0, 2, lambda i, v: (note(i), v + i)[1], 0)
             return Observation({"index_types": seen})
         if construct == "cond":
-            ran = []
-            lax.cond(jnp.float32(-2.0) > 0, lambda v: (ran.append("positive"), note(v), v)[2],
-                     lambda v: (ran.append("negative"), note(v), -v)[2], jnp.float32(-2.0))
-            return Observation({"branches_run": ran, "operand_type": seen[0] if seen else None})
+            ran, operands = [], []
+            lax.cond(jnp.float32(-2.0) > 0, lambda v: (ran.append("positive"), note(v), operands.append(v), v)[3],
+                     lambda v: (ran.append("negative"), note(v), operands.append(v), -v)[3], jnp.float32(-2.0))
+            return Observation({"branches_run": ran, "operand_type": seen[0] if seen else None,
+                                "operand_is_tracer": any(isinstance(v, jax.core.Tracer) for v in operands)
+                                if operands else None})
 
         def keep_positive(x):
             note(x)

@@ -21,7 +21,8 @@ from typing import Any, Callable
 from conformance.atomic import write_text_atomically
 from conformance.core.case import DEFAULT_CASE_PACKAGE, NO_PARAM, Observation, Unsupported, find_case
 from conformance.core.casefolders import import_declared_folders
-from conformance.core.observation import error_record, json_problem, observed_record, unsupported_record
+from conformance.core.observation import (encode_nonfinite, error_record, json_problem, observed_record,
+                                          unsupported_record)
 from conformance.portable import become_subreaper, kill_descendants
 
 
@@ -48,14 +49,17 @@ def observe(case_id: str, param: str, package: str) -> dict[str, Any]:
 
 
 def write_record(path: str, record: dict[str, Any]) -> None:
-    """Write the record; one that is not plain JSON, or nests deeper than `MAX_DEPTH`, becomes an error
-    record saying so (the parent could not compare or store it)."""
+    """Write the record, its NaN and ±inf in their stored form (`observation.encode_nonfinite`); one that is
+    not plain JSON otherwise, or nests deeper than `MAX_DEPTH`, becomes an error record saying so (the parent
+    could not compare or store it)."""
     for part in ("facts", "details"):
-        problem = json_problem(record.get(part))
+        problem = json_problem(record.get(part), nonfinite=True)
         if problem:
             write_json_atomically(path, error_record(record["case"], record["param"], "ValueError",
                                                      f"probe result is not plain JSON: its {part}: {problem}"))
             return
+        if part in record:
+            record = {**record, part: encode_nonfinite(record[part])}
     try:
         write_json_atomically(path, record)
     except (TypeError, ValueError, RecursionError) as exc:

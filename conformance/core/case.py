@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from conformance.core import rowlist
-from conformance.core.observation import json_problem
+from conformance.core.observation import encode_nonfinite, json_problem
 
 DEFAULT_CASE_PACKAGE = "conformance.cases"
 NO_PARAM = ""
@@ -77,6 +77,14 @@ class Observation:
     details: Mapping[str, Any] = field(default_factory=dict)
 
 
+def _with_nonfinite_encoded(value: Any) -> Any:
+    """`value` itself, unless it is a mapping that holds NaN or ±inf and is plain JSON otherwise: then its
+    copy with those in their stored form. Anything else wrong with it is left for the declaration check."""
+    if isinstance(value, Mapping) and json_problem(dict(value)) and not json_problem(dict(value), nonfinite=True):
+        return encode_nonfinite(dict(value))
+    return value
+
+
 @dataclass(frozen=True)
 class Expect:
     """The documented facts of one cell, in two tiers, with per-platform overrides.
@@ -97,6 +105,15 @@ class Expect:
     facts: Mapping[str, Any]
     platforms: Mapping[str, Mapping[str, Any] | Skip] = field(default_factory=dict)
     printed: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # An expected NaN or ±inf is held in its stored form, the form the child writes observations in,
+        # so that it compares equal and can be written to a result file (observation.encode_nonfinite).
+        object.__setattr__(self, "facts", _with_nonfinite_encoded(self.facts))
+        object.__setattr__(self, "printed", _with_nonfinite_encoded(self.printed))
+        if isinstance(self.platforms, Mapping):
+            object.__setattr__(self, "platforms", {
+                pattern: _with_nonfinite_encoded(override) for pattern, override in self.platforms.items()})
 
     def _override(self, platform: str) -> Mapping[str, Any] | Skip | None:
         for pattern, override in self.platforms.items():

@@ -23,13 +23,59 @@ MAX_DEPTH = 48
 MAX_VALUES = 2_000_000  # a value that refers to itself is caught by the depth limit; a huge one by this
 
 
-def json_problem(value: Any, max_depth: int = MAX_DEPTH, string_keys: bool = False) -> str:
+# A non-finite float (NaN, inf, -inf) is no JSON number. A probe may still observe one (a miscompile's NaN is
+# exactly what some cases exist to record), so it is stored as a one-key object: {"$float": "nan"},
+# {"$float": "inf"} or {"$float": "-inf"}. The encoding is applied once, where a value enters the suite (the
+# child's record, a declared expectation); from there on every value is plain JSON, compared with `==`
+# (NaN equals NaN once encoded), stored in result files and shown in reports as that object.
+NONFINITE_KEY = "$float"
+_NONFINITE_WORDS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
+
+
+def _nonfinite_word(value: float) -> str:
+    return "nan" if value != value else ("inf" if value > 0 else "-inf")
+
+
+def is_encoded_nonfinite(value: Any) -> bool:
+    """Whether `value` is the stored form of a non-finite float (`{"$float": "nan"}` and the like)."""
+    return (isinstance(value, dict) and len(value) == 1 and NONFINITE_KEY in value
+            and value[NONFINITE_KEY] in _NONFINITE_WORDS)
+
+
+def encode_nonfinite(value: Any) -> Any:
+    """`value` with every non-finite float replaced by its stored form; tuples become lists.
+
+    Call it only on a value `json_problem(value, nonfinite=True)` accepts (so its depth is bounded).
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return {NONFINITE_KEY: _nonfinite_word(value)}
+    if isinstance(value, dict):
+        return {key: encode_nonfinite(inner) for key, inner in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [encode_nonfinite(inner) for inner in value]
+    return value
+
+
+def decode_nonfinite(value: Any) -> Any:
+    """The inverse of `encode_nonfinite`: stored forms back to Python floats (for a reader's own arithmetic)."""
+    if is_encoded_nonfinite(value):
+        return _NONFINITE_WORDS[value[NONFINITE_KEY]]
+    if isinstance(value, dict):
+        return {key: decode_nonfinite(inner) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [decode_nonfinite(inner) for inner in value]
+    return value
+
+
+def json_problem(value: Any, max_depth: int = MAX_DEPTH, string_keys: bool = False, nonfinite: bool = False) -> str:
     """What keeps `value` from being plain, finite JSON nested at most `max_depth` deep ('' when nothing).
 
     Walks the value without recursion, so a value nested thousands deep is described, not a crash.
     Lists and tuples, dicts, strings, booleans, None, ints and finite floats are plain JSON. Dict keys
     may be what `json.dumps` turns into strings (numbers, booleans, None), or, with `string_keys`
-    (an expectation, compared with JSON read back), only strings.
+    (an expectation, compared with JSON read back), only strings. With `nonfinite` (a value about to be
+    encoded by `encode_nonfinite`), NaN and ±inf are accepted and a dict that looks like their stored form
+    is refused, so the stored form stays unambiguous.
     """
     stack: list[tuple[Any, int, str]] = [(value, 1, "")]
     visited = 0
@@ -44,11 +90,14 @@ def json_problem(value: Any, max_depth: int = MAX_DEPTH, string_keys: bool = Fal
         if item is None or isinstance(item, (bool, int, str)):
             continue
         if isinstance(item, float):
-            if not math.isfinite(item):
+            if not math.isfinite(item) and not nonfinite:
                 return f"it holds {item!r}{at}, which is not JSON"
             continue
         if isinstance(item, (list, tuple, dict)):
             if isinstance(item, dict):
+                if nonfinite and NONFINITE_KEY in item and len(item) == 1:
+                    return (f"it holds a dict whose only key is {NONFINITE_KEY!r}{at}, the reserved stored form "
+                            f"of a non-finite float; return the float itself or another key")
                 for key, inner in item.items():
                     if not isinstance(key, str) and (string_keys or not (
                             key is None or isinstance(key, (bool, int)) or

@@ -65,6 +65,15 @@ def not_json():
     return Observation({"value": object()})
 
 
+@SECTION.case(claim="Observes NaN and infinities, as a miscompile would.",
+              params=[Param("same", rows=["fixture.nonfinite.same"],
+                            expect=Expect({"error": float("nan"), "bounds": [float("-inf"), float("inf")]})),
+                      Param("finite", rows=["fixture.nonfinite.finite"], expect=Expect({"error": 0.5}))])
+def nonfinite(param):
+    return Observation({"error": float("nan"), "bounds": (float("-inf"), float("inf"))},
+                       {"jit_error": float("nan"), "per_row": [1.0, float("inf")]})
+
+
 @SECTION.case(claim="Echoes its parameter; skipped on platforms named skip-*.",
               params=[Param("a", rows=["fixture.param.a"], expect=Expect({"param": "a"})),
                       Param("b", rows=["fixture.param.b"],
