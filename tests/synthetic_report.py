@@ -69,7 +69,8 @@ def _cells(version: str) -> list[dict]:
                                             "kind": "changed"}]),
         synth.cell("demo.old_message", "", "differs" if i == 0 else "conforms", {"ok": i > 0}, expected={"ok": True},
                    diff=[{"path": "ok", "expected": True, "observed": False, "kind": "changed"}] if i == 0 else []),
-        synth.cell("demo.stable", "", "conforms", {"ok": True}, expected={"ok": True}),
+        # A NaN is an observation: stored as {"$float": "nan"}, shown as NaN.
+        synth.cell("demo.stable", "", "conforms", {"ok": True, "sample": {"$float": "nan"}}, expected={"ok": True}),
         synth.cell("demo.new_api", "", "conforms" if i >= 2 else "unsupported", {"ok": True} if i >= 2 else None,
                    expected={"ok": True}, reason="" if i >= 2 else "not yet there: jax.debug.log"),
         synth.cell("demo.wording", "", "conforms", {"ok": True, "text": "y" if i == 0 else "x"}, expected={"ok": True},

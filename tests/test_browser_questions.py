@@ -185,6 +185,13 @@ def test_reproduce_a_cell_opens_the_script_on_its_parameter_and_version(browser,
     assert inside_the_viewport(browser, panel(browser))
 
 
+def test_a_nan_observation_is_shown_as_nan(browser, page):
+    steps = fresh(browser, page)
+    steps.click(cell(browser, "demo.stable", "0.12.0.1"))
+    shown = panel(browser).get_attribute("textContent")
+    assert '"sample": NaN' in shown and "$float" not in shown
+
+
 def test_the_url_reproduces_the_view_and_back_forward_restore_it(browser, page):
     steps = fresh(browser, page)
     steps.choose("cmp-a", "0.7.2")

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 import conformance
+from conformance.core.observation import decode_nonfinite
 from conformance.core.status import (KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED, KNOWN_ISSUE_PRESENT,
                                      KNOWN_ISSUE_WORDING, MEANING, Status)
 from conformance.core.versions import DOCUMENTED_JAX
@@ -78,7 +79,7 @@ def link_target(url: str) -> str:
 
 
 def _shorten(value: Any) -> str:
-    shown = json.dumps(value, ensure_ascii=False, default=repr)
+    shown = json.dumps(decode_nonfinite(value), ensure_ascii=False, default=repr)  # NaN, Infinity: as in the page
     return shown if len(shown) <= MAX_VALUE else shown[:MAX_VALUE - 1] + "…"
 
 
