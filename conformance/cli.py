@@ -1,10 +1,9 @@
 """The command line: `jax-conformance list | run | report | matrix | pin | diff | gate | bisect`.
 
 It parses and prints: the parser, one short function per command that builds a request and prints its outcome,
-and the progress printer. The work lives below it: `engine.matrix.run_targets` is the one run path for every
-target (`engine.targets`), `decide.sides` and `decide.bisect_session` own the decisions' sessions, `report.*`
-renders, `results.*` stores. No module below this one sees parsed arguments. `main(argv)` returns the exit
-status, so it can be tested without a shell; expected problems become one line on stderr and exit 2.
+and the progress printer. The work lives below (`engine.matrix.run_targets`, the one run path for every
+`engine.targets` kind; `decide.sides`, `decide.bisect_session`; `report.*`; `results.*`), which never sees parsed
+arguments. `main(argv)` returns the exit status; expected problems become one line on stderr and exit 2.
 """
 
 from __future__ import annotations
@@ -12,22 +11,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import conformance
 from conformance.core.case import CaseDeclarationError
-from conformance.ciplan import plan_jobs
-from conformance.decide.bisect_session import BisectRequest, BisectStarted, BisectStep, ReleaseTested, run_bisect
-from conformance.decide.render import bisect_text, diff_text, gate_markdown, gate_text
-from conformance.decide.sides import DiffRequest, GateRequest, SidesRead, run_diff, run_gate
+from conformance.ciplan import plan_json
+from conformance.decide.bisect_session import BisectRequest, run_bisect
+from conformance.decide.render import bisect_session_text, diff_text, gate_markdown, gate_text
+from conformance.decide.sides import JUDGING_FLAGS, DiffRequest, GateRequest, run_diff, run_gate
 from conformance.atomic import write_text_atomically
 from conformance.engine import matrix
-from conformance.engine.folders import case_folders
 from conformance.engine.session import LAUNCHERS
 from conformance.engine.shards import parse_shard
 from conformance.engine.targets import BUILD_KINDS, Release, given_builds, releases
@@ -36,10 +32,11 @@ from conformance.envs.index import IndexOptions, sort_versions
 from conformance.envs.matrix import DEFAULT_MATRIX, expand_words, matrix_versions
 from conformance.envs.pins import compile_pins
 from conformance.errors import ConformanceError
-from conformance.report.html import write_report
-from conformance.report.terminal import cases_listing, run_summary
-from conformance.results.load import ResultsError, read_results_tolerantly
-from conformance.results.merge import merge_files
+from conformance.interrupts import interrupted_status, sigterm_interrupts
+from conformance.report.progress import conflict_line, event_lines
+from conformance.report.render import render_results
+from conformance.report.terminal import cases_listing, run_heading, run_summary
+from conformance.results.load import ResultsError
 from conformance.results.outputs import check_outputs
 
 DEFAULT_RESULTS = Path("results")
@@ -52,9 +49,9 @@ def add_common_options(parser: argparse.ArgumentParser, *, cases: bool = True, i
     """`--cases DIR` (a team's own case folder, repeatable) and where packages come from, passed to uv as they are
     (`--index-url`, `--extra-index-url`, `--find-links`, `--pre`; uv's own environment variables keep working)."""
     if cases:
-        parser.add_argument("--cases", action="append", default=[], metavar="DIR",
-                            help="also load the case modules of this folder (a package named after the folder; "
-                                 "its ids are namespaced <folder>/<module>.<probe>); repeat for more")
+        parser.add_argument("--cases", action="append", default=[], metavar="DIR", help="also load the case modules "
+                            "of this folder (a package named after the folder; its ids are namespaced "
+                            "<folder>/<module>.<probe>); repeat for more")
     if index:
         parser.add_argument("--index-url", metavar="URL", default="", help="the simple index to install from and "
                             "read releases from (default: UV_INDEX_URL, else PyPI)")
@@ -67,8 +64,7 @@ def add_common_options(parser: argparse.ArgumentParser, *, cases: bool = True, i
 
 def make_builder(args: argparse.Namespace) -> EnvironmentBuilder:
     """The environment builder, with the command's index options (uv's defaults when none is given)."""
-    options = IndexOptions(getattr(args, "index_url", "") or "", tuple(getattr(args, "extra_index_url", None) or ()),
-                           tuple(getattr(args, "find_links", None) or ()), bool(getattr(args, "pre", False)))
+    options = IndexOptions(args.index_url, tuple(args.extra_index_url), tuple(args.find_links), args.pre)
     return EnvironmentBuilder(options=options) if options.given else EnvironmentBuilder()
 
 
@@ -91,10 +87,8 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
 
 def settings(args: argparse.Namespace, shard: Any = None) -> matrix.RunSettings:
     """The run settings the command was given."""
-    return matrix.RunSettings(
-        results=args.results, expression=args.expression, cases=tuple(args.cases), shard=shard,
-        shard_durations=getattr(args, "shard_durations", None), workers=args.workers, retries=args.retries,
-        retry_differs=args.retry_differs, launcher=args.launch, rerun=args.rerun)
+    return matrix.RunSettings(args.results, args.expression, tuple(args.cases), shard, getattr(
+        args, "shard_durations", None), args.workers, args.retries, args.retry_differs, args.launch, args.rerun)
 
 
 def add_run_parser(commands: Any) -> None:
@@ -117,12 +111,13 @@ def add_run_parser(commands: Any) -> None:
 
 
 def add_decision_parsers(commands: Any) -> None:
-    """`diff` and `bisect`."""
+    """`diff`, `gate` and `bisect`."""
     diff = commands.add_parser("diff", help="list the cells whose status or observation differ between two result sets")
     diff.add_argument("baseline", type=Path, metavar="A", help="baseline result file, a folder of them, or a JAX "
                       "version (its stored results; cells not stored yet are run)")
     diff.add_argument("candidate", type=Path, metavar="B", help="candidate result file, folder or JAX version")
     add_run_options(diff)
+    add_gate_parser(commands)
     bisecting = commands.add_parser("bisect", help="find the first JAX release whose verdict on one cell changes")
     bisecting.add_argument("cell", metavar="CELL",
                            help="case id with :PARAM or [PARAM] (numerics.debug_nans_vmap_miss:vmap), or a row ID")
@@ -135,18 +130,6 @@ def add_decision_parsers(commands: Any) -> None:
     bisecting.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
                            help="folder the tested cells are stored in, like run's (default results/)")
     add_common_options(bisecting)
-
-
-GATE_FLAGS = {
-    "--newest": "when the candidate holds several JAX versions of a platform (a results folder), gate the newest of "
-                "each against the baseline",
-    "--baseline-platforms": "gate only the platforms the baseline holds; the candidate's others are listed as not "
-                            "gated (by default a platform on one side only fails the gate)",
-    "--allow-missing": "accept baseline cells the candidate lacks and platforms run on one side only (listed, not "
-                       "failing); by default they fail the gate",
-    "--fail-on-printed": "fail on a change of printed output alone (wording, reprs, counts the chapter only prints); "
-                         "by default such changes are reported, not failing",
-    "--allow-version-mismatch": "compare result sets written by different suite or schema versions"}
 
 
 def add_gate_parser(commands: Any) -> None:
@@ -164,8 +147,8 @@ def add_gate_parser(commands: Any) -> None:
     gating.add_argument("--expectations", type=Path, metavar="FILE",
                         help="TOML file of expected statuses that acknowledge known regressions")
     gating.add_argument("--markdown", type=Path, metavar="PATH", help="also write the decision as Markdown")
-    for flag, text in GATE_FLAGS.items():
-        gating.add_argument(flag, action="store_true", help=text)
+    for flag, text in JUDGING_FLAGS.items():
+        gating.add_argument(f"--{flag.replace('_', '-')}", action="store_true", help=text)
     add_run_options(gating)
 
 
@@ -193,7 +176,6 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --ci-jobs: shards per version while they fit (default 2)")
     add_common_options(listed, cases=False)
     add_decision_parsers(commands)
-    add_gate_parser(commands)
     pin = commands.add_parser("pin", help="refresh the hashed pinned requirement sets in matrix/pins/")
     pin.add_argument("versions", nargs="*", metavar="VERSION", help=f"JAX versions or matrix names (`all`) to pin "
                      f"(default: every version of the {DEFAULT_MATRIX} matrix)")
@@ -212,50 +194,15 @@ class Progress:
         self.gap, self.finished = gap, []
 
     def __call__(self, event: Any) -> None:
-        lines = {
-            matrix.AnsweredFromStorage: lambda e: f"{self.gap}jax {e.version}: all {e.cells} selected cells answered "
-                                                  f"by stored results ({e.path}); nothing built or run",
-            matrix.EnvironmentReady: lambda e: f"{self.gap}jax {e.version}: Python {e.python}, {self.how(e)} in "
-                                               f"{e.seconds:.1f}s",
-            matrix.CellsDropped: lambda e: f"jax {e.version}: dropped {len(e.cell_ids)} stored cell(s) of cases this "
-                                           f"checkout no longer declares: {', '.join(e.cell_ids[:3])}"
-                                           f"{' …' if len(e.cell_ids) > 3 else ''}",
-            matrix.VersionDone: lambda e: f"  {e.run.cells} cells ({e.run.ran} ran, {e.run.reused} reused) in "
-                                          f"{e.run.wall_s:.1f}s; wrote {e.run.path}",
-            BisectStarted: lambda e: f"bisect {e.cell_id}: {len(e.releases)} releases from {e.releases[0]} to "
-                                     f"{e.releases[-1]}; testing both ends first",
-            ReleaseTested: lambda e: f"  jax {e.version}: {e.line}  ({e.how})",
-            BisectStep: lambda e: e.text,
-            SidesRead: lambda e: "\n".join(f"note: --newest left out the candidate's {x}" for x in e.left_out)}
         if isinstance(event, matrix.VersionDone):
             self.finished.append(event.run)
-        if isinstance(event, (matrix.Notice, matrix.VersionFailed)):
-            _err(event.text if isinstance(event, matrix.Notice) else f"error: {event.error}")
-        elif isinstance(event, SidesRead):
-            report_conflicts(list(event.conflicts))
-        text = lines[type(event)](event) if type(event) in lines else ""
-        if text:
-            print(text, flush=True)
-
-    @staticmethod
-    def how(event: matrix.EnvironmentReady) -> str:
-        """How an environment came to be ready."""
-        made = "built" if event.built_now else "reused"
-        return {"python": "an existing interpreter (nothing built), described",
-                "wheels": f"environment from wheel files {made}"}.get(event.origin, f"environment {made}")
-
-
-terminated = threading.Event()
-
-
-def _interrupt(signum: int, frame: Any) -> None:
-    terminated.set()
-    raise KeyboardInterrupt
+        for stream, text in event_lines(event, self.gap):
+            print(text, file=sys.stderr if stream == "stderr" else sys.stdout, flush=True)
 
 
 def command_list(args: argparse.Namespace) -> int:
     """Print the selected cases."""
-    cells = matrix.select_run(case_folders(args.cases), args.expression).selected
+    cells = matrix.select_run(matrix.case_folders(args.cases), args.expression).selected
     print(cases_listing(cells))
     print(f"\n{len(cells)} cells in {len({c.case.id for c in cells})} cases")
     return 0
@@ -277,16 +224,14 @@ def command_run(args: argparse.Namespace) -> int:
     check_outputs([("-o", report_path)], results=args.results)
     progress, targets = Progress(gap="\n"), releases(versions) + builds
     prepared = matrix.prepare_targets(builder, targets, progress)  # bad input: one line, before anything is stored
-    sharded = f" (shard {shard.label} of {len(selection.selected)} selected)" if shard else ""
-    counted = " + ".join(([f"{len(versions)} JAX versions"] if versions or not builds else [])
-                         + ([f"{len(builds)} given build(s)"] if builds else []))
-    print(f"jax-conformance {conformance.__version__}: {len(selection.chosen)} cells{sharded} x {counted}", flush=True)
+    print(run_heading(conformance.__version__, len(selection.chosen), len(selection.selected),
+                      shard.label if shard else "", len(versions), len(builds)), flush=True)
     try:
         outcome = matrix.run_targets(request, builder, targets, progress, cells=selection.chosen, prepared=prepared)
     except KeyboardInterrupt:
         print(f"\ninterrupted; kept {len(progress.finished)} finished result file(s) in {request.results}/",
               file=sys.stderr)
-        return 143 if terminated.is_set() else 130
+        return interrupted_status()
     failed = [f"jax {name}" for name in outcome.failed]
     if progress.finished:
         print("\n" + run_summary([vars(done) for done in progress.finished]))
@@ -303,23 +248,12 @@ def render_report(paths: Any, out: Path, markdown: Path | None = None,
                   junit: Path | None = None, cases: list | None = None) -> tuple[Path, list[str]]:
     """Render every readable result file; name each unreadable one, and each conflicting cell, on stderr;
     return the report and the problems. `cases` give rows their sections (default: the built-in cases)."""
-    loaded = read_results_tolerantly(paths)
-    if not loaded.files:
-        more = f" (and {len(loaded.problems) - 1} more unreadable)" if len(loaded.problems) > 1 else ""
-        raise ConformanceError(f"{loaded.problems[0]}{more}" if loaded.problems else "no result files given")
-    for problem in loaded.problems:
+    done = render_results(paths, out, markdown, junit, cases, EnvironmentBuilder().index.cached_releases("jax"))
+    for problem in done.problems:
         _err(f"skipped unreadable result file: {problem}")
-    report_conflicts([c for run in merge_files(loaded.files) for c in run.conflicts])
-    releases_known = EnvironmentBuilder().index.cached_releases("jax")  # offline: the report names ranges instead
-    return write_report(loaded.files, out, markdown_path=markdown, junit_path=junit, cases=cases,
-                        releases=releases_known), loaded.problems
-
-
-def report_conflicts(conflicts: list) -> int:
-    """Name each conflict of merged result sets on stderr (the entry finished last is the one used); return how many."""
-    for conflict in conflicts:
-        _err(f"conflict: {conflict.describe()} (the file finished last is reported)")
-    return len(conflicts)
+    for conflict in done.conflicts:
+        print(conflict_line(conflict), file=sys.stderr)
+    return done.path, done.problems
 
 
 def command_report(args: argparse.Namespace) -> int:
@@ -337,15 +271,8 @@ def command_matrix(args: argparse.Namespace) -> int:
     JSON list (`--json`) or as a CI job plan (`--ci-jobs`); `latest` asks the package index."""
     words = args.names.replace(",", " ").split() or [DEFAULT_MATRIX]
     versions = sort_versions(expand_words(words, make_builder(args).index, matrix_versions))
-    if args.ci_jobs is None:
-        print(json.dumps(versions) if args.json else "\n".join(versions))
-        return 0
-    try:
-        jobs = plan_jobs(versions, args.ci_jobs, args.shards)
-    except ValueError as exc:
-        raise ConformanceError(f"--ci-jobs {args.ci_jobs} --shards {args.shards}: {exc}") from None
-    print(json.dumps({"jobs": [job.to_json() for job in jobs], "shard_count": jobs[0].shards,
-                      "total_jobs": len(jobs) * args.ci_jobs}))
+    plan = plan_json(versions, args.ci_jobs, args.shards) if args.ci_jobs is not None else None
+    print(json.dumps(plan) if plan else json.dumps(versions) if args.json else "\n".join(versions))
     return 0
 
 
@@ -372,7 +299,7 @@ def command_gate(args: argparse.Namespace) -> int:
     """Judge the candidate against the baseline: exit 0 without unacknowledged regressions, 1 with, 2 on bad input."""
     candidates = ([Release(args.to_version)] if args.to_version else []) + given_builds(
         {kind.option: [v] for kind in BUILD_KINDS if (v := getattr(args, f"to_{kind.option}"))})
-    flags = {flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_")) for flag in GATE_FLAGS}
+    flags = {flag: getattr(args, flag) for flag in JUDGING_FLAGS}
     request = GateRequest(settings(args), tuple(args.baseline or ()), tuple(args.candidate or ()), args.from_version,
                           tuple(candidates), args.expectations, args.markdown, **flags)
     decided = run_gate(request, lambda: make_builder(args), Progress())
@@ -387,14 +314,7 @@ def command_bisect(args: argparse.Namespace) -> int:
     """Bisect the releases between --good and --bad for the first whose verdict on CELL changes."""
     request = BisectRequest(args.cell, args.good, args.bad, args.find_fix, args.launch, args.results, tuple(args.cases))
     found = run_bisect(request, make_builder(args), Progress())  # notices, dropped cells and each step, as they come
-    if found.outcome is None:
-        print(f"the known issue {found.no_fix} on both jax {found.releases[0]} and jax {found.releases[-1]}: "
-              f"no fix to find")
-        return found.exit_code
-    print(f"\n{bisect_text(found.outcome, found.cell_id, found.find_fix)}")
-    print(f"answered from stored results in {found.results}: {', '.join(found.from_storage) or 'none'}; "
-          f"ran: {', '.join(found.ran) or 'nothing'}")
-    print(f"wall time: {found.wall_s:.1f}s")
+    print(bisect_session_text(found))
     return found.exit_code
 
 
@@ -405,33 +325,25 @@ COMMANDS = {"list": command_list, "run": command_run, "report": command_report, 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `jax-conformance` and `python -m conformance`."""
-    for stream in (sys.stdout, sys.stderr):  # a terminal or pipe that cannot encode a case's text: escapes, not a crash
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
+    for stream in [s for s in (sys.stdout, sys.stderr) if hasattr(s, "reconfigure")]:  # escapes, never a crash
+        stream.reconfigure(errors="backslashreplace")  # on a terminal or pipe that cannot encode a case's text
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
-    # Every long command (run, gate --from/--to, bisect) ends on SIGTERM as on Ctrl-C: the run under way kills its
-    # children and removes its temporaries on the way out, and the exit status says which signal it was.
-    terminated.clear()
-    previous = signal.signal(signal.SIGTERM, _interrupt) if args.command in LONG_COMMANDS else None
-    try:
-        return COMMANDS[args.command](args)
+    try:  # a long command (run, gate --from/--to, bisect) ends on SIGTERM as on Ctrl-C, its temporaries removed
+        with sigterm_interrupts(args.command in LONG_COMMANDS):
+            return COMMANDS[args.command](args)
     except KeyboardInterrupt:
         print("\njax-conformance: interrupted; result files already written are kept", file=sys.stderr)
-        return 143 if terminated.is_set() else 130
+        return interrupted_status()
     except (ConformanceError, ResultsError, CaseDeclarationError) as exc:
-        print(f"jax-conformance: error: {exc}", file=sys.stderr)
+        _err(f"error: {exc}")
         return 2
     except OSError as exc:  # a folder or file we were told to use cannot be written
-        print(f"jax-conformance: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        _err(f"error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
         return 2
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-
 
 if __name__ == "__main__":
     sys.exit(main())

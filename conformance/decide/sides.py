@@ -54,6 +54,19 @@ class DiffReport:
     mismatch: str | None
 
 
+# The options that change how `gate` judges (each a `GateRequest` field and a `gate --flag`), and what each does.
+JUDGING_FLAGS = {
+    "newest": "when the candidate holds several JAX versions of a platform (a results folder), gate the newest of "
+              "each against the baseline",
+    "baseline_platforms": "gate only the platforms the baseline holds; the candidate's others are listed as not "
+                          "gated (by default a platform on one side only fails the gate)",
+    "allow_missing": "accept baseline cells the candidate lacks and platforms run on one side only (listed, not "
+                     "failing); by default they fail the gate",
+    "fail_on_printed": "fail on a change of printed output alone (wording, reprs, counts the chapter only prints); "
+                       "by default such changes are reported, not failing",
+    "allow_version_mismatch": "compare result sets written by different suite or schema versions"}
+
+
 @dataclass(frozen=True)
 class GateRequest:
     """`gate`: given result sets (`baseline`, `candidate`), or a baseline version to run (`from_version`) and one
