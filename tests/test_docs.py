@@ -156,3 +156,11 @@ def test_the_checks_can_fail(tmp_path):
     (line,) = command_lines(page)
     with pytest.raises(SystemExit):
         build_parser().parse_args(argv_of(line))
+
+
+def test_ci_runs_the_readmes_test_line():
+    """`.ci/run` runs exactly the quick start's second line, the project's own tests."""
+    sh = dict(blocks((ROOT / "README.md").read_text(encoding="utf-8")))["sh"]
+    test_line = sh[1].strip()
+    assert test_line == "python3 -m pip install -e '.[test]' && python3 -m pytest"
+    assert (ROOT / ".ci" / "run").read_text(encoding="utf-8").rstrip().endswith(test_line)
