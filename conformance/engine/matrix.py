@@ -48,8 +48,9 @@ CASES_DIR = Path(__file__).resolve().parent.parent / "cases"
 
 @dataclass(frozen=True)
 class RunRequest:
-    """What a matrix run runs, and how.
+    """What a run runs, and how (the targets it runs on are given to `run_targets`).
 
+    `versions` are the releases the command named (for the record; the targets decide what runs);
     `cell_ids` are exactly the cells to run (empty: whatever `expression` selects in pytest);
     `sources` are the case packages that hold selected cells (None: the built-in one), each run in
     its own pytest process; `shard` runs only that shard of them, balanced by `shard_durations`.
@@ -342,12 +343,13 @@ def prepare_targets(builder: Any, targets: Sequence[Target], on_event: OnEvent =
                     prepared: Mapping[Target, Any] | None = None) -> dict[Target, Any]:
     """Check every target before any long work, in order: a release's version is known and a Python here fits it
     (nothing built yet); a given build is prepared now (bad input is one error before anything is stored). The
-    environment of each target prepared (given builds, and any in `prepared`), by target."""
+    environment of each target by target: None for a release not prepared yet (it may be answered from storage)."""
     ready: dict[Target, Any] = dict(prepared or {})
     for target in dict.fromkeys(targets):
         if target in ready:
             continue
         target.check(builder)
+        ready[target] = None  # a release is prepared when its turn comes, unless storage answers for it
         if not target.release:
             ready[target] = target.prepare(builder)
             for text in take_notices(builder):
