@@ -20,7 +20,7 @@ from conformance.decide.diff import SetDiff, diff_sets, result_set, version_mism
 from conformance.decide.expectations import ExpectationsFile, load_expectations_file
 from conformance.decide.gate import GateOutcome, gate
 from conformance.engine import matrix
-from conformance.engine.targets import Release, Target
+from conformance.engine.targets import BUILD_KINDS, Release, Target
 from conformance.errors import ConformanceError
 from conformance.results.load import load_results
 from conformance.results.outputs import check_outputs
@@ -148,10 +148,12 @@ def gate_sides(request: GateRequest, make_builder: Callable[[], Any],
                                "not both")
     if ran:
         if len(request.to) > 1:
-            raise ConformanceError("give one candidate: --to VERSION, --to-python PATH or --to-wheels DIR")
+            named = ["--to VERSION"] + [f"--to-{kind.option} {kind.metavar}" for kind in BUILD_KINDS]
+            raise ConformanceError(f"give one candidate: {', '.join(named[:-1])} or {named[-1]}")
         if not (request.from_version and request.to):
-            raise ConformanceError("--from and --to go together (or --to-python, --to-wheels): the baseline JAX "
-                                   "version and the candidate")
+            others = ", ".join(f"--to-{kind.option}" for kind in BUILD_KINDS)
+            raise ConformanceError(f"--from and --to go together (or {others}): the baseline JAX version and the "
+                                   f"candidate")
         paths = matrix.run_for_answers(request.settings, make_builder(), [Release(request.from_version), request.to[0]],
                                        on_event)
         return [paths[0]], [paths[-1]]
