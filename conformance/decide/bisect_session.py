@@ -126,7 +126,7 @@ def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], N
 
     on_event(BisectStarted(cell.id, tuple(releases)))
     memo, like = Memo(announced), same_observation
-    report = BisectReport(cell.id, request.find_fix, releases, request.results)
+    report = BisectReport(cell.id, request.find_fix, releases, Path(request.results).absolute())
     if request.find_fix:
         like = same_bug_state
         first, last = memo(releases[0]), memo(releases[-1])
