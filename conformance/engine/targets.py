@@ -15,7 +15,8 @@ installed, used as it is) or `WheelFolder("dist/")` (a folder of jax/jaxlib whee
 
 Adding a kind (a jax/jaxlib pair of different versions, a `+future` forecast of a release) is a class here with
 those members, added to `BUILD_KINDS` (or, like `Release`, named by `--jax`/`--to`); the engine's run path
-(`engine.matrix.run_targets`) and the decisions take any `Target`.
+(`engine.matrix.run_targets`) and the decisions take any `Target`. (`engine.runner.Target` is another thing: the
+prepared environment a cell's child runs in, as the pytest plugin sees it.)
 """
 
 from __future__ import annotations
