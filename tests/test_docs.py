@@ -80,7 +80,8 @@ def command_lines(path: Path) -> list[str]:
                       if (language != "console" or line.strip().startswith("$ "))]
         elif language == "yaml":
             text = "\n".join(lines)
-            found += [m.group(1).replace("\n", " ") for m in re.finditer(r"run:\s*(.+(?:\n\s{6,}[^-\s#][^\n]*)*)", text)]
+            steps = re.finditer(r"run:\s*(.+(?:\n\s{6,}[^-\s#][^\n]*)*)", text)  # with its continuation lines
+            found += [m.group(1).replace("\n", " ") for m in steps]
         elif language == "":
             found += re.findall(r"`([^`]+)`", "\n".join(lines))
     return [line for line in found if COMMAND.search(" " + line)]
