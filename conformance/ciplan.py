@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from conformance.errors import ConformanceError
+
 GITHUB_MATRIX_LIMIT = 256
 
 
@@ -54,3 +56,12 @@ def plan_jobs(versions: list[str], runners: int, shards: int, limit: int = GITHU
         return [CiJob(group, 1, 1) for group in _chunks(versions, per_runner)]
     shards = min(shards, per_runner // len(versions))
     return [CiJob((version,), k, shards) for version in versions for k in range(1, shards + 1)]
+
+
+def plan_json(versions: list[str], runners: int, shards: int) -> dict[str, object]:
+    """The CI job plan as `matrix --ci-jobs` prints it; `ConformanceError` naming the options when none fits."""
+    try:
+        jobs = plan_jobs(versions, runners, shards)
+    except ValueError as exc:
+        raise ConformanceError(f"--ci-jobs {runners} --shards {shards}: {exc}") from None
+    return {"jobs": [job.to_json() for job in jobs], "shard_count": jobs[0].shards, "total_jobs": len(jobs) * runners}

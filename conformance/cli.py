@@ -1,54 +1,41 @@
-"""The command line: `jax-conformance list | run | report | pin | diff | gate | bisect`.
-
-It parses arguments, builds a request, calls one function per command and prints; the work
-lives below it (`engine.matrix` runs a matrix, `results.store` stores it, `report.*` renders,
-`decide.*` judges). Only this module prints. `main(argv)` returns the exit status, so it can
-be tested without a shell; expected problems become one line on stderr and exit 2.
-"""
+"""The command line (`list run report matrix pin diff gate bisect`): the parser, one short function per command that
+builds a request and prints its outcome, and the progress printer. The work lives below (`engine.matrix.run_targets`
+for every `engine.targets` kind, `decide.sides`, `decide.bisect_session`, `report`, `results`), which never sees
+parsed arguments. `main(argv)` returns the exit status; expected problems are one line on stderr and exit 2."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import signal
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from packaging.version import Version
-
 import conformance
-from conformance.atomic import write_text_atomically
 from conformance.core.case import CaseDeclarationError
-from conformance.ciplan import plan_jobs
-from conformance.decide.bisect import Memo, bisect, bug_reproduces, releases_between, same_bug_state, same_observation
-from conformance.decide.cellref import resolve_cell
-from conformance.decide.diff import diff_sets, result_set, version_mismatch
-from conformance.decide.expectations import ExpectationsFile, load_expectations_file
-from conformance.decide.gate import gate
-from conformance.decide.render import bisect_text, diff_text, gate_markdown, gate_text, observation_line
-from conformance.decide.runs import CellOracle
+from conformance.ciplan import plan_json
+from conformance.decide.bisect_session import BisectRequest, run_bisect
+from conformance.decide.render import bisect_session_text, diff_text, gate_markdown, gate_text
+from conformance.decide.sides import JUDGING_FLAGS, DiffRequest, GateRequest, run_diff, run_gate
+from conformance.atomic import write_text_atomically
 from conformance.engine import matrix
-from conformance.engine.folders import case_folders
 from conformance.engine.session import LAUNCHERS
-from conformance.engine.shards import Shard, parse_shard
-from conformance.envs.builder import EnvironmentBuilder, JaxEnvironment
+from conformance.engine.shards import parse_shard
+from conformance.engine.targets import BUILD_KINDS, Release, given_builds, releases
+from conformance.envs.builder import EnvironmentBuilder
 from conformance.envs.index import IndexOptions, sort_versions
-from conformance.envs.matrix import DEFAULT_MATRIX, matrix_versions
+from conformance.envs.matrix import DEFAULT_MATRIX, expand_words, matrix_versions
 from conformance.envs.pins import compile_pins
 from conformance.errors import ConformanceError
-from conformance.report.html import write_report
-from conformance.report.markdown import DEFAULT_HTML_LINK
-from conformance.report.outputs import ExtraOutputs
-from conformance.report.terminal import cases_listing, run_summary
-from conformance.results.load import ResultsError, load_results, read_results_tolerantly
+from conformance.interrupts import interrupted_status, sigterm_interrupts
+from conformance.report.progress import conflict_line, event_lines
+from conformance.report.outputs import DEFAULT_HTML_LINK, ExtraOutputs, extra_outputs
+from conformance.report.render import render_results
+from conformance.report.terminal import cases_listing, run_heading, run_summary
+from conformance.results.load import ResultsError
 from conformance.results.outputs import check_outputs
-from conformance.results.merge import merge_files
-from conformance.results.store import ResultStore
-from conformance.results.schema import is_version
 
 DEFAULT_RESULTS = Path("results")
 # Not taken from __doc__, which is None under PYTHONOPTIMIZE=2.
@@ -56,35 +43,25 @@ DESCRIPTION = "Documented JAX behaviours, probed in fresh processes across JAX v
 DEFAULT_REPORT = Path("reports/index.html")
 
 
-def add_cases_option(parser: argparse.ArgumentParser) -> None:
-    """`--cases DIR`, repeatable: a team's own folder of case modules."""
-    parser.add_argument("--cases", action="append", default=[], metavar="DIR",
-                        help="also load the case modules of this folder (a package named after the folder; "
-                             "its ids are namespaced <folder>/<module>.<probe>); repeat for more")
-
-
-def add_index_options(parser: argparse.ArgumentParser) -> None:
-    """Where packages come from, passed to uv as they are: `--index-url`, `--extra-index-url`, `--find-links`,
-    `--pre` (uv's own environment variables, UV_INDEX_URL and the rest, keep working without them)."""
-    parser.add_argument("--index-url", metavar="URL", default="",
-                        help="the simple index to install from and read releases from (default: UV_INDEX_URL, "
-                             "else PyPI)")
-    parser.add_argument("--extra-index-url", action="append", default=[], metavar="URL",
-                        help="another simple index, also read (repeatable)")
-    parser.add_argument("--find-links", action="append", default=[], metavar="DIR_OR_URL",
-                        help="a folder or page of distribution files for uv (repeatable)")
-    parser.add_argument("--pre", action="store_true", help="allow pre-releases and dev builds when resolving")
-
-
-def index_options(args: argparse.Namespace) -> IndexOptions:
-    """The index options given on the command line."""
-    return IndexOptions(getattr(args, "index_url", "") or "", tuple(getattr(args, "extra_index_url", None) or ()),
-                        tuple(getattr(args, "find_links", None) or ()), bool(getattr(args, "pre", False)))
+def add_common_options(parser: argparse.ArgumentParser, *, cases: bool = True, index: bool = True) -> None:
+    """`--cases DIR` (a team's own case folder) and where packages come from (`--index-url` and the rest, for uv)."""
+    if cases:
+        parser.add_argument("--cases", action="append", default=[], metavar="DIR", help="also load the case modules "
+                            "of this folder (a package named after the folder; its ids are namespaced "
+                            "<folder>/<module>.<probe>); repeat for more")
+    if index:
+        parser.add_argument("--index-url", metavar="URL", default="", help="the simple index to install from and "
+                            "read releases from (default: UV_INDEX_URL, else PyPI)")
+        parser.add_argument("--extra-index-url", action="append", default=[], metavar="URL",
+                            help="another simple index, also read (repeatable)")
+        parser.add_argument("--find-links", action="append", default=[], metavar="DIR_OR_URL",
+                            help="a folder or page of distribution files for uv (repeatable)")
+        parser.add_argument("--pre", action="store_true", help="allow pre-releases and dev builds when resolving")
 
 
 def make_builder(args: argparse.Namespace) -> EnvironmentBuilder:
     """The environment builder, with the command's index options (uv's defaults when none is given)."""
-    options = index_options(args)
+    options = IndexOptions(args.index_url, tuple(args.extra_index_url), tuple(args.find_links), args.pre)
     return EnvironmentBuilder(options=options) if options.given else EnvironmentBuilder()
 
 
@@ -93,43 +70,33 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-k", dest="expression", metavar="EXPR", help="pytest-style selection expression")
     parser.add_argument("-j", dest="workers", type=int, default=os.cpu_count() or 1, metavar="N",
                         help="cells run at once, each in its own process (default: the number of cores)")
-    parser.add_argument("--retries", type=int, default=1, metavar="N",
-                        help="rerun a cell that ends in error, crash or timeout up to N times (default 1)")
+    parser.add_argument("--retries", type=int, default=1, metavar="N", help="rerun a cell ending in error, crash or "
+                        "timeout up to N times (default 1)")
     parser.add_argument("--retry-differs", action="store_true", help="also rerun cells that differ")
     parser.add_argument("--launch", choices=LAUNCHERS, default="fork",
                         help="fork cells from a per-version server that imported jax (default), or spawn each")
-    parser.add_argument("--rerun", action="store_true",
-                        help="run every selected cell, even those whose stored result is still valid")
-    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
-                        help="folder for result files (default results/)")
-    add_cases_option(parser)
-    add_index_options(parser)
+    parser.add_argument("--rerun", action="store_true", help="run every selected cell, even one with a stored result")
+    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR", help="results folder (default results/)")
+    add_common_options(parser)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(prog="jax-conformance", description=DESCRIPTION)
-    parser.add_argument("--version", action="version", version=f"jax-conformance {conformance.__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+def settings(args: argparse.Namespace, shard: Any = None) -> matrix.RunSettings:
+    """The run settings the command was given."""
+    return matrix.RunSettings(args.results, args.expression, tuple(args.cases), shard, getattr(
+        args, "shard_durations", None), args.workers, args.retries, args.retry_differs, args.launch, args.rerun)
 
-    listing = commands.add_parser("list", help="show the cases, their rows and claims")
-    listing.add_argument("-k", dest="expression", metavar="EXPR", help="pytest-style selection expression")
-    add_cases_option(listing)
 
+def add_run_parser(commands: Any) -> None:
+    """`run`: the targets (a matrix, versions, given builds), the run options, the shard and the report."""
     run = commands.add_parser("run", help="run the cases across JAX versions and write results and the report")
     which = run.add_mutually_exclusive_group()
     which.add_argument("--matrix", metavar="NAME", help=f"a matrix name or .toml path (default {DEFAULT_MATRIX})")
     which.add_argument("--jax", action="append", metavar="VERSION", help="a JAX version; repeat for more")
-    run.add_argument("--python", action="append", default=[], metavar="PATH",
-                     help="an existing interpreter with jax installed: nothing is built, its jax, jaxlib and "
-                          "platform are read from it (repeatable; with --jax or --matrix, those run too)")
-    run.add_argument("--wheels", action="append", default=[], metavar="DIR",
-                     help="a folder of jax and/or jaxlib wheel files: an environment is built from them (the rest "
-                          "from the index) and cached under their sha256 (repeatable)")
+    for kind in BUILD_KINDS:
+        run.add_argument(f"--{kind.option}", action="append", default=[], metavar=kind.metavar, help=kind.run_help)
     add_run_options(run)
-    run.add_argument("--shard", metavar="K/N",
-                     help="run only shard K of N of the selected cells, balanced by recorded durations; "
-                          "results go to <jax>-<platform>-shardKofN.json")
+    run.add_argument("--shard", metavar="K/N", help="run only shard K of N of the selected cells, balanced by "
+                     "recorded durations; results go to <jax>-<platform>-shardKofN.json")
     run.add_argument("--shard-durations", type=Path, metavar="PATH",
                      help="result files whose recorded durations balance the shards (default matrix/baseline/); "
                           "every shard of a run must read the same ones")
@@ -137,73 +104,28 @@ def build_parser() -> argparse.ArgumentParser:
                      help="HTML report to write from every result file in DIR (default: reports/index.html for "
                           "the default results/ folder, DIR/report.html for another folder)")
 
+
+def add_report_parser(commands: Any) -> None:
+    """`report`: result files into the HTML page, and the Markdown, JUnit, compat JSON and wptreport beside it."""
     report = commands.add_parser("report", help="render result files into the HTML report")
-    report.add_argument("results", nargs="+", type=Path, metavar="RESULTS",
-                        help="result files, or folders of them")
+    report.add_argument("results", nargs="+", type=Path, metavar="RESULTS", help="result files, or folders of them")
     report.add_argument("-o", "--output", type=Path, default=DEFAULT_REPORT, metavar="PATH")
     report.add_argument("--markdown", type=Path, metavar="PATH", help="also write the Markdown summary")
+    report.add_argument("--markdown-full", action="store_true", help="the Markdown lists every change and cell too")
+    report.add_argument("--html-link", default=DEFAULT_HTML_LINK, metavar="URL", help="the Markdown's link to the page")
     report.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML, one test case per cell")
-    report.add_argument("--markdown-full", action="store_true",
-                        help="the Markdown also lists what changed between releases and every cell (large)")
-    report.add_argument("--html-link", default=DEFAULT_HTML_LINK, metavar="URL",
-                        help="where the Markdown links to the HTML report (default: index.html, relative)")
-    report.add_argument("--compat-json", type=Path, metavar="PATH",
-                        help="also write compatibility data shaped like MDN browser-compat-data")
-    report.add_argument("--wptreport", type=Path, metavar="PATH",
-                        help="also write web-platform-tests' wptreport JSON (one subsuite per run)")
+    report.add_argument("--compat-json", type=Path, metavar="PATH", help="also write MDN-style compatibility data")
+    report.add_argument("--wptreport", type=Path, metavar="PATH", help="also write web-platform-tests' wptreport")
 
-    matrix = commands.add_parser("matrix", help="print the JAX versions of a matrix (latest: read from the index)")
-    matrix.add_argument("names", nargs="?", default=DEFAULT_MATRIX, metavar="NAMES",
-                        help=f"matrix names or .toml paths and JAX versions, separated by spaces or commas "
-                             f"(default {DEFAULT_MATRIX})")
-    matrix.add_argument("--json", action="store_true", help="print a JSON list (for a CI job matrix)")
-    matrix.add_argument("--ci-jobs", type=int, metavar="RUNNERS",
-                        help="print the CI job plan as JSON for this many runners: the versions and shard of each "
-                             "job, within GitHub's limit of 256 jobs per matrix")
-    matrix.add_argument("--shards", type=int, default=2, metavar="N",
-                        help="with --ci-jobs: shards per version while they fit (default 2)")
-    add_index_options(matrix)
 
+def add_decision_parsers(commands: Any) -> None:
+    """`diff`, `gate` and `bisect`."""
     diff = commands.add_parser("diff", help="list the cells whose status or observation differ between two result sets")
-    diff.add_argument("baseline", type=Path, metavar="A",
-                      help="baseline result file, a folder of them, or a JAX version (its stored results; cells "
-                           "not stored yet are run)")
+    diff.add_argument("baseline", type=Path, metavar="A", help="baseline result file, a folder of them, or a JAX "
+                      "version (its stored results; cells not stored yet are run)")
     diff.add_argument("candidate", type=Path, metavar="B", help="candidate result file, folder or JAX version")
     add_run_options(diff)
-
-    gating = commands.add_parser("gate", help="fail when a candidate regresses from a baseline (exit 1)")
-    gating.add_argument("--baseline", action="append", type=Path, metavar="PATH",
-                        help="baseline result file or folder (repeat for more)")
-    gating.add_argument("--candidate", action="append", type=Path, metavar="PATH",
-                        help="candidate result file or folder (repeat for more)")
-    gating.add_argument("--from", dest="from_version", metavar="VERSION",
-                        help="run the suite on this JAX version as the baseline (with --to)")
-    gating.add_argument("--to", dest="to_version", metavar="VERSION",
-                        help="run the suite on this JAX version as the candidate (with --from)")
-    gating.add_argument("--to-python", metavar="PATH",
-                        help="run the suite on this existing interpreter's jax as the candidate (with --from)")
-    gating.add_argument("--to-wheels", metavar="DIR",
-                        help="build an environment from this folder's jax/jaxlib wheels and run the suite on it as "
-                             "the candidate (with --from)")
-    gating.add_argument("--expectations", type=Path, metavar="FILE",
-                        help="TOML file of expected statuses that acknowledge known regressions")
-    gating.add_argument("--markdown", type=Path, metavar="PATH", help="also write the decision as Markdown")
-    gating.add_argument("--newest", action="store_true",
-                        help="when the candidate holds several JAX versions of a platform (a results folder), gate "
-                             "the newest of each against the baseline")
-    gating.add_argument("--baseline-platforms", action="store_true",
-                        help="gate only the platforms the baseline holds; the candidate's others are listed as not "
-                             "gated (by default a platform on one side only fails the gate)")
-    gating.add_argument("--allow-missing", action="store_true",
-                        help="accept baseline cells the candidate lacks and platforms run on one side only "
-                             "(listed, not failing); by default they fail the gate")
-    gating.add_argument("--fail-on-printed", action="store_true",
-                        help="fail on a change of printed output alone (wording, reprs, counts the chapter only "
-                             "prints); by default such changes are reported, not failing")
-    gating.add_argument("--allow-version-mismatch", action="store_true",
-                        help="compare result sets written by different suite or schema versions")
-    add_run_options(gating)
-
+    add_gate_parser(commands)
     bisecting = commands.add_parser("bisect", help="find the first JAX release whose verdict on one cell changes")
     bisecting.add_argument("cell", metavar="CELL",
                            help="case id with :PARAM or [PARAM] (numerics.debug_nans_vmap_miss:vmap), or a row ID")
@@ -215,386 +137,186 @@ def build_parser() -> argparse.ArgumentParser:
                            help="fork the cell from a server that imported jax (default), or spawn it")
     bisecting.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
                            help="folder the tested cells are stored in, like run's (default results/)")
-    add_cases_option(bisecting)
-    add_index_options(bisecting)
+    add_common_options(bisecting)
 
+
+def add_gate_parser(commands: Any) -> None:
+    """`gate`: two result sets given, or a baseline version and a candidate target to run."""
+    gating = commands.add_parser("gate", help="fail when a candidate regresses from a baseline (exit 1)")
+    for side in ("baseline", "candidate"):
+        gating.add_argument(f"--{side}", action="append", type=Path, metavar="PATH",
+                            help=f"{side} result file or folder (repeat for more)")
+    gating.add_argument("--from", dest="from_version", metavar="VERSION",
+                        help="run the suite on this JAX version as the baseline (with --to)")
+    gating.add_argument("--to", dest="to_version", metavar="VERSION",
+                        help="run the suite on this JAX version as the candidate (with --from)")
+    for kind in BUILD_KINDS:
+        gating.add_argument(f"--to-{kind.option}", metavar=kind.metavar, help=kind.gate_help)
+    gating.add_argument("--expectations", type=Path, metavar="FILE",
+                        help="TOML file of expected statuses that acknowledge known regressions")
+    gating.add_argument("--markdown", type=Path, metavar="PATH", help="also write the decision as Markdown")
+    for flag, text in JUDGING_FLAGS.items():
+        gating.add_argument(f"--{flag.replace('_', '-')}", action="store_true", help=text)
+    add_run_options(gating)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(prog="jax-conformance", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"jax-conformance {conformance.__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    listing = commands.add_parser("list", help="show the cases, their rows and claims")
+    listing.add_argument("-k", dest="expression", metavar="EXPR", help="pytest-style selection expression")
+    add_common_options(listing, index=False)
+    add_run_parser(commands)
+    add_report_parser(commands)
+    listed = commands.add_parser("matrix", help="print the JAX versions of a matrix (latest: read from the index)")
+    listed.add_argument("names", nargs="?", default=DEFAULT_MATRIX, metavar="NAMES", help=f"matrix names or .toml "
+                        f"paths and JAX versions, separated by spaces or commas (default {DEFAULT_MATRIX})")
+    listed.add_argument("--json", action="store_true", help="print a JSON list (for a CI job matrix)")
+    listed.add_argument("--ci-jobs", type=int, metavar="RUNNERS", help="print the CI job plan as JSON for this many "
+                        "runners: the versions and shard of each job, within GitHub's limit of 256 jobs per matrix")
+    listed.add_argument("--shards", type=int, default=2, metavar="N",
+                        help="with --ci-jobs: shards per version while they fit (default 2)")
+    add_common_options(listed, cases=False)
+    add_decision_parsers(commands)
     pin = commands.add_parser("pin", help="refresh the hashed pinned requirement sets in matrix/pins/")
-    pin.add_argument("versions", nargs="*", metavar="VERSION",
-                     help=f"JAX versions or matrix names (`all`) to pin (default: every version of the "
-                          f"{DEFAULT_MATRIX} matrix)")
-    add_index_options(pin)
+    pin.add_argument("versions", nargs="*", metavar="VERSION", help=f"JAX versions or matrix names (`all`) to pin "
+                     f"(default: every version of the {DEFAULT_MATRIX} matrix)")
+    add_common_options(pin, cases=False)
     return parser
+
+
+def _err(text: str) -> None:
+    print(f"jax-conformance: {text}", file=sys.stderr, flush=True)
+
+
+class Progress:
+    """Prints the events of a run and of a decision's session as they come, and keeps the runs that finished."""
+
+    def __init__(self, gap: str = "") -> None:
+        self.gap, self.finished = gap, []
+
+    def __call__(self, event: Any) -> None:
+        if isinstance(event, matrix.VersionDone):
+            self.finished.append(event.run)
+        for stream, text in event_lines(event, self.gap):
+            print(text, file=sys.stderr if stream == "stderr" else sys.stdout, flush=True)
 
 
 def command_list(args: argparse.Namespace) -> int:
     """Print the selected cases."""
-    cells = matrix.select_run(case_folders(args.cases), args.expression).selected
+    cells = matrix.select_run(matrix.case_folders(args.cases), args.expression).selected
     print(cases_listing(cells))
     print(f"\n{len(cells)} cells in {len({c.case.id for c in cells})} cases")
     return 0
 
 
-def run_request(args: argparse.Namespace, versions: list[str], selection: matrix.Selection,
-                shard: Shard | None = None) -> matrix.RunRequest:
-    """The matrix run that `run` or `gate --from/--to` asks for, checked."""
-    folders = case_folders(args.cases)
-    request = matrix.RunRequest(
-        versions=tuple(versions), results=args.results, cell_ids=selection.cell_ids, expression=args.expression,
-        sources=tuple(matrix.run_sources(selection.chosen, folders)), case_folders=tuple(folders), shard=shard,
-        shard_durations=getattr(args, "shard_durations", None), workers=args.workers, retries=args.retries,
-        retry_differs=args.retry_differs, launcher=args.launch, rerun=args.rerun)
-    request.check()
-    return request
-
-
-class Progress:
-    """Prints a matrix run's events as they come, and keeps the versions that finished."""
-
-    def __init__(self, gap: str = "") -> None:
-        self.gap, self.finished = gap, []
-
-    def __call__(self, event: matrix.Event) -> None:
-        if isinstance(event, matrix.Notice):
-            print(f"jax-conformance: {event.text}", file=sys.stderr, flush=True)
-        elif isinstance(event, matrix.AnsweredFromStorage):
-            print(f"{self.gap}jax {event.version}: all {event.cells} selected cells answered by stored results "
-                  f"({event.path}); nothing built or run", flush=True)
-        elif isinstance(event, matrix.EnvironmentReady):
-            what = {"python": "an existing interpreter (nothing built), described",
-                    "wheels": f"environment from wheel files {'built' if event.built_now else 'reused'}"}.get(
-                event.origin, f"environment {'built' if event.built_now else 'reused'}")
-            print(f"{self.gap}jax {event.version}: Python {event.python}, {what} in {event.seconds:.1f}s", flush=True)
-        elif isinstance(event, matrix.CellsDropped):
-            dropped = event.cell_ids
-            print(f"jax {event.version}: dropped {len(dropped)} stored cell(s) of cases this checkout no longer "
-                  f"declares: {', '.join(dropped[:3])}{' …' if len(dropped) > 3 else ''}")
-        elif isinstance(event, matrix.VersionDone):
-            done = event.run
-            self.finished.append(done)
-            print(f"  {done.cells} cells ({done.ran} ran, {done.reused} reused) in {done.wall_s:.1f}s; "
-                  f"wrote {done.path}", flush=True)
-        elif isinstance(event, matrix.VersionFailed):
-            print(f"jax-conformance: error: {event.error}", file=sys.stderr, flush=True)
-
-
-terminated = threading.Event()
-
-
-def _interrupt(signum: int, frame: Any) -> None:
-    terminated.set()
-    raise KeyboardInterrupt
-
-
 def command_run(args: argparse.Namespace) -> int:
-    """Prepare environments, run every version, summarise, and write the report."""
-    started = time.monotonic()
-    builder = make_builder(args)
-    targets = [("python", p) for p in args.python] + [("wheels", w) for w in args.wheels]
-    if args.jax:
-        versions = list(dict.fromkeys(args.jax))
-    elif targets and not args.matrix:
-        versions = []
-    else:
-        versions = matrix_versions(args.matrix or DEFAULT_MATRIX, builder.index)
+    """Prepare every target, run each, summarise, and write the report."""
+    started, builder = time.monotonic(), make_builder(args)
+    builds = given_builds({kind.option: getattr(args, kind.option) for kind in BUILD_KINDS})
+    versions = list(dict.fromkeys(args.jax)) if args.jax else [] if builds and not args.matrix else \
+        matrix_versions(args.matrix or DEFAULT_MATRIX, builder.index)
     shard = parse_shard(args.shard) if args.shard else None
-    selection = matrix.select_run(case_folders(args.cases), args.expression, shard, args.shard_durations)
+    selection, request = matrix.plan_run(settings(args, shard), versions)
     if shard and not selection.chosen:
         print(f"jax-conformance: shard {shard.label} holds none of the {len(selection.selected)} selected cells; "
               f"nothing to run")
         return 0
-    request = run_request(args, versions, selection, shard)
     report_path = args.report or (DEFAULT_REPORT if args.results == DEFAULT_RESULTS else args.results / "report.html")
     check_outputs([("-o", report_path)], results=args.results)
-    matrix.check_interpreters(builder, versions)  # fail before any long work: unknown versions, no fitting Python
-    prepared = prepare_targets(builder, targets)  # bad --python/--wheels: one line, before anything is stored
-    sharded = f" (shard {shard.label} of {len(selection.selected)} selected)" if shard else ""
-    targets_text = " + ".join(([f"{len(versions)} JAX versions"] if versions or not prepared else [])
-                              + ([f"{len(prepared)} given build(s)"] if prepared else []))
-    print(f"jax-conformance {conformance.__version__}: {len(selection.chosen)} cells{sharded} x {targets_text}",
-          flush=True)
-    progress = Progress(gap="\n")
+    progress, targets = Progress(gap="\n"), releases(versions) + builds
+    prepared = matrix.prepare_targets(builder, targets, progress)  # bad input: one line, before anything is stored
+    print(run_heading(conformance.__version__, len(selection.chosen), len(selection.selected),
+                      shard.label if shard else "", len(versions), len(builds)), flush=True)
     try:
-        failed = [f"jax {v}" for v in matrix.run_matrix(request, builder, progress, cells=selection.chosen).failed]
-        failed += run_prepared(request, prepared, progress)
+        outcome = matrix.run_targets(request, builder, targets, progress, cells=selection.chosen, prepared=prepared)
     except KeyboardInterrupt:
         print(f"\ninterrupted; kept {len(progress.finished)} finished result file(s) in {request.results}/",
               file=sys.stderr)
-        return 143 if terminated.is_set() else 130
+        return interrupted_status()
+    failed = [f"jax {name}" for name in outcome.failed]
     if progress.finished:
         print("\n" + run_summary([vars(done) for done in progress.finished]))
-        report, problems = render_report(request.results, report_path,
-                                         cases=selection.declared if args.cases else None)
+        report, problems = render_report(request.results, report_path, cases=selection.declared if args.cases else None)
         failed += [f"unreadable result file {p}" for p in problems]
         print(f"\nreport: {report}  (from every result file in {request.results}/)")
     print(f"wall time: {time.monotonic() - started:.1f}s")
     if failed:
-        print(f"jax-conformance: error: no results for {', '.join(failed)} (see above)", file=sys.stderr)
-        return 1
-    return 0
-
-
-def prepare_targets(builder: EnvironmentBuilder, targets: list[tuple[str, str]]) -> dict[tuple[str, str], JaxEnvironment]:
-    """The environment of each `--python PATH` (described, nothing built) and `--wheels DIR` (built or reused), in
-    order; bad input raises one line before any result is stored."""
-    prepared = {}
-    for kind, where in dict.fromkeys(targets):
-        prepared[(kind, where)] = builder.prepare_python(where) if kind == "python" else builder.prepare_wheels(
-            Path(where))
-        for text in matrix.take_notices(builder):
-            print(f"jax-conformance: {text}", file=sys.stderr)
-    return prepared
-
-
-def run_prepared(request: matrix.RunRequest, prepared: dict[tuple[str, str], JaxEnvironment],
-                 progress: "Progress") -> list[str]:
-    """Run the request's cells on each prepared environment; the ones that failed, named (each failure said)."""
-    _, failed = matrix.run_builds(request, prepared, progress)
-    return [f"jax {prepared[target].version} (--{target[0]} {target[1]})" for target in failed]
+        _err(f"error: no results for {', '.join(failed)} (see above)")
+    return 1 if failed else 0
 
 
 def render_report(paths: Any, out: Path, markdown: Path | None = None, junit: Path | None = None,
                   cases: list | None = None, extra: ExtraOutputs | None = None) -> tuple[Path, list[str]]:
-    """Render every readable result file; name each unreadable one, and each conflicting cell, on stderr;
-    return the report and the problems. `cases` give rows their sections (default: the built-in cases)."""
-    loaded = read_results_tolerantly(paths)
-    if not loaded.files:
-        more = f" (and {len(loaded.problems) - 1} more unreadable)" if len(loaded.problems) > 1 else ""
-        raise ConformanceError(f"{loaded.problems[0]}{more}" if loaded.problems else "no result files given")
-    for problem in loaded.problems:
-        print(f"jax-conformance: skipped unreadable result file: {problem}", file=sys.stderr)
-    report_conflicts([c for run in merge_files(loaded.files) for c in run.conflicts])
-    releases = EnvironmentBuilder().index.cached_releases("jax")  # offline: the report names ranges instead
-    return write_report(loaded.files, out, markdown_path=markdown, junit_path=junit, cases=cases,
-                        releases=releases, extra=extra), loaded.problems
-
-
-def report_conflicts(conflicts: list) -> int:
-    """Name each conflict of merged result sets on stderr (the entry finished last is the one used); return how many."""
-    for conflict in conflicts:
-        print(f"jax-conformance: conflict: {conflict.describe()} (the file finished last is reported)",
-              file=sys.stderr)
-    return len(conflicts)
+    """Render every readable result file, naming each unreadable one and each conflict; the report and problems."""
+    done = render_results(paths, out, markdown, junit, cases, EnvironmentBuilder().index.cached_releases("jax"), extra)
+    for problem in done.problems:
+        _err(f"skipped unreadable result file: {problem}")
+    for conflict in done.conflicts:
+        print(conflict_line(conflict), file=sys.stderr)
+    return done.path, done.problems
 
 
 def command_report(args: argparse.Namespace) -> int:
     """Render every readable result file into the HTML report; name each unreadable one and exit 1."""
-    check_outputs([("-o", args.output), ("--markdown", args.markdown), ("--junit", args.junit),
-                   ("--compat-json", args.compat_json), ("--wptreport", args.wptreport)], inputs=list(args.results))
-    if not args.markdown and (args.markdown_full or args.html_link != DEFAULT_HTML_LINK):
-        raise ConformanceError("--markdown-full and --html-link shape the Markdown page; add --markdown PATH")
-    extra = ExtraOutputs(args.markdown_full, args.html_link, args.compat_json, args.wptreport)
-    out, problems = render_report(args.results, args.output, args.markdown, args.junit, extra=extra)
-    print(f"report: {out}" + (f"\nmarkdown: {args.markdown}" if args.markdown else "")
-          + (f"\njunit: {args.junit}" if args.junit else "")
-          + (f"\ncompat json: {args.compat_json}" if args.compat_json else "")
-          + (f"\nwptreport: {args.wptreport}" if args.wptreport else ""))
+    named = [("-o", "report", args.output), ("--markdown", "markdown", args.markdown), ("--junit", "junit", args.junit),
+             ("--compat-json", "compat json", args.compat_json), ("--wptreport", "wptreport", args.wptreport)]
+    check_outputs([(option, path) for option, _, path in named], inputs=list(args.results))
+    extra = extra_outputs(args.markdown, args.markdown_full, args.html_link, args.compat_json, args.wptreport)
+    _, problems = render_report(args.results, args.output, args.markdown, args.junit, extra=extra)
+    print("\n".join(f"{label}: {path}" for _, label, path in named if path))
     return 1 if problems else 0
 
 
 def command_matrix(args: argparse.Namespace) -> int:
-    """Print the JAX versions of matrices and versions given together (oldest first, each once),
-    one a line or (`--json`) as a JSON list; `latest` asks the package index (`--index-url` and the rest)."""
-    builder = make_builder(args)
-    found: list[str] = []
-    for word in args.names.replace(",", " ").split() or [DEFAULT_MATRIX]:
-        found += [word] if is_version(word) and not Path(word).exists() else matrix_versions(word, builder.index)
-    versions = sort_versions(dict.fromkeys(found))
-    if args.ci_jobs is not None:
-        try:
-            jobs = plan_jobs(versions, args.ci_jobs, args.shards)
-        except ValueError as exc:
-            raise ConformanceError(f"--ci-jobs {args.ci_jobs} --shards {args.shards}: {exc}") from None
-        print(json.dumps({"jobs": [job.to_json() for job in jobs], "shard_count": jobs[0].shards,
-                          "total_jobs": len(jobs) * args.ci_jobs}))
-        return 0
-    print(json.dumps(versions) if args.json else "\n".join(versions))
+    """Print the JAX versions of matrices and versions (oldest first, each once), as lines, JSON or a CI plan."""
+    words = args.names.replace(",", " ").split() or [DEFAULT_MATRIX]
+    versions = sort_versions(expand_words(words, make_builder(args).index, matrix_versions))
+    plan = plan_json(versions, args.ci_jobs, args.shards) if args.ci_jobs is not None else None
+    print(json.dumps(plan) if plan else json.dumps(versions) if args.json else "\n".join(versions))
     return 0
 
 
 def command_pin(args: argparse.Namespace) -> int:
-    """Refresh the hashed pins of the given versions (default: the default matrix), resolved with the index
-    options given."""
+    """Refresh the hashed pins of the given versions (default: the default matrix) with the index options given."""
     builder = make_builder(args)
-    versions: list[str] = []
-    for word in args.versions or [DEFAULT_MATRIX]:
-        versions += [word] if is_version(word) and not Path(word).exists() else matrix_versions(word, builder.index)
-    versions = list(dict.fromkeys(versions))
-    for version in versions:
-        path = compile_pins(version, builder.index, uv_options=builder.options.uv_args())
-        print(f"pinned jax {version}: {path}")
+    for version in expand_words(args.versions or [DEFAULT_MATRIX], builder.index, matrix_versions):
+        print(f"pinned jax {version}: {compile_pins(version, builder.index, uv_options=builder.options.uv_args())}")
     return 0
 
 
 def command_diff(args: argparse.Namespace) -> int:
-    """Print the cells whose status or observation differ between two result sets; exit 0.
-
-    A side named by a JAX version (not an existing path) is that release's stored results in `--results`,
-    with the selected cells that are not stored yet run first, as `gate --from/--to` does. A build with a local
-    label (`0.12.0.1+corp.3`) is on no index: its stored result file in `--results` is read as it is."""
-    sides = [stored_build(args.results, side) for side in (args.baseline, args.candidate)]
-    versions = [str(side) for side in sides if not side.exists() and is_version(str(side))]
-    if versions:
-        check_outputs([], results=args.results)
-        ran = dict(zip(versions, run_versions(args, versions)))
-        sides = [ran.get(str(side), side) for side in sides]
-    baseline = result_set(load_results(sides[0]), "baseline")
-    candidate = result_set(load_results(sides[1]), "candidate")
-    report_conflicts(baseline.conflicts + candidate.conflicts)
-    mismatch = version_mismatch(baseline, candidate)
-    if mismatch:
-        print(f"note: the two sets differ in version: {mismatch}")
-    print(diff_text(diff_sets(baseline, candidate)))
+    """Print the cells whose status or observation differ between two result sets (or versions, run if need be)."""
+    found = run_diff(DiffRequest(args.baseline, args.candidate, settings(args)), lambda: make_builder(args), Progress())
+    if found.mismatch:
+        print(f"note: the two sets differ in version: {found.mismatch}")
+    print(diff_text(found.diff))
     return 0
-
-
-def stored_build(results: Path, side: Path) -> Path:
-    """`side` itself, or, for the version of a local build (`0.12.0.1+corp.3`, not a path) or of a stored pre-release
-    or dev build, its result file in `results`; `ConformanceError` when there is none (such a build is run with `run --wheels` or `--python`)."""
-    text = str(side)
-    if side.exists() or not is_version(text):
-        return side
-    stored = ResultStore(results).path_for(text, matrix.host_platform())
-    built = Version(text)  # a pre-release or dev build may be on no index this machine reads: its stored file
-    if stored.is_file() and (built.local or built.is_prerelease or built.is_devrelease):
-        return stored
-    if "+" not in text:
-        return side
-    if not stored.is_file():
-        raise ConformanceError(f"jax {text} is a local build, on no package index, and {results} holds no result "
-                               f"file {stored.name}; run it first with `run --wheels DIR` or `run --python PATH`")
-    return stored
-
-
-def run_versions(args: argparse.Namespace, versions: list[str]) -> list[Path]:
-    """The result file of each JAX version (in order) after running its selected cells: a version whose stored
-    results answer every selected cell is neither built nor run."""
-    return run_targets(args, [("jax", version) for version in versions])
-
-
-def run_targets(args: argparse.Namespace, targets: list[tuple[str, str]]) -> list[Path]:
-    """The result file of each target (in order) after running its selected cells. A target is `("jax", VERSION)`
-    (a release, answered from storage when it can be), `("python", PATH)` or `("wheels", DIR)` (run, reusing the
-    stored cells whose key is unchanged). Every target is checked, and given builds prepared, before any runs."""
-    versions = list(dict.fromkeys(v for kind, v in targets if kind == "jax"))
-    selection = matrix.select_run(case_folders(args.cases), args.expression)
-    request = run_request(args, versions, selection)
-    builder = make_builder(args)
-    matrix.check_interpreters(builder, versions)
-    prepared = prepare_targets(builder, [t for t in targets if t[0] != "jax"])
-    progress = Progress()
-    finished = matrix.run_matrix(request, builder, progress, keep_going=False, cells=selection.chosen).finished
-    paths: dict[tuple[str, str], Path] = {("jax", v): done.path for v, done in zip(versions, finished)}
-    built, _ = matrix.run_builds(request, prepared, progress, keep_going=False)
-    paths.update({target: done.path for target, done in built.items()})
-    return [paths[target] for target in targets]
-
-
-def gate_inputs(args: argparse.Namespace) -> tuple[list[Path], list[Path]]:
-    """The baseline and candidate result files: given, or produced by running `--from` and `--to` (or `--to-python`,
-    `--to-wheels`)."""
-    candidates = [(kind, value) for kind, value in (("jax", args.to_version), ("python", args.to_python),
-                                                    ("wheels", args.to_wheels)) if value]
-    ran = args.from_version or candidates
-    given = args.baseline or args.candidate
-    if ran and given:
-        raise ConformanceError("give either --baseline/--candidate (result sets) or --from/--to (versions to run), "
-                               "not both")
-    if ran:
-        if len(candidates) > 1:
-            raise ConformanceError("give one candidate: --to VERSION, --to-python PATH or --to-wheels DIR")
-        if not (args.from_version and candidates):
-            raise ConformanceError("--from and --to go together (or --to-python, --to-wheels): the baseline JAX version and "
-                                   "the candidate")
-        paths = run_targets(args, [("jax", args.from_version), candidates[0]])
-        return [paths[0]], [paths[-1]]
-    if not (args.baseline and args.candidate):
-        raise ConformanceError("gate needs --baseline A --candidate B (result files or folders), or --from V1 --to V2")
-    return list(args.baseline), list(args.candidate)
 
 
 def command_gate(args: argparse.Namespace) -> int:
     """Judge the candidate against the baseline: exit 0 without unacknowledged regressions, 1 with, 2 on bad input."""
-    settings = load_expectations_file(args.expectations) if args.expectations else ExpectationsFile([])
-    given = [p for p in (args.baseline or []) + (args.candidate or []) if p.exists()]
-    check_outputs([("--markdown", args.markdown)], inputs=given,
-                  results=args.results if (args.from_version or args.to_version or args.to_python or args.to_wheels)
-                  else None)
-    baseline_paths, candidate_paths = gate_inputs(args)
-    baseline = result_set(load_results(baseline_paths), "baseline")
-    candidate = result_set(load_results(candidate_paths), "candidate", newest=args.newest)
-    report_conflicts(baseline.conflicts + candidate.conflicts)
-    for left_out in candidate.left_out:
-        print(f"note: --newest left out the candidate's {left_out}")
-    mismatch = version_mismatch(baseline, candidate)
-    if mismatch and not args.allow_version_mismatch:
-        raise ConformanceError(f"refusing to compare result sets of different versions: {mismatch}; "
-                               f"pass --allow-version-mismatch to compare them anyway")
-    outcome = gate(diff_sets(baseline, candidate, baseline_platforms_only=args.baseline_platforms), settings.entries,
-                   fail_on_printed=args.fail_on_printed or settings.fail_on_printed,
-                   allow_missing=args.allow_missing or settings.allow_missing)
-    sides = ", ".join(f"{p}: jax {baseline.jax(p)} -> {candidate.jax(p)}" for p in sorted(baseline.runs)
-                      if p in candidate.runs)
-    title = f"gate ({sides})"
-    if mismatch:
-        title += f" [versions differ: {mismatch}]"
-    print(gate_text(outcome, title))
+    candidates = ([Release(args.to_version)] if args.to_version else []) + given_builds(
+        {kind.option: [v] for kind in BUILD_KINDS if (v := getattr(args, f"to_{kind.option}"))})
+    flags = {flag: getattr(args, flag) for flag in JUDGING_FLAGS}
+    request = GateRequest(settings(args), tuple(args.baseline or ()), tuple(args.candidate or ()), args.from_version,
+                          tuple(candidates), args.expectations, args.markdown, **flags)
+    decided = run_gate(request, lambda: make_builder(args), Progress())
+    print(gate_text(decided.outcome, decided.title))
     if args.markdown is not None:
-        write_text_atomically(args.markdown, gate_markdown(outcome, title))
+        write_text_atomically(args.markdown, gate_markdown(decided.outcome, decided.title))
         print(f"markdown: {args.markdown}")
-    return outcome.exit_code
+    return decided.exit_code
 
 
 def command_bisect(args: argparse.Namespace) -> int:
     """Bisect the releases between --good and --bad for the first whose verdict on CELL changes."""
-    started = time.monotonic()
-    folders = case_folders(args.cases)
-    cell = resolve_cell(args.cell, matrix.load_all_cases(folders))
-    if args.find_fix and not cell.case.param(cell.param).known_issue:
-        raise ConformanceError(f"{cell.id} documents no known issue; --find-fix looks for the release where a "
-                               f"documented bug stops reproducing (bisect without it for any change)")
-    builder = make_builder(args)
-    releases = releases_between(builder.index.releases("jax"), args.good, args.bad)
-    folder = next((f for f in folders if f.name == cell.case.package), None)
-    request = matrix.RunRequest(versions=(), results=args.results, cell_ids=(cell.id,), sources=(folder,),
-                                case_folders=tuple(folders), workers=1, retries=1, launcher=args.launch)
-    request.check()
-    progress = Progress()  # only notices and dropped cells: the search prints each verdict itself
-    quiet = lambda event: progress(event) if isinstance(event, (matrix.Notice, matrix.CellsDropped)) else None  # noqa
-    oracle = CellOracle(builder, cell, lambda env: matrix.run_version(env, request, quiet).file,
-                        stored=lambda version: matrix.stored_cells(request, builder, version, [cell]).get(cell.id))
-
-    def announced(version: str):
-        found = oracle(version)
-        for text in matrix.take_notices(builder):
-            progress(matrix.Notice(text))
-        if hasattr(found, "status"):
-            how = "stored result" if version in oracle.from_storage else f"{oracle.seconds.get(version, 0):.0f}s"
-            print(f"  jax {version}: {observation_line(found, version)}  ({how})", flush=True)
-        return found
-
-    print(f"bisect {cell.id}: {len(releases)} releases from {releases[0]} to {releases[-1]}; "
-          f"testing both ends first", flush=True)
-    memo = Memo(announced)
-    like = same_observation
-    if args.find_fix:
-        like = same_bug_state
-        first, last = memo(releases[0]), memo(releases[-1])
-        if hasattr(first, "status") and hasattr(last, "status"):
-            if bug_reproduces(last) and not bug_reproduces(first):
-                releases = releases[::-1]
-            elif bug_reproduces(first) == bug_reproduces(last):
-                state = "reproduces" if bug_reproduces(first) else "does not reproduce"
-                print(f"the known issue {state} on both jax {releases[0]} and jax {releases[-1]}: no fix to find")
-                return 1
-    outcome = bisect(releases, memo, like, on_step=lambda line: print(line, flush=True))
-    print()
-    print(bisect_text(outcome, cell.id, args.find_fix))
-    ran = sorted(set(oracle.seconds) - oracle.from_storage, key=releases.index)
-    stored = sorted(oracle.from_storage, key=releases.index)
-    print(f"answered from stored results in {request.results}: {', '.join(stored) or 'none'}; "
-          f"ran: {', '.join(ran) or 'nothing'}")
-    print(f"wall time: {time.monotonic() - started:.1f}s")
-    return 1 if outcome.ends_agree else 0
+    request = BisectRequest(args.cell, args.good, args.bad, args.find_fix, args.launch, args.results, tuple(args.cases))
+    found = run_bisect(request, make_builder(args), Progress())  # notices, dropped cells and each step, as they come
+    print(bisect_session_text(found))
+    return found.exit_code
 
 
 LONG_COMMANDS = ("run", "gate", "bisect")
@@ -604,33 +326,25 @@ COMMANDS = {"list": command_list, "run": command_run, "report": command_report, 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `jax-conformance` and `python -m conformance`."""
-    for stream in (sys.stdout, sys.stderr):  # a terminal or pipe that cannot encode a case's text: escapes, not a crash
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
+    for stream in [s for s in (sys.stdout, sys.stderr) if hasattr(s, "reconfigure")]:  # escapes, never a crash
+        stream.reconfigure(errors="backslashreplace")  # on a terminal or pipe that cannot encode a case's text
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
-    # Every long command (run, gate --from/--to, bisect) ends on SIGTERM as on Ctrl-C: the run under way kills its
-    # children and removes its temporaries on the way out, and the exit status says which signal it was.
-    terminated.clear()
-    previous = signal.signal(signal.SIGTERM, _interrupt) if args.command in LONG_COMMANDS else None
-    try:
-        return COMMANDS[args.command](args)
+    try:  # a long command (run, gate --from/--to, bisect) ends on SIGTERM as on Ctrl-C, its temporaries removed
+        with sigterm_interrupts(args.command in LONG_COMMANDS):
+            return COMMANDS[args.command](args)
     except KeyboardInterrupt:
         print("\njax-conformance: interrupted; result files already written are kept", file=sys.stderr)
-        return 143 if terminated.is_set() else 130
+        return interrupted_status()
     except (ConformanceError, ResultsError, CaseDeclarationError) as exc:
-        print(f"jax-conformance: error: {exc}", file=sys.stderr)
+        _err(f"error: {exc}")
         return 2
     except OSError as exc:  # a folder or file we were told to use cannot be written
-        print(f"jax-conformance: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        _err(f"error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
         return 2
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conformance import cli
+from conformance.decide import bisect_session
 from conformance.decide.bisect import (Untestable, bisect, releases_between, same_bug_state, same_observation,
                                        steps_left)
 from conformance.decide.runs import CellOracle
@@ -170,7 +171,7 @@ def _fake_cli(monkeypatch, tmp_path, first_bad="0.8.0", bug_from=None):
             return oracle(version)
 
     monkeypatch.setattr(cli, "EnvironmentBuilder", Builder)
-    monkeypatch.setattr(cli, "CellOracle", Oracle)
+    monkeypatch.setattr(bisect_session, "CellOracle", Oracle)
 
 
 @pytest.mark.parametrize("spelling", ["numerics.debug_nans_vmap_miss:vmap", "numerics.debug_nans_vmap_miss[vmap]",

@@ -14,6 +14,7 @@ import pytest
 from conformance.engine import matrix
 from conformance.engine.matrix import RunRequest
 from conformance.engine.shards import parse_shard
+from conformance.engine.targets import releases
 from conformance.envs.builder import JaxEnvironment
 from conformance.envs.interpreters import Interpreter
 from conformance.errors import ConformanceError
@@ -115,6 +116,9 @@ class FakeBuilder:
         self.broken, self.notices = broken, []
         self.index = type("Index", (), {"notices": ["index repaired"]})()
 
+    def interpreter_for(self, version):
+        return Interpreter("/usr/bin/python3", "3.12.1")
+
     def prepare(self, version):
         if version in self.broken:
             raise ConformanceError(f"could not build jax {version}")
@@ -125,14 +129,14 @@ def test_a_matrix_reports_each_version_and_goes_on_after_a_failure(tmp_path, fak
     fake_pytest({"config.x": "conforms"})
     request = RunRequest(versions=("0.7.2", "0.8.3", "0.9.0"), results=tmp_path)
     events = []
-    outcome = matrix.run_matrix(request, FakeBuilder(broken={"0.8.3"}), events.append)
+    outcome = matrix.run_targets(request, FakeBuilder(broken={"0.8.3"}), releases(request.versions), events.append)
     assert outcome.failed == ["0.8.3"] and [r.path.name for r in outcome.finished] == \
         ["0.7.2-linux-x86_64.json", "0.9.0-linux-x86_64.json"]
     kinds = [type(e).__name__ for e in events]
     assert kinds == ["Notice", "EnvironmentReady", "VersionDone", "VersionFailed", "EnvironmentReady", "VersionDone"]
     assert events[0].text == "index repaired" and events[3].error == "could not build jax 0.8.3"
     with pytest.raises(ConformanceError, match="could not build jax 0.8.3"):
-        matrix.run_matrix(request, FakeBuilder(broken={"0.8.3"}), keep_going=False)
+        matrix.run_targets(request, FakeBuilder(broken={"0.8.3"}), releases(request.versions), keep_going=False)
 
 
 def test_the_pytest_command_carries_the_request(tmp_path):
@@ -236,7 +240,7 @@ def test_a_stored_cell_answers_without_building_and_run_matrix_skips_the_release
     request, builder, target, path = stored_setup(tmp_path)
     assert list(matrix.stored_cells(request, builder, "0.8.0", [target])) == [target.id]
     events = []
-    outcome = matrix.run_matrix(request, builder, events.append, cells=[target])
+    outcome = matrix.run_targets(request, builder, releases(request.versions), events.append, cells=[target])
     assert builder.prepared == [] and [done.path for done in outcome.finished] == [path]
     assert isinstance(events[0], matrix.AnsweredFromStorage) and events[0].cells == 1
     assert outcome.finished[0].launcher == "stored" and outcome.finished[0].ran == 0
@@ -255,7 +259,7 @@ def test_a_stored_cell_answers_only_when_nothing_it_depends_on_changed(tmp_path,
         request = RunRequest(versions=("0.8.0",), results=request.results, cell_ids=request.cell_ids, rerun=True)
     assert matrix.stored_cells(request, builder, "0.8.0", [target]) == {}
     with pytest.raises(AssertionError, match="was built"):
-        matrix.run_matrix(request, builder, cells=[target], keep_going=False)
+        matrix.run_targets(request, builder, releases(request.versions), cells=[target], keep_going=False)
 
 
 def test_cli_diff_and_gate_of_two_stored_releases_build_and_run_nothing(tmp_path, monkeypatch, capsys):

@@ -242,3 +242,14 @@ def bisect_text(outcome: BisectOutcome, cell_id: str, find_fix: bool = False) ->
     lines.append(f"tested {len(outcome.tested)} of {len(outcome.releases)} releases "
                  f"({outcome.releases[0]} .. {outcome.releases[-1]})")
     return _lines(lines)
+
+
+def bisect_session_text(report: Any) -> str:
+    """How a whole bisect session ended (a `decide.bisect_session.BisectReport`): the search's outcome, the releases
+    answered from storage and those run, and the wall time; or that `--find-fix` has no fix to find."""
+    if report.outcome is None:
+        return (f"the known issue {report.no_fix} on both jax {report.releases[0]} and jax {report.releases[-1]}: "
+                f"no fix to find")
+    return "\n".join([f"\n{bisect_text(report.outcome, report.cell_id, report.find_fix)}",
+                      f"answered from stored results in {report.results}: {', '.join(report.from_storage) or 'none'}; "
+                      f"ran: {', '.join(report.ran) or 'nothing'}", f"wall time: {report.wall_s:.1f}s"])

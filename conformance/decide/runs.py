@@ -4,9 +4,9 @@
 `stored(version)` for a stored result that still answers (the results folder of an earlier run; then
 nothing is built or run), and otherwise prepares the
 environment with the `EnvironmentBuilder` (only for releases the search tests) and runs the
-one cell with `run_cell(env)`, which returns the version's result file (the CLI passes the
-engine's matrix run of that one cell, so the cell is stored in the results folder like any
-run's). A release that no interpreter here accepts, or whose environment does not build,
+one cell with `run_cell(env)`, which returns the version's result file (the bisect session,
+`decide.bisect_session`, passes the engine's run path for that one cell, so the cell is stored in
+the results folder like any run's). A release that no interpreter here accepts, or whose environment does not build,
 comes back `Untestable` with the reason.
 """
 

@@ -1,20 +1,19 @@
-"""Running a matrix: the selected cells against each JAX version's environment, stored through the results store.
+"""Running targets: the selected cells against each target's environment, stored through the results store.
 
-A `RunRequest` states what to run (versions, the cells, shard, workers, retries, launcher, reuse,
-the results folder and the case folders). `run_matrix(request, builder, on_event)` prepares each
-version's environment, runs the cells in a pytest process per case package (the suite's plugin
-does the work: launching, retries, reuse) and merges the run into the version's result file with
-`results.store.ResultStore`. It prints nothing: progress goes to `on_event` as `EnvironmentReady`,
-`Notice`, `CellsDropped`, `VersionDone` and `VersionFailed` events; the CLI turns them into lines.
-`run_environment(request, env, on_event)` runs the same cells against an environment prepared outside the matrix
-(built from wheel files, or an interpreter the suite did not build); its cells are reused by key like any run's.
+A `RunRequest` states what to run (the cells, shard, workers, retries, launcher, reuse, the results folder and
+the case folders). `run_targets(request, builder, targets, on_event)` is the one run path, for `run`, `diff`,
+`gate` and `bisect` alike: every target (`engine.targets`: a release on an index, an existing interpreter, a
+folder of wheels) is checked first, then each is answered from stored results where the keys allow or prepared
+and run, its cells run in a pytest process per case package (the suite's plugin does the work: launching,
+retries, reuse) and merged into the target's result file with `results.store.ResultStore`. It prints nothing:
+progress goes to `on_event` as `EnvironmentReady`, `AnsweredFromStorage`, `Notice`, `CellsDropped`,
+`VersionDone` and `VersionFailed` events; the CLI turns them into lines.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import glob
-import hashlib
 import json
 import os
 import platform
@@ -25,17 +24,18 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Hashable, Mapping, Sequence, Union
+from typing import Any, Callable, Mapping, Sequence, Union
 
 from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, folder_namespace, load_cases
 from conformance.core.casefolders import FOLDERS_VARIABLE, folders_variable
 from conformance.child.envinfo import platform_tag
-from conformance.engine.folders import CaseFolder, import_folder, refuse_shadowing
+from conformance.engine.folders import CaseFolder, case_folders, import_folder, refuse_shadowing
 from conformance.engine.keys import cell_key
 from conformance.engine.runner import SOURCE_ROOT
 from conformance.engine.selection import Cell, all_cells, select_cells
 from conformance.engine.session import still_answers
 from conformance.engine.shards import Shard, check_shard_count, select_shard
+from conformance.engine.targets import Target
 from conformance.errors import ConformanceError
 from conformance.results.durations import recorded_durations
 from conformance.results.load import ResultsError, load_result_file
@@ -48,8 +48,9 @@ CASES_DIR = Path(__file__).resolve().parent.parent / "cases"
 
 @dataclass(frozen=True)
 class RunRequest:
-    """What a matrix run runs, and how.
+    """What a run runs, and how (the targets it runs on are given to `run_targets`).
 
+    `versions` are the releases the command named (for the record; the targets decide what runs);
     `cell_ids` are exactly the cells to run (empty: whatever `expression` selects in pytest);
     `sources` are the case packages that hold selected cells (None: the built-in one), each run in
     its own pytest process; `shard` runs only that shard of them, balanced by `shard_durations`.
@@ -81,6 +82,23 @@ class RunRequest:
         if self.retries < 0:
             raise ConformanceError(f"--retries {self.retries}: the number of retries cannot be negative")
         ResultStore(self.results).refuse_newer_files()
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How a command asked to run, as given: the selection expression, the case folders (`--cases`), the shard,
+    workers, retries, launcher, reuse and the results folder. `plan_run` turns it into a checked `RunRequest`."""
+
+    results: Path
+    expression: str | None = None
+    cases: tuple[str, ...] = ()
+    shard: Shard | None = None
+    shard_durations: Path | None = None
+    workers: int = 1
+    retries: int = 1
+    retry_differs: bool = False
+    launcher: str = "fork"
+    rerun: bool = False
 
 
 @dataclass
@@ -170,11 +188,21 @@ OnEvent = Callable[[Event], None]
 
 
 @dataclass
-class MatrixOutcome:
-    """The versions that finished, in order, and those that failed."""
+class RunOutcome:
+    """The targets that finished (their runs, in order) and those that failed (how each is named)."""
 
-    finished: list[VersionRun] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
+    runs: dict[Target, VersionRun] = field(default_factory=dict)
+    failures: dict[Target, str] = field(default_factory=dict)
+
+    @property
+    def finished(self) -> list[VersionRun]:
+        """The finished runs, in order."""
+        return list(self.runs.values())
+
+    @property
+    def failed(self) -> list[str]:
+        """The targets that failed, named: a release by its version, a given build by its version and option."""
+        return list(self.failures.values())
 
 
 def _ignore(event: Event) -> None:
@@ -209,18 +237,38 @@ def select_run(folders: Sequence[CaseFolder], expression: str | None, shard: Sha
     return Selection(declared, selected, chosen)
 
 
+def plan_run(settings: RunSettings, versions: Sequence[str] = ()) -> tuple[Selection, RunRequest]:
+    """The cells the settings select (and the shard's share) and the request that runs them; the request is
+    checked (`RunRequest.check`) unless a shard holds none of the selected cells (nothing will run)."""
+    folders = case_folders(settings.cases)
+    selection = select_run(folders, settings.expression, settings.shard, settings.shard_durations)
+    request = RunRequest(
+        versions=tuple(versions), results=settings.results, cell_ids=selection.cell_ids,
+        expression=settings.expression, sources=tuple(run_sources(selection.chosen, folders)),
+        case_folders=tuple(folders), shard=settings.shard, shard_durations=settings.shard_durations,
+        workers=settings.workers, retries=settings.retries, retry_differs=settings.retry_differs,
+        launcher=settings.launcher, rerun=settings.rerun)
+    if selection.chosen or not settings.shard:
+        request.check()
+    return selection, request
+
+
+def run_for_answers(settings: RunSettings, builder: Any, targets: Sequence[Target],
+                    on_event: OnEvent = _ignore) -> list[Path]:
+    """The result file of each target (in order) after running its selected cells through `run_targets`, stopping
+    at the first failure: what `diff` and `gate` compare. A release whose stored results answer every selected
+    cell is neither built nor run."""
+    selection, request = plan_run(settings, [t.label for t in targets if t.release])
+    outcome = run_targets(request, builder, targets, on_event, keep_going=False, cells=selection.chosen)
+    return [outcome.runs[target].path for target in targets]
+
+
 def take_notices(builder: Any) -> list[str]:
     """What the builder and its package index repaired since last asked (each said once)."""
     notices = list(builder.index.notices) + list(builder.notices)
     builder.index.notices.clear()
     builder.notices.clear()
     return notices
-
-
-def check_interpreters(builder: Any, versions: Sequence[str]) -> None:
-    """Fail before any long work when a version is unknown or no installed Python fits it."""
-    for version in versions:
-        builder.interpreter_for(version)
 
 
 def host_platform() -> str:
@@ -291,83 +339,72 @@ def stored_run(request: RunRequest, builder: Any, version: str, cells: Sequence[
     return VersionRun(file=stored, path=path, wall_s=0.0, cells=len(cells), reused=len(cells), launcher="stored")
 
 
-def run_matrix(request: RunRequest, builder: Any, on_event: OnEvent = _ignore, *,
-               keep_going: bool = True, cells: Sequence[Cell] = ()) -> MatrixOutcome:
-    """Run the request's cells on every version in turn, each prepared by `builder` and stored in the results folder.
-
-    With `keep_going`, a version that fails is reported (`VersionFailed`) and the next one runs;
-    without it the error propagates. An interrupt propagates after the version's temporaries are gone;
-    the versions finished before it were reported as `VersionDone`. `cells` are the selected cells: a
-    version whose stored results answer all of them (`stored_run`) is neither built nor run.
-    """
-    outcome = MatrixOutcome()
-    for version in request.versions:
-        try:
-            done = stored_run(request, builder, version, cells) if cells else None
-            if done is not None:
-                on_event(AnsweredFromStorage(version, done.cells, done.path))
-                outcome.finished.append(done)
-                on_event(VersionDone(done))
-                continue
-            env = builder.prepare(version)
+def prepare_targets(builder: Any, targets: Sequence[Target], on_event: OnEvent = _ignore,
+                    prepared: Mapping[Target, Any] | None = None) -> dict[Target, Any]:
+    """Check every target before any long work, in order: a release's version is known and a Python here fits it
+    (nothing built yet); a given build is prepared now (bad input is one error before anything is stored). The
+    environment of each target by target: None for a release not prepared yet (it may be answered from storage)."""
+    ready: dict[Target, Any] = dict(prepared or {})
+    for target in dict.fromkeys(targets):
+        if target in ready:
+            continue
+        target.check(builder)
+        ready[target] = None  # a release is prepared when its turn comes, unless storage answers for it
+        if not target.release:
+            ready[target] = target.prepare(builder)
             for text in take_notices(builder):
                 on_event(Notice(text))
-            on_event(EnvironmentReady(version, env.interpreter.version, env.built_now, env.seconds))
-            done = run_version(env, request, on_event)
-            outcome.finished.append(done)
+    return ready
+
+
+def run_targets(request: RunRequest, builder: Any, targets: Sequence[Target], on_event: OnEvent = _ignore, *,
+                keep_going: bool = True, cells: Sequence[Cell] = (),
+                prepared: Mapping[Target, Any] | None = None) -> RunOutcome:
+    """The one run path: run the request's cells on every target in turn (each once), stored through the results
+    store, saying each step to `on_event`.
+
+    Every target is checked, and the given builds prepared, before any runs (`prepare_targets`; `prepared` are
+    environments already made, such as bisect's). A release whose stored results answer all of `cells`
+    (`stored_run`) is neither built nor run (`AnsweredFromStorage`); otherwise its environment is prepared now.
+    A given build is always run, its stored cells reused by key, and stored where `ResultStore.target_folders`
+    says. With `keep_going`, a target that fails is reported (`VersionFailed`) and the next one runs; without it
+    the error propagates. An interrupt propagates after the target's temporaries are gone; the targets finished
+    before it were reported as `VersionDone`.
+    """
+    targets = list(dict.fromkeys(targets))
+    ready = prepare_targets(builder, targets, on_event, prepared)
+    labels = [(target.label or ready[target].version, "" if target.release else target.storage_name(ready[target]))
+              for target in targets]
+    folders = ResultStore(request.results).target_folders(labels)
+    outcome = RunOutcome()
+    for target, (version, _), folder in zip(targets, labels, folders):
+        try:
+            done = run_target(dataclasses.replace(request, results=folder) if folder != request.results else request,
+                              builder, target, ready.get(target), on_event, cells)
+            outcome.runs[target] = done
             on_event(VersionDone(done))
         except (ConformanceError, ResultsError) as exc:
             if not keep_going:
                 raise
-            outcome.failed.append(version)
+            outcome.failures[target] = target.failure_name(version)
             on_event(VersionFailed(version, str(exc)))
     return outcome
 
 
-def run_environment(request: RunRequest, env: Any, on_event: OnEvent = _ignore) -> VersionRun:
-    """Run the request's cells against one prepared environment (`--wheels`, `--python`) and store them like a
-    version's run. Nothing answers from storage before it runs (the pins say nothing about such a build); the plugin
-    still reuses every stored cell whose key (the environment's packages included) is unchanged."""
-    origin = str((getattr(env, "source", None) or {}).get("kind", ""))
+def run_target(request: RunRequest, builder: Any, target: Target, env: Any, on_event: OnEvent,
+               cells: Sequence[Cell]) -> VersionRun:
+    """One target's run: answered from storage (a release only), or its environment prepared and its cells run."""
+    if env is None:
+        done = stored_run(request, builder, target.label, cells) if cells and target.release else None
+        if done is not None:
+            on_event(AnsweredFromStorage(target.label, done.cells, done.path))
+            return done
+        env = target.prepare(builder)
+        for text in take_notices(builder):
+            on_event(Notice(text))
+    origin = "" if target.release else str((getattr(env, "source", None) or {}).get("kind", ""))
     on_event(EnvironmentReady(env.version, env.interpreter.version, env.built_now, env.seconds, origin))
-    done = run_version(env, request, on_event)
-    on_event(VersionDone(done))
-    return done
-
-
-def build_requests(request: RunRequest, builds: Mapping[Hashable, Any]) -> dict[Hashable, RunRequest]:
-    """The request each given build (`--python`, `--wheels`) runs under. Results are stored per (JAX version,
-    platform), so a build whose version is also run as a release in the same request (an image's jax 0.12.0.1 gated
-    against the release 0.12.0.1), or by an earlier build of it, is stored in a folder of its own,
-    `DIR/builds/<kind>-<hash>/`, instead of into the other's file. `builds` maps `(kind, where)` to its environment."""
-    taken = set(request.versions)
-    own = {}
-    for (kind, where), env in builds.items():
-        if env.version in taken:
-            name = env.pins_hash if kind == "wheels" else hashlib.sha256(env.python.encode()).hexdigest()
-            own[(kind, where)] = dataclasses.replace(request, results=request.results / "builds" / f"{kind}-{name[:10]}")
-        else:
-            own[(kind, where)] = request
-        taken.add(env.version)
-    return own
-
-
-def run_builds(request: RunRequest, builds: Mapping[Hashable, Any], on_event: OnEvent = _ignore, *,
-               keep_going: bool = True) -> tuple[dict[Hashable, VersionRun], list[Hashable]]:
-    """Run the request's cells on each given build, each stored under `build_requests`' results folder: the runs
-    that finished, and the builds that failed (each said as `VersionFailed`; without `keep_going` the error
-    propagates)."""
-    requests = build_requests(request, builds)
-    finished, failed = {}, []
-    for target, env in builds.items():
-        try:
-            finished[target] = run_environment(requests[target], env, on_event)
-        except (ConformanceError, ResultsError) as exc:
-            if not keep_going:
-                raise
-            failed.append(target)
-            on_event(VersionFailed(env.version, str(exc)))
-    return finished, failed
+    return run_version(env, request, on_event)
 
 
 def run_version(env: Any, request: RunRequest, on_event: OnEvent = _ignore) -> VersionRun:

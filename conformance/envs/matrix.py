@@ -140,3 +140,12 @@ def matrix_versions(name_or_path: str, index) -> list[str]:
         return list(matrix.versions)
     options = getattr(index, "options", None)
     return list(resolve_versions(matrix, index.releases("jax"), pre=bool(getattr(options, "pre", False))))
+
+
+def expand_words(words: Iterable[str], index, resolve=matrix_versions) -> list[str]:
+    """The JAX versions that words name, in order, each once: a version (not an existing path) as it is, a matrix
+    name or `.toml` path as its versions (`resolve(word, index)`; `latest` asks the index)."""
+    found: list[str] = []
+    for word in words:
+        found += [word] if is_version(word) and not Path(word).exists() else resolve(word, index)
+    return list(dict.fromkeys(found))

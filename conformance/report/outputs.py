@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.atomic import write_text_atomically
+from conformance.errors import ConformanceError
 from conformance.report.compat import compat_data
 from conformance.report.markdown import DEFAULT_HTML_LINK
 from conformance.report.model import ReportModel
@@ -28,6 +29,14 @@ class ExtraOutputs:
     html_link: str = DEFAULT_HTML_LINK
     compat_json: Path | None = None
     wptreport: Path | None = None
+
+
+def extra_outputs(markdown: Path | None, markdown_full: bool, html_link: str, compat_json: Path | None,
+                  wptreport_path: Path | None) -> ExtraOutputs:
+    """The outputs asked for beyond the page; one `ConformanceError` when a Markdown option comes without a page."""
+    if markdown is None and (markdown_full or html_link != DEFAULT_HTML_LINK):
+        raise ConformanceError("--markdown-full and --html-link shape the Markdown page; add --markdown PATH")
+    return ExtraOutputs(markdown_full, html_link, compat_json, wptreport_path)
 
 
 def as_json(data: Any, indent: int | None = 1) -> str:

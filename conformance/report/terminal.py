@@ -61,3 +61,11 @@ def run_summary(runs: list[dict[str, Any]]) -> str:
         rows.append([head.jax, head.platform, head.python, launcher, *[counts[s.value] for s in Status], printed,
                      run["cells"] - run["reused"], run["reused"], f"{wall:.1f}", rate])
     return text_table(header, rows)
+
+
+def run_heading(suite: str, chosen: int, selected: int, shard: str, versions: int, builds: int) -> str:
+    """The line a run starts with: the cells (and shard) times the JAX versions and given builds."""
+    sharded = f" (shard {shard} of {selected} selected)" if shard else ""
+    counted = " + ".join(([f"{versions} JAX versions"] if versions or not builds else [])
+                         + ([f"{builds} given build(s)"] if builds else []))
+    return f"jax-conformance {suite}: {chosen} cells{sharded} x {counted}"

@@ -16,7 +16,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from filelock import FileLock
 
@@ -103,6 +103,18 @@ class ResultStore:
     def path_for(self, jax: str, platform: str, shard_suffix: str = "") -> Path:
         """Where the results of a version on a platform (and shard) are stored."""
         return self.folder / result_name(jax, platform, shard_suffix)
+
+    def target_folders(self, targets: Sequence[tuple[str, str]]) -> list[Path]:
+        """Where each target of one run stores its results, in order; `targets` are `(version, own_name)`: a release
+        (`own_name` empty) in this folder; a given build here too, unless its version is also run as a release or by
+        an earlier build (an image's jax 0.12.0.1 gated against the release 0.12.0.1), then in `builds/<own_name>/`,
+        so that a build is never stored as the release of the same version."""
+        taken = {version for version, own in targets if not own}
+        folders = []
+        for version, own in targets:
+            folders.append(self.folder / "builds" / own if own and version in taken else self.folder)
+            taken.add(version)
+        return folders
 
     def refuse_newer_files(self) -> None:
         """Raise `ConformanceError` (before any work) when a result file in the folder was written by a newer

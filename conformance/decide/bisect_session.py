@@ -1,0 +1,143 @@
+"""A whole `bisect` session: from the cell and the two ends given to the release where the verdict changes.
+
+`run_bisect(request, builder, on_event)` resolves the cell, lists the releases between the ends from the package
+index, and searches them (`decide.bisect`) with the suite's own verdict as the oracle (`decide.runs.CellOracle`):
+each release is answered from stored results where the keys allow (CI's shard files included), otherwise its
+environment is prepared and the one cell run through the engine's run path, so it is stored like any run's. With
+`find_fix` both ends are tested first and the search goes from the end that shows the documented bug. It prints
+nothing: progress goes to `on_event` (`BisectStarted`, `ReleaseTested`, `BisectStep`, and the engine's `Notice`
+and `CellsDropped`), and it returns a `BisectReport` that the CLI prints.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from conformance.decide.bisect import (BisectOutcome, Memo, bisect, bug_reproduces, releases_between, same_bug_state,
+                                       same_observation)
+from conformance.decide.cellref import resolve_cell
+from conformance.decide.render import observation_line
+from conformance.decide.runs import CellOracle
+from conformance.engine import matrix
+from conformance.engine.folders import case_folders
+from conformance.engine.targets import Release
+from conformance.errors import ConformanceError
+
+
+@dataclass(frozen=True)
+class BisectRequest:
+    """`bisect CELL --good V --bad V [--find-fix]`, with the launcher, results folder and case folders to use."""
+
+    cell: str
+    good: str
+    bad: str
+    find_fix: bool = False
+    launcher: str = "fork"
+    results: Path = Path("results")
+    cases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class BisectStarted:
+    """The search begins: the cell and the releases between the ends (an event)."""
+
+    cell_id: str
+    releases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ReleaseTested:
+    """A release's verdict on the cell, and how it was had: `stored result` or the seconds it took (an event)."""
+
+    version: str
+    line: str
+    how: str
+
+
+@dataclass(frozen=True)
+class BisectStep:
+    """A step of the binary search, said as a line (an event)."""
+
+    text: str
+
+
+@dataclass
+class BisectReport:
+    """The session's outcome: the search's (None when `find_fix` found the bug on both ends or on neither, then
+    `no_fix` says which), the releases answered from storage and those run, and the wall time."""
+
+    cell_id: str
+    find_fix: bool
+    releases: list[str]
+    results: Path
+    outcome: BisectOutcome | None = None
+    no_fix: str = ""
+    from_storage: list[str] = field(default_factory=list)
+    ran: list[str] = field(default_factory=list)
+    wall_s: float = 0.0
+
+    @property
+    def exit_code(self) -> int:
+        """0 when the verdict changes between the ends (found), 1 when it does not."""
+        return 1 if self.outcome is None or self.outcome.ends_agree else 0
+
+
+def _oracle(request: BisectRequest, builder: Any, on_event: Callable[[Any], None]) -> tuple[Any, list[str], Any]:
+    """The cell, the releases between the ends, and the oracle that answers a release's verdict on the cell."""
+    folders = case_folders(request.cases)
+    cell = resolve_cell(request.cell, matrix.load_all_cases(folders))
+    if request.find_fix and not cell.case.param(cell.param).known_issue:
+        raise ConformanceError(f"{cell.id} documents no known issue; --find-fix looks for the release where a "
+                               f"documented bug stops reproducing (bisect without it for any change)")
+    releases = releases_between(builder.index.releases("jax"), request.good, request.bad)
+    folder = next((f for f in folders if f.name == cell.case.package), None)
+    run = matrix.RunRequest(versions=(), results=request.results, cell_ids=(cell.id,), sources=(folder,),
+                            case_folders=tuple(folders), workers=1, retries=1, launcher=request.launcher)
+    run.check()
+    quiet = lambda event: on_event(event) if isinstance(event, (matrix.Notice, matrix.CellsDropped)) else None  # noqa
+
+    def run_cell(env: Any) -> Any:
+        target = Release(env.version)
+        return matrix.run_targets(run, builder, [target], quiet, keep_going=False,
+                                  prepared={target: env}).runs[target].file
+
+    oracle = CellOracle(builder, cell, run_cell,
+                        stored=lambda version: matrix.stored_cells(run, builder, version, [cell]).get(cell.id))
+    return cell, releases, oracle
+
+
+def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], None] = lambda event: None
+               ) -> BisectReport:
+    """Bisect the releases between the good and bad ends for the first whose verdict on the cell changes."""
+    started = time.monotonic()
+    cell, releases, oracle = _oracle(request, builder, on_event)
+
+    def announced(version: str) -> Any:
+        found = oracle(version)
+        for text in matrix.take_notices(builder):
+            on_event(matrix.Notice(text))
+        if hasattr(found, "status"):
+            how = "stored result" if version in oracle.from_storage else f"{oracle.seconds.get(version, 0):.0f}s"
+            on_event(ReleaseTested(version, observation_line(found, version), how))
+        return found
+
+    on_event(BisectStarted(cell.id, tuple(releases)))
+    memo, like = Memo(announced), same_observation
+    report = BisectReport(cell.id, request.find_fix, releases, Path(request.results).absolute())
+    if request.find_fix:
+        like = same_bug_state
+        first, last = memo(releases[0]), memo(releases[-1])
+        if hasattr(first, "status") and hasattr(last, "status"):
+            if bug_reproduces(last) and not bug_reproduces(first):
+                releases = releases[::-1]
+            elif bug_reproduces(first) == bug_reproduces(last):
+                report.no_fix = "reproduces" if bug_reproduces(first) else "does not reproduce"
+                return report
+    report.outcome = bisect(releases, memo, like, on_step=lambda line: on_event(BisectStep(line)))
+    report.ran = sorted(set(oracle.seconds) - oracle.from_storage, key=releases.index)
+    report.from_storage = sorted(oracle.from_storage, key=releases.index)
+    report.wall_s = time.monotonic() - started
+    return report

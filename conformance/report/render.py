@@ -1,0 +1,44 @@
+"""Rendering result files into the report: read them tolerantly, merge, write the HTML (and Markdown, JUnit).
+
+`render_results` returns what it did as a `Rendered` outcome (the report's path, the unreadable files, the
+conflicting cells of merged files); the CLI prints it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.envs.builder import EnvironmentBuilder
+from conformance.errors import ConformanceError
+from conformance.report.html import write_report
+from conformance.report.outputs import ExtraOutputs
+from conformance.results.load import read_results_tolerantly
+from conformance.results.merge import merge_files
+
+
+@dataclass
+class Rendered:
+    """The report written, the result files that could not be read (skipped), the conflicts of merged files."""
+
+    path: Path
+    problems: list[str] = field(default_factory=list)
+    conflicts: list = field(default_factory=list)
+
+
+def render_results(paths: Any, out: Path, markdown: Path | None = None, junit: Path | None = None,
+                   cases: list | None = None, releases: Any = None, extra: ExtraOutputs | None = None) -> Rendered:
+    """Render every readable result file of `paths` into `out` (and the Markdown summary, JUnit XML); one
+    `ConformanceError` when none can be read. `cases` give rows their sections (default: the built-in cases);
+    `releases` are the JAX releases known (None: those the package index cache holds; the report names ranges)."""
+    loaded = read_results_tolerantly(paths)
+    if not loaded.files:
+        more = f" (and {len(loaded.problems) - 1} more unreadable)" if len(loaded.problems) > 1 else ""
+        raise ConformanceError(f"{loaded.problems[0]}{more}" if loaded.problems else "no result files given")
+    conflicts = [c for run in merge_files(loaded.files) for c in run.conflicts]
+    if releases is None:
+        releases = EnvironmentBuilder().index.cached_releases("jax")  # offline: the report names ranges instead
+    path = write_report(loaded.files, out, markdown_path=markdown, junit_path=junit, cases=cases, releases=releases,
+                        extra=extra)
+    return Rendered(path, list(loaded.problems), conflicts)
