@@ -31,6 +31,7 @@ from conformance.core.versions import DOCUMENTED_JAX
 from conformance.report.common import STATUS_ORDER, visible
 from conformance.report.junit import junit_xml
 from conformance.report.markdown import markdown_summary
+from conformance.report.conditions import MISCOMPILE_CASE
 from conformance.report.outputs import ExtraOutputs, write_extra_outputs
 from conformance.report.model import (BUG_ABSENT_GLYPH, BUG_PRESENT_GLYPH, CHANGE_GROUPS, GLYPHS, NOT_RUN, ReportModel,
                                       build_model, version_key)
@@ -172,7 +173,8 @@ def page_data(model: ReportModel) -> dict[str, Any]:
     return {
         "suite": conformance.__version__, "schema": SCHEMA_VERSION, "documented": DOCUMENTED_JAX,
         "columns": [{"jax": c.jax, "platform": c.platform, "qv": c.quoted_version, "rt": c.run_target, "series": c.series,
-                     "newest": c.newest_in_series, "vr": ranks[c.jax]} for c in model.columns],
+                     "newest": c.newest_in_series, "vr": ranks[c.jax], "cond": c.conditions} for c in model.columns],
+        "condcase": MISCOMPILE_CASE,
         "cases": cases, "rows": rows, "cells": cells, "expected": expected_table,
         "modules": modules, "prelude": prelude(), "scripts": script_sources(),
     }

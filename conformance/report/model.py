@@ -23,6 +23,7 @@ from conformance.core.status import (BROKEN, KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHA
 from conformance.core.versions import DOCUMENTED_JAX, direction, release_tuple
 from conformance.results.versions import is_exactly, version_order
 from conformance.results.merge import Conflict, merge_files
+from conformance.report.conditions import MISCOMPILE_CASE, cpu_conditions
 from conformance.results.schema import CellResult, ResultFile
 
 NOT_RUN = "not run"
@@ -59,6 +60,7 @@ class Column:
     printed_differs: int = 0  # cells whose printed output differs from the chapter's (any status)
     newest_in_series: bool = True  # the newest patch of its minor series among the report's columns
     origin: str = "the package index"  # where its jax came from, without any path of the machine (`origin_text`)
+    conditions: str = ""  # the CPU conditions the chapter's miscompile may need (`report.conditions.cpu_conditions`)
 
     @property
     def series(self) -> str:
@@ -386,7 +388,8 @@ def _column(files: Sequence[ResultFile], cells: Mapping[str, CellResult]) -> Col
         suite_version=header.suite_version or "?",
         schema_version=header.schema_version, started_at=min(f.header.started_at for f in files),
         finished_at=max(f.header.finished_at for f in files),
-        sources=[f.source.replace("\\", "/").rsplit("/", 1)[-1] for f in files], origin=origin_text(header.source))
+        sources=[f.source.replace("\\", "/").rsplit("/", 1)[-1] for f in files], origin=origin_text(header.source),
+        conditions=cpu_conditions(next((c.details for c in cells.values() if c.case == MISCOMPILE_CASE), None)))
 
 
 def origin_text(source: Mapping[str, Any]) -> str:
