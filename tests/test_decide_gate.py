@@ -393,3 +393,14 @@ def test_gate_from_to_refuses_negative_retries_before_any_work(tmp_path, capsys,
     code = cli.main(["gate", "--from", "0.8.3", "--to", "0.12.0.1", "--retries", "-1", "--results", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2 and "--retries -1: the number of retries cannot be negative" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("side", ["only_in_baseline", "only_in_candidate"])
+def test_a_platform_run_on_one_side_only_is_an_unaccepted_gap(side):
+    from conformance.decide.gate import GateOutcome
+
+    outcome = GateOutcome(compared=1, **{side: ["windows-amd64"]})
+    assert outcome.unaccepted_gaps == 1 and outcome.exit_code == 1
+    accepted = GateOutcome(compared=1, allow_missing=True, **{side: ["windows-amd64"]})
+    assert accepted.unaccepted_gaps == 0 and accepted.exit_code == 0
+    assert GateOutcome(compared=1).exit_code == 0

@@ -8,7 +8,7 @@ import signal
 from conformance.core.observation import ProcessOutcome
 from conformance.core.status import Status, describe
 from conformance.core.verdict import judge, merged_status, needs_retry
-from conformance.core.versions import NEWER, OLDER, SAME, direction
+from conformance.core.versions import NEWER, OLDER, SAME, UNKNOWN, direction
 
 
 def outcome(returncode=0, timed_out=False, sig=None):
@@ -130,3 +130,11 @@ def test_a_printed_fact_the_probe_no_longer_returns_is_missing_from_its_tier():
 def test_a_fact_declared_in_neither_tier_is_unexpected_in_the_asserted_tier():
     found = judge(outcome(), TWO_TIERS, {"raises": "TypeError"})
     assert found.status is Status.DIFFERS and found.diff[0]["kind"] == "unexpected"
+
+
+def test_a_missing_api_on_an_unknown_version_is_unsupported_never_removed():
+    for version in (None, "", "not-a-version"):
+        assert direction(version) == UNKNOWN
+        found = judge(outcome(0), UNSUPPORTED, {}, version)
+        assert found.status is Status.UNSUPPORTED and found.reason == "not yet there: jax.debug.log"
+        assert found.diff == []
