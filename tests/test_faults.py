@@ -329,11 +329,19 @@ def test_the_cli_works_under_pythonoptimize_2():
 
 
 def test_user_pythonpath_never_reaches_a_child(run_fixture_cell, monkeypatch, tmp_path):
+    """A user's PYTHONPATH holding packages that raise on import (`conformance`, `jax`) and a `sitecustomize` that
+    leaves a mark: wherever a leak put it on the child's path, before or after our source, the cell would fail or
+    the mark would appear."""
     shadow = tmp_path / "shadow"
-    (shadow / "conformance").mkdir(parents=True)
+    marker = tmp_path / "sitecustomize-ran"
+    for package in ("conformance", "jax"):
+        (shadow / package).mkdir(parents=True)
+        (shadow / package / "__init__.py").write_text(f"raise ImportError('shadow {package} imported')\n")
+    (shadow / "sitecustomize.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
     monkeypatch.setenv("PYTHONPATH", str(shadow))
     result = run_fixture_cell("own_process")
-    assert result.status.value == "conforms"
+    assert result.status.value == "conforms", result.reason
+    assert not marker.exists()
 
 
 def test_oversized_result_files_and_fields_are_bounded_when_read(tmp_path):
