@@ -173,6 +173,56 @@ use_git_change_detection = false
 """
 
 
+# Children the tests start (a cell's process, a fork server, a pytest of its own, an interpreter of a venv without
+# mutmut) import the mutated modules too, and those import mutmut's trampoline. mutmut itself is imported before
+# its `mutants/` folder joins the path, so a stand-in there is seen by children only: it runs the mutant named
+# in MUTANT_UNDER_TEST (inherited), else the original.
+CHILD_TRAMPOLINE = '''"""Stand-in for mutmut's trampoline in processes the tests start (see benchmarks/self_mutation.py)."""
+import inspect
+import os
+from functools import wraps
+from typing import Any, Callable
+
+MutantDict = dict
+
+
+def wrap_in_trampoline(mutants_dict: dict, is_classmethod: bool = False) -> Callable[[Callable], Callable]:
+    def wrap(decorated: Callable) -> Callable:
+        def chosen(args: tuple) -> tuple[Callable, tuple]:
+            orig, rest = mutants_dict["_mutmut_orig"], args
+            if is_classmethod:
+                orig, rest = getattr(args[0], orig.__name__), args[1:]
+            module, _, name = os.environ.get("MUTANT_UNDER_TEST", "").rpartition(".")
+            mutant = mutants_dict.get(name) if module == decorated.__module__ else None
+            if mutant is None:
+                return orig, rest
+            return (getattr(args[0], mutant.__name__) if is_classmethod else mutant), rest
+
+        if inspect.isgeneratorfunction(decorated):
+            @wraps(decorated)
+            def generator(*args: Any, **kwargs: Any) -> Any:
+                func, rest = chosen(args)
+                return (yield from func(*rest, **kwargs))
+            return generator
+
+        @wraps(decorated)
+        def plain(*args: Any, **kwargs: Any) -> Any:
+            func, rest = chosen(args)
+            return func(*rest, **kwargs)
+        return plain
+    return wrap
+'''
+
+
+def write_child_trampoline(mutants: Path) -> None:
+    """The stand-in `mutmut.mutation.trampoline` under `mutants/`, for the tests' child processes."""
+    package = mutants / "mutmut" / "mutation"
+    package.mkdir(parents=True, exist_ok=True)
+    (mutants / "mutmut" / "__init__.py").write_text("", encoding="utf-8")
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "trampoline.py").write_text(CHILD_TRAMPOLINE, encoding="utf-8")
+
+
 def run_mutmut(workspace: Path, modules: list[str], jobs: int, timeout_multiplier: float, log: Path) -> float:
     """Copy the tree into `workspace`, run mutmut there; the wall time in seconds."""
     if workspace.exists():
@@ -183,6 +233,7 @@ def run_mutmut(workspace: Path, modules: list[str], jobs: int, timeout_multiplie
         # Everything beside the package and the tests (workflows, examples, matrix) is copied as it is.
         beside = sorted(p.name for p in workspace.iterdir() if p.name not in ("conformance", "tests", "mutants"))
         out.write(mutmut_config(modules, timeout_multiplier, beside))
+    write_child_trampoline(workspace / "mutants")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     started = time.monotonic()
     with open(log, "w", encoding="utf-8") as out:
