@@ -156,10 +156,12 @@ def copy_tree(destination: Path) -> None:
             shutil.copy2(source, destination / relative)
 
 
-def mutmut_config(modules: Iterable[str], timeout_multiplier: float, also_copy: Iterable[str]) -> str:
+def mutmut_config(modules: Iterable[str], timeout_multiplier: float, also_copy: Iterable[str],
+                  tests: Iterable[str] = ("tests", "-m", "not e2e")) -> str:
     """The `[tool.mutmut]` table appended to the copy's pyproject.toml."""
     listed = ", ".join(json.dumps(m) for m in modules)
     copied = ", ".join(json.dumps(p) for p in also_copy)
+    selection = ", ".join(json.dumps(a) for a in tests)
     return f"""
 
 [tool.mutmut]
@@ -167,16 +169,19 @@ source_paths = ["conformance"]
 only_mutate = [{listed}]
 also_copy = [{copied}]
 pytest_add_cli_args = ["-p", "no:cacheprovider", "-x", "-q"]
-pytest_add_cli_args_test_selection = ["tests", "-m", "not e2e"]
+pytest_add_cli_args_test_selection = [{selection}]
 timeout_multiplier = {timeout_multiplier}
 use_git_change_detection = false
 """
 
 
-# Children the tests start (a cell's process, a fork server, a pytest of its own, an interpreter of a venv without
-# mutmut) import the mutated modules too, and those import mutmut's trampoline. mutmut itself is imported before
-# its `mutants/` folder joins the path, so a stand-in there is seen by children only: it runs the mutant named
-# in MUTANT_UNDER_TEST (inherited), else the original.
+# Processes the tests start (a cell, a fork server, a pytest of its own, `python -m conformance` in a scratch copy of
+# the package, an interpreter of a venv without mutmut) import the mutated modules too. mutmut's own trampoline
+# needs mutmut's configuration there, which such a process cannot find; so each mutated module takes mutmut's
+# trampoline only where mutmut is already loaded (the mutmut process and its forks) and, anywhere else, this
+# stand-in, kept inside the package so that copies of it carry it: it runs the mutant named in MUTANT_UNDER_TEST
+# (inherited from the test), else the original.
+CHILD_MODULE = "_mutmut_child"
 CHILD_TRAMPOLINE = '''"""Stand-in for mutmut's trampoline in processes the tests start (see benchmarks/self_mutation.py)."""
 import inspect
 import os
@@ -212,15 +217,25 @@ def wrap_in_trampoline(mutants_dict: dict, is_classmethod: bool = False) -> Call
         return plain
     return wrap
 '''
+MUTMUT_IMPORT = "from mutmut.mutation.trampoline import wrap_in_trampoline as _mutmut_mutated, MutantDict"
+EITHER_IMPORT = f"""import sys as _mutmut_sys
+if "mutmut" in _mutmut_sys.modules:  # the mutmut process and its forks
+    {MUTMUT_IMPORT}
+else:  # a process the tests started
+    from conformance.{CHILD_MODULE} import wrap_in_trampoline as _mutmut_mutated, MutantDict"""
 
 
-def write_child_trampoline(mutants: Path) -> None:
-    """The stand-in `mutmut.mutation.trampoline` under `mutants/`, for the tests' child processes."""
-    package = mutants / "mutmut" / "mutation"
-    package.mkdir(parents=True, exist_ok=True)
-    (mutants / "mutmut" / "__init__.py").write_text("", encoding="utf-8")
-    (package / "__init__.py").write_text("", encoding="utf-8")
-    (package / "trampoline.py").write_text(CHILD_TRAMPOLINE, encoding="utf-8")
+def patch_mutants(mutants: Path, modules: Iterable[str]) -> None:
+    """Point each mutated module at the stand-in trampoline where mutmut is not loaded, and write the stand-in.
+
+    mutmut keeps a mutated file that is newer than its source, so the patch survives its next start.
+    """
+    (mutants / "conformance" / f"{CHILD_MODULE}.py").write_text(CHILD_TRAMPOLINE, encoding="utf-8")
+    for module in modules:
+        path = mutants / module
+        text = path.read_text(encoding="utf-8")
+        if MUTMUT_IMPORT in text:
+            path.write_text(text.replace(MUTMUT_IMPORT, EITHER_IMPORT, 1), encoding="utf-8")
 
 
 def run_mutmut(workspace: Path, modules: list[str], jobs: int, timeout_multiplier: float, log: Path) -> float:
@@ -229,16 +244,24 @@ def run_mutmut(workspace: Path, modules: list[str], jobs: int, timeout_multiplie
         shutil.rmtree(workspace)
     workspace.mkdir(parents=True)
     copy_tree(workspace)
-    with open(workspace / "pyproject.toml", "a", encoding="utf-8") as out:
-        # Everything beside the package and the tests (workflows, examples, matrix) is copied as it is.
-        beside = sorted(p.name for p in workspace.iterdir() if p.name not in ("conformance", "tests", "mutants"))
-        out.write(mutmut_config(modules, timeout_multiplier, beside))
-    write_child_trampoline(workspace / "mutants")
+    # Everything beside the package and the tests (workflows, examples, matrix) is copied as it is.
+    beside = sorted(p.name for p in workspace.iterdir() if p.name not in ("conformance", "tests", "mutants"))
+    project = (workspace / "pyproject.toml").read_text(encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    command = [sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs)]
     started = time.monotonic()
     with open(log, "w", encoding="utf-8") as out:
-        done = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs)], cwd=workspace,
-                              stdout=out, stderr=subprocess.STDOUT, env=env)
+        # First only the mutants: a test selection that matches nothing stops mutmut right after writing them.
+        (workspace / "pyproject.toml").write_text(
+            project + mutmut_config(modules, timeout_multiplier, beside, ["tests/no-tests-yet"]), encoding="utf-8")
+        subprocess.run(command, cwd=workspace, stdout=out, stderr=subprocess.STDOUT, env=env)
+        missing = [m for m in modules if not (workspace / "mutants" / m).is_file()]
+        if missing:
+            raise SystemExit(f"mutmut wrote no mutants for {', '.join(missing)}; its output is in {log}")
+        patch_mutants(workspace / "mutants", modules)
+        (workspace / "pyproject.toml").write_text(project + mutmut_config(modules, timeout_multiplier, beside),
+                                                  encoding="utf-8")
+        done = subprocess.run(command, cwd=workspace, stdout=out, stderr=subprocess.STDOUT, env=env)
     wall = time.monotonic() - started
     if done.returncode != 0:
         raise SystemExit(f"mutmut failed (exit {done.returncode}); its output is in {log}")
