@@ -11,9 +11,9 @@ build no JAX environment (`-m "not e2e"`). mutmut runs the tests once to learn w
 call which function, then runs each mutant against those tests only, `-j` at a time, with
 a time limit of `--timeout-multiplier` times that test's own time.
 
-Per module it prints mutants made, killed, survived, timed out, listed as equivalent and
-other (no test reached it, or mutmut called it suspicious), and the score:
-(killed + timed out) / (made - equivalent). Every survivor is listed by name (`--show` adds
+Per module it prints mutants made, killed, survived, timed out, listed as equivalent,
+other (no test reached it, or mutmut called it suspicious) and not run (a run stopped early;
+`--no-run` reports such a run), and the score: (killed + timed out) / (made - equivalent - not run). Every survivor is listed by name (`--show` adds
 its diff). `benchmarks/equivalent_mutants.txt` lists mutants that no test can kill because
 they change nothing observable, one a line with its reason; a survivor listed there counts as
 equivalent and is printed as such, never dropped silently, and a listed name that was killed
@@ -66,15 +66,24 @@ class ModuleScore:
     timeout: int = 0
     equivalent: int = 0
     other: int = 0
+    not_run: int = 0
     survivors: list[str] = field(default_factory=list)
     equivalents: list[str] = field(default_factory=list)
     others: list[str] = field(default_factory=list)
 
     @property
-    def score(self) -> float:
-        """(killed + timed out) / (made - equivalent), in percent; 100 when nothing is left to kill."""
-        counted = self.made - self.equivalent
+    def score(self) -> float | None:
+        """(killed + timed out) / (made - equivalent - not run), in percent; 100 when nothing is left to kill, None
+        when no mutant was tried."""
+        if self.made and self.made == self.not_run:
+            return None
+        counted = self.made - self.equivalent - self.not_run
         return 100.0 if counted <= 0 else 100.0 * (self.killed + self.timeout) / counted
+
+    @property
+    def score_text(self) -> str:
+        """The score as the table prints it."""
+        return "n/a" if self.score is None else f"{self.score:.1f}%"
 
 
 def read_equivalents(path: Path) -> dict[str, str]:
@@ -120,6 +129,8 @@ def tally(exit_codes: Mapping[str, int | None], equivalents: Mapping[str, str],
             score.killed += 1
         elif status == TIMEOUT:
             score.timeout += 1
+        elif exit_codes[name] is None:  # a run stopped before this mutant: neither caught nor missed
+            score.not_run += 1
         else:
             score.other += 1
             score.others.append(f"{name} (exit {exit_codes[name]})")
@@ -288,17 +299,18 @@ def show(workspace: Path, name: str) -> str:
 def table(scores: Iterable[ModuleScore]) -> list[str]:
     """The per-module table, and a total line."""
     rows = list(scores)
-    head = f"{'module':42} {'made':>5} {'killed':>6} {'surv':>5} {'tmout':>5} {'equiv':>5} {'other':>5} {'score':>7}"
+    head = (f"{'module':42} {'made':>5} {'killed':>6} {'surv':>5} {'tmout':>5} {'equiv':>5} {'other':>5} "
+            f"{'notrun':>6} {'score':>7}")
     lines = [head, "-" * len(head)]
     total = ModuleScore("total")
     for row in rows:
         lines.append(f"{row.module:42} {row.made:5} {row.killed:6} {row.survived:5} {row.timeout:5} "
-                     f"{row.equivalent:5} {row.other:5} {row.score:6.1f}%")
-        for name in ("made", "killed", "survived", "timeout", "equivalent", "other"):
+                     f"{row.equivalent:5} {row.other:5} {row.not_run:6} {row.score_text:>7}")
+        for name in ("made", "killed", "survived", "timeout", "equivalent", "other", "not_run"):
             setattr(total, name, getattr(total, name) + getattr(row, name))
     lines.append("-" * len(head))
     lines.append(f"{'total':42} {total.made:5} {total.killed:6} {total.survived:5} {total.timeout:5} "
-                 f"{total.equivalent:5} {total.other:5} {total.score:6.1f}%")
+                 f"{total.equivalent:5} {total.other:5} {total.not_run:6} {total.score_text:>7}")
     return lines
 
 
@@ -315,6 +327,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--equivalents", type=Path, default=EQUIVALENTS, help="the equivalent-mutants file")
     parser.add_argument("--show", action="store_true", help="print each survivor's diff")
     parser.add_argument("--json", type=Path, help="also write the per-module numbers here")
+    parser.add_argument("--no-run", action="store_true",
+                        help="report what the last run in --workdir found so far (a run stopped early included)")
     args = parser.parse_args(argv)
     modules = args.module or MODULES
     unknown = [m for m in modules if not (ROOT / m).is_file()]
@@ -323,11 +337,16 @@ def main(argv: list[str] | None = None) -> int:
     equivalents = read_equivalents(args.equivalents)
     args.workdir.mkdir(parents=True, exist_ok=True)
     log = args.workdir / "mutmut.log"
-    wall = run_mutmut(args.workdir / "tree", modules, args.jobs, args.timeout_multiplier, log)
+    if args.no_run:
+        wall = log.stat().st_mtime - (args.workdir / "tree").stat().st_mtime if log.exists() else 0.0
+    else:
+        wall = run_mutmut(args.workdir / "tree", modules, args.jobs, args.timeout_multiplier, log)
     codes = read_exit_codes(args.workdir / "tree", modules)
     scores = tally(codes, {k: v for k, v in equivalents.items() if module_of(k) in modules}, modules)
     print("\n".join(table(scores[m] for m in modules)))
     print(f"\nwall time: {wall:.0f} s with -j {args.jobs} (mutmut's log: {log})")
+    if any(scores[m].not_run for m in modules):
+        print("the run stopped early: `notrun` mutants were never tried, and the scores leave them out")
     for row in scores.values():
         for name in row.survivors:
             print(f"\nsurvived: {name}" + (f"\n{show(args.workdir / 'tree', name)}" if args.show else ""))
@@ -340,9 +359,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"stale entry in {args.equivalents.name}: {line}")
     if args.json:
         args.json.write_text(json.dumps({"wall_s": round(wall, 1), "jobs": args.jobs,
-                                         "modules": [{**asdict(scores[m]), "score": round(scores[m].score, 1)}
+                                         "modules": [{**asdict(scores[m]), "score": scores[m].score}
                                                      for m in modules]}, indent=2), encoding="utf-8")
-    low = [m for m in modules if scores[m].score < args.min_score]
+    low = [m for m in modules if scores[m].score is None or scores[m].score < args.min_score]
     if low:
         print(f"\nunder {args.min_score:.0f}%: {', '.join(low)}")
     return 1 if low or stale else 0

@@ -26,6 +26,15 @@ def test_exit_codes_are_tallied_per_module_with_equivalents_apart_and_never_drop
     assert scores["conformance/core/status.py"].killed == 1 and scores["conformance/core/status.py"].score == 100
 
 
+def test_mutants_a_stopped_run_never_tried_are_not_run_and_left_out_of_the_score():
+    scores = sm.tally({f"{GATE}.x_a__mutmut_1": 1, f"{GATE}.x_a__mutmut_2": None, f"{GATE}.x_a__mutmut_3": 0}, {},
+                      ["conformance/decide/gate.py"])
+    gate = scores["conformance/decide/gate.py"]
+    assert (gate.made, gate.killed, gate.survived, gate.not_run, gate.other) == (3, 1, 1, 1, 0)
+    assert gate.score == 50
+    assert "notrun" in sm.table([gate])[0] and sm.table([gate])[2].split()[-2:] == ["1", "50.0%"]
+
+
 def test_a_listed_equivalent_that_is_killed_or_gone_is_stale():
     codes = {f"{GATE}.x_a__mutmut_1": 0, f"{GATE}.x_a__mutmut_2": 1}
     stale = sm.stale_equivalents(codes, {f"{GATE}.x_a__mutmut_1": "r", f"{GATE}.x_a__mutmut_2": "r",
