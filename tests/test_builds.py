@@ -57,6 +57,7 @@ def test_pre_dev_and_local_versions_are_versions_and_sort_in_pep440_order():
     assert sorted(shuffled, key=version_order) == ordered
     assert sort_versions(shuffled) == ordered
     assert release_of("0.12.0.1+corp.3") == "0.12.0.1"
+    assert release_of("not a version") == "not a version" and release_of("0.13.0rc1") == "0.13.0rc1"
     assert result_name("0.12.0.1+corp.3", "linux-x86_64") == "0.12.0.1+corp.3-linux-x86_64.json"
 
 

@@ -122,3 +122,18 @@ def test_diff_says_which_changes_are_in_printed_output_only(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "tracers.wording: conforms -> conforms (jax 0.7.2 -> 0.12.0.1) [printed output only]" in out
     assert "1 cell(s) differ (1 in printed output only), 1 unchanged" in out
+
+
+def test_a_cell_whose_only_change_is_its_printed_output_mark_is_a_change():
+    from conformance.decide.diff import cell_change
+    from conformance.results.schema import CellResult
+
+    plain = CellResult.from_json(cell("a.b", "", "conforms", {"n": 1}))
+    marked = CellResult.from_json(cell("a.b", "", "conforms", {"n": 1},
+                                       printed_diff=[{"path": "repr", "expected": "x", "observed": "y"}]))
+    change = cell_change("linux-x86_64", plain, marked, "0.7.2", "0.8.3")
+    assert change is not None and change.statuses == "conforms -> conforms"
+    assert change.differences == () and change.printed_differences == () and change.printed_only
+    assert cell_change("linux-x86_64", marked, plain, "0.7.2", "0.8.3") is not None
+    assert cell_change("linux-x86_64", marked, marked, "0.7.2", "0.8.3") is None
+    assert cell_change("linux-x86_64", plain, plain, "0.7.2", "0.8.3") is None

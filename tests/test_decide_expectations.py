@@ -81,3 +81,12 @@ def test_a_malformed_entry_is_one_line_naming_its_line(text, message):
 def test_an_unreadable_file_is_one_line(tmp_path):
     with pytest.raises(ConformanceError, match="cannot read the expectations file"):
         load_expectations(tmp_path / "missing.toml")
+
+
+def test_an_entry_listing_several_platforms_applies_on_each_of_them_and_no_other():
+    (entry,) = parse_expectations('[[expect]]\ncell = "a.b"\nstatus = ["differs"]\n'
+                                  'platform = ["linux-*", "darwin-arm64"]\n')
+    assert entry.platforms == ("linux-*", "darwin-arm64")
+    assert entry.applies_to("linux-x86_64", "a.b", "", "0.8.0")
+    assert entry.applies_to("darwin-arm64", "a.b", "", "0.8.0")
+    assert not entry.applies_to("windows-amd64", "a.b", "", "0.8.0")

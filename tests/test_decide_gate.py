@@ -9,7 +9,7 @@ import pytest
 from conformance import cli
 from conformance.core.case import load_cases
 from conformance.decide.diff import cell_change
-from conformance.decide.gate import GOOD, MISSING, REGRESSION, REVIEW, classify
+from conformance.decide.gate import GOOD, MISSING, PRINTED, REGRESSION, REVIEW, classify, gate
 from conformance.engine import matrix
 from conformance.engine.matrix import VersionRun
 from conformance.engine.selection import all_cells, select_cells
@@ -45,6 +45,65 @@ def _change(before: str | None, after: str | None, known_issue: bool = False, ob
 ])
 def test_classification(before, after, known, kind):
     assert classify(_change(before, after, known))[0] == kind
+
+
+@pytest.mark.parametrize("before, after, known, why", [
+    (None, "conforms", False, "new cell: the baseline does not have it"),
+    ("conforms", None, False, "the candidate does not have this cell (it was not run)"),
+    ("conforms", "crash", False, "a clean run becomes crash"),
+    ("differs", "conforms", True, "the known issue appears (it was absent in the baseline)"),
+    ("conforms", "differs", True, "the known issue no longer shows: the workaround for a.b[p] may be removable"),
+    ("conforms", "differs", False, "stops conforming to the documented behaviour"),
+    ("differs", "conforms", False, "now conforms to the documented behaviour"),
+    ("error", "crash", False, "status changed"),
+    ("unsupported", "differs", True, "status changed"),   # known issue, neither appearing nor disappearing
+])
+def test_each_class_says_why_in_its_own_words(before, after, known, why):
+    assert classify(_change(before, after, known))[1] == why
+
+
+def test_gate_files_each_change_under_its_class_with_its_reason():
+    from conformance.decide.diff import diff_sets, result_set
+    from conformance.decide.expectations import parse_expectations
+    from tests.synthetic_results import files
+
+    before = files("0.7.2", "linux-x86_64", [
+        cell("a.regress"), cell("a.acked"), cell("a.good", status="differs"), cell("a.gone"),
+        cell("a.review", status="error"),
+        cell("a.printed", observation={"m": "x"}, printed_expected={"m": "x"})])
+    after = files("0.8.3", "linux-x86_64", [
+        cell("a.regress", status="differs"), cell("a.acked", status="differs"), cell("a.good"),
+        cell("a.review", status="crash"), cell("a.new"),
+        cell("a.printed", observation={"m": "y"}, printed_expected={"m": "x"},
+             printed_diff=[{"path": "m", "expected": "x", "observed": "y"}])])
+    one_sided = [files("0.7.2", "darwin-arm64", [cell("a.x")]), files("0.8.3", "windows-amd64", [cell("a.x")])]
+    set_diff = diff_sets(result_set([before, one_sided[0]], "baseline"), result_set([after, one_sided[1]], "candidate"))
+    entry, stale = parse_expectations('[[expect]]\ncell = "a.acked"\nstatus = ["differs"]\n'
+                                      '[[expect]]\ncell = "a.nowhere"\nstatus = ["differs"]\n')
+    outcome = gate(set_diff, [entry, stale])
+    assert (outcome.only_in_baseline, outcome.only_in_candidate, outcome.stale) == (["darwin-arm64"],
+                                                                                   ["windows-amd64"], [stale])
+    found = {name: [(j.change.cell_id, j.kind, j.why) for j in getattr(outcome, name)]
+             for name in ("regressions", "acknowledged", "good", "printed", "missing", "review")}
+    printed_why = ("printed output changed (wording, reprs or counts the chapter only prints); status unchanged")
+    assert found == {
+        "regressions": [("a.regress", REGRESSION, "stops conforming to the documented behaviour")],
+        "acknowledged": [("a.acked", REGRESSION, "stops conforming to the documented behaviour")],
+        "good": [("a.good", GOOD, "now conforms to the documented behaviour")],
+        "printed": [("a.printed", PRINTED, printed_why)],
+        "missing": [("a.gone", MISSING, "the candidate does not have this cell (it was not run)")],
+        "review": [("a.review", REVIEW, "status changed"), ("a.new", REVIEW, "new cell: the baseline does not have it")],
+    }
+    assert outcome.acknowledged[0].acknowledged_by is entry and outcome.acknowledged[0].accepted_as == "expected"
+    assert (outcome.unchanged, outcome.compared, outcome.allow_missing) == (0, 5, False)
+    assert outcome.exit_code == 1 and outcome.unaccepted_gaps == 3  # a missing cell and two one-sided platforms
+    gated = gate(set_diff, [entry], fail_on_printed=True)
+    assert [(j.change.cell_id, j.kind, j.why) for j in gated.regressions][-1] == (
+        "a.printed", REGRESSION,
+        "printed output changed (wording, reprs or counts the chapter only prints); failing: printed output is gated")
+    assert gated.printed == []
+    accepted = gate(set_diff, [entry], allow_missing=True)
+    assert accepted.allow_missing and accepted.unaccepted_gaps == 0
 
 
 def test_same_status_with_another_observation_is_a_change_to_review():
@@ -393,3 +452,14 @@ def test_gate_from_to_refuses_negative_retries_before_any_work(tmp_path, capsys,
     code = cli.main(["gate", "--from", "0.8.3", "--to", "0.12.0.1", "--retries", "-1", "--results", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2 and "--retries -1: the number of retries cannot be negative" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("side", ["only_in_baseline", "only_in_candidate"])
+def test_a_platform_run_on_one_side_only_is_an_unaccepted_gap(side):
+    from conformance.decide.gate import GateOutcome
+
+    outcome = GateOutcome(compared=1, **{side: ["windows-amd64"]})
+    assert outcome.unaccepted_gaps == 1 and outcome.exit_code == 1
+    accepted = GateOutcome(compared=1, allow_missing=True, **{side: ["windows-amd64"]})
+    assert accepted.unaccepted_gaps == 0 and accepted.exit_code == 0
+    assert GateOutcome(compared=1).exit_code == 0

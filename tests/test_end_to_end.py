@@ -24,6 +24,7 @@ from conformance.engine.launch import env_group
 from conformance.engine.session import RunSession, shared_case_envs
 from conformance.envs.builder import EnvironmentBuilder
 from conformance.envs.matrix import load_matrix
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -158,13 +159,15 @@ def test_hostile_probes_become_statuses_and_the_report_still_renders(environment
     assert "<script>alert" not in page and len(page) < 2_000_000
 
 
-@pytest.mark.parametrize("command, signum, code, delay", [
-    (["gate", "--from", NEWEST, "--to", NEWEST], "SIGTERM", 143, 6),
-    (["gate", "--from", NEWEST, "--to", NEWEST], "SIGTERM", 143, 0.5),
-    (["bisect", "training.traced_step_single_compile", "--good", "0.11.2", "--bad", NEWEST], "SIGINT", 130, 6),
-    (["bisect", "training.traced_step_single_compile", "--good", "0.11.2", "--bad", NEWEST], "SIGINT", 130, 1.5),
+@pytest.mark.parametrize("command, signum, code, phase", [
+    (["gate", "--from", NEWEST, "--to", NEWEST], "SIGTERM", 143, "children"),
+    (["gate", "--from", NEWEST, "--to", NEWEST], "SIGTERM", 143, "starting"),
+    (["bisect", "training.traced_step_single_compile", "--good", "0.11.2", "--bad", NEWEST], "SIGINT", 130,
+     "children"),
+    (["bisect", "training.traced_step_single_compile", "--good", "0.11.2", "--bad", NEWEST], "SIGINT", 130,
+     "starting"),
 ])
-def test_a_long_command_interrupted_ends_cleanly(environment, tmp_path, command, signum, code, delay):
+def test_a_long_command_interrupted_ends_cleanly(environment, tmp_path, command, signum, code, phase):
     """issue 19 item 17: Ctrl-C or SIGTERM in gate --from/--to or bisect ends like run: no traceback, exit 130 or
     143, no child or fork server left, no `.running-*` file in the results folder."""
     import signal as signals
@@ -194,17 +197,16 @@ def test_a_long_command_interrupted_ends_cleanly(environment, tmp_path, command,
     proc = subprocess.Popen(argv, cwd=SOURCE_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, env={**os.environ, "TMPDIR": str(temporaries)},
                             preexec_fn=lambda: signals.signal(signals.SIGINT, signals.SIG_DFL))
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and not list(results.glob(".running-*.json")):
-        time.sleep(0.2)
-    time.sleep(delay)  # pytest starting, its fork server importing jax, or the cell under way
+    # Interrupted as the run starts (its `.running-*` file written), or once it has children of its own in the
+    # temporaries (its fork server importing jax, or the cell under way).
+    assert wait_until(lambda: list(results.glob(".running-*.json")), timeout_s=300), "the run never started"
+    if phase == "children":
+        assert wait_until(lambda: processes_under(temporaries), timeout_s=300), "the run never started a child"
     os.kill(proc.pid, getattr(signals, signum))
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == code, out + err
     assert "Traceback" not in err and "interrupted" in err
     assert not list(results.glob(".running-*"))
-    settle = time.monotonic() + 15  # killed children may take a moment to be reaped on a loaded machine
-    while processes_under(temporaries) and time.monotonic() < settle:
-        time.sleep(0.2)
-    assert processes_under(temporaries) == []
+    # killed children may take a moment to be reaped on a loaded machine
+    assert wait_until(lambda: processes_under(temporaries) == []), processes_under(temporaries)
     assert not list(temporaries.glob("jaxconf-*"))

@@ -111,6 +111,36 @@ def test_an_interrupted_version_leaves_no_temporary_file(monkeypatch, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.skipif(not hasattr(__import__("signal"), "pthread_sigmask"), reason="signals are held where POSIX can")
+@pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM"])
+def test_an_interrupt_as_the_running_file_is_made_leaves_no_temporary_file(monkeypatch, tmp_path, signum):
+    """Found by the e2e interrupt test, once it interrupted the moment the `.running-*` file appeared: a signal
+    that lands just after the file is made is held until the cleanup is in place."""
+    import os
+    import signal
+    import tempfile
+
+    made = tempfile.mkstemp
+
+    def made_then_interrupted(*args, **kwargs):
+        found = made(*args, **kwargs)
+        os.kill(os.getpid(), getattr(signal, signum))
+        return found
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(matrix.tempfile, "mkstemp", made_then_interrupted)
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            matrix.run_version(environment("0.12.0.1"), RunRequest(versions=("0.12.0.1",), results=tmp_path,
+                                                                   retries=0))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert list(tmp_path.iterdir()) == []
+
+
 class FakeBuilder:
     def __init__(self, broken=()):
         self.broken, self.notices = broken, []

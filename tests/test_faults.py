@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -34,8 +33,9 @@ OLD_FILE = GOLDEN / "0.4.38-linux-x86_64.json"
 class FakeUv:
     """Stands in for uv: `venv` makes the folder, `pip install` puts jax and jaxlib into site-packages."""
 
-    def __init__(self, delay: float = 0.0, fail_install: str = "") -> None:
-        self.delay = delay
+    def __init__(self, overlap: int = 0, fail_install: str = "") -> None:
+        self.overlap = overlap  # an install waits until this many callers have reached the build lock
+        self.at_lock = threading.Semaphore(0)
         self.fail_install = fail_install
         self.calls: list[list[str]] = []
         self.lock = threading.Lock()
@@ -52,7 +52,8 @@ class FakeUv:
         else:
             if self.fail_install:
                 return subprocess.CompletedProcess(argv, 1, "", self.fail_install)
-            time.sleep(self.delay)
+            for _ in range(self.overlap):  # the other caller now waits at the lock this build holds
+                assert self.at_lock.acquire(timeout=60), "the other build never reached the lock"
             python = Path(argv[argv.index("--python") + 1])
             site = python.parent.parent / "lib" / "python3.13" / "site-packages"
             for name in ("jax", "jaxlib"):
@@ -76,8 +77,17 @@ def fake_uv_binary(monkeypatch):
     monkeypatch.setattr("conformance.envs.builder.uv_binary", lambda: "uv")
 
 
-def test_two_runs_building_the_same_environment_at_once_both_succeed(tmp_path):
-    uv = FakeUv(delay=0.5)
+def test_two_runs_building_the_same_environment_at_once_both_succeed(tmp_path, monkeypatch):
+    from filelock import FileLock
+
+    uv = FakeUv(overlap=2)
+
+    class SeenLock(FileLock):
+        def acquire(self, *args, **kwargs):
+            uv.at_lock.release()
+            return super().acquire(*args, **kwargs)
+
+    monkeypatch.setattr("conformance.envs.builder.FileLock", SeenLock)
     outcomes = []
 
     def prepare():
@@ -329,11 +339,19 @@ def test_the_cli_works_under_pythonoptimize_2():
 
 
 def test_user_pythonpath_never_reaches_a_child(run_fixture_cell, monkeypatch, tmp_path):
+    """A user's PYTHONPATH holding packages that raise on import (`conformance`, `jax`) and a `sitecustomize` that
+    leaves a mark: wherever a leak put it on the child's path, before or after our source, the cell would fail or
+    the mark would appear."""
     shadow = tmp_path / "shadow"
-    (shadow / "conformance").mkdir(parents=True)
+    marker = tmp_path / "sitecustomize-ran"
+    for package in ("conformance", "jax"):
+        (shadow / package).mkdir(parents=True)
+        (shadow / package / "__init__.py").write_text(f"raise ImportError('shadow {package} imported')\n")
+    (shadow / "sitecustomize.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
     monkeypatch.setenv("PYTHONPATH", str(shadow))
     result = run_fixture_cell("own_process")
-    assert result.status.value == "conforms"
+    assert result.status.value == "conforms", result.reason
+    assert not marker.exists()
 
 
 def test_oversized_result_files_and_fields_are_bounded_when_read(tmp_path):

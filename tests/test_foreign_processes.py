@@ -23,6 +23,7 @@ from conformance.engine.runner import Target
 from conformance.engine.selection import all_cells
 from conformance.engine.session import RunSession
 from conformance.portable import become_subreaper, descendants
+from tests.waiting import wait_until
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc and prctl")
 
@@ -102,7 +103,7 @@ def test_a_case_module_that_ignores_sigchld_does_not_make_forked_cells_time_out(
     started = time.monotonic()
     (found,) = RunSession(target, launcher="fork").run(cells).results
     assert (found.status.value, found.launcher) == ("conforms", "fork"), found.reason
-    assert time.monotonic() - started < 15
+    assert time.monotonic() - started < 60  # a forked cell that waited for SIGCHLD would hit its limit only
 
 
 @linux_only
@@ -121,9 +122,7 @@ def test_a_detached_grandchild_is_killed_at_its_cells_end_and_at_its_timeout(tmp
     started = sorted(pids.glob("*.pid"))
     assert [p.name.split("-")[0] for p in started] == ["crashes", "hangs", "returns"]
     grandchildren = [int(p.read_text()) for p in started]
-    deadline = time.monotonic() + 5
-    while any(running(pid) for pid in grandchildren) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    wait_until(lambda: not any(running(pid) for pid in grandchildren))  # each sleeps 300 s if not killed
     alive = [pid for pid in grandchildren if running(pid)]
     for pid in alive:  # do not leave them behind even when the test fails
         os.kill(pid, signal.SIGKILL)
@@ -138,9 +137,7 @@ def test_descendants_walks_the_tree_and_spares_skipped_subtrees():
     assert become_subreaper("darwin") is False
     outer = subprocess.Popen(["/bin/sh", "-c", "sleep 30 & sleep 30 & wait"])
     try:
-        deadline = time.monotonic() + 5
-        while len(descendants(outer.pid)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: len(descendants(outer.pid)) >= 2)
         below = descendants(outer.pid)
         assert len(below) == 2
         mine = descendants(os.getpid())

@@ -18,6 +18,8 @@ from conformance.engine.launch import ForkLauncher, ForkServer, ForkServerError
 from conformance.engine.runner import Target, child_environment
 from conformance.engine.selection import Cell
 from conformance.engine.session import RunSession
+from conformance.portable import descendants
+from tests.waiting import wait_until
 
 FIXTURES = "tests.fixture_cases"
 
@@ -51,7 +53,7 @@ def test_runaway_printer_is_cut_at_its_limit_with_a_bounded_tail(launcher):
     started = time.monotonic()
     [result] = session.run([Cell(fixture("printing_forever"), "")]).results
     assert result.status is Status.TIMEOUT
-    assert time.monotonic() - started < 30
+    assert time.monotonic() - started < 120  # the cell's limit is 4 s; a printer left alone never stops
     assert len(result.stdout_tail) < 5000 and result.stdout_tail.startswith("[… truncated]")
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < 1_000_000  # KiB: far below a gigabyte
 
@@ -62,9 +64,8 @@ def test_limit_holds_when_a_grandchild_in_its_own_session_keeps_the_output_open(
     started = time.monotonic()
     [result] = session.run([Cell(fixture("escaping_grandchild"), "")]).results
     assert result.status is Status.TIMEOUT
-    assert time.monotonic() - started < 20
-    time.sleep(0.2)
-    assert leftover_sleepers(607) == []
+    assert time.monotonic() - started < 60  # the cell's limit is 3 s; the grandchild sleeps 607 s
+    assert wait_until(lambda: leftover_sleepers(607) == []), "the grandchild outlived its cell"
 
 
 def test_forked_child_is_a_session_leader_in_a_server_that_imported_the_cases():
@@ -113,19 +114,36 @@ def test_a_server_still_importing_at_its_limit_is_stopped(tmp_path):
     started = time.monotonic()
     with pytest.raises(ForkServerError, match="not ready after 1 s"):
         server.wait_ready(timeout_s=1)
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 45  # its import takes 60 s: stopped, not waited for
     assert server.proc.poll() is not None and leftover_servers() == []
+
+
+def _mine(command: str, variable: str = "") -> list[int]:
+    """This test's own descendants whose command line holds `command` (and whose environment holds `variable`)."""
+    found = []
+    for pid in descendants(os.getpid()):
+        try:
+            line = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0") if variable else []
+        except OSError:
+            continue
+        if command in line and (not variable or variable.encode() in env):
+            found.append(pid)
+    return found
 
 
 def test_an_interrupt_while_a_variable_server_imports_leaves_nothing_running():
     cells = [Cell(fixture("slow_import"), "x"), Cell(fixture("slow_import"), "y"), Cell(fixture("sleeping"), "")]
     session = RunSession(target(), launcher="fork", workers=3)
     session.start(cells)
-    time.sleep(2)  # the plain server's cell sleeps; two workers wait for the variable server
+    # The plain server's cell sleeps and the variable server (a second server) is importing, for 60 s.
+    assert wait_until(lambda: _mine("time.sleep(606)") and _mine("forkserver", "FIXTURE_SLOW_IMPORT=60")), \
+        "the cells never started"
     stopped = time.monotonic()
     session.close(interrupted=True)
-    assert time.monotonic() - stopped < 15
-    time.sleep(3)  # long enough for a worker that slipped through to have spawned its cell
+    assert time.monotonic() - stopped < 45  # the variable server's import takes 60 s: stopped, not waited for
+    # Every worker has ended: a worker that slipped through would have spawned its cell by then.
+    assert wait_until(lambda: not any(t.is_alive() for t in session._pool._threads)), "a worker never ended"  # noqa: SLF001
     spawned = subprocess.run(["pgrep", "-f", "conformance[.]child machinery[.]slow_import"], capture_output=True,
                              text=True).stdout.split()
     assert leftover_servers() == [] and leftover_sleepers(606) == [] and spawned == []
@@ -183,14 +201,10 @@ def test_sigterm_to_a_conformance_pytest_kills_every_child(launcher, tmp_path):
         [sys.executable, "-m", "pytest", "--pyargs", "tests.fixture_cases", "--conformance-cases", FIXTURES,
          "-p", "no:cacheprovider", "-o", "addopts=", "-q", "-k", "sleeping", "--jax-launch", launcher],
         cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while not leftover_sleepers() and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert leftover_sleepers(), "the cell never started"
+    assert wait_until(leftover_sleepers, timeout_s=120), "the cell never started"
     proc.terminate()
-    assert proc.wait(timeout=30) == -15
-    time.sleep(0.3)
-    assert leftover_sleepers() == []
+    assert proc.wait(timeout=60) == -15
+    assert wait_until(lambda: leftover_sleepers() == []), "the cell's child outlived the run"
     assert not [p for p in Path(tempfile.gettempdir()).glob(f"jaxconf-run-{proc.pid}-*")]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from conformance.engine.matrix import retired_in
 from conformance.core.case import load_cases
 from conformance.engine.selection import all_cells
-from conformance.results.merge import merge_report_json, retired_cells, retired_stored_cells
+from conformance.results.merge import merge_files, merge_report_json, retired_cells, retired_stored_cells
 
 
 def entry(case: str, param: str = "", status: str = "conforms") -> dict:
@@ -58,3 +58,26 @@ def test_a_case_folder_retires_only_its_own_cells():
     declared = all_cells(load_cases("teamcases"))
     assert declared and not any(retired(cell.id) for cell in declared)
     assert retired("teamcases/gone.case") and not retired("numerics.no_such_case")
+
+
+def test_a_case_folder_does_not_retire_the_cells_of_a_folder_whose_name_it_begins():
+    retired = retired_cells(["team/t.x"], "team")
+    assert retired("team/t.gone")
+    assert not retired("team/t.x")
+    assert not retired("teamcases/t.gone") and not retired("teamx/t.y") and not retired("a.one")
+
+
+def test_merge_files_lets_the_file_finished_last_win_whatever_the_order_given():
+    from tests.synthetic_results import cell, files
+
+    early = files("0.8.3", "linux-x86_64", [cell("a.x", status="differs"), cell("a.y")],
+                  finished="2026-11-29T10:00:00+00:00")
+    late = files("0.8.3", "linux-x86_64", [cell("a.x", status="conforms")], finished="2026-11-29T11:00:00+00:00")
+    late.source = "late.json"
+    early.source = "early.json"
+    for order in ([early, late], [late, early]):
+        (run,) = merge_files(order)
+        assert run.cells["a.x"].status.value == "conforms"
+        assert set(run.cells) == {"a.x", "a.y"}
+        (conflict,) = run.conflicts
+        assert conflict.cell_id == "a.x" and conflict.statuses == {"early.json": "differs", "late.json": "conforms"}

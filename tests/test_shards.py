@@ -61,14 +61,58 @@ def test_without_durations_shards_hold_nearly_equal_counts_in_a_stable_hash_orde
 def test_unmeasured_cells_count_at_the_median_of_the_measured_ones():
     durations = {"a[]": 9.0, "b[]": 1.0, "c[]": 1.0}
     shards = split(["a[]", "b[]", "c[]", "new1[]", "new2[]"], 2, durations)
-    assert "a[]" in shards[0] and {"b[]", "c[]", "new1[]", "new2[]"} >= set(shards[1]) and len(shards[1]) >= 3
+    # at the median (1 s) the four short cells all fit beside the 9 s one; at the mean (3.7 s) they would not
+    assert shards == [["a[]"], ["b[]", "c[]", "new1[]", "new2[]"]]
 
 
-@pytest.mark.parametrize("text", ["", "1", "0/2", "3/2", "a/b", "1/0", "-1/2"])
-def test_bad_shard_is_one_line(text):
+def test_without_any_measurement_each_cell_counts_one_second_in_hash_order():
+    import hashlib
+
+    ids = [f"m.c{i}[]" for i in range(5)]
+    by_hash = sorted(ids, key=lambda c: hashlib.sha256(c.encode()).hexdigest())
+    shards = split(ids, 2)
+    # alternating shards in hash order: equal loads, ties to the lowest shard
+    assert [set(s) for s in shards] == [set(by_hash[0::2]), set(by_hash[1::2])]
+    assert all(s == [c for c in ids if c in s] for s in shards)  # each in the order given
+    assert split(ids, 2, {"m.c0[]": -1.0}) == shards  # a negative duration is no measurement
+
+
+def test_measured_ties_go_by_cell_id_and_to_the_lowest_shard():
+    # a, b, c in id order: a to shard 1, b to shard 2, c to the tie's lowest, shard 1; each shard in the order given
+    assert split(["b[]", "a[]", "c[]"], 2, {"a[]": 2.0, "b[]": 2.0, "c[]": 2.0}) == [["a[]", "c[]"], ["b[]"]]
+
+
+def test_a_split_needs_a_shard_and_a_repeated_id_counts_once():
+    with pytest.raises(ValueError, match="at least one shard"):
+        split(CELLS, 0)
+    assert split(["a[]", "a[]", "b[]"], 1) == [["a[]", "b[]"]]
+
+
+def test_more_shards_than_cells_is_one_line():
+    from conformance.engine.shards import check_shard_count
+
+    check_shard_count(Shard(3, 3), 3)
+    check_shard_count(Shard(1, 1), 0)
+    with pytest.raises(ConformanceError) as caught:
+        check_shard_count(Shard(1, 4), 3)
+    assert str(caught.value) == "--shard 1/4: 4 shards for 3 selected cell(s); use at most 3 shards"
+
+
+@pytest.mark.parametrize("text, why", [
+    ("", "write it as K/N, e.g. 1/4"), ("1", "write it as K/N, e.g. 1/4"), ("a/b", "write it as K/N, e.g. 1/4"),
+    ("-1/2", "write it as K/N, e.g. 1/4"), (None, "write it as K/N, e.g. 1/4"),
+    ("0/2", "K must be between 1 and N, and N at least 1"), ("3/2", "K must be between 1 and N, and N at least 1"),
+    ("1/0", "K must be between 1 and N, and N at least 1"), ("0/0", "K must be between 1 and N, and N at least 1"),
+    ("1/1234567", "N is larger than any number of cells; use fewer shards"),
+])
+def test_bad_shard_is_one_line(text, why):
     with pytest.raises(ConformanceError) as caught:
         parse_shard(text)
-    assert "K/N" in str(caught.value) or "between 1 and N" in str(caught.value)
+    assert str(caught.value) == f"--shard {text!r}: {why}"
+
+
+def test_the_largest_shard_numbers_are_read():
+    assert parse_shard("999999/999999") == Shard(999999, 999999) and parse_shard("1/1") == Shard(1, 1)
 
 
 def test_shard_names():
@@ -78,6 +122,13 @@ def test_shard_names():
 
 
 def test_durations_are_read_from_result_files_and_missing_sources_give_none(tmp_path):
+    from tests.synthetic_results import cell, files
+
+    timed = [files("0.8.3", "linux-x86_64", [cell("a.x", duration_s=1.0), cell("a.y", duration_s=0.0),
+                                             cell("a.z", "p", duration_s=2.0)]),
+             files("0.8.3", "darwin-arm64", [cell("a.x", duration_s=2.0), cell("a.z", "p", duration_s=-1.0)])]
+    assert durations_from(timed) == {"a.x": 1.5, "a.z[p]": 2.0}  # the mean; cells never timed left out
+    assert durations_from([files("1", "l", [cell("a.x", duration_s=1.0 / 3)])]) == {"a.x": 0.333}
     golden = load_result_file(GOLDEN / "0.12.0.1-linux-x86_64.json")
     found = durations_from([golden])
     assert found and all(v > 0 for v in found.values())

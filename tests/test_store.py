@@ -102,6 +102,7 @@ def test_reusable_cells_come_from_the_version_file_the_shard_file_first(tmp_path
     write(tmp_path, "0.8.3", PLATFORM, [cell("a.two")], name="0.8.3-linux-x86_64-shard1of2.json")
     assert set(ResultStore(tmp_path).reusable_cells("0.8.3", PLATFORM)) == {"a.one"}
     assert set(reusable_cells(tmp_path, "0.8.3", PLATFORM, "-shard1of2")) == {"a.two"}
+    assert set(ResultStore(tmp_path).reusable_cells("0.8.3", PLATFORM, "-shard1of2")) == {"a.two"}
     assert set(reusable_cells(tmp_path, "0.8.3", PLATFORM, "-shard2of2")) == {"a.one"}
     assert set(reusable_cells(tmp_path / "0.8.3-linux-x86_64.json", "0.8.3", PLATFORM)) == {"a.one"}
     assert reusable_cells(tmp_path, "0.4.38", PLATFORM) == {} and reusable_cells(None, "0.8.3", PLATFORM) == {}

@@ -8,7 +8,7 @@ import signal
 from conformance.core.observation import ProcessOutcome
 from conformance.core.status import Status, describe
 from conformance.core.verdict import judge, merged_status, needs_retry
-from conformance.core.versions import NEWER, OLDER, SAME, direction
+from conformance.core.versions import NEWER, OLDER, SAME, UNKNOWN, direction
 
 
 def outcome(returncode=0, timed_out=False, sig=None):
@@ -43,6 +43,7 @@ def test_unreadable_observation_is_an_error():
     found = judge(outcome(0), "{not json", {"x": 1})
     assert found.status is Status.ERROR
     assert "not JSON" in found.reason
+    assert found.observation is None and found.observation_verdict is None and found.diff == []
 
 
 def test_observation_without_outcome_or_of_another_schema_is_an_error():
@@ -58,10 +59,12 @@ def test_no_observation_at_all_is_a_crash():
 
 
 def test_conforms_and_differs():
-    assert judge(outcome(0), OBSERVED, {"x": 1}).status is Status.CONFORMS
+    same = judge(outcome(0), OBSERVED, {"x": 1})
+    assert (same.status, same.reason, same.diff, same.observation_verdict) == (Status.CONFORMS, "", [], "conforms")
+    assert (same.observation, same.details, same.expected) == ({"x": 1}, {"raw": 1.5}, {"x": 1})
     found = judge(outcome(0), OBSERVED, {"x": 2})
-    assert found.status is Status.DIFFERS
-    assert found.diff[0]["path"] == "x"
+    assert (found.status, found.observation_verdict) == (Status.DIFFERS, "differs")
+    assert found.diff == [{"path": "x", "expected": 2, "observed": 1, "kind": "changed"}]
 
 
 def test_missing_api_is_unsupported_on_an_older_release_and_differs_from_the_documented_one_on():
@@ -123,10 +126,20 @@ def test_asserted_facts_decide_the_status_whatever_is_printed():
 def test_a_printed_fact_the_probe_no_longer_returns_is_missing_from_its_tier():
     found = judge(outcome(), record(outcome="observed", facts={"raises": "TypeError"}),
                   {"raises": "TypeError"}, printed={"message": "old wording"})
-    assert found.status is Status.CONFORMS
-    assert found.printed_diff[0]["kind"] == "missing"
+    assert found.status is Status.CONFORMS and found.diff == []
+    assert found.printed_diff == [{"path": "message", "expected": "old wording", "observed": None, "kind": "missing"}]
 
 
 def test_a_fact_declared_in_neither_tier_is_unexpected_in_the_asserted_tier():
     found = judge(outcome(), TWO_TIERS, {"raises": "TypeError"})
-    assert found.status is Status.DIFFERS and found.diff[0]["kind"] == "unexpected"
+    assert found.status is Status.DIFFERS
+    assert found.diff == [{"path": "message", "expected": None, "observed": "new wording", "kind": "unexpected"}]
+    assert found.printed_diff == [] and found.printed_expected is None
+
+
+def test_a_missing_api_on_an_unknown_version_is_unsupported_never_removed():
+    for version in (None, "", "not-a-version"):
+        assert direction(version) == UNKNOWN
+        found = judge(outcome(0), UNSUPPORTED, {}, version)
+        assert found.status is Status.UNSUPPORTED and found.reason == "not yet there: jax.debug.log"
+        assert found.diff == []

@@ -456,16 +456,32 @@ def retired_in(folder: CaseFolder | None) -> Callable[[str], bool]:
     return retired_cells(declared, folder_namespace(package))
 
 
+def _hold_interrupts() -> set[int] | None:
+    """Block SIGINT and SIGTERM (where the platform can); the mask to restore."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
+def _release_interrupts(previous: set[int] | None) -> None:
+    """Restore the mask `_hold_interrupts` returned; a signal held meanwhile is handled now."""
+    if previous is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
                 on_event: OnEvent = _ignore) -> tuple[Path, dict]:
     """Run the selected cells of one case package in pytest and merge them into the version's result file."""
     if folder is not None:  # before any file is made: a refused folder leaves nothing behind
         refuse_shadowing([folder], env.python)
+    # Ctrl-C or SIGTERM arriving as the file is made is held until the `try` below can remove it again.
+    held = _hold_interrupts()
     fd, tmp_name = tempfile.mkstemp(dir=request.results, prefix=".running-", suffix=".json")
     os.close(fd)
     tmp = Path(tmp_name)
     selection = tmp.with_name(tmp.name + ".cells")
     try:  # from here on, whatever fails (a full disk included) leaves no `.running-*` file behind
+        _release_interrupts(held)
         selection.write_text(json.dumps(sorted(request.cell_ids)), encoding="utf-8")
         environ = dict(os.environ)
         retired = retired_in(folder)  # before the run: a case file edited meanwhile must not cost its results
