@@ -27,6 +27,7 @@ from conformance.ciplan import plan_jobs
 from conformance.decide.bisect import Memo, bisect, bug_reproduces, releases_between, same_bug_state, same_observation
 from conformance.decide.cellref import resolve_cell
 from conformance.decide.diff import diff_sets, result_set, version_mismatch
+from conformance.decide.scope import decision_scope, scoped_pair
 from conformance.decide.expectations import ExpectationsFile, load_expectations_file
 from conformance.decide.gate import gate
 from conformance.decide.render import bisect_text, diff_text, gate_markdown, gate_text, observation_line
@@ -416,6 +417,7 @@ def command_diff(args: argparse.Namespace) -> int:
     A side named by a JAX version (not an existing path) is that release's stored results in `--results`,
     with the selected cells that are not stored yet run first, as `gate --from/--to` does. A build with a local
     label (`0.12.0.1+corp.3`) is on no index: its stored result file in `--results` is read as it is."""
+    scope = decision_scope(case_folders(args.cases), args.expression)
     sides = [stored_build(args.results, side) for side in (args.baseline, args.candidate)]
     versions = [str(side) for side in sides if not side.exists() and is_version(str(side))]
     if versions:
@@ -424,12 +426,20 @@ def command_diff(args: argparse.Namespace) -> int:
         sides = [ran.get(str(side), side) for side in sides]
     baseline = result_set(load_results(sides[0]), "baseline")
     candidate = result_set(load_results(sides[1]), "candidate")
+    baseline, candidate = print_notes(*scoped_pair(baseline, candidate, scope))
     report_conflicts(baseline.conflicts + candidate.conflicts)
     mismatch = version_mismatch(baseline, candidate)
     if mismatch:
         print(f"note: the two sets differ in version: {mismatch}")
     print(diff_text(diff_sets(baseline, candidate)))
     return 0
+
+
+def print_notes(*values: Any) -> tuple:
+    """Print the notes (the last value) and return the values before it."""
+    for note in values[-1]:
+        print(note)
+    return values[:-1]
 
 
 def stored_build(results: Path, side: Path) -> Path:
@@ -504,9 +514,11 @@ def command_gate(args: argparse.Namespace) -> int:
     check_outputs([("--markdown", args.markdown)], inputs=given,
                   results=args.results if (args.from_version or args.to_version or args.to_python or args.to_wheels)
                   else None)
+    scope = decision_scope(case_folders(args.cases), args.expression)
     baseline_paths, candidate_paths = gate_inputs(args)
     baseline = result_set(load_results(baseline_paths), "baseline")
     candidate = result_set(load_results(candidate_paths), "candidate", newest=args.newest)
+    baseline, candidate = print_notes(*scoped_pair(baseline, candidate, scope))
     report_conflicts(baseline.conflicts + candidate.conflicts)
     for left_out in candidate.left_out:
         print(f"note: --newest left out the candidate's {left_out}")

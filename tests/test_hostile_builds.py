@@ -167,3 +167,204 @@ def test_a_cached_release_environment_sharing_its_files_by_hard_links_is_unshare
     assert core.stat().st_nlink == 1
     (uv.cache / "jax" / "core.py").write_text("WHAT = 'edited through another environment'\n")
     assert core.read_text() == "WHAT = 'jax'\n"
+
+
+# ---------------------------------------------------------------- end to end, with real JAX (e2e)
+
+RELEASE = "0.12.0.1"
+READ = "config.reading_the_configuration[read_raises]"
+BREAK_READ = "\nConfig.read = lambda self, name: None  # edited in place: config.read no longer raises\n"
+
+
+@pytest.fixture(scope="module")
+def own_caches(tmp_path_factory):
+    """A uv cache and an environment cache of the tests' own, so editing files shared through uv's cache never
+    reaches the machine's."""
+    root = tmp_path_factory.mktemp("caches")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("UV_CACHE_DIR", str(root / "uv"))
+        patch.setenv("JAX_CONFORMANCE_CACHE", str(root / "conformance"))
+        yield root
+
+
+def _uv_environment(folder: Path, *packages: str) -> Path:
+    """A venv the suite did not build, installed by uv with its default link mode (hard links into its cache)."""
+    from conformance.envs.builder import EnvironmentBuilder, uv_binary
+
+    interpreter = EnvironmentBuilder().interpreter_for(RELEASE)
+    uv = uv_binary()
+    subprocess.run([uv, "venv", "--quiet", "--python", interpreter.path, str(folder)], check=True)
+    python = folder / "bin" / "python"
+    subprocess.run([uv, "pip", "install", "--quiet", "--python", str(python), *packages], check=True)
+    return python
+
+
+def _site(venv: Path) -> Path:
+    (site,) = venv.glob("lib/python3*/site-packages")
+    return site
+
+
+def _status(results: Path, cell_id: str) -> str:
+    files = sorted(results.glob("**/*.json"))
+    statuses = {}
+    for path in files:
+        for test in json.loads(path.read_text(encoding="utf-8"))["tests"]:
+            meta = test["metadata"]
+            name = f"{meta['case']}[{meta['param']}]" if meta["param"] else meta["case"]
+            statuses[(path.relative_to(results).as_posix(), name)] = meta["status"]
+    return {k: v for k, v in statuses.items() if k[1] == cell_id}
+
+
+@pytest.mark.e2e
+def test_editing_jax_in_another_uv_environment_leaves_the_release_environment_unchanged(own_caches, tmp_path,
+                                                                                        capsys):
+    from conformance import cli
+    from conformance.envs.builder import EnvironmentBuilder
+
+    results = tmp_path / "results"
+    argv = ["run", "--jax", RELEASE, "-k", READ, "-j", "1", "--results", str(results), "-o", str(tmp_path / "r.html")]
+    assert cli.main(argv) == 0, capsys.readouterr().out
+    assert set(_status(results, READ).values()) == {"conforms"}
+    env = EnvironmentBuilder().prepare(RELEASE)
+    suite_config = _site(env.path) / "jax" / "_src" / "config.py"
+    before = suite_config.read_bytes()
+
+    other = _uv_environment(tmp_path / "debugging", f"jax=={RELEASE}", f"jaxlib=={RELEASE}").parent.parent
+    other_config = _site(other) / "jax" / "_src" / "config.py"
+    with open(other_config, "a", encoding="utf-8") as handle:  # in place, as an editor that keeps the inode does
+        handle.write(BREAK_READ)
+    assert other_config.read_bytes() != before  # the edit happened
+    assert suite_config.read_bytes() == before  # ... and did not reach the suite's environment
+    assert cli.main([*argv, "--rerun"]) == 0
+    assert set(_status(results, READ).values()) == {"conforms"}
+
+
+@pytest.mark.e2e
+def test_gate_to_an_editable_checkout_edited_to_break_config_read_fails_without_rerun(own_caches, tmp_path, capsys):
+    from conformance import cli
+
+    python = _uv_environment(tmp_path / "fork", f"jax=={RELEASE}", f"jaxlib=={RELEASE}")
+    site = _site(python.parent.parent)
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    os.replace(site / "jax", checkout / "jax")  # the fork's checkout, installed as `pip install -e` does: a .pth
+    (site / "__editable___jax_finder.pth").write_text(str(checkout) + "\n", encoding="utf-8")
+
+    results = tmp_path / "results"
+    argv = ["gate", "--from", RELEASE, "--to-python", str(python), "-k", READ, "-j", "1", "--results", str(results)]
+    code = cli.main(argv)
+    assert code == 0, capsys.readouterr().out
+    capsys.readouterr()
+    with open(checkout / "jax" / "_src" / "config.py", "a", encoding="utf-8") as handle:
+        handle.write(BREAK_READ)
+    code = cli.main(argv)
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "1 ran" in out or "(1 ran" in out, out
+
+
+# ---------------------------------------------------------------- decisions compare exactly what was asked
+
+READ_CASE, OTHER_CASE = "config.reading_the_configuration", "numerics.debug_nans_vmap_miss"
+DIGEST = "e" * 64
+
+
+def _current_key(case: str, param: str) -> str:
+    from conformance.core.case import find_case
+    from conformance.engine.keys import cell_key
+
+    return cell_key(find_case(case), param, DIGEST)
+
+
+def _result_file(folder: Path, jax: str, cells: list[dict], suite: str = "0.2.0") -> Path:
+    from tests.synthetic_results import report
+
+    data = report(jax, "linux-x86_64", cells, suite=suite, schema=3)
+    data["jax_conformance"]["environment_digest"] = DIGEST
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{jax}-linux-x86_64.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def _pair(tmp_path: Path, *, other_key: str | None = None, other_status: str = "differs", suite: str = "0.2.0",
+          other_suite: str | None = None) -> tuple[Path, Path]:
+    """A baseline and a candidate (0.11.0 -> 0.12.0.1): the read cell conforms on both, the vmap cell regresses
+    from conforms to `other_status` in the candidate."""
+    from tests.synthetic_results import cell
+
+    read = cell(READ_CASE, "read_raises", key=_current_key(READ_CASE, "read_raises"))
+    key = other_key if other_key is not None else _current_key(OTHER_CASE, "vmap")
+    extra = {"suite_version": other_suite} if other_suite else {}
+    base = _result_file(tmp_path / "a", "0.11.0", [read, cell(OTHER_CASE, "vmap", key=key)], suite=suite)
+    cand = _result_file(tmp_path / "b", "0.12.0.1", [read, cell(OTHER_CASE, "vmap", other_status, key=key, **extra)],
+                        suite=suite)
+    return base, cand
+
+
+def _gate(base: Path, cand: Path, *more: str) -> int:
+    from conformance import cli
+
+    return cli.main(["gate", "--baseline", str(base), "--candidate", str(cand), "--allow-missing", *more])
+
+
+def test_gate_on_files_with_a_selection_matching_nothing_exits_2(tmp_path, capsys):
+    base, cand = _pair(tmp_path)
+    assert _gate(base, cand, "-k", "matches_nothing") == 2
+    assert "selects no cell" in capsys.readouterr().err
+
+
+def test_gate_on_files_compares_only_the_selected_cells(tmp_path, capsys):
+    base, cand = _pair(tmp_path)
+    assert _gate(base, cand) == 1  # the vmap cell regressed
+    capsys.readouterr()
+    assert _gate(base, cand, "-k", READ_CASE) == 0, capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert OTHER_CASE not in out and "1 cell(s) compared" in out
+
+
+def test_diff_on_files_compares_only_the_selected_cells(tmp_path, capsys):
+    from conformance import cli
+
+    base, cand = _pair(tmp_path)
+    assert cli.main(["diff", str(base), str(cand), "-k", READ_CASE]) == 0
+    assert OTHER_CASE not in capsys.readouterr().out
+    assert cli.main(["diff", str(base), str(cand), "-k", "matches_nothing"]) == 2
+
+
+def test_a_stored_cell_whose_key_no_longer_matches_the_checkout_is_left_out_and_named(tmp_path, capsys):
+    base, cand = _pair(tmp_path, other_key="0" * 32)  # written before its case changed
+    assert _gate(base, cand) == 0
+    out = capsys.readouterr().out
+    assert f"{OTHER_CASE}[vmap]" in out and "left out" in out and "stale" in out
+
+
+def test_the_suite_version_refusal_looks_at_every_cell_not_only_the_header(tmp_path, capsys):
+    base, cand = _pair(tmp_path, other_status="conforms", other_suite="0.1.0")
+    assert _gate(base, cand) == 2
+    assert "0.1.0" in capsys.readouterr().err
+
+
+def test_a_merge_stamps_each_cell_with_the_suite_version_that_wrote_it():
+    from conformance.results.merge import merge_report_json
+    from tests.synthetic_results import cell, report
+
+    stored = report("0.12.0.1", "linux-x86_64", [cell(READ_CASE, "read_raises")], suite="0.1.0")
+    new = report("0.12.0.1", "linux-x86_64", [cell(OTHER_CASE, "vmap")], suite="0.2.0")
+    merged = merge_report_json(stored, new)
+    stamps = {t["metadata"]["case"]: t["metadata"].get("suite_version") for t in merged["tests"]}
+    assert stamps == {READ_CASE: "0.1.0", OTHER_CASE: "0.2.0"}
+
+
+def test_gate_from_to_compares_only_the_selected_cells(tmp_path, capsys, monkeypatch):
+    """`--from/--to -k X`: whatever else the two version files hold (a stale cell of a case outside X that
+    regressed), only X decides."""
+    from conformance import cli
+
+    base, cand = _pair(tmp_path)
+    monkeypatch.setattr(cli, "run_targets", lambda args, targets: [base, cand])
+    code = cli.main(["gate", "--from", "0.11.0", "--to", "0.12.0.1", "-k", READ_CASE, "--results",
+                     str(tmp_path / "results")])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert OTHER_CASE not in out

@@ -28,8 +28,14 @@ class ResultSet:
 
     @property
     def suite_versions(self) -> set[str]:
-        """The suite versions that wrote this set's files."""
-        return {f.header.suite_version or "?" for run in self.runs.values() for f in run.files}
+        """The suite versions that wrote this set's cells (each cell's own, else its file's header's): a file merged
+        from runs of two suite versions holds both."""
+        found = set()
+        for run in self.runs.values():
+            for result_file in run.files:
+                found |= {cell.suite_version or result_file.header.suite_version or "?" for cell in result_file.cells
+                          if run.cells.get(cell.cell_id) is cell}
+        return found or {f.header.suite_version or "?" for run in self.runs.values() for f in run.files}
 
     @property
     def schema_versions(self) -> set[int]:

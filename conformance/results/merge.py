@@ -49,12 +49,26 @@ def merge_report_json(stored: Mapping[str, Any] | None, new: Mapping[str, Any],
     is dropped, so the report does not keep showing a cell that no longer exists.
     """
     merged = dict(new)
+    merged["tests"] = _stamped(new.get("tests", []), new)
     if stored:
-        merged["tests"] = list(new.get("tests", [])) + _stored_not_rerun(stored, new, retired)[0]
+        merged["tests"] += _stamped(_stored_not_rerun(stored, new, retired)[0], stored)
     outcomes = Counter(str(t.get("outcome", "unknown")) for t in merged.get("tests", []))
     merged["summary"] = {**dict(outcomes), "total": sum(outcomes.values()),
                          "collected": sum(outcomes.values())}
     return merged
+
+
+def _stamped(tests: Any, report: Mapping[str, Any]) -> list[Any]:
+    """`tests`, each cell carrying the suite version that wrote it (its own, else its report's header's), so a file
+    merged from runs of two suite versions still says which cell came from which."""
+    suite = str((report.get("jax_conformance") or {}).get("suite_version") or "")
+    stamped = []
+    for test in tests if isinstance(tests, list) else []:
+        meta = test.get("metadata") if isinstance(test, dict) else None
+        if suite and isinstance(meta, dict) and "case" in meta and not meta.get("suite_version"):
+            test = {**test, "metadata": {**meta, "suite_version": suite}}
+        stamped.append(test)
+    return stamped
 
 
 def retired_cells(declared: Iterable[str], namespace: str = "") -> Callable[[str], bool]:

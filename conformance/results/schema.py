@@ -91,6 +91,7 @@ class CellResult:
     heading: str = ""  # the section's heading: `§3 Finding NaNs`
     claim: str = ""
     discrepancy: str = ""  # why the chapter's claim is false on the documented release, where a case says so
+    suite_version: str = ""  # the suite version that ran it ("" in files written before cells carried it)
 
     @property
     def printed_differs(self) -> bool:
@@ -173,6 +174,7 @@ class CellResult:
             heading=_check(data.get("heading", ""), str, f"{where}.heading"),
             claim=_check(data.get("claim", ""), str, f"{where}.claim"),
             discrepancy=_check(data.get("discrepancy", ""), str, f"{where}.discrepancy"),
+            suite_version=_check(data.get("suite_version", ""), str, f"{where}.suite_version"),
         )
 
 
