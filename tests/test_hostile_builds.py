@@ -231,12 +231,18 @@ def test_editing_jax_in_another_uv_environment_leaves_the_release_environment_un
 
     other = _uv_environment(tmp_path / "debugging", f"jax=={RELEASE}", f"jaxlib=={RELEASE}").parent.parent
     other_config = _site(other) / "jax" / "_src" / "config.py"
-    with open(other_config, "a", encoding="utf-8") as handle:  # in place, as an editor that keeps the inode does
-        handle.write(BREAK_READ)
-    assert other_config.read_bytes() != before  # the edit happened
-    assert suite_config.read_bytes() == before  # ... and did not reach the suite's environment
-    assert cli.main([*argv, "--rerun"]) == 0
-    assert set(_status(results, READ).values()) == {"conforms"}
+    original = other_config.read_bytes()
+    try:
+        with open(other_config, "a", encoding="utf-8") as handle:  # in place, as an editor that keeps the inode does
+            handle.write(BREAK_READ)
+        assert other_config.read_bytes() != before  # the edit happened
+        assert suite_config.read_bytes() == before  # ... and did not reach the suite's environment
+        assert cli.main([*argv, "--rerun"]) == 0
+        assert set(_status(results, READ).values()) == {"conforms"}
+    finally:  # in place again: the file is uv's cached copy too, which the next test installs from
+        with open(other_config, "r+b") as handle:
+            handle.write(original)
+            handle.truncate()
 
 
 @pytest.mark.e2e
@@ -368,3 +374,75 @@ def test_gate_from_to_compares_only_the_selected_cells(tmp_path, capsys, monkeyp
     out = capsys.readouterr().out
     assert code == 0, out
     assert OTHER_CASE not in out
+
+
+# ---------------------------------------------------------------- no secret in the CI layer
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ROOT / ".github" / "scripts"
+TOKEN = "s3cr3tTOKENx91"
+
+
+def _every_text_under(folder: Path) -> str:
+    texts = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            texts.append(path.read_bytes().decode("utf-8", "replace"))
+    return "\n".join(texts)
+
+
+def _run_script(tmp_path: Path, script: str, **env: str) -> subprocess.CompletedProcess:
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    environ = {**os.environ, "PYTHON": PY, "JAX_CONFORMANCE_CACHE": str(work / "cache"),
+               "GITHUB_OUTPUT": str(work / "github-output"), "GITHUB_STEP_SUMMARY": str(work / "summary"),
+               "PYTHONPATH": str(ROOT), **env}
+    return subprocess.run(["bash", str(SCRIPTS / script)], cwd=work, env=environ, capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("given", [
+    {"WHEELS": "wheels"},
+    {"JAX": "0.12.0.1"},
+])
+def test_the_run_script_never_prints_an_index_token(tmp_path, given):
+    (tmp_path / "work" / "wheels").mkdir(parents=True)
+    urls = {"INDEX_URL": f"http://user:{TOKEN}@127.0.0.1:9/simple",
+            "EXTRA_INDEX_URL": f"http://__token__:{TOKEN}@127.0.0.1:9/a http://{TOKEN}@127.0.0.1:9/b"}
+    done = _run_script(tmp_path, "run-shard.sh", PRE="1", SELECT="config", SHARD="1/2", **urls, **given)
+    assert done.returncode != 0  # the index cannot be reached or the folder holds no wheel: it stops, in one line
+    assert "jax-conformance" in done.stdout + done.stderr
+    assert TOKEN not in done.stdout and TOKEN not in done.stderr
+    assert TOKEN not in _every_text_under(tmp_path / "work")
+
+
+def test_the_command_line_echoed_by_the_run_script_still_names_the_index_host(tmp_path):
+    (tmp_path / "work" / "wheels").mkdir(parents=True)
+    done = _run_script(tmp_path, "run-shard.sh", WHEELS="wheels", INDEX_URL=f"https://user:{TOKEN}@mirror.invalid/simple")
+    assert "--index-url https://***@mirror.invalid/simple" in done.stdout, done.stdout
+
+
+def test_the_actions_cache_key_holds_a_hash_of_the_index_without_its_credentials(tmp_path):
+    import yaml
+
+    action = (ROOT / ".github" / "actions" / "conformance" / "action.yml").read_text(encoding="utf-8")
+    steps = yaml.safe_load(action)["runs"]["steps"]
+    cache = next(s for s in steps if str(s.get("uses", "")).startswith("actions/cache@"))
+    expressions = cache["with"]["key"] + cache["with"]["restore-keys"]
+    assert "index-url" not in expressions and "INDEX_URL" not in expressions
+    keyed = next(s for s in steps if "cache-key.sh" in s.get("run", ""))
+    assert f"steps.{keyed['id']}.outputs.index" in cache["with"]["key"]
+
+    def key(url: str) -> str:
+        out = tmp_path / f"out-{len(list(tmp_path.iterdir()))}"
+        done = _run_script(tmp_path, "cache-key.sh", INDEX_URL=url, GITHUB_OUTPUT=str(out))
+        assert done.returncode == 0, done.stderr
+        text = out.read_text(encoding="utf-8") + done.stdout + done.stderr
+        assert TOKEN not in text
+        (line,) = [line for line in text.splitlines() if line.startswith("index=")]
+        return line.split("=", 1)[1]
+
+    first = key(f"https://user:{TOKEN}@mirror.example/simple")
+    assert first == key(f"https://other:{TOKEN}2@mirror.example/simple")  # the same index, another token
+    assert first != key("https://another.example/simple") and len(first) >= 16
+    assert key("") == key("")
