@@ -446,3 +446,74 @@ def test_the_actions_cache_key_holds_a_hash_of_the_index_without_its_credentials
     assert first == key(f"https://other:{TOKEN}2@mirror.example/simple")  # the same index, another token
     assert first != key("https://another.example/simple") and len(first) >= 16
     assert key("") == key("")
+
+
+# ---------------------------------------------------------------- a build is never a release
+
+
+def _build_env(version: str, kind: str = "python"):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(version=version, pins_hash="ab" * 32, python=f"/their/env/{version}/bin/python",
+                           release=False, source={"kind": kind})
+
+
+def test_a_build_of_a_release_version_run_alone_is_stored_apart_from_the_release(tmp_path):
+    from conformance.engine.matrix import RunRequest, build_requests
+
+    request = RunRequest(versions=(), results=tmp_path / "results")
+    builds = {("python", "/their/env/bin/python"): _build_env("0.12.0.1"),
+              ("wheels", "/corp"): _build_env("0.12.0.1+corp.3", "wheels")}
+    where = build_requests(request, builds)
+    assert where[("python", "/their/env/bin/python")].results.parent == tmp_path / "results" / "builds"
+    assert where[("wheels", "/corp")].results == tmp_path / "results"  # its own version: no release has it
+
+
+def _headed(folder: Path, jax: str, source: dict, status: str) -> Path:
+    from tests.synthetic_results import cell, report
+
+    data = report(jax, "linux-x86_64", [cell(READ_CASE, "read_raises", status)], schema=3)
+    data["jax_conformance"]["source"] = source
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{jax}-linux-x86_64.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_a_report_of_a_folder_gives_a_build_of_a_release_version_its_own_column(tmp_path):
+    from conformance.report.model import build_model
+    from conformance.results.load import load_results
+
+    results = tmp_path / "results"
+    _headed(results, "0.12.0.1", {"kind": "index"}, "conforms")
+    _headed(results / "builds" / "python-0123456789", "0.12.0.1", {"kind": "python", "python": "/x"}, "differs")
+    model = build_model(load_results(results), [])
+    assert [(c.jax, c.origin) for c in model.columns] == [
+        ("0.12.0.1", "the package index"), ("0.12.0.1", "an existing interpreter (not built by the suite)")]
+
+
+def test_a_build_is_never_merged_into_a_releases_file(tmp_path):
+    from conformance.results.store import ResultStore
+    from tests.synthetic_results import cell, report
+
+    results = tmp_path / "results"
+    release = _headed(results, "0.12.0.1", {"kind": "index"}, "conforms")
+    run = report("0.12.0.1", "linux-x86_64", [cell(OTHER_CASE, "vmap")], schema=3)
+    run["jax_conformance"]["source"] = {"kind": "python", "python": "/their/env/bin/python"}
+    stored = ResultStore(results).merge_run(run)
+    assert stored.set_aside is not None and "another build" in stored.set_aside.describe()
+    merged = json.loads(release.read_text(encoding="utf-8"))
+    assert [t["metadata"]["case"] for t in merged["tests"]] == [OTHER_CASE]  # the release's cell is not in it
+    assert any(p.name.startswith(".0.12.0.1-linux-x86_64.json") for p in results.iterdir())  # kept, set aside
+
+
+def test_a_wheel_whose_file_name_and_metadata_disagree_is_refused_in_one_line(tmp_path):
+    from conformance.envs.wheels import read_wheels
+    from conformance.errors import ConformanceError
+    from tests.test_builds import LINUX, make_wheel
+
+    make_wheel(tmp_path / "w", "jax-0.12.0.1+corp.3-py3-none-any.whl", version="0.12.0.1")
+    with pytest.raises(ConformanceError) as caught:
+        read_wheels(tmp_path / "w", LINUX)
+    message = str(caught.value)
+    assert "0.12.0.1+corp.3" in message and "METADATA" in message and "\n" not in message

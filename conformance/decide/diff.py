@@ -66,7 +66,7 @@ def result_set(files: Iterable[ResultFile], label: str, newest: bool = False) ->
     left_out: list[str] = []
     for platform, found in by_platform.items():
         if len(found) > 1 and not newest:
-            versions = sorted({run.jax for run in found}, key=_version_order)
+            versions = sorted({run.label.removeprefix("jax ") for run in found}, key=_version_order)
             raise ConformanceError(f"the {label} holds jax {' and '.join(versions)} for {platform}; "
                                    f"give one JAX version per platform (name the files rather than the folder), "
                                    f"or pass --newest to take the newest")

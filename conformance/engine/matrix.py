@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Hashable, Mapping, Sequence, Union
 
+from packaging.version import Version
+
 from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, folder_namespace, load_cases
 from conformance.core.casefolders import FOLDERS_VARIABLE, folders_variable
 from conformance.child.envinfo import platform_tag
@@ -337,13 +339,15 @@ def run_environment(request: RunRequest, env: Any, on_event: OnEvent = _ignore) 
 
 def build_requests(request: RunRequest, builds: Mapping[Hashable, Any]) -> dict[Hashable, RunRequest]:
     """The request each given build (`--python`, `--wheels`) runs under. Results are stored per (JAX version,
-    platform), so a build whose version is also run as a release in the same request (an image's jax 0.12.0.1 gated
-    against the release 0.12.0.1), or by an earlier build of it, is stored in a folder of its own,
-    `DIR/builds/<kind>-<hash>/`, instead of into the other's file. `builds` maps `(kind, where)` to its environment."""
+    platform), so a build is never stored into a release's file: a build whose version could be a release's (no
+    local label: an image's jax 0.12.0.1, whether or not the release runs in this request) or that an earlier build
+    of this request took is stored in a folder of its own, `DIR/builds/<kind>-<hash>/`. A build with a local label
+    of its own (`0.12.0.1+corp.3`) is stored beside the releases. `builds` maps `(kind, where)` to its
+    environment."""
     taken = set(request.versions)
     own = {}
     for (kind, where), env in builds.items():
-        if env.version in taken:
+        if env.version in taken or not Version(env.version).local:
             name = env.pins_hash if kind == "wheels" else hashlib.sha256(env.python.encode()).hexdigest()
             own[(kind, where)] = dataclasses.replace(request, results=request.results / "builds" / f"{kind}-{name[:10]}")
         else:

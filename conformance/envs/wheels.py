@@ -144,5 +144,8 @@ def read_wheels(folder: Path, machine_platforms: Iterable[str] | None = None) ->
     except InvalidVersion:
         raise ConformanceError(f"{jax.path.name} says its version is {version!r}, which is not a PEP 440 version; "
                                f"fix the wheel's METADATA") from None
+    if Version(version) != Version(jax.version):  # the file name labels a build its METADATA does not say it is
+        raise ConformanceError(f"--wheels {folder}: {jax.path.name} is named jax {jax.version} but its METADATA says "
+                               f"{version}; rename the file or fix its METADATA so both name the build")
     return WheelSet(folder.absolute(), jax, (by_project["jaxlib"] or [None])[0], tuple(wheels), version,
                     (metadata.get("Requires-Python") or [None])[0])

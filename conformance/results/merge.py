@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
-from conformance.results.schema import CellResult, ResultFile, unjudged_cell
+from conformance.results.schema import CellResult, ResultFile, build_identity, unjudged_cell
 
 
 def _cell_id(test: Mapping[str, Any]) -> str | None:
@@ -115,15 +115,24 @@ class MergedRun:
     files: list[ResultFile]
     cells: dict[str, CellResult]
     conflicts: list[Conflict]
+    build: str = ""  # `results.schema.build_identity` of its files: "" for a release, else the build's own
+
+    @property
+    def label(self) -> str:
+        """`jax 0.12.0.1`, or `jax 0.12.0.1 (python-1a2b3c4d5e)` for a build of its own."""
+        return f"jax {self.jax}" + (f" ({self.build})" if self.build else "")
 
 
 def merge_files(files: Iterable[ResultFile]) -> list[MergedRun]:
-    """Group files by (version, platform); the file finished last wins a cell, and status conflicts are listed."""
-    groups: dict[tuple[str, str], list[ResultFile]] = {}
+    """Group files by (version, platform, build); the file finished last wins a cell, and status conflicts are listed.
+    A build of its own (`--python`, `--wheels`) is never merged with the release of its version, nor with another
+    build: each is a run of its own (`MergedRun.build`)."""
+    groups: dict[tuple[str, str, str], list[ResultFile]] = {}
     for result_file in files:
-        groups.setdefault((result_file.header.jax, result_file.header.platform), []).append(result_file)
+        head = result_file.header
+        groups.setdefault((head.jax, head.platform, build_identity(head.source)), []).append(result_file)
     merged = []
-    for (jax, platform), members in groups.items():
+    for (jax, platform, build), members in groups.items():
         members.sort(key=lambda f: f.header.finished_at)
         cells: dict[str, CellResult] = {}
         seen: dict[str, dict[str, str]] = {}
@@ -138,5 +147,5 @@ def merge_files(files: Iterable[ResultFile]) -> list[MergedRun]:
         conflicts = [Conflict(jax, platform, cell_id, statuses) for cell_id, statuses in seen.items()
                      if len(set(statuses.values())) > 1
                      or any(" (entry " in source for source in statuses)]
-        merged.append(MergedRun(jax, platform, members, cells, conflicts))
+        merged.append(MergedRun(jax, platform, members, cells, conflicts, build))
     return merged

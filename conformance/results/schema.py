@@ -277,6 +277,20 @@ def unjudged_cell(test: Mapping[str, Any], namespace: str = "") -> CellResult | 
                       reason="no cell result was recorded (" + " ".join(str(why).split())[:300] + ")")
 
 
+def build_identity(source: Mapping[str, Any] | None) -> str:
+    """Which build a run's source names: "" for a release from a package index (or a file without a source), else
+    `<kind>-<hash>` of the source (its wheel files' hashes, its interpreter): files of one version and platform
+    with different identities are different builds, never merged together."""
+    if not source or (source.get("kind") or "index") == "index":
+        return ""
+    import hashlib
+    import json as _json
+
+    what = {k: v for k, v in source.items() if k not in ("index_url", "extra_index_urls", "find_links", "pre")}
+    digest = hashlib.sha256(_json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:10]
+    return f"{source.get('kind')}-{digest}"
+
+
 def result_file_from_json(report: Any, source: str = "") -> ResultFile:
     """A `ResultFile` from a parsed pytest-json-report object; `SchemaError` names the bad field."""
     if not isinstance(report, Mapping):
