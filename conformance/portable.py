@@ -9,12 +9,13 @@ so the choices are testable anywhere.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 WINDOWS = os.name == "nt"
 
@@ -213,3 +214,44 @@ def processes_with_variable(needle: str) -> list[int]:
         return [int(line.split(None, 1)[0]) for line in listing.splitlines()
                 if f" {needle}" in line and line.strip().split(None, 1)[0].isdigit()]
     return []
+
+
+class SignalState:
+    """The signal dispositions and mask of a process at one moment, to put back later."""
+
+    def __init__(self) -> None:
+        self.handlers: dict[int, Any] = {}
+        for number in sorted(signal.valid_signals()):
+            try:
+                handler = signal.getsignal(number)
+            except (OSError, ValueError):
+                continue
+            if handler is not None:  # None: set outside Python, cannot be put back from here
+                self.handlers[number] = handler
+        self.mask = signal.pthread_sigmask(signal.SIG_BLOCK, []) if hasattr(signal, "pthread_sigmask") else None
+
+    def restore(self) -> list[str]:
+        """Put every disposition and the mask back; return the names of the signals that had changed."""
+        changed = []
+        for number, handler in self.handlers.items():
+            try:
+                if signal.getsignal(number) != handler:
+                    signal.signal(number, handler)
+                    changed.append(signal.Signals(number).name)
+            except (OSError, ValueError, RuntimeError):
+                continue
+        if self.mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self.mask)
+        return changed
+
+
+@contextlib.contextmanager
+def signals_kept() -> Iterator[None]:
+    """Run the body (an import of foreign code: a case module, a team's package) and put every signal disposition
+    and the mask back afterwards: a module that ignores SIGCHLD at import would otherwise take every later child
+    exit status of the importer with it (uv's, a spawned cell's, the fork server's children)."""
+    state = SignalState()
+    try:
+        yield
+    finally:
+        state.restore()

@@ -517,3 +517,39 @@ def test_a_wheel_whose_file_name_and_metadata_disagree_is_refused_in_one_line(tm
         read_wheels(tmp_path / "w", LINUX)
     message = str(caught.value)
     assert "0.12.0.1+corp.3" in message and "METADATA" in message and "\n" not in message
+
+
+# ---------------------------------------------------------------- bounded everywhere: signals, processes, output
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc, prctl and rlimits")
+
+
+@linux_only
+@pytest.mark.parametrize("launcher", ["spawn", "fork"])
+def test_importing_a_case_module_that_ignores_sigchld_leaves_the_importers_signals_alone(tmp_path, forget,
+                                                                                       launcher):
+    """The CLI, pytest's collection and the fork server import case modules: a module that ignores SIGCHLD at
+    import must not take the importer's child exit statuses (uv's, a spawned cell's) with it."""
+    import signal
+
+    from conformance.core.case import load_cases
+    from conformance.engine.folders import case_folder, import_folder
+    from conformance.engine.runner import Target
+    from conformance.engine.selection import all_cells
+    from conformance.engine.session import RunSession
+    from tests.test_foreign_processes import SIGNAL_MODULE, write_folder
+
+    saved = signal.getsignal(signal.SIGCHLD)
+    name = f"sigimport{launcher}"
+    folder = case_folder(write_folder(tmp_path, name, SIGNAL_MODULE))
+    forget.append(name)
+    try:
+        cells = all_cells(load_cases(import_folder(folder)))
+        assert signal.getsignal(signal.SIGCHLD) == saved
+        done = subprocess.run([PY, "-c", "import sys; sys.exit(3)"], timeout=30)
+        assert done.returncode == 3  # an exit status is still seen
+        target = Target(PY, "linux-x86_64", "0.8.0", name, (str(folder.path),))
+        (found,) = RunSession(target, launcher=launcher).run(cells).results
+        assert found.status.value == "conforms", found.reason
+    finally:
+        signal.signal(signal.SIGCHLD, saved)

@@ -33,7 +33,7 @@ import sys
 from typing import Any
 
 from conformance.child.main import end_descendants, observe, write_record
-from conformance.portable import become_subreaper, kill_descendants
+from conformance.portable import SignalState, become_subreaper, kill_descendants
 from conformance.core.case import DEFAULT_CASE_PACKAGE, load_cases
 from conformance.core.casefolders import import_declared_folders
 
@@ -65,35 +65,6 @@ def preload(package: str) -> dict[str, Any]:
     import_declared_folders()
     cases = load_cases(package)
     return {"jax": getattr(jax, "__version__", None), "cases": len(cases), "backends": backend_initialised()}
-
-
-class SignalState:
-    """The signal dispositions and mask of a process at one moment, to put back later."""
-
-    def __init__(self) -> None:
-        self.handlers: dict[int, Any] = {}
-        for number in sorted(signal.valid_signals()):
-            try:
-                handler = signal.getsignal(number)
-            except (OSError, ValueError):
-                continue
-            if handler is not None:  # None: set outside Python, cannot be put back from here
-                self.handlers[number] = handler
-        self.mask = signal.pthread_sigmask(signal.SIG_BLOCK, []) if hasattr(signal, "pthread_sigmask") else None
-
-    def restore(self) -> list[str]:
-        """Put every disposition and the mask back; return the names of the signals that had changed."""
-        changed = []
-        for number, handler in self.handlers.items():
-            try:
-                if signal.getsignal(number) != handler:
-                    signal.signal(number, handler)
-                    changed.append(signal.Signals(number).name)
-            except (OSError, ValueError, RuntimeError):
-                continue
-        if self.mask is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, self.mask)
-        return changed
 
 
 def _send(message: dict[str, Any]) -> None:
