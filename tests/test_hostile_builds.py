@@ -553,3 +553,60 @@ def test_importing_a_case_module_that_ignores_sigchld_leaves_the_importers_signa
         assert found.status.value == "conforms", found.reason
     finally:
         signal.signal(signal.SIGCHLD, saved)
+
+
+SLEEPER_MODULE = '''
+import time
+
+from conformance.core.case import Expect, Observation, Section
+
+SECTION = Section("Team §9", "Sleepers")
+
+
+@SECTION.case(rows=["sleep.long"], claim="A probe that sleeps.", expect=Expect({"ok": True}), timeout_s=5)
+def sleeps():
+    time.sleep(300)
+    return Observation({"ok": True})
+'''
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+@linux_only
+def test_the_fork_server_kills_its_children_when_its_input_closes(tmp_path):
+    """Its parent (pytest) killed with -9 enforces no time limit any more: the server must not leave a cell running."""
+    from conformance.core.casefolders import FOLDERS_VARIABLE, folders_variable
+    from tests.test_foreign_processes import write_folder
+
+    folder = write_folder(tmp_path, "sleepers", SLEEPER_MODULE)
+    environ = {**os.environ, "PYTHONPATH": SOURCE_ROOT, FOLDERS_VARIABLE: folders_variable([folder])}
+    server = subprocess.Popen([PY, "-m", "conformance.child.forkserver", "--package", "sleepers"], env=environ,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    started = {}
+    try:
+        assert json.loads(server.stdout.readline())["event"] == "ready"
+        cell = tmp_path / "cell"
+        cell.mkdir()
+        request = {"id": 1, "token": "t0k", "cwd": str(cell), "out": str(cell / "out.json"),
+                   "case": "sleepers/cases.sleeps", "param": ""}
+        server.stdin.write(json.dumps(request) + "\n")
+        server.stdin.flush()
+        started = json.loads(server.stdout.readline())
+        assert started["event"] == "started" and _alive(started["pid"])
+        server.stdin.close()  # as when its parent dies
+        assert server.wait(timeout=20) == 0
+        assert not _alive(started["pid"])
+    finally:
+        server.kill()
+        server.wait()
+        if started:
+            try:
+                os.killpg(started["pid"], 9)  # before the fix the cell outlives the server
+            except OSError:
+                pass

@@ -12,7 +12,8 @@ writes the observation to `out`. Besides the plain server, the parent starts one
 case variables that several cells share, with those variables in its environment, so jax and
 its backend see them as a spawned child's would. The server answers
 `{"id", "event": "started", "pid"}` at once and `{"id", "event": "exited", "returncode"}`
-when the child ends (negative: killed by that signal). Standard library only.
+when the child ends (negative: killed by that signal). When its input closes (its parent is done, or was
+killed), it kills the cells still running, since nobody would enforce their time limits. Standard library only.
 
 Case modules are foreign code imported into the server: the signal dispositions and mask the
 server started with are put back after they are imported and before every fork (a module that
@@ -134,8 +135,19 @@ def _reap(children: dict[int, int]) -> None:
             _send({"id": request_id, "event": "exited", "returncode": code})
 
 
+def end_children(children: dict[int, int]) -> None:
+    """Kill every running cell (each in a session of its own) and whatever it left below this server."""
+    for pid in list(children):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    kill_descendants(os.getpid())
+
+
 def serve(package: str, signals: SignalState | None = None) -> int:
-    """Answer requests until stdin closes, then wait for the children still running. Before each fork the
+    """Answer requests until stdin closes, then kill the children still running (nobody would enforce their time
+    limits) and reap them. Before each fork the
     signal state is put back to `signals` (the server's own, from before the case modules were imported)."""
     children: dict[int, int] = {}
     buffered = b""
@@ -147,6 +159,8 @@ def serve(package: str, signals: SignalState | None = None) -> int:
             chunk = os.read(stdin_fd, 65536)
             if not chunk:
                 open_input = False
+                # Its parent is gone (or done): nobody enforces a cell's time limit any more, so none may go on.
+                end_children(children)
             buffered += chunk
             while b"\n" in buffered:
                 line, buffered = buffered.split(b"\n", 1)
