@@ -255,3 +255,44 @@ def signals_kept() -> Iterator[None]:
         yield
     finally:
         state.restore()
+
+
+class BoundedRun:
+    """What `run_bounded` saw: the exit status (None when it timed out), and the tail of its output."""
+
+    def __init__(self, returncode: int | None, output: str, timed_out: bool) -> None:
+        self.returncode = returncode
+        self.output = output
+        self.timed_out = timed_out
+
+
+def run_bounded(argv: list[str], *, timeout: float, limit: int = 64 * 1024, **options: Any) -> BoundedRun:
+    """Run `argv` in a process group of its own with stdout and stderr merged into one pipe, keeping only the last
+    `limit` bytes of what it prints (a child that prints without end costs neither memory nor disk); at `timeout`
+    its whole group is killed. `options` go to `subprocess.Popen` (env, cwd)."""
+    import threading
+
+    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             **new_group_options(), **options)
+    tail = bytearray()
+
+    def drain() -> None:
+        assert child.stdout is not None
+        for block in iter(lambda: child.stdout.read(65536), b""):
+            tail.extend(block)
+            del tail[:-limit]
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        code: int | None = child.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        code = None
+    finally:
+        kill_tree(child.pid)  # whatever it left in its group (or, timed out, itself)
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+    reader.join(timeout=5)
+    child.stdout.close()
+    return BoundedRun(code, bytes(tail).decode("utf-8", "replace"), code is None)

@@ -610,3 +610,48 @@ def test_the_fork_server_kills_its_children_when_its_input_closes(tmp_path):
                 os.killpg(started["pid"], 9)  # before the fix the cell outlives the server
             except OSError:
                 pass
+
+
+def _script(path: Path, body: str) -> Path:
+    path.write_text("#!/bin/sh\n" + body + "\n", encoding="utf-8")
+    path.chmod(0o755)
+    return path
+
+
+def test_a_child_command_keeps_only_a_bounded_tail_of_what_it_prints(tmp_path):
+    from conformance.portable import run_bounded
+
+    printer = _script(tmp_path / "printer", "head -c 20000000 /dev/zero | tr '\\0' a; echo; echo LAST LINE; exit 3")
+    done = run_bounded([str(printer)], timeout=60, limit=4096)
+    assert done.returncode == 3 and not done.timed_out
+    assert len(done.output) <= 4096 and done.output.rstrip().endswith("LAST LINE")
+
+
+@linux_only
+def test_a_python_that_hangs_is_refused_after_a_short_timeout_and_its_children_are_killed(tmp_path, monkeypatch):
+    import time
+
+    from conformance.envs import existing
+    from conformance.errors import ConformanceError
+
+    assert existing.DESCRIBE_TIMEOUT_S <= 120  # not five minutes
+    monkeypatch.setattr(existing, "DESCRIBE_TIMEOUT_S", 3)
+    pids = tmp_path / "pids"
+    hanging = _script(tmp_path / "python", f"sleep 300 & echo $! > {pids}; wait")
+    started = time.monotonic()
+    with pytest.raises(ConformanceError) as caught:
+        existing.describe_interpreter(str(hanging))
+    assert time.monotonic() - started < 30
+    assert "\n" not in str(caught.value) and "did not answer" in str(caught.value)
+    assert not _alive(int(pids.read_text()))
+
+
+def test_a_python_that_prints_without_end_is_refused_in_one_bounded_line(tmp_path, monkeypatch):
+    from conformance.envs import existing
+    from conformance.errors import ConformanceError
+
+    printer = _script(tmp_path / "python", "head -c 30000000 /dev/zero | tr '\\0' x; exit 1")
+    with pytest.raises(ConformanceError) as caught:
+        existing.describe_interpreter(str(printer))
+    message = str(caught.value)
+    assert "\n" not in message and len(message) < 600
