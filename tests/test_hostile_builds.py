@@ -655,3 +655,34 @@ def test_a_python_that_prints_without_end_is_refused_in_one_bounded_line(tmp_pat
         existing.describe_interpreter(str(printer))
     message = str(caught.value)
     assert "\n" not in message and len(message) < 600
+
+
+def test_a_wheel_whose_metadata_is_a_zip_bomb_is_refused_in_one_line(tmp_path):
+    import zipfile
+
+    from conformance.envs.wheels import read_wheels
+    from conformance.errors import ConformanceError
+    from tests.test_builds import LINUX
+
+    folder = tmp_path / "w"
+    folder.mkdir()
+    with zipfile.ZipFile(folder / "jax-0.12.0.1-py3-none-any.whl", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("jax-0.12.0.1.dist-info/METADATA",
+                         "Metadata-Version: 2.1\nName: jax\nVersion: 0.12.0.1\n" + "X-Pad: " + "0" * 60_000_000)
+    assert (folder / "jax-0.12.0.1-py3-none-any.whl").stat().st_size < 1_000_000
+    with pytest.raises(ConformanceError) as caught:
+        read_wheels(folder, LINUX)
+    assert "METADATA" in str(caught.value) and "\n" not in str(caught.value)
+
+
+@linux_only
+def test_wheels_hashes_regular_files_only_a_fifo_named_like_a_wheel_is_refused(tmp_path):
+    folder = tmp_path / "w"
+    folder.mkdir()
+    os.mkfifo(folder / "jax-0.12.0.1-py3-none-any.whl")
+    code = ("from conformance.envs.wheels import read_wheels\nfrom conformance.errors import ConformanceError\n"
+            "try:\n    read_wheels(__import__('pathlib').Path(%r), ['linux_x86_64'])\n"
+            "except ConformanceError as exc:\n    print('refused:', exc)\n") % str(folder)
+    done = subprocess.run([PY, "-c", code], env={**os.environ, "PYTHONPATH": SOURCE_ROOT}, capture_output=True,
+                          text=True, timeout=30)
+    assert done.stdout.startswith("refused:") and "not a regular file" in done.stdout, done.stdout + done.stderr
