@@ -296,3 +296,49 @@ def run_bounded(argv: list[str], *, timeout: float, limit: int = 64 * 1024, **op
     reader.join(timeout=5)
     child.stdout.close()
     return BoundedRun(code, bytes(tail).decode("utf-8", "replace"), code is None)
+
+
+CELL_MAX_FILE_BYTES = 64 * 1024 * 1024  # any one file a cell writes, its stdout and stderr files included
+CELL_MAX_PROCESSES = 512  # processes a cell may add to its user's
+
+
+def _user_process_count() -> int:
+    uid = os.getuid()
+    count = 0
+    try:
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                try:
+                    count += entry.stat().st_uid == uid
+                except OSError:
+                    continue
+    except OSError:
+        return 0
+    return count
+
+
+def limit_cell_resources() -> list[str]:
+    """Bound what a cell's process (and all it starts) may use, where the platform has rlimits: no file larger than
+    `CELL_MAX_FILE_BYTES` (a probe printing without end is killed by SIGXFSZ instead of filling the disk), and at
+    most `CELL_MAX_PROCESSES` more processes of its user (a fork bomb fails to fork). Returns what was limited."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return []
+    limited = []
+    wanted = [("RLIMIT_FSIZE", lambda: CELL_MAX_FILE_BYTES)]
+    if sys.platform.startswith("linux"):  # elsewhere the count of the user's processes is not at hand
+        wanted.append(("RLIMIT_NPROC", lambda: _user_process_count() + CELL_MAX_PROCESSES))
+    for name, value in wanted:
+        which = getattr(resource, name, None)
+        if which is None:
+            continue
+        try:
+            soft, hard = resource.getrlimit(which)
+            limit = value() if hard == resource.RLIM_INFINITY else min(hard, value())
+            if soft == resource.RLIM_INFINITY or soft > limit:
+                resource.setrlimit(which, (limit, hard))
+            limited.append(name)
+        except (OSError, ValueError):
+            continue
+    return limited

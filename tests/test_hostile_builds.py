@@ -686,3 +686,57 @@ def test_wheels_hashes_regular_files_only_a_fifo_named_like_a_wheel_is_refused(t
     done = subprocess.run([PY, "-c", code], env={**os.environ, "PYTHONPATH": SOURCE_ROOT}, capture_output=True,
                           text=True, timeout=30)
     assert done.stdout.startswith("refused:") and "not a regular file" in done.stdout, done.stdout + done.stderr
+
+
+PRINTER_MODULE = '''
+import os
+import sys
+
+from conformance.core.case import Expect, Observation, Section
+
+SECTION = Section("Team §9", "Printers")
+
+
+@SECTION.case(rows=["print.lots"], claim="A probe that prints 100 MB.", expect=Expect({"ok": True}), timeout_s=60)
+def prints_a_lot():
+    block = "x" * (1 << 20) + "\\n"
+    for _ in range(100):
+        sys.stdout.write(block)
+    sys.stdout.flush()
+    return Observation({"ok": True})
+'''
+
+
+@linux_only
+@pytest.mark.parametrize("launcher", ["spawn", "fork"])
+def test_a_probe_that_prints_without_bound_is_stopped_at_the_cells_file_size_limit(tmp_path, forget, launcher):
+    from conformance.core.case import load_cases
+    from conformance.engine.folders import case_folder, import_folder
+    from conformance.engine.runner import Target
+    from conformance.engine.selection import all_cells
+    from conformance.engine.session import RunSession
+    from tests.test_foreign_processes import write_folder
+
+    name = f"printers{launcher}"
+    folder = case_folder(write_folder(tmp_path, name, PRINTER_MODULE))
+    forget.append(name)
+    cells = all_cells(load_cases(import_folder(folder)))
+    target = Target(PY, "linux-x86_64", "0.8.0", name, (str(folder.path),))
+    (found,) = RunSession(target, launcher=launcher).run(cells).results
+    # Python ignores SIGXFSZ, so the write past the limit raises in the probe: an error naming why.
+    assert found.status.value in ("error", "crash"), (found.status, found.reason)
+    assert "File too large" in found.reason or "SIGXFSZ" in found.reason, found.reason
+
+
+@linux_only
+def test_a_cell_runs_under_a_file_size_and_a_process_count_limit(tmp_path):
+    import resource
+
+    code = ("import resource; from conformance.portable import limit_cell_resources; limit_cell_resources(); "
+            "print(resource.getrlimit(resource.RLIMIT_FSIZE)[0], resource.getrlimit(resource.RLIMIT_NPROC)[0])")
+    done = subprocess.run([PY, "-c", code], env={**os.environ, "PYTHONPATH": SOURCE_ROOT}, capture_output=True,
+                          text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    fsize, nproc = map(int, done.stdout.split())
+    assert 0 < fsize <= 256 * 1024 * 1024
+    assert nproc != resource.RLIM_INFINITY and nproc > 0

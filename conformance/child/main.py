@@ -22,7 +22,7 @@ from conformance.atomic import write_text_atomically
 from conformance.core.case import DEFAULT_CASE_PACKAGE, NO_PARAM, Observation, Unsupported, find_case
 from conformance.core.casefolders import import_declared_folders
 from conformance.core.observation import error_record, json_problem, observed_record, unsupported_record
-from conformance.portable import become_subreaper, kill_descendants
+from conformance.portable import become_subreaper, kill_descendants, limit_cell_resources
 
 
 def write_json_atomically(path: str, payload: dict[str, Any]) -> None:
@@ -76,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True)
     parser.add_argument("--package", default=DEFAULT_CASE_PACKAGE)
     args = parser.parse_args(argv)
+    limit_cell_resources()
 
     def run() -> None:
         write_record(args.out, observe(args.case, args.param, args.package))
