@@ -594,7 +594,7 @@ def command_bisect(args: argparse.Namespace) -> int:
     return 1 if outcome.ends_agree else 0
 
 
-LONG_COMMANDS = ("run", "gate", "bisect")
+LONG_COMMANDS = ("run", "diff", "gate", "bisect")
 COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "matrix": command_matrix,
             "pin": command_pin, "diff": command_diff, "gate": command_gate, "bisect": command_bisect}
 

@@ -740,3 +740,15 @@ def test_a_cell_runs_under_a_file_size_and_a_process_count_limit(tmp_path):
     fsize, nproc = map(int, done.stdout.split())
     assert 0 < fsize <= 256 * 1024 * 1024
     assert nproc != resource.RLIM_INFINITY and nproc > 0
+
+
+def test_sigterm_during_diff_ends_as_during_run(tmp_path):
+    """`diff A B` runs cells (a side named by a version): SIGTERM must unwind it as it unwinds `run` (children
+    killed, temporaries removed, exit 143), not end it where it stands."""
+    script = ("import os, signal, sys, time\nfrom conformance import cli\n"
+              "def under_way(args):\n    os.kill(os.getpid(), signal.SIGTERM)\n    time.sleep(30)\n    return 0\n"
+              "cli.COMMANDS[sys.argv[1]] = under_way\nsys.exit(cli.main(sys.argv[1:]))\n")
+    for command in (["diff", "a", "b"], ["run", "--jax", "0.12.0.1"]):
+        done = subprocess.run([PY, "-c", script, *command], env={**os.environ, "PYTHONPATH": SOURCE_ROOT},
+                              capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        assert done.returncode == 143 and "interrupted" in done.stderr, (command, done.returncode, done.stderr)
