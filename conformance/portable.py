@@ -77,6 +77,27 @@ def become_subreaper(platform: str = sys.platform) -> bool:
         return False
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def parent_death_signal_options(signum: int = signal.SIGTERM, platform: str = sys.platform) -> dict[str, Any]:
+    """`subprocess.Popen` options under which the child gets `signum` when the process that started it dies (Linux
+    `prctl(PR_SET_PDEATHSIG)`, even after `kill -9`); {} elsewhere."""
+    if not platform.startswith("linux"):
+        return {}
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    parent = os.getpid()
+
+    def arm() -> None:  # runs in the child between fork and exec
+        libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the signal was armed
+            os.kill(os.getpid(), signum)
+
+    return {"preexec_fn": arm}
+
+
 def _parents(proc: Path = Path("/proc")) -> dict[int, int]:
     """pid -> parent pid of every process, read from `/proc/<pid>/stat` (empty without /proc)."""
     found: dict[int, int] = {}

@@ -752,3 +752,47 @@ def test_sigterm_during_diff_ends_as_during_run(tmp_path):
         done = subprocess.run([PY, "-c", script, *command], env={**os.environ, "PYTHONPATH": SOURCE_ROOT},
                               capture_output=True, text=True, timeout=60, cwd=tmp_path)
         assert done.returncode == 143 and "interrupted" in done.stderr, (command, done.returncode, done.stderr)
+
+
+def test_a_run_removes_the_running_files_of_a_process_that_is_gone(tmp_path):
+    from conformance.engine.matrix import remove_orphaned_running_files
+
+    results = tmp_path / "results"
+    results.mkdir()
+    gone = [results / ".running-999999999-x1.json", results / ".running-999999999-x1.json.cells"]
+    mine = [results / f".running-{os.getpid()}-y2.json", results / f".running-{os.getpid()}-y2.json.cells"]
+    for path in gone + mine:
+        path.write_text("{}")
+    assert sorted(remove_orphaned_running_files(results)) == sorted(gone)
+    assert not any(p.exists() for p in gone) and all(p.exists() for p in mine)
+
+
+@linux_only
+def test_the_pytest_of_a_run_ends_when_its_cli_is_killed(tmp_path):
+    """`kill -9` of the CLI: the pytest it started must not go on alone (Linux: the parent-death signal)."""
+    import time
+
+    pid_file = tmp_path / "child.pid"
+    script = ("import subprocess, sys, time\nfrom conformance.engine.matrix import pytest_process_options\n"
+              f"child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'], "
+              f"**pytest_process_options())\nopen({str(pid_file)!r}, 'w').write(str(child.pid))\ntime.sleep(120)\n")
+    parent = subprocess.Popen([PY, "-c", script], env={**os.environ, "PYTHONPATH": SOURCE_ROOT})
+    try:
+        deadline = time.monotonic() + 30
+        while not pid_file.exists() or not pid_file.read_text():
+            assert time.monotonic() < deadline and parent.poll() is None
+            time.sleep(0.05)
+        child = int(pid_file.read_text())
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 10
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(child)
+    finally:
+        parent.kill()
+        if pid_file.exists() and pid_file.read_text():
+            try:
+                os.kill(int(pid_file.read_text()), 9)
+            except OSError:
+                pass

@@ -39,6 +39,7 @@ from conformance.engine.selection import Cell, all_cells, select_cells
 from conformance.engine.session import still_answers
 from conformance.engine.shards import Shard, check_shard_count, select_shard
 from conformance.errors import ConformanceError
+from conformance.portable import parent_death_signal_options, pid_alive
 from conformance.results.durations import recorded_durations
 from conformance.results.load import ResultsError, load_result_file
 from conformance.results.merge import retired_cells
@@ -423,12 +424,34 @@ def retired_in(folder: CaseFolder | None) -> Callable[[str], bool]:
     return retired_cells(declared, folder_namespace(package))
 
 
+def pytest_process_options() -> dict[str, Any]:
+    """How a run's pytest is started: it gets SIGTERM (and so cleans up) when the CLI that started it dies, even by
+    `kill -9`, instead of going on alone (Linux; elsewhere nothing)."""
+    return parent_death_signal_options(signal.SIGTERM)
+
+
+def remove_orphaned_running_files(folder: Path) -> list[Path]:
+    """Remove the `.running-<pid>-*` files of runs whose process is gone (killed with -9: nothing of theirs could
+    clean up); return them."""
+    removed = []
+    for path in folder.glob(".running-*"):
+        pid = path.name.split("-")[1] if path.name.count("-") >= 2 else ""
+        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
+            try:
+                path.unlink()
+                removed.append(path)
+            except OSError:
+                continue
+    return removed
+
+
 def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
                 on_event: OnEvent = _ignore) -> tuple[Path, dict]:
     """Run the selected cells of one case package in pytest and merge them into the version's result file."""
     if folder is not None:  # before any file is made: a refused folder leaves nothing behind
         refuse_shadowing([folder], env.python)
-    fd, tmp_name = tempfile.mkstemp(dir=request.results, prefix=".running-", suffix=".json")
+    remove_orphaned_running_files(request.results)
+    fd, tmp_name = tempfile.mkstemp(dir=request.results, prefix=f".running-{os.getpid()}-", suffix=".json")
     os.close(fd)
     tmp = Path(tmp_name)
     selection = tmp.with_name(tmp.name + ".cells")
@@ -445,7 +468,8 @@ def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
             argv += ["--jax-cells", str(selection)]
         if not getattr(env, "release", True):  # a build of its own: its files, not only its version, key its cells
             argv.append("--jax-build-identity")
-        child = subprocess.Popen(argv + ["--jax-pins-hash", env.pins_hash], cwd=SOURCE_ROOT, env=environ)
+        child = subprocess.Popen(argv + ["--jax-pins-hash", env.pins_hash], cwd=SOURCE_ROOT, env=environ,
+                                 **pytest_process_options())
         try:
             code = child.wait()
         except KeyboardInterrupt:
