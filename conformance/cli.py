@@ -40,7 +40,7 @@ from conformance.envs.builder import EnvironmentBuilder, JaxEnvironment
 from conformance.envs.index import IndexOptions, sort_versions
 from conformance.envs.matrix import DEFAULT_MATRIX, matrix_versions
 from conformance.envs.pins import compile_pins
-from conformance.errors import ConformanceError
+from conformance.errors import ConformanceError, one_line
 from conformance.report.html import write_report
 from conformance.report.terminal import cases_listing, run_summary
 from conformance.results.load import ResultsError, load_results, read_results_tolerantly
@@ -619,10 +619,11 @@ def main(argv: list[str] | None = None) -> int:
         print("\njax-conformance: interrupted; result files already written are kept", file=sys.stderr)
         return 143 if terminated.is_set() else 130
     except (ConformanceError, ResultsError, CaseDeclarationError) as exc:
-        print(f"jax-conformance: error: {exc}", file=sys.stderr)
+        print(f"jax-conformance: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except OSError as exc:  # a folder or file we were told to use cannot be written
-        print(f"jax-conformance: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        print(one_line(f"jax-conformance: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")),
+              file=sys.stderr)
         return 2
     finally:
         if previous is not None:

@@ -796,3 +796,73 @@ def test_the_pytest_of_a_run_ends_when_its_cli_is_killed(tmp_path):
                 os.kill(int(pid_file.read_text()), 9)
             except OSError:
                 pass
+
+
+def test_one_line_errors_escape_the_control_characters_they_echo(capsys):
+    from conformance import cli
+
+    assert cli.main(["run", "--python", "/no/such/\x1b[31mred\rline\nnext"]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\r" not in err and err.count("\n") == 1, repr(err)
+    assert "\\x1b[31mred" in err
+
+
+# ---------------------------------------------------------------- indexes: HTML-only (PEP 503), file://, provenance
+
+PEP503_PAGE = """<!DOCTYPE html><html><body>
+<a href="../../files/jax-0.12.0.1-py3-none-any.whl#sha256=00" data-requires-python="&gt;=3.12">jax-0.12.0.1-py3-none-any.whl</a>
+<a href="../../files/jax-0.12.0.2-py3-none-any.whl" data-requires-python="&gt;=3.12" data-yanked="">jax-0.12.0.2-py3-none-any.whl</a>
+<a href="../../files/jax-0.4.38.tar.gz">jax-0.4.38.tar.gz</a>
+</body></html>
+"""
+
+
+def _html_index(root: Path) -> Path:
+    (root / "simple" / "jax").mkdir(parents=True)
+    (root / "simple" / "jax" / "index.html").write_text(PEP503_PAGE, encoding="utf-8")
+    return root / "simple"
+
+
+def test_a_file_index_with_html_pages_is_read(tmp_path):
+    from conformance.envs.index import IndexOptions, PackageIndex
+
+    simple = _html_index(tmp_path)
+    index = PackageIndex(tmp_path / "cache", options=IndexOptions(index_url=simple.as_uri()))
+    releases = index.releases("jax")
+    assert set(releases) == {"0.12.0.1", "0.4.38"}  # the yanked one left out
+    assert releases["0.12.0.1"].requires_python == ">=3.12"
+
+
+def test_an_html_only_http_index_is_read(tmp_path):
+    import functools
+    import http.server
+    import threading
+
+    from conformance.envs.index import fetch_project_page, parse_simple_json
+
+    simple = _html_index(tmp_path)
+
+    class HtmlOnly(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(HtmlOnly, directory=str(simple)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        page = fetch_project_page("jax", f"http://127.0.0.1:{server.server_address[1]}")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert set(parse_simple_json(page)) == {"0.12.0.1", "0.4.38"}
+
+
+def test_pip_index_url_is_not_named_as_the_index_uv_reads(monkeypatch):
+    from conformance.envs.index import DEFAULT_INDEX, index_url
+
+    for name in ("UV_DEFAULT_INDEX", "UV_INDEX_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PIP_INDEX_URL", "https://pip-only.example/simple")
+    assert index_url() == DEFAULT_INDEX  # uv does not read PIP_INDEX_URL, so it is not the provenance either
+    monkeypatch.setenv("UV_INDEX_URL", "file:///srv/simple")
+    assert index_url() == "file:///srv/simple"

@@ -18,19 +18,13 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from conformance.errors import ConformanceError
+from conformance.errors import ConformanceError, one_line
 from conformance.envs.interpreters import Interpreter
 from conformance.portable import run_bounded
 
 SOURCE_ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding the `conformance` package
 DESCRIBE_TIMEOUT_S = 90  # importing jax takes seconds; a hanging interpreter must not cost minutes
 MAX_DESCRIPTION_BYTES = 4 * 1024 * 1024
-
-
-def one_line(text: str) -> str:
-    """`text` as one line a terminal shows as it is: control characters (escape sequences, carriage returns)
-    written as escapes."""
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in " ".join(text.split()))
 
 
 def describe_interpreter(python: str) -> dict[str, Any]:
