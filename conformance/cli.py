@@ -41,6 +41,7 @@ from conformance.envs.index import IndexOptions, sort_versions
 from conformance.envs.matrix import DEFAULT_MATRIX, matrix_versions
 from conformance.envs.pins import compile_pins
 from conformance.errors import ConformanceError, one_line
+from conformance.results.versions import normalized_or_same
 from conformance.report.html import write_report
 from conformance.report.terminal import cases_listing, run_summary
 from conformance.results.load import ResultsError, load_results, read_results_tolerantly
@@ -445,7 +446,7 @@ def print_notes(*values: Any) -> tuple:
 def stored_build(results: Path, side: Path) -> Path:
     """`side` itself, or, for the version of a local build (`0.12.0.1+corp.3`, not a path) or of a stored pre-release
     or dev build, its result file in `results`; `ConformanceError` when there is none (such a build is run with `run --wheels` or `--python`)."""
-    text = str(side)
+    text = normalized_or_same(str(side)) if not side.exists() else str(side)
     if side.exists() or not is_version(text):
         return side
     stored = ResultStore(results).path_for(text, matrix.host_platform())

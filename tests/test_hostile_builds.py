@@ -866,3 +866,26 @@ def test_pip_index_url_is_not_named_as_the_index_uv_reads(monkeypatch):
     assert index_url() == DEFAULT_INDEX  # uv does not read PIP_INDEX_URL, so it is not the provenance either
     monkeypatch.setenv("UV_INDEX_URL", "file:///srv/simple")
     assert index_url() == "file:///srv/simple"
+
+
+# ---------------------------------------------------------------- low items
+
+
+@pytest.mark.parametrize("kind, target", [("python", "--python PYTHON"), ("wheels", "--wheels WHEELS_DIR"),
+                                          ("", "--jax 0.12.0.1")])
+def test_the_reproduce_line_of_a_build_names_the_build_not_the_release(kind, target):
+    from conformance.core.case import find_case
+    from conformance.engine.runner import reproduction_command
+
+    line = reproduction_command(find_case(READ_CASE), "read_raises", "0.12.0.1", source_kind=kind)
+    assert line.startswith(f"jax-conformance run {target} -k"), line
+
+
+def test_diff_names_a_local_build_in_any_spelling_of_its_label(tmp_path):
+    from conformance import cli
+    from tests.synthetic_results import cell, write
+
+    results = tmp_path / "results"
+    stored = write(results, "0.12.0.1+corp.3", "linux-x86_64", [cell(READ_CASE, "read_raises")])
+    assert cli.stored_build(results, Path("0.12.0.1+corp_3")) == stored
+    assert cli.stored_build(results, Path("0.12.0.1+CORP-3")) == stored

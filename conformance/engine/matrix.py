@@ -467,7 +467,7 @@ def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
         if request.cell_ids:
             argv += ["--jax-cells", str(selection)]
         if not getattr(env, "release", True):  # a build of its own: its files, not only its version, key its cells
-            argv.append("--jax-build-identity")
+            argv += ["--jax-build-identity", "--jax-source-kind", str((env.source or {}).get("kind") or "")]
         child = subprocess.Popen(argv + ["--jax-pins-hash", env.pins_hash], cwd=SOURCE_ROOT, env=environ,
                                  **pytest_process_options())
         try:

@@ -71,6 +71,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="the cells of --jax-cells already are shard K of --jax-shard K/N, split over every case "
                          "package of the run: label the results with the shard, split nothing again")
     group.addoption("--jax-pins-hash", default="", metavar="SHA256", help="the target's pin set, for the header")
+    group.addoption("--jax-source-kind", default="", choices=("", "index", "python", "wheels"),
+                    help="where the target's jax came from (its cells' reproduce lines name a build, not the release)")
     group.addoption("--jax-build-identity", action="store_true",
                     help="the target is a build of its own (wheel files, an existing interpreter): its reuse keys also "
                          "hold the digest of its installed jax and jaxlib files, so a rebuilt wheel with the same "
@@ -236,7 +238,7 @@ class ConformanceRun:
                                                 if c.duration_s and c.duration_s > 0}}
         return RunSession(
             target=Target(self.python, described["platform"], described.get("jax"), self.package,
-                          (folder,) if folder else ()),
+                          (folder,) if folder else (), source_kind=self.config.getoption("jax_source_kind")),
             launcher=self.config.getoption("jax_launch"),
             workers=self.config.getoption("jax_workers"),
             retries=self.config.getoption("jax_retries"),
