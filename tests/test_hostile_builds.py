@@ -889,3 +889,18 @@ def test_diff_names_a_local_build_in_any_spelling_of_its_label(tmp_path):
     stored = write(results, "0.12.0.1+corp.3", "linux-x86_64", [cell(READ_CASE, "read_raises")])
     assert cli.stored_build(results, Path("0.12.0.1+corp_3")) == stored
     assert cli.stored_build(results, Path("0.12.0.1+CORP-3")) == stored
+
+
+def test_every_report_labels_a_builds_column_by_its_source(tmp_path):
+    from conformance.report.markdown import markdown_summary
+    from conformance.report.model import build_model
+    from conformance.results.load import load_results
+
+    results = tmp_path / "results"
+    _headed(results, "0.12.0.1", {"kind": "index"}, "conforms")
+    _headed(results / "builds" / "python-0123456789", "0.12.0.1", {"kind": "python", "python": "/x"}, "differs")
+    model = build_model(load_results(results), [])
+    assert [c.label for c in model.columns] == ["0.12.0.1", "0.12.0.1 (existing interpreter)"]
+    text = markdown_summary(model)
+    assert "| 0.12.0.1 (existing interpreter) | linux-x86_64 |" in text
+    assert "0.12.0.1 (existing interpreter) (linux-x86_64)" in text

@@ -31,7 +31,7 @@ def markdown_summary(model: ReportModel, *, cells: bool = True) -> str:
              "|---|---|" + "---|" * (len(STATUS_ORDER) + 2)]
     for column in model.columns:
         counts = " | ".join(str(column.counts.get(s, 0)) for s in STATUS_ORDER)
-        lines.append(f"| {_md(column.jax)} | {_md(column.platform)} | {counts} | {column.conforming_text} | "
+        lines.append(f"| {_md(column.label)} | {_md(column.platform)} | {counts} | {column.conforming_text} | "
                      f"{column.printed_differs} |")
     lines += ["", f"### Where JAX {DOCUMENTED_JAX} differs from the chapter", ""]
     if not model.discrepancies:
@@ -56,7 +56,7 @@ def markdown_summary(model: ReportModel, *, cells: bool = True) -> str:
                 for change in step.groups[group]:
                     lines.append(f"- {group}: {_md(change.cell_id)} ({_md(change.before)} → {_md(change.after)})")
     if cells:
-        heads = [f"{c.jax} ({c.platform})" for c in model.columns]
+        heads = [f"{c.label} ({c.platform})" for c in model.columns]
         lines += ["", "| Section | Cell | " + " | ".join(map(_md, heads)) + " |",
                   "|---|---|" + "---|" * len(heads)]
         for section in model.sections:
