@@ -904,3 +904,11 @@ def test_every_report_labels_a_builds_column_by_its_source(tmp_path):
     text = markdown_summary(model)
     assert "| 0.12.0.1 (existing interpreter) | linux-x86_64 |" in text
     assert "0.12.0.1 (existing interpreter) (linux-x86_64)" in text
+
+
+def test_the_plan_script_never_prints_an_index_token(tmp_path):
+    done = _run_script(tmp_path, "plan.sh", VERSIONS="latest", RUNNERS="2",
+                       UV_INDEX_URL=f"http://user:{TOKEN}@127.0.0.1:9/simple",
+                       UV_EXTRA_INDEX_URL=f"http://{TOKEN}@127.0.0.1:9/b")
+    assert done.returncode != 0 and "package index" in done.stderr, done.stderr
+    assert TOKEN not in done.stdout + done.stderr and TOKEN not in _every_text_under(tmp_path / "work")
