@@ -912,3 +912,20 @@ def test_the_plan_script_never_prints_an_index_token(tmp_path):
                        UV_EXTRA_INDEX_URL=f"http://{TOKEN}@127.0.0.1:9/b")
     assert done.returncode != 0 and "package index" in done.stderr, done.stderr
     assert TOKEN not in done.stdout + done.stderr and TOKEN not in _every_text_under(tmp_path / "work")
+
+
+def test_a_merge_stamps_each_cell_with_the_build_that_ran_it():
+    from conformance.results.merge import merge_report_json
+    from conformance.results.schema import CellResult, build_identity
+    from tests.synthetic_results import cell, report
+
+    before = {"kind": "wheels", "wheels": [{"name": "jax-0.12.0.1+corp.3-py3-none-any.whl", "sha256": "a" * 64}]}
+    after = {"kind": "wheels", "wheels": [{"name": "jax-0.12.0.1+corp.3-py3-none-any.whl", "sha256": "b" * 64}]}
+    stored = report("0.12.0.1+corp.3", "linux-x86_64", [cell(READ_CASE, "read_raises")])
+    stored["jax_conformance"]["source"] = before
+    new = report("0.12.0.1+corp.3", "linux-x86_64", [cell(OTHER_CASE, "vmap")])
+    new["jax_conformance"]["source"] = after
+    merged = merge_report_json(stored, new)
+    builds = {t["metadata"]["case"]: CellResult.from_json(t["metadata"]).build for t in merged["tests"]}
+    assert builds == {READ_CASE: build_identity(before), OTHER_CASE: build_identity(after)}
+    assert build_identity(before) != build_identity(after) != ""

@@ -59,14 +59,19 @@ def merge_report_json(stored: Mapping[str, Any] | None, new: Mapping[str, Any],
 
 
 def _stamped(tests: Any, report: Mapping[str, Any]) -> list[Any]:
-    """`tests`, each cell carrying the suite version that wrote it (its own, else its report's header's), so a file
-    merged from runs of two suite versions still says which cell came from which."""
-    suite = str((report.get("jax_conformance") or {}).get("suite_version") or "")
+    """`tests`, each cell carrying the suite version that wrote it and the build that ran it (its own, else its
+    report's header's), so a file merged from runs of two suite versions, or of two builds with one label, still
+    says which cell came from which."""
+    head = report.get("jax_conformance") or {}
+    stamps = {"suite_version": str(head.get("suite_version") or ""),
+              "build": build_identity(head.get("source") if isinstance(head.get("source"), dict) else None)}
     stamped = []
     for test in tests if isinstance(tests, list) else []:
         meta = test.get("metadata") if isinstance(test, dict) else None
-        if suite and isinstance(meta, dict) and "case" in meta and not meta.get("suite_version"):
-            test = {**test, "metadata": {**meta, "suite_version": suite}}
+        if isinstance(meta, dict) and "case" in meta:
+            missing = {k: v for k, v in stamps.items() if v and not meta.get(k)}
+            if missing:
+                test = {**test, "metadata": {**meta, **missing}}
         stamped.append(test)
     return stamped
 

@@ -92,6 +92,7 @@ class CellResult:
     claim: str = ""
     discrepancy: str = ""  # why the chapter's claim is false on the documented release, where a case says so
     suite_version: str = ""  # the suite version that ran it ("" in files written before cells carried it)
+    build: str = ""  # `build_identity` of the build that ran it ("" for a release, and in files written before)
 
     @property
     def printed_differs(self) -> bool:
@@ -175,6 +176,7 @@ class CellResult:
             claim=_check(data.get("claim", ""), str, f"{where}.claim"),
             discrepancy=_check(data.get("discrepancy", ""), str, f"{where}.discrepancy"),
             suite_version=_check(data.get("suite_version", ""), str, f"{where}.suite_version"),
+            build=_check(data.get("build", ""), str, f"{where}.build"),
         )
 
 
