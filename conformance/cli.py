@@ -28,7 +28,7 @@ from conformance.envs.builder import EnvironmentBuilder
 from conformance.envs.index import IndexOptions, sort_versions
 from conformance.envs.matrix import DEFAULT_MATRIX, expand_words, matrix_versions
 from conformance.envs.pins import compile_pins
-from conformance.errors import ConformanceError
+from conformance.errors import ConformanceError, one_line
 from conformance.interrupts import interrupted_status, sigterm_interrupts
 from conformance.report.progress import conflict_line, event_lines
 from conformance.report.outputs import DEFAULT_HTML_LINK, ExtraOutputs, extra_outputs
@@ -188,7 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _err(text: str) -> None:
-    print(f"jax-conformance: {text}", file=sys.stderr, flush=True)
+    print(f"jax-conformance: {one_line(text)}", file=sys.stderr, flush=True)  # what it echoes stays one line
 
 
 class Progress:
@@ -319,7 +319,7 @@ def command_bisect(args: argparse.Namespace) -> int:
     return found.exit_code
 
 
-LONG_COMMANDS = ("run", "gate", "bisect")
+LONG_COMMANDS = ("run", "diff", "gate", "bisect")
 COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "matrix": command_matrix,
             "pin": command_pin, "diff": command_diff, "gate": command_gate, "bisect": command_bisect}
 

@@ -3,3 +3,11 @@
 
 class ConformanceError(Exception):
     """A user-facing problem (bad input, missing interpreter, unreachable index), said in one line."""
+
+
+def one_line(text: str) -> str:
+    """`text` as one line that a terminal shows as it is: line breaks become spaces, and other control characters
+    (escape sequences, carriage returns) are written as escapes (`\\x1b`), so an echoed command-line value cannot
+    rewrite the screen or forge a second line."""
+    text = text.replace("\r\n", "\n").replace("\n", " ")
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)

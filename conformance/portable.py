@@ -9,12 +9,13 @@ so the choices are testable anywhere.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 WINDOWS = os.name == "nt"
 
@@ -74,6 +75,27 @@ def become_subreaper(platform: str = sys.platform) -> bool:
         return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def parent_death_signal_options(signum: int = signal.SIGTERM, platform: str = sys.platform) -> dict[str, Any]:
+    """`subprocess.Popen` options under which the child gets `signum` when the process that started it dies (Linux
+    `prctl(PR_SET_PDEATHSIG)`, even after `kill -9`); {} elsewhere."""
+    if not platform.startswith("linux"):
+        return {}
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    parent = os.getpid()
+
+    def arm() -> None:  # runs in the child between fork and exec
+        libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the signal was armed
+            os.kill(os.getpid(), signum)
+
+    return {"preexec_fn": arm}
 
 
 def _parents(proc: Path = Path("/proc")) -> dict[int, int]:
@@ -213,3 +235,131 @@ def processes_with_variable(needle: str) -> list[int]:
         return [int(line.split(None, 1)[0]) for line in listing.splitlines()
                 if f" {needle}" in line and line.strip().split(None, 1)[0].isdigit()]
     return []
+
+
+class SignalState:
+    """The signal dispositions and mask of a process at one moment, to put back later."""
+
+    def __init__(self) -> None:
+        self.handlers: dict[int, Any] = {}
+        for number in sorted(signal.valid_signals()):
+            try:
+                handler = signal.getsignal(number)
+            except (OSError, ValueError):
+                continue
+            if handler is not None:  # None: set outside Python, cannot be put back from here
+                self.handlers[number] = handler
+        self.mask = signal.pthread_sigmask(signal.SIG_BLOCK, []) if hasattr(signal, "pthread_sigmask") else None
+
+    def restore(self) -> list[str]:
+        """Put every disposition and the mask back; return the names of the signals that had changed."""
+        changed = []
+        for number, handler in self.handlers.items():
+            try:
+                if signal.getsignal(number) != handler:
+                    signal.signal(number, handler)
+                    changed.append(signal.Signals(number).name)
+            except (OSError, ValueError, RuntimeError):
+                continue
+        if self.mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self.mask)
+        return changed
+
+
+@contextlib.contextmanager
+def signals_kept() -> Iterator[None]:
+    """Run the body (an import of foreign code: a case module, a team's package) and put every signal disposition
+    and the mask back afterwards: a module that ignores SIGCHLD at import would otherwise take every later child
+    exit status of the importer with it (uv's, a spawned cell's, the fork server's children)."""
+    state = SignalState()
+    try:
+        yield
+    finally:
+        state.restore()
+
+
+class BoundedRun:
+    """What `run_bounded` saw: the exit status (None when it timed out), and the tail of its output."""
+
+    def __init__(self, returncode: int | None, output: str, timed_out: bool) -> None:
+        self.returncode = returncode
+        self.output = output
+        self.timed_out = timed_out
+
+
+def run_bounded(argv: list[str], *, timeout: float, limit: int = 64 * 1024, **options: Any) -> BoundedRun:
+    """Run `argv` in a process group of its own with stdout and stderr merged into one pipe, keeping only the last
+    `limit` bytes of what it prints (a child that prints without end costs neither memory nor disk); at `timeout`
+    its whole group is killed. `options` go to `subprocess.Popen` (env, cwd)."""
+    import threading
+
+    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             **new_group_options(), **options)
+    tail = bytearray()
+
+    def drain() -> None:
+        assert child.stdout is not None
+        for block in iter(lambda: child.stdout.read(65536), b""):
+            tail.extend(block)
+            del tail[:-limit]
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        code: int | None = child.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        code = None
+    finally:
+        kill_tree(child.pid)  # whatever it left in its group (or, timed out, itself)
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+    reader.join(timeout=5)
+    child.stdout.close()
+    return BoundedRun(code, bytes(tail).decode("utf-8", "replace"), code is None)
+
+
+CELL_MAX_FILE_BYTES = 64 * 1024 * 1024  # any one file a cell writes, its stdout and stderr files included
+CELL_MAX_PROCESSES = 512  # processes a cell may add to its user's
+
+
+def _user_process_count() -> int:
+    uid = os.getuid()
+    count = 0
+    try:
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                try:
+                    count += entry.stat().st_uid == uid
+                except OSError:
+                    continue
+    except OSError:
+        return 0
+    return count
+
+
+def limit_cell_resources() -> list[str]:
+    """Bound what a cell's process (and all it starts) may use, where the platform has rlimits: no file larger than
+    `CELL_MAX_FILE_BYTES` (a probe printing without end is killed by SIGXFSZ instead of filling the disk), and at
+    most `CELL_MAX_PROCESSES` more processes of its user (a fork bomb fails to fork). Returns what was limited."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return []
+    limited = []
+    wanted = [("RLIMIT_FSIZE", lambda: CELL_MAX_FILE_BYTES)]
+    if sys.platform.startswith("linux"):  # elsewhere the count of the user's processes is not at hand
+        wanted.append(("RLIMIT_NPROC", lambda: _user_process_count() + CELL_MAX_PROCESSES))
+    for name, value in wanted:
+        which = getattr(resource, name, None)
+        if which is None:
+            continue
+        try:
+            soft, hard = resource.getrlimit(which)
+            limit = value() if hard == resource.RLIM_INFINITY else min(hard, value())
+            if soft == resource.RLIM_INFINITY or soft > limit:
+                resource.setrlimit(which, (limit, hard))
+            limited.append(name)
+        except (OSError, ValueError):
+            continue
+    return limited

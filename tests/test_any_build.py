@@ -126,7 +126,9 @@ def test_run_python_takes_an_environment_the_suite_did_not_build(tmp_path, capsy
     out = capsys.readouterr().out
     assert code == 0, out
     assert "an existing interpreter (nothing built)" in out
-    stored = results / f"{DOCUMENTED}-linux-x86_64.json"
+    # Its version is a release's: even run alone, a build is stored apart from the release (never in its file).
+    assert not (results / f"{DOCUMENTED}-linux-x86_64.json").exists()
+    (stored,) = (results / "builds").glob(f"python-*/{DOCUMENTED}-linux-x86_64.json")
     header = json.loads(stored.read_text(encoding="utf-8"))["jax_conformance"]
     assert header["source"] == {"kind": "python", "python": str(python)}
     assert header["jax"] == DOCUMENTED and header["python"] == interpreter.version
@@ -134,13 +136,14 @@ def test_run_python_takes_an_environment_the_suite_did_not_build(tmp_path, capsy
     page = report.read_text(encoding="utf-8")
     assert "an existing interpreter" in page and str(tmp_path) not in page  # no path of this machine
 
-    # Gated against the release of the same version: both are 0.12.0.1 on this platform, so the build's results
-    # go to a folder of their own instead of into the release's file, and the gate compares the two.
+    # Gated against the release of the same version: both are 0.12.0.1 on this platform; the build's results stay
+    # in their folder, the release gets its own file, and the gate compares the two.
     code = cli.main(["gate", "--from", DOCUMENTED, "--to-python", str(python), "-k", "config.environment_info",
                      "-j", "1", "--results", str(results)])
     out = capsys.readouterr().out
     assert code == 0, out
     (own,) = (results / "builds").glob(f"python-*/{DOCUMENTED}-linux-x86_64.json")
-    assert json.loads(own.read_text(encoding="utf-8"))["jax_conformance"]["source"]["kind"] == "python"
-    assert json.loads(stored.read_text(encoding="utf-8"))["jax_conformance"]["source"]["kind"] == "index"
+    assert own == stored and json.loads(own.read_text(encoding="utf-8"))["jax_conformance"]["source"]["kind"] == "python"
+    release = results / f"{DOCUMENTED}-linux-x86_64.json"
+    assert json.loads(release.read_text(encoding="utf-8"))["jax_conformance"]["source"]["kind"] == "index"
     assert f"gate (linux-x86_64: jax {DOCUMENTED} -> {DOCUMENTED})" in out and "1 cell(s) compared" in out

@@ -34,7 +34,7 @@ class FakePytest:
     def __init__(self, statuses, reports_jax: str | None = None, code: int = 0):
         self.statuses, self.reports_jax, self.code, self.argvs = statuses, reports_jax, code, []
 
-    def __call__(self, argv, cwd, env):
+    def __call__(self, argv, cwd, env, **options):
         self.argvs.append(argv)
         version = argv[argv.index("--jax-python") + 1].split("/")[2]
         out = Path(argv[argv.index("--json-report-file") + 1])

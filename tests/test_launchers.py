@@ -52,7 +52,9 @@ def test_runaway_printer_is_cut_at_its_limit_with_a_bounded_tail(launcher):
     session = RunSession(target(), launcher=launcher)
     started = time.monotonic()
     [result] = session.run([Cell(fixture("printing_forever"), "")]).results
-    assert result.status is Status.TIMEOUT
+    # Cut at its time limit, or before it at the cell's file-size limit (issue 31: bounded on disk too), where
+    # the write that passes 64 MiB fails in the probe.
+    assert result.status is Status.TIMEOUT or (result.status is Status.ERROR and "File too large" in result.reason)
     assert time.monotonic() - started < 120  # the cell's limit is 4 s; a printer left alone never stops
     assert len(result.stdout_tail) < 5000 and result.stdout_tail.startswith("[… truncated]")
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < 1_000_000  # KiB: far below a gigabyte

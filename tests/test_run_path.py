@@ -29,11 +29,14 @@ def test_each_target_kind_knows_its_label_name_and_options():
     assert releases(["0.7.2", "0.8.0"]) == [Release("0.7.2"), Release("0.8.0")]
 
 
-def test_a_build_is_stored_apart_only_beside_a_release_or_an_earlier_build_of_its_version(tmp_path):
+def test_a_build_without_a_label_of_its_own_is_stored_apart_from_the_release(tmp_path):
+    """issue 31: a build is never stored as the release of its version, whether or not the release runs beside it;
+    only a build with a local label of its own (`+corp.3`) names its own file beside the releases."""
     store = ResultStore(tmp_path)
     folders = store.target_folders([("0.12.0.1", ""), ("0.12.0.1", "wheels-abc"), ("0.13.0", "python-def"),
-                                    ("0.13.0", "wheels-123")])
-    assert folders == [tmp_path, tmp_path / "builds" / "wheels-abc", tmp_path, tmp_path / "builds" / "wheels-123"]
+                                    ("0.12.0.1+corp.3", "wheels-123"), ("0.12.0.1+corp.3", "python-456")])
+    assert folders == [tmp_path, tmp_path / "builds" / "wheels-abc", tmp_path / "builds" / "python-def", tmp_path,
+                       tmp_path / "builds" / "python-456"]
 
 
 class BuildsBuilder:

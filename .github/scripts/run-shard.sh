@@ -39,5 +39,7 @@ if [[ -n "${SELECT:-}" ]]; then args+=(-k "$SELECT"); fi
 if [[ -n "${CASES:-}" ]]; then args+=(--cases "$CASES"); fi
 if [[ -n "${WORKERS:-}" ]]; then args+=(-j "$WORKERS"); fi
 args+=(${index[@]+"${index[@]}"})
-echo "+ jax-conformance ${args[*]}"
+# The command line, its URLs' credentials (user:TOKEN@) scrubbed: GitHub masks registered secrets only, not a token
+# minted in the job.
+echo "+ jax-conformance ${args[*]}" | sed -E 's#(://)[^/@[:space:]]*@#\1***@#g'
 exec "$py" -m conformance "${args[@]}"

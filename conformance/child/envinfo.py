@@ -88,19 +88,66 @@ def describe_environment() -> dict[str, Any]:
     return info
 
 
+# The files of a package that run: its Python source and its compiled extensions.
+_IMPORTED_SUFFIXES = (".py", ".so", ".pyd", ".dylib", ".dll")
+
+
+def _package_folders(name: str) -> list[str]:
+    """The folders the module `name` is imported from (a checkout's, for an editable install), found without
+    importing it; [] when it is not importable."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return []
+    if spec is None:
+        return []
+    if spec.submodule_search_locations:
+        return sorted(str(p) for p in spec.submodule_search_locations)
+    return [spec.origin] if spec.origin else []
+
+
+def _imported_files(folder: str) -> list[str]:
+    import os
+
+    if os.path.isfile(folder):
+        return [folder]
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        found += [os.path.join(root, f) for f in sorted(files) if f.endswith(_IMPORTED_SUFFIXES)
+                  or ".so." in f or ".cpython-" in f]
+    return found
+
+
 def build_digest(names: tuple[str, ...]) -> str:
-    """sha256 over the RECORD files (every installed file and its hash) of the named distributions: what tells two
-    builds of one version apart ("" for a name not installed)."""
+    """sha256 over what the named packages run: every `.py` and shared object under the folders they are imported
+    from (found as `import NAME` would, so an editable install's checkout, edited in place, counts), each file's
+    path relative to its folder and content, and the distribution's `direct_url.json` (where an editable or local
+    install came from). What tells two builds of one version apart; RECORD alone does not, since an editable
+    install lists no source file in it and an in-place edit changes no RECORD."""
     import hashlib
+    import os
     from importlib import metadata
 
     digest = hashlib.sha256()
     for name in names:
+        digest.update(f"package {name}\n".encode())
+        for folder in _package_folders(name):
+            for path in _imported_files(folder):
+                digest.update(f"{os.path.relpath(path, folder)}\n".encode())
+                try:
+                    with open(path, "rb") as handle:
+                        for block in iter(lambda: handle.read(1 << 20), b""):
+                            digest.update(block)
+                except OSError as exc:
+                    digest.update(f"unreadable {exc.errno}".encode())
         try:
-            record = metadata.distribution(name).read_text("RECORD") or ""
+            direct_url = metadata.distribution(name).read_text("direct_url.json") or ""
         except metadata.PackageNotFoundError:
-            record = ""
-        digest.update(f"{name}\n{record}\n".encode())
+            direct_url = ""
+        digest.update(f"\ndirect_url {direct_url}\n".encode())
     return digest.hexdigest()
 
 

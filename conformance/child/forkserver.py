@@ -12,7 +12,8 @@ writes the observation to `out`. Besides the plain server, the parent starts one
 case variables that several cells share, with those variables in its environment, so jax and
 its backend see them as a spawned child's would. The server answers
 `{"id", "event": "started", "pid"}` at once and `{"id", "event": "exited", "returncode"}`
-when the child ends (negative: killed by that signal). Standard library only.
+when the child ends (negative: killed by that signal). When its input closes (its parent is done, or was
+killed), it kills the cells still running, since nobody would enforce their time limits. Standard library only.
 
 Case modules are foreign code imported into the server: the signal dispositions and mask the
 server started with are put back after they are imported and before every fork (a module that
@@ -33,7 +34,7 @@ import sys
 from typing import Any
 
 from conformance.child.main import end_descendants, observe, write_record
-from conformance.portable import become_subreaper, kill_descendants
+from conformance.portable import SignalState, become_subreaper, kill_descendants, limit_cell_resources
 from conformance.core.case import DEFAULT_CASE_PACKAGE, load_cases
 from conformance.core.casefolders import import_declared_folders
 
@@ -67,35 +68,6 @@ def preload(package: str) -> dict[str, Any]:
     return {"jax": getattr(jax, "__version__", None), "cases": len(cases), "backends": backend_initialised()}
 
 
-class SignalState:
-    """The signal dispositions and mask of a process at one moment, to put back later."""
-
-    def __init__(self) -> None:
-        self.handlers: dict[int, Any] = {}
-        for number in sorted(signal.valid_signals()):
-            try:
-                handler = signal.getsignal(number)
-            except (OSError, ValueError):
-                continue
-            if handler is not None:  # None: set outside Python, cannot be put back from here
-                self.handlers[number] = handler
-        self.mask = signal.pthread_sigmask(signal.SIG_BLOCK, []) if hasattr(signal, "pthread_sigmask") else None
-
-    def restore(self) -> list[str]:
-        """Put every disposition and the mask back; return the names of the signals that had changed."""
-        changed = []
-        for number, handler in self.handlers.items():
-            try:
-                if signal.getsignal(number) != handler:
-                    signal.signal(number, handler)
-                    changed.append(signal.Signals(number).name)
-            except (OSError, ValueError, RuntimeError):
-                continue
-        if self.mask is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, self.mask)
-        return changed
-
-
 def _send(message: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
@@ -116,6 +88,7 @@ def run_child(request: dict[str, Any], package: str) -> None:
     code = 0
     try:
         os.setsid()
+        limit_cell_resources()
         os.environ[MARKER_VARIABLE] = str(request["token"])
         os.chdir(request["cwd"])
         for fd, name in ((1, "stdout.txt"), (2, "stderr.txt")):
@@ -163,8 +136,19 @@ def _reap(children: dict[int, int]) -> None:
             _send({"id": request_id, "event": "exited", "returncode": code})
 
 
+def end_children(children: dict[int, int]) -> None:
+    """Kill every running cell (each in a session of its own) and whatever it left below this server."""
+    for pid in list(children):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    kill_descendants(os.getpid())
+
+
 def serve(package: str, signals: SignalState | None = None) -> int:
-    """Answer requests until stdin closes, then wait for the children still running. Before each fork the
+    """Answer requests until stdin closes, then kill the children still running (nobody would enforce their time
+    limits) and reap them. Before each fork the
     signal state is put back to `signals` (the server's own, from before the case modules were imported)."""
     children: dict[int, int] = {}
     buffered = b""
@@ -176,6 +160,8 @@ def serve(package: str, signals: SignalState | None = None) -> int:
             chunk = os.read(stdin_fd, 65536)
             if not chunk:
                 open_input = False
+                # Its parent is gone (or done): nobody enforces a cell's time limit any more, so none may go on.
+                end_children(children)
             buffered += chunk
             while b"\n" in buffered:
                 line, buffered = buffered.split(b"\n", 1)

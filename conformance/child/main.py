@@ -23,7 +23,7 @@ from conformance.core.case import DEFAULT_CASE_PACKAGE, NO_PARAM, Observation, U
 from conformance.core.casefolders import import_declared_folders
 from conformance.core.observation import (encode_nonfinite, error_record, json_problem, observed_record,
                                           unsupported_record)
-from conformance.portable import become_subreaper, kill_descendants
+from conformance.portable import become_subreaper, kill_descendants, limit_cell_resources
 
 
 def write_json_atomically(path: str, payload: dict[str, Any]) -> None:
@@ -80,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True)
     parser.add_argument("--package", default=DEFAULT_CASE_PACKAGE)
     args = parser.parse_args(argv)
+    limit_cell_resources()
 
     def run() -> None:
         write_record(args.out, observe(args.case, args.param, args.package))

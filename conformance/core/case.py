@@ -35,6 +35,7 @@ import traceback
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
+from conformance.portable import signals_kept
 from conformance.core import rowlist
 from conformance.core.observation import encode_nonfinite, json_problem
 
@@ -614,7 +615,8 @@ def case_modules(package: str = DEFAULT_CASE_PACKAGE) -> list[str]:
 def load_module_cases(module_name: str) -> list[Case]:
     """Import one case module and return the cases it declares, in declaration order."""
     try:
-        module = importlib.import_module(module_name)
+        with signals_kept():  # foreign code: what it does to signal dispositions stays in its own import
+            module = importlib.import_module(module_name)
     except CaseDeclarationError:
         raise
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - a case module is foreign code

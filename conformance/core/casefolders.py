@@ -24,6 +24,8 @@ import sys
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from conformance.portable import signals_kept
+
 FOLDERS_VARIABLE = "JAXCONF_CASE_FOLDERS"
 
 # What JAX itself imports, and the suite's own package and test folders.
@@ -98,7 +100,8 @@ def import_case_folder(path: str | os.PathLike) -> str:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        with signals_kept():  # a team's package is foreign code: its signal dispositions stay in its import
+            spec.loader.exec_module(module)
     except BaseException:
         sys.modules.pop(name, None)
         raise

@@ -28,8 +28,14 @@ class ResultSet:
 
     @property
     def suite_versions(self) -> set[str]:
-        """The suite versions that wrote this set's files."""
-        return {f.header.suite_version or "?" for run in self.runs.values() for f in run.files}
+        """The suite versions that wrote this set's cells (each cell's own, else its file's header's): a file merged
+        from runs of two suite versions holds both."""
+        found = set()
+        for run in self.runs.values():
+            for result_file in run.files:
+                found |= {cell.suite_version or result_file.header.suite_version or "?" for cell in result_file.cells
+                          if run.cells.get(cell.cell_id) is cell}
+        return found or {f.header.suite_version or "?" for run in self.runs.values() for f in run.files}
 
     @property
     def schema_versions(self) -> set[int]:
@@ -60,7 +66,7 @@ def result_set(files: Iterable[ResultFile], label: str, newest: bool = False) ->
     left_out: list[str] = []
     for platform, found in by_platform.items():
         if len(found) > 1 and not newest:
-            versions = sorted({run.jax for run in found}, key=_version_order)
+            versions = sorted({run.label.removeprefix("jax ") for run in found}, key=_version_order)
             raise ConformanceError(f"the {label} holds jax {' and '.join(versions)} for {platform}; "
                                    f"give one JAX version per platform (name the files rather than the folder), "
                                    f"or pass --newest to take the newest")

@@ -19,12 +19,14 @@ from packaging.version import Version
 from conformance.decide.diff import SetDiff, diff_sets, result_set, version_mismatch
 from conformance.decide.expectations import ExpectationsFile, load_expectations_file
 from conformance.decide.gate import GateOutcome, gate
+from conformance.decide.scope import decision_scope, scoped_pair
 from conformance.engine import matrix
 from conformance.engine.targets import BUILD_KINDS, Release, Target
 from conformance.errors import ConformanceError
 from conformance.results.load import load_results
 from conformance.results.outputs import check_outputs
 from conformance.results.schema import is_version
+from conformance.results.versions import normalized_or_same
 from conformance.results.store import ResultStore
 
 
@@ -44,6 +46,7 @@ class SidesRead:
 
     conflicts: tuple = ()
     left_out: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # the stale stored cells left out of each side (`decide.scope.stale_note`)
 
 
 @dataclass
@@ -103,7 +106,7 @@ def stored_build(results: Path, side: Path, platform: Callable[[], str] | None =
     """`side` itself, or, for the version of a local build (`0.12.0.1+corp.3`, not a path) or of a stored
     pre-release or dev build, its result file in `results`; `ConformanceError` when there is none (such a build is
     run with `run --wheels` or `--python`)."""
-    text = str(side)
+    text = str(side) if side.exists() else normalized_or_same(str(side))  # `+corp_3` is stored as `+corp.3`
     if side.exists() or not is_version(text):
         return side
     stored = ResultStore(results).path_for(text, (platform or matrix.host_platform)())
@@ -123,6 +126,7 @@ def run_diff(request: DiffRequest, make_builder: Callable[[], Any],
     """Compare the two sides, running the selected cells of a side named by a JAX version that storage does not
     answer (the builder is made only then)."""
     results = request.settings.results
+    scope = decision_scope(matrix.case_folders(request.settings.cases), request.settings.expression)
     sides = [stored_build(results, side) for side in (request.baseline, request.candidate)]
     versions = [str(side) for side in sides if not side.exists() and is_version(str(side))]
     if versions:
@@ -133,7 +137,8 @@ def run_diff(request: DiffRequest, make_builder: Callable[[], Any],
         sides = [ran.get(str(side), side) for side in sides]
     baseline = result_set(load_results(sides[0]), "baseline")
     candidate = result_set(load_results(sides[1]), "candidate")
-    on_event(SidesRead(tuple(baseline.conflicts + candidate.conflicts)))
+    baseline, candidate, notes = scoped_pair(baseline, candidate, scope)
+    on_event(SidesRead(tuple(baseline.conflicts + candidate.conflicts), notes=tuple(notes)))
     return DiffReport(diff_sets(baseline, candidate), version_mismatch(baseline, candidate))
 
 
@@ -170,10 +175,12 @@ def run_gate(request: GateRequest, make_builder: Callable[[], Any],
     running = bool(request.from_version or request.to)
     check_outputs([("--markdown", request.markdown)], inputs=given,
                   results=request.settings.results if running else None)
+    scope = decision_scope(matrix.case_folders(request.settings.cases), request.settings.expression)
     baseline_paths, candidate_paths = gate_sides(request, make_builder, on_event)
     baseline = result_set(load_results(baseline_paths), "baseline")
     candidate = result_set(load_results(candidate_paths), "candidate", newest=request.newest)
-    on_event(SidesRead(tuple(baseline.conflicts + candidate.conflicts), tuple(candidate.left_out)))
+    baseline, candidate, notes = scoped_pair(baseline, candidate, scope)
+    on_event(SidesRead(tuple(baseline.conflicts + candidate.conflicts), tuple(candidate.left_out), tuple(notes)))
     mismatch = version_mismatch(baseline, candidate)
     if mismatch and not request.allow_version_mismatch:
         raise ConformanceError(f"refusing to compare result sets of different versions: {mismatch}; "

@@ -37,6 +37,7 @@ from conformance.engine.session import still_answers
 from conformance.engine.shards import Shard, check_shard_count, select_shard
 from conformance.engine.targets import Target
 from conformance.errors import ConformanceError
+from conformance.portable import parent_death_signal_options, pid_alive
 from conformance.results.durations import recorded_durations
 from conformance.results.load import ResultsError, load_result_file
 from conformance.results.merge import retired_cells
@@ -469,14 +470,36 @@ def _release_interrupts(previous: set[int] | None) -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+def pytest_process_options() -> dict[str, Any]:
+    """How a run's pytest is started: it gets SIGTERM (and so cleans up) when the CLI that started it dies, even by
+    `kill -9`, instead of going on alone (Linux; elsewhere nothing)."""
+    return parent_death_signal_options(signal.SIGTERM)
+
+
+def remove_orphaned_running_files(folder: Path) -> list[Path]:
+    """Remove the `.running-<pid>-*` files of runs whose process is gone (killed with -9: nothing of theirs could
+    clean up); return them."""
+    removed = []
+    for path in folder.glob(".running-*"):
+        pid = path.name.split("-")[1] if path.name.count("-") >= 2 else ""
+        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
+            try:
+                path.unlink()
+                removed.append(path)
+            except OSError:
+                continue
+    return removed
+
+
 def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
                 on_event: OnEvent = _ignore) -> tuple[Path, dict]:
     """Run the selected cells of one case package in pytest and merge them into the version's result file."""
     if folder is not None:  # before any file is made: a refused folder leaves nothing behind
         refuse_shadowing([folder], env.python)
+    remove_orphaned_running_files(request.results)
     # Ctrl-C or SIGTERM arriving as the file is made is held until the `try` below can remove it again.
     held = _hold_interrupts()
-    fd, tmp_name = tempfile.mkstemp(dir=request.results, prefix=".running-", suffix=".json")
+    fd, tmp_name = tempfile.mkstemp(dir=request.results, prefix=f".running-{os.getpid()}-", suffix=".json")
     os.close(fd)
     tmp = Path(tmp_name)
     selection = tmp.with_name(tmp.name + ".cells")
@@ -493,8 +516,9 @@ def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
         if request.cell_ids:
             argv += ["--jax-cells", str(selection)]
         if not getattr(env, "release", True):  # a build of its own: its files, not only its version, key its cells
-            argv.append("--jax-build-identity")
-        child = subprocess.Popen(argv + ["--jax-pins-hash", env.pins_hash], cwd=SOURCE_ROOT, env=environ)
+            argv += ["--jax-build-identity", "--jax-source-kind", str((env.source or {}).get("kind") or "")]
+        child = subprocess.Popen(argv + ["--jax-pins-hash", env.pins_hash], cwd=SOURCE_ROOT, env=environ,
+                                 **pytest_process_options())
         try:
             code = child.wait()
         except KeyboardInterrupt:

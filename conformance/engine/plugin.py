@@ -30,6 +30,7 @@ from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, CaseDeclarationErr
 from conformance.core.casefolders import CaseFolderError, import_declared_folders
 from conformance.core.status import LETTER, PYTEST_OUTCOME, Status
 from conformance.engine.folders import package_folder, package_folder_entry
+from conformance.portable import run_bounded
 from conformance.engine.keys import cell_key, environment_digest
 from conformance.engine.runner import Target, child_environment
 from conformance.engine.selection import Cell
@@ -40,7 +41,7 @@ from conformance.results.durations import recorded_durations
 from conformance.results.schema import CellResult, RunHeader
 from conformance.results.store import reusable_cells
 
-ENVINFO_TIMEOUT_S = 300
+ENVINFO_TIMEOUT_S = 120
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -70,6 +71,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="the cells of --jax-cells already are shard K of --jax-shard K/N, split over every case "
                          "package of the run: label the results with the shard, split nothing again")
     group.addoption("--jax-pins-hash", default="", metavar="SHA256", help="the target's pin set, for the header")
+    group.addoption("--jax-source-kind", default="", choices=("", "index", "python", "wheels"),
+                    help="where the target's jax came from (its cells' reproduce lines name a build, not the release)")
     group.addoption("--jax-build-identity", action="store_true",
                     help="the target is a build of its own (wheel files, an existing interpreter): its reuse keys also "
                          "hold the digest of its installed jax and jaxlib files, so a rebuilt wheel with the same "
@@ -108,15 +111,16 @@ def describe_target(python: str) -> dict[str, Any]:
     """Ask the target interpreter for its versions, platform and packages (one child process)."""
     with tempfile.TemporaryDirectory(prefix="jaxconf-env-") as workdir:
         out = os.path.join(workdir, "env.json")
-        try:
-            done = subprocess.run([python, "-m", "conformance.child.envinfo", "--out", out],
-                                  env=child_environment(os.environ, {}), capture_output=True, text=True,
-                                  timeout=ENVINFO_TIMEOUT_S)
-        except (OSError, subprocess.TimeoutExpired) as exc:
+        try:  # bounded: what it prints is kept as a tail, and a hang is stopped with what it started
+            done = run_bounded([python, "-m", "conformance.child.envinfo", "--out", out],
+                               env=child_environment(os.environ, {}), timeout=ENVINFO_TIMEOUT_S, limit=8192)
+        except (OSError, subprocess.SubprocessError) as exc:
             raise pytest.UsageError(f"--jax-python {python}: cannot run it ({exc})") from None
+        if done.timed_out:
+            raise pytest.UsageError(f"--jax-python {python}: did not describe itself within {ENVINFO_TIMEOUT_S}s")
         if not os.path.exists(out):
             raise pytest.UsageError(f"could not describe the environment of {python}: "
-                                    f"{(done.stderr.strip().splitlines() or ['no output'])[-1]}")
+                                    f"{(done.output.strip().splitlines() or ['no output'])[-1][:300]}")
         return json.loads(Path(out).read_text(encoding="utf-8"))
 
 
@@ -234,7 +238,7 @@ class ConformanceRun:
                                                 if c.duration_s and c.duration_s > 0}}
         return RunSession(
             target=Target(self.python, described["platform"], described.get("jax"), self.package,
-                          (folder,) if folder else ()),
+                          (folder,) if folder else (), source_kind=self.config.getoption("jax_source_kind")),
             launcher=self.config.getoption("jax_launch"),
             workers=self.config.getoption("jax_workers"),
             retries=self.config.getoption("jax_retries"),

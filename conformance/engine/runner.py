@@ -56,14 +56,22 @@ class Target:
     jax_version: str | None = None
     package: str = DEFAULT_CASE_PACKAGE
     case_folders: tuple[str, ...] = ()  # paths of the case folders the child imports as packages
+    source_kind: str = ""  # "python" or "wheels" for a build of its own (its reproduce line names it); "" a release
 
 
-def reproduction_command(case: Case, param: str, jax_version: str | None, package: str = DEFAULT_CASE_PACKAGE) -> str:
-    """A portable shell line that reproduces the cell with the suite's CLI (no local paths). A build with a local
-    label (`0.12.0.1+corp.3`) is on no public index: the line names its wheels' folder, `--wheels WHEELS_DIR`."""
+def reproduction_command(case: Case, param: str, jax_version: str | None, package: str = DEFAULT_CASE_PACKAGE,
+                         source_kind: str = "") -> str:
+    """A portable shell line that reproduces the cell with the suite's CLI (no local paths). A build is not the
+    index's release of its version: a build from wheel files (or any with a local label, `0.12.0.1+corp.3`, on no
+    public index) names its wheels' folder, `--wheels WHEELS_DIR`, and an existing interpreter `--python PYTHON`."""
     selection = shlex.quote(case.cell_id(param))
     version = shlex.quote(jax_version) if jax_version else "VERSION"
-    target = "--wheels WHEELS_DIR" if jax_version and "+" in jax_version else f"--jax {version}"
+    if source_kind == "python":
+        target = "--python PYTHON"
+    elif source_kind == "wheels" or (jax_version and "+" in jax_version):
+        target = "--wheels WHEELS_DIR"
+    else:
+        target = f"--jax {version}"
     folder = "" if package == DEFAULT_CASE_PACKAGE else " --cases CASES_DIR"
     return f"jax-conformance run {target}{folder} -k {selection}"
 
@@ -104,7 +112,7 @@ def run_cell_once(case: Case, param: str, target: Target, launch: Launch, launch
         printed_expected=found.printed_expected, printed_diff=found.printed_diff,
         reason=found.reason, observation_verdict=found.observation_verdict, duration_s=outcome.duration_s,
         stdout_tail=outcome.stdout, stderr_tail=outcome.stderr,
-        command=reproduction_command(case, param, target.jax_version, target.package),
+        command=reproduction_command(case, param, target.jax_version, target.package, target.source_kind),
         launcher=outcome.launcher or ("spawn" if fresh else launcher_name), **described,
     )
 

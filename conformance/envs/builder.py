@@ -15,7 +15,9 @@ Builds of one environment are serialised by a file lock beside it, so runs that 
 cache never delete an environment another run is using. A build happens in a staging folder
 that is removed when the build fails or is interrupted (and, if a process died mid-build,
 by the next run). A cached environment whose marker is unreadable, whose interpreter is
-missing or that lacks jax or jaxlib is rebuilt once, with a notice saying why.
+missing, that lacks jax or jaxlib or whose jax/jaxlib files no longer match their RECORD (`envs.integrity`) is
+rebuilt once, with a notice saying why. Environments are installed as copies (`--link-mode copy`), never as hard
+links into uv's cache, so no other environment shares their files.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from packaging.version import Version
 from conformance.atomic import write_text_atomically
 from conformance.errors import ConformanceError
 from conformance.envs.existing import existing_interpreter
+from conformance.envs.integrity import files_problem
 from conformance.envs.index import IndexOptions, PackageIndex, check_cache_folder
 from conformance.envs.interpreters import Interpreter, choose_interpreter, discover_interpreters
 from conformance.envs.wheels import WheelSet, read_wheels
@@ -166,7 +169,7 @@ def environment_problem(path: Path, wanted: dict) -> str | None:
     for name in ("jax", "jaxlib"):
         if not any((p / name / "__init__.py").exists() for p in packages):
             return f"{name} is missing from its site-packages"
-    return None
+    return files_problem(path, packages)
 
 
 class EnvironmentBuilder:
@@ -303,7 +306,10 @@ class EnvironmentBuilder:
         shutil.rmtree(staging, ignore_errors=True)
         uv = uv_binary()
         python = venv_python(staging)
-        install = [uv, "pip", "install", "--quiet", "--python", str(python), *self.options.uv_args(), *requirements]
+        # Copies, not uv's default hard links into its cache: an edit in another environment made from that cache
+        # must not change this one.
+        install = [uv, "pip", "install", "--quiet", "--link-mode", "copy", "--python", str(python),
+                   *self.options.uv_args(), *requirements]
         try:
             for step in ([uv, "venv", "--quiet", "--python", interpreter.path, str(staging)], install):
                 done = self.run(step, capture_output=True, text=True)
@@ -315,6 +321,10 @@ class EnvironmentBuilder:
                     raise ConformanceError(f"could not build the environment for jax {version} "
                                            f"with Python {interpreter.version}: {last}")
             self._check_importable(staging, version, interpreter)
+            altered = files_problem(staging, _site_packages(staging))
+            if altered:
+                raise ConformanceError(f"jax {version} installed altered files ({altered[4:]}): uv's cache holds a "
+                                       f"copy edited in place; run `uv cache clean jax jaxlib` and run again")
             shutil.rmtree(path, ignore_errors=True)
             os.replace(staging, path)
         finally:

@@ -18,11 +18,13 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from conformance.errors import ConformanceError
+from conformance.errors import ConformanceError, one_line
 from conformance.envs.interpreters import Interpreter
+from conformance.portable import run_bounded
 
 SOURCE_ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding the `conformance` package
-DESCRIBE_TIMEOUT_S = 300
+DESCRIBE_TIMEOUT_S = 90  # importing jax takes seconds; a hanging interpreter must not cost minutes
+MAX_DESCRIPTION_BYTES = 4 * 1024 * 1024
 
 
 def describe_interpreter(python: str) -> dict[str, Any]:
@@ -36,18 +38,25 @@ def describe_interpreter(python: str) -> dict[str, Any]:
     environ["PYTHONPATH"] = SOURCE_ROOT
     with tempfile.TemporaryDirectory(prefix="jaxconf-python-") as workdir:
         out = Path(workdir) / "env.json"
-        try:
-            done = subprocess.run([python, "-m", "conformance.child.envinfo", "--out", str(out)], env=environ,
-                                  capture_output=True, text=True, timeout=DESCRIBE_TIMEOUT_S, cwd=workdir)
+        try:  # bounded: an interpreter that prints without end, or hangs, costs a tail and DESCRIBE_TIMEOUT_S
+            done = run_bounded([python, "-m", "conformance.child.envinfo", "--out", str(out)], env=environ,
+                               timeout=DESCRIBE_TIMEOUT_S, limit=8192, cwd=workdir)
         except (OSError, subprocess.SubprocessError) as exc:
             raise ConformanceError(f"--python {python}: not a Python interpreter that runs ({exc})") from None
+        if done.timed_out:
+            raise ConformanceError(f"--python {python}: did not answer within {DESCRIBE_TIMEOUT_S}s (it and what it "
+                                   f"started were stopped); is it a Python interpreter that imports jax?")
         if done.returncode != 0 or not out.is_file():
-            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            raise ConformanceError(f"--python {python}: not a Python interpreter the suite can use ({last[:200]})")
+            last = (done.output.strip().splitlines() or ["no output"])[-1]
+            raise ConformanceError(f"--python {python}: not a Python interpreter the suite can use "
+                                   f"({one_line(last)[:200]})")
         try:
+            if out.stat().st_size > MAX_DESCRIPTION_BYTES:
+                raise ValueError(f"{out.stat().st_size} bytes, more than {MAX_DESCRIPTION_BYTES}")
             return json.loads(out.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise ConformanceError(f"--python {python}: its description is unreadable ({exc})") from None
+            raise ConformanceError(f"--python {python}: its description is unreadable ({one_line(str(exc))[:200]})"
+                                   ) from None
 
 
 def check_described(python: str, described: dict[str, Any]) -> str:

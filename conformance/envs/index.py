@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html.parser
 import http.client
 import json
 import os
@@ -74,9 +75,10 @@ def sort_versions(versions) -> list[str]:
 
 
 def index_url() -> str:
-    """The simple index to ask: UV_DEFAULT_INDEX, UV_INDEX_URL or PIP_INDEX_URL when set, else PyPI."""
-    for var in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL"):
-        if os.environ.get(var, "").startswith(("http://", "https://")):
+    """The simple index to ask: UV_DEFAULT_INDEX or UV_INDEX_URL when set, else PyPI. (PIP_INDEX_URL is not read:
+    uv, which installs the environments, does not read it either, so it would name an index nothing used.)"""
+    for var in ("UV_DEFAULT_INDEX", "UV_INDEX_URL"):
+        if os.environ.get(var, "").startswith(("http://", "https://", "file://")):
             return os.environ[var].rstrip("/")
     return DEFAULT_INDEX
 
@@ -153,12 +155,75 @@ def merge_pages(pages: list[dict[str, Any]]) -> dict[str, Any]:
     return {"files": [entry for page in pages for entry in page.get("files", []) if isinstance(entry, dict)]}
 
 
+MAX_PAGE_BYTES = 64 * 1024 * 1024  # PyPI's jaxlib page is a few MB
+
+
+class _AnchorParser(html.parser.HTMLParser):
+    """The file anchors of a PEP 503 project page, as PEP 691 JSON file entries."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.files: list[dict[str, Any]] = []
+        self._open: dict[str, Any] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "a":
+            found = dict(attrs)
+            href = found.get("href") or ""
+            name = urllib.parse.unquote(urllib.parse.urlsplit(href).path.rsplit("/", 1)[-1])
+            self._open = {"filename": name, "requires-python": found.get("data-requires-python"),
+                          "yanked": "data-yanked" in found}
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "a" and self._open is not None:
+            if self._open["filename"]:
+                self.files.append(self._open)
+            self._open = None
+
+
+def parse_simple_html(text: str) -> dict[str, Any]:
+    """A PEP 503 HTML project page as a PEP 691 JSON page (`files`: filename, requires-python, yanked)."""
+    parser = _AnchorParser()
+    parser.feed(text)
+    parser.close()
+    return {"files": parser.files}
+
+
+def _page(data: bytes, content_type: str, where: str) -> dict[str, Any]:
+    if len(data) > MAX_PAGE_BYTES:
+        raise ValueError(f"{where} is larger than {MAX_PAGE_BYTES // 2**20} MB; not a simple index page")
+    if "json" in content_type or (not content_type and data.lstrip()[:1] == b"{"):
+        page = json.loads(data)
+        if not isinstance(page, dict):
+            raise ValueError(f"{where} answered JSON that is not a project page")
+        return page
+    text = data.decode("utf-8", "replace")
+    if "html" in content_type or text.lstrip()[:1] == "<":
+        return parse_simple_html(text)
+    raise ValueError(f"{where} answered {content_type or 'an unknown type'}, neither a PEP 691 JSON nor a PEP 503 "
+                     f"HTML project page; is it a simple index?")
+
+
+def _local_page(folder: Path, where: str) -> dict[str, Any]:
+    """A project page of a `file://` index: its `index.html` (or `index.json`), else the files of its folder."""
+    for name, kind in (("index.json", "json"), ("index.html", "html")):
+        if (folder / name).is_file():
+            with open(folder / name, "rb") as handle:
+                return _page(handle.read(MAX_PAGE_BYTES + 1), kind, where)
+    if folder.is_dir():
+        return {"files": [{"filename": p.name} for p in sorted(folder.iterdir()) if p.is_file()]}
+    raise OSError(f"{where}: no such project folder in the file:// index")
+
+
 def fetch_project_page(project: str, base: str | None = None, timeout: float = 30.0) -> dict[str, Any]:
-    """Download one project's PEP 691 JSON page. A user name and password in the index URL (a mirror's token)
-    are sent as HTTP basic authentication, as pip and uv do; urllib would refuse them in the URL."""
+    """One project's page as PEP 691 JSON: asked for as JSON, read as PEP 503 HTML when that is all the index
+    serves, and read from the folder of a `file://` index. A user name and password in the index URL (a mirror's
+    token) are sent as HTTP basic authentication, as pip and uv do; urllib would refuse them in the URL."""
     url = f"{base or index_url()}/{project}/"
     parts = urllib.parse.urlsplit(url)
-    headers = {"Accept": _SIMPLE_JSON}
+    if parts.scheme == "file":
+        return _local_page(Path(urllib.request.url2pathname(parts.path)), without_credentials(url))
+    headers = {"Accept": f"{_SIMPLE_JSON}, text/html;q=0.1"}
     if parts.username is not None or parts.password is not None:
         user = urllib.parse.unquote(parts.username or "")
         secret = urllib.parse.unquote(parts.password or "")
@@ -167,7 +232,8 @@ def fetch_project_page(project: str, base: str | None = None, timeout: float = 3
     request = urllib.request.Request(url, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            return json.load(response)
+            content_type = (getattr(response, "headers", None) or {}).get("Content-Type", "") or ""
+            return _page(response.read(MAX_PAGE_BYTES + 1), content_type, url)
     except http.client.HTTPException as exc:  # a malformed URL or reply: an OSError for the caller's one line
         raise OSError(f"{type(exc).__name__}: {scrub_credentials(str(exc))}") from None
 
@@ -229,9 +295,12 @@ class PackageIndex:
             except (OSError, urllib.error.URLError, ValueError) as exc:
                 stale = self._read_cache(cached) if cached.exists() else None
                 if stale is None:
+                    why = scrub_credentials(str(exc))
+                    if isinstance(exc, ValueError):  # it answered, but not with a project page
+                        raise ConformanceError(f"the package index did not give a readable project page for "
+                                               f"{project} ({why[:300]})") from None
                     raise ConformanceError(
-                        f"cannot read the package index for {project} ({scrub_credentials(str(exc))}); check the "
-                        f"network, or name a "
+                        f"cannot read the package index for {project} ({why[:300]}); check the network, or name a "
                         f"reachable simple index with --index-url (or UV_INDEX_URL)") from None
                 payload = stale
         self._pages[project] = parse_simple_json(payload)

@@ -23,6 +23,7 @@ from packaging.version import InvalidVersion, Version
 from conformance.errors import ConformanceError
 
 JAX_PACKAGES = ("jax", "jaxlib")
+MAX_METADATA_BYTES = 1024 * 1024  # jax's is a few kB
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,12 @@ def wheel_metadata(path: Path) -> dict[str, list[str]]:
             names = [n for n in archive.namelist() if n.count("/") == 1 and n.endswith(".dist-info/METADATA")]
             if len(names) != 1:
                 raise ConformanceError(f"{path.name} is not a wheel: it holds {len(names)} .dist-info/METADATA files")
-            text = archive.read(names[0]).decode("utf-8")
+            size = archive.getinfo(names[0]).file_size
+            if size > MAX_METADATA_BYTES:  # a zip bomb would be read whole into memory
+                raise ConformanceError(f"{path.name} is not a wheel the suite reads: its METADATA unpacks to {size} "
+                                       f"bytes (at most {MAX_METADATA_BYTES})")
+            with archive.open(names[0]) as member:
+                text = member.read(MAX_METADATA_BYTES + 1)[:MAX_METADATA_BYTES].decode("utf-8")
     except (OSError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
         raise ConformanceError(f"{path.name} is not a readable wheel ({exc})") from None
     message = email.parser.Parser().parsestr(text, headersonly=True)
@@ -117,6 +123,8 @@ def read_wheels(folder: Path, machine_platforms: Iterable[str] | None = None) ->
     machine = list(platform_tags() if machine_platforms is None else machine_platforms)
     wheels = []
     for path in sorted(folder.glob("*.whl")):
+        if not path.is_file():  # a FIFO or a device named like a wheel would be read without end
+            raise ConformanceError(f"--wheels {folder}: {path.name} is not a regular file; put wheel files there")
         try:
             project, version, _, tags = parse_wheel_filename(path.name)
         except InvalidWheelFilename as exc:
@@ -144,5 +152,8 @@ def read_wheels(folder: Path, machine_platforms: Iterable[str] | None = None) ->
     except InvalidVersion:
         raise ConformanceError(f"{jax.path.name} says its version is {version!r}, which is not a PEP 440 version; "
                                f"fix the wheel's METADATA") from None
+    if Version(version) != Version(jax.version):  # the file name labels a build its METADATA does not say it is
+        raise ConformanceError(f"--wheels {folder}: {jax.path.name} is named jax {jax.version} but its METADATA says "
+                               f"{version}; rename the file or fix its METADATA so both name the build")
     return WheelSet(folder.absolute(), jax, (by_project["jaxlib"] or [None])[0], tuple(wheels), version,
                     (metadata.get("Requires-Python") or [None])[0])

@@ -13,7 +13,7 @@ def junit_xml(model: ReportModel) -> str:
     """JUnit XML: one test suite per column, one test case per cell (differs and broken statuses fail)."""
     out = ['<?xml version="1.0" encoding="UTF-8"?>', "<testsuites>"]
     for i, column in enumerate(model.columns):
-        name = f"jax {column.jax} {column.platform}"
+        name = f"jax {column.label} {column.platform}"
         cases = []
         failures = skipped = errors = 0
         for row in model.param_rows:

@@ -117,7 +117,7 @@ def _overview(model: ReportModel) -> list[str]:
     heads = ["jax"] + (["platform"] if several else []) + ["conforming"] + shown + [PRINTED_DIFFERS]
     lines = ["", "## Overview", "", "| " + " | ".join(heads) + " |", "|" + "---|" + "---|" * (len(heads) - 1)]
     for column in model.columns:
-        version = text(column.jax) + (" (documented)" if column.jax == DOCUMENTED_JAX else "")
+        version = text(column.label) + (" (documented)" if column.label == DOCUMENTED_JAX else "")
         cells = [version] + ([text(column.platform)] if several else []) + [column.conforming_text]
         cells += [str(column.counts.get(s, 0)) for s in shown] + [str(column.printed_differs)]
         lines.append("| " + " | ".join(cells) + " |")
@@ -202,7 +202,7 @@ def _changes(model: ReportModel) -> list[str]:
 
 
 def _every_cell(model: ReportModel) -> list[str]:
-    heads = [f"{c.jax} ({c.platform})" if len(model.platforms) > 1 else c.jax for c in model.columns]
+    heads = [f"{c.label} ({c.platform})" if len(model.platforms) > 1 else c.label for c in model.columns]
     lines = ["", "## Every cell", "", "| section | cell | " + " | ".join(map(text, heads)) + " |",
              "|---|---|" + "---|" * len(heads)]
     for section in model.sections:

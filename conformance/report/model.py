@@ -61,6 +61,13 @@ class Column:
     newest_in_series: bool = True  # the newest patch of its minor series among the report's columns
     origin: str = "the package index"  # where its jax came from, without any path of the machine (`origin_text`)
     conditions: str = ""  # the CPU conditions the chapter's miscompile may need (`report.conditions.cpu_conditions`)
+    build: str = ""  # "" for a release from an index; "existing interpreter" or "wheel files" for a build of its own
+
+    @property
+    def label(self) -> str:
+        """What names the column: its JAX version, and for a build of its own where it came from
+        (`0.12.0.1 (existing interpreter)`), so a build never reads as the release of its version."""
+        return f"{self.jax} ({self.build})" if self.build else self.jax
 
     @property
     def series(self) -> str:
@@ -389,7 +396,11 @@ def _column(files: Sequence[ResultFile], cells: Mapping[str, CellResult]) -> Col
         schema_version=header.schema_version, started_at=min(f.header.started_at for f in files),
         finished_at=max(f.header.finished_at for f in files),
         sources=[f.source.replace("\\", "/").rsplit("/", 1)[-1] for f in files], origin=origin_text(header.source),
-        conditions=cpu_conditions(next((c.details for c in cells.values() if c.case == MISCOMPILE_CASE), None)))
+        conditions=cpu_conditions(next((c.details for c in cells.values() if c.case == MISCOMPILE_CASE), None)),
+        build=BUILD_KINDS.get(str((header.source or {}).get("kind") or "index"), ""))
+
+
+BUILD_KINDS = {"python": "existing interpreter", "wheels": "wheel files"}
 
 
 def origin_text(source: Mapping[str, Any]) -> str:

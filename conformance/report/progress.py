@@ -39,7 +39,8 @@ def event_lines(event: Any, gap: str = "") -> list[tuple[str, str]]:
         return [("stderr", f"jax-conformance: error: {event.error}")]
     if isinstance(event, SidesRead):
         return [("stderr", conflict_line(c)) for c in event.conflicts] + [
-            ("stdout", f"note: --newest left out the candidate's {entry}") for entry in event.left_out]
+            ("stdout", f"note: --newest left out the candidate's {entry}") for entry in event.left_out] + [
+            ("stdout", note) for note in event.notes]
     if isinstance(event, matrix.AnsweredFromStorage):
         text = (f"{gap}jax {event.version}: all {event.cells} selected cells answered by stored results "
                 f"({event.path}); nothing built or run")

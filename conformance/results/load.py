@@ -42,13 +42,16 @@ def is_result_name(name: str) -> bool:
 
 
 def result_files(paths: PathLike | Iterable[PathLike]) -> list[Path]:
-    """The result files named by `paths`; a folder stands for every file in it named like a result file."""
+    """The result files named by `paths`; a folder stands for every file in it named like a result file, and those of
+    its `builds/*/` folders (builds stored apart from a release of their version)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.is_file() and is_result_name(p.name))
+            # A build stored apart from the release of its version (`builds/<kind>-<hash>/`) is part of the folder.
+            found = sorted(p for p in [*path.iterdir(), *path.glob("builds/*/*")]
+                           if p.is_file() and is_result_name(p.name))
             if not found:
                 raise _error(path, "folder holds no result files (named <jax>-<platform>.json)")
             files.extend(found)

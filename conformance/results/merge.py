@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
-from conformance.results.schema import CellResult, ResultFile, unjudged_cell
+from conformance.results.schema import CellResult, ResultFile, build_identity, unjudged_cell
 
 
 def _cell_id(test: Mapping[str, Any]) -> str | None:
@@ -49,12 +49,31 @@ def merge_report_json(stored: Mapping[str, Any] | None, new: Mapping[str, Any],
     is dropped, so the report does not keep showing a cell that no longer exists.
     """
     merged = dict(new)
+    merged["tests"] = _stamped(new.get("tests", []), new)
     if stored:
-        merged["tests"] = list(new.get("tests", [])) + _stored_not_rerun(stored, new, retired)[0]
+        merged["tests"] += _stamped(_stored_not_rerun(stored, new, retired)[0], stored)
     outcomes = Counter(str(t.get("outcome", "unknown")) for t in merged.get("tests", []))
     merged["summary"] = {**dict(outcomes), "total": sum(outcomes.values()),
                          "collected": sum(outcomes.values())}
     return merged
+
+
+def _stamped(tests: Any, report: Mapping[str, Any]) -> list[Any]:
+    """`tests`, each cell carrying the suite version that wrote it and the build that ran it (its own, else its
+    report's header's), so a file merged from runs of two suite versions, or of two builds with one label, still
+    says which cell came from which."""
+    head = report.get("jax_conformance") or {}
+    stamps = {"suite_version": str(head.get("suite_version") or ""),
+              "build": build_identity(head.get("source") if isinstance(head.get("source"), dict) else None)}
+    stamped = []
+    for test in tests if isinstance(tests, list) else []:
+        meta = test.get("metadata") if isinstance(test, dict) else None
+        if isinstance(meta, dict) and "case" in meta:
+            missing = {k: v for k, v in stamps.items() if v and not meta.get(k)}
+            if missing:
+                test = {**test, "metadata": {**meta, **missing}}
+        stamped.append(test)
+    return stamped
 
 
 def retired_cells(declared: Iterable[str], namespace: str = "") -> Callable[[str], bool]:
@@ -101,15 +120,24 @@ class MergedRun:
     files: list[ResultFile]
     cells: dict[str, CellResult]
     conflicts: list[Conflict]
+    build: str = ""  # `results.schema.build_identity` of its files: "" for a release, else the build's own
+
+    @property
+    def label(self) -> str:
+        """`jax 0.12.0.1`, or `jax 0.12.0.1 (python-1a2b3c4d5e)` for a build of its own."""
+        return f"jax {self.jax}" + (f" ({self.build})" if self.build else "")
 
 
 def merge_files(files: Iterable[ResultFile]) -> list[MergedRun]:
-    """Group files by (version, platform); the file finished last wins a cell, and status conflicts are listed."""
-    groups: dict[tuple[str, str], list[ResultFile]] = {}
+    """Group files by (version, platform, build); the file finished last wins a cell, and status conflicts are listed.
+    A build of its own (`--python`, `--wheels`) is never merged with the release of its version, nor with another
+    build: each is a run of its own (`MergedRun.build`)."""
+    groups: dict[tuple[str, str, str], list[ResultFile]] = {}
     for result_file in files:
-        groups.setdefault((result_file.header.jax, result_file.header.platform), []).append(result_file)
+        head = result_file.header
+        groups.setdefault((head.jax, head.platform, build_identity(head.source)), []).append(result_file)
     merged = []
-    for (jax, platform), members in groups.items():
+    for (jax, platform, build), members in groups.items():
         members.sort(key=lambda f: f.header.finished_at)
         cells: dict[str, CellResult] = {}
         seen: dict[str, dict[str, str]] = {}
@@ -124,5 +152,5 @@ def merge_files(files: Iterable[ResultFile]) -> list[MergedRun]:
         conflicts = [Conflict(jax, platform, cell_id, statuses) for cell_id, statuses in seen.items()
                      if len(set(statuses.values())) > 1
                      or any(" (entry " in source for source in statuses)]
-        merged.append(MergedRun(jax, platform, members, cells, conflicts))
+        merged.append(MergedRun(jax, platform, members, cells, conflicts, build))
     return merged

@@ -91,6 +91,8 @@ class CellResult:
     heading: str = ""  # the section's heading: `§3 Finding NaNs`
     claim: str = ""
     discrepancy: str = ""  # why the chapter's claim is false on the documented release, where a case says so
+    suite_version: str = ""  # the suite version that ran it ("" in files written before cells carried it)
+    build: str = ""  # `build_identity` of the build that ran it ("" for a release, and in files written before)
 
     @property
     def printed_differs(self) -> bool:
@@ -173,6 +175,8 @@ class CellResult:
             heading=_check(data.get("heading", ""), str, f"{where}.heading"),
             claim=_check(data.get("claim", ""), str, f"{where}.claim"),
             discrepancy=_check(data.get("discrepancy", ""), str, f"{where}.discrepancy"),
+            suite_version=_check(data.get("suite_version", ""), str, f"{where}.suite_version"),
+            build=_check(data.get("build", ""), str, f"{where}.build"),
         )
 
 
@@ -273,6 +277,20 @@ def unjudged_cell(test: Mapping[str, Any], namespace: str = "") -> CellResult | 
     prefix = f"{namespace}/" if namespace else ""
     return CellResult(case=f"{prefix}{found[1]}.{found[2]}", param=found[3] or "", rows=[], status=Status.ERROR,
                       reason="no cell result was recorded (" + " ".join(str(why).split())[:300] + ")")
+
+
+def build_identity(source: Mapping[str, Any] | None) -> str:
+    """Which build a run's source names: "" for a release from a package index (or a file without a source), else
+    `<kind>-<hash>` of the source (its wheel files' hashes, its interpreter): files of one version and platform
+    with different identities are different builds, never merged together."""
+    if not source or (source.get("kind") or "index") == "index":
+        return ""
+    import hashlib
+    import json as _json
+
+    what = {k: v for k, v in source.items() if k not in ("index_url", "extra_index_urls", "find_links", "pre")}
+    digest = hashlib.sha256(_json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:10]
+    return f"{source.get('kind')}-{digest}"
 
 
 def result_file_from_json(report: Any, source: str = "") -> ResultFile:

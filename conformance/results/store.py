@@ -19,12 +19,14 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from filelock import FileLock
+from packaging.version import Version
 
 from conformance.atomic import write_text_atomically
 from conformance.core.case import DEFAULT_CASE_PACKAGE
 from conformance.results.merge import merge_report_json, retired_stored_cells
 from conformance.errors import ConformanceError
-from conformance.results.schema import (SCHEMA_VERSION, CellResult, RunHeader, SchemaError, result_file_from_json,
+from conformance.results.schema import (SCHEMA_VERSION, CellResult, RunHeader, SchemaError, build_identity,
+                                        result_file_from_json,
                                         unjudged_cell)
 
 # The launcher a run header records when the run started no child: every cell was reused.
@@ -112,7 +114,8 @@ class ResultStore:
         taken = {version for version, own in targets if not own}
         folders = []
         for version, own in targets:
-            folders.append(self.folder / "builds" / own if own and version in taken else self.folder)
+            apart = own and (version in taken or not Version(version).local)  # no label of its own: a release's
+            folders.append(self.folder / "builds" / own if apart else self.folder)
             taken.add(version)
         return folders
 
@@ -148,11 +151,27 @@ class ResultStore:
         final = self.path_for(str(head["jax"]), str(head["platform"]), shard_suffix)
         with FileLock(str(self.folder / f".{final.name}.lock")):
             stored, aside, bad = self.read_stored(final, str(head["jax"]), str(head["platform"]))
+            if stored is not None and aside is None:
+                stored, aside = self._apart_from_other_build(final, stored, head)
             dropped = retired_stored_cells(stored, data, retired)
             merged = merge_report_json(stored, data, retired=retired)
             merged["jax_conformance"] = merged_header((stored or {}).get("jax_conformance"), dict(head))
             write_text_atomically(final, json.dumps(merged, indent=1))
         return Stored(final, dropped, aside, bad)
+
+    def _apart_from_other_build(self, path: Path, stored: dict[str, Any],
+                                head: Mapping[str, Any]) -> tuple[dict[str, Any] | None, SetAside | None]:
+        """A stored file of a release when a build runs (or of a build when the release runs) is never merged into:
+        it is set aside, kept, and the run starts a file of its own."""
+        before = build_identity((stored.get("jax_conformance") or {}).get("source"))
+        now = build_identity(head.get("source"))
+        if bool(before) == bool(now):
+            return stored, None
+        what = f"another build ({before})" if before else "the release"
+        aside = self.folder / f".{path.name}.other-build-{int(time.time())}"
+        os.replace(path, aside)
+        return None, SetAside(path, aside, f"it holds the results of {what}, not of another build "
+                                          f"({now or 'the release'})")
 
     def read_stored(self, path: Path, jax: str | None = None,
                     platform: str | None = None) -> tuple[dict[str, Any] | None, SetAside | None, list[str]]:

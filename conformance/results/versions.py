@@ -35,3 +35,12 @@ def is_exactly(version: str, release: str) -> bool:
         return Version(version) == Version(release)
     except (InvalidVersion, TypeError):
         return version == release
+
+
+def normalized_or_same(text: str) -> str:
+    """A version as PEP 440 normalizes it, as result files are named (`0.12.0.1+corp_3` is `0.12.0.1+corp.3`);
+    `text` itself when it is no version."""
+    try:
+        return str(Version(text))
+    except InvalidVersion:
+        return text
