@@ -27,9 +27,10 @@ from conformance.ciplan import plan_jobs
 from conformance.decide.bisect import Memo, bisect, bug_reproduces, releases_between, same_bug_state, same_observation
 from conformance.decide.cellref import resolve_cell
 from conformance.decide.diff import diff_sets, result_set, version_mismatch
-from conformance.decide.expectations import ExpectationsFile, load_expectations_file
+from conformance.decide.expectations import ExpectationsFile, day, load_expectations_file, utc_today
+from conformance.decide.prune import prune
 from conformance.decide.gate import gate
-from conformance.decide.render import bisect_text, diff_text, gate_markdown, gate_text, observation_line
+from conformance.decide.render import bisect_text, diff_text, gate_markdown, gate_text, observation_line, terminal_safe
 from conformance.decide.runs import CellOracle
 from conformance.engine import matrix
 from conformance.engine.folders import case_folders
@@ -192,6 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "prints); by default such changes are reported, not failing")
     gating.add_argument("--allow-version-mismatch", action="store_true",
                         help="compare result sets written by different suite or schema versions")
+    gating.add_argument("--today", type=day, default=None, metavar="YYYY-MM-DD",
+                        help="read the expectations' expiry dates on this day (default: today, UTC)")
     add_run_options(gating)
 
     bisecting = commands.add_parser("bisect", help="find the first JAX release whose verdict on one cell changes")
@@ -207,6 +210,15 @@ def build_parser() -> argparse.ArgumentParser:
                            help="folder the tested cells are stored in, like run's (default results/)")
     add_cases_option(bisecting)
     add_index_options(bisecting)
+
+    expecting = commands.add_parser("expectations", help="maintain an expectations file")
+    expecting_commands = expecting.add_subparsers(dest="expectations_command", metavar="ACTION", required=True)
+    pruning = expecting_commands.add_parser("prune", help="print, as a unified diff, the removal of every entry the "
+                                                          "stored results no longer need (--write applies it)")
+    pruning.add_argument("file", type=Path, metavar="FILE", help="the expectations file")
+    pruning.add_argument("--results", action="append", type=Path, metavar="DIR",
+                         help="result files or folders to read (repeatable; default results/)")
+    pruning.add_argument("--write", action="store_true", help="apply the removal to FILE (atomically)")
 
     pin = commands.add_parser("pin", help="refresh the hashed pinned requirement sets in matrix/pins/")
     pin.add_argument("versions", nargs="*", metavar="VERSION",
@@ -516,7 +528,7 @@ def command_gate(args: argparse.Namespace) -> int:
                                f"pass --allow-version-mismatch to compare them anyway")
     outcome = gate(diff_sets(baseline, candidate, baseline_platforms_only=args.baseline_platforms), settings.entries,
                    fail_on_printed=args.fail_on_printed or settings.fail_on_printed,
-                   allow_missing=args.allow_missing or settings.allow_missing)
+                   allow_missing=args.allow_missing or settings.allow_missing, today=args.today or utc_today())
     sides = ", ".join(f"{p}: jax {baseline.jax(p)} -> {candidate.jax(p)}" for p in sorted(baseline.runs)
                       if p in candidate.runs)
     title = f"gate ({sides})"
@@ -527,6 +539,28 @@ def command_gate(args: argparse.Namespace) -> int:
         write_text_atomically(args.markdown, gate_markdown(outcome, title))
         print(f"markdown: {args.markdown}")
     return outcome.exit_code
+
+
+def command_expectations(args: argparse.Namespace) -> int:
+    """`expectations prune`: print the removal of the entries the stored results no longer need; apply it with
+    --write. Exit 0 (2 on bad input)."""
+    try:
+        text = args.file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConformanceError(f"{args.file}: cannot read the expectations file "
+                               f"({getattr(exc, 'strerror', None) or exc})") from None
+    outcome = prune(text, merge_files(load_results(args.results or [DEFAULT_RESULTS])), str(args.file))
+    for removal in outcome.removals:
+        print(terminal_safe(f"remove {removal.entry.label}: {removal.why}"))
+    for line in outcome.diff.splitlines():
+        print(terminal_safe(line))
+    if args.write and outcome.removals:
+        write_text_atomically(args.file, outcome.new_text)
+        print(f"wrote {args.file}: {len(outcome.removals)} entr{'y' if len(outcome.removals) == 1 else 'ies'} "
+              f"removed, {outcome.kept} kept")
+    elif not outcome.removals:
+        print(f"{args.file}: every entry is still needed ({outcome.kept} kept)")
+    return 0
 
 
 def command_bisect(args: argparse.Namespace) -> int:
@@ -584,7 +618,8 @@ def command_bisect(args: argparse.Namespace) -> int:
 
 LONG_COMMANDS = ("run", "gate", "bisect")
 COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "matrix": command_matrix,
-            "pin": command_pin, "diff": command_diff, "gate": command_gate, "bisect": command_bisect}
+            "pin": command_pin, "diff": command_diff, "gate": command_gate, "bisect": command_bisect,
+            "expectations": command_expectations}
 
 
 def main(argv: list[str] | None = None) -> int:
