@@ -29,6 +29,7 @@ from conformance.decide.cellref import resolve_cell
 from conformance.decide.diff import diff_sets, result_set, version_mismatch
 from conformance.decide.expectations import ExpectationsFile, day, load_expectations_file, utc_today
 from conformance.decide.prune import prune
+from conformance.decide.supported import constraints, parse_current, range_text, supported_ranges
 from conformance.decide.gate import gate
 from conformance.decide.render import bisect_text, diff_text, gate_markdown, gate_text, observation_line, terminal_safe
 from conformance.decide.runs import CellOracle
@@ -219,6 +220,19 @@ def build_parser() -> argparse.ArgumentParser:
     pruning.add_argument("--results", action="append", type=Path, metavar="DIR",
                          help="result files or folders to read (repeatable; default results/)")
     pruning.add_argument("--write", action="store_true", help="apply the removal to FILE (atomically)")
+
+    supporting = commands.add_parser("supported", help="the PEP 440 range of stored JAX releases on which every "
+                                                       "selected cell conforms or is acknowledged, per platform")
+    supporting.add_argument("-k", dest="expression", metavar="EXPR", help="pytest-style selection expression")
+    add_cases_option(supporting)
+    supporting.add_argument("--results", action="append", type=Path, metavar="DIR",
+                            help="result files or folders to read (repeatable; default results/)")
+    supporting.add_argument("--expectations", type=Path, metavar="FILE",
+                            help="expectations whose accepted statuses count as behaving")
+    supporting.add_argument("--current", metavar="SPEC",
+                            help="the specifier in use now ('jax<0.10'): say whether its cap can be lifted")
+    supporting.add_argument("--format", choices=("text", "constraints"), default="text",
+                            help="text (default), or constraints: one pip constraints line per platform")
 
     pin = commands.add_parser("pin", help="refresh the hashed pinned requirement sets in matrix/pins/")
     pin.add_argument("versions", nargs="*", metavar="VERSION",
@@ -563,6 +577,19 @@ def command_expectations(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_supported(args: argparse.Namespace) -> int:
+    """Print the supported range of each platform over the selected cells; exit 0 (2 on bad input)."""
+    current = parse_current(args.current) if args.current is not None else None
+    entries = load_expectations_file(args.expectations).entries if args.expectations else []
+    selected = [(cell.case.id, cell.param) for cell in
+                matrix.select_run(case_folders(args.cases), args.expression).selected]
+    ranges = supported_ranges(merge_files(load_results(args.results or [DEFAULT_RESULTS])), selected, entries,
+                              current, args.current or "")
+    for line in constraints(ranges) if args.format == "constraints" else range_text(ranges):
+        print(terminal_safe(line))
+    return 0
+
+
 def command_bisect(args: argparse.Namespace) -> int:
     """Bisect the releases between --good and --bad for the first whose verdict on CELL changes."""
     started = time.monotonic()
@@ -619,7 +646,7 @@ def command_bisect(args: argparse.Namespace) -> int:
 LONG_COMMANDS = ("run", "gate", "bisect")
 COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "matrix": command_matrix,
             "pin": command_pin, "diff": command_diff, "gate": command_gate, "bisect": command_bisect,
-            "expectations": command_expectations}
+            "expectations": command_expectations, "supported": command_supported}
 
 
 def main(argv: list[str] | None = None) -> int:
