@@ -9,8 +9,8 @@ excludes every stored release between them that misbehaves (`jax>=0.8.1,!=0.9.0,
 releases only, so a release the results folder does not hold is neither excluded nor vouched for. Builds with a
 local label (`0.12.0.1+corp.3`, `+future`) are not releases and are left out.
 
-With the specifier a team uses now (`jax<0.10`), `cap_verdict` says whether the stored releases it excludes all
-behave (the cap can be lifted) or which cells keep it, and which releases it allows that misbehave.
+With the specifier a team uses now (`jax<0.10`), `cap_verdict` says whether every stored release above the newest
+one it allows behaves (the cap can be lifted) or which cells keep it, and which releases it allows that misbehave.
 """
 
 from __future__ import annotations
@@ -140,23 +140,29 @@ def spans(versions: Sequence[str], releases: Sequence[str]) -> str:
 
 
 def cap_verdict(found: PlatformRange, current: SpecifierSet, text: str) -> CapVerdict:
-    """Whether every stored release that `current` excludes behaves (it can be lifted), or which cells keep it."""
-    outside = [v for v in found.releases if not current.contains(v, prereleases=True)]
-    allowed_bad = tuple(v for v in found.releases if v not in outside and v in found.excluded)
-    note = ""
-    if allowed_bad:
-        note = (f"; note: {text} allows " + ", ".join(
-            f"jax {v}, excluded by {', '.join(found.excluded[v])}" for v in allowed_bad))
-    if not outside:
-        return CapVerdict(text, False, f"{text} excludes no stored release: nothing to lift{note}", allowed_bad)
-    bad = [v for v in outside if v in found.excluded]
+    """Whether the cap of `current` can be lifted: every stored release above the newest one it allows behaves; or
+    which cells keep it (and on which releases above it every selected cell behaves all the same). Also named: the
+    stored releases it allows that misbehave, and those its lower bound excludes that behave."""
+    allowed = [v for v in found.releases if current.contains(v, prereleases=True)]
+    outside = [v for v in found.releases if v not in allowed]
+    above = [v for v in outside if not allowed or Version(v) > Version(allowed[-1])]
+    below_fine = [v for v in outside if v not in above and v not in found.excluded]
+    allowed_bad = tuple(v for v in allowed if v in found.excluded)
+    notes = "".join([
+        f"; note: {text} allows " + ", ".join(f"jax {v}, excluded by {', '.join(found.excluded[v])}"
+                                              for v in allowed_bad) if allowed_bad else "",
+        f"; note: {text} also excludes {spans(below_fine, found.releases)}, on which every selected cell behaves"
+        if below_fine else ""])
+    if not above:
+        return CapVerdict(text, False, f"{text} caps no stored release: nothing to lift{notes}", allowed_bad)
+    bad = [v for v in above if v in found.excluded]
+    fine = [v for v in above if v not in found.excluded]
     if not bad:
         return CapVerdict(text, True, f"{text} can be lifted: every selected cell behaves on "
-                                      f"{spans(outside, found.releases)}{note}", allowed_bad)
+                                      f"{spans(above, found.releases)}{notes}", allowed_bad)
     why = "; ".join(f"jax {v} is excluded by {', '.join(found.excluded[v])}" for v in bad)
-    fine = [v for v in outside if v not in found.excluded]
     also = f"; every selected cell behaves on {spans(fine, found.releases)}" if fine else ""
-    return CapVerdict(text, False, f"{text} cannot be lifted: {why}{also}{note}", allowed_bad)
+    return CapVerdict(text, False, f"{text} cannot be lifted: {why}{also}{notes}", allowed_bad)
 
 
 _MARKERS = {"linux": ("linux", {"arm64": "aarch64"}), "darwin": ("darwin", {}),
