@@ -22,6 +22,7 @@ from conformance.atomic import write_text_atomically
 from conformance.core.case import DEFAULT_CASE_PACKAGE, NO_PARAM, Observation, Unsupported, find_case
 from conformance.core.casefolders import import_declared_folders
 from conformance.core.observation import error_record, json_problem, observed_record, unsupported_record
+from conformance.child.warned import recording_warnings
 from conformance.portable import become_subreaper, kill_descendants
 
 
@@ -31,11 +32,24 @@ def write_json_atomically(path: str, payload: dict[str, Any]) -> None:
 
 
 def observe(case_id: str, param: str, package: str) -> dict[str, Any]:
-    """Run the probe and describe what happened as a plain-JSON observation record."""
+    """Run the probe and describe what happened as a plain-JSON observation record, with the deprecation warnings
+    it triggered (`warnings`: category, message, module, JAX deprecation id)."""
+    warned: list[dict[str, str]] = []
+    record = _observe(case_id, param, package, warned)
+    if warned:
+        record["warnings"] = warned
+    return record
+
+
+def _observe(case_id: str, param: str, package: str, warned: list[dict[str, str]]) -> dict[str, Any]:
     try:
         import_declared_folders()  # case folders, each from its own path (never its parent on sys.path)
         found = find_case(case_id, package)
-        result = found.run_probe(param)
+        with recording_warnings() as found_warnings:
+            try:
+                result = found.run_probe(param)
+            finally:
+                warned.extend(found_warnings)
         if not isinstance(result, Observation):
             return error_record(case_id, param, "TypeError",
                                 f"the probe returned {type(result).__name__}, not an Observation(facts, details)")
