@@ -136,3 +136,18 @@ def test_a_new_warning_is_a_printed_output_change_in_diff_and_gate():
     outcome = gate(diff_sets(before, after))
     assert outcome.exit_code == 0 and [j.kind for j in outcome.printed] == [PRINTED]
     assert gate(diff_sets(before, after), fail_on_printed=True).exit_code == 1
+
+
+def test_the_report_marks_a_cell_with_warnings_and_lists_them_in_its_panel():
+    from conformance.report.html import render_html
+    from conformance.report.model import build_model
+
+    warned = [{"category": "DeprecationWarning", "message": "x <is> deprecated", "module": "jax", "deprecation": "jax-x"}]
+    model = build_model([files("0.12.0.1", "linux-x86_64", [cell("a.warns", warnings=warned), cell("a.quiet")])], [])
+    page = render_html(model, "2026-12-01T00:00:00+00:00")
+    table = page.split('id="data"')[0]
+    assert table.count('title="deprecation warnings"> W</span>') == 1
+    data = json.loads(page.split('<script type="application/json" id="data">')[1].split("</script>")[0])
+    by_row = {row["id"]: cells[0].get("wn") for row, cells in zip(data["rows"], data["cells"])}
+    assert by_row == {"a.warns": ["DeprecationWarning: x <is> deprecated [jax-x] (jax)"], "a.quiet": None}
+    assert "<h3>Deprecation warnings" in page
