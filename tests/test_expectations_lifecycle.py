@@ -228,3 +228,28 @@ def test_prune_of_a_malformed_file_or_missing_results_is_one_line(tmp_path, stor
     assert err.startswith(f"jax-conformance: error: {path}:3: expectation entry 1: `status` has 'passes'")
     assert cli.main(["expectations", "prune", str(tmp_path / "nope.toml"), "--results", str(stored)]) == 2
     assert "cannot read the expectations file" in capsys.readouterr().err
+
+
+def test_the_action_reports_prune_in_the_summary_and_never_fails(tmp_path, stored):
+    import subprocess
+    import sys
+
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent
+    action = yaml.safe_load((root / ".github/actions/conformance/action.yml").read_text(encoding="utf-8"))
+    step = next(s for s in action["runs"]["steps"] if "prune-report.sh" in s.get("run", ""))
+    assert step["if"] == "inputs.expectations != ''" and step["env"]["EXPECTATIONS"] == "${{ inputs.expectations }}"
+    path = tmp_path / "expect.toml"
+    path.write_text(PRUNABLE, encoding="utf-8")
+    summary = tmp_path / "summary.md"
+    for expectations in (str(path), str(tmp_path / "missing.toml")):
+        done = subprocess.run(["bash", str(root / ".github/scripts/prune-report.sh")], cwd=root,
+                              env={"PATH": "/usr/bin:/bin", "PYTHON": sys.executable, "EXPECTATIONS": expectations,
+                                   "RESULTS": str(stored), "GITHUB_STEP_SUMMARY": str(summary)},
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    text = summary.read_text(encoding="utf-8")
+    assert PRUNE_DIFF.format(path=path) in text and text.count("### Expectations the results no longer need") == 2
+    assert "`expectations prune` could not run (exit 2):" in text and "cannot read the expectations file" in text
+    assert path.read_text(encoding="utf-8") == PRUNABLE
