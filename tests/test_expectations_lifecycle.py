@@ -253,3 +253,17 @@ def test_the_action_reports_prune_in_the_summary_and_never_fails(tmp_path, store
     assert PRUNE_DIFF.format(path=path) in text and text.count("### Expectations the results no longer need") == 2
     assert "`expectations prune` could not run (exit 2):" in text and "cannot read the expectations file" in text
     assert path.read_text(encoding="utf-8") == PRUNABLE
+
+
+def test_the_gate_markdown_names_the_expired_entry_and_the_warning(sides, tmp_path, capsys):
+    folder, before, after = sides
+    path = folder / "expect.toml"
+    path.write_text(DATED.replace('"2026-12-11"', "2026-11-30") + DATED.replace("[vmap]", "").replace(
+        '"2026-12-11"', "2026-12-05"), encoding="utf-8")
+    markdown = tmp_path / "gate.md"
+    assert cli.main(["gate", "--baseline", str(before), "--candidate", str(after), "--expectations", str(path),
+                     "--today", "2026-12-01", "--markdown", str(markdown)]) == 1
+    text = markdown.read_text(encoding="utf-8")
+    assert "### Expectations expired or expiring" in text
+    assert "- FAIL: expectation numerics.debug\\_nans\\_vmap\\_miss\\[vmap\\] (line 1) expired on 2026-11-30" in text
+    assert "- warning: expectation numerics.debug\\_nans\\_vmap\\_miss (line 8) expires on 2026-12-05, in 4 days" in text
