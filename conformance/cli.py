@@ -127,6 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a folder of jax and/or jaxlib wheel files: an environment is built from them (the rest "
                           "from the index) and cached under their sha256 (repeatable)")
     add_run_options(run)
+    run.add_argument("--future", action="store_true",
+                     help="run each probe with JAX's registered deprecations accelerated, deprecated module attributes "
+                          "removed and deprecation warnings as errors; stored as the target <version>+future")
     run.add_argument("--shard", metavar="K/N",
                      help="run only shard K of N of the selected cells, balanced by recorded durations; "
                           "results go to <jax>-<platform>-shardKofN.json")
@@ -258,7 +261,8 @@ def run_request(args: argparse.Namespace, versions: list[str], selection: matrix
         versions=tuple(versions), results=args.results, cell_ids=selection.cell_ids, expression=args.expression,
         sources=tuple(matrix.run_sources(selection.chosen, folders)), case_folders=tuple(folders), shard=shard,
         shard_durations=getattr(args, "shard_durations", None), workers=args.workers, retries=args.retries,
-        retry_differs=args.retry_differs, launcher=args.launch, rerun=args.rerun)
+        retry_differs=args.retry_differs, launcher=args.launch, rerun=args.rerun,
+        future=getattr(args, "future", False))
     request.check()
     return request
 

@@ -22,6 +22,7 @@ from conformance.atomic import write_text_atomically
 from conformance.core.case import DEFAULT_CASE_PACKAGE, NO_PARAM, Observation, Unsupported, find_case
 from conformance.core.casefolders import import_declared_folders
 from conformance.core.observation import error_record, json_problem, observed_record, unsupported_record
+from conformance.child.future import FUTURE_VARIABLE, enter_future
 from conformance.child.warned import recording_warnings
 from conformance.portable import become_subreaper, kill_descendants
 
@@ -45,11 +46,15 @@ def _observe(case_id: str, param: str, package: str, warned: list[dict[str, str]
     try:
         import_declared_folders()  # case folders, each from its own path (never its parent on sys.path)
         found = find_case(case_id, package)
-        with recording_warnings() as found_warnings:
-            try:
-                result = found.run_probe(param)
-            finally:
-                warned.extend(found_warnings)
+        if os.environ.get(FUTURE_VARIABLE) == "1":  # the +future target: pending removals done, warnings are errors
+            enter_future()
+            result = found.run_probe(param)
+        else:
+            with recording_warnings() as found_warnings:
+                try:
+                    result = found.run_probe(param)
+                finally:
+                    warned.extend(found_warnings)
         if not isinstance(result, Observation):
             return error_record(case_id, param, "TypeError",
                                 f"the probe returned {type(result).__name__}, not an Observation(facts, details)")

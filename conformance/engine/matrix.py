@@ -30,6 +30,7 @@ from typing import Any, Callable, Hashable, Mapping, Sequence, Union
 from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, folder_namespace, load_cases
 from conformance.core.casefolders import FOLDERS_VARIABLE, folders_variable
 from conformance.child.envinfo import platform_tag
+from conformance.child.future import FUTURE_VARIABLE
 from conformance.engine.folders import CaseFolder, import_folder, refuse_shadowing
 from conformance.engine.keys import cell_key
 from conformance.engine.runner import SOURCE_ROOT
@@ -68,6 +69,7 @@ class RunRequest:
     retry_differs: bool = False
     launcher: str = "fork"
     rerun: bool = False
+    future: bool = False  # run as the `<version>+future` target: see `child.future`
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "results", Path(self.results).absolute())  # pytest runs in another folder
@@ -240,7 +242,7 @@ def stored_cells(request: RunRequest, builder: Any, version: str, cells: Sequenc
     The version's file is read, and with `shard_files` also its shard files (`-shardKofN.json`, as a sharded
     CI run leaves them), the unsharded file first.
     """
-    if request.rerun or request.shard or not cells:
+    if request.rerun or request.shard or request.future or not cells:
         return {}
     store = ResultStore(request.results)
     unsharded = store.path_for(version, host_platform())
@@ -399,7 +401,7 @@ def pytest_argv(env: Any, json_path: Path, request: RunRequest, folder: CaseFold
             "--json-report", "--json-report-file", str(json_path), "--json-report-omit", "keywords", "collectors"]
     if request.retry_differs:
         argv.append("--jax-retry-differs")
-    if request.rerun:
+    if request.rerun or request.future:  # a +future cell is never answered by the release's stored one
         argv.append("--jax-rerun")
     if request.expression:
         argv += ["-k", request.expression]
@@ -410,6 +412,11 @@ def pytest_argv(env: Any, json_path: Path, request: RunRequest, folder: CaseFold
         if request.shard_durations:
             argv += ["--jax-shard-durations", str(request.shard_durations)]
     return argv
+
+
+def future_label(version: str) -> str:
+    """The `run --future` target of a version: `0.12.0.1+future` (`0.12.0.1+corp.3.future` for a local build)."""
+    return f"{version}{'.' if '+' in version else '+'}future"
 
 
 def retired_in(folder: CaseFolder | None) -> Callable[[str], bool]:
@@ -435,6 +442,9 @@ def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
         environ.pop(FOLDERS_VARIABLE, None)
         if folder is not None:  # imported from its own path, never with its parent on PYTHONPATH
             environ[FOLDERS_VARIABLE] = folders_variable([folder.path])
+        environ.pop(FUTURE_VARIABLE, None)
+        if request.future:
+            environ[FUTURE_VARIABLE] = "1"
         started = time.monotonic()
         argv = pytest_argv(env, tmp, request, folder)
         if request.cell_ids:
@@ -456,6 +466,8 @@ def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
         if head.get("jax") != env.version:
             raise ConformanceError(f"the environment for jax {env.version} reports jax {head.get('jax')}"
                                    + (f"; delete {env.path} and run again" if getattr(env, "release", True) else ""))
+        if request.future:  # stored as a target of its own, next to the release's
+            head["jax"] = future_label(env.version)
         head["wall_s"] = round(time.monotonic() - started, 3)
         source = getattr(env, "source", None)
         if source:
