@@ -29,7 +29,8 @@ def test_owner_bug_and_dates_are_read_from_toml_dates_or_strings():
     (entry,) = parse_expectations(DATED)
     assert (entry.owner, entry.added, entry.expires) == ("numerics-team", datetime.date(2026, 9, 1),
                                                          datetime.date(2026, 12, 11))
-    assert entry.days_left(TODAY) == 10 and entry.who == "owner numerics-team, bug https://github.com/jax-ml/jax/issues/1"
+    assert entry.days_left(TODAY) == 10
+    assert entry.who == "owner numerics-team, bug https://github.com/jax-ml/jax/issues/1"
 
 
 @pytest.mark.parametrize("extra, message", [
@@ -266,4 +267,5 @@ def test_the_gate_markdown_names_the_expired_entry_and_the_warning(sides, tmp_pa
     text = markdown.read_text(encoding="utf-8")
     assert "### Expectations expired or expiring" in text
     assert "- FAIL: expectation numerics.debug\\_nans\\_vmap\\_miss\\[vmap\\] (line 1) expired on 2026-11-30" in text
-    assert "- warning: expectation numerics.debug\\_nans\\_vmap\\_miss (line 8) expires on 2026-12-05, in 4 days" in text
+    assert ("- warning: expectation numerics.debug\\_nans\\_vmap\\_miss (line 8) expires on 2026-12-05, "
+            "in 4 days") in text

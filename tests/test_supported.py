@@ -120,7 +120,8 @@ def test_no_behaving_release_is_said_and_constrains_to_nothing(tmp_path, capsys)
     folder = tmp_path / "results"
     write(folder, "0.7.2", PLATFORM, _cells(vmap="differs"))
     assert cli.main(["supported", "-k", SELECTION, "--results", str(folder)]) == 0
-    assert capsys.readouterr().out.splitlines()[0] == f"{PLATFORM}: no stored release on which every selected cell behaves"
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == f"{PLATFORM}: no stored release on which every selected cell behaves"
     assert cli.main(["supported", "-k", SELECTION, "--results", str(folder), "--format", "constraints"]) == 0
     assert capsys.readouterr().out == "jax<0\n"
 

@@ -142,7 +142,8 @@ def test_the_report_marks_a_cell_with_warnings_and_lists_them_in_its_panel():
     from conformance.report.html import render_html
     from conformance.report.model import build_model
 
-    warned = [{"category": "DeprecationWarning", "message": "x <is> deprecated", "module": "jax", "deprecation": "jax-x"}]
+    warned = [{"category": "DeprecationWarning", "message": "x <is> deprecated", "module": "jax",
+               "deprecation": "jax-x"}]
     model = build_model([files("0.12.0.1", "linux-x86_64", [cell("a.warns", warnings=warned), cell("a.quiet")])], [])
     page = render_html(model, "2026-12-01T00:00:00+00:00")
     table = page.split('id="data"')[0]

@@ -11,7 +11,7 @@ the ones it catches; those do not reach this recorder.
 
 The JAX deprecation is read from the call stack at the moment of the warning: `jax._src.deprecations.warn`
 holds its `deprecation_id` (`jax-numpy-astype-complex-to-real`), and the `__getattr__` of a module's
-`_deprecations` table (`deprecation_getattr`) holds the module and the attribute (`jax.interpreters.xla.pytype_aval_mappings`).
+`_deprecations` table (`deprecation_getattr`) holds the module and the attribute (`jax.core.pytype_aval_mappings`).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 A selected cell *behaves* on a release when its stored status there is `conforms` (what the chapter documents,
 a documented bug included), or when an expectations entry applies to it and accepts that status (it is
 acknowledged). A cell `skipped` on a platform (the chapter's claim is about another one) is not applicable there
-and counts for nothing. A release on which a selected cell misbehaves, or has no stored result, is excluded, and the cells
-that exclude it are named. The specifier bounds the range by the oldest and newest behaving releases stored and
+and counts for nothing. A release on which a selected cell misbehaves, or has no stored result, is excluded, and
+the cells that exclude it are named. The specifier bounds the range by the oldest and newest behaving releases stored and
 excludes every stored release between them that misbehaves (`jax>=0.8.1,!=0.9.0,<=0.12.0.1`): it speaks for stored
 releases only, so a release the results folder does not hold is neither excluded nor vouched for. Builds with a
 local label (`0.12.0.1+corp.3`, `+future`) are not releases and are left out.
@@ -87,8 +87,8 @@ def behaves(status: Status, platform: str, case: str, param: str, jax: str,
             expectations: Sequence[Expectation]) -> bool:
     """Whether a cell with `status` conforms (or is not applicable: `skipped`), or an expectations entry applies to it
     and accepts the status."""
-    return status in (Status.CONFORMS, Status.SKIPPED) or any(entry.applies_to(platform, case, param, jax) and entry.accepts(status)
-                                            for entry in expectations)
+    return status in (Status.CONFORMS, Status.SKIPPED) or any(
+        entry.applies_to(platform, case, param, jax) and entry.accepts(status) for entry in expectations)
 
 
 def _release(version: str) -> Version | None:
