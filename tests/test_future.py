@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from conformance.engine.matrix import RunRequest, future_label, pytest_argv
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,12 +59,16 @@ __getattr__ = _getattr(__name__, _deprecations)
 '''
 
 SCRIPT = '''
-import json, warnings
-import jax.oldapi
-before = jax.oldapi.old_function  # read (and cached) before: it must still go
+import json, sys, warnings
 from conformance.child.future import enter_future
-counts = enter_future()
+if sys.argv[1] == "loaded":  # a forked cell: jax is imported before the probe
+    import jax.oldapi
+    before = jax.oldapi.old_function  # read (and cached) before: it must still go
+enter_future()
+imported_by_enter = "jax" in sys.modules
+import jax.oldapi
 from jax._src import deprecations
+deprecations.register("jax-fake-registered-later")
 import jax.newapi  # imported after: its deprecated attribute is gone too
 
 def outcome(thunk):
@@ -73,8 +79,9 @@ def outcome(thunk):
         return f"{type(exc).__name__}: {exc}"
 
 print(json.dumps({
-    "counts": counts,
+    "jax imported by enter_future": imported_by_enter,
     "registered": outcome(lambda: deprecations.warn("jax-fake-positional-args", "positional args are gone", 1)),
+    "registered later": outcome(lambda: deprecations.warn("jax-fake-registered-later", "gone too", 1)),
     "old attribute": outcome(lambda: jax.oldapi.old_function),
     "new attribute": outcome(lambda: jax.newapi.new_function),
     "warning": outcome(lambda: warnings.warn("dtype will change", FutureWarning)),
@@ -83,7 +90,8 @@ print(json.dumps({
 '''
 
 
-def test_the_future_accelerates_removes_and_raises(tmp_path):
+@pytest.mark.parametrize("jax_state", ["loaded", "not loaded"])
+def test_the_future_accelerates_removes_and_raises(tmp_path, jax_state):
     src = tmp_path / "jax" / "_src"
     src.mkdir(parents=True)
     (tmp_path / "jax" / "__init__.py").write_text("")
@@ -92,11 +100,13 @@ def test_the_future_accelerates_removes_and_raises(tmp_path):
     (tmp_path / "jax" / "oldapi.py").write_text(MODULE_WITH_DEPRECATIONS.format(module="oldapi", name="old_function"))
     (tmp_path / "jax" / "newapi.py").write_text(MODULE_WITH_DEPRECATIONS.format(module="newapi", name="new_function"))
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
-    done = subprocess.run([sys.executable, "-W", "ignore::UserWarning", "-c", textwrap.dedent(SCRIPT)], env=env,
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-W", "ignore::UserWarning", "-c", textwrap.dedent(SCRIPT), jax_state],
+                          env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {
-        "counts": {"accelerated": 1, "attributes_removed": 1},
+        "jax imported by enter_future": jax_state == "loaded",  # it never imports jax itself
         "registered": "ValueError: positional args are gone",
+        "registered later": "ValueError: gone too",
         "old attribute": "AttributeError: jax.oldapi.old_function is deprecated",
         "new attribute": "AttributeError: jax.newapi.new_function is deprecated",
         "warning": "FutureWarning: dtype will change",

@@ -47,7 +47,7 @@ def _observe(case_id: str, param: str, package: str, warned: list[dict[str, str]
         import_declared_folders()  # case folders, each from its own path (never its parent on sys.path)
         found = find_case(case_id, package)
         if os.environ.get(FUTURE_VARIABLE) == "1":  # the +future target: pending removals done, warnings are errors
-            enter_future()
+            enter_future()  # never imports jax itself: where it is not loaded yet, a hook acts as it loads
             result = found.run_probe(param)
         else:
             with recording_warnings() as found_warnings:
