@@ -70,17 +70,15 @@ def test_without_the_expectation_the_timeout_excludes_its_release(stored):
 def test_a_cap_that_can_be_lifted(stored):
     (found,) = _ranges(stored, parse_expectations(EXPECT), "jax<0.10")
     assert found.cap.liftable
-    assert found.cap.line == (f"jax<0.10 can be lifted: every selected cell behaves on 0.10.0–0.12.0.1; note: jax<0.10 "
-                              f"allows jax 0.7.2, excluded by {VMAP}[vmap] (differs), jax 0.9.0, excluded by "
-                              f"{COUNTER} (differs)")
+    assert found.cap.line == ("jax<0.10 can be lifted: every selected cell behaves on 0.10.0–0.12.0.1; note: jax<0.10 "
+                              "allows 0.7.2, 0.9.0, excluded above")
 
 
 def test_a_cap_that_cannot_be_lifted_names_the_cells(stored):
     (found,) = _ranges(stored, (), ">=0.8.1,<0.10")
     assert not found.cap.liftable
     assert found.cap.line == (f">=0.8.1,<0.10 cannot be lifted: jax 0.10.0 is excluded by {COUNTER} (timeout); every "
-                              f"selected cell behaves on 0.12.0.1; note: >=0.8.1,<0.10 allows jax 0.9.0, excluded by "
-                              f"{COUNTER} (differs)")
+                              f"selected cell behaves on 0.12.0.1; note: >=0.8.1,<0.10 allows 0.9.0, excluded above")
 
 
 def test_the_command_prints_range_exclusions_and_verdict(stored, tmp_path, capsys):
@@ -94,8 +92,8 @@ def test_the_command_prints_range_exclusions_and_verdict(stored, tmp_path, capsy
         f"  excluded jax 0.7.2: {VMAP}[vmap] (differs)",
         f"  excluded jax 0.9.0: {COUNTER} (differs)",
         "  left out (not releases): 0.12.0.1+corp.3",
-        f"  current jax<0.10 can be lifted: every selected cell behaves on 0.10.0–0.12.0.1; note: jax<0.10 allows "
-        f"jax 0.7.2, excluded by {VMAP}[vmap] (differs), jax 0.9.0, excluded by {COUNTER} (differs)",
+        "  current jax<0.10 can be lifted: every selected cell behaves on 0.10.0–0.12.0.1; note: jax<0.10 allows "
+        "0.7.2, 0.9.0, excluded above",
     ]
     assert cli.main(["supported", "-k", SELECTION, "--results", str(stored), "--expectations", str(path),
                      "--format", "constraints"]) == 0
@@ -155,8 +153,8 @@ def test_platform_markers(platform, expected):
 
 @pytest.mark.parametrize("current, liftable, line", [
     (">=0.9,<0.10", True, ">=0.9,<0.10 can be lifted: every selected cell behaves on 0.10.0–0.12.0.1; note: "
-                          ">=0.9,<0.10 allows jax 0.9.0, excluded by compilation.compile_counter (differs); note: "
-                          ">=0.9,<0.10 also excludes 0.8.1, on which every selected cell behaves"),
+                          ">=0.9,<0.10 allows 0.9.0, excluded above; note: >=0.9,<0.10 also excludes 0.8.1, on which "
+                          "every selected cell behaves"),
     ("jax>=0.8.1,!=0.9.0", False, "jax>=0.8.1,!=0.9.0 caps no stored release: nothing to lift"),
 ])
 def test_cap_verdict_notes_a_lower_bound_that_excludes_behaving_releases(stored, current, liftable, line):

@@ -149,8 +149,7 @@ def cap_verdict(found: PlatformRange, current: SpecifierSet, text: str) -> CapVe
     below_fine = [v for v in outside if v not in above and v not in found.excluded]
     allowed_bad = tuple(v for v in allowed if v in found.excluded)
     notes = "".join([
-        f"; note: {text} allows " + ", ".join(f"jax {v}, excluded by {', '.join(found.excluded[v])}"
-                                              for v in allowed_bad) if allowed_bad else "",
+        f"; note: {text} allows {spans(allowed_bad, found.releases)}, excluded above" if allowed_bad else "",
         f"; note: {text} also excludes {spans(below_fine, found.releases)}, on which every selected cell behaves"
         if below_fine else ""])
     if not above:
