@@ -1,5 +1,5 @@
-"""The command line (`list run report matrix pin diff gate bisect`): the parser, one short function per command that
-builds a request and prints its outcome, and the progress printer. The work lives below (`engine.matrix.run_targets`
+"""The command line (`list run report matrix pin diff gate bisect expectations supported`): one short function per
+command that builds a request and prints its outcome, and the progress printer; the grammar is `cli_parser`. The work lives below (`engine.matrix.run_targets`
 for every `engine.targets` kind, `decide.sides`, `decide.bisect_session`, `report`, `results`), which never sees
 parsed arguments. `main(argv)` returns the exit status; expected problems are one line on stderr and exit 2."""
 
@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -18,10 +17,11 @@ from conformance.core.case import CaseDeclarationError
 from conformance.ciplan import plan_json
 from conformance.decide.bisect_session import BisectRequest, run_bisect
 from conformance.decide.render import bisect_session_text, diff_text, gate_markdown, gate_text
+from conformance.cli_parser import DEFAULT_REPORT, DEFAULT_RESULTS, build_parser
 from conformance.decide.sides import JUDGING_FLAGS, DiffRequest, GateRequest, run_diff, run_gate
+from conformance.decide.upkeep import prune_file, supported_lines
 from conformance.atomic import write_text_atomically
 from conformance.engine import matrix
-from conformance.engine.session import LAUNCHERS
 from conformance.engine.shards import parse_shard
 from conformance.engine.targets import BUILD_KINDS, Release, given_builds, releases
 from conformance.envs.builder import EnvironmentBuilder
@@ -31,32 +31,11 @@ from conformance.envs.pins import compile_pins
 from conformance.errors import ConformanceError, one_line
 from conformance.interrupts import interrupted_status, sigterm_interrupts
 from conformance.report.progress import conflict_line, event_lines
-from conformance.report.outputs import DEFAULT_HTML_LINK, ExtraOutputs, extra_outputs
+from conformance.report.outputs import ExtraOutputs, extra_outputs
 from conformance.report.render import render_results
 from conformance.report.terminal import cases_listing, run_heading, run_summary
 from conformance.results.load import ResultsError
 from conformance.results.outputs import check_outputs
-
-DEFAULT_RESULTS = Path("results")
-# Not taken from __doc__, which is None under PYTHONOPTIMIZE=2.
-DESCRIPTION = "Documented JAX behaviours, probed in fresh processes across JAX versions."
-DEFAULT_REPORT = Path("reports/index.html")
-
-
-def add_common_options(parser: argparse.ArgumentParser, *, cases: bool = True, index: bool = True) -> None:
-    """`--cases DIR` (a team's own case folder) and where packages come from (`--index-url` and the rest, for uv)."""
-    if cases:
-        parser.add_argument("--cases", action="append", default=[], metavar="DIR", help="also load the case modules "
-                            "of this folder (a package named after the folder; its ids are namespaced "
-                            "<folder>/<module>.<probe>); repeat for more")
-    if index:
-        parser.add_argument("--index-url", metavar="URL", default="", help="the simple index to install from and "
-                            "read releases from (default: UV_INDEX_URL, else PyPI)")
-        parser.add_argument("--extra-index-url", action="append", default=[], metavar="URL",
-                            help="another simple index, also read (repeatable)")
-        parser.add_argument("--find-links", action="append", default=[], metavar="DIR_OR_URL",
-                            help="a folder or page of distribution files for uv (repeatable)")
-        parser.add_argument("--pre", action="store_true", help="allow pre-releases and dev builds when resolving")
 
 
 def make_builder(args: argparse.Namespace) -> EnvironmentBuilder:
@@ -65,126 +44,11 @@ def make_builder(args: argparse.Namespace) -> EnvironmentBuilder:
     return EnvironmentBuilder(options=options) if options.given else EnvironmentBuilder()
 
 
-def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """The options of a run: selection, workers, retries, launcher, reuse and the results folder."""
-    parser.add_argument("-k", dest="expression", metavar="EXPR", help="pytest-style selection expression")
-    parser.add_argument("-j", dest="workers", type=int, default=os.cpu_count() or 1, metavar="N",
-                        help="cells run at once, each in its own process (default: the number of cores)")
-    parser.add_argument("--retries", type=int, default=1, metavar="N", help="rerun a cell ending in error, crash or "
-                        "timeout up to N times (default 1)")
-    parser.add_argument("--retry-differs", action="store_true", help="also rerun cells that differ")
-    parser.add_argument("--launch", choices=LAUNCHERS, default="fork",
-                        help="fork cells from a per-version server that imported jax (default), or spawn each")
-    parser.add_argument("--rerun", action="store_true", help="run every selected cell, even one with a stored result")
-    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR", help="results folder (default results/)")
-    add_common_options(parser)
-
-
 def settings(args: argparse.Namespace, shard: Any = None) -> matrix.RunSettings:
     """The run settings the command was given."""
     return matrix.RunSettings(args.results, args.expression, tuple(args.cases), shard, getattr(
-        args, "shard_durations", None), args.workers, args.retries, args.retry_differs, args.launch, args.rerun)
-
-
-def add_run_parser(commands: Any) -> None:
-    """`run`: the targets (a matrix, versions, given builds), the run options, the shard and the report."""
-    run = commands.add_parser("run", help="run the cases across JAX versions and write results and the report")
-    which = run.add_mutually_exclusive_group()
-    which.add_argument("--matrix", metavar="NAME", help=f"a matrix name or .toml path (default {DEFAULT_MATRIX})")
-    which.add_argument("--jax", action="append", metavar="VERSION", help="a JAX version; repeat for more")
-    for kind in BUILD_KINDS:
-        run.add_argument(f"--{kind.option}", action="append", default=[], metavar=kind.metavar, help=kind.run_help)
-    add_run_options(run)
-    run.add_argument("--shard", metavar="K/N", help="run only shard K of N of the selected cells, balanced by "
-                     "recorded durations; results go to <jax>-<platform>-shardKofN.json")
-    run.add_argument("--shard-durations", type=Path, metavar="PATH",
-                     help="result files whose recorded durations balance the shards (default matrix/baseline/); "
-                          "every shard of a run must read the same ones")
-    run.add_argument("-o", "--report", type=Path, default=None, metavar="PATH",
-                     help="HTML report to write from every result file in DIR (default: reports/index.html for "
-                          "the default results/ folder, DIR/report.html for another folder)")
-
-
-def add_report_parser(commands: Any) -> None:
-    """`report`: result files into the HTML page, and the Markdown, JUnit, compat JSON and wptreport beside it."""
-    report = commands.add_parser("report", help="render result files into the HTML report")
-    report.add_argument("results", nargs="+", type=Path, metavar="RESULTS", help="result files, or folders of them")
-    report.add_argument("-o", "--output", type=Path, default=DEFAULT_REPORT, metavar="PATH")
-    report.add_argument("--markdown", type=Path, metavar="PATH", help="also write the Markdown summary")
-    report.add_argument("--markdown-full", action="store_true", help="the Markdown lists every change and cell too")
-    report.add_argument("--html-link", default=DEFAULT_HTML_LINK, metavar="URL", help="the Markdown's link to the page")
-    report.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML, one test case per cell")
-    report.add_argument("--compat-json", type=Path, metavar="PATH", help="also write MDN-style compatibility data")
-    report.add_argument("--wptreport", type=Path, metavar="PATH", help="also write web-platform-tests' wptreport")
-
-
-def add_decision_parsers(commands: Any) -> None:
-    """`diff`, `gate` and `bisect`."""
-    diff = commands.add_parser("diff", help="list the cells whose status or observation differ between two result sets")
-    diff.add_argument("baseline", type=Path, metavar="A", help="baseline result file, a folder of them, or a JAX "
-                      "version (its stored results; cells not stored yet are run)")
-    diff.add_argument("candidate", type=Path, metavar="B", help="candidate result file, folder or JAX version")
-    add_run_options(diff)
-    add_gate_parser(commands)
-    bisecting = commands.add_parser("bisect", help="find the first JAX release whose verdict on one cell changes")
-    bisecting.add_argument("cell", metavar="CELL",
-                           help="case id with :PARAM or [PARAM] (numerics.debug_nans_vmap_miss:vmap), or a row ID")
-    bisecting.add_argument("--good", required=True, metavar="VERSION", help="a release that behaves as wanted")
-    bisecting.add_argument("--bad", required=True, metavar="VERSION", help="a release that does not")
-    bisecting.add_argument("--find-fix", action="store_true",
-                           help="find the first release where a documented known issue stops reproducing")
-    bisecting.add_argument("--launch", choices=LAUNCHERS, default="fork",
-                           help="fork the cell from a server that imported jax (default), or spawn it")
-    bisecting.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
-                           help="folder the tested cells are stored in, like run's (default results/)")
-    add_common_options(bisecting)
-
-
-def add_gate_parser(commands: Any) -> None:
-    """`gate`: two result sets given, or a baseline version and a candidate target to run."""
-    gating = commands.add_parser("gate", help="fail when a candidate regresses from a baseline (exit 1)")
-    for side in ("baseline", "candidate"):
-        gating.add_argument(f"--{side}", action="append", type=Path, metavar="PATH",
-                            help=f"{side} result file or folder (repeat for more)")
-    gating.add_argument("--from", dest="from_version", metavar="VERSION",
-                        help="run the suite on this JAX version as the baseline (with --to)")
-    gating.add_argument("--to", dest="to_version", metavar="VERSION",
-                        help="run the suite on this JAX version as the candidate (with --from)")
-    for kind in BUILD_KINDS:
-        gating.add_argument(f"--to-{kind.option}", metavar=kind.metavar, help=kind.gate_help)
-    gating.add_argument("--expectations", type=Path, metavar="FILE",
-                        help="TOML file of expected statuses that acknowledge known regressions")
-    gating.add_argument("--markdown", type=Path, metavar="PATH", help="also write the decision as Markdown")
-    for flag, text in JUDGING_FLAGS.items():
-        gating.add_argument(f"--{flag.replace('_', '-')}", action="store_true", help=text)
-    add_run_options(gating)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(prog="jax-conformance", description=DESCRIPTION)
-    parser.add_argument("--version", action="version", version=f"jax-conformance {conformance.__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    listing = commands.add_parser("list", help="show the cases, their rows and claims")
-    listing.add_argument("-k", dest="expression", metavar="EXPR", help="pytest-style selection expression")
-    add_common_options(listing, index=False)
-    add_run_parser(commands)
-    add_report_parser(commands)
-    listed = commands.add_parser("matrix", help="print the JAX versions of a matrix (latest: read from the index)")
-    listed.add_argument("names", nargs="?", default=DEFAULT_MATRIX, metavar="NAMES", help=f"matrix names or .toml "
-                        f"paths and JAX versions, separated by spaces or commas (default {DEFAULT_MATRIX})")
-    listed.add_argument("--json", action="store_true", help="print a JSON list (for a CI job matrix)")
-    listed.add_argument("--ci-jobs", type=int, metavar="RUNNERS", help="print the CI job plan as JSON for this many "
-                        "runners: the versions and shard of each job, within GitHub's limit of 256 jobs per matrix")
-    listed.add_argument("--shards", type=int, default=2, metavar="N",
-                        help="with --ci-jobs: shards per version while they fit (default 2)")
-    add_common_options(listed, cases=False)
-    add_decision_parsers(commands)
-    pin = commands.add_parser("pin", help="refresh the hashed pinned requirement sets in matrix/pins/")
-    pin.add_argument("versions", nargs="*", metavar="VERSION", help=f"JAX versions or matrix names (`all`) to pin "
-                     f"(default: every version of the {DEFAULT_MATRIX} matrix)")
-    add_common_options(pin, cases=False)
-    return parser
+        args, "shard_durations", None), args.workers, args.retries, args.retry_differs, args.launch, args.rerun,
+        getattr(args, "future", False))
 
 
 def _err(text: str) -> None:
@@ -302,13 +166,26 @@ def command_gate(args: argparse.Namespace) -> int:
         {kind.option: [v] for kind in BUILD_KINDS if (v := getattr(args, f"to_{kind.option}"))})
     flags = {flag: getattr(args, flag) for flag in JUDGING_FLAGS}
     request = GateRequest(settings(args), tuple(args.baseline or ()), tuple(args.candidate or ()), args.from_version,
-                          tuple(candidates), args.expectations, args.markdown, **flags)
+                          tuple(candidates), args.expectations, args.markdown, today=args.today, **flags)
     decided = run_gate(request, lambda: make_builder(args), Progress())
     print(gate_text(decided.outcome, decided.title))
     if args.markdown is not None:
         write_text_atomically(args.markdown, gate_markdown(decided.outcome, decided.title))
         print(f"markdown: {args.markdown}")
     return decided.exit_code
+
+
+def command_expectations(args: argparse.Namespace) -> int:
+    """`expectations prune FILE`: print the removal of the entries the stored results no longer need."""
+    print("\n".join(prune_file(args.file, args.results or [DEFAULT_RESULTS], args.write)))
+    return 0
+
+
+def command_supported(args: argparse.Namespace) -> int:
+    """Print the supported range of each platform over the selected cells."""
+    print("\n".join(supported_lines(args.cases, args.expression, args.results or [DEFAULT_RESULTS],
+                                    args.expectations, args.current, args.format == "constraints")))
+    return 0
 
 
 def command_bisect(args: argparse.Namespace) -> int:
@@ -321,7 +198,8 @@ def command_bisect(args: argparse.Namespace) -> int:
 
 LONG_COMMANDS = ("run", "diff", "gate", "bisect")
 COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "matrix": command_matrix,
-            "pin": command_pin, "diff": command_diff, "gate": command_gate, "bisect": command_bisect}
+            "pin": command_pin, "diff": command_diff, "gate": command_gate, "bisect": command_bisect,
+            "expectations": command_expectations, "supported": command_supported}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,6 +23,8 @@ from conformance.core.case import DEFAULT_CASE_PACKAGE, NO_PARAM, Observation, U
 from conformance.core.casefolders import import_declared_folders
 from conformance.core.observation import (encode_nonfinite, error_record, json_problem, observed_record,
                                           unsupported_record)
+from conformance.child.future import FUTURE_VARIABLE, enter_future
+from conformance.child.warned import recording_warnings
 from conformance.portable import become_subreaper, kill_descendants, limit_cell_resources
 
 
@@ -32,11 +34,28 @@ def write_json_atomically(path: str, payload: dict[str, Any]) -> None:
 
 
 def observe(case_id: str, param: str, package: str) -> dict[str, Any]:
-    """Run the probe and describe what happened as a plain-JSON observation record."""
+    """Run the probe and describe what happened as a plain-JSON observation record, with the deprecation warnings
+    it triggered (`warnings`: category, message, module, JAX deprecation id)."""
+    warned: list[dict[str, str]] = []
+    record = _observe(case_id, param, package, warned)
+    if warned:
+        record["warnings"] = warned
+    return record
+
+
+def _observe(case_id: str, param: str, package: str, warned: list[dict[str, str]]) -> dict[str, Any]:
     try:
         import_declared_folders()  # case folders, each from its own path (never its parent on sys.path)
         found = find_case(case_id, package)
-        result = found.run_probe(param)
+        if os.environ.get(FUTURE_VARIABLE) == "1":  # the +future target: pending removals done, warnings are errors
+            enter_future()  # never imports jax itself: where it is not loaded yet, a hook acts as it loads
+            result = found.run_probe(param)
+        else:
+            with recording_warnings() as found_warnings:
+                try:
+                    result = found.run_probe(param)
+                finally:
+                    warned.extend(found_warnings)
         if not isinstance(result, Observation):
             return error_record(case_id, param, "TypeError",
                                 f"the probe returned {type(result).__name__}, not an Observation(facts, details)")

@@ -3,6 +3,8 @@
 A child writes one JSON record to a file its parent names: `{"schema", "case", "param",
 "outcome", ...}` where outcome is `observed` (with `facts` and `details`), `unsupported`
 (with `reason`, naming the missing API) or `error` (with `error.type/message/traceback`).
+Any record may carry `warnings`: the DeprecationWarnings and FutureWarnings the probe triggered, each
+`{"category", "message", "module", "deprecation"}` (`child.warned`); `warnings_of` reads them back.
 The parent reads it back with `parse_record`. Pure, standard library only.
 """
 
@@ -146,6 +148,18 @@ def parse_record(text: str | None) -> tuple[dict[str, Any] | None, str]:
         if problem:
             return None, f"the observation's {part} cannot be used: {problem}"
     return record, ""
+
+
+WARNING_KEYS = ("category", "message", "module", "deprecation")
+
+
+def warnings_of(record: dict[str, Any] | None) -> list[dict[str, str]]:
+    """The warnings a record carries, each with exactly `WARNING_KEYS` as strings; malformed entries are left out."""
+    found = (record or {}).get("warnings")
+    if not isinstance(found, list):
+        return []
+    return [{key: entry.get(key, "") for key in WARNING_KEYS} for entry in found[:200]
+            if isinstance(entry, dict) and all(isinstance(entry.get(key, ""), str) for key in WARNING_KEYS)]
 
 
 @dataclass(frozen=True)

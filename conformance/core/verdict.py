@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from conformance.core.compare import diff
-from conformance.core.observation import ProcessOutcome, parse_record
+from conformance.core.observation import ProcessOutcome, parse_record, warnings_of
 from conformance.core.status import Status
 from conformance.core.versions import DOCUMENTED_JAX, OLDER, UNKNOWN, direction
 
@@ -32,6 +32,7 @@ class Judgement:
     observation_verdict: str | None = None
     printed_expected: Any = None
     printed_diff: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[dict[str, str]] = field(default_factory=list)  # deprecation warnings: they mark, never decide
 
 
 def _signal_name(number: int) -> str:
@@ -68,7 +69,8 @@ def judge(
     """
     record, unreadable = parse_record(record_text)
     printed = dict(printed or {})
-    found = Judgement(Status.ERROR, expected=dict(expected), printed_expected=printed or None)
+    found = Judgement(Status.ERROR, expected=dict(expected), printed_expected=printed or None,
+                      warnings=warnings_of(record))
     if record and record.get("outcome") == "observed":
         # Kept whatever happens next (a crash at interpreter exit, say), diffs included.
         found.observation = record.get("facts")

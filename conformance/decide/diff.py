@@ -169,12 +169,29 @@ def _tier(observation: Any, keys: set[str], printed: bool) -> Any:
     return {k: v for k, v in observation.items() if (k in keys) == printed}
 
 
+def warning_line(warning: dict[str, str]) -> str:
+    """`DeprecationWarning: message [jax-deprecation-id] (module)` for one recorded warning."""
+    deprecation = f" [{warning.get('deprecation')}]" if warning.get("deprecation") else ""
+    module = f" ({warning.get('module')})" if warning.get("module") else ""
+    return f"{warning.get('category', '?')}: {warning.get('message', '')}{deprecation}{module}"
+
+
+def warning_differences(baseline: CellResult, candidate: CellResult) -> tuple[Difference, ...]:
+    """The deprecation warnings one side recorded and the other did not, as printed-tier differences
+    (`<warnings>`): like printed facts they mark a change, never decide a status."""
+    before = [warning_line(w) for w in baseline.warnings]
+    after = [warning_line(w) for w in candidate.warnings]
+    return tuple([Difference("<warnings>", line, None, "missing") for line in before if line not in after]
+                 + [Difference("<warnings>", None, line, "unexpected") for line in after if line not in before])
+
+
 def cell_change(platform: str, baseline: CellResult | None, candidate: CellResult | None, baseline_jax: str,
                 candidate_jax: str) -> CellChange | None:
     """The change of one cell, or None when its status and both tiers of its observation are the same on both sides.
 
     Differences of the asserted facts and of the printed facts are kept apart: a change of
-    printed facts alone (`printed_only`) is wording, reprs or counts the chapter only shows.
+    printed facts alone (`printed_only`) is wording, reprs or counts the chapter only shows. The deprecation
+    warnings the probe triggered are compared with the printed facts.
     """
     side = candidate or baseline
     assert side is not None
@@ -184,6 +201,7 @@ def cell_change(platform: str, baseline: CellResult | None, candidate: CellResul
         keys = printed_keys(baseline, candidate)
         differences = tuple(diff(_tier(baseline.observation, keys, False), _tier(candidate.observation, keys, False)))
         printed = tuple(diff(_tier(baseline.observation, keys, True), _tier(candidate.observation, keys, True)))
+        printed += warning_differences(baseline, candidate)
         same_mark = baseline.printed_differs == candidate.printed_differs
         if baseline.status is candidate.status and not differences and not printed and same_mark:
             return None

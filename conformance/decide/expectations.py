@@ -11,7 +11,12 @@ and a bug link. TOML, one `[[expect]]` table per entry::
     platform = "linux-*"                           # fnmatch pattern or list of them (optional: any platform)
     jax = ">=0.8"                                  # PEP 440 specifier on the candidate's JAX version (optional)
     reason = "debug_nans misses NaNs once vmap has been traced"
-    bug = "https://github.com/jax-ml/jax/issues/00000"
+    bug = "https://github.com/jax-ml/jax/issues/00000"  # an http(s) URL (optional)
+    owner = "numerics-team"                            # who renews or removes it (optional)
+    added = 2026-11-01                                 # TOML dates or "YYYY-MM-DD" strings (optional)
+    expires = 2027-02-01                               # from this day on the gate fails on the entry (optional)
+
+Dates are read against a `today` the caller passes (`lifecycle`), so the decision is exact in tests.
 
 A top-level `fail_on_printed = true` makes the gate fail on a change of printed output alone
 (wording, reprs, counts the chapter only prints), as `--fail-on-printed` does; `allow_missing = true`
@@ -22,9 +27,10 @@ A malformed entry is one `ConformanceError` line that names the file, the line a
 
 from __future__ import annotations
 
+import datetime
 import fnmatch
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
@@ -37,7 +43,8 @@ from conformance.core.status import Status
 from conformance.decide.cellref import CellRef, parse_cell_ref
 from conformance.errors import ConformanceError
 
-KEYS = ("cell", "status", "intermittent", "platform", "jax", "reason", "bug")
+KEYS = ("cell", "status", "intermittent", "platform", "jax", "reason", "bug", "owner", "added", "expires")
+WARN_DAYS = 14  # an entry this many days (or fewer) from its expiry is warned about
 EXPECTED, INTERMITTENT = "expected", "intermittent"
 _HEADER = re.compile(r"^\s*\[\[\s*expect\s*\]\]\s*(#.*)?$")
 
@@ -54,11 +61,23 @@ class Expectation:
     jax: str = ""
     reason: str = ""
     bug: str = ""
+    owner: str = ""
+    added: datetime.date | None = None
+    expires: datetime.date | None = None
 
     @property
     def label(self) -> str:
         """How the entry is named in the gate's output: its cell and its line."""
         return f"{self.cell.cell_id} (line {self.line})"
+
+    @property
+    def who(self) -> str:
+        """`owner alice, bug URL` (what it has of the two), or `no owner, no bug`."""
+        return f"{f'owner {self.owner}' if self.owner else 'no owner'}, {f'bug {self.bug}' if self.bug else 'no bug'}"
+
+    def days_left(self, today: datetime.date) -> int | None:
+        """Days from `today` to the entry's expiry (0 on the day it expires, negative after); None without one."""
+        return None if self.expires is None else (self.expires - today).days
 
     def applies_to(self, platform: str, case: str, param: str, jax_version: str) -> bool:
         """Whether this entry is about the cell `case[param]` on `platform` and that JAX version."""
@@ -136,12 +155,70 @@ def _entry(data: object, number: int, line: int, text: str, source: str) -> Expe
         SpecifierSet(jax)
     except InvalidSpecifier:
         fail("jax", f"`jax` is {jax!r}, not a version specifier such as \">=0.8\" or \">=0.7,<0.9\"")
-    for key in ("reason", "bug"):
+    for key in ("reason", "bug", "owner"):
         if not isinstance(data.get(key, ""), str):  # type: ignore[union-attr]
             fail(key, f"`{key}` should be a string")
+    bug = data.get("bug", "")  # type: ignore[union-attr]
+    if bug and not _URL.match(bug):
+        fail("bug", f"`bug` is {bug!r}, not a link such as \"https://github.com/jax-ml/jax/issues/12345\"")
+    added, expires = (_date(data.get(key), key, fail) for key in ("added", "expires"))  # type: ignore[union-attr]
+    if added and expires and expires <= added:
+        fail("expires", f"`expires` ({expires}) should come after `added` ({added})")
     return Expectation(line=line, cell=cell, statuses=statuses, intermittent=intermittent,  # type: ignore[arg-type]
                        platforms=tuple(platforms), jax=jax, reason=data.get("reason", ""),  # type: ignore[union-attr]
-                       bug=data.get("bug", ""))  # type: ignore[union-attr]
+                       bug=bug, owner=data.get("owner", ""), added=added, expires=expires)  # type: ignore[union-attr]
+
+
+_URL = re.compile(r"^https?://[^\s/]+\S*$")
+
+
+def _date(value: object, key: str, fail) -> datetime.date | None:
+    """A TOML date (`2027-02-01`) or a string holding one; a datetime or anything else is refused in one line."""
+    if value is None:
+        return None
+    if isinstance(value, datetime.date) and not isinstance(value, datetime.datetime):
+        return value
+    if isinstance(value, str):
+        try:
+            return datetime.date.fromisoformat(value)
+        except ValueError:
+            pass
+    fail(key, f"`{key}` is {value!r}, not a date such as 2027-02-01 (YYYY-MM-DD)")
+    return None
+
+
+@dataclass
+class Lifecycle:
+    """Where the entries of a file stand on one day: expired ones fail the gate, expiring ones are warned about."""
+
+    today: datetime.date
+    expired: list[Expectation] = field(default_factory=list)
+    expiring: list[Expectation] = field(default_factory=list)
+
+    def expired_line(self, entry: Expectation) -> str:
+        """One line naming an expired entry, its owner and its bug."""
+        return (f"expectation {entry.label} expired on {entry.expires} ({entry.who}): renew its `expires` "
+                f"or remove the entry")
+
+    def expiring_line(self, entry: Expectation) -> str:
+        """One line warning that an entry expires soon."""
+        days = entry.days_left(self.today)
+        return (f"expectation {entry.label} expires on {entry.expires}, in {days} day{'s' if days != 1 else ''} "
+                f"({entry.who})")
+
+
+def lifecycle(entries: list[Expectation], today: datetime.date, warn_days: int = WARN_DAYS) -> Lifecycle:
+    """Which entries have expired on `today` (their `expires` day has come) and which expire within `warn_days`."""
+    found = Lifecycle(today)
+    for entry in entries:
+        days = entry.days_left(today)
+        if days is None:
+            continue
+        if days <= 0:
+            found.expired.append(entry)
+        elif days <= warn_days:
+            found.expiring.append(entry)
+    return found
 
 
 TOP_LEVEL_KEYS = ("expect", "fail_on_printed", "allow_missing")
@@ -198,3 +275,9 @@ def load_expectations_file(path) -> ExpectationsFile:
 def load_expectations(path) -> list[Expectation]:
     """Read and parse an expectations file's entries."""
     return load_expectations_file(path).entries
+
+
+def utc_today() -> datetime.date:
+    """Today's date in UTC: the day the CLI reads expiry dates on (tests pass their own day instead)."""
+    return datetime.datetime.now(datetime.timezone.utc).date()
+

@@ -10,7 +10,8 @@ same asserted facts) is reported apart and does not fail the gate, unless `fail_
 (`--fail-on-printed`, or `fail_on_printed = true` in the expectations file) makes it a
 regression. Any other change of status or observation is a change to review. An expectations
 entry that accepts the candidate's status acknowledges a regression; entries that match no
-cell of the candidate are stale.
+cell of the candidate are stale. An entry whose `expires` day has come fails the gate, whatever it
+acknowledges (renew it or remove it); one that expires within 14 days is warned about.
 
 The gate never passes on nothing: it fails when no cell was compared, when the candidate lacks a
 cell the baseline has, and when a platform was run on one side only, unless `allow_missing`
@@ -19,12 +20,13 @@ cell the baseline has, and when a platform was run on one side only, unless `all
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass, field
 from typing import Sequence
 
 from conformance.core.status import BROKEN, Status
 from conformance.decide.diff import CellChange, ResultSet, SetDiff
-from conformance.decide.expectations import Expectation
+from conformance.decide.expectations import Expectation, Lifecycle, lifecycle
 
 REGRESSION, REVIEW, GOOD, PRINTED, MISSING = "regression", "review", "good news", "printed output", "missing"
 
@@ -57,6 +59,17 @@ class GateOutcome:
     only_in_candidate: list[str] = field(default_factory=list)
     not_gated: list[str] = field(default_factory=list)
     allow_missing: bool = False
+    dates: Lifecycle | None = None  # the entries' expiry, read on the day the caller passed
+
+    @property
+    def expired(self) -> list[Expectation]:
+        """Entries whose `expires` day has come: each fails the gate."""
+        return self.dates.expired if self.dates else []
+
+    @property
+    def expiring(self) -> list[Expectation]:
+        """Entries that expire within the warning period: warned about, not failing."""
+        return self.dates.expiring if self.dates else []
 
     @property
     def unaccepted_gaps(self) -> int:
@@ -67,8 +80,9 @@ class GateOutcome:
 
     @property
     def exit_code(self) -> int:
-        """0 when cells were compared and none regresses apart from acknowledged ones, with no unaccepted gap; else 1."""
-        return 1 if self.regressions or not self.compared or self.unaccepted_gaps else 0
+        """0 when cells were compared and none regresses apart from acknowledged ones, with no unaccepted gap and no
+        expired expectation; else 1."""
+        return 1 if self.regressions or not self.compared or self.unaccepted_gaps or self.expired else 0
 
 
 def classify(change: CellChange) -> tuple[str, str]:
@@ -121,17 +135,19 @@ def stale_expectations(expectations: Sequence[Expectation], candidate: ResultSet
 
 
 def gate(set_diff: SetDiff, expectations: Sequence[Expectation] = (), fail_on_printed: bool = False,
-         allow_missing: bool = False) -> GateOutcome:
+         allow_missing: bool = False, today: datetime.date | None = None) -> GateOutcome:
     """Judge every change of `set_diff`; an entry accepting the candidate's status acknowledges a regression.
 
     With `fail_on_printed`, a change of printed output alone is a regression too; with `allow_missing`, baseline
-    cells the candidate lacks and platforms run on one side only are listed without failing the gate.
+    cells the candidate lacks and platforms run on one side only are listed without failing the gate. With `today`,
+    the entries' expiry dates are read on that day: an expired entry fails the gate.
     """
     expectations = list(expectations)
     outcome = GateOutcome(unchanged=set_diff.unchanged, compared=set_diff.compared,
                           only_in_baseline=set_diff.only_in_baseline, only_in_candidate=set_diff.only_in_candidate,
                           stale=stale_expectations(expectations, set_diff.candidate), allow_missing=allow_missing,
-                          not_gated=set_diff.not_gated)
+                          not_gated=set_diff.not_gated,
+                          dates=lifecycle(expectations, today) if today is not None else None)
     for change in set_diff.changes:
         kind, why = classify(change)
         if kind == PRINTED and fail_on_printed:

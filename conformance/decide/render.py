@@ -123,6 +123,10 @@ def _acknowledgement(judged: Judged) -> str:
         bits.append(entry.reason)
     if entry.bug:
         bits.append(entry.bug)
+    if entry.owner:
+        bits.append(f"owner {entry.owner}")
+    if entry.expires:
+        bits.append(f"expires {entry.expires}")
     return "; ".join(bits)
 
 
@@ -142,6 +146,8 @@ def _verdict(outcome: GateOutcome) -> str:
         gaps = len(outcome.missing), len(outcome.only_in_baseline) + len(outcome.only_in_candidate)
         reasons.append(f"{gaps[0]} baseline cell(s) missing from the candidate and {gaps[1]} platform(s) on one side "
                        f"only (accept them with --allow-missing)")
+    if outcome.expired:
+        reasons.append(f"{len(outcome.expired)} expectation(s) expired")
     if reasons:
         return f"FAIL: {'; '.join(reasons)}{printed} (exit 1)"
     return f"PASS: no regression ({len(outcome.acknowledged)} acknowledged{printed}) (exit 0)"
@@ -152,6 +158,16 @@ def _compared_line(outcome: GateOutcome) -> str:
         outcome.missing or outcome.only_in_baseline or outcome.only_in_candidate) else ""
     return (f"{outcome.compared} cell(s) compared, {outcome.unchanged} unchanged, {len(outcome.missing)} missing "
             f"from the candidate{accepted}.")
+
+
+def _dated_lines(outcome: GateOutcome, lead: str) -> list[str]:
+    """`FAIL: expectation X (line N) expired on DAY (owner O, bug B): ...` per expired entry, a warning per
+    entry that expires soon."""
+    if outcome.dates is None:
+        return []
+    lines = ([f"FAIL: {outcome.dates.expired_line(entry)}" for entry in outcome.expired]
+             + [f"warning: {outcome.dates.expiring_line(entry)}" for entry in outcome.expiring])
+    return [lead + line if i == 0 else line for i, line in enumerate(lines)]
 
 
 def gate_text(outcome: GateOutcome, title: str) -> str:
@@ -173,6 +189,7 @@ def gate_text(outcome: GateOutcome, title: str) -> str:
     if outcome.stale:
         lines.append(f"\nSTALE EXPECTATIONS ({len(outcome.stale)})")
         lines.extend(f"  {entry.label}: matches no cell of the candidate" for entry in outcome.stale)
+    lines.extend(_dated_lines(outcome, "\n"))
     lines.extend(f"\nnote: {line}" for line in one_sided_platforms(outcome.only_in_baseline,
                                                                     outcome.only_in_candidate))
     lines.extend(f"\nnote: {platform} is not gated: the baseline has no results for it" for platform in outcome.not_gated)
@@ -197,6 +214,9 @@ def gate_markdown(outcome: GateOutcome, title: str) -> str:
     if outcome.stale:
         lines += ["", f"### Stale expectations ({len(outcome.stale)})", ""]
         lines.extend(f"- {md(entry.label)}: matches no cell of the candidate" for entry in outcome.stale)
+    dated = _dated_lines(outcome, "")
+    if dated:
+        lines += ["", "### Expectations expired or expiring", ""] + [f"- {md(line)}" for line in dated]
     sided = one_sided_platforms(outcome.only_in_baseline, outcome.only_in_candidate) + [
         f"{platform} is not gated: the baseline has no results for it" for platform in outcome.not_gated]
     if sided:

@@ -10,6 +10,7 @@ prints.
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -17,7 +18,7 @@ from typing import Any, Callable
 from packaging.version import Version
 
 from conformance.decide.diff import SetDiff, diff_sets, result_set, version_mismatch
-from conformance.decide.expectations import ExpectationsFile, load_expectations_file
+from conformance.decide.expectations import ExpectationsFile, load_expectations_file, utc_today
 from conformance.decide.gate import GateOutcome, gate
 from conformance.decide.scope import decision_scope, scoped_pair
 from conformance.engine import matrix
@@ -87,6 +88,7 @@ class GateRequest:
     allow_missing: bool = False
     fail_on_printed: bool = False
     allow_version_mismatch: bool = False
+    today: datetime.date | None = None  # the day expiry dates are read on (None: today, UTC)
 
 
 @dataclass
@@ -187,7 +189,7 @@ def run_gate(request: GateRequest, make_builder: Callable[[], Any],
                                f"pass --allow-version-mismatch to compare them anyway")
     outcome = gate(diff_sets(baseline, candidate, baseline_platforms_only=request.baseline_platforms),
                    settings.entries, fail_on_printed=request.fail_on_printed or settings.fail_on_printed,
-                   allow_missing=request.allow_missing or settings.allow_missing)
+                   allow_missing=request.allow_missing or settings.allow_missing, today=request.today or utc_today())
     sides = ", ".join(f"{p}: jax {baseline.jax(p)} -> {candidate.jax(p)}" for p in sorted(baseline.runs)
                       if p in candidate.runs)
     title = f"gate ({sides})" + (f" [versions differ: {mismatch}]" if mismatch else "")

@@ -21,7 +21,7 @@ from conformance.core.case import Case
 
 _PACKAGE_ROOT = Path(conformance.__file__).resolve().parent
 # What every cell's observation and verdict depend on besides its own module.
-_SHARED_SOURCES = ("cases/helpers.py", "child/main.py", "child/forkserver.py", "core/case.py", "core/observation.py",
+_SHARED_SOURCES = ("cases/helpers.py", "child/main.py", "child/warned.py", "child/future.py", "child/forkserver.py", "core/case.py", "core/observation.py",
                    "core/compare.py", "core/verdict.py", "core/versions.py")
 
 

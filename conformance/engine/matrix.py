@@ -29,6 +29,7 @@ from typing import Any, Callable, Mapping, Sequence, Union
 from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, folder_namespace, load_cases
 from conformance.core.casefolders import FOLDERS_VARIABLE, folders_variable
 from conformance.child.envinfo import platform_tag
+from conformance.child.future import FUTURE_VARIABLE
 from conformance.engine.folders import CaseFolder, case_folders, import_folder, refuse_shadowing
 from conformance.engine.keys import cell_key
 from conformance.engine.runner import SOURCE_ROOT
@@ -70,6 +71,7 @@ class RunRequest:
     retry_differs: bool = False
     launcher: str = "fork"
     rerun: bool = False
+    future: bool = False  # run as the `<version>+future` target: see `child.future`
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "results", Path(self.results).absolute())  # pytest runs in another folder
@@ -100,6 +102,7 @@ class RunSettings:
     retry_differs: bool = False
     launcher: str = "fork"
     rerun: bool = False
+    future: bool = False  # `run --future`: each target's forecast, `<version>+future` (see `child.future`)
 
 
 @dataclass
@@ -248,7 +251,7 @@ def plan_run(settings: RunSettings, versions: Sequence[str] = ()) -> tuple[Selec
         expression=settings.expression, sources=tuple(run_sources(selection.chosen, folders)),
         case_folders=tuple(folders), shard=settings.shard, shard_durations=settings.shard_durations,
         workers=settings.workers, retries=settings.retries, retry_differs=settings.retry_differs,
-        launcher=settings.launcher, rerun=settings.rerun)
+        launcher=settings.launcher, rerun=settings.rerun, future=settings.future)
     if selection.chosen or not settings.shard:
         request.check()
     return selection, request
@@ -289,7 +292,7 @@ def stored_cells(request: RunRequest, builder: Any, version: str, cells: Sequenc
     The version's file is read, and with `shard_files` also its shard files (`-shardKofN.json`, as a sharded
     CI run leaves them), the unsharded file first.
     """
-    if request.rerun or request.shard or not cells:
+    if request.rerun or request.shard or request.future or not cells:
         return {}
     store = ResultStore(request.results)
     unsharded = store.path_for(version, host_platform())
@@ -437,7 +440,7 @@ def pytest_argv(env: Any, json_path: Path, request: RunRequest, folder: CaseFold
             "--json-report", "--json-report-file", str(json_path), "--json-report-omit", "keywords", "collectors"]
     if request.retry_differs:
         argv.append("--jax-retry-differs")
-    if request.rerun:
+    if request.rerun or request.future:  # a +future cell is never answered by the release's stored one
         argv.append("--jax-rerun")
     if request.expression:
         argv += ["-k", request.expression]
@@ -448,6 +451,11 @@ def pytest_argv(env: Any, json_path: Path, request: RunRequest, folder: CaseFold
         if request.shard_durations:
             argv += ["--jax-shard-durations", str(request.shard_durations)]
     return argv
+
+
+def future_label(version: str) -> str:
+    """The `run --future` target of a version: `0.12.0.1+future` (`0.12.0.1+corp.3.future` for a local build)."""
+    return f"{version}{'.' if '+' in version else '+'}future"
 
 
 def retired_in(folder: CaseFolder | None) -> Callable[[str], bool]:
@@ -511,6 +519,9 @@ def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
         environ.pop(FOLDERS_VARIABLE, None)
         if folder is not None:  # imported from its own path, never with its parent on PYTHONPATH
             environ[FOLDERS_VARIABLE] = folders_variable([folder.path])
+        environ.pop(FUTURE_VARIABLE, None)
+        if request.future:
+            environ[FUTURE_VARIABLE] = "1"
         started = time.monotonic()
         argv = pytest_argv(env, tmp, request, folder)
         if request.cell_ids:
@@ -533,6 +544,8 @@ def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
         if head.get("jax") != env.version:
             raise ConformanceError(f"the environment for jax {env.version} reports jax {head.get('jax')}"
                                    + (f"; delete {env.path} and run again" if getattr(env, "release", True) else ""))
+        if request.future:  # stored as a target of its own, next to the release's
+            head["jax"] = future_label(env.version)
         head["wall_s"] = round(time.monotonic() - started, 3)
         source = getattr(env, "source", None)
         if source:

@@ -109,7 +109,7 @@ def run_cell_once(case: Case, param: str, target: Target, launch: Launch, launch
     return CellResult(
         case=case.id, param=param, rows=rows, status=found.status, known_issue=known_issue,
         expected=found.expected, observation=found.observation, diff=found.diff, details=found.details,
-        printed_expected=found.printed_expected, printed_diff=found.printed_diff,
+        printed_expected=found.printed_expected, printed_diff=found.printed_diff, warnings=found.warnings,
         reason=found.reason, observation_verdict=found.observation_verdict, duration_s=outcome.duration_s,
         stdout_tail=outcome.stdout, stderr_tail=outcome.stderr,
         command=reproduction_command(case, param, target.jax_version, target.package, target.source_kind),

@@ -37,6 +37,7 @@ from conformance.report.model import (BUG_ABSENT_GLYPH, BUG_PRESENT_GLYPH, CHANG
                                       build_model, version_key)
 from conformance.report.repro import module_source, prelude, script_sources, scripts_used
 from conformance.results.load import PathLike, load_results
+from conformance.decide.diff import warning_line
 from conformance.results.schema import SCHEMA_VERSION, ResultFile
 
 TEMPLATE_NAME = "report.html.j2"
@@ -114,7 +115,7 @@ def _cell_data(result, expected_index: dict[str, int], expected_table: list[Any]
         data["o"] = visible_tree(result.observation)
     optional = {"r": result.reason, "d": result.diff, "x": result.details, "so": result.stdout_tail,
                 "se": result.stderr_tail, "a": result.attempts, "l": result.launcher, "pd": result.printed_diff,
-                "pe": result.printed_expected}
+                "pe": result.printed_expected, "wn": [warning_line(w) for w in result.warnings]}
     data.update({k: visible_tree(v) for k, v in optional.items() if v})
     if result.duration_s:
         data["t"] = round(result.duration_s, 3)

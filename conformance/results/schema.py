@@ -14,10 +14,10 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Mapping
 
 from conformance.core.case import folder_namespace
-from conformance.core.observation import MAX_DEPTH, json_problem
+from conformance.core.observation import MAX_DEPTH, WARNING_KEYS, json_problem
 from conformance.core.status import Status
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4  # 4: a cell's `warnings` (the deprecation warnings its probe triggered)
 OLDEST_READABLE_SCHEMA = 1
 _PEP440 = re.compile(r"^\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?$")
 
@@ -93,6 +93,9 @@ class CellResult:
     discrepancy: str = ""  # why the chapter's claim is false on the documented release, where a case says so
     suite_version: str = ""  # the suite version that ran it ("" in files written before cells carried it)
     build: str = ""  # `build_identity` of the build that ran it ("" for a release, and in files written before)
+    # The DeprecationWarnings and FutureWarnings the probe triggered: {"category", "message", "module",
+    # "deprecation"} each (schema 4; older files have none). Compared like printed facts: they never decide a status.
+    warnings: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def printed_differs(self) -> bool:
@@ -142,6 +145,11 @@ class CellResult:
         attempts = _check(data.get("attempts", []), list, f"{where}.attempts")
         for i, attempt in enumerate(attempts):
             _check(attempt, dict, f"{where}.attempts[{i}]")
+        warned = _check(data.get("warnings", []), list, f"{where}.warnings")
+        for i, entry in enumerate(warned):
+            _check(entry, dict, f"{where}.warnings[{i}]")
+            for key in WARNING_KEYS:
+                _check(entry.get(key, ""), str, f"{where}.warnings[{i}].{key}")
         case = _check(data["case"], str, f"{where}.case")
         if not CASE_ID.fullmatch(case):
             raise SchemaError(f"`{where}.case` is {case[:80]!r}, not a case id such as numerics.debug_nans_vmap_miss")
@@ -177,6 +185,7 @@ class CellResult:
             discrepancy=_check(data.get("discrepancy", ""), str, f"{where}.discrepancy"),
             suite_version=_check(data.get("suite_version", ""), str, f"{where}.suite_version"),
             build=_check(data.get("build", ""), str, f"{where}.build"),
+            warnings=[{key: entry.get(key, "") for key in WARNING_KEYS} for entry in warned],
         )
 
 

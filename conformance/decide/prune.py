@@ -1,0 +1,119 @@
+"""`expectations prune`: which entries of an expectations file the stored results no longer need, as a diff. Pure.
+
+An entry is removable when
+- it matches no stored cell any more (a renamed or deleted case, a platform or JAX version that is not stored), or
+- on each platform, the cell it applies to behaves as the chapter documents on the newest stored JAX version the
+  entry applies to: an intended row conforms, or a known issue no longer shows (its cell differs). The
+  acknowledgement is no longer needed and the workaround behind it is removable.
+
+The removal is the entry's lines (the comments right above its `[[expect]]` header, its keys and the blank lines
+after them), shown as a unified diff (difflib) and applied as new text.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from conformance.core.status import Status
+from conformance.decide.expectations import Expectation, parse_expectations_file
+from conformance.errors import ConformanceError
+from conformance.results.merge import MergedRun
+from conformance.results.schema import CellResult
+from conformance.results.versions import version_order
+
+NO_CELL = "matches no cell of the stored results any more"
+NOT_NEEDED = "acknowledgement no longer needed: workaround removable"
+_HEADER = re.compile(r"^\s*\[\[\s*expect\s*\]\]\s*(#.*)?$")
+
+
+@dataclass(frozen=True)
+class Removal:
+    """One entry to remove and why."""
+
+    entry: Expectation
+    why: str
+
+
+@dataclass
+class PruneOutcome:
+    """The entries to remove, the file's new text and the unified diff between the two."""
+
+    removals: list[Removal] = field(default_factory=list)
+    kept: int = 0
+    new_text: str = ""
+    diff: str = ""
+
+
+def behaves(cell: CellResult) -> bool:
+    """Whether a cell behaves as the chapter documents, so no acknowledgement is needed: an intended row conforms;
+    on a known-issue row (where `conforms` means the bug is there) the bug no longer shows (`differs`)."""
+    return cell.status is (Status.DIFFERS if cell.known_issue else Status.CONFORMS)
+
+
+def why_removable(entry: Expectation, runs: Iterable[MergedRun]) -> str | None:
+    """Why `entry` can go (`NO_CELL`, or `NOT_NEEDED` with the versions read), or None when it is still needed."""
+    newest: dict[str, tuple[MergedRun, list[CellResult]]] = {}
+    for run in runs:
+        cells = [c for c in run.cells.values() if entry.applies_to(run.platform, c.case, c.param, run.jax)]
+        if cells and (run.platform not in newest
+                      or version_order(run.jax) > version_order(newest[run.platform][0].jax)):
+            newest[run.platform] = (run, cells)
+    if not newest:
+        return NO_CELL
+    if all(behaves(cell) for _, cells in newest.values() for cell in cells):
+        read = ", ".join(f"{platform} jax {run.jax}" for platform, (run, _) in sorted(newest.items()))
+        return f"{NOT_NEEDED} (the cell behaves as the chapter documents on {read})"
+    return None
+
+
+def entry_spans(text: str) -> list[tuple[int, int]]:
+    """The 0-based [start, end) line span of each `[[expect]]` entry, in order: the comment lines right above its
+    header (unless they open the file), the header and its keys, and the blank lines after them. The last entry
+    takes the blank lines before it instead, so removing it leaves no blank end."""
+    lines = text.splitlines(keepends=True)
+    headers = [i for i, line in enumerate(lines) if _HEADER.match(line)]
+    starts = []
+    for header in headers:
+        start = header
+        while start > 0 and lines[start - 1].lstrip().startswith("#"):
+            start -= 1
+        starts.append(header if start == 0 else start)  # comments that open the file are the file's own
+    spans = []
+    for n, start in enumerate(starts):
+        if n + 1 < len(starts):
+            spans.append((start, starts[n + 1]))
+            continue
+        while start > 0 and not lines[start - 1].strip():
+            start -= 1
+        spans.append((start, len(lines)))
+    return spans
+
+
+def prune(text: str, runs: list[MergedRun], source: str = "expectations") -> PruneOutcome:
+    """The entries of the expectations file `text` that `runs` no longer need, the text without them and the diff."""
+    entries = parse_expectations_file(text, source).entries
+    spans = entry_spans(text)
+    if len(spans) != len(entries):
+        raise ConformanceError(f"{source}: cannot find each entry's lines; write every entry as a line `[[expect]]` "
+                               f"followed by its keys")
+    lines = text.splitlines(keepends=True)
+    outcome = PruneOutcome()
+    drop: set[int] = set()
+    for entry, (start, end) in zip(entries, spans):
+        why = why_removable(entry, runs)
+        if why is None:
+            outcome.kept += 1
+            continue
+        outcome.removals.append(Removal(entry, why))
+        drop.update(range(start, end))
+    kept_lines = [line for i, line in enumerate(lines) if i not in drop]
+    while drop and kept_lines and not kept_lines[-1].strip():  # a removal leaves no blank lines at the end
+        kept_lines.pop()
+    outcome.new_text = "".join(kept_lines)
+    left = parse_expectations_file(outcome.new_text, source).entries  # the pruned file must still read, entry for entry
+    assert len(left) == outcome.kept, (len(left), outcome.kept)
+    outcome.diff = "".join(difflib.unified_diff(lines, kept_lines, fromfile=f"a/{source}", tofile=f"b/{source}"))
+    return outcome

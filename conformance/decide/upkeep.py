@@ -1,0 +1,49 @@
+"""`expectations prune` and `supported` as sessions: read what they need (an expectations file, stored results, the
+selection), call the pure decisions (`decide.prune`, `decide.supported`), write the pruned file when asked, and
+return the lines to print. Nothing here prints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from conformance.atomic import write_text_atomically
+from conformance.decide.expectations import load_expectations_file
+from conformance.decide.prune import prune
+from conformance.decide.render import terminal_safe
+from conformance.decide.supported import constraints, parse_current, range_text, supported_ranges
+from conformance.engine import matrix
+from conformance.errors import ConformanceError
+from conformance.results.load import load_results
+from conformance.results.merge import merge_files
+
+
+def prune_file(path: Path, results: Sequence[Path], write: bool) -> list[str]:
+    """The removal of every entry of the expectations file `path` that the stored `results` no longer need, as
+    lines (one per removal, then the unified diff); with `write`, applied to the file atomically."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConformanceError(f"{path}: cannot read the expectations file "
+                               f"({getattr(exc, 'strerror', None) or exc})") from None
+    outcome = prune(text, merge_files(load_results(list(results))), str(path))
+    lines = [f"remove {removal.entry.label}: {removal.why}" for removal in outcome.removals]
+    lines += outcome.diff.splitlines()
+    if not outcome.removals:
+        lines.append(f"{path}: every entry is still needed ({outcome.kept} kept)")
+    elif write:
+        write_text_atomically(path, outcome.new_text)
+        count = len(outcome.removals)
+        lines.append(f"wrote {path}: {count} entr{'y' if count == 1 else 'ies'} removed, {outcome.kept} kept")
+    return [terminal_safe(line) for line in lines]
+
+
+def supported_lines(cases: Sequence[str], expression: str | None, results: Sequence[Path],
+                    expectations: Path | None, current: str | None, constraints_format: bool) -> list[str]:
+    """The supported range of each platform over the selected cells, as text or constraints lines."""
+    spec = parse_current(current) if current is not None else None
+    entries = load_expectations_file(expectations).entries if expectations else []
+    selected = [(cell.case.id, cell.param) for cell in
+                matrix.select_run(matrix.case_folders(cases), expression).selected]
+    ranges = supported_ranges(merge_files(load_results(list(results))), selected, entries, spec, current or "")
+    return [terminal_safe(line) for line in (constraints(ranges) if constraints_format else range_text(ranges))]
