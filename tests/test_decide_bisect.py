@@ -255,7 +255,11 @@ def test_cli_bisect_stores_the_cells_it_runs_in_the_results_folder(monkeypatch, 
     results = tmp_path / "stored"
     argv = ["bisect", f"{VMAP}:vmap", "--good", "0.4.38", "--bad", "0.12.0.1", "--results", str(results)]
     assert cli.main(argv + ["--launch", "spawn"]) == 0
-    assert "first bad: jax 0.8.0" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "first bad: jax 0.8.0" in out
+    # The synthetic headers record no commit: the verdict names the release tags, and links them.
+    assert "last good build: jax 0.7.2 (no commit recorded; tag jax-v0.7.2)" in out
+    assert "jax commits between them: https://github.com/jax-ml/jax/compare/jax-v0.7.2...jax-v0.8.0" in out
     tested = sorted(p.name for p in results.glob("*.json"))
     assert len(tested) == len(fake.argvs) and "0.8.0-linux-x86_64.json" in tested and "0.7.2-linux-x86_64.json" in tested
     first = fake.argvs[0]

@@ -19,12 +19,15 @@ from typing import Any, Callable
 from conformance.decide.bisect import (BisectOutcome, Memo, bisect, bug_reproduces, releases_between, same_bug_state,
                                        same_observation)
 from conformance.decide.cellref import resolve_cell
+from conformance.decide.commits import BuildCommits, commits_of_header
 from conformance.decide.render import observation_line
 from conformance.decide.runs import CellOracle
 from conformance.engine import matrix
 from conformance.engine.folders import case_folders
 from conformance.engine.targets import Release
 from conformance.errors import ConformanceError
+from conformance.results.load import ResultsError, load_result_file
+from conformance.results.store import ResultStore
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,9 @@ class BisectReport:
     from_storage: list[str] = field(default_factory=list)
     ran: list[str] = field(default_factory=list)
     wall_s: float = 0.0
+    # The jax and jaxlib versions and commits of the last good and first bad builds, as their result files record.
+    good_build: BuildCommits | None = None
+    bad_build: BuildCommits | None = None
 
     @property
     def exit_code(self) -> int:
@@ -107,6 +113,20 @@ def _oracle(request: BisectRequest, builder: Any, on_event: Callable[[Any], None
     oracle = CellOracle(builder, cell, run_cell,
                         stored=lambda version: matrix.stored_cells(run, builder, version, [cell]).get(cell.id))
     return cell, releases, oracle
+
+
+def stored_build(results: Path, version: str) -> BuildCommits:
+    """The jax/jaxlib versions and commits the stored result file of `version` records (versions only, and no
+    commits, when it cannot be read or predates schema 4)."""
+    store = ResultStore(results)
+    path = store.path_for(version, matrix.host_platform())
+    paths = [path, *sorted(Path(results).glob(path.stem + "-shard*of*.json"))]
+    for candidate in paths:
+        try:
+            return commits_of_header(load_result_file(candidate).header)
+        except (ResultsError, OSError):
+            continue
+    return BuildCommits(version, version)
 
 
 def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], None] = lambda event: None
@@ -139,5 +159,8 @@ def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], N
     report.outcome = bisect(releases, memo, like, on_step=lambda line: on_event(BisectStep(line)))
     report.ran = sorted(set(oracle.seconds) - oracle.from_storage, key=releases.index)
     report.from_storage = sorted(oracle.from_storage, key=releases.index)
+    if report.outcome.first_bad:
+        report.good_build = stored_build(request.results, report.outcome.last_good)
+        report.bad_build = stored_build(request.results, report.outcome.first_bad)
     report.wall_s = time.monotonic() - started
     return report
