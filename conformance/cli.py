@@ -1,10 +1,7 @@
-"""The command line: `jax-conformance list | run | report | matrix | pin | diff | gate | bisect`.
-
-It parses and prints: the parser, one short function per command that builds a request and prints its outcome,
-and the progress printer. The work lives below (`engine.matrix.run_targets`, the one run path for every
-`engine.targets` kind; `decide.sides`, `decide.bisect_session`; `report.*`; `results.*`), which never sees parsed
-arguments. `main(argv)` returns the exit status; expected problems become one line on stderr and exit 2.
-"""
+"""The command line (`list run report matrix pin diff gate bisect`): the parser, one short function per command that
+builds a request and prints its outcome, and the progress printer. The work lives below (`engine.matrix.run_targets`
+for every `engine.targets` kind, `decide.sides`, `decide.bisect_session`, `report`, `results`), which never sees
+parsed arguments. `main(argv)` returns the exit status; expected problems are one line on stderr and exit 2."""
 
 from __future__ import annotations
 
@@ -46,8 +43,7 @@ DEFAULT_REPORT = Path("reports/index.html")
 
 
 def add_common_options(parser: argparse.ArgumentParser, *, cases: bool = True, index: bool = True) -> None:
-    """`--cases DIR` (a team's own case folder, repeatable) and where packages come from, passed to uv as they are
-    (`--index-url`, `--extra-index-url`, `--find-links`, `--pre`; uv's own environment variables keep working)."""
+    """`--cases DIR` (a team's own case folder) and where packages come from (`--index-url` and the rest, for uv)."""
     if cases:
         parser.add_argument("--cases", action="append", default=[], metavar="DIR", help="also load the case modules "
                             "of this folder (a package named after the folder; its ids are namespaced "
@@ -246,8 +242,7 @@ def command_run(args: argparse.Namespace) -> int:
 
 def render_report(paths: Any, out: Path, markdown: Path | None = None,
                   junit: Path | None = None, cases: list | None = None) -> tuple[Path, list[str]]:
-    """Render every readable result file; name each unreadable one, and each conflicting cell, on stderr;
-    return the report and the problems. `cases` give rows their sections (default: the built-in cases)."""
+    """Render every readable result file, naming each unreadable one and each conflict; the report and problems."""
     done = render_results(paths, out, markdown, junit, cases, EnvironmentBuilder().index.cached_releases("jax"))
     for problem in done.problems:
         _err(f"skipped unreadable result file: {problem}")
@@ -267,8 +262,7 @@ def command_report(args: argparse.Namespace) -> int:
 
 
 def command_matrix(args: argparse.Namespace) -> int:
-    """Print the JAX versions of matrices and versions given together (oldest first, each once), one a line, as a
-    JSON list (`--json`) or as a CI job plan (`--ci-jobs`); `latest` asks the package index."""
+    """Print the JAX versions of matrices and versions (oldest first, each once), as lines, JSON or a CI plan."""
     words = args.names.replace(",", " ").split() or [DEFAULT_MATRIX]
     versions = sort_versions(expand_words(words, make_builder(args).index, matrix_versions))
     plan = plan_json(versions, args.ci_jobs, args.shards) if args.ci_jobs is not None else None
@@ -277,8 +271,7 @@ def command_matrix(args: argparse.Namespace) -> int:
 
 
 def command_pin(args: argparse.Namespace) -> int:
-    """Refresh the hashed pins of the given versions (default: the default matrix), resolved with the index
-    options given."""
+    """Refresh the hashed pins of the given versions (default: the default matrix) with the index options given."""
     builder = make_builder(args)
     for version in expand_words(args.versions or [DEFAULT_MATRIX], builder.index, matrix_versions):
         print(f"pinned jax {version}: {compile_pins(version, builder.index, uv_options=builder.options.uv_args())}")
@@ -286,8 +279,7 @@ def command_pin(args: argparse.Namespace) -> int:
 
 
 def command_diff(args: argparse.Namespace) -> int:
-    """Print the cells whose status or observation differ between two result sets (a side named by a JAX version
-    is its stored results, the cells not stored yet run first); exit 0."""
+    """Print the cells whose status or observation differ between two result sets (or versions, run if need be)."""
     found = run_diff(DiffRequest(args.baseline, args.candidate, settings(args)), lambda: make_builder(args), Progress())
     if found.mismatch:
         print(f"note: the two sets differ in version: {found.mismatch}")

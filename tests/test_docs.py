@@ -79,11 +79,27 @@ def command_lines(path: Path) -> list[str]:
             found += [line.strip()[2:] if language == "console" else line for line in joined
                       if (language != "console" or line.strip().startswith("$ "))]
         elif language == "yaml":
-            text = "\n".join(lines)
-            found += [m.group(1).replace("\n", " ") for m in re.finditer(r"run:\s*(.+(?:\n\s{6,}[^-\s#][^\n]*)*)", text)]
+            found += yaml_run_steps(lines)
         elif language == "":
             found += re.findall(r"`([^`]+)`", "\n".join(lines))
     return [line for line in found if COMMAND.search(" " + line)]
+
+
+def yaml_run_steps(lines: list[str]) -> list[str]:
+    """The `run:` steps of a YAML block, each with its continuation lines (those indented past the `run:` key, as a
+    YAML plain scalar folds them)."""
+    steps: list[str] = []
+    key_column = None
+    for line in lines:
+        match = re.match(r"^(\s*(?:- )?)run:\s*(.*)$", line)
+        if match:
+            key_column = len(match.group(1))
+            steps.append(match.group(2))
+        elif key_column is not None and line.strip() and len(line) - len(line.lstrip()) > key_column:
+            steps[-1] += " " + line.strip()
+        else:
+            key_column = None
+    return steps
 
 
 def argv_of(line: str) -> list[str]:
@@ -156,6 +172,9 @@ def test_the_checks_can_fail(tmp_path):
     (line,) = command_lines(page)
     with pytest.raises(SystemExit):
         build_parser().parse_args(argv_of(line))
+    steps = yaml_run_steps(["- run: jax-conformance gate --from 0.12.0.1", "    --to 0.13.0", "- if: always()",
+                            "  run: cat gate.md"])
+    assert steps == ["jax-conformance gate --from 0.12.0.1 --to 0.13.0", "cat gate.md"]
 
 
 def test_ci_runs_the_readmes_test_line():
