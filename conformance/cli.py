@@ -16,7 +16,7 @@ from typing import Any
 import conformance
 from conformance.core.case import CaseDeclarationError
 from conformance.ciplan import plan_json
-from conformance.decide.bisect_session import BisectRequest, run_bisect
+from conformance.decide.bisect_session import BisectRequest, run_bisect, write_bisect_files
 from conformance.decide.render import bisect_session_text, diff_text, gate_markdown, gate_text
 from conformance.decide.sides import JUDGING_FLAGS, DiffRequest, GateRequest, run_diff, run_gate
 from conformance.atomic import write_text_atomically
@@ -125,6 +125,8 @@ def add_decision_parsers(commands: Any) -> None:
                            help="fork the cell from a server that imported jax (default), or spawn it")
     bisecting.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
                            help="folder the tested cells are stored in, like run's (default results/)")
+    bisecting.add_argument("--issue", type=Path, metavar="PATH", help="also write a bug report ready to file (Markdown)")
+    bisecting.add_argument("--json", type=Path, metavar="PATH", help="also write the verdict as JSON")
     add_common_options(bisecting)
 
 
@@ -307,6 +309,8 @@ def command_bisect(args: argparse.Namespace) -> int:
     request = BisectRequest(args.cell, args.good, args.bad, args.find_fix, args.launch, args.results, tuple(args.cases))
     found = run_bisect(request, make_builder(args), Progress())  # notices, dropped cells and each step, as they come
     print(bisect_session_text(found))
+    for line in write_bisect_files(found, args.issue, args.json, conformance.__version__):
+        print(line)
     return found.exit_code
 
 

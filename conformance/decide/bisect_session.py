@@ -11,6 +11,7 @@ and `CellsDropped`), and it returns a `BisectReport` that the CLI prints.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,6 +85,10 @@ class BisectReport:
     # The jax and jaxlib versions and commits of the last good and first bad builds, as their result files record.
     good_build: BuildCommits | None = None
     bad_build: BuildCommits | None = None
+    cell: Any = None  # the resolved cell (`engine.selection.Cell`): its case makes the bug report's script
+    # The first bad build's platform, Python, numpy and backend, as its result file records them.
+    environment: dict[str, str] = field(default_factory=dict)
+    attribution: Any = None  # `decide.attribution.Attribution` with --attribute
 
     @property
     def exit_code(self) -> int:
@@ -115,18 +120,22 @@ def _oracle(request: BisectRequest, builder: Any, on_event: Callable[[Any], None
     return cell, releases, oracle
 
 
+def stored_header(results: Path, version: str) -> Any:
+    """The run header of `version`'s stored result file here (its shard files after it), None when none reads."""
+    path = ResultStore(results).path_for(version, matrix.host_platform())
+    for candidate in [path, *sorted(Path(results).glob(path.stem + "-shard*of*.json"))]:
+        try:
+            return load_result_file(candidate).header
+        except (ResultsError, OSError):
+            continue
+    return None
+
+
 def stored_build(results: Path, version: str) -> BuildCommits:
     """The jax/jaxlib versions and commits the stored result file of `version` records (versions only, and no
     commits, when it cannot be read or predates schema 4)."""
-    store = ResultStore(results)
-    path = store.path_for(version, matrix.host_platform())
-    paths = [path, *sorted(Path(results).glob(path.stem + "-shard*of*.json"))]
-    for candidate in paths:
-        try:
-            return commits_of_header(load_result_file(candidate).header)
-        except (ResultsError, OSError):
-            continue
-    return BuildCommits(version, version)
+    header = stored_header(results, version)
+    return commits_of_header(header) if header is not None else BuildCommits(version, version)
 
 
 def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], None] = lambda event: None
@@ -146,7 +155,7 @@ def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], N
 
     on_event(BisectStarted(cell.id, tuple(releases)))
     memo, like = Memo(announced), same_observation
-    report = BisectReport(cell.id, request.find_fix, releases, Path(request.results).absolute())
+    report = BisectReport(cell.id, request.find_fix, releases, Path(request.results).absolute(), cell=cell)
     if request.find_fix:
         like = same_bug_state
         first, last = memo(releases[0]), memo(releases[-1])
@@ -162,5 +171,28 @@ def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], N
     if report.outcome.first_bad:
         report.good_build = stored_build(request.results, report.outcome.last_good)
         report.bad_build = stored_build(request.results, report.outcome.first_bad)
+        header = stored_header(request.results, report.outcome.first_bad)
+        if header is not None:
+            report.environment = {"platform": header.platform, "python": header.python or "?",
+                                  "numpy": header.numpy or "?", "backend": header.backend or "?"}
     report.wall_s = time.monotonic() - started
     return report
+
+
+def write_bisect_files(report: BisectReport, issue: Path | None, verdict: Path | None, suite: str = "") -> list[str]:
+    """Write `--issue` (the bug report, when the search found a change) and `--json` (the verdict, always); the
+    lines that say what was written."""
+    from conformance.atomic import write_text_atomically
+    from conformance.decide.bug_report import issue_markdown, verdict_json
+
+    said = []
+    if verdict is not None:
+        write_text_atomically(verdict, json.dumps(verdict_json(report), indent=1, default=repr) + "\n")
+        said.append(f"wrote the verdict as JSON to {verdict}")
+    if issue is not None:
+        if report.outcome is None or report.outcome.ends_agree or report.cell is None:
+            said.append(f"no bug report written to {issue}: the verdict does not change between the ends")
+        else:
+            write_text_atomically(issue, issue_markdown(report, suite))
+            said.append(f"wrote the bug report to {issue}")
+    return said
