@@ -125,6 +125,8 @@ def add_decision_parsers(commands: Any) -> None:
                            help="fork the cell from a server that imported jax (default), or spawn it")
     bisecting.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
                            help="folder the tested cells are stored in, like run's (default results/)")
+    bisecting.add_argument("--attribute", action="store_true", help="also tell jax from jaxlib: run the cell on the "
+                           "first bad jax over the last good jaxlib, and the reverse, where jax accepts them")
     bisecting.add_argument("--issue", type=Path, metavar="PATH", help="also write a bug report ready to file (Markdown)")
     bisecting.add_argument("--json", type=Path, metavar="PATH", help="also write the verdict as JSON")
     add_common_options(bisecting)
@@ -306,7 +308,8 @@ def command_gate(args: argparse.Namespace) -> int:
 
 def command_bisect(args: argparse.Namespace) -> int:
     """Bisect the releases between --good and --bad for the first whose verdict on CELL changes."""
-    request = BisectRequest(args.cell, args.good, args.bad, args.find_fix, args.launch, args.results, tuple(args.cases))
+    request = BisectRequest(args.cell, args.good, args.bad, args.find_fix, args.launch, args.results, tuple(args.cases),
+                            args.attribute)
     found = run_bisect(request, make_builder(args), Progress())  # notices, dropped cells and each step, as they come
     print(bisect_session_text(found))
     for line in write_bisect_files(found, args.issue, args.json, conformance.__version__):

@@ -19,13 +19,15 @@ from typing import Any, Callable
 
 from conformance.decide.bisect import (BisectOutcome, Memo, bisect, bug_reproduces, releases_between, same_bug_state,
                                        same_observation)
+from conformance.decide.attribution import LIKE_BAD, LIKE_GOOD, NEITHER, Attribution, Mix, attribute
 from conformance.decide.cellref import resolve_cell
 from conformance.decide.commits import BuildCommits, commits_of_header
 from conformance.decide.render import observation_line
 from conformance.decide.runs import CellOracle
 from conformance.engine import matrix
 from conformance.engine.folders import case_folders
-from conformance.engine.targets import Release
+from conformance.engine.targets import JaxPair, Release
+from conformance.envs.pairs import installed_jax_facts, mix_problem
 from conformance.errors import ConformanceError
 from conformance.results.load import ResultsError, load_result_file
 from conformance.results.store import ResultStore
@@ -42,6 +44,7 @@ class BisectRequest:
     launcher: str = "fork"
     results: Path = Path("results")
     cases: tuple[str, ...] = ()
+    attribute: bool = False  # also run the jax/jaxlib mixes of the last good and first bad builds
 
 
 @dataclass(frozen=True)
@@ -96,8 +99,10 @@ class BisectReport:
         return 1 if self.outcome is None or self.outcome.ends_agree else 0
 
 
-def _oracle(request: BisectRequest, builder: Any, on_event: Callable[[Any], None]) -> tuple[Any, list[str], Any]:
-    """The cell, the releases between the ends, and the oracle that answers a release's verdict on the cell."""
+def _oracle(request: BisectRequest, builder: Any, on_event: Callable[[Any], None]
+            ) -> tuple[Any, list[str], Any, Any]:
+    """The cell, the releases between the ends, the oracle that answers a release's verdict on the cell, and the
+    run request of that one cell."""
     folders = case_folders(request.cases)
     cell = resolve_cell(request.cell, matrix.load_all_cases(folders))
     if request.find_fix and not cell.case.param(cell.param).known_issue:
@@ -117,7 +122,7 @@ def _oracle(request: BisectRequest, builder: Any, on_event: Callable[[Any], None
 
     oracle = CellOracle(builder, cell, run_cell,
                         stored=lambda version: matrix.stored_cells(run, builder, version, [cell]).get(cell.id))
-    return cell, releases, oracle
+    return cell, releases, oracle, run
 
 
 def stored_header(results: Path, version: str) -> Any:
@@ -142,7 +147,7 @@ def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], N
                ) -> BisectReport:
     """Bisect the releases between the good and bad ends for the first whose verdict on the cell changes."""
     started = time.monotonic()
-    cell, releases, oracle = _oracle(request, builder, on_event)
+    cell, releases, oracle, run = _oracle(request, builder, on_event)
 
     def announced(version: str) -> Any:
         found = oracle(version)
@@ -175,8 +180,35 @@ def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], N
         if header is not None:
             report.environment = {"platform": header.platform, "python": header.python or "?",
                                   "numpy": header.numpy or "?", "backend": header.backend or "?"}
+        if request.attribute:
+            report.attribution = attribute_change(run, builder, report, like, on_event)
     report.wall_s = time.monotonic() - started
     return report
+
+
+def attribute_change(run: Any, builder: Any, report: BisectReport, like: Callable[[Any, Any], bool],
+                     on_event: Callable[[Any], None]) -> Attribution:
+    """jax or jaxlib: the cell on the first bad jax over the last good jaxlib and on the last good jax over the first
+    bad jaxlib, each a `JaxPair` target run (and stored, under `builds/pair-<jax>-<jaxlib>/`) through the run path
+    where jax accepts that jaxlib (`decide.attribution`)."""
+    outcome, cell = report.outcome, report.cell
+    quiet = lambda event: on_event(event) if isinstance(event, (matrix.Notice, matrix.CellsDropped)) else None  # noqa
+
+    def problem(jax: str, jaxlib: str) -> str:
+        return mix_problem(jax, jaxlib, installed_jax_facts(builder.prepare(jax).path)["minimum"])
+
+    def run_mix(jax: str, jaxlib: str) -> Mix:
+        on_event(BisectStep(f"attributing: {cell.id} on jax {jax} over jaxlib {jaxlib}"))
+        target = JaxPair(f"{jax}:{jaxlib}")
+        done = matrix.run_targets(run, builder, [target], quiet, keep_going=False).runs[target]
+        found = next(c for c in done.file.cells if c.cell_id == cell.id)
+        said = (LIKE_GOOD if like(outcome.last_good_result, found) else
+                LIKE_BAD if like(outcome.first_bad_result, found) else NEITHER)
+        return Mix(jax, jaxlib, said, no_deps=bool(done.file.header.source.get("no_deps")),
+                   observation_line=observation_line(found, jax))
+
+    good, bad = report.good_build, report.bad_build
+    return attribute((good.jax, good.jaxlib), (bad.jax, bad.jaxlib), problem, run_mix)
 
 
 def write_bisect_files(report: BisectReport, issue: Path | None, verdict: Path | None, suite: str = "") -> list[str]:

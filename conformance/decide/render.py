@@ -254,6 +254,9 @@ def commit_lines(report: Any) -> list[str]:
              f"  jax commits between them: {compare_url(good, bad)}"]
     if jaxlib_compare_url(good, bad):
         lines.append(f"  jaxlib commits between them: {jaxlib_compare_url(good, bad)}")
+    if report.attribution is not None:
+        lines.append(f"attribution: {report.attribution.verdict}")
+        lines.extend(f"  {line}" for line in report.attribution.details)
     return lines
 
 
