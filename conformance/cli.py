@@ -235,9 +235,11 @@ def command_run(args: argparse.Namespace) -> int:
     failed = [f"jax {name}" for name in outcome.failed]
     if progress.finished:
         print("\n" + run_summary([vars(done) for done in progress.finished]))
-        report, problems = render_report(request.results, report_path, cases=selection.declared if args.cases else None)
+        shown = next((d.path.parent for d in progress.finished if d.path.parent == request.results),  # a pair alone:
+                     progress.finished[0].path.parent)  # its builds/ folder
+        report, problems = render_report(shown, report_path, cases=selection.declared if args.cases else None)
         failed += [f"unreadable result file {p}" for p in problems]
-        print(f"\nreport: {report}  (from every result file in {request.results}/)")
+        print(f"\nreport: {report}  (from every result file in {shown}/)")
     print(f"wall time: {time.monotonic() - started:.1f}s")
     if failed:
         _err(f"error: no results for {', '.join(failed)} (see above)")

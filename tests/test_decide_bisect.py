@@ -267,7 +267,9 @@ def test_cli_bisect_stores_the_cells_it_runs_in_the_results_folder(monkeypatch, 
     assert text.startswith("# ") and "jax 0.8.0" in text.splitlines()[0]
     assert "| first bad | 0.8.0 | 0.8.0 | jax-v0.8.0 | jaxlib-v0.8.0 |" in text
     assert "pip install jax==0.8.0 jaxlib==0.8.0" in text and "result = debug_nans_vmap_miss('vmap')" in text
-    assert "## Environment\n- platform: linux-x86_64" in text
+    assert "## Environment (of the first bad build's run)\n- platform: linux-x86_64" in text
+    assert text.splitlines()[0] == (f"# jax 0.8.0: {VMAP}[vmap] changes (differs -> conforms); jax 0.7.2 is the last "
+                                    "release without it")
     assert "first bad: jax 0.8.0" in out
     # The synthetic headers record no commit: the verdict names the release tags, and links them.
     assert "last good build: jax 0.7.2 (no commit recorded; tag jax-v0.7.2)" in out

@@ -18,6 +18,11 @@ from conformance.decide.render import status_words
 from conformance.report.repro import reproduction_script, scripts_used
 
 
+def changes(before: Any, after: Any) -> list[dict[str, Any]]:
+    """The field-level difference of two observations: `{"path", "before", "after", "kind"}` each."""
+    return [{"path": d.path, "before": d.expected, "after": d.observed, "kind": d.kind} for d in diff(before, after)]
+
+
 def _build_json(build: Any) -> dict[str, str]:
     return {"jax": build.jax, "jaxlib": build.jaxlib, "jax_commit": build.jax_hash, "jaxlib_commit": build.jaxlib_hash}
 
@@ -42,7 +47,7 @@ def verdict_json(report: Any) -> dict[str, Any]:
         "first_bad": {**_build_json(bad), "status": outcome.first_bad_result.status.value,
                       "observation": outcome.first_bad_result.observation},
         "untested_between": list(outcome.untested_between),
-        "diff": diff(outcome.last_good_result.observation, outcome.first_bad_result.observation),
+        "diff": changes(outcome.last_good_result.observation, outcome.first_bad_result.observation),
         "compare_url": compare_url(good, bad), "jaxlib_compare_url": jaxlib_compare_url(good, bad),
         "attribution": report.attribution.to_json() if report.attribution is not None else None,
     })
@@ -58,8 +63,10 @@ def issue_markdown(report: Any, suite: str = "") -> str:
     outcome, good, bad, cell = report.outcome, report.good_build, report.bad_build, report.cell
     before, after = outcome.last_good_result, outcome.first_bad_result
     claim = " ".join(str(cell.case.claim).split())
-    title = (f"{cell.case.heading or cell.id}: behaviour changes in jax {bad.jax} ({cell.id})" if not report.find_fix
-             else f"{cell.case.heading or cell.id}: documented issue fixed in jax {bad.jax} ({cell.id})")
+    changed = changes(before.observation, after.observation)
+    summary = ", ".join(f"{c['path']} {c['before']!r} -> {c['after']!r}" for c in changed[:3]) or \
+        f"{before.status.value} -> {after.status.value}"
+    title = f"jax {bad.jax}: {cell.id} changes ({summary}); jax {good.jax} is the last release without it"
     lines = [f"# {title}", "",
              f"**What the documentation says** ({cell.case.section}): {claim}", "",
              f"Between jax {outcome.last_good} and jax {outcome.first_bad} the observed behaviour of `{cell.id}` "
@@ -78,13 +85,15 @@ def issue_markdown(report: Any, suite: str = "") -> str:
         lines += [f"- {line}" for line in report.attribution.details]
     lines += ["", f"## Observed in jax {outcome.last_good}", _facts(before.observation),
               "", f"## Observed in jax {outcome.first_bad}", _facts(after.observation),
-              "", "## What changed (field by field)", _facts(diff(before.observation, after.observation)),
+              "", "## What changed (field by field)", "", f"| field | jax {outcome.last_good} | jax {outcome.first_bad} |",
+              "|---|---|---|", *(f"| `{c['path']}` | `{c['before']!r}` | `{c['after']!r}` |" for c in changed),
               "", "## Expected (what the chapter asserts)", _facts(after.expected)]
     env = report.environment
-    lines += ["", "## Environment",
+    lines += ["", "## Environment (of the first bad build's run)",
               f"- platform: {env.get('platform', '?')}; Python {env.get('python', '?')}; numpy {env.get('numpy', '?')}"
               f"; backend {env.get('backend', '?')}",
-              f"- found with jax-conformance{f' {suite}' if suite else ''}: `jax-conformance bisect {cell.id} "
+              f"- found with jax-conformance{f' {suite}' if suite else ''}: `jax-conformance bisect "
+              f"{cell.case.id}{f':{cell.param}' if cell.param else ''} "
               f"--good {report.releases[0]} --bad {report.releases[-1]}`"]
     script = reproduction_script(cell.case, cell.param, bad.jax, bad.jaxlib, suite)
     lines += ["", "## Reproduction",
