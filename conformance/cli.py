@@ -125,8 +125,9 @@ def add_decision_parsers(commands: Any) -> None:
                            help="fork the cell from a server that imported jax (default), or spawn it")
     bisecting.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
                            help="folder the tested cells are stored in, like run's (default results/)")
-    bisecting.add_argument("--attribute", action="store_true", help="also tell jax from jaxlib: run the cell on the "
-                           "first bad jax over the last good jaxlib, and the reverse, where jax accepts them")
+    bisecting.add_argument("--attribute", action="store_true", help="then tell a jax change from a jaxlib change")
+    bisecting.add_argument("--jax-source", type=Path, metavar="GIT_DIR", help="then bisect the jax commits between "
+                           "the two builds in this jax checkout, each installed with --no-deps over a jaxlib it accepts")
     bisecting.add_argument("--issue", type=Path, metavar="PATH", help="also write a bug report ready to file (Markdown)")
     bisecting.add_argument("--json", type=Path, metavar="PATH", help="also write the verdict as JSON")
     add_common_options(bisecting)
@@ -235,8 +236,7 @@ def command_run(args: argparse.Namespace) -> int:
     failed = [f"jax {name}" for name in outcome.failed]
     if progress.finished:
         print("\n" + run_summary([vars(done) for done in progress.finished]))
-        shown = next((d.path.parent for d in progress.finished if d.path.parent == request.results),  # a pair alone:
-                     progress.finished[0].path.parent)  # its builds/ folder
+        shown = min((d.path.parent for d in progress.finished), key=lambda f: f != request.results)  # a pair: builds/
         report, problems = render_report(shown, report_path, cases=selection.declared if args.cases else None)
         failed += [f"unreadable result file {p}" for p in problems]
         print(f"\nreport: {report}  (from every result file in {shown}/)")
@@ -311,7 +311,7 @@ def command_gate(args: argparse.Namespace) -> int:
 def command_bisect(args: argparse.Namespace) -> int:
     """Bisect the releases between --good and --bad for the first whose verdict on CELL changes."""
     request = BisectRequest(args.cell, args.good, args.bad, args.find_fix, args.launch, args.results, tuple(args.cases),
-                            args.attribute)
+                            args.attribute, args.jax_source)
     found = run_bisect(request, make_builder(args), Progress())  # notices, dropped cells and each step, as they come
     print(bisect_session_text(found))
     for line in write_bisect_files(found, args.issue, args.json, conformance.__version__):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from conformance.decide.bisect import (BisectOutcome, Memo, bisect, bug_reproduces, releases_between, same_bug_state,
+from conformance.decide.bisect import (BisectOutcome, Memo, Untestable, bisect, bug_reproduces, releases_between, same_bug_state,
                                        same_observation)
 from conformance.decide.attribution import LIKE_BAD, LIKE_GOOD, NEITHER, Attribution, Mix, attribute
 from conformance.decide.cellref import resolve_cell
@@ -26,7 +26,7 @@ from conformance.decide.render import observation_line
 from conformance.decide.runs import CellOracle
 from conformance.engine import matrix
 from conformance.engine.folders import case_folders
-from conformance.engine.targets import JaxPair, Release
+from conformance.engine.targets import JaxCommit, JaxPair, Release
 from conformance.envs.pairs import installed_jax_facts, mix_problem
 from conformance.errors import ConformanceError
 from conformance.results.load import ResultsError, load_result_file
@@ -45,6 +45,7 @@ class BisectRequest:
     results: Path = Path("results")
     cases: tuple[str, ...] = ()
     attribute: bool = False  # also run the jax/jaxlib mixes of the last good and first bad builds
+    jax_source: Path | None = None  # a jax git checkout: go on through the commits between the two builds
 
 
 @dataclass(frozen=True)
@@ -92,10 +93,13 @@ class BisectReport:
     # The first bad build's platform, Python, numpy and backend, as its result file records them.
     environment: dict[str, str] = field(default_factory=dict)
     attribution: Any = None  # `decide.attribution.Attribution` with --attribute
+    source: Any = None  # `decide.source_bisect.SourceOutcome` with --jax-source
 
     @property
     def exit_code(self) -> int:
-        """0 when the verdict changes between the ends (found), 1 when it does not."""
+        """0 when the verdict changes between the ends (found; from source too with --jax-source), 1 when not."""
+        if self.source is not None and self.source.outcome is not None and self.source.outcome.first_bad:
+            return 0
         return 1 if self.outcome is None or self.outcome.ends_agree else 0
 
 
@@ -182,8 +186,35 @@ def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], N
                                   "numpy": header.numpy or "?", "backend": header.backend or "?"}
         if request.attribute:
             report.attribution = attribute_change(run, builder, report, like, on_event)
+    if request.jax_source is not None:
+        ends = ((report.good_build, report.bad_build) if report.outcome.first_bad else
+                (stored_build(request.results, releases[0]), stored_build(request.results, releases[-1])))
+        report.source = source_steps(request, run, builder, cell, ends, like, on_event)
     report.wall_s = time.monotonic() - started
     return report
+
+
+def source_steps(request: BisectRequest, run: Any, builder: Any, cell: Any, ends: tuple[BuildCommits, BuildCommits],
+                 like: Callable[[Any, Any], bool], on_event: Callable[[Any], None]) -> Any:
+    """`--jax-source`: the commits between the two builds, each installed from the checkout over a jaxlib it
+    accepts and run as a `JaxCommit` target through the run path (`decide.source_bisect`)."""
+    from conformance.decide.source_bisect import source_session
+
+    quiet = lambda event: on_event(event) if isinstance(event, (matrix.Notice, matrix.CellsDropped)) else None  # noqa
+
+    def run_tree(tree: Path, commit: str, jaxlib: str) -> Any:
+        target = JaxCommit(str(tree), commit, jaxlib)
+        try:
+            env = target.prepare(builder)
+        except ConformanceError as exc:
+            return Untestable(commit, str(exc))
+        done = matrix.run_targets(run, builder, [target], quiet, keep_going=False, prepared={target: env})
+        found = next(c for c in done.runs[target].file.cells if c.cell_id == cell.id)
+        on_event(BisectStep(f"    {observation_line(found, env.version)}"))
+        return found
+
+    return source_session(Path(request.jax_source), ends[0], ends[1], builder.root / "jax-source", run_tree, like,
+                          on_step=lambda line: on_event(BisectStep(line)))
 
 
 def attribute_change(run: Any, builder: Any, report: BisectReport, like: Callable[[Any, Any], bool],

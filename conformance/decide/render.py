@@ -266,6 +266,8 @@ def bisect_session_text(report: Any) -> str:
     if report.outcome is None:
         return (f"the known issue {report.no_fix} on both jax {report.releases[0]} and jax {report.releases[-1]}: "
                 f"no fix to find")
+    source = report.source.lines() if getattr(report, "source", None) is not None else []
     return "\n".join([f"\n{bisect_text(report.outcome, report.cell_id, report.find_fix)}", *commit_lines(report),
+                      *source,
                       f"answered from stored results in {report.results}: {', '.join(report.from_storage) or 'none'}; "
                       f"ran: {', '.join(report.ran) or 'nothing'}", f"wall time: {report.wall_s:.1f}s"])

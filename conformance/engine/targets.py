@@ -198,7 +198,43 @@ class JaxPair:
         return f"{self.kind}-{self.jax}-{self.jaxlib}"
 
 
-Target = Union[Release, ExistingPython, WheelFolder, JaxPair]
+@dataclass(frozen=True)
+class JaxCommit:
+    """The files of one jax commit (`tree`, exported from a checkout) installed with `--no-deps` over a released
+    jaxlib: a step of `bisect --jax-source`. Built once per commit and jaxlib, stored in `builds/commit-...`."""
+
+    tree: str
+    commit: str
+    jaxlib: str
+    kind: ClassVar[str] = "commit"
+    release: ClassVar[bool] = False
+    apart: ClassVar[bool] = True
+
+    @property
+    def label(self) -> str:
+        """Unknown until prepared: the version the tree's build gives."""
+        return ""
+
+    def failure_name(self, version: str = "") -> str:
+        """How a run that produced nothing names it."""
+        return f"jax commit {self.commit[:12]} over jaxlib {self.jaxlib}"
+
+    def check(self, builder: Any) -> None:
+        """The jaxlib must be a release here."""
+        builder.interpreter_for(self.jaxlib)
+
+    def prepare(self, builder: Any) -> Any:
+        """The environment (built or reused from the cache)."""
+        from conformance.envs.pairs import prepare_source
+
+        return prepare_source(builder, Path(self.tree), self.commit, self.jaxlib)
+
+    def storage_name(self, env: Any) -> str:
+        """Its own results folder."""
+        return f"{self.kind}-{self.commit[:12]}-jaxlib-{self.jaxlib}"
+
+
+Target = Union[Release, ExistingPython, WheelFolder, JaxPair, JaxCommit]
 # The given builds, each named by `run --<option>` and `gate --to-<option>`; a new kind of build is added here.
 BUILD_KINDS: tuple[type, ...] = (ExistingPython, WheelFolder, JaxPair)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -101,20 +102,30 @@ def prepare_pair(builder: Any, jax: str, jaxlib: str) -> JaxEnvironment:
                             pinned=requirements.pin_file is not None, started=started, then=(over,))
 
 
-def prepare_source(builder: Any, tree: Path, label: str, jaxlib: str) -> JaxEnvironment:
-    """An environment of the jax source folder `tree` (installed with `--no-deps`; `label` is the version its
-    `jax/version.py` gives, `digest` keys it) over release `jaxlib`'s own requirements."""
+def installed_version(env_path: Path, name: str = "jax") -> str:
+    """The version of the distribution `name` installed at `env_path` (from its dist-info folder's name)."""
+    for packages in _site_packages(env_path):
+        for info in packages.glob(f"{name}-*.dist-info"):
+            return info.name[len(name) + 1:-len(".dist-info")]
+    return ""
+
+
+def prepare_source(builder: Any, tree: Path, commit: str, jaxlib: str) -> JaxEnvironment:
+    """An environment of the jax source folder `tree` (the files of `commit`), installed with `--no-deps` over
+    release `jaxlib`'s own requirements; its version is the one the tree's build gave (`0.10.2.dev20260101` from a
+    checkout, the release's from an sdist)."""
     started = time.monotonic()
     interpreter = builder.interpreter_for(jaxlib)
     requirements = builder.requirements(jaxlib)
     minor = ".".join(interpreter.version.split(".")[:2])
-    digest = hashlib.sha256(f"{tree.resolve()}\n{label}\n{jaxlib}\n{requirements.digest}".encode()).hexdigest()
-    path = builder.root / "envs" / f"source-jax-{label}-jaxlib-{jaxlib}-py{minor}-{digest[:10]}"
-    wanted = {"layout": ENV_LAYOUT, "source": str(tree.resolve()), "jax": label, "jaxlib": jaxlib,
-              "python": interpreter.version, "requirements": requirements.digest}
+    digest = hashlib.sha256(f"{commit}\n{jaxlib}\n{requirements.digest}".encode()).hexdigest()
+    path = builder.root / "envs" / f"source-{commit[:12]}-jaxlib-{jaxlib}-py{minor}-{digest[:10]}"
+    wanted = {"layout": ENV_LAYOUT, "commit": commit, "jaxlib": jaxlib, "python": interpreter.version,
+              "requirements": requirements.digest}
     base = (["--require-hashes", "-r", str(requirements.pin_file)] if requirements.pin_file is not None
             else [*requirements.lines, *EXTRA_PACKAGES])
-    source = {"kind": "source", "jaxlib": jaxlib, **builder.options.describe()}
-    # --reinstall: the tree's jax replaces the jaxlib release's own jax of the same version number.
-    return builder._prepare(path, wanted, interpreter, base, label, digest, source, pinned=False, started=started,
-                            then=(["--no-deps", "--reinstall-package", "jax", str(tree)],))
+    source = {"kind": "source", "commit": commit, "jaxlib": jaxlib, **builder.options.describe()}
+    # --reinstall-package: the tree's jax replaces the jaxlib release's own jax, even of the same version number.
+    env = builder._prepare(path, wanted, interpreter, base, commit[:12], digest, source, pinned=False,
+                           started=started, then=(["--no-deps", "--reinstall-package", "jax", str(tree)],))
+    return replace(env, version=installed_version(env.path) or env.version)
