@@ -12,6 +12,8 @@ and `CellsDropped`), and it returns a `BisectReport` that the CLI prints.
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -208,13 +210,16 @@ def source_steps(request: BisectRequest, run: Any, builder: Any, cell: Any, ends
             env = target.prepare(builder)
         except ConformanceError as exc:
             return Untestable(commit, str(exc))
+        finally:
+            shutil.rmtree(tree, ignore_errors=True)
         done = matrix.run_targets(run, builder, [target], quiet, keep_going=False, prepared={target: env})
         found = next(c for c in done.runs[target].file.cells if c.cell_id == cell.id)
         on_event(BisectStep(f"    {observation_line(found, env.version)}"))
         return found
 
-    return source_session(Path(request.jax_source), ends[0], ends[1], builder.root / "jax-source", run_tree, like,
-                          on_step=lambda line: on_event(BisectStep(line)))
+    with tempfile.TemporaryDirectory(prefix="jax-source-") as work:  # the exported trees, gone once installed
+        return source_session(Path(request.jax_source), ends[0], ends[1], Path(work), run_tree, like,
+                              on_step=lambda line: on_event(BisectStep(line)))
 
 
 def attribute_change(run: Any, builder: Any, report: BisectReport, like: Callable[[Any, Any], bool],

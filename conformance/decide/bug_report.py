@@ -37,6 +37,12 @@ def verdict_json(report: Any) -> dict[str, Any]:
                             "skipped": [{"version": s.version, "why": s.why} for s in outcome.skipped] if outcome else [],
                             "from_storage": list(report.from_storage), "ran": list(report.ran),
                             "environment": dict(report.environment)}
+    source = getattr(report, "source", None)
+    if source is not None:
+        data["source"] = {"stopped": source.stopped, "commits": len(source.commits), "jaxlibs": source.jaxlibs,
+                          "first_bad_commit": source.outcome.first_bad if source.outcome else "",
+                          "last_good_commit": source.outcome.last_good if source.outcome else "",
+                          "subject": source.subjects.get(source.outcome.first_bad, "") if source.outcome else ""}
     if not found:
         data["no_fix"] = report.no_fix
         return data
@@ -80,6 +86,9 @@ def issue_markdown(report: Any, suite: str = "") -> str:
     lines += ["", f"Commits between them: {compare_url(good, bad)}"]
     if jaxlib_compare_url(good, bad):
         lines.append(f"jaxlib commits between them: {jaxlib_compare_url(good, bad)}")
+    if getattr(report, "source", None) is not None:
+        lines += ["", "**In the jax source** (first-parent commits, each over a released jaxlib it accepts):", "",
+                  *(f"    {line}" for line in report.source.lines())]
     if report.attribution is not None:
         lines += ["", f"**Attribution:** {report.attribution.verdict}"]
         lines += [f"- {line}" for line in report.attribution.details]
