@@ -88,7 +88,7 @@ def test_bisect_attribute_on_a_pair_whose_mix_jax_refuses_says_cannot_be_split_i
     assert code == 0
     lines = [line for line in out.splitlines() if line.startswith("attribution:")]
     assert lines == ["attribution: cannot be split: jax 0.8.0 requires jaxlib >= 0.8.0"]
-    assert "first bad build: jax 0.8.0 (commit " in out
+    assert "first bad build: jax 0.8.0 (no commit recorded; tag jax-v0.8.0)" in out  # its wheel records none
     assert json.loads(verdict_file.read_text())["attribution"]["verdict"].startswith("cannot be split")
     assert "**Attribution:** cannot be split" in issue.read_text()
     assert not (tmp_path / "r" / "builds").exists()  # nothing was built or run for a refused mix

@@ -96,16 +96,26 @@ def commit_version(repo: Path, commit: str) -> tuple[str, str]:
 
 
 def export_tree(repo: Path, commit: str, where: Path) -> Path:
-    """The files of `commit`, exported into `where/<commit>` with `git archive` (the checkout is not touched)."""
+    """What installing jax needs of `commit` (the `jax` package and the top-level files: setup.py, pyproject.toml,
+    README, LICENSE), exported into `where/<commit>` with `git archive`; the checkout is not touched, and large
+    blobs elsewhere (a mirror may lack them) are never read."""
     target = where / commit
     if (target / "jax" / "version.py").is_file():
         return target
-    done = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", commit], capture_output=True)
+    entries = [line.split("\t", 1) for line in git_lines(repo, "ls-tree", commit)]
+    done = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", "--prefix=jax/", f"{commit}:jax"],
+                          capture_output=True)
     if done.returncode != 0:
-        raise ConformanceError(f"git archive of {commit[:12]} in {repo} failed")
+        last = (done.stderr.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
+        raise ConformanceError(f"git archive of {commit[:12]} in {repo} failed: {last}")
     target.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
         archive.extractall(target, filter="data")
+    for meta, name in entries:  # setup.py, pyproject.toml, README.md, LICENSE, ...: each read on its own
+        if meta.split()[1] == "blob" and "/" not in name:
+            blob = subprocess.run(["git", "-C", str(repo), "show", f"{commit}:{name}"], capture_output=True)
+            if blob.returncode == 0:
+                (target / name).write_bytes(blob.stdout)
     return target
 
 
