@@ -92,3 +92,52 @@ def test_bisect_attribute_on_a_pair_whose_mix_jax_refuses_says_cannot_be_split_i
     assert json.loads(verdict_file.read_text())["attribution"]["verdict"].startswith("cannot be split")
     assert "**Attribution:** cannot be split" in issue.read_text()
     assert not (tmp_path / "r" / "builds").exists()  # nothing was built or run for a refused mix
+
+
+class PairBuilder:
+    """Stands in for the environment builder: release environments with the jax files a wheel installs, and
+    `_prepare` recorded instead of run."""
+
+    def __init__(self, root, declared, minimum):
+        from conformance.envs.builder import Requirements
+        from conformance.envs.index import IndexOptions, Release
+        from conformance.envs.interpreters import Interpreter
+
+        self.root, self.options, self.calls = root, IndexOptions(), []
+        self.interpreters = [Interpreter("/usr/bin/python3.13", "3.13.0")]
+        self.index = type("Index", (), {"jax_release": lambda _, v: Release(v, ">=3.11"),
+                                        "jaxlib_pythons": lambda _, v: frozenset({"cp313"})})()
+        self.requirements = lambda version: Requirements((f"jax[cpu]=={version}",))
+        self.declared, self.minimum = declared, minimum
+
+    def prepare(self, version):
+        packages = self.root / f"rel-{version}" / "lib" / "python3.13" / "site-packages"
+        (packages / "jax").mkdir(parents=True, exist_ok=True)
+        (packages / "jax" / "version.py").write_text(f"_version = '{version}'\n_minimum_jaxlib_version = "
+                                                     f"'{self.minimum}'\n")
+        (packages / f"jax-{version}.dist-info").mkdir(exist_ok=True)
+        (packages / f"jax-{version}.dist-info" / "METADATA").write_text(
+            f"Name: jax\nRequires-Dist: jaxlib{self.declared}\nRequires-Dist: jaxlib==0.1; extra == \"ci\"\n")
+        return type("Env", (), {"path": self.root / f"rel-{version}"})()
+
+    def _prepare(self, path, wanted, interpreter, install, version, digest, source, **kwargs):
+        self.calls.append((install, kwargs["then"], source))
+        return source
+
+
+def test_a_pair_installs_jax_over_the_jaxlib_release_and_with_no_deps_only_where_the_declared_range_refuses(tmp_path):
+    from conformance.envs.pairs import prepare_pair
+
+    accepted = PairBuilder(tmp_path / "a", "<=0.12.0.1,>=0.11.2", "0.11.2")
+    source = prepare_pair(accepted, "0.12.0.1", "0.11.2")
+    [(install, then, _)] = accepted.calls
+    assert install[0] == "jax[cpu]==0.11.2" and then == (["jax==0.12.0.1", "jaxlib==0.11.2"],)
+    assert source["no_deps"] is False and source["declared"] == "<=0.12.0.1,>=0.11.2"
+    only_declared = PairBuilder(tmp_path / "b", "<=0.12.0.1,>=0.12.0", "0.11.2")  # import accepts 0.11.2
+    source = prepare_pair(only_declared, "0.12.0.1", "0.11.2")
+    assert only_declared.calls[0][1] == (["--no-deps", "jax==0.12.0.1"],) and source["no_deps"] is True
+    refused = PairBuilder(tmp_path / "c", "<=0.8.0,>=0.8.0", "0.8.0")
+    with pytest.raises(ConformanceError, match="^jax 0.8.0 cannot run over jaxlib 0.7.2: jax 0.8.0 requires jaxlib "
+                                               ">= 0.8.0$"):
+        prepare_pair(refused, "0.8.0", "0.7.2")
+    assert refused.calls == []
