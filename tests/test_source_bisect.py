@@ -146,3 +146,21 @@ def test_jax_source_finds_the_patched_commit_between_two_sdists(tmp_path, capsys
     assert f"first bad commit {bad[:12]} (over jaxlib 0.12.0.1): jax 0.12.0.1: jax.test_util imported by jax" in out
     assert sum(line.strip().startswith("commit ") and "over jaxlib" in line for line in out.splitlines()) == 2
     assert len(list((results / "builds").glob("commit-*"))) == 2  # each commit built and stored once
+
+
+def test_a_commit_that_does_not_import_over_one_jaxlib_is_tried_over_the_other(small_repo, tmp_path):
+    from conformance.decide.bisect import Untestable
+
+    repo, shas = small_repo
+    tried = []
+
+    def run_tree(tree, commit, jaxlib):
+        tried.append((commit, jaxlib))
+        if commit == shas[2] and jaxlib == "0.12.0.1":
+            return Untestable(commit, "does not import (a symbol this jaxlib lacks)")
+        return result(CELL, observation={"value": (tree / "jax" / "value.txt").read_text()})
+
+    found = source_session(repo, BuildCommits("0.12.0", "0.12.0"), BuildCommits("0.12.0.1", "0.12.0.1"),
+                           tmp_path / "trees", run_tree, same_observation)
+    assert (shas[2], "0.12.0") in tried and found.jaxlibs[shas[2]] == "0.12.0"
+    assert found.outcome.first_bad == shas[2]

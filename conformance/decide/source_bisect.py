@@ -119,15 +119,20 @@ def export_tree(repo: Path, commit: str, where: Path) -> Path:
     return target
 
 
+def acceptable_jaxlibs(version: str, minimum: str, candidates: tuple[str, ...]) -> list[str]:
+    """Those of `candidates` (the first bad build's jaxlib, then the last good's) that a commit of jax `version`
+    accepts, in that order; `SourceStop` naming the range it needs when none is."""
+    found = [jaxlib for jaxlib in dict.fromkeys(candidates) if not mix_problem(version, jaxlib, minimum)]
+    if not found:
+        raise SourceStop(f"jax {version} at this commit accepts jaxlib {minimum or '(any)'} to {version}; none of "
+                         f"jaxlib {', '.join(dict.fromkeys(candidates))} is in that range, so a jaxlib of that range "
+                         f"is needed to go on")
+    return found
+
+
 def choose_jaxlib(version: str, minimum: str, candidates: tuple[str, ...]) -> str:
-    """The first of `candidates` (the first bad build's jaxlib, then the last good's) that a commit of jax `version`
-    accepts; `SourceStop` naming the range it needs when none is."""
-    for jaxlib in dict.fromkeys(candidates):
-        if not mix_problem(version, jaxlib, minimum):
-            return jaxlib
-    raise SourceStop(f"jax {version} at this commit accepts jaxlib {minimum or '(any)'} to {version}; none of "
-                     f"jaxlib {', '.join(dict.fromkeys(candidates))} is in that range, so a jaxlib of that range is "
-                     f"needed to go on")
+    """The first jaxlib of `candidates` a commit of jax `version` accepts (see `acceptable_jaxlibs`)."""
+    return acceptable_jaxlibs(version, minimum, candidates)[0]
 
 
 def search_commits(commits: list[str], run_commit: Callable[[str], Any], like: Callable[[Any, Any], bool],
@@ -160,12 +165,17 @@ def source_session(repo: Path, good: BuildCommits, bad: BuildCommits, work: Path
     def run_commit(commit: str) -> Any:
         version, minimum = commit_version(repo, commit)
         try:
-            jaxlib = choose_jaxlib(version, minimum, (bad.jaxlib, good.jaxlib))
+            usable = acceptable_jaxlibs(version, minimum, (bad.jaxlib, good.jaxlib))
         except SourceStop as stop:
             raise SourceStop(f"commit {commit[:12]} ({subjects.get(commit, '')}): {stop}") from None
-        jaxlibs[commit] = jaxlib
-        on_step(f"  commit {commit[:12]} ({subjects.get(commit, '')}) over jaxlib {jaxlib}")
-        return run_tree(export_tree(repo, commit, work), commit, jaxlib)
+        found: Any = None
+        for jaxlib in usable:  # a dev commit may use what one jaxlib lacks: the next one it accepts is tried
+            jaxlibs[commit] = jaxlib
+            on_step(f"  commit {commit[:12]} ({subjects.get(commit, '')}) over jaxlib {jaxlib}")
+            found = run_tree(export_tree(repo, commit, work), commit, jaxlib)
+            if not isinstance(found, Untestable):
+                break
+        return found
 
     found = search_commits(commits, run_commit, like, on_step)
     found.subjects, found.jaxlibs = subjects, jaxlibs
