@@ -175,6 +175,7 @@ def source_session(repo: Path, good: BuildCommits, bad: BuildCommits, work: Path
             found = run_tree(export_tree(repo, commit, work), commit, jaxlib)
             if not isinstance(found, Untestable):
                 break
+            on_step(f"    not usable over jaxlib {jaxlib}: {found.why}")
         return found
 
     found = search_commits(commits, run_commit, like, on_step)
