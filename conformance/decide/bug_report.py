@@ -70,8 +70,9 @@ def issue_markdown(report: Any, suite: str = "") -> str:
     before, after = outcome.last_good_result, outcome.first_bad_result
     claim = " ".join(str(cell.case.claim).split())
     changed = changes(before.observation, after.observation)
-    summary = ", ".join(f"{c['path']} {c['before']!r} -> {c['after']!r}" for c in changed[:3]) or \
-        f"{before.status.value} -> {after.status.value}"
+    summary = ", ".join(f"{c['path']} {c['before']!r} -> {c['after']!r}" for c in changed[:3])
+    if not summary or before.observation is None or after.observation is None:  # no facts on a side: the statuses
+        summary = f"{before.status.value} -> {after.status.value}"
     title = f"jax {bad.jax}: {cell.id} changes ({summary}); jax {good.jax} is the last release without it"
     lines = [f"# {title}", "",
              f"**What the documentation says** ({cell.case.section}): {claim}", "",
