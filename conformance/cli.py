@@ -15,7 +15,7 @@ from typing import Any
 import conformance
 from conformance.core.case import CaseDeclarationError
 from conformance.ciplan import plan_json
-from conformance.decide.bisect_session import BisectRequest, run_bisect
+from conformance.decide.bisect_session import BisectRequest, run_bisect, write_bisect_files
 from conformance.decide.render import bisect_session_text, diff_text, gate_markdown, gate_text
 from conformance.cli_parser import DEFAULT_REPORT, DEFAULT_RESULTS, build_parser
 from conformance.decide.sides import JUDGING_FLAGS, DiffRequest, GateRequest, run_diff, run_gate
@@ -190,9 +190,12 @@ def command_supported(args: argparse.Namespace) -> int:
 
 def command_bisect(args: argparse.Namespace) -> int:
     """Bisect the releases between --good and --bad for the first whose verdict on CELL changes."""
-    request = BisectRequest(args.cell, args.good, args.bad, args.find_fix, args.launch, args.results, tuple(args.cases))
+    request = BisectRequest(args.cell, args.good, args.bad, args.find_fix, args.launch, args.results, tuple(args.cases),
+                            args.attribute, args.jax_source)
     found = run_bisect(request, make_builder(args), Progress())  # notices, dropped cells and each step, as they come
     print(bisect_session_text(found))
+    for line in write_bisect_files(found, args.issue, args.json, conformance.__version__):
+        print(line)
     return found.exit_code
 
 

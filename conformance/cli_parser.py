@@ -114,6 +114,11 @@ def add_decision_parsers(commands: Any) -> None:
                            help="fork the cell from a server that imported jax (default), or spawn it")
     bisecting.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
                            help="folder the tested cells are stored in, like run's (default results/)")
+    bisecting.add_argument("--attribute", action="store_true", help="then tell a jax change from a jaxlib change")
+    bisecting.add_argument("--jax-source", type=Path, metavar="GIT_DIR", help="then bisect the jax commits between "
+                           "the two builds in this jax checkout, each installed with --no-deps over a jaxlib it accepts")
+    bisecting.add_argument("--issue", type=Path, metavar="PATH", help="also write a bug report ready to file (Markdown)")
+    bisecting.add_argument("--json", type=Path, metavar="PATH", help="also write the verdict as JSON")
     add_common_options(bisecting)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conformance import cli
@@ -254,8 +256,24 @@ def test_cli_bisect_stores_the_cells_it_runs_in_the_results_folder(monkeypatch, 
     monkeypatch.setattr(JaxEnvironment, "python", property(lambda env: f"/envs/{env.version}/bin/python"))
     results = tmp_path / "stored"
     argv = ["bisect", f"{VMAP}:vmap", "--good", "0.4.38", "--bad", "0.12.0.1", "--results", str(results)]
-    assert cli.main(argv + ["--launch", "spawn"]) == 0
-    assert "first bad: jax 0.8.0" in capsys.readouterr().out
+    issue, verdict = tmp_path / "bug.md", tmp_path / "verdict.json"
+    assert cli.main(argv + ["--launch", "spawn", "--issue", str(issue), "--json", str(verdict)]) == 0
+    out = capsys.readouterr().out
+    assert f"wrote the bug report to {issue}" in out and f"wrote the verdict as JSON to {verdict}" in out
+    written = json.loads(verdict.read_text())
+    assert written["found"] and (written["last_good"]["jax"], written["first_bad"]["jax"]) == ("0.7.2", "0.8.0")
+    assert written["compare_url"] == "https://github.com/jax-ml/jax/compare/jax-v0.7.2...jax-v0.8.0"
+    text = issue.read_text()
+    assert text.startswith("# ") and "jax 0.8.0" in text.splitlines()[0]
+    assert "| first bad | 0.8.0 | 0.8.0 | jax-v0.8.0 | jaxlib-v0.8.0 |" in text
+    assert "pip install jax==0.8.0 jaxlib==0.8.0" in text and "result = debug_nans_vmap_miss('vmap')" in text
+    assert "## Environment (of the first bad build's run)\n- platform: linux-x86_64" in text
+    assert text.splitlines()[0] == (f"# jax 0.8.0: {VMAP}[vmap] changes (differs -> conforms); jax 0.7.2 is the last "
+                                    "release without it")
+    assert "first bad: jax 0.8.0" in out
+    # The synthetic headers record no commit: the verdict names the release tags, and links them.
+    assert "last good build: jax 0.7.2 (no commit recorded; tag jax-v0.7.2)" in out
+    assert "jax commits between them: https://github.com/jax-ml/jax/compare/jax-v0.7.2...jax-v0.8.0" in out
     tested = sorted(p.name for p in results.glob("*.json"))
     assert len(tested) == len(fake.argvs) and "0.8.0-linux-x86_64.json" in tested and "0.7.2-linux-x86_64.json" in tested
     first = fake.argvs[0]

@@ -23,7 +23,7 @@ def test_each_target_kind_knows_its_label_name_and_options():
     assert Release("0.13.0rc1").label == "0.13.0rc1" and Release("0.8.3").failure_name() == "0.8.3"
     assert ExistingPython("/opt/py").failure_name("0.12.0.1") == "0.12.0.1 (--python /opt/py)"
     assert WheelFolder("dist").failure_name("0.12.0.1+corp.3") == "0.12.0.1+corp.3 (--wheels dist)"
-    assert [kind.option for kind in BUILD_KINDS] == ["python", "wheels"]
+    assert [kind.option for kind in BUILD_KINDS] == ["python", "wheels", "pair"]
     given = given_builds({"wheels": ["dist", "dist"], "python": ["/opt/py"]})
     assert given == [ExistingPython("/opt/py"), WheelFolder("dist")]  # the kinds' order, each once
     assert releases(["0.7.2", "0.8.0"]) == [Release("0.7.2"), Release("0.8.0")]

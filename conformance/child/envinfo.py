@@ -5,7 +5,8 @@
 Runs inside the target environment (standard library plus whatever is installed),
 writing one JSON object to FILE: versions, platform, backend, devices and the installed
 packages. A missing jax is recorded, not raised. The jax and jaxlib versions are the installed distributions'
-metadata (a re-tagged build keeps its module's `__version__`; `jax_module_version` records that one).
+metadata (a re-tagged build keeps its module's `__version__`; `jax_module_version` records that one), and
+`jax_git_hash`/`jaxlib_git_hash` the commits their `version.py` records.
 """
 
 from __future__ import annotations
@@ -45,6 +46,16 @@ def _version(module_name: str) -> str | None:
         return None
 
 
+def git_hash(package: str) -> str:
+    """The commit a jax or jaxlib wheel was built from (`<package>.version._git_hash`); '' when the build records
+    none (jax before 0.8 leaves it None) or the package is absent."""
+    try:
+        found = getattr(importlib.import_module(f"{package}.version"), "_git_hash", None)
+    except Exception:  # noqa: BLE001 - a broken package reads as absent
+        return ""
+    return found if isinstance(found, str) else ""
+
+
 def distribution_version(name: str) -> str | None:
     """The installed distribution's version from its metadata (`0.12.0.1+corp.3` for a re-tagged wheel, whose
     module still says `__version__ = "0.12.0.1"`); None when it is not installed."""
@@ -73,6 +84,7 @@ def describe_environment() -> dict[str, Any]:
         info["jax"] = distribution_version("jax") or jax.__version__
         info["jax_module_version"] = jax.__version__
         info["jaxlib"] = distribution_version("jaxlib") or _version("jaxlib")
+        info["jax_git_hash"], info["jaxlib_git_hash"] = git_hash("jax"), git_hash("jaxlib")
         info["backend"] = jax.default_backend()
         info["devices"] = [str(d) for d in jax.devices()]
         if info["backend"] == "gpu":

@@ -11,20 +11,28 @@ and `CellsDropped`), and it returns a `BisectReport` that the CLI prints.
 
 from __future__ import annotations
 
+import json
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from conformance.decide.bisect import (BisectOutcome, Memo, bisect, bug_reproduces, releases_between, same_bug_state,
+from conformance.decide.bisect import (BisectOutcome, Memo, Untestable, bisect, bug_reproduces, releases_between, same_bug_state,
                                        same_observation)
+from conformance.decide.attribution import LIKE_BAD, LIKE_GOOD, NEITHER, Attribution, Mix, attribute
 from conformance.decide.cellref import resolve_cell
+from conformance.decide.commits import BuildCommits, commits_of_header
 from conformance.decide.render import observation_line
 from conformance.decide.runs import CellOracle
 from conformance.engine import matrix
 from conformance.engine.folders import case_folders
-from conformance.engine.targets import Release
+from conformance.engine.targets import JaxCommit, JaxPair, Release
+from conformance.envs.pairs import installed_jax_facts, mix_problem
 from conformance.errors import ConformanceError
+from conformance.results.load import ResultsError, load_result_file
+from conformance.results.store import ResultStore
 
 
 @dataclass(frozen=True)
@@ -38,6 +46,8 @@ class BisectRequest:
     launcher: str = "fork"
     results: Path = Path("results")
     cases: tuple[str, ...] = ()
+    attribute: bool = False  # also run the jax/jaxlib mixes of the last good and first bad builds
+    jax_source: Path | None = None  # a jax git checkout: go on through the commits between the two builds
 
 
 @dataclass(frozen=True)
@@ -78,15 +88,27 @@ class BisectReport:
     from_storage: list[str] = field(default_factory=list)
     ran: list[str] = field(default_factory=list)
     wall_s: float = 0.0
+    # The jax and jaxlib versions and commits of the last good and first bad builds, as their result files record.
+    good_build: BuildCommits | None = None
+    bad_build: BuildCommits | None = None
+    cell: Any = None  # the resolved cell (`engine.selection.Cell`): its case makes the bug report's script
+    # The first bad build's platform, Python, numpy and backend, as its result file records them.
+    environment: dict[str, str] = field(default_factory=dict)
+    attribution: Any = None  # `decide.attribution.Attribution` with --attribute
+    source: Any = None  # `decide.source_bisect.SourceOutcome` with --jax-source
 
     @property
     def exit_code(self) -> int:
-        """0 when the verdict changes between the ends (found), 1 when it does not."""
+        """0 when the verdict changes between the ends (found; from source too with --jax-source), 1 when not."""
+        if self.source is not None and self.source.outcome is not None and self.source.outcome.first_bad:
+            return 0
         return 1 if self.outcome is None or self.outcome.ends_agree else 0
 
 
-def _oracle(request: BisectRequest, builder: Any, on_event: Callable[[Any], None]) -> tuple[Any, list[str], Any]:
-    """The cell, the releases between the ends, and the oracle that answers a release's verdict on the cell."""
+def _oracle(request: BisectRequest, builder: Any, on_event: Callable[[Any], None]
+            ) -> tuple[Any, list[str], Any, Any]:
+    """The cell, the releases between the ends, the oracle that answers a release's verdict on the cell, and the
+    run request of that one cell."""
     folders = case_folders(request.cases)
     cell = resolve_cell(request.cell, matrix.load_all_cases(folders))
     if request.find_fix and not cell.case.param(cell.param).known_issue:
@@ -106,14 +128,32 @@ def _oracle(request: BisectRequest, builder: Any, on_event: Callable[[Any], None
 
     oracle = CellOracle(builder, cell, run_cell,
                         stored=lambda version: matrix.stored_cells(run, builder, version, [cell]).get(cell.id))
-    return cell, releases, oracle
+    return cell, releases, oracle, run
+
+
+def stored_header(results: Path, version: str) -> Any:
+    """The run header of `version`'s stored result file here (its shard files after it), None when none reads."""
+    path = ResultStore(results).path_for(version, matrix.host_platform())
+    for candidate in [path, *sorted(Path(results).glob(path.stem + "-shard*of*.json"))]:
+        try:
+            return load_result_file(candidate).header
+        except (ResultsError, OSError):
+            continue
+    return None
+
+
+def stored_build(results: Path, version: str) -> BuildCommits:
+    """The jax/jaxlib versions and commits the stored result file of `version` records (versions only, and no
+    commits, when it cannot be read or predates schema 4)."""
+    header = stored_header(results, version)
+    return commits_of_header(header) if header is not None else BuildCommits(version, version)
 
 
 def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], None] = lambda event: None
                ) -> BisectReport:
     """Bisect the releases between the good and bad ends for the first whose verdict on the cell changes."""
     started = time.monotonic()
-    cell, releases, oracle = _oracle(request, builder, on_event)
+    cell, releases, oracle, run = _oracle(request, builder, on_event)
 
     def announced(version: str) -> Any:
         found = oracle(version)
@@ -126,7 +166,7 @@ def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], N
 
     on_event(BisectStarted(cell.id, tuple(releases)))
     memo, like = Memo(announced), same_observation
-    report = BisectReport(cell.id, request.find_fix, releases, Path(request.results).absolute())
+    report = BisectReport(cell.id, request.find_fix, releases, Path(request.results).absolute(), cell=cell)
     if request.find_fix:
         like = same_bug_state
         first, last = memo(releases[0]), memo(releases[-1])
@@ -139,5 +179,88 @@ def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], N
     report.outcome = bisect(releases, memo, like, on_step=lambda line: on_event(BisectStep(line)))
     report.ran = sorted(set(oracle.seconds) - oracle.from_storage, key=releases.index)
     report.from_storage = sorted(oracle.from_storage, key=releases.index)
+    if report.outcome.first_bad:
+        report.good_build = stored_build(request.results, report.outcome.last_good)
+        report.bad_build = stored_build(request.results, report.outcome.first_bad)
+        header = stored_header(request.results, report.outcome.first_bad)
+        if header is not None:
+            report.environment = {"platform": header.platform, "python": header.python or "?",
+                                  "numpy": header.numpy or "?", "backend": header.backend or "?"}
+        if request.attribute:
+            report.attribution = attribute_change(run, builder, report, like, on_event)
+    if request.jax_source is not None:
+        ends = ((report.good_build, report.bad_build) if report.outcome.first_bad else
+                (stored_build(request.results, releases[0]), stored_build(request.results, releases[-1])))
+        report.source = source_steps(request, run, builder, cell, ends, like, on_event)
     report.wall_s = time.monotonic() - started
     return report
+
+
+def source_steps(request: BisectRequest, run: Any, builder: Any, cell: Any, ends: tuple[BuildCommits, BuildCommits],
+                 like: Callable[[Any, Any], bool], on_event: Callable[[Any], None]) -> Any:
+    """`--jax-source`: the commits between the two builds, each installed from the checkout over a jaxlib it
+    accepts and run as a `JaxCommit` target through the run path (`decide.source_bisect`)."""
+    from conformance.decide.source_bisect import source_session
+
+    quiet = lambda event: on_event(event) if isinstance(event, (matrix.Notice, matrix.CellsDropped)) else None  # noqa
+
+    def run_tree(tree: Path, commit: str, jaxlib: str) -> Any:
+        target = JaxCommit(str(tree), commit, jaxlib)
+        try:
+            env = target.prepare(builder)
+        except ConformanceError as exc:
+            return Untestable(commit, str(exc))
+        finally:
+            shutil.rmtree(tree, ignore_errors=True)
+        done = matrix.run_targets(run, builder, [target], quiet, keep_going=False, prepared={target: env})
+        found = next(c for c in done.runs[target].file.cells if c.cell_id == cell.id)
+        on_event(BisectStep(f"    {observation_line(found, env.version)}"))
+        return found
+
+    with tempfile.TemporaryDirectory(prefix="jax-source-") as work:  # the exported trees, gone once installed
+        return source_session(Path(request.jax_source), ends[0], ends[1], Path(work), run_tree, like,
+                              on_step=lambda line: on_event(BisectStep(line)))
+
+
+def attribute_change(run: Any, builder: Any, report: BisectReport, like: Callable[[Any, Any], bool],
+                     on_event: Callable[[Any], None]) -> Attribution:
+    """jax or jaxlib: the cell on the first bad jax over the last good jaxlib and on the last good jax over the first
+    bad jaxlib, each a `JaxPair` target run (and stored, under `builds/pair-<jax>-<jaxlib>/`) through the run path
+    where jax accepts that jaxlib (`decide.attribution`)."""
+    outcome, cell = report.outcome, report.cell
+    quiet = lambda event: on_event(event) if isinstance(event, (matrix.Notice, matrix.CellsDropped)) else None  # noqa
+
+    def problem(jax: str, jaxlib: str) -> str:
+        return mix_problem(jax, jaxlib, installed_jax_facts(builder.prepare(jax).path)["minimum"])
+
+    def run_mix(jax: str, jaxlib: str) -> Mix:
+        on_event(BisectStep(f"attributing: {cell.id} on jax {jax} over jaxlib {jaxlib}"))
+        target = JaxPair(f"{jax}:{jaxlib}")
+        done = matrix.run_targets(run, builder, [target], quiet, keep_going=False).runs[target]
+        found = next(c for c in done.file.cells if c.cell_id == cell.id)
+        said = (LIKE_GOOD if like(outcome.last_good_result, found) else
+                LIKE_BAD if like(outcome.first_bad_result, found) else NEITHER)
+        return Mix(jax, jaxlib, said, no_deps=bool(done.file.header.source.get("no_deps")),
+                   observation_line=observation_line(found, jax))
+
+    good, bad = report.good_build, report.bad_build
+    return attribute((good.jax, good.jaxlib), (bad.jax, bad.jaxlib), problem, run_mix)
+
+
+def write_bisect_files(report: BisectReport, issue: Path | None, verdict: Path | None, suite: str = "") -> list[str]:
+    """Write `--issue` (the bug report, when the search found a change) and `--json` (the verdict, always); the
+    lines that say what was written."""
+    from conformance.atomic import write_text_atomically
+    from conformance.decide.bug_report import issue_markdown, verdict_json
+
+    said = []
+    if verdict is not None:
+        write_text_atomically(verdict, json.dumps(verdict_json(report), indent=1, default=repr) + "\n")
+        said.append(f"wrote the verdict as JSON to {verdict}")
+    if issue is not None:
+        if report.outcome is None or report.outcome.ends_agree or report.cell is None:
+            said.append(f"no bug report written to {issue}: the verdict does not change between the ends")
+        else:
+            write_text_atomically(issue, issue_markdown(report, suite))
+            said.append(f"wrote the bug report to {issue}")
+    return said

@@ -16,6 +16,7 @@ from conformance.core.versions import direction
 from conformance.decide.diff import CellChange, SetDiff, cell_change
 from conformance.decide.gate import GateOutcome, Judged
 from conformance.decide.bisect import BisectOutcome
+from conformance.decide.commits import compare_url, jaxlib_compare_url
 from conformance.results.schema import CellResult
 
 VALUE_CHARS = 120
@@ -264,12 +265,29 @@ def bisect_text(outcome: BisectOutcome, cell_id: str, find_fix: bool = False) ->
     return _lines(lines)
 
 
+def commit_lines(report: Any) -> list[str]:
+    """The builds the verdict changes between, with their jax and jaxlib commits, and the compare link(s)."""
+    good, bad = report.good_build, report.bad_build
+    if good is None or bad is None:
+        return []
+    lines = [f"  last good build: {good.line()}", f"  first bad build: {bad.line()}",
+             f"  jax commits between them: {compare_url(good, bad)}"]
+    if jaxlib_compare_url(good, bad):
+        lines.append(f"  jaxlib commits between them: {jaxlib_compare_url(good, bad)}")
+    if report.attribution is not None:
+        lines.append(f"attribution: {report.attribution.verdict}")
+        lines.extend(f"  {line}" for line in report.attribution.details)
+    return lines
+
+
 def bisect_session_text(report: Any) -> str:
     """How a whole bisect session ended (a `decide.bisect_session.BisectReport`): the search's outcome, the releases
     answered from storage and those run, and the wall time; or that `--find-fix` has no fix to find."""
     if report.outcome is None:
         return (f"the known issue {report.no_fix} on both jax {report.releases[0]} and jax {report.releases[-1]}: "
                 f"no fix to find")
-    return "\n".join([f"\n{bisect_text(report.outcome, report.cell_id, report.find_fix)}",
+    source = report.source.lines() if getattr(report, "source", None) is not None else []
+    return "\n".join([f"\n{bisect_text(report.outcome, report.cell_id, report.find_fix)}", *commit_lines(report),
+                      *source,
                       f"answered from stored results in {report.results}: {', '.join(report.from_storage) or 'none'}; "
                       f"ran: {', '.join(report.ran) or 'nothing'}", f"wall time: {report.wall_s:.1f}s"])

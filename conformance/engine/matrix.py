@@ -380,6 +380,8 @@ def run_targets(request: RunRequest, builder: Any, targets: Sequence[Target], on
     labels = [(target.label or ready[target].version, "" if target.release else target.storage_name(ready[target]))
               for target in targets]
     folders = ResultStore(request.results).target_folders(labels)
+    folders = [request.results / "builds" / own if getattr(target, "apart", False) else folder  # a jax/jaxlib pair
+               for target, (_, own), folder in zip(targets, labels, folders)]
     outcome = RunOutcome()
     for target, (version, _), folder in zip(targets, labels, folders):
         try:

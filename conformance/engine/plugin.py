@@ -326,6 +326,8 @@ class ConformanceRun:
             shard=self.shard.label if self.shard else "",
             jax_module_version=(str(target.get("jax_module_version") or "")
                                 if target.get("jax_module_version") != target.get("jax") else ""),
+            jax_git_hash=str(target.get("jax_git_hash") or ""),
+            jaxlib_git_hash=str(target.get("jaxlib_git_hash") or ""),
             started_at=self.started_at,
             finished_at=_utc_now(),
         )

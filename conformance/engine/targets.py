@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Union
 
+from conformance.errors import ConformanceError
+
 
 @dataclass(frozen=True)
 class Release:
@@ -136,9 +138,105 @@ class WheelFolder:
         return f"{self.kind}-{env.pins_hash[:10]}"
 
 
-Target = Union[Release, ExistingPython, WheelFolder]
+@dataclass(frozen=True)
+class JaxPair:
+    """One release's jax over another release's jaxlib, given as `JAX:JAXLIB` (`0.12.0.1:0.11.2`): what tells a
+    change of the Python side from one of the compiled side (`bisect --attribute`). Built like a release (the
+    jaxlib release's requirements, then jax over them; `--no-deps` where jax's declared range refuses that jaxlib,
+    and refused where jax refuses it at import), cached, and always stored in its own `builds/pair-...` folder."""
+
+    pair: str
+    kind: ClassVar[str] = "pair"
+    release: ClassVar[bool] = False
+    apart: ClassVar[bool] = True  # never stored as the release of its jax's version
+    option: ClassVar[str] = "pair"
+    metavar: ClassVar[str] = "JAX:JAXLIB"
+    run_help: ClassVar[str] = ("a release's jax over another release's jaxlib (0.12.0.1:0.11.2), where jax accepts "
+                               "that jaxlib; installed with --no-deps where only its declared range refuses it "
+                               "(repeatable)")
+    gate_help: ClassVar[str] = "run the suite on jax JAX over jaxlib JAXLIB as the candidate (with --from)"
+
+    @property
+    def jax(self) -> str:
+        """The jax release."""
+        return self.pair.partition(":")[0].strip()
+
+    @property
+    def jaxlib(self) -> str:
+        """The jaxlib release."""
+        return self.pair.partition(":")[2].strip()
+
+    @property
+    def where(self) -> str:
+        """The pair as given."""
+        return self.pair
+
+    @property
+    def label(self) -> str:
+        """The jax version it runs."""
+        return self.jax
+
+    def failure_name(self, version: str = "") -> str:
+        """How a run that produced nothing names it."""
+        return f"jax {self.jax} with jaxlib {self.jaxlib} (--{self.option} {self.pair})"
+
+    def check(self, builder: Any) -> None:
+        """Fail before any long work when the pair is not `JAX:JAXLIB` or either is not a release here."""
+        if not self.jax or not self.jaxlib:
+            raise ConformanceError(f"--{self.option} {self.pair!r} should be JAX:JAXLIB, such as 0.12.0.1:0.11.2")
+        builder.interpreter_for(self.jax)
+        builder.interpreter_for(self.jaxlib)
+
+    def prepare(self, builder: Any) -> Any:
+        """The mixed environment (built or reused from the cache)."""
+        from conformance.envs.pairs import prepare_pair
+
+        return prepare_pair(builder, self.jax, self.jaxlib)
+
+    def storage_name(self, env: Any) -> str:
+        """Its own results folder: `pair-<jax>-<jaxlib>`."""
+        return f"{self.kind}-{self.jax}-{self.jaxlib}"
+
+
+@dataclass(frozen=True)
+class JaxCommit:
+    """The files of one jax commit (`tree`, exported from a checkout) installed with `--no-deps` over a released
+    jaxlib: a step of `bisect --jax-source`. Built once per commit and jaxlib, stored in `builds/commit-...`."""
+
+    tree: str
+    commit: str
+    jaxlib: str
+    kind: ClassVar[str] = "commit"
+    release: ClassVar[bool] = False
+    apart: ClassVar[bool] = True
+
+    @property
+    def label(self) -> str:
+        """Unknown until prepared: the version the tree's build gives."""
+        return ""
+
+    def failure_name(self, version: str = "") -> str:
+        """How a run that produced nothing names it."""
+        return f"jax commit {self.commit[:12]} over jaxlib {self.jaxlib}"
+
+    def check(self, builder: Any) -> None:
+        """The jaxlib must be a release here."""
+        builder.interpreter_for(self.jaxlib)
+
+    def prepare(self, builder: Any) -> Any:
+        """The environment (built or reused from the cache)."""
+        from conformance.envs.pairs import prepare_source
+
+        return prepare_source(builder, Path(self.tree), self.commit, self.jaxlib)
+
+    def storage_name(self, env: Any) -> str:
+        """Its own results folder."""
+        return f"{self.kind}-{self.commit[:12]}-jaxlib-{self.jaxlib}"
+
+
+Target = Union[Release, ExistingPython, WheelFolder, JaxPair, JaxCommit]
 # The given builds, each named by `run --<option>` and `gate --to-<option>`; a new kind of build is added here.
-BUILD_KINDS: tuple[type, ...] = (ExistingPython, WheelFolder)
+BUILD_KINDS: tuple[type, ...] = (ExistingPython, WheelFolder, JaxPair)
 
 
 def releases(versions: Any) -> list[Target]:

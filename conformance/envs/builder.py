@@ -266,7 +266,8 @@ class EnvironmentBuilder:
                              pinned=False, started=started)
 
     def _prepare(self, path: Path, wanted: dict, interpreter: Interpreter, install: list[str], version: str,
-                 digest: str, source: dict[str, Any], *, pinned: bool, started: float) -> JaxEnvironment:
+                 digest: str, source: dict[str, Any], *, pinned: bool, started: float,
+                 then: tuple[list[str], ...] = ()) -> JaxEnvironment:
         """Reuse the environment at `path` when its marker says `wanted`, else build it with `install`."""
         check_cache_folder(self.root)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -279,7 +280,7 @@ class EnvironmentBuilder:
             if problem and problem != "its requirements changed":
                 self.notices.append(f"the cached environment for jax {version} was broken ({problem}); "
                                     f"rebuilt it")
-            self._build(path, interpreter, install, version, pinned)
+            self._build(path, interpreter, install, version, pinned, then)
             write_text_atomically(path / MARKER, json.dumps(wanted, indent=1))
         return JaxEnvironment(version, path, interpreter, True, time.monotonic() - started, digest, source=source)
 
@@ -301,7 +302,9 @@ class EnvironmentBuilder:
                 shutil.rmtree(staging, ignore_errors=True)
 
     def _build(self, path: Path, interpreter: Interpreter, requirements: list[str], version: str,
-               pinned: bool) -> None:
+               pinned: bool, then: tuple[list[str], ...] = ()) -> None:
+        """Make the venv in a staging folder, install `requirements`, then each of `then` (more `uv pip install`
+        arguments, such as a jax over another release's jaxlib), check that jax imports, and move it in place."""
         staging = path.with_name(f"{path.name}.building-{os.getpid()}")
         shutil.rmtree(staging, ignore_errors=True)
         uv = uv_binary()
@@ -311,7 +314,9 @@ class EnvironmentBuilder:
         install = [uv, "pip", "install", "--quiet", "--link-mode", "copy", "--python", str(python),
                    *self.options.uv_args(), *requirements]
         try:
-            for step in ([uv, "venv", "--quiet", "--python", interpreter.path, str(staging)], install):
+            more = [[uv, "pip", "install", "--quiet", "--python", str(python), *self.options.uv_args(), *args]
+                    for args in then]
+            for step in ([uv, "venv", "--quiet", "--python", interpreter.path, str(staging)], install, *more):
                 done = self.run(step, capture_output=True, text=True)
                 if done.returncode != 0:
                     last = (done.stderr.strip().splitlines() or ["no output"])[-1]

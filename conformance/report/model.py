@@ -21,6 +21,7 @@ from conformance.core.case import Change as DeclaredChange
 from conformance.core.status import (BROKEN, KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED, KNOWN_ISSUE_PRESENT, Status,
                                      describe)
 from conformance.core.versions import DOCUMENTED_JAX, direction, release_tuple
+from conformance.decide.commits import BuildCommits, compare_url
 from conformance.results.versions import is_exactly, version_order
 from conformance.results.merge import Conflict, merge_files
 from conformance.report.conditions import MISCOMPILE_CASE, cpu_conditions
@@ -61,7 +62,9 @@ class Column:
     newest_in_series: bool = True  # the newest patch of its minor series among the report's columns
     origin: str = "the package index"  # where its jax came from, without any path of the machine (`origin_text`)
     conditions: str = ""  # the CPU conditions the chapter's miscompile may need (`report.conditions.cpu_conditions`)
-    build: str = ""  # "" for a release from an index; "existing interpreter" or "wheel files" for a build of its own
+    jax_git_hash: str = ""  # the commits its jax and jaxlib record (schema 4; '' when none is recorded)
+    jaxlib_git_hash: str = ""
+    build: str = ""  # "" for a release from an index; for a build of its own where it came from (`BUILD_KINDS`)
 
     @property
     def label(self) -> str:
@@ -294,6 +297,9 @@ class Timeline:
     platform: str
     known_issue: bool
     text: str
+    # Where the known issue appears between two adjacent stored releases: the jax-ml/jax compare link of their
+    # commits (or release tags), '' otherwise.
+    compare_url: str = ""
 
 
 @dataclass
@@ -397,10 +403,12 @@ def _column(files: Sequence[ResultFile], cells: Mapping[str, CellResult]) -> Col
         finished_at=max(f.header.finished_at for f in files),
         sources=[f.source.replace("\\", "/").rsplit("/", 1)[-1] for f in files], origin=origin_text(header.source),
         conditions=cpu_conditions(next((c.details for c in cells.values() if c.case == MISCOMPILE_CASE), None)),
-        build=BUILD_KINDS.get(str((header.source or {}).get("kind") or "index"), ""))
+        build=BUILD_KINDS.get(str((header.source or {}).get("kind") or "index"), ""),
+        jax_git_hash=header.jax_git_hash, jaxlib_git_hash=header.jaxlib_git_hash)
 
 
-BUILD_KINDS = {"python": "existing interpreter", "wheels": "wheel files"}
+BUILD_KINDS = {"python": "existing interpreter", "wheels": "wheel files", "pair": "jax/jaxlib pair",
+               "source": "jax commit"}
 
 
 def origin_text(source: Mapping[str, Any]) -> str:
@@ -531,6 +539,12 @@ def _printed_part(result: CellResult) -> Any:
             if isinstance(result.observation, dict) else None, result.printed_differs)
 
 
+def appears_compare_url(before: Column, after: Column) -> str:
+    """The jax-ml/jax compare link between two columns' jax commits (release tags where none is recorded)."""
+    return compare_url(BuildCommits(before.jax, before.jaxlib, before.jax_git_hash, before.jaxlib_git_hash),
+                       BuildCommits(after.jax, after.jaxlib, after.jax_git_hash, after.jaxlib_git_hash))
+
+
 def _timeline(row: ParamRow, columns: list[Column], platform: str,
               releases: Sequence[str] | None = None) -> Timeline | None:
     indices = [i for i, cell in enumerate(row.cells) if columns[i].platform == platform and cell.result is not None]
@@ -544,6 +558,7 @@ def _timeline(row: ParamRow, columns: list[Column], platform: str,
                     "; printed output changed " + change_point(statuses[changed - 1][0], statuses[changed][0],
                                                                releases, "before it"))
     if any(row.known_at[i] for i in indices):
+        compare = ""
         present = [s is Status.CONFORMS for _, s in statuses]
         if not any(present):
             text = f"the documented bug does not show in {statuses[0][0]}–{statuses[-1][0]}"
@@ -553,10 +568,13 @@ def _timeline(row: ParamRow, columns: list[Column], platform: str,
                                                   "without it") if first
                         else f"present since {statuses[0][0]} or earlier")
             gone = next((i for i in range(first + 1, len(present)) if not present[i]), None)
+            if first and releases is not None and not _releases_between(statuses[first - 1][0],
+                                                                        statuses[first][0], releases):
+                compare = appears_compare_url(columns[indices[first - 1]], columns[indices[first]])
             text = appeared + ("; goes away " + change_point(statuses[gone - 1][0], statuses[gone][0], releases,
                                                              "with it")
                                if gone is not None else f"; still present in {statuses[-1][0]}")
-        return Timeline(row.cell_id, platform, True, text + printed_text)
+        return Timeline(row.cell_id, platform, True, text + printed_text, compare)
     conforming = [k for k, (_, s) in enumerate(statuses) if s is Status.CONFORMS]
     if not conforming:
         text = f"does not behave as documented in any tested version ({statuses[0][0]}–{statuses[-1][0]})"

@@ -65,3 +65,24 @@ def module_source(module_name: str) -> str:
     except (OSError, TypeError):
         return ""
     return _strip_future(without_suite_imports(source))
+
+
+def reproduction_script(case: object, param: str, jax: str, jaxlib: str = "", suite: str = "") -> str:
+    """One cell's self-contained script (as the HTML report's case page assembles it): the install line, the
+    stand-ins and helpers, the case module, and a `__main__` that runs the probe and prints its facts as JSON.
+    The scripts it runs with `run_script` (`scripts_used`) must be saved beside it."""
+    probe = getattr(case, "probe")
+    module = module_source(probe.__module__)
+    env = {**dict(getattr(case, "env", {}) or {}), **dict(getattr(case.param(param), "env", {}) or {})}  # type: ignore[attr-defined]
+    stdin = getattr(case, "stdin", None)
+    run = " ".join([*(f"{k}={v}" for k, v in env.items()), "python repro.py"]) + (" < stdin.txt" if stdin else "")
+    call = f"{probe.__name__}({param!r})" if param else f"{probe.__name__}()"
+    claim = " ".join(str(getattr(case, "claim", "")).split())
+    head = [f"# Reproduction of jax-conformance case {getattr(case, 'id')}{f'[{param}]' if param else ''}"
+            f"{f' (suite {suite})' if suite else ''}.", f"# Claim: {claim}",
+            f"#   pip install jax=={jax} jaxlib=={jaxlib or jax}", f"#   {run}"]
+    if stdin:
+        head += ["# stdin.txt holds:", *(f"#   {line}" for line in str(stdin).split("\n"))]
+    return ("\n".join(head) + "\n" + prelude() + "\n\n# ---- the case module\n" + module + "\n\n"
+            "if __name__ == \"__main__\":\n    import json\n    result = " + call + "\n"
+            "    print(json.dumps({\"facts\": result.facts, \"details\": result.details}, indent=1, default=repr))\n")

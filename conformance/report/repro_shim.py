@@ -32,6 +32,7 @@ class Expect:
 
     facts: dict
     platforms: dict = field(default_factory=dict)
+    printed: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,8 @@ class Param:
     env: dict = field(default_factory=dict)
     stdin: object = None
     label: str = ""
+    fresh_interpreter: str = ""
+    discrepancy: str = ""
 
 
 @dataclass(frozen=True)

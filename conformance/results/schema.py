@@ -17,7 +17,7 @@ from conformance.core.case import folder_namespace
 from conformance.core.observation import MAX_DEPTH, WARNING_KEYS, json_problem
 from conformance.core.status import Status
 
-SCHEMA_VERSION = 4  # 4: a cell's `warnings` (the deprecation warnings its probe triggered)
+SCHEMA_VERSION = 4  # 4: a cell's `warnings`; the header's `jax_git_hash` and `jaxlib_git_hash`
 OLDEST_READABLE_SCHEMA = 1
 _PEP440 = re.compile(r"^\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?$")
 
@@ -219,6 +219,10 @@ class RunHeader:
     # differs from the distribution's version (`jax`), as in a re-tagged build.
     source: dict[str, Any] = field(default_factory=dict)
     jax_module_version: str = ""
+    # The commits the installed jax and jaxlib record in their `version.py` (`_git_hash`; schema 4): '' where the
+    # build records none (jax before 0.8) or the file is older.
+    jax_git_hash: str = ""
+    jaxlib_git_hash: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """Plain-JSON form."""
@@ -246,7 +250,7 @@ class RunHeader:
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
         for name in ("suite_version", "case_package", "launcher", "pins_hash", "environment_digest", "shard",
-                     "started_at", "finished_at", "jax_module_version"):
+                     "started_at", "finished_at", "jax_module_version", "jax_git_hash", "jaxlib_git_hash"):
             _check(values.get(name, ""), str, f"{where}.{name}")
         for name in ("jaxlib", "numpy", "python", "backend"):
             _check(values.get(name), str, f"{where}.{name}", optional=True)
