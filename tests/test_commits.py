@@ -78,3 +78,20 @@ def test_the_report_model_links_the_commits_where_a_known_issue_appears_between_
     assert timeline.compare_url == f"https://github.com/jax-ml/jax/compare/{GOOD}...{BAD}"
     [gap] = build_model(runs, cases, releases=["0.8.3", "0.8.4", "0.9.0"]).timelines  # a release between: no link
     assert gap.compare_url == ""
+
+
+def test_the_page_links_the_commits_where_a_known_issue_appears(tmp_path):
+    from conformance.report.html import write_report
+    from conformance.results.schema import result_file_from_json
+    from tests.test_report import make_case
+
+    def stored(jax, status, commit):
+        data = report(jax, "linux-x86_64", [cell("demo.known_bug", status=status, known_issue=True)], schema=4)
+        data["jax_conformance"].update(jaxlib=jax, jax_git_hash=commit, jaxlib_git_hash=commit)
+        return result_file_from_json(data, f"{jax}-linux-x86_64.json")
+
+    runs = [stored("0.8.3", "differs", GOOD), stored("0.9.0", "conforms", BAD)]
+    cases = [make_case("demo.known_bug", "§0 Known issues", known_issue=True)]
+    page = write_report(runs, tmp_path / "index.html", cases=cases, releases=["0.8.3", "0.9.0"])
+    html = page.read_text(encoding="utf-8")
+    assert f'<a href="https://github.com/jax-ml/jax/compare/{GOOD}...{BAD}">the jax commits between them</a>' in html
