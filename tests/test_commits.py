@@ -60,16 +60,18 @@ def test_a_stored_result_file_names_its_build_and_an_old_one_names_versions_only
     assert stored_build(tmp_path, "0.9.0") == BuildCommits("0.9.0", "0.9.0")
 
 
-def test_the_report_model_links_the_commits_where_a_known_issue_appears_between_adjacent_releases():
-    from conformance.core.case import Case  # noqa: F401 - the report tests' helper builds the case
-    from conformance.report.model import build_model
+def stored(jax, status, commit):
+    """A result file of one known-issue cell whose build records `commit` for jax and jaxlib."""
     from conformance.results.schema import result_file_from_json
-    from tests.test_report import make_case
 
-    def stored(jax, status, commit):
-        data = report(jax, "linux-x86_64", [cell("demo.known_bug", status=status, known_issue=True)], schema=4)
-        data["jax_conformance"].update(jaxlib=jax, jax_git_hash=commit, jaxlib_git_hash=commit)
-        return result_file_from_json(data, f"{jax}-linux-x86_64.json")
+    data = report(jax, "linux-x86_64", [cell("demo.known_bug", status=status, known_issue=True)], schema=4)
+    data["jax_conformance"].update(jaxlib=jax, jax_git_hash=commit, jaxlib_git_hash=commit)
+    return result_file_from_json(data, f"{jax}-linux-x86_64.json")
+
+
+def test_the_report_model_links_the_commits_where_a_known_issue_appears_between_adjacent_releases():
+    from conformance.report.model import build_model
+    from tests.test_report import make_case
 
     runs = [stored("0.8.3", "differs", GOOD), stored("0.9.0", "conforms", BAD)]
     cases = [make_case("demo.known_bug", "§0 Known issues", known_issue=True)]
@@ -82,13 +84,7 @@ def test_the_report_model_links_the_commits_where_a_known_issue_appears_between_
 
 def test_the_page_links_the_commits_where_a_known_issue_appears(tmp_path):
     from conformance.report.html import write_report
-    from conformance.results.schema import result_file_from_json
     from tests.test_report import make_case
-
-    def stored(jax, status, commit):
-        data = report(jax, "linux-x86_64", [cell("demo.known_bug", status=status, known_issue=True)], schema=4)
-        data["jax_conformance"].update(jaxlib=jax, jax_git_hash=commit, jaxlib_git_hash=commit)
-        return result_file_from_json(data, f"{jax}-linux-x86_64.json")
 
     runs = [stored("0.8.3", "differs", GOOD), stored("0.9.0", "conforms", BAD)]
     cases = [make_case("demo.known_bug", "§0 Known issues", known_issue=True)]
