@@ -297,6 +297,16 @@ def test_axe_finds_no_violation_with_the_panel_closed_and_open(browser, page, co
     assert closed == [] and opened == [] and script == [], (closed, opened, script)
 
 
+def test_the_deprecation_filter_keeps_the_rows_with_a_warning_and_lives_in_the_url(browser, page):
+    steps = fresh(browser, page)
+    steps.click(browser.find_element(By.ID, "f-warned"))
+    assert shown_rows(browser) == ["demo.regressed"] and "warned=1" in browser.current_url
+    section = browser.find_element(By.ID, "deprecations").find_element(By.XPATH, "following-sibling::ul[1]").text
+    assert "jax-demo-api" in section and "first warns in 0.11.2" in section
+    fresh(browser, browser.current_url)  # the link reproduces the view
+    assert shown_rows(browser) == ["demo.regressed"]
+
+
 def test_typing_is_one_history_entry(browser, page):
     steps = fresh(browser, page)
     steps.type("f-text", "demo.old")

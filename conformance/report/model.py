@@ -323,6 +323,37 @@ class Transition:
 
 
 @dataclass
+class DeprecatedApi:
+    """A deprecated JAX API the chapter's probes touch: the JAX deprecation id (or the warning's module and
+    category when JAX gave none), one message, the first release that warns on each platform, and the cells."""
+
+    api: str
+    category: str
+    message: str
+    first_warns: dict[str, str]  # platform -> the oldest JAX version of the report whose cell warned
+    cells: list[str]
+
+
+def deprecated_apis(columns: Sequence[Column], rows: Sequence[ParamRow]) -> list[DeprecatedApi]:
+    """Every distinct deprecation the report's cells recorded (a cell's `warnings`), in the order first seen by
+    column, with the first release that warns per platform. Warnings never change a status: this only lists."""
+    found: dict[str, DeprecatedApi] = {}
+    for i, column in enumerate(columns):
+        for row in rows:
+            result = row.cells[i].result
+            for warned in (result.warnings if result is not None else []):
+                api = warned.get("deprecation") or f"{warned.get('module') or '?'}: {warned.get('category') or '?'}"
+                entry = found.setdefault(api, DeprecatedApi(api, warned.get("category", ""), warned.get("message", ""),
+                                                            {}, []))
+                known = entry.first_warns.get(column.platform)
+                if known is None or version_key(column.jax) < version_key(known):
+                    entry.first_warns[column.platform] = column.jax
+                if row.cell_id not in entry.cells:
+                    entry.cells.append(row.cell_id)
+    return list(found.values())
+
+
+@dataclass
 class Discrepancy:
     """A row whose asserted facts differ on the documented release, on a platform the chapter covers: the chapter is
     wrong there, or the behaviour depends on something it does not say."""
@@ -347,6 +378,7 @@ class ReportModel:
     conflicts: list[Conflict]
     discrepancies: list[Discrepancy] = field(default_factory=list)
     transitions: list[Transition] = field(default_factory=list)
+    deprecations: list[DeprecatedApi] = field(default_factory=list)
 
     @property
     def unexplained(self) -> list[Transition]:
@@ -691,4 +723,4 @@ def build_model(files: Iterable[ResultFile], cases: Iterable[Case], releases: Se
     claims = {block.case_id: block.claim for section in sections for block in section.cases}
     return ReportModel(columns, sections, _steps(columns, rows), timelines,
                        [c for m in merged for c in m.conflicts], _discrepancies(columns, rows, claims),
-                       _transitions(columns, rows))
+                       _transitions(columns, rows), deprecated_apis(columns, rows))
