@@ -130,8 +130,9 @@ def test_the_oracle_builds_only_what_it_tests_and_names_what_it_cannot_install()
                                                cell_entry(VMAP, "vmap", "conforms", known_issue=True)])
 
     oracle = CellOracle(builder, cell, run_cell)
-    assert "no interpreter here can install it" in oracle("0.4.38").why
-    assert "could not build" in oracle("0.5.0").why
+    assert oracle("0.4.38") == Untestable(
+        "0.4.38", "no interpreter here can install it: no installed Python fits jax 0.4.38")
+    assert oracle("0.5.0") == Untestable("0.5.0", "could not build the environment for jax 0.5.0")
     found = oracle("0.8.0")
     assert (found.cell_id, found.status.value) == ("numerics.debug_nans_vmap_miss[vmap]", "conforms")
     assert builder.prepared == ["0.8.0"] and ran == ["/envs/0.8.0/bin/python"]
@@ -147,6 +148,21 @@ def test_the_oracle_takes_a_stored_answer_before_building_anything():
     oracle = CellOracle(builder, cell, lambda env: pytest.fail("ran a cell that was stored"), stored=stored.get)
     assert oracle("0.8.0") is stored["0.8.0"] and oracle.from_storage == {"0.8.0"}
     assert builder.prepared == []
+
+
+def test_the_oracle_times_each_release_it_answers_to_a_tenth_of_a_second(monkeypatch):
+    from conformance.core.case import find_case
+    from conformance.decide import runs
+
+    clock = iter([100.0, 102.36, 200.0, 200.04])
+    monkeypatch.setattr(runs.time, "monotonic", lambda: next(clock))
+    cell = Cell(find_case("numerics.debug_nans_vmap_miss"), "vmap")
+    stored = {"0.7.2": result(VMAP, "vmap", "differs", known_issue=True)}
+    oracle = CellOracle(FakeBuilder(), cell, lambda env: files("0.8.0", "linux-x86_64", [
+        cell_entry(VMAP, "vmap", "conforms", known_issue=True)]), stored=stored.get)
+    oracle("0.8.0")
+    oracle("0.7.2")
+    assert oracle.seconds == {"0.8.0": 2.4, "0.7.2": 0.0} and oracle.from_storage == {"0.7.2"}
 
 
 def test_the_oracle_refuses_a_stored_file_without_its_cell():

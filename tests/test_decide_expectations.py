@@ -90,3 +90,46 @@ def test_an_entry_listing_several_platforms_applies_on_each_of_them_and_no_other
     assert entry.applies_to("linux-x86_64", "a.b", "", "0.8.0")
     assert entry.applies_to("darwin-arm64", "a.b", "", "0.8.0")
     assert not entry.applies_to("windows-amd64", "a.b", "", "0.8.0")
+
+
+STATUS_WORDS = "conforms, differs, unsupported, error, crash, timeout, skipped, flaky"
+ENTRY = '[[expect]]\ncell = "a.b"\nstatus = "conforms"\n'
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[[expect]]\ncell = "a.b"\nstatus = ["conforms"]\n\n[[expect]]\ncell = "a.c"\nstauts = ["differs"]\n',
+     "exp.toml:7: expectation entry 2: unknown key `stauts` (known keys: cell, status, intermittent, platform, jax, "
+     "reason, bug)"),
+    ('[[expect]]\ncell = "a.b"\nstatus = ["passes"]\n',
+     f"exp.toml:3: expectation entry 1: `status` has 'passes', not one of {STATUS_WORDS}"),
+    (ENTRY + 'intermittent = ["sometimes"]\n',
+     f"exp.toml:4: expectation entry 1: `intermittent` has 'sometimes', not one of {STATUS_WORDS}"),
+    ('[[expect]]\ncell = "a.b"\nstatus = 3\n',
+     "exp.toml:3: expectation entry 1: `status` should be a status or a list of statuses"),
+    (ENTRY + 'jax = "0.8 or newer"\n', "exp.toml:4: expectation entry 1: `jax` is '0.8 or newer', not a version "
+                                       'specifier such as ">=0.8" or ">=0.7,<0.9"'),
+    (ENTRY + 'jax = 8\n', 'exp.toml:4: expectation entry 1: `jax` should be a version specifier string such as ">=0.8"'),
+    (ENTRY + '[[expect]]\ncell = "a.c"\nstatus = "conforms"\n"jax" = 3\n',
+     'exp.toml:7: expectation entry 2: `jax` should be a version specifier string such as ">=0.8"'),
+    ('[[expect]]\ncell = "no dots here"\nstatus = "conforms"\n', "exp.toml:2: expectation entry 1: `cell` should name "
+     "a cell such as numerics.debug_nans_vmap_miss[vmap], not 'no dots here'"),
+    ('\n[[expect]]\ncell = "a.b"\nreason = "x"\n',
+     "exp.toml:2: expectation entry 1: needs `status = [...]` (the statuses it expects)"),
+    ('[[expect]]\nstatus = "conforms"\n', 'exp.toml:1: expectation entry 1: needs `cell = "case[param]"`'),
+    (ENTRY + 'platform = ["linux-*", ""]\n',
+     'exp.toml:4: expectation entry 1: `platform` should be a pattern such as "linux-*" or a list of them'),
+    (ENTRY + 'reason = 1\n', "exp.toml:4: expectation entry 1: `reason` should be a string"),
+    (ENTRY + 'bug = 3\n', "exp.toml:4: expectation entry 1: `bug` should be a string"),
+    ('expect = [1]\n', "exp.toml: expectation entry 1: is not a table"),
+    ('cell = "a.b"\n', "exp.toml:1: unknown top-level key `cell`; entries are [[expect]] tables (top-level keys: "
+                       "expect, fail_on_printed, allow_missing)"),
+])
+def test_each_refusal_says_exactly_where_and_what(text, message):
+    with pytest.raises(ConformanceError) as raised:
+        parse_expectations(text, "exp.toml")
+    assert str(raised.value) == message
+
+
+def test_reason_and_bug_default_to_empty_text():
+    (entry,) = parse_expectations(ENTRY)
+    assert (entry.reason, entry.bug, entry.platforms, entry.jax, entry.intermittent) == ("", "", (), "", frozenset())

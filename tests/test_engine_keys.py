@@ -42,6 +42,25 @@ def test_the_case_digest_covers_each_field_of_the_declaration():
         assert keys.case_digest(dataclasses.replace(case, **change), "a") != digest, change
 
 
+def test_the_digests_are_of_exactly_these_texts():
+    """Stored results carry their keys: the texts hashed are a format, pinned here."""
+    import inspect
+    import sys
+
+    case = fixture("echo")
+    source = inspect.getsourcefile(sys.modules[case.probe.__module__])
+    assert source.endswith("machinery.py")
+    declaration = {"param": keys._plain(case.param("a")), "env": {"FIXTURE_ENV": "set-by-case"},  # noqa: SLF001
+                   "stdin": case.stdin, "fresh": case.fresh_interpreter, "timeout": case.timeout_s}
+    text = keys._file_digest(source) + json.dumps(declaration, sort_keys=True)  # noqa: SLF001
+    assert keys.case_digest(case, "a") == hashlib.sha256(text.encode()).hexdigest()
+    assert keys._file_digest(source) != "missing"  # noqa: SLF001
+    paths = [keys._PACKAGE_ROOT / p for p in keys._SHARED_SOURCES]  # noqa: SLF001
+    paths += sorted((keys._PACKAGE_ROOT / "scripts").glob("*.py"))  # noqa: SLF001
+    joined = "".join(keys._file_digest(str(p)) for p in paths)  # noqa: SLF001
+    assert keys.shared_sources_digest() == hashlib.sha256(joined.encode()).hexdigest()
+
+
 def test_the_case_digest_covers_the_module_source(monkeypatch):
     case = fixture("echo")
     digest = keys.case_digest(case, "a")

@@ -81,3 +81,41 @@ def test_merge_files_lets_the_file_finished_last_win_whatever_the_order_given():
         assert set(run.cells) == {"a.x", "a.y"}
         (conflict,) = run.conflicts
         assert conflict.cell_id == "a.x" and conflict.statuses == {"early.json": "differs", "late.json": "conforms"}
+
+
+def test_the_summary_counts_every_outcome_and_a_missing_one_as_unknown():
+    stored = {"tests": [entry("a.one"), {"nodeid": "x::a.two", "metadata": {"case": "a.two", "param": ""}}]}
+    new = {"tests": [{**entry("a.three"), "outcome": "failed"}]}
+    merged = merge_report_json(stored, new)
+    assert merged["summary"] == {"failed": 1, "passed": 1, "unknown": 1, "total": 3, "collected": 3}
+    assert merge_report_json(None, {})["summary"] == {"total": 0, "collected": 0}
+    assert cell_ids(merge_report_json(stored, {})) == ["a.one", "a.two"]
+
+
+def test_an_entry_the_plugin_never_judged_is_the_cell_of_its_node_id():
+    lost = {"nodeid": "conformance/cases/numerics.py::vmap_miss[p]", "outcome": "error"}
+    unnamed = {"nodeid": "not a cell node", "outcome": "error"}
+    stored = {"tests": [lost, unnamed, entry("a.one")]}
+    merged = merge_report_json(stored, {"tests": [entry("numerics.vmap_miss", "p")]},
+                               retired=retired_cells(["numerics.vmap_miss[p]", "a.one"]))
+    assert merged["tests"][1:] == [entry("a.one")]  # the rerun replaced it; the unnamed entry is no cell
+    kept = merge_report_json(stored, {"tests": []}, retired=lambda cell_id: False)
+    assert kept["tests"] == [lost, entry("a.one")]
+    assert retired_stored_cells(stored, {"tests": []}, retired_cells(["a.one"])) == ["numerics.vmap_miss[p]"]
+    metadata_list = {"nodeid": "x::y", "metadata": ["case"]}
+    assert merge_report_json({"tests": [metadata_list]}, {})["tests"] == []
+
+
+def test_a_parameter_holding_a_slash_stays_a_built_in_cell():
+    retired = retired_cells(["a.b[p]"])
+    assert retired("a.b[x/y]") and retired("a.b[x/[1]]")
+    assert not retired("team/a.b[p]") and not retired("a.b[p]")
+
+
+def test_a_conflict_names_files_without_their_folders_on_any_system():
+    from conformance.results.merge import Conflict
+
+    conflict = Conflict("0.8.3", "linux-x86_64", "a.x", {"C:\\runs\\one.json": "differs",
+                                                         "/tmp/r/two.json (entry 2)": "conforms", "three.json": "error"})
+    assert conflict.describe() == ("jax 0.8.3 linux-x86_64 a.x: differs in one.json, conforms in two.json (entry 2), "
+                                   "error in three.json")

@@ -1,0 +1,62 @@
+"""`rowlist`: the chapter's behaviours table to `rows.tsv` and back, and its command line."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.core import rowlist
+from conformance.core.rowlist import SUMMARY_CHARS, Row
+
+TABLE = """\
+| id | section | behaviour |
+|----|---------|-----------|
+| `a.b` | §1.2 | Does a thing. And more after it. |
+| `c.d_2` |  §3 | Asks? Then answers. |
+| `not a row` | x | y |
+"""
+
+
+def test_the_summary_is_the_first_sentence_cut_with_an_ellipsis():
+    assert rowlist._one_line("  One. Two. Three.  ") == "One."  # noqa: SLF001
+    assert rowlist._one_line("Wow! Then.") == "Wow!" and rowlist._one_line("No stop at all") == "No stop at all"  # noqa: SLF001
+    exact = "x" * SUMMARY_CHARS
+    assert rowlist._one_line(exact) == exact  # noqa: SLF001
+    long = "y" * (SUMMARY_CHARS + 5)
+    assert rowlist._one_line(long) == "y" * (SUMMARY_CHARS - 1) + "…"  # noqa: SLF001
+    assert len(rowlist._one_line(long)) == SUMMARY_CHARS  # noqa: SLF001
+
+
+def test_rows_of_the_table_are_read_in_order():
+    assert rowlist.parse_behaviours(TABLE) == [Row("a.b", "§1.2", "Does a thing."), Row("c.d_2", "§3", "Asks?")]
+
+
+def test_the_tsv_round_trips_and_a_tab_in_a_summary_becomes_a_space():
+    rows = [Row("a.b", "§1", "one\ttwo"), Row("c.d", "§2", "three")]
+    text = rowlist.render_tsv(rows)
+    assert text.splitlines()[0].startswith("# id\tsection\tsummary")
+    assert text.splitlines()[1:] == ["a.b\t§1\tone two", "c.d\t§2\tthree"] and text.endswith("\n")
+    assert rowlist.parse_tsv(text) == [Row("a.b", "§1", "one two"), Row("c.d", "§2", "three")]
+    assert rowlist.parse_tsv("x.y\n\n# comment\nz.w\t§9\n") == [Row("x.y", "", ""), Row("z.w", "§9", "")]
+
+
+def test_the_projects_row_ids_are_the_files():
+    assert rowlist.row_ids() == frozenset(r.id for r in rowlist.parse_tsv(rowlist.ROWS_FILE.read_text("utf-8")))
+    assert rowlist.load_rows() is rowlist.load_rows()
+
+
+def test_the_command_writes_checks_and_refuses_an_unreadable_file(tmp_path, monkeypatch, capsys):
+    behaviours = tmp_path / "behaviours.md"
+    behaviours.write_text(TABLE, encoding="utf-8")
+    monkeypatch.setattr(rowlist, "ROWS_FILE", tmp_path / "rows.tsv")
+    assert rowlist.main([str(behaviours), "--check"]) == 1
+    assert capsys.readouterr().out == f"rows.tsv differs from {behaviours}; regenerate it\n"
+    assert rowlist.main([str(behaviours)]) == 0
+    assert capsys.readouterr().out == f"wrote {tmp_path / 'rows.tsv'} (2 rows)\n"
+    assert (tmp_path / "rows.tsv").read_text(encoding="utf-8") == rowlist.render_tsv(rowlist.parse_behaviours(TABLE))
+    assert rowlist.main([str(behaviours), "--check"]) == 0
+    assert capsys.readouterr().out == "rows.tsv is up to date\n"
+    assert rowlist.main([str(tmp_path / "missing.md")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"rowlist: cannot read {tmp_path / 'missing.md'}: ") and err.count("\n") == 1
+    with pytest.raises(SystemExit):
+        rowlist.main([])
