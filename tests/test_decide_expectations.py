@@ -99,7 +99,7 @@ ENTRY = '[[expect]]\ncell = "a.b"\nstatus = "conforms"\n'
 @pytest.mark.parametrize("text, message", [
     ('[[expect]]\ncell = "a.b"\nstatus = ["conforms"]\n\n[[expect]]\ncell = "a.c"\nstauts = ["differs"]\n',
      "exp.toml:7: expectation entry 2: unknown key `stauts` (known keys: cell, status, intermittent, platform, jax, "
-     "reason, bug)"),
+     "reason, bug, owner, added, expires)"),
     ('[[expect]]\ncell = "a.b"\nstatus = ["passes"]\n',
      f"exp.toml:3: expectation entry 1: `status` has 'passes', not one of {STATUS_WORDS}"),
     (ENTRY + 'intermittent = ["sometimes"]\n',
