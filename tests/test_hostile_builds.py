@@ -864,8 +864,12 @@ def test_pip_index_url_is_not_named_as_the_index_uv_reads(monkeypatch):
 
 
 @pytest.mark.parametrize("kind, target", [("python", "--python PYTHON"), ("wheels", "--wheels WHEELS_DIR"),
+                                          ("pair", "--pair 0.12.0.1:JAXLIB"), ("source", "--python PYTHON"),
                                           ("", "--jax 0.12.0.1")])
 def test_the_reproduce_line_of_a_build_names_the_build_not_the_release(kind, target):
+    from conformance.engine.runner import SOURCE_KINDS
+
+    assert kind in SOURCE_KINDS  # the plugin's --jax-source-kind takes every kind a build records
     from conformance.core.case import find_case
     from conformance.engine.runner import reproduction_command
 

@@ -32,7 +32,7 @@ from conformance.core.status import LETTER, PYTEST_OUTCOME, Status
 from conformance.engine.folders import package_folder, package_folder_entry
 from conformance.portable import run_bounded
 from conformance.engine.keys import cell_key, environment_digest
-from conformance.engine.runner import Target, child_environment
+from conformance.engine.runner import SOURCE_KINDS, Target, child_environment
 from conformance.engine.selection import Cell
 from conformance.engine.shards import Shard, parse_shard, select_shard
 from conformance.errors import ConformanceError
@@ -71,7 +71,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="the cells of --jax-cells already are shard K of --jax-shard K/N, split over every case "
                          "package of the run: label the results with the shard, split nothing again")
     group.addoption("--jax-pins-hash", default="", metavar="SHA256", help="the target's pin set, for the header")
-    group.addoption("--jax-source-kind", default="", choices=("", "index", "python", "wheels"),
+    group.addoption("--jax-source-kind", default="", choices=SOURCE_KINDS,
                     help="where the target's jax came from (its cells' reproduce lines name a build, not the release)")
     group.addoption("--jax-build-identity", action="store_true",
                     help="the target is a build of its own (wheel files, an existing interpreter): its reuse keys also "

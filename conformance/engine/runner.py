@@ -59,6 +59,10 @@ class Target:
     source_kind: str = ""  # "python" or "wheels" for a build of its own (its reproduce line names it); "" a release
 
 
+# Where a target's jax came from (its result header's `source.kind`): a release from an index, or a build of its own.
+SOURCE_KINDS = ("", "index", "python", "wheels", "pair", "source")
+
+
 def reproduction_command(case: Case, param: str, jax_version: str | None, package: str = DEFAULT_CASE_PACKAGE,
                          source_kind: str = "") -> str:
     """A portable shell line that reproduces the cell with the suite's CLI (no local paths). A build is not the
@@ -66,8 +70,10 @@ def reproduction_command(case: Case, param: str, jax_version: str | None, packag
     public index) names its wheels' folder, `--wheels WHEELS_DIR`, and an existing interpreter `--python PYTHON`."""
     selection = shlex.quote(case.cell_id(param))
     version = shlex.quote(jax_version) if jax_version else "VERSION"
-    if source_kind == "python":
+    if source_kind in ("python", "source"):  # an existing interpreter, or one holding a jax commit's source
         target = "--python PYTHON"
+    elif source_kind == "pair":
+        target = f"--pair {version}:JAXLIB"
     elif source_kind == "wheels" or (jax_version and "+" in jax_version):
         target = "--wheels WHEELS_DIR"
     else:
