@@ -34,6 +34,8 @@ from conformance.report.progress import conflict_line, event_lines
 from conformance.report.outputs import ExtraOutputs, extra_outputs
 from conformance.report.render import render_results
 from conformance.report.terminal import cases_listing, run_heading, run_summary
+from conformance.results.history import entry_lines
+from conformance.results.history_file import HistoryRequest, record_run
 from conformance.results.load import ResultsError
 from conformance.results.outputs import check_outputs
 
@@ -134,6 +136,15 @@ def command_report(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def command_history(args: argparse.Namespace) -> int:
+    """Append this run's entry to the history file and print what changed since the previous results."""
+    recorded = record_run(HistoryRequest(args.previous, args.results, args.history, args.commit, args.date))
+    for notice in recorded.notices:
+        _err(f"note: {notice}")
+    print("\n".join(entry_lines(recorded.entry, str(recorded.path), recorded.entries)))
+    return 0
+
+
 def command_matrix(args: argparse.Namespace) -> int:
     """Print the JAX versions of matrices and versions (oldest first, each once), as lines, JSON or a CI plan."""
     words = args.names.replace(",", " ").split() or [DEFAULT_MATRIX]
@@ -200,7 +211,8 @@ def command_bisect(args: argparse.Namespace) -> int:
 
 
 LONG_COMMANDS = ("run", "diff", "gate", "bisect")
-COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "matrix": command_matrix,
+COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "history": command_history,
+            "matrix": command_matrix,
             "pin": command_pin, "diff": command_diff, "gate": command_gate, "bisect": command_bisect,
             "expectations": command_expectations, "supported": command_supported}
 
