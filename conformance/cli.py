@@ -115,9 +115,11 @@ def command_run(args: argparse.Namespace) -> int:
 
 
 def render_report(paths: Any, out: Path, markdown: Path | None = None, junit: Path | None = None,
-                  cases: list | None = None, extra: ExtraOutputs | None = None) -> tuple[Path, list[str]]:
+                  cases: list | None = None, extra: ExtraOutputs | None = None,
+                  history: Path | None = None) -> tuple[Path, list[str]]:
     """Render every readable result file, naming each unreadable one and each conflict; the report and problems."""
-    done = render_results(paths, out, markdown, junit, cases, EnvironmentBuilder().index.cached_releases("jax"), extra)
+    done = render_results(paths, out, markdown, junit, cases, EnvironmentBuilder().index.cached_releases("jax"), extra,
+                          history)
     for problem in done.problems:
         _err(f"skipped unreadable result file: {problem}")
     for conflict in done.conflicts:
@@ -131,7 +133,7 @@ def command_report(args: argparse.Namespace) -> int:
              ("--compat-json", "compat json", args.compat_json), ("--wptreport", "wptreport", args.wptreport)]
     check_outputs([(option, path) for option, _, path in named], inputs=list(args.results))
     extra = extra_outputs(args.markdown, args.markdown_full, args.html_link, args.compat_json, args.wptreport)
-    _, problems = render_report(args.results, args.output, args.markdown, args.junit, extra=extra)
+    _, problems = render_report(args.results, args.output, args.markdown, args.junit, extra=extra, history=args.history)
     print("\n".join(f"{label}: {path}" for _, label, path in named if path))
     return 1 if problems else 0
 
