@@ -288,5 +288,27 @@ def test_the_section_reads_in_chromium_without_widening_a_phone(tmp_path, phone)
         assert width == (390 if phone else 1400)
         assert browser.execute_script("return document.documentElement.scrollWidth") <= width
         assert flag.rect["x"] + flag.rect["width"] <= width
+        violations = axe_violations(browser)
+        if violations is None:
+            pytest.skip("axe-core is not installed (npm install --prefix .ci axe-core, or set AXE_CORE_JS)")
+        assert violations == []
     finally:
         browser.quit()
+
+
+def axe_violations(browser) -> list | None:
+    """axe-core's violations on the page (None without axe-core; in CI its absence fails, as in the page's tests)."""
+    import os
+
+    from tests.test_browser_questions import axe_source
+
+    source = axe_source()
+    if source is None:
+        if os.environ.get("CI"):
+            raise RuntimeError("axe-core is needed in CI: npm install --prefix .ci axe-core")
+        return None
+    browser.execute_script(source)
+    browser.set_script_timeout(60)
+    return browser.execute_async_script(
+        "const done = arguments[arguments.length - 1]; axe.run(document, {resultTypes: ['violations']}).then("
+        "(r) => done(r.violations.map((v) => [v.id, v.help, v.nodes.slice(0, 3).map((n) => n.target.join(' '))])));")
