@@ -207,6 +207,7 @@ def test_the_history_command_prints_a_summary_and_exits_0(tmp_path, capsys):
     (["--results", "{tmp}/nowhere"], "no such folder"),
     (["--results", "{tmp}/one", "--commit", "not-a-sha"], "not a git commit"),
     (["--results", "{tmp}/one", "--history", "{tmp}"], "is a folder"),
+    (["--results", "{tmp}/one", "--history", "{tmp}/one/0.4.38-linux-x86_64.json"], "named like a result file"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, message):
     folder(tmp_path, "one", BASE)
@@ -280,6 +281,11 @@ def test_the_report_names_an_unreadable_history_in_one_line(tmp_path, capsys):
         err = capsys.readouterr().err
         assert history in err and len(err.strip().splitlines()) == 1
     assert (tmp_path / "bad.json").read_text(encoding="utf-8") == "[]"  # the report never moves a history
+    site = tmp_path / "site"
+    kept = (site / "history.json").read_text(encoding="utf-8")
+    assert cli.main(["report", str(two), "-o", str(site / "index.html"), "--markdown", str(site / "history.json"),
+                     "--history", str(site / "history.json")]) == 2
+    assert "also an output" in capsys.readouterr().err and (site / "history.json").read_text(encoding="utf-8") == kept
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
