@@ -201,6 +201,14 @@ def test_the_history_command_prints_a_summary_and_exits_0(tmp_path, capsys):
     assert "2 cells changed: 1 new release, 0 changed case, 1 changed on an unchanged key — flagged" in out
     assert "flagged (same key, another result): demo.a on jax 0.4.38 linux-x86_64: conforms → differs" in out
     assert [e.date for e in parse_history(history.read_text(encoding="utf-8"))][0] == "2026-11-30"
+    assert "ran again for a changed key" not in out  # no key changed
+    folder(tmp_path, "three", {"0.4.38": [cell("demo.a", status="differs", key="k-a"), cell("demo.b", status="differs",
+                                                                                        key="edited"),
+                                          *cells(c="unsupported")], "0.5.0": cells(a="conforms")})
+    assert cli.main(["history", "--previous", str(tmp_path / "two"), "--results", str(tmp_path / "three"),
+                     "--history", str(history)]) == 0
+    out = capsys.readouterr().out
+    assert "0 cells changed: 0 new release, 0 changed case" in out and "1 cell(s) ran again for a changed key" in out
 
 
 @pytest.mark.parametrize("argv, message", [
