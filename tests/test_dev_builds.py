@@ -48,7 +48,8 @@ def _wheel(folder, name, requires_python=">=3.12"):
     with zipfile.ZipFile(folder / name, "w") as wheel:
         project, version = name.split("-")[:2]
         wheel.writestr(f"{project}-{version}.dist-info/METADATA",
-                       f"Metadata-Version: 2.1\nName: {project}\nVersion: {version}\nRequires-Python: {requires_python}\n")
+                       f"Metadata-Version: 2.1\nName: {project}\nVersion: {version}\n"
+                       f"Requires-Python: {requires_python}\n")
 
 
 def test_find_links_folders_list_their_jax_files_with_requires_python_and_join_the_index(tmp_path):
@@ -77,7 +78,7 @@ def test_a_dev_build_is_installed_with_the_jaxlib_of_its_night_and_a_release_as_
              "jaxlib": {"files": [{"filename": f"jaxlib-{v}-cp313-cp313-manylinux_2_27_x86_64.whl"}
                                   for v in ("0.12.1.dev20260102+gcccc", "9.0")]}}
     builder = EnvironmentBuilder(root=tmp_path, index=PackageIndex(tmp_path, fetch=pages.__getitem__),
-                                 interpreters=[Interpreter("/p/3.12/python", "3.12.1"), Interpreter("/p/3.13", "3.13.0")],
+                                 interpreters=[Interpreter("/p/3.12", "3.12.1"), Interpreter("/p/3.13", "3.13.0")],
                                  pins_dir=tmp_path / "no-pins")
     assert builder.requirements("0.12.1.dev20260102").lines[:2] == ("jax[cpu]==0.12.1.dev20260102",
                                                                     "jaxlib==0.12.1.dev20260102+gcccc")
@@ -113,6 +114,8 @@ def test_the_search_starts_from_the_releases_answers_and_ends_at_the_narrowest_p
     assert lines[0] == "dev builds between jax 0.12.0.1 and jax 0.12.1: 4, tested 2"
     assert "  first bad dev build: jax 0.12.1.dev20260102" in lines
     assert f"  jax commits between them: https://github.com/jax-ml/jax/compare/{'01' * 20}...{'02' * 20}" in lines
+    step.find_fix = True
+    assert "  first dev build without it: jax 0.12.1.dev20260102" in step.lines()
     data = step.to_json()
     assert data["first_bad"]["jax_commit"] == "02" * 20 and data["first_bad"]["dev_build"] is True
     assert data["tested"] == ["0.12.1.dev20260102", "0.12.1.dev20260101"]
@@ -187,4 +190,5 @@ def test_attribute_on_a_release_pair_whose_jax_is_patched_says_changed_by_jax(de
     assert f"  jax {NEXT} over jaxlib {BASE}: like bad: differs" in out
     assert f"  jax {BASE} over jaxlib {BASE}: like good: conforms" in out
     assert "dev build" not in out and "--no-deps" not in out
-    assert sorted(p.name for p in (tmp_path / "r" / "builds").iterdir()) == [f"pair-{BASE}-{BASE}", f"pair-{NEXT}-{BASE}"]
+    built = sorted(p.name for p in (tmp_path / "r" / "builds").iterdir())
+    assert built == [f"pair-{BASE}-{BASE}", f"pair-{NEXT}-{BASE}"]

@@ -199,7 +199,7 @@ def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], N
         if request.pre:
             report.dev = search_dev_builds(builder.index.releases("jax"), report.outcome, memo, like,
                                            lambda version: stored_build(request.results, version),
-                                           on_step=lambda line: on_event(BisectStep(line)))
+                                           on_step=lambda line: on_event(BisectStep(line)), find_fix=request.find_fix)
         if request.attribute:
             report.attribution = attribute_change(run, builder, report, like, on_event)
     if request.jax_source is not None:

@@ -17,6 +17,7 @@ from typing import Any, Callable
 from conformance.decide.bisect import BisectOutcome, bisect
 from conformance.decide.commits import BuildCommits, compare_url, jaxlib_compare_url
 from conformance.envs.nightlies import dev_builds_between
+from conformance.errors import one_line
 
 
 @dataclass
@@ -30,6 +31,7 @@ class DevStep:
     outcome: BisectOutcome | None = None
     good_build: BuildCommits | None = None
     bad_build: BuildCommits | None = None
+    find_fix: bool = False  # `--find-fix`: the ends are the last build with the known issue and the first without
 
     @property
     def found(self) -> bool:
@@ -46,13 +48,15 @@ class DevStep:
             return [f"{head} none could be searched"]
         found = self.outcome
         lines = [f"{head} {len(self.candidates)}, tested {len([v for v in found.tested if v in self.candidates])}"]
-        for label, version, result in (("last good", found.last_good, found.last_good_result),
-                                       ("first bad", found.first_bad, found.first_bad_result)):
+        labels = (("last {} with the bug", "first {} without it") if self.find_fix else
+                  ("last good {}", "first bad {}"))
+        for label, version, result in ((labels[0], found.last_good, found.last_good_result),
+                                       (labels[1], found.first_bad, found.first_bad_result)):
             kind = "dev build" if version in self.candidates else "release"
-            lines.append(f"  {label} {kind}: jax {version}   {observation(result, version)}".rstrip())
+            lines.append(f"  {label.format(kind)}: jax {version}   {observation(result, version)}".rstrip())
         if found.untested_between:
             lines.append(f"  untested dev builds between them: {', '.join(found.untested_between)}")
-        lines.extend(f"  skipped jax {s.version}: {s.why}" for s in found.skipped)
+        lines.extend(f"  skipped jax {s.version}: {one_line(s.why, 300)}" for s in found.skipped)
         if self.good_build is not None and self.bad_build is not None:
             lines += [f"  last good build: {self.good_build.line()}", f"  first bad build: {self.bad_build.line()}",
                       f"  jax commits between them: {compare_url(self.good_build, self.bad_build)}"]
@@ -86,11 +90,11 @@ def _build_json(build: BuildCommits) -> dict[str, str]:
 
 def search_dev_builds(versions: Any, releases: BisectOutcome, oracle: Callable[[str], Any],
                       like: Callable[[Any, Any], bool], build_of: Callable[[str], BuildCommits],
-                      on_step: Callable[[str], None] = lambda line: None) -> DevStep:
+                      on_step: Callable[[str], None] = lambda line: None, find_fix: bool = False) -> DevStep:
     """Bisect the dev builds of `versions` (the index's jax versions) between the releases' last good and first bad
     (`oracle` answers a version, remembering those already answered; `build_of` reads a tested build's commits)."""
     step = DevStep(releases.last_good, releases.first_bad,
-                   dev_builds_between(versions, releases.last_good, releases.first_bad))
+                   dev_builds_between(versions, releases.last_good, releases.first_bad), find_fix=find_fix)
     if not step.candidates:
         return step
     on_step(f"{len(step.candidates)} dev build(s) between jax {releases.last_good} and jax {releases.first_bad}")
