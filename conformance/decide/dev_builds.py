@@ -56,7 +56,7 @@ class DevStep:
             lines.append(f"  {label.format(kind)}: jax {version}   {observation(result, version)}".rstrip())
         if found.untested_between:
             lines.append(f"  untested dev builds between them: {', '.join(found.untested_between)}")
-        lines.extend(f"  skipped jax {s.version}: {one_line(s.why, 300)}" for s in found.skipped)
+        lines.extend(f"  skipped jax {s.version}: {one_line(s.why)[:300]}" for s in found.skipped)
         if self.good_build is not None and self.bad_build is not None:
             lines += [f"  last good build: {self.good_build.line()}", f"  first bad build: {self.bad_build.line()}",
                       f"  jax commits between them: {compare_url(self.good_build, self.bad_build)}"]
