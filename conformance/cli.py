@@ -204,7 +204,7 @@ def command_supported(args: argparse.Namespace) -> int:
 def command_bisect(args: argparse.Namespace) -> int:
     """Bisect the releases between --good and --bad for the first whose verdict on CELL changes."""
     request = BisectRequest(args.cell, args.good, args.bad, args.find_fix, args.launch, args.results, tuple(args.cases),
-                            args.attribute, args.jax_source)
+                            args.attribute, args.jax_source, args.pre)
     found = run_bisect(request, make_builder(args), Progress())  # notices, dropped cells and each step, as they come
     print(bisect_session_text(found))
     for line in write_bisect_files(found, args.issue, args.json, conformance.__version__):

@@ -43,7 +43,8 @@ def add_common_options(parser: argparse.ArgumentParser, *, cases: bool = True, i
                             help="another simple index, also read (repeatable)")
         parser.add_argument("--find-links", action="append", default=[], metavar="DIR_OR_URL",
                             help="a folder or page of distribution files for uv (repeatable)")
-        parser.add_argument("--pre", action="store_true", help="allow pre-releases and dev builds when resolving")
+        parser.add_argument("--pre", action="store_true", help="allow pre-releases and dev builds when resolving "
+                            "(bisect: then search the dev builds between the two releases it ends at)")
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:

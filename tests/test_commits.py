@@ -46,7 +46,9 @@ def test_compare_links_use_commits_and_fall_back_to_release_tags():
     assert compare_url(old, bad) == f"https://github.com/jax-ml/jax/compare/jax-v0.7.2...{BAD}"
     assert "no commit recorded; tag jax-v0.7.2" in old.line() and f"commit {BAD[:12]}" in bad.line()
     mixed = BuildCommits("0.12.0.1", "0.11.2", BAD, GOOD)
-    assert jaxlib_compare_url(good, mixed) == f"https://github.com/jax-ml/jax/compare/{GOOD}...{GOOD}"
+    assert jaxlib_compare_url(good, mixed) == ""  # the same jaxlib on both sides: no jaxlib commit between
+    other = BuildCommits("0.12.0.1", "0.12.0", BAD, "f" * 40)
+    assert jaxlib_compare_url(good, other) == f"https://github.com/jax-ml/jax/compare/{GOOD}...{'f' * 40}"
 
 
 def test_a_stored_result_file_names_its_build_and_an_old_one_names_versions_only(tmp_path):

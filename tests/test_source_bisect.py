@@ -16,6 +16,7 @@ from conformance.decide.commits import BuildCommits
 from conformance.decide.source_bisect import (SourceStop, choose_jaxlib, commit_version, export_tree,
                                               first_parent_commits, resolve_build, source_session)
 from conformance.errors import ConformanceError
+from tests.retag import TEST_UTIL_PATCH
 from tests.synthetic_results import result
 
 CELL = "setup.explicit_test_util_import"
@@ -135,7 +136,7 @@ def test_jax_source_finds_the_patched_commit_between_two_sdists(tmp_path, capsys
         subprocess.run(["cp", "-r", f"{tmp_path / 'unpacked' / f'jax-{version}'}/.", str(repo)], check=True)
         if patch:
             with open(repo / "jax" / "__init__.py", "a", encoding="utf-8") as init:
-                init.write("from jax import test_util as test_util  # patched by the test\n")
+                init.write(TEST_UTIL_PATCH)
         commit_all(repo, f"jax {version}" + (": jax.test_util imported by jax" if patch else ""), tag)
     bad = git(repo, "rev-parse", "HEAD")
     results = tmp_path / "r"

@@ -4,7 +4,9 @@
 index, and searches them (`decide.bisect`) with the suite's own verdict as the oracle (`decide.runs.CellOracle`):
 each release is answered from stored results where the keys allow (CI's shard files included), otherwise its
 environment is prepared and the one cell run through the engine's run path, so it is stored like any run's. With
-`find_fix` both ends are tested first and the search goes from the end that shows the documented bug. It prints
+`find_fix` both ends are tested first and the search goes from the end that shows the documented bug. With `pre`
+(`--pre`) it goes on through the dev builds the index lists between the two releases it ended at
+(`decide.dev_builds`); `--attribute` and `--jax-source` then start from the narrowest pair found. It prints
 nothing: progress goes to `on_event` (`BisectStarted`, `ReleaseTested`, `BisectStep`, and the engine's `Notice`
 and `CellsDropped`), and it returns a `BisectReport` that the CLI prints.
 """
@@ -24,6 +26,7 @@ from conformance.decide.bisect import (BisectOutcome, Memo, Untestable, bisect, 
 from conformance.decide.attribution import LIKE_BAD, LIKE_GOOD, NEITHER, Attribution, Mix, attribute
 from conformance.decide.cellref import resolve_cell
 from conformance.decide.commits import BuildCommits, commits_of_header
+from conformance.decide.dev_builds import search_dev_builds
 from conformance.decide.render import observation_line
 from conformance.decide.runs import CellOracle
 from conformance.engine import matrix
@@ -48,6 +51,7 @@ class BisectRequest:
     cases: tuple[str, ...] = ()
     attribute: bool = False  # also run the jax/jaxlib mixes of the last good and first bad builds
     jax_source: Path | None = None  # a jax git checkout: go on through the commits between the two builds
+    pre: bool = False  # go on through the dev builds the index lists between the two releases (`--pre`)
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,14 @@ class BisectReport:
     environment: dict[str, str] = field(default_factory=dict)
     attribution: Any = None  # `decide.attribution.Attribution` with --attribute
     source: Any = None  # `decide.source_bisect.SourceOutcome` with --jax-source
+    dev: Any = None  # `decide.dev_builds.DevStep` with --pre
+
+    def narrowest(self) -> tuple[Any, Any, Any]:
+        """The outcome and the last good and first bad builds of the narrowest pair found: the dev builds' with
+        `--pre` when that step found them, else the releases'."""
+        if self.dev is not None and self.dev.found:
+            return self.dev.outcome, self.dev.good_build, self.dev.bad_build
+        return self.outcome, self.good_build, self.bad_build
 
     @property
     def exit_code(self) -> int:
@@ -177,8 +189,6 @@ def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], N
                 report.no_fix = "reproduces" if bug_reproduces(first) else "does not reproduce"
                 return report
     report.outcome = bisect(releases, memo, like, on_step=lambda line: on_event(BisectStep(line)))
-    report.ran = sorted(set(oracle.seconds) - oracle.from_storage, key=releases.index)
-    report.from_storage = sorted(oracle.from_storage, key=releases.index)
     if report.outcome.first_bad:
         report.good_build = stored_build(request.results, report.outcome.last_good)
         report.bad_build = stored_build(request.results, report.outcome.first_bad)
@@ -186,12 +196,19 @@ def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], N
         if header is not None:
             report.environment = {"platform": header.platform, "python": header.python or "?",
                                   "numpy": header.numpy or "?", "backend": header.backend or "?"}
+        if request.pre:
+            report.dev = search_dev_builds(builder.index.releases("jax"), report.outcome, memo, like,
+                                           lambda version: stored_build(request.results, version),
+                                           on_step=lambda line: on_event(BisectStep(line)), find_fix=request.find_fix)
         if request.attribute:
             report.attribution = attribute_change(run, builder, report, like, on_event)
     if request.jax_source is not None:
-        ends = ((report.good_build, report.bad_build) if report.outcome.first_bad else
+        ends = (report.narrowest()[1:] if report.outcome.first_bad else
                 (stored_build(request.results, releases[0]), stored_build(request.results, releases[-1])))
         report.source = source_steps(request, run, builder, cell, ends, like, on_event)
+    order = [*releases, *(report.dev.candidates if report.dev is not None else [])]
+    report.ran = sorted(set(oracle.seconds) - oracle.from_storage, key=order.index)
+    report.from_storage = sorted(oracle.from_storage, key=order.index)
     report.wall_s = time.monotonic() - started
     return report
 
@@ -227,7 +244,7 @@ def attribute_change(run: Any, builder: Any, report: BisectReport, like: Callabl
     """jax or jaxlib: the cell on the first bad jax over the last good jaxlib and on the last good jax over the first
     bad jaxlib, each a `JaxPair` target run (and stored, under `builds/pair-<jax>-<jaxlib>/`) through the run path
     where jax accepts that jaxlib (`decide.attribution`)."""
-    outcome, cell = report.outcome, report.cell
+    (outcome, good, bad), cell = report.narrowest(), report.cell
     quiet = lambda event: on_event(event) if isinstance(event, (matrix.Notice, matrix.CellsDropped)) else None  # noqa
 
     def problem(jax: str, jaxlib: str) -> str:
@@ -243,7 +260,6 @@ def attribute_change(run: Any, builder: Any, report: BisectReport, like: Callabl
         return Mix(jax, jaxlib, said, no_deps=bool(done.file.header.source.get("no_deps")),
                    observation_line=observation_line(found, jax))
 
-    good, bad = report.good_build, report.bad_build
     return attribute((good.jax, good.jaxlib), (bad.jax, bad.jaxlib), problem, run_mix)
 
 

@@ -3,8 +3,8 @@
 `issue_markdown(report)` takes a `decide.bisect_session.BisectReport` that found a change: a title, what the
 chapter documents, what the last good and the first bad build observed (facts and the field-level diff), both
 builds with their jax and jaxlib versions and commits, the compare link, the attribution when there is one, the
-environment (platform, Python, numpy) and the cell's self-contained reproduction script inline. `verdict_json`
-gives the same verdict as plain JSON.
+environment (platform, Python, numpy) and the cell's self-contained reproduction script inline; with `--pre`, the
+narrowest pair of dev builds too. `verdict_json` gives the same verdict as plain JSON (`dev_builds` with `--pre`).
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ def verdict_json(report: Any) -> dict[str, Any]:
                             "skipped": [{"version": s.version, "why": s.why} for s in outcome.skipped] if outcome else [],
                             "from_storage": list(report.from_storage), "ran": list(report.ran),
                             "environment": dict(report.environment)}
+    if getattr(report, "dev", None) is not None:
+        data["dev_builds"] = report.dev.to_json()
     source = getattr(report, "source", None)
     if source is not None:
         data["source"] = {"stopped": source.stopped, "commits": len(source.commits), "jaxlibs": source.jaxlibs,
@@ -87,6 +89,10 @@ def issue_markdown(report: Any, suite: str = "") -> str:
     lines += ["", f"Commits between them: {compare_url(good, bad)}"]
     if jaxlib_compare_url(good, bad):
         lines.append(f"jaxlib commits between them: {jaxlib_compare_url(good, bad)}")
+    if getattr(report, "dev", None) is not None:
+        lines += ["", "**Through the dev builds** (each jax with the jaxlib of the same night, else the one it "
+                  "declares):", "", *(f"    {line}" for line in report.dev.lines(
+                      lambda found, version: status_words(found, version)))]
     if getattr(report, "source", None) is not None:
         lines += ["", "**In the jax source** (first-parent commits, each over a released jaxlib it accepts):", "",
                   *(f"    {line}" for line in report.source.lines())]

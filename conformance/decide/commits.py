@@ -58,8 +58,9 @@ def compare_url(good: BuildCommits, bad: BuildCommits) -> str:
 
 
 def jaxlib_compare_url(good: BuildCommits, bad: BuildCommits) -> str:
-    """The same for the jaxlib side, '' when it is the jax link (both sides built at one commit or one tag pair)."""
-    if good.jaxlib_hash == good.jax_hash and bad.jaxlib_hash == bad.jax_hash:
+    """The same for the jaxlib side, '' when it is the jax link (both sides built at one commit or one tag pair)
+    or when both builds hold the same jaxlib (nothing lies between)."""
+    if good.jaxlib_hash == good.jax_hash and bad.jaxlib_hash == bad.jax_hash or good.jaxlib_ref == bad.jaxlib_ref:
         return ""
     return f"{REPOSITORY}/compare/{good.jaxlib_ref}...{bad.jaxlib_ref}"
 

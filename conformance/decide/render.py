@@ -274,10 +274,14 @@ def commit_lines(report: Any) -> list[str]:
              f"  jax commits between them: {compare_url(good, bad)}"]
     if jaxlib_compare_url(good, bad):
         lines.append(f"  jaxlib commits between them: {jaxlib_compare_url(good, bad)}")
-    if report.attribution is not None:
-        lines.append(f"attribution: {report.attribution.verdict}")
-        lines.extend(f"  {line}" for line in report.attribution.details)
     return lines
+
+
+def attribution_lines(report: Any) -> list[str]:
+    """`--attribute`'s verdict and the mixes it rests on (of the narrowest pair: the dev builds' with `--pre`)."""
+    if report.attribution is None:
+        return []
+    return [f"attribution: {report.attribution.verdict}", *(f"  {line}" for line in report.attribution.details)]
 
 
 def bisect_session_text(report: Any) -> str:
@@ -287,7 +291,8 @@ def bisect_session_text(report: Any) -> str:
         return (f"the known issue {report.no_fix} on both jax {report.releases[0]} and jax {report.releases[-1]}: "
                 f"no fix to find")
     source = report.source.lines() if getattr(report, "source", None) is not None else []
+    dev = report.dev.lines(observation_line) if getattr(report, "dev", None) is not None else []
     return "\n".join([f"\n{bisect_text(report.outcome, report.cell_id, report.find_fix)}", *commit_lines(report),
-                      *source,
+                      *dev, *attribution_lines(report), *source,
                       f"answered from stored results in {report.results}: {', '.join(report.from_storage) or 'none'}; "
                       f"ran: {', '.join(report.ran) or 'nothing'}", f"wall time: {report.wall_s:.1f}s"])

@@ -108,13 +108,15 @@ def check_pin_file(path: Path, version: str) -> None:
     raise ConformanceError(f"{path} {problem}; run `jax-conformance pin {version}` to write it again")
 
 
-def requirements_for(version: str, jaxlib_known: bool, pins_dir: Path = PINS_DIR) -> Requirements:
-    """The requirements of the environment for jax `version`: its pin file when there is one."""
+def requirements_for(version: str, jaxlib_known: bool | str, pins_dir: Path = PINS_DIR) -> Requirements:
+    """The requirements of the environment for jax `version`: its pin file when there is one. `jaxlib_known`:
+    True pins jaxlib of the same version, a version string pins that jaxlib (a dev build's of the same night),
+    False leaves jaxlib to jax's declared range."""
     pinned = pins_dir / f"jax-{version}.txt"
     if pinned.exists():
         check_pin_file(pinned, version)
         return Requirements((), pinned)
-    jaxlib = (f"jaxlib=={version}",) if jaxlib_known else ()
+    jaxlib = (f"jaxlib=={version if jaxlib_known is True else jaxlib_known}",) if jaxlib_known else ()
     return Requirements((f"jax[cpu]=={version}", *jaxlib, *EXTRA_PACKAGES))
 
 
@@ -200,13 +202,19 @@ class EnvironmentBuilder:
     def interpreter_for(self, version: str) -> Interpreter:
         """The installed interpreter chosen for jax `version`."""
         release = self.index.jax_release(version)
-        wheel_tags = {t for t in self.index.jaxlib_pythons(version) if t.startswith("cp")}
+        wheel_tags = {t for t in self.index.jaxlib_pythons(self.jaxlib_for(version)) if t.startswith("cp")}
         return choose_interpreter(self.interpreters, release.requires_python, frozenset(wheel_tags),
                                   f"jax {version}")
 
+    def jaxlib_for(self, version: str) -> str:
+        """The jaxlib installed with jax `version`: the same release, or a dev build's jaxlib of the same night;
+        '' when the index has no jaxlib wheel for it (jax's declared range then chooses)."""
+        found = self.index.jaxlib_for(version)
+        return found if found and self.index.jaxlib_pythons(found) else ""
+
     def requirements(self, version: str) -> Requirements:
         """The requirements of jax `version`'s environment."""
-        return requirements_for(version, bool(self.index.jaxlib_pythons(version)), self.pins_dir)
+        return requirements_for(version, self.jaxlib_for(version) or False, self.pins_dir)
 
     def prepare(self, version: str) -> JaxEnvironment:
         """A ready environment for jax `version`: reused, built now, or rebuilt after a fault."""

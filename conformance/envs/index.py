@@ -219,7 +219,12 @@ def fetch_project_page(project: str, base: str | None = None, timeout: float = 3
     """One project's page as PEP 691 JSON: asked for as JSON, read as PEP 503 HTML when that is all the index
     serves, and read from the folder of a `file://` index. A user name and password in the index URL (a mirror's
     token) are sent as HTTP basic authentication, as pip and uv do; urllib would refuse them in the URL."""
-    url = f"{base or index_url()}/{project}/"
+    return fetch_page(f"{base or index_url()}/{project}/", timeout)
+
+
+def fetch_page(url: str, timeout: float = 30.0) -> dict[str, Any]:
+    """The page at `url` (an index's project page, or a `--find-links` page) as PEP 691 JSON; see
+    `fetch_project_page`."""
     parts = urllib.parse.urlsplit(url)
     if parts.scheme == "file":
         return _local_page(Path(urllib.request.url2pathname(parts.path)), without_credentials(url))
@@ -303,6 +308,10 @@ class PackageIndex:
                         f"cannot read the package index for {project} ({why[:300]}); check the network, or name a "
                         f"reachable simple index with --index-url (or UV_INDEX_URL)") from None
                 payload = stale
+        if self.options.find_links:  # read afresh, never cached: a folder of builds grows
+            from conformance.envs.find_links import find_links_files
+
+            payload = merge_pages([payload, {"files": find_links_files(self.options.find_links, project)}])
         self._pages[project] = parse_simple_json(payload)
         return self._pages[project]
 
@@ -327,6 +336,13 @@ class PackageIndex:
         hint = ", ".join(known[-5:])
         raise ConformanceError(
             f"unknown JAX version '{version}': it is not on the package index; recent releases are {hint}")
+
+    def jaxlib_for(self, version: str) -> str:
+        """The jaxlib version that goes with jax `version`: the same version, or for a dev build the jaxlib of the
+        same night (`envs.nightlies.matching_jaxlib`); '' when the index has none (jax's declared range chooses)."""
+        from conformance.envs.nightlies import matching_jaxlib
+
+        return matching_jaxlib(version, self.releases("jaxlib"))
 
     def jaxlib_pythons(self, version: str) -> frozenset[str]:
         """Python tags (cp312, ...) with a jaxlib wheel for this version; empty when unknown."""

@@ -1,0 +1,194 @@
+"""`bisect --pre`: the dev builds between two releases (PEP 440 order), the jaxlib of the same night, the
+`--find-links` listing, the search from the releases' ends, and for real: a folder of re-tagged dev wheels of jax
+0.10.2 between it and a re-tagged 0.10.3, the second and third patched to change a cell."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import pytest
+
+from conformance.decide.bisect import BisectOutcome, Memo, Untestable, same_observation
+from conformance.decide.commits import BuildCommits
+from conformance.decide.dev_builds import search_dev_builds
+from conformance.envs.builder import EnvironmentBuilder
+from conformance.envs.find_links import find_links_files
+from conformance.envs.index import IndexOptions, PackageIndex
+from conformance.envs.interpreters import Interpreter
+from conformance.envs.nightlies import dev_builds_between, matching_jaxlib
+from conformance.errors import ConformanceError
+from tests.retag import download_wheel, jax_build
+from tests.synthetic_results import result
+
+CELL = "setup.explicit_test_util_import"
+NIGHTS = ["0.12.1.dev20260103", "0.12.1.dev20260101+gaaaa", "0.12.1.dev20260102", "0.12.1rc1"]
+
+
+def test_the_dev_builds_between_two_releases_come_in_pep_440_order_from_the_first_end():
+    versions = ["0.12.0", "0.12.0.1", *NIGHTS, "0.12.1", "0.12.2.dev20260201", "not a version"]
+    assert dev_builds_between(versions, "0.12.0.1", "0.12.1") == [
+        "0.12.1.dev20260101+gaaaa", "0.12.1.dev20260102", "0.12.1.dev20260103", "0.12.1rc1"]
+    assert dev_builds_between(versions, "0.12.1", "0.12.0.1")[0] == "0.12.1rc1"  # --find-fix searches backwards
+    assert dev_builds_between(versions, "0.12.0", "0.12.0.1") == []  # final releases are not dev builds
+    assert dev_builds_between(versions, "0.12.0", "garbage") == []
+
+
+def test_a_dev_jax_goes_with_the_jaxlib_of_its_night_else_an_earlier_one_else_its_declared_range():
+    jaxlibs = ["0.12.0.1", "0.12.1.dev20260101+gffff", "0.12.1.dev20260103"]
+    assert matching_jaxlib("0.12.0.1", jaxlibs) == "0.12.0.1"
+    assert matching_jaxlib("0.12.1.dev20260101+gaaaa", jaxlibs) == "0.12.1.dev20260101+gffff"
+    assert matching_jaxlib("0.12.1.dev20260102", jaxlibs) == "0.12.1.dev20260101+gffff"  # none that night
+    assert matching_jaxlib("0.12.1.dev20260103", jaxlibs) == "0.12.1.dev20260103"
+    assert matching_jaxlib("0.12.2.dev20260101", jaxlibs) == ""  # another release's nights do not count
+    assert matching_jaxlib("0.12.1", jaxlibs) == ""
+
+
+def _wheel(folder, name, requires_python=">=3.12"):
+    with zipfile.ZipFile(folder / name, "w") as wheel:
+        project, version = name.split("-")[:2]
+        wheel.writestr(f"{project}-{version}.dist-info/METADATA",
+                       f"Metadata-Version: 2.1\nName: {project}\nVersion: {version}\n"
+                       f"Requires-Python: {requires_python}\n")
+
+
+def test_find_links_folders_list_their_jax_files_with_requires_python_and_join_the_index(tmp_path):
+    links = tmp_path / "links"
+    links.mkdir()
+    _wheel(links, "jax-0.12.1.dev20260102+gbbbb-py3-none-any.whl")
+    _wheel(links, "jaxlib-0.12.1.dev20260102-cp313-cp313-manylinux_2_27_x86_64.whl")
+    _wheel(links, "jax_cuda12_plugin-0.12.1-cp313-cp313-manylinux_2_27_x86_64.whl")
+    (links / "notes.txt").write_text("not a distribution")
+    assert find_links_files((str(links),), "jax") == [
+        {"filename": "jax-0.12.1.dev20260102+gbbbb-py3-none-any.whl", "requires-python": ">=3.12"}]
+    pages = {"jax": {"files": [{"filename": "jax-0.12.0.1-py3-none-any.whl", "requires-python": ">=3.12"}]},
+             "jaxlib": {"files": [{"filename": "jaxlib-0.12.0.1-cp313-cp313-manylinux_2_27_x86_64.whl"}]}}
+    index = PackageIndex(tmp_path / "cache", fetch=pages.__getitem__,
+                         options=IndexOptions(find_links=(links.as_uri(),), pre=True))
+    assert sorted(index.releases("jax")) == ["0.12.0.1", "0.12.1.dev20260102+gbbbb"]
+    assert index.jax_release("0.12.1.dev20260102+gbbbb").requires_python == ">=3.12"
+    assert index.jaxlib_for("0.12.1.dev20260102+gbbbb") == "0.12.1.dev20260102"
+    with pytest.raises(ConformanceError, match="--find-links .*nowhere: no such folder"):
+        find_links_files((str(tmp_path / "nowhere"),), "jax")
+
+
+def test_a_dev_build_is_installed_with_the_jaxlib_of_its_night_and_a_release_as_before(tmp_path):
+    pages = {"jax": {"files": [{"filename": f"jax-{v}-py3-none-any.whl", "requires-python": ">=3.12"}
+                               for v in ("0.12.1.dev20260102", "0.12.1.dev20260103", "9.0")]},
+             "jaxlib": {"files": [{"filename": f"jaxlib-{v}-cp313-cp313-manylinux_2_27_x86_64.whl"}
+                                  for v in ("0.12.1.dev20260102+gcccc", "9.0")]}}
+    builder = EnvironmentBuilder(root=tmp_path, index=PackageIndex(tmp_path, fetch=pages.__getitem__),
+                                 interpreters=[Interpreter("/p/3.12", "3.12.1"), Interpreter("/p/3.13", "3.13.0")],
+                                 pins_dir=tmp_path / "no-pins")
+    assert builder.requirements("0.12.1.dev20260102").lines[:2] == ("jax[cpu]==0.12.1.dev20260102",
+                                                                    "jaxlib==0.12.1.dev20260102+gcccc")
+    assert builder.requirements("9.0").lines[:2] == ("jax[cpu]==9.0", "jaxlib==9.0")
+    assert builder.interpreter_for("0.12.1.dev20260103").version == "3.13.0"
+
+
+def _outcome(last_good, first_bad, good, bad):
+    return BisectOutcome([last_good, first_bad], last_good, first_bad, good, bad, last_good=last_good,
+                         first_bad=first_bad, last_good_result=good, first_bad_result=bad)
+
+
+def test_the_search_starts_from_the_releases_answers_and_ends_at_the_narrowest_pair_with_its_commits():
+    good, bad = result(CELL, observation={"value": 1}), result(CELL, observation={"value": 2})
+    values = {"0.12.1.dev20260101": 1, "0.12.1.dev20260102": 2, "0.12.1.dev20260103": 2}
+    asked = []
+
+    def oracle(version):
+        asked.append(version)
+        if version == "0.12.1.dev20260103":
+            return Untestable(version, "does not build")
+        return result(CELL, observation={"value": values[version]})
+
+    memo = Memo(oracle)
+    memo.answers.update({"0.12.0.1": good, "0.12.1": bad})  # the release search answered the ends already
+    step = search_dev_builds(["0.12.0.1", "0.12.1", *values, "0.12.1rc1"], _outcome("0.12.0.1", "0.12.1", good, bad),
+                             memo, same_observation, lambda v: BuildCommits(v, "0.12.0.1", v[-2:] * 20, "f" * 40))
+    assert (step.outcome.last_good, step.outcome.first_bad) == ("0.12.1.dev20260101", "0.12.1.dev20260102")
+    assert "0.12.0.1" not in asked and "0.12.1" not in asked and "0.12.1rc1" not in asked
+    assert len(asked) == len(set(asked))
+    lines = step.lines()
+    assert "  skipped jax 0.12.1.dev20260103: does not build" in lines
+    assert lines[0] == "dev builds between jax 0.12.0.1 and jax 0.12.1: 4, tested 2"
+    assert "  first bad dev build: jax 0.12.1.dev20260102" in lines
+    assert f"  jax commits between them: https://github.com/jax-ml/jax/compare/{'01' * 20}...{'02' * 20}" in lines
+    step.find_fix = True
+    assert "  first dev build without it: jax 0.12.1.dev20260102" in step.lines()
+    data = step.to_json()
+    assert data["first_bad"]["jax_commit"] == "02" * 20 and data["first_bad"]["dev_build"] is True
+    assert data["tested"] == ["0.12.1.dev20260102", "0.12.1.dev20260101"]
+
+
+def test_without_dev_builds_between_the_step_says_where_to_find_them():
+    good, bad = result(CELL, observation={"value": 1}), result(CELL, observation={"value": 2})
+    step = search_dev_builds(["0.12.0.1", "0.12.1"], _outcome("0.12.0.1", "0.12.1", good, bad),
+                             lambda v: pytest.fail("nothing is run"), same_observation, BuildCommits)
+    assert step.outcome is None and not step.found
+    assert step.lines() == ["dev builds between jax 0.12.0.1 and jax 0.12.1: none on the index (name a place that "
+                            "holds them with --find-links or --index-url, with --pre)"]
+
+
+BASE, NEXT = "0.10.2", "0.10.3"  # jax 0.10.3 never came (0.11.0 followed 0.10.2), so no index will list it
+BUILDS = [(f"{NEXT}.dev20260101+gaaaaaaa", "a" * 40, False), (f"{NEXT}.dev20260102+gbbbbbbb", "b" * 40, True),
+          (f"{NEXT}.dev20260103+gccccccc", "c" * 40, True), (NEXT, "d" * 40, True)]
+
+
+@pytest.fixture(scope="module")
+def dev_wheels(tmp_path_factory):
+    """A --find-links folder of jax builds re-tagged from jax 0.10.2's wheel: three dev builds of 0.10.3 and
+    0.10.3 itself, the second night and later patched (jaxlib: 0.10.2's from the index, as jax declares)."""
+    work = tmp_path_factory.mktemp("dev-builds")
+    released = download_wheel("jax", BASE, work / "download")
+    for version, commit, patched in BUILDS:
+        jax_build(released, version, work / "links", commit, patched)
+    return work / "links"
+
+
+@pytest.mark.e2e
+def test_bisect_goes_on_through_the_dev_builds_and_names_the_first_bad_ones_commit(dev_wheels, tmp_path, capsys):
+    """Real packages: the release bisect ends at 0.10.2 / 0.10.3; with --pre it goes on through the three dev builds
+    between them, ends at the second night (never running the third), names its commit and the compare link, and
+    `--attribute` on that pair (one jaxlib under both) says jax changed it."""
+    from conformance import cli
+
+    issue, verdict_file, results = tmp_path / "bug.md", tmp_path / "verdict.json", tmp_path / "r"
+    code = cli.main(["bisect", CELL, "--good", BASE, "--bad", NEXT, "--pre", "--find-links", str(dev_wheels),
+                     "--attribute", "--results", str(results), "--issue", str(issue), "--json", str(verdict_file)])
+    out = capsys.readouterr().out
+    print(out)  # the session's output, for the record
+    assert code == 0, out
+    first, last = BUILDS[1][0], BUILDS[0][0]
+    assert "dev builds between jax 0.10.2 and jax 0.10.3: 3, tested 2" in out
+    assert f"  last good dev build: jax {last}" in out and f"  first bad dev build: jax {first}" in out
+    assert f"  first bad build: jax {first} (commit bbbbbbbbbbbb) with jaxlib {BASE}" in out
+    assert f"https://github.com/jax-ml/jax/compare/{'a' * 40}...{'b' * 40}" in out
+    dev_part = out.split("dev builds between jax 0.10.2")[1]  # the attribution is the narrowest pair's
+    assert "attribution: changed by jax (Python)" in dev_part and "jaxlib commits between" not in dev_part
+    assert f"jax {first} over jaxlib {BASE}: like bad" in dev_part
+    assert f"jax {BUILDS[2][0]}" not in out  # the third night never ran
+    assert list(results.glob(f"{first}-*.json")) and not list(results.glob(f"{BUILDS[2][0]}-*.json"))
+    verdict = json.loads(verdict_file.read_text())
+    assert verdict["first_bad"]["jax"] == NEXT and verdict["dev_builds"]["first_bad"]["jax_commit"] == "b" * 40
+    assert verdict["dev_builds"]["last_good"]["version"] == last
+    assert f"first bad dev build: jax {first}" in issue.read_text()
+
+
+@pytest.mark.e2e
+def test_attribute_on_a_release_pair_whose_jax_is_patched_says_changed_by_jax(dev_wheels, tmp_path, capsys):
+    """Real packages: jax 0.10.2 and a patched re-tag of it as 0.10.3, both over jaxlib 0.10.2 (which both accept),
+    so both mixes run; without --pre the dev builds are not searched."""
+    from conformance import cli
+
+    code = cli.main(["bisect", CELL, "--good", BASE, "--bad", NEXT, "--find-links", str(dev_wheels), "--attribute",
+                     "--results", str(tmp_path / "r")])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert [line for line in out.splitlines() if line.startswith("attribution:")] == [
+        "attribution: changed by jax (Python)"]
+    assert f"  jax {NEXT} over jaxlib {BASE}: like bad: differs" in out
+    assert f"  jax {BASE} over jaxlib {BASE}: like good: conforms" in out
+    assert "dev build" not in out and "--no-deps" not in out
+    built = sorted(p.name for p in (tmp_path / "r" / "builds").iterdir())
+    assert built == [f"pair-{BASE}-{BASE}", f"pair-{NEXT}-{BASE}"]
