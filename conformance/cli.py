@@ -35,6 +35,8 @@ from conformance.report.progress import conflict_line, event_lines
 from conformance.report.outputs import ExtraOutputs, extra_outputs
 from conformance.report.render import render_results
 from conformance.report.terminal import cases_listing, run_heading, run_summary
+from conformance.results.history import entry_lines
+from conformance.results.history_file import HistoryRequest, record_run
 from conformance.results.load import ResultsError
 from conformance.results.outputs import check_outputs
 
@@ -114,9 +116,11 @@ def command_run(args: argparse.Namespace) -> int:
 
 
 def render_report(paths: Any, out: Path, markdown: Path | None = None, junit: Path | None = None,
-                  cases: list | None = None, extra: ExtraOutputs | None = None) -> tuple[Path, list[str]]:
+                  cases: list | None = None, extra: ExtraOutputs | None = None,
+                  history: Path | None = None) -> tuple[Path, list[str]]:
     """Render every readable result file, naming each unreadable one and each conflict; the report and problems."""
-    done = render_results(paths, out, markdown, junit, cases, EnvironmentBuilder().index.cached_releases("jax"), extra)
+    done = render_results(paths, out, markdown, junit, cases, EnvironmentBuilder().index.cached_releases("jax"), extra,
+                          history)
     for problem in done.problems:
         _err(f"skipped unreadable result file: {problem}")
     for conflict in done.conflicts:
@@ -130,9 +134,18 @@ def command_report(args: argparse.Namespace) -> int:
              ("--compat-json", "compat json", args.compat_json), ("--wptreport", "wptreport", args.wptreport)]
     check_outputs([(option, path) for option, _, path in named], inputs=list(args.results))
     extra = extra_outputs(args.markdown, args.markdown_full, args.html_link, args.compat_json, args.wptreport)
-    _, problems = render_report(args.results, args.output, args.markdown, args.junit, extra=extra)
+    _, problems = render_report(args.results, args.output, args.markdown, args.junit, extra=extra, history=args.history)
     print("\n".join(f"{label}: {path}" for _, label, path in named if path))
     return 1 if problems else 0
+
+
+def command_history(args: argparse.Namespace) -> int:
+    """Append this run's entry to the history file and print what changed since the previous results."""
+    recorded = record_run(HistoryRequest(args.previous, args.results, args.history, args.commit, args.date))
+    for notice in recorded.notices:
+        _err(f"note: {notice}")
+    print("\n".join(entry_lines(recorded.entry, str(recorded.path), recorded.entries)))
+    return 0
 
 
 def command_matrix(args: argparse.Namespace) -> int:
@@ -207,7 +220,8 @@ def command_bisect(args: argparse.Namespace) -> int:
 
 
 LONG_COMMANDS = ("run", "diff", "gate", "bisect")
-COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "matrix": command_matrix,
+COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "history": command_history,
+            "matrix": command_matrix,
             "pin": command_pin, "diff": command_diff, "gate": command_gate, "bisect": command_bisect,
             "expectations": command_expectations, "supported": command_supported}
 

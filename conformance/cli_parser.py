@@ -93,6 +93,22 @@ def add_report_parser(commands: Any) -> None:
     report.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML, one test case per cell")
     report.add_argument("--compat-json", type=Path, metavar="PATH", help="also write MDN-style compatibility data")
     report.add_argument("--wptreport", type=Path, metavar="PATH", help="also write web-platform-tests' wptreport")
+    report.add_argument("--history", type=Path, metavar="FILE", help="history.json (written by `history`): show "
+                        "\"since the last run\" at the top of the page and the Markdown, and the previous runs")
+
+
+def add_history_parser(commands: Any) -> None:
+    """`history`: append one published run's entry (what changed since the previous results, and why) to a file."""
+    history = commands.add_parser("history", help="append this run's entry to history.json: counts, and the cells "
+                                  "changed since the previous results with the reason")
+    history.add_argument("--previous", type=Path, metavar="DIR", help="the previous published results (missing or "
+                         "empty: the first run, every cell new)")
+    history.add_argument("--results", type=Path, required=True, metavar="DIR", help="the new results")
+    history.add_argument("--history", type=Path, required=True, metavar="FILE", help="the history file to append to "
+                         "(created if missing; an unreadable one is set aside)")
+    history.add_argument("--commit", default="", metavar="SHA", help="the suite's commit that made the run")
+    history.add_argument("--date", type=day, default=None, metavar="YYYY-MM-DD", help="the run's day (default: today, "
+                         "UTC)")
 
 
 def add_decision_parsers(commands: Any) -> None:
@@ -154,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_common_options(listing, index=False)
     add_run_parser(commands)
     add_report_parser(commands)
+    add_history_parser(commands)
     listed = commands.add_parser("matrix", help="print the JAX versions of a matrix (latest: read from the index)")
     listed.add_argument("names", nargs="?", default=DEFAULT_MATRIX, metavar="NAMES", help=f"matrix names or .toml "
                         f"paths and JAX versions, separated by spaces or commas (default {DEFAULT_MATRIX})")

@@ -35,6 +35,7 @@ from conformance.report.conditions import MISCOMPILE_CASE
 from conformance.report.outputs import ExtraOutputs, write_extra_outputs
 from conformance.report.model import (BUG_ABSENT_GLYPH, BUG_PRESENT_GLYPH, CHANGE_GROUPS, GLYPHS, NOT_RUN, ReportModel,
                                       build_model, version_key)
+from conformance.report.since import SinceView, run_label, since_markdown
 from conformance.report.repro import module_source, prelude, script_sources, scripts_used
 from conformance.results.load import PathLike, load_results
 from conformance.decide.diff import warning_line
@@ -210,15 +211,17 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-def render_html(model: ReportModel, generated_at: dt.datetime | str) -> str:
-    """The report as one self-contained HTML page (inline CSS and script, no external resources)."""
+def render_html(model: ReportModel, generated_at: dt.datetime | str, since: SinceView | None = None) -> str:
+    """The report as one self-contained HTML page (inline CSS and script, no external resources); `since` adds
+    "Since the last run" at the top."""
     moment = generated_at.isoformat(timespec="seconds") if isinstance(generated_at, dt.datetime) else generated_at
     template = _environment().get_template(TEMPLATE_NAME)
     return template.render(
         model=model, data_json=json_for_script(page_data(model)), suite_version=conformance.__version__,
         schema_version=SCHEMA_VERSION, generated_at=moment, statuses=STATUS_ORDER, meaning=MEANING,
         letters={s.value: LETTER[s] for s in Status}, known_wording=KNOWN_ISSUE_WORDING, groups=CHANGE_GROUPS,
-        documented=DOCUMENTED_JAX, glyphs=GLYPHS, bug_glyphs=(BUG_PRESENT_GLYPH, BUG_ABSENT_GLYPH))
+        documented=DOCUMENTED_JAX, glyphs=GLYPHS, bug_glyphs=(BUG_PRESENT_GLYPH, BUG_ABSENT_GLYPH), since=since,
+        run_label=run_label)
 
 
 # ---------------------------------------------------------------- writing
@@ -243,20 +246,22 @@ def write_report(
     junit_path: PathLike | None = None,
     releases: Sequence[str] | None = None,
     extra: ExtraOutputs | None = None,
+    since: SinceView | None = None,
 ) -> Path:
     """Render result files to the HTML report at `out_path` (atomically), and optionally Markdown and JUnit XML, and
     the outputs for other tools that `extra` names (compat JSON, wptreport; how full the Markdown is, its link).
 
-    `releases`, the JAX releases of the package index, let the report name the exact release of each change.
+    `releases`, the JAX releases of the package index, let the report name the exact release of each change;
+    `since` (`report.since.since_view` of the run history) adds "Since the last run" to the page and the Markdown.
     """
     model = build_model(_as_files(paths_or_files), load_cases() if cases is None else cases, releases)
     moment = generated_at or dt.datetime.now(dt.timezone.utc)
     extra = extra or ExtraOutputs()
     out = Path(out_path)
-    write_text_atomically(out, render_html(model, moment))
+    write_text_atomically(out, render_html(model, moment, since))
     if markdown_path is not None:
         write_text_atomically(markdown_path, markdown_summary(model, full=extra.markdown_full, generated_at=moment,
-                                                              html_link=extra.html_link))
+                                                              html_link=extra.html_link, lead=since_markdown(since)))
     if junit_path is not None:
         write_text_atomically(junit_path, junit_xml(model))
     write_extra_outputs(model, moment, extra)

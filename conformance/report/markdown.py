@@ -224,12 +224,13 @@ def _moment(generated_at: dt.datetime | str | None) -> str:
 
 
 def markdown_summary(model: ReportModel, *, full: bool = False, generated_at: dt.datetime | str | None = None,
-                     html_link: str = DEFAULT_HTML_LINK) -> str:
+                     html_link: str = DEFAULT_HTML_LINK, lead: list[str] | None = None) -> str:
     """The Markdown page: header with date, suite version, platforms and a link to the HTML page (`html_link`,
     relative `index.html` by default); overview; where the documented release differs from the chapter; known
     issues and "since which release" tables; legend. `full` adds, before the legend, what changed between
-    neighbouring releases and the table of every cell."""
-    lines: list[str] = _header(model, _moment(generated_at), html_link) + _overview(model)
+    neighbouring releases and the table of every cell. `lead` are lines to put right after the header ("Since the last
+    run", `report.since.since_markdown`)."""
+    lines: list[str] = _header(model, _moment(generated_at), html_link) + list(lead or []) + _overview(model)
     lines += _discrepancies(model) + _since_tables(model)
     if full:
         lines += _changes(model) + _every_cell(model)

@@ -6,6 +6,7 @@ conflicting cells of merged files); the CLI prints it.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,8 @@ from conformance.envs.builder import EnvironmentBuilder
 from conformance.errors import ConformanceError
 from conformance.report.html import write_report
 from conformance.report.outputs import ExtraOutputs
+from conformance.report.since import since_view
+from conformance.results.history_file import read_history
 from conformance.results.load import read_results_tolerantly
 from conformance.results.merge import merge_files
 
@@ -27,11 +30,21 @@ class Rendered:
     conflicts: list = field(default_factory=list)
 
 
+def history_href(history: Path, out: Path) -> str:
+    """The history file's address relative to the page, where it lies in the page's folder or below (as on the
+    published site); "" elsewhere, so the page never names a path of the machine that made it."""
+    relative = os.path.relpath(Path(history).resolve(), Path(out).resolve().parent)
+    return "" if relative.startswith("..") else Path(relative).as_posix()
+
+
 def render_results(paths: Any, out: Path, markdown: Path | None = None, junit: Path | None = None,
-                   cases: list | None = None, releases: Any = None, extra: ExtraOutputs | None = None) -> Rendered:
+                   cases: list | None = None, releases: Any = None, extra: ExtraOutputs | None = None,
+                   history: Path | None = None) -> Rendered:
     """Render every readable result file of `paths` into `out` (and the Markdown summary, JUnit XML); one
     `ConformanceError` when none can be read. `cases` give rows their sections (default: the built-in cases);
-    `releases` are the JAX releases known (None: those the package index cache holds; the report names ranges)."""
+    `releases` are the JAX releases known (None: those the package index cache holds; the report names ranges);
+    `history` (a history.json) adds "Since the last run", and one `ConformanceError` when it cannot be read."""
+    since = since_view(read_history(history), history_href(history, out)) if history is not None else None
     loaded = read_results_tolerantly(paths)
     if not loaded.files:
         more = f" (and {len(loaded.problems) - 1} more unreadable)" if len(loaded.problems) > 1 else ""
@@ -40,5 +53,5 @@ def render_results(paths: Any, out: Path, markdown: Path | None = None, junit: P
     if releases is None:
         releases = EnvironmentBuilder().index.cached_releases("jax")  # offline: the report names ranges instead
     path = write_report(loaded.files, out, markdown_path=markdown, junit_path=junit, cases=cases, releases=releases,
-                        extra=extra)
+                        extra=extra, since=since)
     return Rendered(path, list(loaded.problems), conflicts)
