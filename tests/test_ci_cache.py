@@ -31,12 +31,13 @@ from pathlib import Path
 import pytest
 
 from conformance.engine.matrix import select_run
+from conformance.engine.shards import parse_shard
 from conformance.results.load import load_results
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = "ubuntu-24.04"  # the runner kind of this machine's platform (linux-x86_64)
-SELECT = "exception_hierarchy or integer_conversion or reading_the_configuration"
-EDITED = "config"  # the case module edited before run 3 (reading_the_configuration's module)
+SELECT = "exception_hierarchy or integer_conversion or explicit_test_util_import"
+EDITED = "setup"  # the case module edited before run 3 (explicit_test_util_import's module)
 RELEASES = ["0.9.2", "0.10.2"]
 THIRD = "0.10.1"
 
@@ -149,7 +150,8 @@ def test_three_runs_run_only_what_is_new(tmp_path):
     cells = [cell.id for cell in select_run([], SELECT).selected]
     edited_cells = [cell for cell in cells if cell.startswith(f"{EDITED}.")]
     cells_per_release, edited = len(cells), len(edited_cells)
-    assert 0 < edited < cells_per_release  # 7 cells, 4 of them in the edited module
+    assert 0 < edited < cells_per_release  # 4 cells, 1 of them in the edited module
+    shards = {k: set(select_run([], SELECT, parse_shard(f"{k}/2")).cell_ids) for k in (1, 2)}
 
     first = workflow_run(ROOT, site, tmp_path / "run1", RELEASES)
     assert "nothing restored" in first.plan_log or "0 answered" in first.plan_log
@@ -182,7 +184,10 @@ def test_three_runs_run_only_what_is_new(tmp_path):
     expected = {(THIRD, cell) for cell in cells} | {(v, cell) for v in RELEASES for cell in edited_cells}
     assert third.ran_cells == expected and third.ran == cells_per_release + 2 * edited
     jobs = {(e["job"]["jax"], e["job"]["shard"]) for e in third.plan["matrix"]["include"]}
-    assert {(THIRD, "1/2"), (THIRD, "2/2")} <= jobs and len(jobs) < 6  # not every shard of the old releases
+    # The new release's shards, and on the other releases only the shards holding an edited cell.
+    assert jobs == {(THIRD, "1/2"), (THIRD, "2/2")} | {
+        (v, f"{k}/2") for v in RELEASES for k, share in shards.items() if share & set(edited_cells)}
+    assert len(jobs) < 6 and third.plan["job_count"] == len(jobs)
     assert third.plan["to_run"] == cells_per_release + 2 * edited
     assert third.plan["cells"] - third.plan["to_run"] == 2 * (cells_per_release - edited)
     assert third.reused == sum(e["cells"] - e["to_run"] for e in third.plan["matrix"]["include"])

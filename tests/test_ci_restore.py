@@ -162,3 +162,18 @@ def test_a_sharded_run_is_answered_from_storage_too(tmp_path):
     sharded = dataclasses.replace(request, shard=parse_shard("1/1"))
     assert list(matrix.stored_cells(sharded, builder, "0.8.0", [target])) == [target.id]
     assert matrix.stored_run(sharded, builder, "0.8.0", [target]) is not None
+
+
+def test_the_restore_script_says_how_many_files_it_restored(tmp_path):
+    site = site_with(tmp_path, {f"0.8.0-{LINUX}": [cell(*VMAP)], f"0.8.0-{MAC}": [cell(*VMAP)]})
+    counts = []
+    for platform in ("", MAC):
+        output = tmp_path / f"output{platform}"
+        output.write_text("")
+        env = {**os.environ, "PYTHON": sys.executable, "SITE_URL": str(site), "RESULTS": str(tmp_path / f"r{platform}"),
+               "PLATFORM": platform, "GITHUB_OUTPUT": str(output)}
+        done = subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "restore-results.sh")], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and "restored" in done.stdout
+        counts.append(output.read_text())
+    assert counts == ["restored=2\n", "restored=1\n"]  # the report job compares its count with the plan job's

@@ -102,6 +102,26 @@ def test_the_jobs_run_the_scripts_that_the_tests_run():
         assert (ROOT / ".github" / "scripts" / script).exists()
 
 
+def test_every_job_restores_and_the_report_publishes_only_with_what_the_plan_restored():
+    flow = workflow()
+    for job in ("plan", "shard", "report"):
+        assert "bash .github/scripts/restore-results.sh" in _runs(flow["jobs"][job])
+    report = flow["jobs"]["report"]
+    assert report["if"] == "${{ !cancelled() && needs.plan.result == 'success' }}"  # runs when shard is skipped
+    download = next(s for s in report["steps"] if str(s.get("uses", "")).startswith("actions/download-artifact@"))
+    assert download["if"] == "${{ needs.shard.result != 'skipped' }}"
+    refuse = next(s for s in report["steps"] if "refuse" in s.get("name", ""))
+    assert refuse["if"] == "${{ steps.restore.outputs.restored != needs.plan.outputs.restored }}"
+    assert flow["jobs"]["plan"]["outputs"]["restored"] == "${{ steps.restore.outputs.restored }}"
+    render = next(s for s in report["steps"] if "render-report.sh" in s.get("run", ""))
+    assert render["env"]["PUBLISH"] == "1" and render["env"]["PREVIOUS"] == "previous-results"
+    shard = flow["jobs"]["shard"]
+    upload = next(s for s in shard["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact@"))
+    assert upload["with"]["path"].startswith("results/*-shard*of*.json")  # never the restored files
+    pages = next(s for s in report["steps"] if str(s.get("uses", "")).startswith("actions/upload-pages-artifact@"))
+    assert "github.event_name != 'pull_request'" in pages["if"]  # a pull request never publishes
+
+
 def test_the_gate_step_uses_the_committed_baseline_folder():
     gate = next(s for s in workflow()["jobs"]["report"]["steps"] if "gate.sh" in s.get("run", ""))
     assert (ROOT / gate["env"]["BASELINE"]).is_dir()

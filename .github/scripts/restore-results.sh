@@ -12,6 +12,9 @@
 #   KEEP       also copy the restored files and the site's history.json here, untouched by the run (optional)
 #   PLATFORM   restore only this platform's files (optional; default every platform)
 #   PYTHON     the interpreter that has jax-conformance installed (default python)
+#
+# Writes `restored=N` (the result files in RESULTS afterwards) to $GITHUB_OUTPUT when set: the report job compares
+# it with the plan job's, so that a restore failing in between never publishes a site missing what was not rerun.
 set -euo pipefail
 py="${PYTHON:-python}"
 results="${RESULTS:-results}"
@@ -19,10 +22,13 @@ mkdir -p "$results"
 if [[ -n "${KEEP:-}" ]]; then mkdir -p "$KEEP"; fi
 if [[ -z "${SITE_URL:-}" ]]; then
     echo "jax-conformance: restore: no SITE_URL given; nothing restored, every cell runs"
-    exit 0
+else
+    args=("$SITE_URL" --into "$results")
+    if [[ -n "${KEEP:-}" ]]; then args+=(--keep "$KEEP"); fi
+    if [[ -n "${PLATFORM:-}" ]]; then args+=(--platform "$PLATFORM"); fi
+    "$py" -m conformance.results.restore "${args[@]}" || echo "jax-conformance: restore failed; every cell runs"
 fi
-args=("$SITE_URL" --into "$results")
-if [[ -n "${KEEP:-}" ]]; then args+=(--keep "$KEEP"); fi
-if [[ -n "${PLATFORM:-}" ]]; then args+=(--platform "$PLATFORM"); fi
-"$py" -m conformance.results.restore "${args[@]}" || echo "jax-conformance: restore failed; every cell runs"
+if [[ -n "${GITHUB_OUTPUT:-}" ]]; then
+    echo "restored=$(find "$results" -maxdepth 1 -name '*.json' | wc -l | tr -d ' ')" >> "$GITHUB_OUTPUT"
+fi
 exit 0
