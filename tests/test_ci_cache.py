@@ -12,8 +12,12 @@ results (kept apart as the previous run), adds every artifact, publishes the mer
 3. A third release, and one case module edited (in a clone of the checkout, so the repository is untouched): only
    the new release's cells and the edited case's cells on the two other releases run; every other cell is reused.
 
-Releases 0.9.2, 0.10.2 and (third) 0.10.1 have hashed pins in matrix/pins and their environments are in the shared
-environment cache here; elsewhere the test builds them from the package index, hence `e2e`.
+The versions are not named: like the daily run's `all`, each run reads them from the package index with a matrix
+file (`since = "0.9.2"`), and the index is a local `file://` simple index standing in for PyPI, one snapshot per day
+(PyPI's pages of jax and jaxlib, as cached here or fetched, cut to the releases out that day): 0.9.2 and 0.10.2 on
+days 1 and 2, and 0.11.0 too on day 3. Those releases have hashed pins in matrix/pins and their environments are in
+the shared environment cache here (hashed pins install the same files from any index); elsewhere the test builds them
+from PyPI, hence `e2e`.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from pathlib import Path
 import pytest
 
 from conformance.engine.matrix import select_run
+from conformance.envs.index import DEFAULT_INDEX, fetch_project_page
 from conformance.engine.shards import parse_shard
 from conformance.results.load import load_results
 
@@ -39,7 +44,7 @@ RUNNER = "ubuntu-24.04"  # the runner kind of this machine's platform (linux-x86
 SELECT = "exception_hierarchy or integer_conversion or explicit_test_util_import"
 EDITED = "setup"  # the case module edited before run 3 (explicit_test_util_import's module)
 RELEASES = ["0.9.2", "0.10.2"]
-THIRD = "0.10.1"
+THIRD = "0.11.0"  # published on the index between run 2 and run 3
 
 pytestmark = pytest.mark.e2e
 
@@ -65,13 +70,31 @@ def script(checkout: Path, name: str, **env: str) -> subprocess.CompletedProcess
     return done
 
 
-def workflow_run(checkout: Path, site: Path, work: Path, versions: list[str]) -> Workflow:
-    """The plan, shard and report jobs of one workflow run; the site is replaced by what the report job wrote."""
+def day_index(folder: Path, versions: list[str]) -> str:
+    """A `file://` simple index holding PyPI's jax and jaxlib pages cut to `versions` (the releases out that day)."""
+    for project in ("jax", "jaxlib"):
+        cached = Path(os.environ.get("JAX_CONFORMANCE_CACHE") or Path.home() / ".cache" / "jax-conformance")
+        cached = cached / f"index-{project}.json"
+        page = json.loads(cached.read_text()) if cached.is_file() else fetch_project_page(project, DEFAULT_INDEX)
+        named = re.compile(rf"^{project}-(?P<version>[^-]+?)(?:-|\.tar\.gz$)")
+        files = [f for f in page["files"] if (m := named.match(f["filename"])) and m["version"] in versions]
+        assert {named.match(f["filename"])["version"] for f in files} == set(versions)
+        (folder / project).mkdir(parents=True)
+        (folder / project / "index.json").write_text(json.dumps({"meta": {"api-version": "1.0"}, "files": files}))
+    return folder.as_uri()
+
+
+def workflow_run(checkout: Path, site: Path, work: Path, released: list[str]) -> Workflow:
+    """The plan, shard and report jobs of one workflow run, on a day when `released` are on the index; the site is
+    replaced by what the report job wrote."""
     work.mkdir()
+    index = day_index(work / "index", released)
+    matrix_file = work / "since.toml"  # like `all`, which is `since = "0.4.38"`
+    matrix_file.write_text('description = "every release from 0.9.2 on"\nsince = "0.9.2"\n')
     script(checkout, "restore-results.sh", SITE_URL=str(site), RESULTS=str(work / "restored"))
     output = work / "github_output"
     output.write_text("")
-    planned = script(checkout, "plan.sh", VERSIONS=" ".join(versions), RUNNERS=RUNNER, SHARDS="2",
+    planned = script(checkout, "plan.sh", VERSIONS=str(matrix_file), RUNNERS=RUNNER, SHARDS="2", INDEX_URL=index,
                      STORED=str(work / "restored"), SELECT=SELECT, GITHUB_OUTPUT=str(output))
     plan = dict(line.split("=", 1) for line in output.read_text().splitlines())
     run = Workflow({k: json.loads(v) for k, v in plan.items()}, planned.stderr)
@@ -81,7 +104,7 @@ def workflow_run(checkout: Path, site: Path, work: Path, versions: list[str]) ->
         results = work / f"shard{i}" / "results"
         script(checkout, "restore-results.sh", SITE_URL=str(site), RESULTS=str(results), PLATFORM=job["platform"])
         script(checkout, "run-shard.sh", JAX=job["job"]["jax"], SHARD=job["job"]["shard"], RESULTS=str(results),
-               SELECT=SELECT, WORKERS="2")
+               SELECT=SELECT, WORKERS="2", INDEX_URL=index)
         for path in results.glob("*-shard*of*.json"):  # the job's artifact: its own files, not the restored ones
             shutil.copy(path, artifacts / f"{i}-{path.name}")
             stored = load_results(path)[0]

@@ -13,7 +13,6 @@
 #   STORED    the folder of restored result files (optional: without it every job has work)
 #   SELECT    a -k expression (optional)
 #   INDEX_URL the simple index to read releases from (optional; else UV_INDEX_URL, PyPI)
-#   FIND_LINKS a folder or page of distribution files also read for releases (optional)
 #   PYTHON    the interpreter that has jax-conformance installed (default python)
 set -euo pipefail
 py="${PYTHON:-python}"
@@ -21,7 +20,6 @@ args=(matrix "${VERSIONS:?set VERSIONS}" --ci-runners "${RUNNERS:?set RUNNERS}" 
 if [[ -n "${STORED:-}" ]]; then args+=(--stored "$STORED"); fi
 if [[ -n "${SELECT:-}" ]]; then args+=(-k "$SELECT"); fi
 if [[ -n "${INDEX_URL:-}" ]]; then args+=(--index-url "$INDEX_URL"); fi
-if [[ -n "${FIND_LINKS:-}" ]]; then args+=(--find-links "$FIND_LINKS"); fi
 said="$(mktemp)"
 trap 'rm -f "$said"' EXIT
 status=0
