@@ -1,4 +1,4 @@
-"""The command line (`list run report matrix pin diff gate bisect expectations supported`): one short function per
+"""The command line (`list run report history matrix pin diff gate bisect expectations supported`): one short function per
 command that builds a request and prints its outcome, and the progress printer; the grammar is `cli_parser`. The work lives below (`engine.matrix.run_targets`
 for every `engine.targets` kind, `decide.sides`, `decide.bisect_session`, `report`, `results`), which never sees
 parsed arguments. `main(argv)` returns the exit status; expected problems are one line on stderr and exit 2."""

@@ -44,7 +44,12 @@ def render_results(paths: Any, out: Path, markdown: Path | None = None, junit: P
     `ConformanceError` when none can be read. `cases` give rows their sections (default: the built-in cases);
     `releases` are the JAX releases known (None: those the package index cache holds; the report names ranges);
     `history` (a history.json) adds "Since the last run", and one `ConformanceError` when it cannot be read."""
-    since = since_view(read_history(history), history_href(history, out)) if history is not None else None
+    since = None
+    if history is not None:
+        written = [out, markdown, junit] + ([extra.compat_json, extra.wptreport] if extra else [])
+        if any(path is not None and Path(path).resolve() == Path(history).resolve() for path in written):
+            raise ConformanceError(f"--history {history} is also an output of this report; it would be overwritten")
+        since = since_view(read_history(history), history_href(history, out))
     loaded = read_results_tolerantly(paths)
     if not loaded.files:
         more = f" (and {len(loaded.problems) - 1} more unreadable)" if len(loaded.problems) > 1 else ""

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from conformance.report.markdown import text
 from conformance.results.history import (CHANGED_CASE, KEY_NOT_RECORDED, NEW_CASE, REMOVED, UNCHANGED_KEY,
-                                         ChangedCell, HistoryEntry, describe_change, summary_line)
+                                         MAX_LISTED, ChangedCell, HistoryEntry, summary_line)
 
 # The order the groups of changed cells are shown in, with what each reason means to a reader.
 GROUPS = {
@@ -29,13 +29,61 @@ MAX_MARKDOWN_RUNS = 10
 
 
 @dataclass
+class CellChanges:
+    """One cell's change on one platform, alike on one or more releases (a case edit changes a cell on many)."""
+
+    cell: str
+    platform: str
+    build: str
+    before: str | None
+    after: str | None
+    printed_before: bool
+    printed_after: bool
+    versions: list[str] = field(default_factory=list)
+
+    @property
+    def versions_text(self) -> str:
+        """`0.4.38, 0.5.0`, or `0.4.38 … 0.12.0 (26 releases)` for more than four."""
+        if len(self.versions) <= 4:
+            return ", ".join(self.versions)
+        return f"{self.versions[0]} … {self.versions[-1]} ({len(self.versions)} releases)"
+
+    def text(self, reason: str = "") -> str:
+        """One line: `cell on jax VERSIONS (platform): before → after`, and the reason where given."""
+        def word(status: str | None, printed: bool) -> str:
+            return "no result" if status is None else status + (" (printed output differs)" if printed else "")
+
+        build = f" ({self.build})" if self.build else ""
+        return (f"{self.cell} on jax {self.versions_text}{build} · {self.platform}: "
+                f"{word(self.before, self.printed_before)} → {word(self.after, self.printed_after)}"
+                + (f" ({reason})" if reason else ""))
+
+
+def grouped(changes: list[ChangedCell]) -> list[CellChanges]:
+    """`changes` with the same cell, platform, build and change on several releases folded into one, in order."""
+    found: dict[tuple, CellChanges] = {}
+    for c in changes:
+        key = (c.cell, c.platform, c.build, c.before, c.after, c.printed_before, c.printed_after)
+        if key not in found:
+            found[key] = CellChanges(*key)
+        found[key].versions.append(c.jax)
+    return list(found.values())
+
+
+@dataclass
 class ChangeGroup:
-    """The changed cells of one reason (as many as the entry lists) and how many there are in all."""
+    """The changed cells of one reason (as many as the entry lists, folded over releases) and how many cells
+    changed for it in all."""
 
     reason: str
     meaning: str
-    cells: list[ChangedCell]
+    cells: list[CellChanges]
     total: int
+
+    @property
+    def listed(self) -> int:
+        """How many changed cells (one per release) the group's lines cover."""
+        return sum(len(c.versions) for c in self.cells)
 
     @property
     def flagged(self) -> bool:
@@ -53,6 +101,7 @@ class SinceView:
     runs: list[HistoryEntry]  # the earlier runs, newest first (at most MAX_RUNS_SHOWN)
     runs_total: int
     history_href: str = ""  # the history file, relative to the page, where the page can link to it
+    listed_cap: int = MAX_LISTED  # the changed cells an entry lists at most
     summary: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -64,9 +113,10 @@ def since_view(entries: list[HistoryEntry], history_href: str = "") -> SinceView
     if not entries:
         return None
     entry = entries[-1]
-    groups = [ChangeGroup(reason, meaning, [c for c in entry.changed if c.reason == reason],
-                          entry.changes.get(reason, 0))
-              for reason, meaning in GROUPS.items() if entry.changes.get(reason, 0)]
+    gone = sum(c.cells for c in entry.removed_columns)  # counted as removed, listed as columns
+    totals = {reason: entry.changes.get(reason, 0) - (gone if reason == REMOVED else 0) for reason in GROUPS}
+    groups = [ChangeGroup(reason, meaning, grouped([c for c in entry.changed if c.reason == reason]), totals[reason])
+              for reason, meaning in GROUPS.items() if totals[reason] > 0]
     earlier = entries[:-1][::-1]
     return SinceView(entry, earlier[0] if earlier else None, groups, earlier[:MAX_RUNS_SHOWN], len(earlier),
                      history_href)
@@ -83,25 +133,26 @@ def since_markdown(view: SinceView | None) -> list[str]:
         return []
     entry = view.entry
     lines = ["", "## Since the last run", ""]
-    against = f" compared with the run of {text(run_label(view.previous))}" if view.previous else ""
-    lines.append(f"This run: {text(run_label(entry))}, suite {text(entry.suite_version or '?')}{against}: "
+    against = f", compared with the run of {text(run_label(view.previous))}" if view.previous else ""
+    lines.append(f"This run: {text(run_label(entry))}, suite {text(entry.suite_version or '?')}{against}. "
                  + ("The first run in the history: every cell is new." if entry.first_run else text(view.summary) + "."))
     for group in (g for g in view.groups if g.flagged):
         lines += ["", f"**⚠ {group.total} cell{'s' if group.total != 1 else ''} changed on an unchanged key "
                       f"(flagged):** {text(group.meaning)}."]
     new = [c for c in entry.new_columns if not entry.first_run]
     if new:
-        lines += ["", "New releases: " + ", ".join(text(f"jax {c.jax} on {c.platform} ({c.cells} cell{'s' if c.cells != 1 else ''})") for c in new)
+        lines += ["", f"New release{'s' if len(new) != 1 else ''}: " + ", ".join(text(f"jax {c.jax} on {c.platform} ({c.cells} cell{'s' if c.cells != 1 else ''})") for c in new)
                   + "."]
     if entry.removed_columns:
         lines += ["", "No longer in the results: " + ", ".join(text(f"jax {c.jax} on {c.platform}")
                                                              for c in entry.removed_columns) + "."]
-    listed = [c for g in view.groups for c in g.cells][:MAX_MARKDOWN_CELLS]
-    if listed:
-        lines += [""] + [f"- {text(describe_change(c))}" for c in listed]
-        more = entry.total_changes - entry.changes.get("new release", 0) - len(listed)
+    shown = [(g, c) for g in view.groups for c in g.cells][:MAX_MARKDOWN_CELLS]
+    if shown:
+        lines += [""] + [f"- {text(c.text(g.reason))}" for g, c in shown]
+        more = sum(g.total for g in view.groups) - sum(len(c.versions) for _, c in shown)
         if more > 0:
-            lines.append(f"- … and {more} more (the HTML page and history.json list them)")
+            lines.append(f"- … and {more} more changed cell{'s' if more != 1 else ''} (the HTML page lists "
+                         f"{MAX_LISTED} per run at most, history.json counts every one)")
     if view.runs:
         lines += ["", "Previous runs:", "", "| run | suite | releases | cells | conforms | changed | flagged |",
                   "|---|---|---|---|---|---|---|"]

@@ -226,6 +226,9 @@ def entry_lines(entry: HistoryEntry, path: str, entries: int) -> list[str]:
     lines = [f"history: {path} entry {entries} ({entry.date}{commit}, suite {entry.suite_version or '?'}): "
              f"{entry.cells} cells, {len(entry.releases)} release(s) on {', '.join(entry.platforms) or 'no platform'}"
              + (" — the first run" if entry.first_run else ""), summary_line(entry)]
+    if entry.keys_changed:
+        lines.append(f"{entry.keys_changed} cell(s) ran again for a changed key (counted as changed only where "
+                     f"their status or printed-output mark changed)")
     if entry.new_columns and not entry.first_run:
         lines.append("new: " + ", ".join(f"jax {c.jax} {c.platform}" for c in entry.new_columns[:MAX_PRINTED]))
     if entry.removed_columns:

@@ -20,7 +20,7 @@ from typing import Any
 from conformance.atomic import write_text_atomically
 from conformance.errors import ConformanceError
 from conformance.results.history import (REASONS, HistoryEntry, check_commit, entry_from_json, history_entry)
-from conformance.results.load import ResultsError, read_results_tolerantly, result_files
+from conformance.results.load import ResultsError, is_result_name, read_results_tolerantly, result_files
 from conformance.core.status import Status
 
 FORMAT = "jax-conformance-history"
@@ -190,6 +190,8 @@ def _previous_files(previous: Path | None, notices: list[str]) -> list:
 def record_run(request: HistoryRequest) -> Recorded:
     """Append the entry of the run whose results are `request.results` to the history file, written atomically."""
     commit = check_commit(request.commit)
+    if is_result_name(request.history.name):
+        raise ConformanceError(f"--history {request.history} is named like a result file; name it history.json")
     notices: list[str] = []
     previous = _previous_files(request.previous, notices)
     if not request.results.exists():
