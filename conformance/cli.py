@@ -22,6 +22,7 @@ from conformance.decide.sides import JUDGING_FLAGS, DiffRequest, GateRequest, ru
 from conformance.decide.upkeep import prune_file, supported_lines
 from conformance.atomic import write_text_atomically
 from conformance.engine import matrix
+from conformance.engine.ciwork import WorkRequest, plan_work
 from conformance.engine.shards import parse_shard
 from conformance.engine.targets import BUILD_KINDS, Release, given_builds, releases
 from conformance.envs.builder import EnvironmentBuilder
@@ -149,8 +150,14 @@ def command_history(args: argparse.Namespace) -> int:
 
 def command_matrix(args: argparse.Namespace) -> int:
     """Print the JAX versions of matrices and versions (oldest first, each once), as lines, JSON or a CI plan."""
-    words = args.names.replace(",", " ").split() or [DEFAULT_MATRIX]
-    versions = sort_versions(expand_words(words, make_builder(args).index, matrix_versions))
+    words, builder = args.names.replace(",", " ").split() or [DEFAULT_MATRIX], make_builder(args)
+    versions = sort_versions(expand_words(words, builder.index, matrix_versions))
+    if args.ci_runners:  # the jobs with work only, each on its runner kind
+        work = plan_work(WorkRequest(tuple(versions), tuple(args.ci_runners.replace(",", " ").split()), args.shards,
+                                     args.expression, args.stored), builder)
+        print(work.summary(), file=sys.stderr)
+        print(json.dumps(work.to_json()))
+        return 0
     plan = plan_json(versions, args.ci_jobs, args.shards) if args.ci_jobs is not None else None
     print(json.dumps(plan) if plan else json.dumps(versions) if args.json else "\n".join(versions))
     return 0

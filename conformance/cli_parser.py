@@ -180,6 +180,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "runners: the versions and shard of each job, within GitHub's limit of 256 jobs per matrix")
     listed.add_argument("--shards", type=int, default=2, metavar="N",
                         help="with --ci-jobs: shards per version while they fit (default 2)")
+    listed.add_argument("--ci-runners", metavar="KINDS", help="the CI plan for these runner kinds (ubuntu-24.04, "
+                        "ubuntu-24.04-arm, macos-14, windows-2022; separated by spaces or commas), keeping only the "
+                        "jobs with a cell that --stored does not answer on the runner's platform")
+    listed.add_argument("--stored", type=Path, metavar="DIR", help="with --ci-runners: the restored result files of "
+                        "the last run; a cell whose reuse key is unchanged is answered and needs no job")
+    listed.add_argument("-k", dest="expression", metavar="EXPR", help="with --ci-runners: the cells the jobs select")
     add_common_options(listed, cases=False)
     add_decision_parsers(commands)
     pin = commands.add_parser("pin", help="refresh the hashed pinned requirement sets in matrix/pins/")

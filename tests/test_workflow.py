@@ -68,11 +68,15 @@ def test_triggers_runners_and_matrix():
     triggers = flow[True] if True in flow else flow["on"]  # YAML 1.1 reads `on` as true
     assert {"push", "pull_request", "schedule", "workflow_dispatch"} <= set(triggers)
     assert {"versions", "cases"} <= set(triggers["workflow_dispatch"]["inputs"])
+    assert [entry["cron"] for entry in triggers["schedule"]] == ["17 4 * * *"]  # daily: only what is new runs
     shard = flow["jobs"]["shard"]
-    assert shard["strategy"]["matrix"]["os"] == RUNNERS
-    assert "needs.plan.outputs.jobs" in shard["strategy"]["matrix"]["job"]
+    # The matrix is the plan's `include` list: each job carries its runner kind, so a runner without work has none.
+    assert shard["strategy"]["matrix"] == "${{ fromJSON(needs.plan.outputs.matrix) }}"
+    assert shard["runs-on"] == "${{ matrix.os }}"
+    assert shard["if"] == "${{ needs.plan.outputs.job_count != '0' }}"
     plan_step = next(s for s in flow["jobs"]["plan"]["steps"] if "plan.sh" in s.get("run", ""))
-    assert plan_step["env"]["RUNNERS"] == str(len(RUNNERS))  # the plan counts the runners the matrix has
+    assert plan_step["env"]["RUNNERS"].split() == RUNNERS
+    assert plan_step["env"]["STORED"] == "restored"
     assert "'all'" in plan_step["env"]["VERSIONS"] and "schedule" in plan_step["env"]["VERSIONS"]
     assert "'quick latest'" in plan_step["env"]["VERSIONS"]
     caches = [s for s in shard["steps"] if str(s.get("uses", "")).startswith("actions/cache@")]
@@ -96,6 +100,26 @@ def test_the_jobs_run_the_scripts_that_the_tests_run():
     for script in ("run-shard.sh", "render-report.sh", "gate.sh"):
         assert f'$GITHUB_ACTION_PATH/../../scripts/{script}' in steps
         assert (ROOT / ".github" / "scripts" / script).exists()
+
+
+def test_every_job_restores_and_the_report_publishes_only_with_what_the_plan_restored():
+    flow = workflow()
+    for job in ("plan", "shard", "report"):
+        assert "bash .github/scripts/restore-results.sh" in _runs(flow["jobs"][job])
+    report = flow["jobs"]["report"]
+    assert report["if"] == "${{ !cancelled() && needs.plan.result == 'success' }}"  # runs when shard is skipped
+    download = next(s for s in report["steps"] if str(s.get("uses", "")).startswith("actions/download-artifact@"))
+    assert download["if"] == "${{ needs.shard.result != 'skipped' }}"
+    refuse = next(s for s in report["steps"] if "refuse" in s.get("name", ""))
+    assert refuse["if"] == "${{ steps.restore.outputs.restored != needs.plan.outputs.restored }}"
+    assert flow["jobs"]["plan"]["outputs"]["restored"] == "${{ steps.restore.outputs.restored }}"
+    render = next(s for s in report["steps"] if "render-report.sh" in s.get("run", ""))
+    assert render["env"]["PUBLISH"] == "1" and render["env"]["PREVIOUS"] == "previous-results"
+    shard = flow["jobs"]["shard"]
+    upload = next(s for s in shard["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact@"))
+    assert upload["with"]["path"].startswith("results/*-shard*of*.json")  # never the restored files
+    pages = next(s for s in report["steps"] if str(s.get("uses", "")).startswith("actions/upload-pages-artifact@"))
+    assert "github.event_name != 'pull_request'" in pages["if"]  # a pull request never publishes
 
 
 def test_the_gate_step_uses_the_committed_baseline_folder():
@@ -129,25 +153,36 @@ def test_matrix_command_prints_versions_for_a_job_matrix(monkeypatch, capsys):
     assert capsys.readouterr().out.split() == ["0.4.38", "0.12.0.1"]
 
 
-def _plan(tmp_path, versions: str, runners: int, shards: int = 2) -> dict:
-    """Run the plan job's script as the workflow does, and read what it writes to $GITHUB_OUTPUT."""
+def plan_output(path: Path) -> dict:
+    """What the plan job's script wrote to $GITHUB_OUTPUT, parsed."""
+    lines = dict(line.split("=", 1) for line in path.read_text().splitlines())
+    return {"jobs": json.loads(lines["jobs"]), "shard_count": int(lines["shard_count"]),
+            "total_jobs": int(lines["total_jobs"]), "matrix": json.loads(lines["matrix"]),
+            "job_count": int(lines["job_count"]), "cells": int(lines["cells"]), "to_run": int(lines["to_run"])}
+
+
+def _plan(tmp_path, versions: str, runners: list[str], shards: int = 2) -> dict:
+    """Run the plan job's script as the workflow does (nothing restored), and read what it writes to $GITHUB_OUTPUT."""
     out = tmp_path / "github_output"
     out.write_text("")
-    env = {"PATH": os.environ["PATH"], "PYTHON": sys.executable, "VERSIONS": versions, "RUNNERS": str(runners),
+    env = {"PATH": os.environ["PATH"], "PYTHON": sys.executable, "VERSIONS": versions, "RUNNERS": " ".join(runners),
            "SHARDS": str(shards), "GITHUB_OUTPUT": str(out), "JAX_CONFORMANCE_CACHE": str(tmp_path / "cache")}
     subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "plan.sh")], env=env, check=True, cwd=ROOT)
-    lines = dict(line.split("=", 1) for line in out.read_text().splitlines())
-    return {"jobs": json.loads(lines["jobs"]), "shard_count": int(lines["shard_count"]),
-            "total_jobs": int(lines["total_jobs"])}
+    return plan_output(out)
 
 
 @pytest.mark.parametrize("count, runners, shards, expected_shards", [
-    (4, 4, 2, 2), (27, 4, 2, 2), (40, 4, 2, 1), (64, 4, 3, 1), (65, 4, 2, 1), (130, 4, 2, 1), (27, 10, 2, 1)])
+    (4, 4, 2, 2), (27, 4, 2, 2), (40, 4, 2, 1), (64, 4, 3, 1), (65, 4, 2, 1), (130, 4, 2, 1), (27, 2, 5, 4)])
 def test_the_plan_stays_within_256_jobs_and_runs_every_version_once_per_shard(tmp_path, count, runners, shards,
                                                                               expected_shards):
     versions = [f"0.{minor}.{patch}" for minor in range(5, 40) for patch in range(4)][:count]
-    plan = _plan(tmp_path, " ".join(versions), runners, shards)
+    plan = _plan(tmp_path, " ".join(versions), RUNNERS[:runners], shards)
     assert plan["total_jobs"] == runners * len(plan["jobs"]) <= 256
+    # Nothing restored: every job has work on every runner, each carrying its runner kind.
+    assert plan["job_count"] == len(plan["matrix"]["include"]) == plan["total_jobs"]
+    assert {(e["os"], e["job"]["jax"], e["job"]["shard"]) for e in plan["matrix"]["include"]} == {
+        (os_, job["jax"], job["shard"]) for os_ in RUNNERS[:runners] for job in plan["jobs"]}
+    assert plan["to_run"] == plan["cells"] > 0
     assert plan["shard_count"] == expected_shards
     ran = [(v, job["shard"]) for job in plan["jobs"] for v in job["jax"].split()]
     assert sorted(ran) == sorted((v, f"{k}/{expected_shards}") for v in versions
@@ -159,6 +194,18 @@ def test_the_plan_of_a_bad_runner_count_is_one_line(tmp_path, capsys):
     assert cli.main(["matrix", "0.4.38", "--ci-jobs", "300"]) == 2
     err = capsys.readouterr().err
     assert "--ci-jobs 300" in err and err.count("\n") == 1
+    assert cli.main(["matrix", "0.4.38", "--ci-runners", "ubuntu-24.04 ubuntu-22.04"]) == 2
+    err = capsys.readouterr().err
+    assert "'ubuntu-22.04' is not a runner kind" in err and err.count("\n") == 1
+
+
+def test_ten_runners_share_the_256_jobs(tmp_path, capsys):
+    versions = ",".join(f"0.{minor}.0" for minor in range(5, 32))
+    assert cli.main(["matrix", versions, "--ci-jobs", "10"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    # 27 versions do not fit one job each on 10 runners (25 jobs at most): two jobs hold two versions each.
+    assert plan["shard_count"] == 1 and plan["total_jobs"] == 250 and len(plan["jobs"]) == 25
+    assert sorted(v for job in plan["jobs"] for v in job["jax"].split()) == sorted(versions.split(","))
 
 
 SCRIPTS = ROOT / ".github" / "scripts"

@@ -3,14 +3,42 @@
 # (shards and platforms merge cell by cell) into the HTML report and the Markdown summary, and append the
 # summary to the job's summary page. The tests run this very script.
 #
-#   RESULTS   folder holding every downloaded result file
+# With PUBLISH=1 (the workflow's report job) the result files are first merged into one file per JAX version and
+# platform under $SITE/results/ with results/index.json (`python -m conformance.results.publish`: the restored
+# results of the last run and this run's shard files, a cell run now replacing the restored one), and the report is
+# rendered from those: the site carries the data behind its table. With PREVIOUS (the restored results, kept apart),
+# `jax-conformance history` appends this run to $SITE/history.json and the report shows what changed since the last
+# run (skipped, with a notice, where this checkout has no `history` command).
+#
+#   RESULTS   folder holding every downloaded result file (and, in the workflow, the restored ones)
 #   SITE      folder to write index.html and summary.md into (published as the Pages site)
+#   PUBLISH   1 to publish the merged result files into $SITE/results (optional)
+#   PREVIOUS  folder of the last published run's result files and history.json (optional; with PUBLISH)
+#   COMMIT    the commit the run checked out (optional; recorded in the index and the history)
 #   PYTHON    the interpreter that has jax-conformance installed (default python)
 set -euo pipefail
 py="${PYTHON:-python}"
 site="${SITE:-site}"
+results="${RESULTS:?set RESULTS to the folder of result files}"
 mkdir -p "$site"
-"$py" -m conformance report "${RESULTS:?set RESULTS to the folder of result files}" \
+report=()
+if [[ "${PUBLISH:-}" == "1" ]]; then
+    rm -rf "$site/results"
+    "$py" -m conformance.results.publish "$results" --out "$site/results" --commit "${COMMIT:-}"
+    results="$site/results"
+    if [[ -n "${PREVIOUS:-}" ]]; then
+        if "$py" -m conformance history --help > /dev/null 2>&1; then
+            if [[ -f "$PREVIOUS/history.json" ]]; then cp "$PREVIOUS/history.json" "$site/history.json"; fi
+            history=(history --previous "$PREVIOUS" --results "$results" --history "$site/history.json")
+            if [[ -n "${COMMIT:-}" ]]; then history+=(--commit "$COMMIT"); fi
+            "$py" -m conformance "${history[@]}"
+            report+=(--history "$site/history.json")
+        else
+            echo "jax-conformance: this checkout has no \`history\` command; history.json was not written"
+        fi
+    fi
+fi
+"$py" -m conformance report "$results" ${report[@]+"${report[@]}"} \
     -o "$site/index.html" --markdown "$site/summary.md"
 if [[ -n "${GITHUB_STEP_SUMMARY:-}" ]]; then
     cat "$site/summary.md" >> "$GITHUB_STEP_SUMMARY"

@@ -288,27 +288,40 @@ def stored_cells(request: RunRequest, builder: Any, version: str, cells: Sequenc
     that run installed (so the same environment would be built again), the Python chosen for the release
     is the one it ran on, the cell's reuse key computed with that environment is the one stored (the case,
     the shared probe code and the suite are unchanged), and it did not end broken or flaky. Nothing else
-    is trusted: a release without a pin file, a `--rerun` and a sharded run answer nothing from storage.
-    The version's file is read, and with `shard_files` also its shard files (`-shardKofN.json`, as a sharded
-    CI run leaves them), the unsharded file first.
+    is trusted: a release without a pin file, a `--rerun` and a `--future` run answer nothing from storage.
+    A sharded run is answered like any other (its cells are the shard's share; a CI shard job reads the
+    restored results of the last published run this way). The version's file is read, and with `shard_files`
+    also its shard files (`-shardKofN.json`, as a sharded CI run leaves them), the unsharded file first.
     """
-    if request.rerun or request.shard or request.future or not cells:
-        return {}
-    store = ResultStore(request.results)
-    unsharded = store.path_for(version, host_platform())
-    paths = [unsharded] if unsharded.is_file() else []
-    if shard_files:
-        paths += sorted(request.results.glob(glob.escape(unsharded.stem) + "-shard*of*.json"))
-    if not paths:
+    paths = version_files(request.results, version, host_platform(), shard_files)
+    if request.rerun or request.future or not cells or not paths:
         return {}
     try:
         requirements = builder.requirements(version)
         python = builder.interpreter_for(version).version
     except (ConformanceError, OSError):
         return {}
-    if requirements.pin_file is None:
-        return {}
     folder_hashes = {f.name: f.digest() for f in request.case_folders}
+    return answered_cells(paths, cells, requirements, lambda stored: stored == python, folder_hashes)
+
+
+def version_files(folder: Path, version: str, platform_name: str, shard_files: bool = True) -> list[Path]:
+    """The result files of `version` on `platform_name` in `folder`: the unsharded one first, then (with
+    `shard_files`) its shard files."""
+    unsharded = ResultStore(folder).path_for(version, platform_name)
+    paths = [unsharded] if unsharded.is_file() else []
+    if shard_files:
+        paths += sorted(folder.glob(glob.escape(unsharded.stem) + "-shard*of*.json"))
+    return paths
+
+
+def answered_cells(paths: Sequence[Path], cells: Sequence[Cell], requirements: Any, python_fits: Callable[[str], bool],
+                   folder_hashes: Mapping[str, str]) -> dict[str, CellResult]:
+    """The cells of `cells` that the result files at `paths` answer (see `stored_cells`), by cell id, read without
+    building anything: `requirements` are the release's (a pin file is needed), `python_fits(header_python)` says
+    whether the Python a file's run used is the one the release would get now. Unreadable files answer nothing."""
+    if requirements.pin_file is None or not cells:
+        return {}
     answered: dict[str, CellResult] = {}
     for path in paths:
         try:
@@ -316,7 +329,7 @@ def stored_cells(request: RunRequest, builder: Any, version: str, cells: Sequenc
         except (ResultsError, OSError):
             continue
         head = stored.header
-        if not head.environment_digest or head.pins_hash != requirements.digest or head.python != python:
+        if not head.environment_digest or head.pins_hash != requirements.digest or not python_fits(head.python or ""):
             continue
         by_id = {c.cell_id: c for c in stored.cells}
         for cell in cells:

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The restore step of .github/workflows/conformance.yml (plan, shard and report jobs): fetch the result files of the
+# last published run from the site (`results/index.json` and the files it names), each checked against the index's
+# sha256 and read like any result file (schema, size, the header's version and platform against the file name), into
+# the results folder, so `run` and the plan answer every cell whose key is unchanged. A file that fails is set aside
+# (named in one line) and its cells run; a restore that fails (first run, site down, bad index) restores nothing,
+# says so in one line, and the run runs everything. Always exits 0. The tests run this very script.
+#
+#   SITE_URL   the published site (http(s) URL), a file:// URL or a local folder standing in for it (empty: nothing
+#              is restored)
+#   RESULTS    the folder to restore into (default results)
+#   KEEP       also copy the restored files and the site's history.json here, untouched by the run (optional)
+#   PLATFORM   restore only this platform's files (optional; default every platform)
+#   PYTHON     the interpreter that has jax-conformance installed (default python)
+#
+# Writes `restored=N` (the result files in RESULTS afterwards) to $GITHUB_OUTPUT when set: the report job compares
+# it with the plan job's, so that a restore failing in between never publishes a site missing what was not rerun.
+set -euo pipefail
+py="${PYTHON:-python}"
+results="${RESULTS:-results}"
+mkdir -p "$results"
+if [[ -n "${KEEP:-}" ]]; then mkdir -p "$KEEP"; fi
+if [[ -z "${SITE_URL:-}" ]]; then
+    echo "jax-conformance: restore: no SITE_URL given; nothing restored, every cell runs"
+else
+    args=("$SITE_URL" --into "$results")
+    if [[ -n "${KEEP:-}" ]]; then args+=(--keep "$KEEP"); fi
+    if [[ -n "${PLATFORM:-}" ]]; then args+=(--platform "$PLATFORM"); fi
+    "$py" -m conformance.results.restore "${args[@]}" || echo "jax-conformance: restore failed; every cell runs"
+fi
+if [[ -n "${GITHUB_OUTPUT:-}" ]]; then
+    echo "restored=$(find "$results" -maxdepth 1 -name '*.json' | wc -l | tr -d ' ')" >> "$GITHUB_OUTPUT"
+fi
+exit 0

@@ -1,0 +1,211 @@
+"""Restoring the result files of the last published run, checked like any result file, so a run starts from them.
+
+`restore_results(source, into)` reads `<source>/results/index.json` (written by `results.publish`) from the
+published site (an http(s) URL), a `file://` URL or a local folder, and fetches each file it names into `into`:
+a file is kept only when its name is a result file's (`<jax>-<platform>.json`, no folder), its size and sha256
+are the index's, it reads as a result file (schema, sizes: `results.load.load_result_file`) and its header's
+JAX version and platform are its name's. A file that fails is set aside (not written; named with the reason),
+so its cells run again; a restore that fails as a whole (first run, site down, a bad index) restores nothing and
+says so in one line, so every cell runs. `keep` also copies what was restored (and the site's `history.json`)
+into a folder left untouched by the run: the previous run, as the report's history reads it. The outcome is a
+`Restored`; nothing here raises for bad input from the site.
+
+    python -m conformance.results.restore SOURCE --into DIR [--keep DIR] [--platform NAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import http.client
+import json
+import os
+import re
+import shutil
+import sys
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from conformance.results.load import MAX_RESULT_BYTES, RESULT_NAME, ResultsError, load_result_file
+
+INDEX_PATH = "results/index.json"
+HISTORY_PATH = "history.json"
+MAX_INDEX_BYTES = 4 * 1024 * 1024
+TIMEOUT_S = 60
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+class FetchError(Exception):
+    """A file of the site could not be fetched; the message is one line."""
+
+
+@dataclass
+class Restored:
+    """What a restore did: the files restored (names), those set aside (name -> why), and why the restore as a
+    whole failed ("" when it did not); `history` whether the site's history.json was kept too."""
+
+    source: str
+    restored: list[str] = field(default_factory=list)
+    set_aside: dict[str, str] = field(default_factory=dict)
+    failure: str = ""
+    history: bool = False
+
+    def lines(self) -> list[str]:
+        """One line per file set aside and one for the restore, for the job's log."""
+        where = scrubbed(self.source)
+        if self.failure:
+            return [f"jax-conformance: restore: nothing restored from {where} ({self.failure}); every cell runs"]
+        aside = [f"jax-conformance: restore: set aside {name} ({why}); its cells run"
+                 for name, why in self.set_aside.items()]
+        return aside + [f"restored {len(self.restored)} result file(s) from {where}"
+                        + (f", set aside {len(self.set_aside)}" if self.set_aside else "")]
+
+
+def scrubbed(url: str) -> str:
+    """`url` without the credentials of its `user:TOKEN@` part."""
+    return re.sub(r"(://)[^/@\s]*@", r"\1***@", url)
+
+
+def site_url(source: str, path: str) -> str:
+    """The URL of `path` on the site at `source` (a URL, or a local folder given by its path)."""
+    base = source if "://" in source else Path(source).absolute().as_uri()
+    return base.rstrip("/") + "/" + path
+
+
+def fetch(url: str, limit: int) -> bytes:
+    """The bytes at `url`, at most `limit` of them; `FetchError` (one line) otherwise."""
+    try:
+        with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response:  # noqa: S310 - the site's own URL
+            data = response.read(limit + 1)
+    except (OSError, ValueError, urllib.error.URLError, http.client.HTTPException) as exc:
+        raise FetchError(" ".join(str(getattr(exc, "reason", None) or exc).split())[:200]) from None
+    if len(data) > limit:
+        raise FetchError(f"larger than {limit} bytes")
+    return data
+
+
+def index_entries(data: bytes) -> list[dict[str, Any]]:
+    """The file entries of an index; `FetchError` naming what is wrong with it."""
+    try:
+        index = json.loads(data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise FetchError(f"{INDEX_PATH} is not JSON ({' '.join(str(exc).split())[:120]})") from None
+    files = index.get("files") if isinstance(index, dict) else None
+    if not isinstance(files, list) or not all(isinstance(entry, dict) for entry in files):
+        raise FetchError(f"{INDEX_PATH} has no list of files")
+    return files
+
+
+def entry_problem(entry: dict[str, Any]) -> str | None:
+    """Why an index entry cannot name a restorable file (None when it can)."""
+    name, digest, size = entry.get("name"), entry.get("sha256"), entry.get("size")
+    if not isinstance(name, str) or "/" in name or "\\" in name or not (found := RESULT_NAME.match(name)) \
+            or found["shard"]:
+        return "not the name of a merged result file"
+    if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
+        return "the index gives no sha256"
+    if not isinstance(size, int) or isinstance(size, bool) or not 0 < size <= MAX_RESULT_BYTES:
+        return f"the index gives no size up to {MAX_RESULT_BYTES} bytes"
+    return None
+
+
+def file_problem(path: Path, name: str, data: bytes, entry: dict[str, Any]) -> str | None:
+    """Why the fetched bytes of `name` (written at `path`) are not the result file the index names (None: fine)."""
+    if len(data) != entry["size"]:
+        return f"{len(data)} bytes, not the {entry['size']} the index gives"
+    if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+        return "its sha256 is not the index's"
+    try:
+        header = load_result_file(path).header
+    except ResultsError as exc:
+        return str(exc).replace(str(path), "it", 1)
+    found = RESULT_NAME.match(name)
+    if (header.jax, header.platform) != (found["jax"], found["platform"]):
+        return f"its header says jax {header.jax} on {header.platform}, not what its name says"
+    return None
+
+
+def restore_one(source: str, entry: dict[str, Any], into: Path, keep: Path | None) -> str | None:
+    """Fetch, check and store one file of the index; why it was set aside, or None when restored."""
+    name = entry["name"]
+    try:
+        data = fetch(site_url(source, "results/" + name), MAX_RESULT_BYTES)
+    except FetchError as exc:
+        return f"cannot be fetched: {exc}"
+    temporary = into / f".restoring-{name}"
+    temporary.write_bytes(data)
+    try:
+        problem = file_problem(temporary, name, data, entry)
+        if problem is None:
+            if keep is not None:
+                shutil.copyfile(temporary, keep / name)
+            os.replace(temporary, into / name)
+        return problem
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def restore_results(source: str, into: Path, keep: Path | None = None,
+                    platforms: Sequence[str] = ()) -> Restored:
+    """Restore the published result files at `source` into `into` (and `keep`), only those of `platforms` when
+    given; see the module's docstring. Never raises for what the site holds."""
+    outcome = Restored(source)
+    try:
+        entries = index_entries(fetch(site_url(source, INDEX_PATH), MAX_INDEX_BYTES))
+    except FetchError as exc:
+        outcome.failure = f"{INDEX_PATH}: {exc}"
+        return outcome
+    for folder in filter(None, (into, keep)):
+        folder.mkdir(parents=True, exist_ok=True)
+    for entry in entries:
+        name = str(entry.get("name"))[:120]
+        problem = entry_problem(entry)
+        if problem is None:
+            if platforms and RESULT_NAME.match(name)["platform"] not in platforms:
+                continue
+            if (into / name).exists() or name in outcome.restored:
+                problem = "a file of that name is already there; it was kept"
+            else:
+                problem = restore_one(source, entry, into, keep)
+        if problem is None:
+            outcome.restored.append(name)
+        else:
+            outcome.set_aside[name] = problem
+    outcome.history = keep is not None and restore_history(source, keep)
+    return outcome
+
+
+def restore_history(source: str, keep: Path) -> bool:
+    """Copy the site's `history.json` into `keep` when it is there and is JSON; whether it was."""
+    try:
+        data = fetch(site_url(source, HISTORY_PATH), MAX_INDEX_BYTES * 4)
+        json.loads(data.decode("utf-8"))
+    except (FetchError, ValueError, UnicodeDecodeError, RecursionError):
+        return False
+    (keep / HISTORY_PATH).write_bytes(data)
+    return True
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point (`.github/scripts/restore-results.sh` calls it). Exit 0 unless the arguments are wrong: a restore
+    that fails is a notice, and the run runs every cell."""
+    parser = argparse.ArgumentParser(prog="python -m conformance.results.restore", description=__doc__.split("\n")[0])
+    parser.add_argument("source", metavar="SOURCE", help="the published site: an http(s) or file:// URL, or a folder")
+    parser.add_argument("--into", type=Path, required=True, metavar="DIR", help="the results folder of this run")
+    parser.add_argument("--keep", type=Path, metavar="DIR", help="also copy the restored files (and history.json) "
+                        "into this folder, which the run leaves untouched")
+    parser.add_argument("--platform", action="append", default=[], metavar="NAME",
+                        help="restore only this platform's files (repeatable; default: every platform)")
+    args = parser.parse_args(argv)
+    if args.into.exists() and not args.into.is_dir():
+        print(f"jax-conformance: restore: --into {args.into} is a file; name a folder", file=sys.stderr)
+        return 2
+    print("\n".join(restore_results(args.source, args.into, args.keep, args.platform).lines()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,179 @@
+"""The CI's memory, without JAX: publishing merged result files with results/index.json, restoring them (each file
+checked, a bad one set aside, a failed restore a notice), and the plan that keeps only the jobs with work.
+
+The three-run test of the whole workflow is `test_ci_cache.py` (e2e)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conformance import cli
+from conformance.engine import matrix
+from conformance.engine.ciwork import WorkRequest, plan_work
+from conformance.engine.keys import cell_key
+from conformance.engine.selection import all_cells
+from conformance.core.case import load_cases
+from conformance.results.load import load_results
+from conformance.results.publish import publish_results
+from conformance.results.restore import restore_results
+from tests.synthetic_results import cell, report, write
+from tests.test_engine_matrix import StoredBuilder
+
+ROOT = Path(__file__).resolve().parents[1]
+LINUX, MAC = "linux-x86_64", "darwin-arm64"
+VMAP = ("numerics.debug_nans_vmap_miss", "vmap")
+
+
+def site_with(tmp_path: Path, files: dict[str, list]) -> Path:
+    """A published site (a folder standing in for it) made by `publish_results` from the given runs' cells."""
+    runs = tmp_path / "runs"
+    for name, cells in files.items():
+        jax, platform = name.split("-", 1)
+        write(runs, jax, platform, cells)
+    site = tmp_path / "site"
+    publish_results([runs], site / "results", "2026-12-01", "abc1234", retired=lambda cell_id: False)
+    return site
+
+
+def test_publish_merges_shards_over_the_restored_file_and_indexes_each_file(tmp_path):
+    folder = tmp_path / "all-results"
+    write(folder, "0.8.0", LINUX, [cell(*VMAP, status="differs"), cell("numerics.checkify_set_contents"),
+                                   cell("numerics.deleted_case")], finished="2026-11-30T10:00:00+00:00")
+    shard = report("0.8.0", LINUX, [cell(*VMAP, status="conforms")], finished="2026-12-01T10:00:00+00:00")
+    shard["jax_conformance"]["shard"] = "1/2"
+    (folder / "0.8.0-linux-x86_64-shard1of2.json").write_text(json.dumps(shard))
+    write(folder, "0.8.0", MAC, [cell(*VMAP)])
+    done = publish_results([folder], tmp_path / "site" / "results", "2026-12-01", "abc1234")
+    out = tmp_path / "site" / "results"
+    assert [p.name for p in done.files] == ["0.8.0-darwin-arm64.json", "0.8.0-linux-x86_64.json"]
+    merged = {c.cell_id: c.status.value for c in load_results(out / "0.8.0-linux-x86_64.json")[0].cells}
+    # The shard's run replaces the restored cell; the cell of a case no longer declared is dropped.
+    assert merged == {"numerics.debug_nans_vmap_miss[vmap]": "conforms", "numerics.checkify_set_contents": "conforms"}
+    assert load_results(out / "0.8.0-linux-x86_64.json")[0].header.shard == ""
+    index = json.loads((out / "index.json").read_text())
+    assert (index["date"], index["commit"], index["format"]) == ("2026-12-01", "abc1234", 1)
+    assert [e["name"] for e in index["files"]] == [p.name for p in done.files]
+    for entry in index["files"]:
+        data = (out / entry["name"]).read_bytes()
+        assert entry["sha256"] == hashlib.sha256(data).hexdigest() and entry["size"] == len(data)
+        assert entry["name"] == f"{entry['jax']}-{entry['platform']}.json" and entry["suite_version"] == "0.2.0"
+    assert not list(out.glob(".*"))  # no lock files on the site
+
+
+def test_report_diff_and_gate_read_the_published_folder(tmp_path, capsys):
+    site = site_with(tmp_path, {f"0.8.0-{LINUX}": [cell(*VMAP)], f"0.8.1-{LINUX}": [cell(*VMAP, status="differs")]})
+    results = str(site / "results")
+    assert len(load_results(results)) == 2  # index.json is not read as a result file
+    assert cli.main(["report", results, "-o", str(tmp_path / "r.html"), "--markdown", str(tmp_path / "r.md")]) == 0
+    assert "debug_nans_vmap_miss" in (tmp_path / "r.md").read_text()
+    assert cli.main(["diff", str(site / "results" / f"0.8.0-{LINUX}.json"),
+                     str(site / "results" / f"0.8.1-{LINUX}.json")]) == 0
+    assert "conforms -> differs" in capsys.readouterr().out
+    # The gate takes the folder's newest release (0.8.1) as the candidate: the vmap cell regressed.
+    assert cli.main(["gate", "--baseline", str(site / "results" / f"0.8.0-{LINUX}.json"), "--candidate", results,
+                     "--newest"]) == 1
+    said = capsys.readouterr()
+    assert "debug_nans_vmap_miss" in said.out and "unreadable" not in said.err
+
+
+def test_restore_checks_every_file_and_sets_aside_those_that_fail(tmp_path):
+    site = site_with(tmp_path, {f"0.8.0-{LINUX}": [cell(*VMAP)], f"0.8.1-{LINUX}": [cell(*VMAP)],
+                                f"0.8.2-{LINUX}": [cell(*VMAP)], f"0.8.0-{MAC}": [cell(*VMAP)]})
+    published = site / "results"
+    tampered = published / f"0.8.1-{LINUX}.json"
+    tampered.write_text(tampered.read_text().replace('"conforms"', '"conform!"'))  # same size, another sha256
+    copied = published / f"0.8.2-{LINUX}.json"  # a copy of another version's file, its index entry made to match
+    copied.write_bytes((published / f"0.8.0-{LINUX}.json").read_bytes())
+    index = json.loads((published / "index.json").read_text())
+    for entry in index["files"]:
+        if entry["name"] == copied.name:
+            entry.update(sha256=hashlib.sha256(copied.read_bytes()).hexdigest(), size=copied.stat().st_size)
+    index["files"].append({"name": "../escape.json", "sha256": "0" * 64, "size": 10})
+    (published / "index.json").write_text(json.dumps(index))
+    into, keep = tmp_path / "results", tmp_path / "previous"
+    restored = restore_results(str(site), into, keep, platforms=[LINUX])
+    assert restored.restored == [f"0.8.0-{LINUX}.json"] and not restored.failure
+    assert set(restored.set_aside) == {tampered.name, copied.name, "../escape.json"}
+    assert "sha256" in restored.set_aside[tampered.name]
+    assert "header says jax 0.8.0" in restored.set_aside[copied.name]
+    assert sorted(p.name for p in into.iterdir()) == [f"0.8.0-{LINUX}.json"] == sorted(p.name for p in keep.iterdir())
+    lines = restored.lines()
+    assert len(lines) == 4 and all("\n" not in line for line in lines)
+    assert any(line.startswith(f"jax-conformance: restore: set aside {tampered.name} (") for line in lines)
+
+
+def test_a_restore_that_fails_is_one_line_and_the_script_exits_0(tmp_path):
+    for source in (tmp_path / "no-site", "http://127.0.0.1:9/site/", "https://user:s3cret@127.0.0.1:9/"):
+        restored = restore_results(str(source), tmp_path / "results")
+        assert restored.restored == [] and restored.failure
+        assert len(restored.lines()) == 1 and "every cell runs" in restored.lines()[0]
+        assert "s3cret" not in restored.lines()[0]
+    bad = tmp_path / "bad-site" / "results"
+    bad.mkdir(parents=True)
+    (bad / "index.json").write_text("{not json")
+    assert "not JSON" in restore_results(str(tmp_path / "bad-site"), tmp_path / "results").failure
+    env = {**os.environ, "PYTHON": sys.executable, "SITE_URL": (tmp_path / "bad-site").as_uri(),
+           "RESULTS": str(tmp_path / "r")}
+    done = subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "restore-results.sh")], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "nothing restored" in done.stdout and "every cell runs" in done.stdout
+
+
+def test_the_plan_keeps_only_jobs_whose_cells_are_not_answered(tmp_path):
+    pins = tmp_path / "jax-0.8.0.txt"
+    pins.write_text("jax==0.8.0 --hash=sha256:00\n")
+    builder = StoredBuilder(pins)
+    cells = [c for c in all_cells(load_cases()) if c.id.startswith("numerics.debug_nans_vmap_miss")]
+    entries = [cell(c.case.id, c.param, key=cell_key(c.case, c.param, "env")) for c in cells]
+    stored = tmp_path / "restored"
+    for version in ("0.8.0", "0.8.1"):
+        path = write(stored, version, LINUX, entries if version == "0.8.0" else entries[:1])
+        data = json.loads(path.read_text())
+        data["jax_conformance"].update(environment_digest="env", pins_hash=builder.requirements(version).digest,
+                                       python="3.13.2")
+        path.write_text(json.dumps(data))
+    request = WorkRequest(("0.8.0", "0.8.1"), ("ubuntu-24.04", "macos-14"), 1, "debug_nans_vmap_miss", stored)
+    plan = plan_work(request, builder)
+    # 0.8.0 on linux is answered in full; 0.8.1 on linux misses cells; macOS has nothing stored.
+    assert [(j.runner, j.job.versions) for j in plan.planned] == [
+        ("macos-14", ("0.8.0",)), ("ubuntu-24.04", ("0.8.1",)), ("macos-14", ("0.8.1",))]
+    assert plan.cells == 4 * len(cells) and plan.to_run == 2 * len(cells) + len(cells) - 1
+    assert "3 of 4 jobs have work" in plan.summary()
+    builder.pin_file.write_text("jax==0.8.0 --hash=sha256:11\n")  # the release's pins changed: everything has work
+    assert len(plan_work(request, builder).planned) == 4
+    builder.pin_file.write_text("jax==0.8.0 --hash=sha256:00\n")
+    builder.python = "3.12.8"  # another Python series: its environment is another one
+    assert len(plan_work(request, builder).planned) == 4
+    assert len(plan_work(WorkRequest(request.versions, request.runners, 1, request.expression, None),
+                         builder).planned) == 4
+
+
+def test_a_sharded_run_is_answered_from_storage_too(tmp_path):
+    from tests.test_engine_matrix import stored_setup
+    from conformance.engine.shards import parse_shard
+    import dataclasses
+
+    request, builder, target, _ = stored_setup(tmp_path)
+    sharded = dataclasses.replace(request, shard=parse_shard("1/1"))
+    assert list(matrix.stored_cells(sharded, builder, "0.8.0", [target])) == [target.id]
+    assert matrix.stored_run(sharded, builder, "0.8.0", [target]) is not None
+
+
+def test_the_restore_script_says_how_many_files_it_restored(tmp_path):
+    site = site_with(tmp_path, {f"0.8.0-{LINUX}": [cell(*VMAP)], f"0.8.0-{MAC}": [cell(*VMAP)]})
+    counts = []
+    for platform in ("", MAC):
+        output = tmp_path / f"output{platform}"
+        output.write_text("")
+        env = {**os.environ, "PYTHON": sys.executable, "SITE_URL": str(site), "RESULTS": str(tmp_path / f"r{platform}"),
+               "PLATFORM": platform, "GITHUB_OUTPUT": str(output)}
+        done = subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "restore-results.sh")], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and "restored" in done.stdout
+        counts.append(output.read_text())
+    assert counts == ["restored=2\n", "restored=1\n"]  # the report job compares its count with the plan job's
