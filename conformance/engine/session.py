@@ -26,7 +26,8 @@ from conformance.results.schema import CellResult
 from conformance.results.store import REUSED_ONLY  # the header's launcher when no child started
 
 LAUNCHERS = ("fork", "spawn")
-# Statuses a stored result may be reused with; error, crash, timeout and flaky always run again.
+# Statuses a stored result may be reused with; error, timeout and flaky always run again, and so does a crash
+# unless every one of at least two attempts crashed (`reproduced_crash`).
 REUSABLE = frozenset({Status.CONFORMS, Status.DIFFERS, Status.UNSUPPORTED, Status.SKIPPED})
 
 
@@ -55,10 +56,18 @@ class RunResult:
     reused: int = 0
 
 
+def reproduced_crash(stored: CellResult) -> bool:
+    """Whether a stored `crash` is a result rather than an accident: its run retried it and every attempt (two at
+    least) crashed too, like a release's known crash at interpreter exit. A single crash may be the machine's."""
+    return (stored.status is Status.CRASH and len(stored.attempts) >= 2
+            and all(a.get("status") == Status.CRASH.value for a in stored.attempts))
+
+
 def still_answers(stored: CellResult | None, key: str) -> bool:
     """Whether a stored result may stand for a cell whose reuse key is now `key`: the same non-empty key, and a
-    status that a new run would not try again (never broken or flaky)."""
-    return stored is not None and bool(key) and stored.key == key and stored.status in REUSABLE
+    status that a new run would not try again (never error, timeout, flaky or a crash that was not reproduced)."""
+    return (stored is not None and bool(key) and stored.key == key
+            and (stored.status in REUSABLE or reproduced_crash(stored)))
 
 
 @dataclass
