@@ -122,6 +122,31 @@ def test_every_job_restores_and_the_report_publishes_only_with_what_the_plan_res
     assert "github.event_name != 'pull_request'" in pages["if"]  # a pull request never publishes
 
 
+def test_the_daily_run_restores_from_and_publishes_the_site_though_its_payload_names_no_repository(tmp_path):
+    # A schedule event's payload has no `repository`: github.event.repository.* is empty there, so neither the
+    # site's URL nor "is this the default branch" may rest on it, or the daily run restores nothing (every cell of
+    # every release on four runners) and never publishes.
+    flow = workflow()
+    assert "github.event.repository" not in flow["env"]["SITE_URL"]
+    assert flow["env"]["PAGES_REPOSITORY"] == "${{ github.repository }}"
+    upload = next(s for s in flow["jobs"]["report"]["steps"]
+                  if str(s.get("uses", "")).startswith("actions/upload-pages-artifact@"))
+    for condition in (upload["if"], flow["jobs"]["pages"]["if"]):
+        assert "github.event_name == 'schedule' ||" in condition, condition
+        assert "github.event_name != 'pull_request'" in condition
+    fake = tmp_path / "python"  # stands in for the interpreter: says what the script asked of it
+    fake.write_text("#!/bin/sh\necho \"$@\"\n")
+    fake.chmod(0o755)
+    for site, pages, wanted in (("", "owner/repo", "https://owner.github.io/repo/ --into"),
+                                ("https://example.org/s/", "owner/repo", "https://example.org/s/ --into"),
+                                ("", "", "no SITE_URL given")):
+        env = {**os.environ, "PYTHON": str(fake), "SITE_URL": site, "PAGES_REPOSITORY": pages,
+               "RESULTS": str(tmp_path / "r")}
+        done = subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "restore-results.sh")], cwd=ROOT,
+                              env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and wanted in done.stdout, done.stdout + done.stderr
+
+
 def test_the_gate_step_uses_the_committed_baseline_folder():
     gate = next(s for s in workflow()["jobs"]["report"]["steps"] if "gate.sh" in s.get("run", ""))
     assert (ROOT / gate["env"]["BASELINE"]).is_dir()

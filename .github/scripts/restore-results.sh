@@ -6,8 +6,10 @@
 # (named in one line) and its cells run; a restore that fails (first run, site down, bad index) restores nothing,
 # says so in one line, and the run runs everything. Always exits 0. The tests run this very script.
 #
-#   SITE_URL   the published site (http(s) URL), a file:// URL or a local folder standing in for it (empty: nothing
-#              is restored)
+#   SITE_URL   the published site (http(s) URL), a file:// URL or a local folder standing in for it (empty: the
+#              Pages site of PAGES_REPOSITORY; neither: nothing is restored)
+#   PAGES_REPOSITORY  OWNER/NAME, whose Pages site https://OWNER.github.io/NAME/ stands when SITE_URL is empty
+#              (the workflow gives github.repository: a schedule event's payload names no repository)
 #   RESULTS    the folder to restore into (default results)
 #   KEEP       also copy the restored files and the site's history.json here, untouched by the run (optional)
 #   PLATFORM   restore only this platform's files (optional; default every platform)
@@ -20,10 +22,14 @@ py="${PYTHON:-python}"
 results="${RESULTS:-results}"
 mkdir -p "$results"
 if [[ -n "${KEEP:-}" ]]; then mkdir -p "$KEEP"; fi
-if [[ -z "${SITE_URL:-}" ]]; then
+site_url="${SITE_URL:-}"
+if [[ -z "$site_url" && "${PAGES_REPOSITORY:-}" == */* ]]; then
+    site_url="https://${PAGES_REPOSITORY%%/*}.github.io/${PAGES_REPOSITORY#*/}/"
+fi
+if [[ -z "$site_url" ]]; then
     echo "jax-conformance: restore: no SITE_URL given; nothing restored, every cell runs"
 else
-    args=("$SITE_URL" --into "$results")
+    args=("$site_url" --into "$results")
     if [[ -n "${KEEP:-}" ]]; then args+=(--keep "$KEEP"); fi
     if [[ -n "${PLATFORM:-}" ]]; then args+=(--platform "$PLATFORM"); fi
     "$py" -m conformance.results.restore "${args[@]}" || echo "jax-conformance: restore failed; every cell runs"
