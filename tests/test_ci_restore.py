@@ -177,3 +177,41 @@ def test_the_restore_script_says_how_many_files_it_restored(tmp_path):
         assert done.returncode == 0 and "restored" in done.stdout
         counts.append(output.read_text())
     assert counts == ["restored=2\n", "restored=1\n"]  # the report job compares its count with the plan job's
+
+
+def test_a_fetch_error_never_prints_the_site_urls_credentials(tmp_path):
+    # http.client quotes the netloc it could not parse (`nonnumeric port: 'TOKEN@host'`), past the `://` scrubbing.
+    for source in ("https://user:s3cr3tTOKEN@example.invalid/", "https://x:s3cr3tTOKEN@more@example.invalid/"):
+        restored = restore_results(source, tmp_path / "results")
+        assert restored.failure and "s3cr3tTOKEN" not in "\n".join(restored.lines()), restored.lines()
+
+
+def test_names_from_the_index_never_break_the_one_line_log_nor_name_a_file_with_a_newline(tmp_path):
+    site = site_with(tmp_path, {f"0.8.0-{LINUX}": [cell(*VMAP)]})
+    published = site / "results"
+    good = published / f"0.8.0-{LINUX}.json"
+    odd = f"0.8.1-{LINUX}.json\n"  # `$` matches before a final newline: RESULT_NAME.match takes it
+    data = good.read_text().replace('"0.8.0"', '"0.8.1"').encode()
+    (published / odd).write_bytes(data)
+    index = json.loads((published / "index.json").read_text())
+    index["files"] += [{"name": odd, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)},
+                       {"name": "x\n::error::injected", "sha256": "0" * 64, "size": 10}]
+    (published / "index.json").write_text(json.dumps(index))
+    restored = restore_results(str(site), tmp_path / "results")
+    assert restored.restored == [good.name]
+    assert [p.name for p in (tmp_path / "results").iterdir()] == [good.name]
+    lines = restored.lines()
+    assert len(lines) == 3 and all("\n" not in line and "\r" not in line for line in lines), lines
+
+
+def test_a_history_as_large_as_the_history_command_reads_is_restored(tmp_path):
+    # history.json may grow to MAX_HISTORY_BYTES; one the restore refused would be replaced by a new one-entry history
+    # when the report job publishes: the whole history lost.
+    from conformance.results.history_file import MAX_HISTORY_BYTES
+
+    site = site_with(tmp_path, {f"0.8.0-{LINUX}": [cell(*VMAP)]})
+    big = json.dumps({"format": "jax-conformance-history", "version": 1, "entries": [], "pad": "x" * (20 * 2**20)})
+    assert len(big) < MAX_HISTORY_BYTES
+    (site / "history.json").write_text(big)
+    restored = restore_results(str(site), tmp_path / "results", tmp_path / "previous")
+    assert restored.history and (tmp_path / "previous" / "history.json").stat().st_size == len(big)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from conformance.results.history_file import MAX_HISTORY_BYTES
 from conformance.results.load import MAX_RESULT_BYTES, RESULT_NAME, ResultsError, load_result_file
 
 INDEX_PATH = "results/index.json"
@@ -58,7 +59,7 @@ class Restored:
         where = scrubbed(self.source)
         if self.failure:
             return [f"jax-conformance: restore: nothing restored from {where} ({self.failure}); every cell runs"]
-        aside = [f"jax-conformance: restore: set aside {name} ({why}); its cells run"
+        aside = [f"jax-conformance: restore: set aside {shown(name)} ({shown(why)}); its cells run"
                  for name, why in self.set_aside.items()]
         return aside + [f"restored {len(self.restored)} result file(s) from {where}"
                         + (f", set aside {len(self.set_aside)}" if self.set_aside else "")]
@@ -66,7 +67,23 @@ class Restored:
 
 def scrubbed(url: str) -> str:
     """`url` without the credentials of its `user:TOKEN@` part."""
-    return re.sub(r"(://)[^/@\s]*@", r"\1***@", url)
+    return re.sub(r"(://)[^/?#\s]*@", r"\1***@", url)  # to the netloc's last @, as urllib splits it
+
+
+def shown(text: str) -> str:
+    """`text` for one line of the log: control characters (a newline from the site's index would start a line of its
+    own, even a workflow command) written as escapes."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
+def without_credentials(message: str, url: str) -> str:
+    """`message` (about fetching `url`) without the credentials of `url`: urllib and http.client quote the netloc
+    (`nonnumeric port: 'TOKEN@host'`) where the URL's own `user:TOKEN@` is not in the form `scrubbed` knows."""
+    userinfo = re.match(r"[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)@", url)
+    secrets = [userinfo[1], *userinfo[1].split(":")] if userinfo else []
+    for secret in sorted(filter(None, secrets), key=len, reverse=True):
+        message = message.replace(secret, "***")
+    return scrubbed(message)
 
 
 def site_url(source: str, path: str) -> str:
@@ -81,7 +98,8 @@ def fetch(url: str, limit: int) -> bytes:
         with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response:  # noqa: S310 - the site's own URL
             data = response.read(limit + 1)
     except (OSError, ValueError, urllib.error.URLError, http.client.HTTPException) as exc:
-        raise FetchError(" ".join(str(getattr(exc, "reason", None) or exc).split())[:200]) from None
+        said = " ".join(str(getattr(exc, "reason", None) or exc).split())
+        raise FetchError(without_credentials(said, url)[:200]) from None
     if len(data) > limit:
         raise FetchError(f"larger than {limit} bytes")
     return data
@@ -102,7 +120,7 @@ def index_entries(data: bytes) -> list[dict[str, Any]]:
 def entry_problem(entry: dict[str, Any]) -> str | None:
     """Why an index entry cannot name a restorable file (None when it can)."""
     name, digest, size = entry.get("name"), entry.get("sha256"), entry.get("size")
-    if not isinstance(name, str) or "/" in name or "\\" in name or not (found := RESULT_NAME.match(name)) \
+    if not isinstance(name, str) or "/" in name or "\\" in name or not (found := RESULT_NAME.fullmatch(name)) \
             or found["shard"]:
         return "not the name of a merged result file"
     if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
@@ -181,7 +199,7 @@ def restore_results(source: str, into: Path, keep: Path | None = None,
 def restore_history(source: str, keep: Path) -> bool:
     """Copy the site's `history.json` into `keep` when it is there and is JSON; whether it was."""
     try:
-        data = fetch(site_url(source, HISTORY_PATH), MAX_INDEX_BYTES * 4)
+        data = fetch(site_url(source, HISTORY_PATH), MAX_HISTORY_BYTES)
         json.loads(data.decode("utf-8"))
     except (FetchError, ValueError, UnicodeDecodeError, RecursionError):
         return False
