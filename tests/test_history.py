@@ -176,6 +176,23 @@ def test_an_unreadable_history_is_set_aside_never_lost(tmp_path, content):
     assert any(f"set aside as {aside[0].name}" in n for n in recorded.notices)
 
 
+@pytest.mark.parametrize("cells_value", ["x", [1, 2], 1e400, None])
+def test_a_column_with_a_bad_cell_count_is_a_bad_history_not_a_traceback(tmp_path, capsys, cells_value):
+    folder(tmp_path, "one", BASE)
+    record_run(request(tmp_path, None, "one"))
+    history = tmp_path / "site" / "history.json"
+    data = json.loads(history.read_text(encoding="utf-8"))
+    data["entries"][0]["new_columns"][0]["cells"] = cells_value  # a history.json restored from the site
+    history.write_text(json.dumps(data), encoding="utf-8")
+    assert cli.main(["report", str(tmp_path / "one"), "-o", str(tmp_path / "index.html"), "--history",
+                     str(history)]) == 2
+    assert "new_columns[0]" in capsys.readouterr().err
+    bad = history.read_bytes()
+    recorded = record_run(request(tmp_path, "one", "one"))
+    aside = [p for p in history.parent.iterdir() if p.name.startswith("history.json.unreadable-")]
+    assert len(aside) == 1 and aside[0].read_bytes() == bad and recorded.entries == 1
+
+
 def test_a_history_from_a_newer_suite_is_refused_and_kept(tmp_path):
     history = tmp_path / "history.json"
     history.write_text('{"format": "jax-conformance-history", "version": 99, "entries": []}', encoding="utf-8")

@@ -70,7 +70,8 @@ def check_entry(entry: Any, where: str) -> None:
             raise HistoryFormatError(f"{where}.{name} holds a value that is not a count")
     for name in ("new_columns", "removed_columns"):
         for i, column in enumerate(entry[name]):
-            if not isinstance(column, dict) or not all(_kind(column.get(k), str) for k in ("jax", "platform")):
+            if not isinstance(column, dict) or not all(_kind(column.get(k), str) for k in ("jax", "platform")) \
+                    or not _kind(column.get("build", ""), str) or not _kind(column.get("cells", 0), int):
                 raise HistoryFormatError(f"{where}.{name}[{i}] is not a column (jax, platform, build, cells)")
     for i, change in enumerate(entry["changed"]):
         _check_changed(change, f"{where}.changed[{i}]")
