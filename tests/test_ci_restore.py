@@ -215,3 +215,36 @@ def test_a_history_as_large_as_the_history_command_reads_is_restored(tmp_path):
     (site / "history.json").write_text(big)
     restored = restore_results(str(site), tmp_path / "results", tmp_path / "previous")
     assert restored.history and (tmp_path / "previous" / "history.json").stat().st_size == len(big)
+
+
+def test_a_history_the_site_holds_but_did_not_give_stops_the_publication(tmp_path, monkeypatch):
+    # Absent (404: the first run with a history) starts a new history; a history.json the site holds but did not give
+    # (site down, too large, a timeout) must not be replaced by a new one-entry history when the report job publishes.
+    from conformance.results import restore
+
+    site = site_with(tmp_path, {f"0.8.0-{LINUX}": [cell(*VMAP)]})
+    absent = restore_results(str(site), tmp_path / "r1", tmp_path / "p1")
+    assert not absent.history and not absent.history_problem and not (tmp_path / "p1" / "history.json.unread").exists()
+    (site / "history.json").write_text(json.dumps({"format": "jax-conformance-history", "version": 1,
+                                                   "entries": [], "pad": "x" * 2000}))
+    monkeypatch.setattr(restore, "MAX_HISTORY_BYTES", 1000)
+    unread = restore_results(str(site), tmp_path / "r2", tmp_path / "p2")
+    assert not unread.history and "larger than 1000 bytes" in unread.history_problem
+    assert any("history.json could not be read" in line for line in unread.lines())
+    assert (tmp_path / "p2" / "history.json.unread").is_file()
+    env = {**os.environ, "PYTHON": sys.executable, "RESULTS": str(tmp_path / "r2"), "SITE": str(tmp_path / "out"),
+           "PUBLISH": "1", "PREVIOUS": str(tmp_path / "p2")}
+    done = subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "render-report.sh")], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and "not publishing" in done.stdout, done.stdout + done.stderr
+    assert not (tmp_path / "out" / "results").exists() and not (tmp_path / "out" / "history.json").exists()
+
+
+def test_a_site_that_does_not_answer_at_all_stops_the_publication_too(tmp_path):
+    # Index and history unreachable alike (site down, not a 404): the plan and the report job may both restore 0 files,
+    # so the count check passes; the history the site holds must still not be replaced by a new one.
+    down = restore_results("http://127.0.0.1:9/site/", tmp_path / "r", tmp_path / "p")
+    assert down.failure and down.history_problem and (tmp_path / "p" / "history.json.unread").is_file()
+    assert len(down.lines()) == 2 and "every cell runs" in down.lines()[0]
+    first = restore_results(str(tmp_path / "no-site-yet"), tmp_path / "r2", tmp_path / "p2")  # 404 alike: a first run
+    assert first.failure and not first.history_problem and not (tmp_path / "p2" / "history.json.unread").exists()

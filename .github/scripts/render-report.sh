@@ -8,7 +8,9 @@
 # results of the last run and this run's shard files, a cell run now replacing the restored one), and the report is
 # rendered from those: the site carries the data behind its table. With PREVIOUS (the restored results, kept apart),
 # `jax-conformance history` appends this run to $SITE/history.json and the report shows what changed since the last
-# run (skipped, with a notice, where this checkout has no `history` command).
+# run (skipped, with a notice, where this checkout has no `history` command). When the restore could not read the
+# site's history.json (PREVIOUS/history.json.unread: the site did not answer, not a 404) nothing is published: a new
+# history would replace the site's.
 #
 #   RESULTS   folder holding every downloaded result file (and, in the workflow, the restored ones)
 #   SITE      folder to write index.html and summary.md into (published as the Pages site)
@@ -23,6 +25,13 @@ results="${RESULTS:?set RESULTS to the folder of result files}"
 mkdir -p "$site"
 report=()
 if [[ "${PUBLISH:-}" == "1" ]]; then
+    if [[ -n "${PREVIOUS:-}" && -f "$PREVIOUS/history.json.unread" ]]; then
+        # The restore could not read the site's history.json (not a 404): publishing would replace it with a new one.
+        why="$(head -c 300 "$PREVIOUS/history.json.unread" | tr -d '\r\n')"
+        echo "::error::the site's history.json could not be restored ($why); not publishing, so a new history" \
+            "does not replace it"
+        exit 1
+    fi
     rm -rf "$site/results"
     "$py" -m conformance.results.publish "$results" --out "$site/results" --commit "${COMMIT:-}"
     results="$site/results"

@@ -7,8 +7,10 @@ are the index's, it reads as a result file (schema, sizes: `results.load.load_re
 JAX version and platform are its name's. A file that fails is set aside (not written; named with the reason),
 so its cells run again; a restore that fails as a whole (first run, site down, a bad index) restores nothing and
 says so in one line, so every cell runs. `keep` also copies what was restored (and the site's `history.json`)
-into a folder left untouched by the run: the previous run, as the report's history reads it. The outcome is a
-`Restored`; nothing here raises for bad input from the site.
+into a folder left untouched by the run: the previous run, as the report's history reads it. When the site holds a
+history.json that could not be read (it did not answer, or too large; a 404 is no history), `keep` gets
+`history.json.unread` with the reason, and the report job's script refuses to publish: a new history would replace
+the site's. The outcome is a `Restored`; nothing here raises for bad input from the site.
 
     python -m conformance.results.restore SOURCE --into DIR [--keep DIR] [--platform NAME ...]
 """
@@ -40,29 +42,40 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 class FetchError(Exception):
-    """A file of the site could not be fetched; the message is one line."""
+    """A file of the site could not be fetched; the message is one line. `missing`: the site says it has no such
+    file (HTTP 404, or no such file under a file:// URL or folder), rather than failing to answer."""
+
+    def __init__(self, message: str, missing: bool = False) -> None:
+        super().__init__(message)
+        self.missing = missing
 
 
 @dataclass
 class Restored:
     """What a restore did: the files restored (names), those set aside (name -> why), and why the restore as a
-    whole failed ("" when it did not); `history` whether the site's history.json was kept too."""
+    whole failed ("" when it did not); `history` whether the site's history.json was kept too, `history_problem` why
+    it could not be read although the site may hold one ("" when it was kept or the site has none)."""
 
     source: str
     restored: list[str] = field(default_factory=list)
     set_aside: dict[str, str] = field(default_factory=dict)
     failure: str = ""
     history: bool = False
+    history_problem: str = ""
 
     def lines(self) -> list[str]:
         """One line per file set aside and one for the restore, for the job's log."""
         where = scrubbed(self.source)
+        unread = [f"jax-conformance: restore: the site's {HISTORY_PATH} could not be read "
+                  f"({shown(self.history_problem)}); a publication now would replace it (the report job refuses)"]
+        unread = unread if self.history_problem else []
         if self.failure:
-            return [f"jax-conformance: restore: nothing restored from {where} ({self.failure}); every cell runs"]
+            failed = f"jax-conformance: restore: nothing restored from {where} ({self.failure}); every cell runs"
+            return [failed] + unread
         aside = [f"jax-conformance: restore: set aside {shown(name)} ({shown(why)}); its cells run"
                  for name, why in self.set_aside.items()]
-        return aside + [f"restored {len(self.restored)} result file(s) from {where}"
-                        + (f", set aside {len(self.set_aside)}" if self.set_aside else "")]
+        return aside + unread + [f"restored {len(self.restored)} result file(s) from {where}"
+                                 + (f", set aside {len(self.set_aside)}" if self.set_aside else "")]
 
 
 def scrubbed(url: str) -> str:
@@ -99,7 +112,9 @@ def fetch(url: str, limit: int) -> bytes:
             data = response.read(limit + 1)
     except (OSError, ValueError, urllib.error.URLError, http.client.HTTPException) as exc:
         said = " ".join(str(getattr(exc, "reason", None) or exc).split())
-        raise FetchError(without_credentials(said, url)[:200]) from None
+        missing = (isinstance(exc, urllib.error.HTTPError) and exc.code == 404) or isinstance(exc, FileNotFoundError) \
+            or isinstance(getattr(exc, "reason", None), FileNotFoundError)
+        raise FetchError(without_credentials(said, url)[:200], missing) from None
     if len(data) > limit:
         raise FetchError(f"larger than {limit} bytes")
     return data
@@ -175,7 +190,7 @@ def restore_results(source: str, into: Path, keep: Path | None = None,
         entries = index_entries(fetch(site_url(source, INDEX_PATH), MAX_INDEX_BYTES))
     except FetchError as exc:
         outcome.failure = f"{INDEX_PATH}: {exc}"
-        return outcome
+        entries = []  # the history is still asked for: a site that did not answer may hold one
     for folder in filter(None, (into, keep)):
         folder.mkdir(parents=True, exist_ok=True)
     for entry in entries:
@@ -192,19 +207,30 @@ def restore_results(source: str, into: Path, keep: Path | None = None,
             outcome.restored.append(name)
         else:
             outcome.set_aside[name] = problem
-    outcome.history = keep is not None and restore_history(source, keep)
+    if keep is not None:
+        outcome.history_problem = restore_history(source, keep)
+        outcome.history = (keep / HISTORY_PATH).is_file()
+        if outcome.history_problem:  # the report job's script refuses to publish over a history it could not read
+            (keep / UNREAD_HISTORY_MARK).write_text(outcome.history_problem + "\n", encoding="utf-8")
     return outcome
 
 
-def restore_history(source: str, keep: Path) -> bool:
-    """Copy the site's `history.json` into `keep` when it is there and is JSON; whether it was."""
+UNREAD_HISTORY_MARK = "history.json.unread"
+
+
+def restore_history(source: str, keep: Path) -> str:
+    """Copy the site's `history.json` into `keep` when it is there and is JSON. Returns "" when it was copied or the
+    site has none (HTTP 404: the first run with a history), else why it could not be read: the site may hold a history
+    that a publication now would replace with a new one, so the caller must not publish."""
     try:
         data = fetch(site_url(source, HISTORY_PATH), MAX_HISTORY_BYTES)
         json.loads(data.decode("utf-8"))
-    except (FetchError, ValueError, UnicodeDecodeError, RecursionError):
-        return False
+    except FetchError as exc:
+        return "" if exc.missing else str(exc)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return ""  # not JSON: no history to keep (`history` would only set it aside)
     (keep / HISTORY_PATH).write_bytes(data)
-    return True
+    return ""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
