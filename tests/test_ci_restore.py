@@ -248,3 +248,21 @@ def test_a_site_that_does_not_answer_at_all_stops_the_publication_too(tmp_path):
     assert len(down.lines()) == 2 and "every cell runs" in down.lines()[0]
     first = restore_results(str(tmp_path / "no-site-yet"), tmp_path / "r2", tmp_path / "p2")  # 404 alike: a first run
     assert first.failure and not first.history_problem and not (tmp_path / "p2" / "history.json.unread").exists()
+
+
+def test_a_history_the_history_command_refuses_still_publishes_the_results_and_keeps_it(tmp_path):
+    # A history from a newer suite (a revert, an older branch's checkout) is refused by `history`, never overwritten;
+    # the run's results and report must still publish, the site's history.json as it was.
+    site = site_with(tmp_path, {f"0.8.0-{LINUX}": [cell(*VMAP)]})
+    newer = '{"format": "jax-conformance-history", "version": 99, "entries": []}\n'
+    (site / "history.json").write_text(newer)
+    restored = restore_results(str(site), tmp_path / "all-results", tmp_path / "previous")
+    assert restored.history
+    env = {**os.environ, "PYTHON": sys.executable, "RESULTS": str(tmp_path / "all-results"),
+           "SITE": str(tmp_path / "out"), "PUBLISH": "1", "PREVIOUS": str(tmp_path / "previous")}
+    done = subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "render-report.sh")], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "newer" in done.stderr and (tmp_path / "out" / "index.html").is_file()
+    assert (tmp_path / "out" / "results" / f"0.8.0-{LINUX}.json").is_file()
+    assert (tmp_path / "out" / "history.json").read_text() == newer
