@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -178,7 +179,28 @@ def test_the_restore_script_says_how_many_files_it_restored(tmp_path):
                               capture_output=True, text=True, timeout=120)
         assert done.returncode == 0 and "restored" in done.stdout
         counts.append(output.read_text())
-    assert counts == ["restored=2\n", "restored=1\n"]  # the report job compares its count with the plan job's
+    # The report job compares its line with the plan job's: the count and which files.
+    assert [line.split(",")[0] for line in counts] == ["restored=2 files", "restored=1 files"]
+    assert counts[0] != counts[1]
+
+
+def test_the_restore_output_tells_which_files_not_only_how_many(tmp_path):
+    # The plan restored A (B's fetch failed: its cells were planned), the report job B (A's failed): equal counts, but
+    # publishing would drop A, which no job reran.
+    site = site_with(tmp_path, {f"0.8.0-{LINUX}": [cell(*VMAP)], f"0.8.1-{LINUX}": [cell(*VMAP)]})
+    said = []
+    for missing in ("0.8.1", "0.8.0"):
+        copy = tmp_path / f"site-{missing}"
+        shutil.copytree(site, copy)
+        (copy / "results" / f"{missing}-{LINUX}.json").unlink()
+        output = tmp_path / f"output-{missing}"
+        output.write_text("")
+        env = {**os.environ, "PYTHON": sys.executable, "SITE_URL": str(copy), "RESULTS": str(tmp_path / f"r{missing}"),
+               "GITHUB_OUTPUT": str(output)}
+        subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "restore-results.sh")], cwd=ROOT, env=env,
+                       check=True, capture_output=True, timeout=120)
+        said.append(output.read_text())
+    assert said[0].startswith("restored=1 files") and said[0] != said[1]
 
 
 def test_a_fetch_error_never_prints_the_site_urls_credentials(tmp_path):

@@ -15,8 +15,9 @@
 #   PLATFORM   restore only this platform's files (optional; default every platform)
 #   PYTHON     the interpreter that has jax-conformance installed (default python)
 #
-# Writes `restored=N` (the result files in RESULTS afterwards) to $GITHUB_OUTPUT when set: the report job compares
-# it with the plan job's, so that a restore failing in between never publishes a site missing what was not rerun.
+# Writes `restored=N files, NAMES-SHA256` (how many result files RESULTS holds afterwards, and a digest of their sorted
+# names) to $GITHUB_OUTPUT when set: the report job compares it with the plan job's, so that a restore failing in
+# between never publishes a site missing what was not rerun (a count alone passes when one file failed in each job).
 set -euo pipefail
 py="${PYTHON:-python}"
 results="${RESULTS:-results}"
@@ -35,6 +36,10 @@ else
     "$py" -m conformance.results.restore "${args[@]}" || echo "jax-conformance: restore failed; every cell runs"
 fi
 if [[ -n "${GITHUB_OUTPUT:-}" ]]; then
-    echo "restored=$(find "$results" -maxdepth 1 -name '*.json' | wc -l | tr -d ' ')" >> "$GITHUB_OUTPUT"
+    "$py" - "$results" >> "$GITHUB_OUTPUT" <<'PY'
+import hashlib, pathlib, sys
+names = sorted(path.name for path in pathlib.Path(sys.argv[1]).glob("*.json"))
+print(f"restored={len(names)} files, {hashlib.sha256(chr(10).join(names).encode()).hexdigest()[:16]}")
+PY
 fi
 exit 0
