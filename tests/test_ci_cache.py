@@ -136,8 +136,10 @@ def published(site: Path) -> dict[str, str]:
 
 
 def table(site: Path) -> str:
-    """The report's Markdown without the "Since the last run" section (which names the run)."""
-    return re.sub(r"\n## Since the last run\n.*?(?=\n## |\Z)", "", (site / "summary.md").read_text(), flags=re.S)
+    """The report's Markdown without the "Since the last run" section (which names the run) and the minute it was
+    rendered (two runs a minute apart are the same table)."""
+    page = re.sub(r"\n## Since the last run\n.*?(?=\n## |\Z)", "", (site / "summary.md").read_text(), flags=re.S)
+    return re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "<rendered at>", page)
 
 
 def check_history(site: Path, runs: int, *, releases: list[str], new_releases: list[str], keys_changed: int,
