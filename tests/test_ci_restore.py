@@ -305,3 +305,13 @@ def test_the_plan_and_run_agree_on_a_cell_whose_python_patch_changed(tmp_path):
     answered_by_plan = ciwork.pending(work, builder, "0.8.0", matrix.host_platform(), [target]) == 0
     answered_by_run = target.id in matrix.stored_cells(request, builder, "0.8.0", [target])
     assert answered_by_plan == answered_by_run
+
+
+def test_a_file_the_index_names_twice_is_restored_once_and_not_said_to_be_set_aside(tmp_path):
+    site = site_with(tmp_path, {f"0.8.0-{LINUX}": [cell(*VMAP)]})
+    index = json.loads((site / "results" / "index.json").read_text())
+    index["files"] *= 2
+    (site / "results" / "index.json").write_text(json.dumps(index))
+    restored = restore_results(str(site), tmp_path / "results")
+    assert restored.restored == [f"0.8.0-{LINUX}.json"] and restored.set_aside == {}
+    assert restored.lines() == [f"restored 1 result file(s) from {site}"]

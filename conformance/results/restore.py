@@ -199,7 +199,9 @@ def restore_results(source: str, into: Path, keep: Path | None = None,
         if problem is None:
             if platforms and RESULT_NAME.match(name)["platform"] not in platforms:
                 continue
-            if (into / name).exists() or name in outcome.restored:
+            if name in outcome.restored:
+                continue  # the index names it twice: restored once (saying it was set aside would be untrue)
+            if (into / name).exists():
                 problem = "a file of that name is already there; it was kept"
             else:
                 problem = restore_one(source, entry, into, keep)
