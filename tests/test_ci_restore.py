@@ -315,3 +315,18 @@ def test_a_file_the_index_names_twice_is_restored_once_and_not_said_to_be_set_as
     restored = restore_results(str(site), tmp_path / "results")
     assert restored.restored == [f"0.8.0-{LINUX}.json"] and restored.set_aside == {}
     assert restored.lines() == [f"restored 1 result file(s) from {site}"]
+
+
+def test_a_file_larger_than_its_index_entry_is_not_read_past_that_size(tmp_path, monkeypatch):
+    from conformance.results import restore
+
+    site = site_with(tmp_path, {f"0.8.0-{LINUX}": [cell(*VMAP)]})
+    index = json.loads((site / "results" / "index.json").read_text())
+    index["files"][0]["size"] = 100  # the file is far larger: at most 101 bytes of it are read
+    (site / "results" / "index.json").write_text(json.dumps(index))
+    asked = []
+    real = restore.fetch
+    monkeypatch.setattr(restore, "fetch", lambda url, limit: asked.append(limit) or real(url, limit))
+    restored = restore_results(str(site), tmp_path / "results")
+    assert restored.restored == [] and "larger than 100 bytes" in restored.set_aside[f"0.8.0-{LINUX}.json"]
+    assert asked[1] == 100

@@ -165,7 +165,7 @@ def restore_one(source: str, entry: dict[str, Any], into: Path, keep: Path | Non
     """Fetch, check and store one file of the index; why it was set aside, or None when restored."""
     name = entry["name"]
     try:
-        data = fetch(site_url(source, "results/" + name), MAX_RESULT_BYTES)
+        data = fetch(site_url(source, "results/" + name), entry["size"])  # no more than the index promised
     except FetchError as exc:
         return f"cannot be fetched: {exc}"
     temporary = into / f".restoring-{name}"
