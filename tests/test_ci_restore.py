@@ -138,7 +138,7 @@ def test_the_plan_keeps_only_jobs_whose_cells_are_not_answered(tmp_path):
         path = write(stored, version, LINUX, entries if version == "0.8.0" else entries[:1])
         data = json.loads(path.read_text())
         data["jax_conformance"].update(environment_digest="env", pins_hash=builder.requirements(version).digest,
-                                       python="3.13.2")
+                                       python="3.13.0")
         path.write_text(json.dumps(data))
     request = WorkRequest(("0.8.0", "0.8.1"), ("ubuntu-24.04", "macos-14"), 1, "debug_nans_vmap_miss", stored)
     plan = plan_work(request, builder)
@@ -292,10 +292,9 @@ def test_a_history_the_history_command_refuses_still_publishes_the_results_and_k
     assert (tmp_path / "out" / "history.json").read_text() == newer
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed (review of #30): the plan takes a stored run's Python by series "
-                   "(3.13.x), run by exact version, so a runner whose 3.13 patch moved reruns cells the plan called "
-                   "answered (only when its job has other work: the same cell reruns or not by its neighbours)")
 def test_the_plan_and_run_agree_on_a_cell_whose_python_patch_changed(tmp_path):
+    """Review of #30: the plan took a stored run's Python by series (3.13.x), run by exact version, so a runner
+    whose 3.13 moved on by a patch reran cells the plan called answered, or not, by its neighbours in the shard."""
     from tests.test_engine_matrix import stored_setup
     from conformance.engine import ciwork
 

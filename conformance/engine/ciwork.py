@@ -5,7 +5,7 @@ results of the last published run do not answer.
 splits the selected cells into shards as `run --shard` does (`engine.shards`, durations from the committed
 baseline), and keeps a job on a runner only when some cell of its share is not answered, for the runner's
 platform, by the stored results (`engine.matrix.answered_cells`: the release's pin file is the one the stored run
-installed, the Python series is the one the release gets, and the cell's reuse key is unchanged). Nothing is built:
+installed, the Python is the one the release gets, and the cell's reuse key is unchanged). Nothing is built:
 the keys come from the case sources, the shared code, the suite version and the stored environment digest. A release
 without a pin file, or without a stored result for the platform, has work.
 """
@@ -88,11 +88,11 @@ class WorkPlan:
                 f"{self.to_run} of {self.cells} cells to run, {self.cells - self.to_run} answered by stored results")
 
 
-def _python_series(builder: Any, version: str) -> str | None:
-    """`3.13`: the major.minor of the Python the release gets here (the workflow gives every runner the same one);
-    None when no Python here fits it."""
+def _python_version(builder: Any, version: str) -> str | None:
+    """`3.13.1`: the Python the release gets here, which `run` requires a stored result to have run on (the
+    workflow's setup-python gives every runner kind the same one); None when no Python here fits it."""
     try:
-        return ".".join(builder.interpreter_for(version).version.split(".")[:2])
+        return builder.interpreter_for(version).version
     except (ConformanceError, OSError):
         return None
 
@@ -102,15 +102,14 @@ def pending(request: WorkRequest, builder: Any, version: str, platform_name: str
     if request.stored is None or not request.stored.is_dir():
         return len(cells)
     paths = version_files(request.stored, version, platform_name)
-    series = _python_series(builder, version) if paths else None
-    if series is None:
+    python = _python_version(builder, version) if paths else None
+    if python is None:
         return len(cells)
     try:
         requirements = builder.requirements(version)
     except (ConformanceError, OSError):
         return len(cells)
-    fits = lambda python: python == series or python.startswith(series + ".")  # noqa: E731
-    return len(cells) - len(answered_cells(paths, cells, requirements, fits, {}))
+    return len(cells) - len(answered_cells(paths, cells, requirements, lambda stored: stored == python, {}))
 
 
 def plan_work(request: WorkRequest, builder: Any, limit: int = GITHUB_MATRIX_LIMIT) -> WorkPlan:
