@@ -72,6 +72,43 @@ def test_find_links_folders_list_their_jax_files_with_requires_python_and_join_t
         find_links_files((str(tmp_path / "nowhere"),), "jax")
 
 
+def test_a_hostile_wheel_in_a_find_links_folder_costs_neither_memory_nor_a_traceback(tmp_path):
+    """A METADATA that inflates to far more than its headers is read only as far as its headers; a wheel whose
+    METADATA uses a compression method zipfile lacks lists without Requires-Python instead of raising."""
+    import tracemalloc
+
+    links = tmp_path / "links"
+    links.mkdir()
+    with zipfile.ZipFile(links / "jax-0.13.0.dev20260102-py3-none-any.whl", "w", zipfile.ZIP_DEFLATED) as wheel:
+        wheel.writestr("jax-0.13.0.dev20260102.dist-info/METADATA", "Metadata-Version: 2.1\nName: jax\n"
+                       "Version: 0.13.0.dev20260102\nRequires-Python: >=3.12\n\n" + "x" * 64 * 2**20)
+    odd = links / "jax-0.13.0.dev20260103-py3-none-any.whl"
+    _wheel(links, odd.name)
+    data = bytearray(odd.read_bytes())
+    for signature, offset in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):  # compression method 99 (unknown)
+        at = data.find(signature)
+        data[at + offset:at + offset + 2] = (99).to_bytes(2, "little")
+    odd.write_bytes(bytes(data))
+    tracemalloc.start()
+    try:
+        found = find_links_files((str(links),), "jax")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found == [{"filename": "jax-0.13.0.dev20260102-py3-none-any.whl", "requires-python": ">=3.12"},
+                     {"filename": odd.name, "requires-python": None}]
+    assert peak < 16 * 2**20, f"read {peak} bytes to list two wheels"
+
+
+def test_a_find_links_page_that_cannot_be_read_is_named_without_any_part_of_its_password(tmp_path):
+    place = "http://team:p@ss@word@127.0.0.1:9/links/"  # unencoded `@`s: urllib takes the password up to the last
+    with pytest.raises(ConformanceError) as caught:
+        find_links_files((place,), "jax")
+    said = str(caught.value)
+    assert "http://127.0.0.1:9/links/ cannot be read" in said
+    assert "ss" not in said.replace("address", "") and "word" not in said and "team" not in said
+
+
 def test_a_dev_build_is_installed_with_the_jaxlib_of_its_night_and_a_release_as_before(tmp_path):
     pages = {"jax": {"files": [{"filename": f"jax-{v}-py3-none-any.whl", "requires-python": ">=3.12"}
                                for v in ("0.12.1.dev20260102", "0.12.1.dev20260103", "9.0")]},

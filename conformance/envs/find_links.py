@@ -18,6 +18,7 @@ from typing import Any
 
 from conformance.errors import ConformanceError
 
+MAX_METADATA_BYTES = 1024 * 1024  # its headers come first; a hostile wheel's METADATA may inflate to gigabytes
 _NAME = re.compile(r"^(?P<name>[A-Za-z0-9_.]+)-[0-9]")
 
 
@@ -33,8 +34,10 @@ def wheel_requires_python(path: Path) -> str | None:
             name = next((n for n in wheel.namelist() if n.count("/") == 1 and n.endswith(".dist-info/METADATA")), "")
             if not name:
                 return None
-            headers = HeaderParser().parsestr(wheel.read(name).decode("utf-8", "replace"))
-    except (OSError, zipfile.BadZipFile, KeyError):
+            with wheel.open(name) as member:
+                head = member.read(MAX_METADATA_BYTES)
+            headers = HeaderParser().parsestr(head.decode("utf-8", "replace"), headersonly=True)
+    except (OSError, zipfile.BadZipFile, KeyError, EOFError, RuntimeError, NotImplementedError, ValueError):
         return None
     return headers.get("Requires-Python")
 

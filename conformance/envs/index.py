@@ -96,7 +96,8 @@ def without_credentials(url: str) -> str:
 
 def scrub_credentials(text: str) -> str:
     """`text` with the user name and password of every URL in it removed (an error message may quote a URL)."""
-    return re.sub(r"(\w+://)[^/\s@]+@", r"\1", text)
+    # Up to the last `@` before the path: a password may hold an unencoded `@`, as urllib and uv read it.
+    return re.sub(r"(\w+://)[^/?#\s]*@", r"\1", text)
 
 
 @dataclass(frozen=True)
