@@ -294,3 +294,32 @@ def test_cli_bisect_stores_the_cells_it_runs_in_the_results_folder(monkeypatch, 
     assert len(tested) == len(fake.argvs) and "0.8.0-linux-x86_64.json" in tested and "0.7.2-linux-x86_64.json" in tested
     first = fake.argvs[0]
     assert first[first.index("--jax-launch") + 1] == "spawn" and first[first.index("--jax-reuse") + 1] == str(results)
+
+
+@pytest.mark.parametrize("case_id, needed", [
+    ("config.traceback_filtering_invalid_value", "and `JAX_TRACEBACK_FILTERING=bogus python repro.py`; it prints"),
+    ("program.closure_constant_miscompile", "closure_miscompile.py"),
+])
+def test_the_bug_report_alone_reproduces_with_the_environment_and_the_scripts_its_case_needs(case_id, needed):
+    """A maintainer reading the report has no copy of the suite: the run line carries the case's environment
+    variables, and a script the probe runs as a file is in the report too, not named as `conformance/scripts/`."""
+    from types import SimpleNamespace
+
+    from conformance.core.case import find_case
+    from conformance.decide.bisect import BisectOutcome
+    from conformance.decide.bug_report import issue_markdown
+    from conformance.decide.commits import BuildCommits
+    from conformance.report.repro import script_sources
+
+    cell = Cell(find_case(case_id), "")
+    good, bad = result(case_id, "", "conforms", {"a": 1}), result(case_id, "", "differs", {"a": 2})
+    outcome = BisectOutcome(["0.7.2", "0.8.0"], "0.7.2", "0.8.0", good, bad, last_good="0.7.2", first_bad="0.8.0",
+                            last_good_result=good, first_bad_result=bad)
+    report = SimpleNamespace(outcome=outcome, good_build=BuildCommits("0.7.2", "0.7.2"),
+                             bad_build=BuildCommits("0.8.0", "0.8.0"), cell=cell, attribution=None, environment={},
+                             releases=["0.7.2", "0.8.0"], cell_id=cell.id, dev=None, source=None)
+    text = issue_markdown(report)
+    assert needed in text and "(the suite's `conformance/scripts/`)" not in text
+    assert text.count("```") % 2 == 0
+    for name in ("closure_miscompile",) if "closure" in case_id else ():
+        assert script_sources()[name].strip() in text

@@ -15,7 +15,7 @@ from typing import Any
 from conformance.core.compare import diff
 from conformance.decide.commits import compare_url, jaxlib_compare_url
 from conformance.decide.render import status_words
-from conformance.report.repro import reproduction_script, scripts_used
+from conformance.report.repro import reproduction_script, run_line, script_sources, scripts_used
 
 
 def changes(before: Any, after: Any) -> list[dict[str, Any]]:
@@ -112,11 +112,13 @@ def issue_markdown(report: Any, suite: str = "") -> str:
               f"{cell.case.id}{f':{cell.param}' if cell.param else ''} "
               f"--good {report.releases[0]} --bad {report.releases[-1]}`"]
     script = reproduction_script(cell.case, cell.param, bad.jax, bad.jaxlib, suite)
-    lines += ["", "## Reproduction",
-              f"Save as `repro.py`, then `pip install jax=={bad.jax} jaxlib=={bad.jaxlib}` and `python repro.py`; "
-              f"it prints the facts above.", "", "```python", script.rstrip("\n"), "```"]
     extra = scripts_used(script)
-    if extra:
-        lines.append(f"It runs {', '.join(f'`{name}.py`' for name in extra)}: save "
-                     f"{'it' if len(extra) == 1 else 'them'} beside it (the suite's `conformance/scripts/`).")
+    stdin = " (its header says what stdin.txt holds)" if getattr(cell.case, "stdin", None) else ""
+    lines += ["", "## Reproduction",
+              f"Save as `repro.py`{', with the files below beside it' if extra else ''}, then "
+              f"`pip install jax=={bad.jax} jaxlib=={bad.jaxlib}` and `{run_line(cell.case, cell.param)}`{stdin}; "
+              f"it prints the facts above.", "", "```python", script.rstrip("\n"), "```"]
+    sources = script_sources()
+    for name in extra:  # the scripts it runs as files: inline too, so the report alone reproduces
+        lines += ["", f"`{name}.py`:", "", "```python", sources[name].rstrip("\n"), "```"]
     return "\n".join(lines) + "\n"
