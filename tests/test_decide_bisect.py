@@ -317,9 +317,32 @@ def test_the_bug_report_alone_reproduces_with_the_environment_and_the_scripts_it
                             last_good_result=good, first_bad_result=bad)
     report = SimpleNamespace(outcome=outcome, good_build=BuildCommits("0.7.2", "0.7.2"),
                              bad_build=BuildCommits("0.8.0", "0.8.0"), cell=cell, attribution=None, environment={},
-                             releases=["0.7.2", "0.8.0"], cell_id=cell.id, dev=None, source=None)
+                             releases=["0.7.2", "0.8.0"], cell_id=cell.id, dev=None, source=None,
+                             find_fix=False)
     text = issue_markdown(report)
     assert needed in text and "(the suite's `conformance/scripts/`)" not in text
     assert text.count("```") % 2 == 0
     for name in ("closure_miscompile",) if "closure" in case_id else ():
         assert script_sources()[name].strip() in text
+
+
+def test_a_find_fix_bug_report_says_which_release_has_the_bug_and_which_does_not():
+    from types import SimpleNamespace
+
+    from conformance.core.case import find_case
+    from conformance.decide.bisect import BisectOutcome
+    from conformance.decide.bug_report import issue_markdown
+    from conformance.decide.commits import BuildCommits
+
+    cell = Cell(find_case(VMAP), "vmap")
+    bug = result(VMAP, "vmap", "conforms", {"old_jit": "missed"}, known_issue=True)
+    fixed = result(VMAP, "vmap", "differs", {"old_jit": "caught"}, known_issue=True)
+    outcome = BisectOutcome(["0.4.38", "0.8.0"], "0.4.38", "0.8.0", bug, fixed, last_good="0.7.2",
+                            first_bad="0.8.0", last_good_result=bug, first_bad_result=fixed)
+    report = SimpleNamespace(outcome=outcome, good_build=BuildCommits("0.7.2", "0.7.2"), find_fix=True,
+                             bad_build=BuildCommits("0.8.0", "0.8.0"), cell=cell, attribution=None, environment={},
+                             releases=["0.4.38", "0.8.0"], cell_id=cell.id, dev=None, source=None)
+    text = issue_markdown(report)
+    assert "jax 0.7.2 is the last release without it" not in text
+    assert text.splitlines()[0].endswith("jax 0.7.2 is the last release with it")
+    assert "| last with the bug | 0.7.2 |" in text and "| first without it | 0.8.0 |" in text

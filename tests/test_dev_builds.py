@@ -153,6 +153,7 @@ def test_the_search_starts_from_the_releases_answers_and_ends_at_the_narrowest_p
     assert f"  jax commits between them: https://github.com/jax-ml/jax/compare/{'01' * 20}...{'02' * 20}" in lines
     step.find_fix = True
     assert "  first dev build without it: jax 0.12.1.dev20260102" in step.lines()
+    assert not [line for line in step.lines() if "good" in line or "bad" in line]  # --find-fix words throughout
     data = step.to_json()
     assert data["first_bad"]["jax_commit"] == "02" * 20 and data["first_bad"]["dev_build"] is True
     assert data["tested"] == ["0.12.1.dev20260102", "0.12.1.dev20260101"]

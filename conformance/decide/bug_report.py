@@ -75,15 +75,21 @@ def issue_markdown(report: Any, suite: str = "") -> str:
     summary = ", ".join(f"{c['path']} {c['before']!r} -> {c['after']!r}" for c in changed[:3])
     if not summary or before.observation is None or after.observation is None:  # no facts on a side: the statuses
         summary = f"{before.status.value} -> {after.status.value}"
-    title = f"jax {bad.jax}: {cell.id} changes ({summary}); jax {good.jax} is the last release without it"
+    if report.find_fix:  # the search went from the build with the documented bug to the first without it
+        title = (f"jax {bad.jax}: {cell.id} no longer shows the documented issue ({summary}); jax {good.jax} is "
+                 f"the last release with it")
+        labels = ("last with the bug", "first without it")
+    else:
+        title = f"jax {bad.jax}: {cell.id} changes ({summary}); jax {good.jax} is the last release without it"
+        labels = ("last good", "first bad")
     lines = [f"# {title}", "",
              f"**What the documentation says** ({cell.case.section}): {claim}", "",
              f"Between jax {outcome.last_good} and jax {outcome.first_bad} the observed behaviour of `{cell.id}` "
              "changes." + (f" Not tested between them: {', '.join(outcome.untested_between)}."
                            if outcome.untested_between else " No release lies between them."), "",
              "| | jax | jaxlib | jax commit | jaxlib commit | verdict |", "|---|---|---|---|---|---|"]
-    for label, build, found, version in (("last good", good, before, outcome.last_good),
-                                         ("first bad", bad, after, outcome.first_bad)):
+    for label, build, found, version in ((labels[0], good, before, outcome.last_good),
+                                         (labels[1], bad, after, outcome.first_bad)):
         lines.append(f"| {label} | {build.jax} | {build.jaxlib} | {build.jax_ref} | {build.jaxlib_ref} | "
                      f"{status_words(found, version)} |")
     lines += ["", f"Commits between them: {compare_url(good, bad)}"]

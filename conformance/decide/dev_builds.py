@@ -58,7 +58,8 @@ class DevStep:
             lines.append(f"  untested dev builds between them: {', '.join(found.untested_between)}")
         lines.extend(f"  skipped jax {s.version}: {one_line(s.why)[:300]}" for s in found.skipped)
         if self.good_build is not None and self.bad_build is not None:
-            lines += [f"  last good build: {self.good_build.line()}", f"  first bad build: {self.bad_build.line()}",
+            names = ("build with the bug", "build without it") if self.find_fix else ("good build", "bad build")
+            lines += [f"  last {names[0]}: {self.good_build.line()}", f"  first {names[1]}: {self.bad_build.line()}",
                       f"  jax commits between them: {compare_url(self.good_build, self.bad_build)}"]
             if jaxlib_compare_url(self.good_build, self.bad_build):
                 lines.append(f"  jaxlib commits between them: {jaxlib_compare_url(self.good_build, self.bad_build)}")
