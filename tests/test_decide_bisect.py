@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -346,3 +347,31 @@ def test_a_find_fix_bug_report_says_which_release_has_the_bug_and_which_does_not
     assert "jax 0.7.2 is the last release without it" not in text
     assert text.splitlines()[0].endswith("jax 0.7.2 is the last release with it")
     assert "| last with the bug | 0.7.2 |" in text and "| first without it | 0.8.0 |" in text
+
+
+def test_the_bug_reports_table_of_changes_survives_pipes_and_backticks_in_the_observations():
+    """Error messages quote code (`jax.jit`) and operators (`|`): each row of the field table keeps three cells."""
+    from types import SimpleNamespace
+
+    from conformance.core.case import find_case
+    from conformance.decide.bisect import BisectOutcome
+    from conformance.decide.bug_report import issue_markdown
+    from conformance.decide.commits import BuildCommits
+
+    cell = Cell(find_case(VMAP), "vmap")
+    before = result(VMAP, "vmap", "differs", {"m": "unsupported operand type(s) for |: 'int'", "n": "use `jax.jit`"})
+    after = result(VMAP, "vmap", "conforms", {"m": "a | b", "n": "``"})
+    outcome = BisectOutcome(["0.7.2", "0.8.0"], "0.7.2", "0.8.0", before, after, last_good="0.7.2",
+                            first_bad="0.8.0", last_good_result=before, first_bad_result=after)
+    report = SimpleNamespace(outcome=outcome, good_build=BuildCommits("0.7.2", "0.7.2"), find_fix=False,
+                             bad_build=BuildCommits("0.8.0", "0.8.0"), cell=cell, attribution=None, environment={},
+                             releases=["0.7.2", "0.8.0"], cell_id=cell.id, dev=None, source=None)
+    text = issue_markdown(report)
+    table = text.split("## What changed (field by field)")[1].split("##")[0].strip().splitlines()[2:]
+    assert len(table) == 2
+    for row in table:
+        cells = [c for c in re.split(r"(?<!\\)\|", row)][1:-1]  # GFM: a cell ends at each unescaped |
+        assert len(cells) == 3, row
+        for cell_text in cells:
+            ticks = re.match(r"\s*(`+)", cell_text).group(1)
+            assert cell_text.strip().endswith(ticks) and ticks not in cell_text.strip()[len(ticks):-len(ticks)], row

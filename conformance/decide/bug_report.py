@@ -10,6 +10,7 @@ narrowest pair of dev builds too. `verdict_json` gives the same verdict as plain
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from conformance.core.compare import diff
@@ -62,6 +63,15 @@ def verdict_json(report: Any) -> dict[str, Any]:
     return data
 
 
+def _code(text: str) -> str:
+    """`text` as a code span in a table cell: a `|` escaped (GFM splits cells at it even in a code span), and
+    fenced with more backticks than it holds (an error message may quote `jax.jit`)."""
+    text = " ".join(str(text).split("\n")).replace("|", "\\|")
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def _facts(value: Any) -> str:
     return "```json\n" + json.dumps(value, indent=1, sort_keys=True, default=repr) + "\n```"
 
@@ -108,7 +118,8 @@ def issue_markdown(report: Any, suite: str = "") -> str:
     lines += ["", f"## Observed in jax {outcome.last_good}", _facts(before.observation),
               "", f"## Observed in jax {outcome.first_bad}", _facts(after.observation),
               "", "## What changed (field by field)", "", f"| field | jax {outcome.last_good} | jax {outcome.first_bad} |",
-              "|---|---|---|", *(f"| `{c['path']}` | `{c['before']!r}` | `{c['after']!r}` |" for c in changed),
+              "|---|---|---|", *(f"| {_code(c['path'])} | {_code(repr(c['before']))} | {_code(repr(c['after']))} |"
+                                 for c in changed),
               "", "## Expected (what the chapter asserts)", _facts(after.expected)]
     env = report.environment
     lines += ["", "## Environment (of the first bad build's run)",
