@@ -123,6 +123,28 @@ def test_a_dev_build_is_installed_with_the_jaxlib_of_its_night_and_a_release_as_
     assert builder.interpreter_for("0.12.1.dev20260103").version == "3.13.0"
 
 
+def test_pinning_a_dev_build_pins_the_jaxlib_its_environment_would_get(tmp_path):
+    """`pin 0.12.1.dev20260102` writes the pin file the builder then prefers to its own requirements: it must hold
+    the jaxlib of the same night (`+g` label and all), not leave jaxlib to jax's declared range."""
+    import subprocess
+
+    from conformance.envs.pins import compile_pins
+
+    pages = {"jax": {"files": [{"filename": "jax-0.12.1.dev20260102-py3-none-any.whl", "requires-python": ">=3.12"}]},
+             "jaxlib": {"files": [{"filename": f"jaxlib-{v}-cp313-cp313-manylinux_2_27_x86_64.whl"}
+                                  for v in ("0.12.1.dev20260102+gcccc", "0.12.1.dev20260105")]}}
+    wanted = []
+
+    def run(argv, **kwargs):
+        wanted.append(open(argv[argv.index("-o") - 1]).read())  # the requirements.in it resolves
+        with open(argv[argv.index("-o") + 1], "w") as out:
+            out.write("jax==0.12.1.dev20260102\n")
+        return subprocess.CompletedProcess(argv, 0, "", "")
+
+    compile_pins("0.12.1.dev20260102", PackageIndex(tmp_path, fetch=pages.__getitem__), tmp_path / "pins", run)
+    assert "jaxlib==0.12.1.dev20260102+gcccc" in wanted[0].splitlines()
+
+
 def _outcome(last_good, first_bad, good, bad):
     return BisectOutcome([last_good, first_bad], last_good, first_bad, good, bad, last_good=last_good,
                          first_bad=first_bad, last_good_result=good, first_bad_result=bad)
