@@ -34,6 +34,29 @@ def test_the_dev_builds_between_two_releases_come_in_pep_440_order_from_the_firs
     assert dev_builds_between(versions, "0.12.0", "garbage") == []
 
 
+def test_one_build_per_night_is_searched_and_nights_that_pep_440_puts_out_of_date_order_are_named():
+    """Two builds of one night differ only in their `+g<hash>` labels, which PEP 440 orders by the hash's letters,
+    not by history: searching both could end "between" them in an order that never happened. One per night is
+    searched (the plain one first) and the rest are named; a series built beside another is flagged."""
+    from conformance.envs.nightlies import left_out_of_nights, nights_out_of_order
+
+    versions = ["0.12.0.1", "0.13.0", "0.13.0.dev20260102+gfff", "0.13.0.dev20260102+gaaa", "0.13.0.dev20260103",
+                "0.13.0.dev20260103+g123", "0.12.1.dev20260105", "0.13.0.dev20260101"]
+    between = dev_builds_between(versions, "0.12.0.1", "0.13.0")
+    assert between == ["0.12.1.dev20260105", "0.13.0.dev20260101", "0.13.0.dev20260102+gaaa", "0.13.0.dev20260103"]
+    assert left_out_of_nights(versions, "0.12.0.1", "0.13.0") == ["0.13.0.dev20260102+gfff",
+                                                                   "0.13.0.dev20260103+g123"]
+    assert nights_out_of_order(between) == [("0.12.1.dev20260105", "0.13.0.dev20260101")]
+    good, bad = result(CELL, observation={"value": 1}), result(CELL, observation={"value": 2})
+    step = search_dev_builds(versions, _outcome("0.12.0.1", "0.13.0", good, bad),
+                             lambda v: result(CELL, observation={"value": 1 if v < "0.13.0.dev20260102" else 2}),
+                             same_observation, lambda v: BuildCommits(v, v))
+    said = "\n".join(step.lines())
+    assert "not searched, another build of the same night is: 0.13.0.dev20260102+gfff, 0.13.0.dev20260103+g123" in said
+    assert "jax 0.12.1.dev20260105 is dated after jax 0.13.0.dev20260101" in said
+    assert step.to_json()["left_out"] == ["0.13.0.dev20260102+gfff", "0.13.0.dev20260103+g123"]
+
+
 def test_a_dev_jax_goes_with_the_jaxlib_of_its_night_else_an_earlier_one_else_its_declared_range():
     jaxlibs = ["0.12.0.1", "0.12.1.dev20260101+gffff", "0.12.1.dev20260103"]
     assert matching_jaxlib("0.12.0.1", jaxlibs) == "0.12.0.1"
