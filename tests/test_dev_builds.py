@@ -97,7 +97,7 @@ def test_find_links_folders_list_their_jax_files_with_requires_python_and_join_t
 
 def test_a_hostile_wheel_in_a_find_links_folder_costs_neither_memory_nor_a_traceback(tmp_path):
     """A METADATA that inflates to far more than its headers is read only as far as its headers; a wheel whose
-    METADATA uses a compression method zipfile lacks lists without Requires-Python instead of raising."""
+    METADATA uses a compression method zipfile lacks is left out instead of raising."""
     import tracemalloc
 
     links = tmp_path / "links"
@@ -118,9 +118,45 @@ def test_a_hostile_wheel_in_a_find_links_folder_costs_neither_memory_nor_a_trace
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert found == [{"filename": "jax-0.13.0.dev20260102-py3-none-any.whl", "requires-python": ">=3.12"},
-                     {"filename": odd.name, "requires-python": None}]
+    assert found == [{"filename": "jax-0.13.0.dev20260102-py3-none-any.whl", "requires-python": ">=3.12"}]
     assert peak < 16 * 2**20, f"read {peak} bytes to list two wheels"
+
+
+def test_files_named_like_jax_wheels_that_could_not_install_are_left_out_of_the_releases_and_named(tmp_path):
+    """Junk in a team's folder: were they listed, `matrix latest` would choose them and install would fail."""
+    links = tmp_path / "links"
+    links.mkdir()
+    _wheel(links, "jax-0.12.1.dev20260102-py3-none-any.whl")
+    (links / "jax-1.0.0-py3-none-any.whl").write_bytes(b"not a zip")  # the newest, and no wheel
+    with zipfile.ZipFile(links / "jax-0.99.0-py3-none-any.whl", "w") as wheel:  # its METADATA says another version
+        wheel.writestr("jax-0.99.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: jax\nVersion: 0.10.2\n")
+    with zipfile.ZipFile(links / "jax-0.98.0-py3-none-any.whl", "w") as wheel:
+        wheel.writestr("jax/__init__.py", "")
+    (links / "notes.txt").write_text("not a distribution")
+    pages = {"jax": {"files": [{"filename": "jax-0.12.0.1-py3-none-any.whl", "requires-python": ">=3.12"}]}}
+    index = PackageIndex(tmp_path / "cache", fetch=pages.__getitem__, options=IndexOptions(find_links=(str(links),)))
+    assert sorted(index.releases("jax")) == ["0.12.0.1", "0.12.1.dev20260102"]
+    said = "\n".join(index.notices)
+    assert "left out jax-1.0.0-py3-none-any.whl (not a readable wheel" in said
+    assert "left out jax-0.99.0-py3-none-any.whl (its METADATA says version '0.10.2', its name 0.99.0)" in said
+    assert "left out jax-0.98.0-py3-none-any.whl (it holds no .dist-info/METADATA)" in said
+    assert len(index.notices) == 3 and all("\n" not in notice for notice in index.notices)
+
+
+def test_matrix_latest_never_chooses_a_junk_wheel_of_a_find_links_folder_and_says_so(monkeypatch, capsys, tmp_path):
+    from conformance import cli
+
+    monkeypatch.setenv("JAX_CONFORMANCE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr("conformance.envs.index.fetch_project_page", lambda project, base=None, timeout=30.0: {
+        "files": [{"filename": f"{project}-{v}-py3-none-any.whl"} for v in ("0.11.2", "0.12.0.1")]})
+    links = tmp_path / "links"
+    links.mkdir()
+    _wheel(links, "jax-0.13.0-py3-none-any.whl")
+    (links / "jax-1.0.0-py3-none-any.whl").write_bytes(b"<html>a proxy's error page</html>")
+    assert cli.main(["matrix", "latest", "--find-links", str(links)]) == 0
+    out, err = capsys.readouterr()
+    assert out.split() == ["0.12.0.1", "0.13.0"]
+    assert err.startswith("note: --find-links") and "left out jax-1.0.0-py3-none-any.whl" in err
 
 
 def test_a_find_links_page_that_cannot_be_read_is_named_without_any_part_of_its_password(tmp_path):

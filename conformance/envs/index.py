@@ -312,7 +312,9 @@ class PackageIndex:
         if self.options.find_links:  # read afresh, never cached: a folder of builds grows
             from conformance.envs.find_links import find_links_files
 
-            payload = merge_pages([payload, {"files": find_links_files(self.options.find_links, project)}])
+            left_out: list[str] = []
+            payload = merge_pages([payload, {"files": find_links_files(self.options.find_links, project, left_out)}])
+            self.notices.extend(left_out)
         self._pages[project] = parse_simple_json(payload)
         return self._pages[project]
 
