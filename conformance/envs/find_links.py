@@ -89,8 +89,8 @@ def place_entries(place: str, left_out: list[str] | None = None) -> list[dict[st
         None if parts.scheme in ("http", "https") else Path(place)
     if folder is not None:
         if not folder.is_dir():
-            raise ConformanceError(f"--find-links {place}: no such folder; name a folder of wheel files or a page "
-                                   f"that links to them")
+            raise ConformanceError(f"--find-links {scrub_credentials(place)}: no such folder; name a folder of wheel "
+                                   f"files or a page that links to them")
         return _folder_entries(folder, left_out if left_out is not None else [])
     try:
         return list(fetch_page(place).get("files", []))
@@ -103,13 +103,16 @@ def find_links_files(places: tuple[str, ...], project: str, left_out: list[str] 
                      ) -> list[dict[str, Any]]:
     """The entries of `project`'s files (`jax-…whl`, not `jaxlib-…`) across the `--find-links` places; the
     project's wheels left out as uninstallable are named in `left_out`."""
+    from conformance.envs.index import scrub_credentials
+
     wanted = re.sub(r"[-_.]+", "-", project).lower()
     found, skipped = [], []
     for place in places:
         dropped: list[str] = []
         found += [entry for entry in place_entries(place, dropped)
                   if isinstance(entry, dict) and _project_of(str(entry.get("filename", ""))) == wanted]
-        skipped += [f"--find-links {place}: left out {why}" for why in dropped if _project_of(why) == wanted]
+        skipped += [f"--find-links {scrub_credentials(place)}: left out {why}" for why in dropped
+                    if _project_of(why) == wanted]
     if left_out is not None:
         left_out.extend(skipped)
     return found
