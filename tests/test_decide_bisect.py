@@ -347,6 +347,7 @@ def test_a_find_fix_bug_report_says_which_release_has_the_bug_and_which_does_not
     assert "jax 0.7.2 is the last release without it" not in text
     assert text.splitlines()[0].endswith("jax 0.7.2 is the last release with it")
     assert "| last with the bug | 0.7.2 |" in text and "| first without it | 0.8.0 |" in text
+    assert "--good 0.4.38 --bad 0.8.0 --find-fix`" in text  # the command that finds it again
 
 
 def test_the_bug_reports_table_of_changes_survives_pipes_and_backticks_in_the_observations():

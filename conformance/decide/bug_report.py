@@ -127,7 +127,10 @@ def issue_markdown(report: Any, suite: str = "") -> str:
               f"; backend {env.get('backend', '?')}",
               f"- found with jax-conformance{f' {suite}' if suite else ''}: `jax-conformance bisect "
               f"{cell.case.id}{f':{cell.param}' if cell.param else ''} "
-              f"--good {report.releases[0]} --bad {report.releases[-1]}`"]
+              f"--good {report.releases[0]} --bad {report.releases[-1]}{' --find-fix' if report.find_fix else ''}"
+              f"{' --pre' if getattr(report, 'dev', None) is not None else ''}`"
+              + (" (with the index or `--find-links` place that held the dev builds)"
+                 if getattr(report, "dev", None) is not None else "")]
     script = reproduction_script(cell.case, cell.param, bad.jax, bad.jaxlib, suite)
     extra = scripts_used(script)
     stdin = " (its header says what stdin.txt holds)" if getattr(cell.case, "stdin", None) else ""
