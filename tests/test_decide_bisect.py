@@ -376,3 +376,16 @@ def test_the_bug_reports_table_of_changes_survives_pipes_and_backticks_in_the_ob
         for cell_text in cells:
             ticks = re.match(r"\s*(`+)", cell_text).group(1)
             assert cell_text.strip().endswith(ticks) and ticks not in cell_text.strip()[len(ticks):-len(ticks)], row
+
+
+def test_a_jax_source_search_that_cannot_start_keeps_the_release_verdict(monkeypatch, tmp_path, capsys):
+    """The releases were searched (and run) before the checkout is read: a checkout that cannot serve the search
+    stops that step in one line, and the verdict is still printed and written."""
+    _fake_cli(monkeypatch, tmp_path)
+    verdict = tmp_path / "verdict.json"
+    code = cli.main(["bisect", f"{VMAP}:vmap", "--good", "0.4.38", "--bad", "0.12.0.1", "--jax-source",
+                     str(tmp_path / "no-checkout"), "--json", str(verdict)])
+    out = capsys.readouterr().out
+    assert code == 0 and "first bad: jax 0.8.0" in out
+    assert "jax source: stopped: --jax-source" in out and "is not a git checkout" in out
+    assert json.loads(verdict.read_text())["source"]["stopped"].endswith("clone jax-ml/jax there")

@@ -45,7 +45,8 @@ def verdict_json(report: Any) -> dict[str, Any]:
         data["source"] = {"stopped": source.stopped, "commits": len(source.commits), "jaxlibs": source.jaxlibs,
                           "first_bad_commit": source.outcome.first_bad if source.outcome else "",
                           "last_good_commit": source.outcome.last_good if source.outcome else "",
-                          "subject": source.subjects.get(source.outcome.first_bad, "") if source.outcome else ""}
+                          "changed_by_commit": source.changed_by,
+                          "subject": source.subjects.get(source.changed_by, "")}
     if not found:
         data["no_fix"] = report.no_fix
         return data
