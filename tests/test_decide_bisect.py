@@ -39,6 +39,12 @@ def test_releases_between_come_from_the_index_with_patches_and_without_yanked_or
         releases_between(index.releases("jax"), "0.5.3", "0.6.3")
 
 
+def test_a_local_build_a_find_links_folder_adds_is_no_release_between_unless_it_is_an_end():
+    versions = ["0.12.0.1", "0.12.0.1+corp.3", "0.12.5+gabc1234", "0.13.0"]
+    assert releases_between(versions, "0.12.0.1", "0.13.0") == ["0.12.0.1", "0.13.0"]
+    assert releases_between(versions, "0.12.0.1+corp.3", "0.13.0") == ["0.12.0.1+corp.3", "0.13.0"]
+
+
 def test_the_fake_index_of_the_envs_tests_drops_its_yanked_release(tmp_path):
     index = PackageIndex(tmp_path, fetch=PAGES.__getitem__)
     assert releases_between(index.releases("jax"), "0.4.38", "0.12.0.1") == ["0.4.38", "0.12.0.1"]
