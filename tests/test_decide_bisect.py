@@ -146,6 +146,21 @@ def test_the_oracle_builds_only_what_it_tests_and_names_what_it_cannot_install()
     assert oracle.platform == "linux-x86_64"
 
 
+def test_a_build_whose_run_fails_is_skipped_and_named_not_the_end_of_the_search():
+    """A dev build (or release) that installs but whose run cannot finish is one skipped build, like one that does
+    not install: the search goes on, and what was found before is kept."""
+    from conformance.core.case import find_case
+
+    cell = Cell(find_case("numerics.debug_nans_vmap_miss"), "vmap")
+
+    def run_cell(env):
+        raise ConformanceError("the run of jax 0.8.0.dev20250102 wrote no result file")
+
+    found = CellOracle(FakeBuilder(), cell, run_cell)("0.8.0.dev20250102")
+    assert isinstance(found, Untestable) and found.why == ("its run failed: the run of jax 0.8.0.dev20250102 wrote "
+                                                           "no result file")
+
+
 def test_the_oracle_takes_a_stored_answer_before_building_anything():
     from conformance.core.case import find_case
 
