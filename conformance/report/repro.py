@@ -70,7 +70,8 @@ def module_source(module_name: str) -> str:
 def run_line(case: object, param: str) -> str:
     """How to run a cell's reproduction: its environment variables, `python repro.py`, and `< stdin.txt` when the
     case reads its standard input."""
-    env = {**dict(getattr(case, "env", {}) or {}), **dict(getattr(case.param(param), "env", {}) or {})}  # type: ignore[attr-defined]
+    own = getattr(case.param(param), "env", {})  # type: ignore[attr-defined]
+    env = {**dict(getattr(case, "env", {}) or {}), **dict(own or {})}
     stdin = getattr(case, "stdin", None)
     return " ".join([*(f"{k}={v}" for k, v in env.items()), "python repro.py"]) + (" < stdin.txt" if stdin else "")
 
