@@ -47,6 +47,8 @@ def test_one_build_per_night_is_searched_and_nights_that_pep_440_puts_out_of_dat
     assert left_out_of_nights(versions, "0.12.0.1", "0.13.0") == ["0.13.0.dev20260102+gfff",
                                                                    "0.13.0.dev20260103+g123"]
     assert nights_out_of_order(between) == [("0.12.1.dev20260105", "0.13.0.dev20260101")]
+    assert dev_builds_between([*versions, "0.12.0.1.post1", "0.12.0.1.post1.dev5", "0.13.0rc1", "0.13.0+gabc1234"],
+                              "0.12.0.1", "0.13.0") == ["0.12.0.1.post1.dev5", *between, "0.13.0rc1"]  # no finals
     good, bad = result(CELL, observation={"value": 1}), result(CELL, observation={"value": 2})
     step = search_dev_builds(versions, _outcome("0.12.0.1", "0.13.0", good, bad),
                              lambda v: result(CELL, observation={"value": 1 if v < "0.13.0.dev20260102" else 2}),
