@@ -152,6 +152,8 @@ def command_matrix(args: argparse.Namespace) -> int:
     """Print the JAX versions of matrices and versions (oldest first, each once), as lines, JSON or a CI plan."""
     words, builder = args.names.replace(",", " ").split() or [DEFAULT_MATRIX], make_builder(args)
     versions = sort_versions(expand_words(words, builder.index, matrix_versions))
+    for notice in matrix.take_notices(builder):  # e.g. --find-links files left out; stdout stays the list
+        print(f"note: {notice}", file=sys.stderr)
     if args.ci_runners:  # the jobs with work only, each on its runner kind
         work = plan_work(WorkRequest(tuple(versions), tuple(args.ci_runners.replace(",", " ").split()), args.shards,
                                      args.expression, args.stored), builder)

@@ -51,6 +51,23 @@ def test_compare_links_use_commits_and_fall_back_to_release_tags():
     assert jaxlib_compare_url(good, other) == f"https://github.com/jax-ml/jax/compare/{GOOD}...{'f' * 40}"
 
 
+def test_compare_links_run_from_the_older_build_whichever_end_the_search_started_from():
+    """--find-fix (and a good end newer than the bad one) ends with the newer build as `good`: GitHub's compare
+    page lists nothing from newer to older, so the link must still run older...newer."""
+    newer, older = BuildCommits("0.8.0", "0.8.0", BAD, BAD), BuildCommits("0.7.2", "0.7.2")
+    assert compare_url(newer, older) == f"https://github.com/jax-ml/jax/compare/jax-v0.7.2...{BAD}"
+    assert compare_url(older, newer) == compare_url(newer, older)
+    mixed_new, mixed_old = BuildCommits("0.8.0", "0.8.0", BAD, GOOD), BuildCommits("0.7.2", "0.7.2", GOOD, BAD)
+    assert jaxlib_compare_url(mixed_new, mixed_old) == f"https://github.com/jax-ml/jax/compare/{BAD}...{GOOD}"
+
+
+def test_a_dev_build_without_a_recorded_commit_is_named_by_its_label_not_by_a_tag_that_does_not_exist():
+    night = BuildCommits("0.13.0.dev20260102+gabc1234", "0.13.0.dev20260102+gdef5678")
+    assert (night.jax_ref, night.jaxlib_ref) == ("abc1234", "def5678")
+    assert compare_url(BuildCommits("0.12.0.1", "0.12.0.1", GOOD, GOOD), night).endswith(f"{GOOD}...abc1234")
+    assert "tag jax-v0.13.0.dev" not in night.line() and "abc1234" in night.line()
+
+
 def test_a_stored_result_file_names_its_build_and_an_old_one_names_versions_only(tmp_path):
     data = report("0.8.3", "linux-x86_64", [cell(VMAP, "vmap")], schema=4)
     data["jax_conformance"].update(jaxlib="0.8.3", jax_git_hash=GOOD, jaxlib_git_hash=GOOD)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -36,6 +37,12 @@ def test_releases_between_come_from_the_index_with_patches_and_without_yanked_or
     assert releases_between(index.releases("jax"), "0.8.1", "0.7.2") == ["0.8.1", "0.8.0", "0.7.2"]
     with pytest.raises(ConformanceError, match="0.6.3 is not a release on the package index"):
         releases_between(index.releases("jax"), "0.5.3", "0.6.3")
+
+
+def test_a_local_build_a_find_links_folder_adds_is_no_release_between_unless_it_is_an_end():
+    versions = ["0.12.0.1", "0.12.0.1+corp.3", "0.12.5+gabc1234", "0.13.0"]
+    assert releases_between(versions, "0.12.0.1", "0.13.0") == ["0.12.0.1", "0.13.0"]
+    assert releases_between(versions, "0.12.0.1+corp.3", "0.13.0") == ["0.12.0.1+corp.3", "0.13.0"]
 
 
 def test_the_fake_index_of_the_envs_tests_drops_its_yanked_release(tmp_path):
@@ -137,6 +144,21 @@ def test_the_oracle_builds_only_what_it_tests_and_names_what_it_cannot_install()
     assert (found.cell_id, found.status.value) == ("numerics.debug_nans_vmap_miss[vmap]", "conforms")
     assert builder.prepared == ["0.8.0"] and ran == ["/envs/0.8.0/bin/python"]
     assert oracle.platform == "linux-x86_64"
+
+
+def test_a_build_whose_run_fails_is_skipped_and_named_not_the_end_of_the_search():
+    """A dev build (or release) that installs but whose run cannot finish is one skipped build, like one that does
+    not install: the search goes on, and what was found before is kept."""
+    from conformance.core.case import find_case
+
+    cell = Cell(find_case("numerics.debug_nans_vmap_miss"), "vmap")
+
+    def run_cell(env):
+        raise ConformanceError("the run of jax 0.8.0.dev20250102 wrote no result file")
+
+    found = CellOracle(FakeBuilder(), cell, run_cell)("0.8.0.dev20250102")
+    assert isinstance(found, Untestable) and found.why == ("its run failed: the run of jax 0.8.0.dev20250102 wrote "
+                                                           "no result file")
 
 
 def test_the_oracle_takes_a_stored_answer_before_building_anything():
@@ -294,3 +316,97 @@ def test_cli_bisect_stores_the_cells_it_runs_in_the_results_folder(monkeypatch, 
     assert len(tested) == len(fake.argvs) and "0.8.0-linux-x86_64.json" in tested and "0.7.2-linux-x86_64.json" in tested
     first = fake.argvs[0]
     assert first[first.index("--jax-launch") + 1] == "spawn" and first[first.index("--jax-reuse") + 1] == str(results)
+
+
+@pytest.mark.parametrize("case_id, needed", [
+    ("config.traceback_filtering_invalid_value", "and `JAX_TRACEBACK_FILTERING=bogus python repro.py`; it prints"),
+    ("program.closure_constant_miscompile", "closure_miscompile.py"),
+])
+def test_the_bug_report_alone_reproduces_with_the_environment_and_the_scripts_its_case_needs(case_id, needed):
+    """A maintainer reading the report has no copy of the suite: the run line carries the case's environment
+    variables, and a script the probe runs as a file is in the report too, not named as `conformance/scripts/`."""
+    from types import SimpleNamespace
+
+    from conformance.core.case import find_case
+    from conformance.decide.bisect import BisectOutcome
+    from conformance.decide.bug_report import issue_markdown
+    from conformance.decide.commits import BuildCommits
+    from conformance.report.repro import script_sources
+
+    cell = Cell(find_case(case_id), "")
+    good, bad = result(case_id, "", "conforms", {"a": 1}), result(case_id, "", "differs", {"a": 2})
+    outcome = BisectOutcome(["0.7.2", "0.8.0"], "0.7.2", "0.8.0", good, bad, last_good="0.7.2", first_bad="0.8.0",
+                            last_good_result=good, first_bad_result=bad)
+    report = SimpleNamespace(outcome=outcome, good_build=BuildCommits("0.7.2", "0.7.2"),
+                             bad_build=BuildCommits("0.8.0", "0.8.0"), cell=cell, attribution=None, environment={},
+                             releases=["0.7.2", "0.8.0"], cell_id=cell.id, dev=None, source=None,
+                             find_fix=False)
+    text = issue_markdown(report)
+    assert needed in text and "(the suite's `conformance/scripts/`)" not in text
+    assert text.count("```") % 2 == 0
+    for name in ("closure_miscompile",) if "closure" in case_id else ():
+        assert script_sources()[name].strip() in text
+
+
+def test_a_find_fix_bug_report_says_which_release_has_the_bug_and_which_does_not():
+    from types import SimpleNamespace
+
+    from conformance.core.case import find_case
+    from conformance.decide.bisect import BisectOutcome
+    from conformance.decide.bug_report import issue_markdown
+    from conformance.decide.commits import BuildCommits
+
+    cell = Cell(find_case(VMAP), "vmap")
+    bug = result(VMAP, "vmap", "conforms", {"old_jit": "missed"}, known_issue=True)
+    fixed = result(VMAP, "vmap", "differs", {"old_jit": "caught"}, known_issue=True)
+    outcome = BisectOutcome(["0.4.38", "0.8.0"], "0.4.38", "0.8.0", bug, fixed, last_good="0.7.2",
+                            first_bad="0.8.0", last_good_result=bug, first_bad_result=fixed)
+    report = SimpleNamespace(outcome=outcome, good_build=BuildCommits("0.7.2", "0.7.2"), find_fix=True,
+                             bad_build=BuildCommits("0.8.0", "0.8.0"), cell=cell, attribution=None, environment={},
+                             releases=["0.4.38", "0.8.0"], cell_id=cell.id, dev=None, source=None)
+    text = issue_markdown(report)
+    assert "jax 0.7.2 is the last release without it" not in text
+    assert text.splitlines()[0].endswith("jax 0.7.2 is the last release with it")
+    assert "| last with the bug | 0.7.2 |" in text and "| first without it | 0.8.0 |" in text
+    assert "--good 0.4.38 --bad 0.8.0 --find-fix`" in text  # the command that finds it again
+
+
+def test_the_bug_reports_table_of_changes_survives_pipes_and_backticks_in_the_observations():
+    """Error messages quote code (`jax.jit`) and operators (`|`): each row of the field table keeps three cells."""
+    from types import SimpleNamespace
+
+    from conformance.core.case import find_case
+    from conformance.decide.bisect import BisectOutcome
+    from conformance.decide.bug_report import issue_markdown
+    from conformance.decide.commits import BuildCommits
+
+    cell = Cell(find_case(VMAP), "vmap")
+    before = result(VMAP, "vmap", "differs", {"m": "unsupported operand type(s) for |: 'int'", "n": "use `jax.jit`"})
+    after = result(VMAP, "vmap", "conforms", {"m": "a | b", "n": "``"})
+    outcome = BisectOutcome(["0.7.2", "0.8.0"], "0.7.2", "0.8.0", before, after, last_good="0.7.2",
+                            first_bad="0.8.0", last_good_result=before, first_bad_result=after)
+    report = SimpleNamespace(outcome=outcome, good_build=BuildCommits("0.7.2", "0.7.2"), find_fix=False,
+                             bad_build=BuildCommits("0.8.0", "0.8.0"), cell=cell, attribution=None, environment={},
+                             releases=["0.7.2", "0.8.0"], cell_id=cell.id, dev=None, source=None)
+    text = issue_markdown(report)
+    table = text.split("## What changed (field by field)")[1].split("##")[0].strip().splitlines()[2:]
+    assert len(table) == 2
+    for row in table:
+        cells = [c for c in re.split(r"(?<!\\)\|", row)][1:-1]  # GFM: a cell ends at each unescaped |
+        assert len(cells) == 3, row
+        for cell_text in cells:
+            ticks = re.match(r"\s*(`+)", cell_text).group(1)
+            assert cell_text.strip().endswith(ticks) and ticks not in cell_text.strip()[len(ticks):-len(ticks)], row
+
+
+def test_a_jax_source_search_that_cannot_start_keeps_the_release_verdict(monkeypatch, tmp_path, capsys):
+    """The releases were searched (and run) before the checkout is read: a checkout that cannot serve the search
+    stops that step in one line, and the verdict is still printed and written."""
+    _fake_cli(monkeypatch, tmp_path)
+    verdict = tmp_path / "verdict.json"
+    code = cli.main(["bisect", f"{VMAP}:vmap", "--good", "0.4.38", "--bad", "0.12.0.1", "--jax-source",
+                     str(tmp_path / "no-checkout"), "--json", str(verdict)])
+    out = capsys.readouterr().out
+    assert code == 0 and "first bad: jax 0.8.0" in out
+    assert "jax source: stopped: --jax-source" in out and "is not a git checkout" in out
+    assert json.loads(verdict.read_text())["source"]["stopped"].endswith("clone jax-ml/jax there")

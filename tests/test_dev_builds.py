@@ -34,6 +34,31 @@ def test_the_dev_builds_between_two_releases_come_in_pep_440_order_from_the_firs
     assert dev_builds_between(versions, "0.12.0", "garbage") == []
 
 
+def test_one_build_per_night_is_searched_and_nights_that_pep_440_puts_out_of_date_order_are_named():
+    """Two builds of one night differ only in their `+g<hash>` labels, which PEP 440 orders by the hash's letters,
+    not by history: searching both could end "between" them in an order that never happened. One per night is
+    searched (the plain one first) and the rest are named; a series built beside another is flagged."""
+    from conformance.envs.nightlies import left_out_of_nights, nights_out_of_order
+
+    versions = ["0.12.0.1", "0.13.0", "0.13.0.dev20260102+gfff", "0.13.0.dev20260102+gaaa", "0.13.0.dev20260103",
+                "0.13.0.dev20260103+g123", "0.12.1.dev20260105", "0.13.0.dev20260101"]
+    between = dev_builds_between(versions, "0.12.0.1", "0.13.0")
+    assert between == ["0.12.1.dev20260105", "0.13.0.dev20260101", "0.13.0.dev20260102+gaaa", "0.13.0.dev20260103"]
+    assert left_out_of_nights(versions, "0.12.0.1", "0.13.0") == ["0.13.0.dev20260102+gfff",
+                                                                   "0.13.0.dev20260103+g123"]
+    assert nights_out_of_order(between) == [("0.12.1.dev20260105", "0.13.0.dev20260101")]
+    assert dev_builds_between([*versions, "0.12.0.1.post1", "0.12.0.1.post1.dev5", "0.13.0rc1", "0.13.0+gabc1234"],
+                              "0.12.0.1", "0.13.0") == ["0.12.0.1.post1.dev5", *between, "0.13.0rc1"]  # no finals
+    good, bad = result(CELL, observation={"value": 1}), result(CELL, observation={"value": 2})
+    step = search_dev_builds(versions, _outcome("0.12.0.1", "0.13.0", good, bad),
+                             lambda v: result(CELL, observation={"value": 1 if v < "0.13.0.dev20260102" else 2}),
+                             same_observation, lambda v: BuildCommits(v, v))
+    said = "\n".join(step.lines())
+    assert "not searched, another build of the same night is: 0.13.0.dev20260102+gfff, 0.13.0.dev20260103+g123" in said
+    assert "jax 0.12.1.dev20260105 is dated after jax 0.13.0.dev20260101" in said
+    assert step.to_json()["left_out"] == ["0.13.0.dev20260102+gfff", "0.13.0.dev20260103+g123"]
+
+
 def test_a_dev_jax_goes_with_the_jaxlib_of_its_night_else_an_earlier_one_else_its_declared_range():
     jaxlibs = ["0.12.0.1", "0.12.1.dev20260101+gffff", "0.12.1.dev20260103"]
     assert matching_jaxlib("0.12.0.1", jaxlibs) == "0.12.0.1"
@@ -72,6 +97,79 @@ def test_find_links_folders_list_their_jax_files_with_requires_python_and_join_t
         find_links_files((str(tmp_path / "nowhere"),), "jax")
 
 
+def test_a_hostile_wheel_in_a_find_links_folder_costs_neither_memory_nor_a_traceback(tmp_path):
+    """A METADATA that inflates to far more than its headers is read only as far as its headers; a wheel whose
+    METADATA uses a compression method zipfile lacks is left out instead of raising."""
+    import tracemalloc
+
+    links = tmp_path / "links"
+    links.mkdir()
+    with zipfile.ZipFile(links / "jax-0.13.0.dev20260102-py3-none-any.whl", "w", zipfile.ZIP_DEFLATED) as wheel:
+        wheel.writestr("jax-0.13.0.dev20260102.dist-info/METADATA", "Metadata-Version: 2.1\nName: jax\n"
+                       "Version: 0.13.0.dev20260102\nRequires-Python: >=3.12\n\n" + "x" * 64 * 2**20)
+    odd = links / "jax-0.13.0.dev20260103-py3-none-any.whl"
+    _wheel(links, odd.name)
+    data = bytearray(odd.read_bytes())
+    for signature, offset in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):  # compression method 99 (unknown)
+        at = data.find(signature)
+        data[at + offset:at + offset + 2] = (99).to_bytes(2, "little")
+    odd.write_bytes(bytes(data))
+    tracemalloc.start()
+    try:
+        found = find_links_files((str(links),), "jax")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found == [{"filename": "jax-0.13.0.dev20260102-py3-none-any.whl", "requires-python": ">=3.12"}]
+    assert peak < 16 * 2**20, f"read {peak} bytes to list two wheels"
+
+
+def test_files_named_like_jax_wheels_that_could_not_install_are_left_out_of_the_releases_and_named(tmp_path):
+    """Junk in a team's folder: were they listed, `matrix latest` would choose them and install would fail."""
+    links = tmp_path / "links"
+    links.mkdir()
+    _wheel(links, "jax-0.12.1.dev20260102-py3-none-any.whl")
+    (links / "jax-1.0.0-py3-none-any.whl").write_bytes(b"not a zip")  # the newest, and no wheel
+    with zipfile.ZipFile(links / "jax-0.99.0-py3-none-any.whl", "w") as wheel:  # its METADATA says another version
+        wheel.writestr("jax-0.99.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: jax\nVersion: 0.10.2\n")
+    with zipfile.ZipFile(links / "jax-0.98.0-py3-none-any.whl", "w") as wheel:
+        wheel.writestr("jax/__init__.py", "")
+    (links / "notes.txt").write_text("not a distribution")
+    pages = {"jax": {"files": [{"filename": "jax-0.12.0.1-py3-none-any.whl", "requires-python": ">=3.12"}]}}
+    index = PackageIndex(tmp_path / "cache", fetch=pages.__getitem__, options=IndexOptions(find_links=(str(links),)))
+    assert sorted(index.releases("jax")) == ["0.12.0.1", "0.12.1.dev20260102"]
+    said = "\n".join(index.notices)
+    assert "left out jax-1.0.0-py3-none-any.whl (not a readable wheel" in said
+    assert "left out jax-0.99.0-py3-none-any.whl (its METADATA says version '0.10.2', its name 0.99.0)" in said
+    assert "left out jax-0.98.0-py3-none-any.whl (it holds no .dist-info/METADATA)" in said
+    assert len(index.notices) == 3 and all("\n" not in notice for notice in index.notices)
+
+
+def test_matrix_latest_never_chooses_a_junk_wheel_of_a_find_links_folder_and_says_so(monkeypatch, capsys, tmp_path):
+    from conformance import cli
+
+    monkeypatch.setenv("JAX_CONFORMANCE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr("conformance.envs.index.fetch_project_page", lambda project, base=None, timeout=30.0: {
+        "files": [{"filename": f"{project}-{v}-py3-none-any.whl"} for v in ("0.11.2", "0.12.0.1")]})
+    links = tmp_path / "links"
+    links.mkdir()
+    _wheel(links, "jax-0.13.0-py3-none-any.whl")
+    (links / "jax-1.0.0-py3-none-any.whl").write_bytes(b"<html>a proxy's error page</html>")
+    assert cli.main(["matrix", "latest", "--find-links", str(links)]) == 0
+    out, err = capsys.readouterr()
+    assert out.split() == ["0.12.0.1", "0.13.0"]
+    assert err.startswith("note: --find-links") and "left out jax-1.0.0-py3-none-any.whl" in err
+
+
+def test_a_find_links_page_that_cannot_be_read_is_named_without_any_part_of_its_password(tmp_path):
+    place = "http://team:p@ss@word@127.0.0.1:9/links/"  # unencoded `@`s: urllib takes the password up to the last
+    with pytest.raises(ConformanceError) as caught:
+        find_links_files((place,), "jax")
+    said = str(caught.value)
+    assert "http://127.0.0.1:9/links/ cannot be read" in said
+    assert "ss" not in said.replace("address", "") and "word" not in said and "team" not in said
+
+
 def test_a_dev_build_is_installed_with_the_jaxlib_of_its_night_and_a_release_as_before(tmp_path):
     pages = {"jax": {"files": [{"filename": f"jax-{v}-py3-none-any.whl", "requires-python": ">=3.12"}
                                for v in ("0.12.1.dev20260102", "0.12.1.dev20260103", "9.0")]},
@@ -84,6 +182,28 @@ def test_a_dev_build_is_installed_with_the_jaxlib_of_its_night_and_a_release_as_
                                                                     "jaxlib==0.12.1.dev20260102+gcccc")
     assert builder.requirements("9.0").lines[:2] == ("jax[cpu]==9.0", "jaxlib==9.0")
     assert builder.interpreter_for("0.12.1.dev20260103").version == "3.13.0"
+
+
+def test_pinning_a_dev_build_pins_the_jaxlib_its_environment_would_get(tmp_path):
+    """`pin 0.12.1.dev20260102` writes the pin file the builder then prefers to its own requirements: it must hold
+    the jaxlib of the same night (`+g` label and all), not leave jaxlib to jax's declared range."""
+    import subprocess
+
+    from conformance.envs.pins import compile_pins
+
+    pages = {"jax": {"files": [{"filename": "jax-0.12.1.dev20260102-py3-none-any.whl", "requires-python": ">=3.12"}]},
+             "jaxlib": {"files": [{"filename": f"jaxlib-{v}-cp313-cp313-manylinux_2_27_x86_64.whl"}
+                                  for v in ("0.12.1.dev20260102+gcccc", "0.12.1.dev20260105")]}}
+    wanted = []
+
+    def run(argv, **kwargs):
+        wanted.append(open(argv[argv.index("-o") - 1]).read())  # the requirements.in it resolves
+        with open(argv[argv.index("-o") + 1], "w") as out:
+            out.write("jax==0.12.1.dev20260102\n")
+        return subprocess.CompletedProcess(argv, 0, "", "")
+
+    compile_pins("0.12.1.dev20260102", PackageIndex(tmp_path, fetch=pages.__getitem__), tmp_path / "pins", run)
+    assert "jaxlib==0.12.1.dev20260102+gcccc" in wanted[0].splitlines()
 
 
 def _outcome(last_good, first_bad, good, bad):
@@ -116,6 +236,7 @@ def test_the_search_starts_from_the_releases_answers_and_ends_at_the_narrowest_p
     assert f"  jax commits between them: https://github.com/jax-ml/jax/compare/{'01' * 20}...{'02' * 20}" in lines
     step.find_fix = True
     assert "  first dev build without it: jax 0.12.1.dev20260102" in step.lines()
+    assert not [line for line in step.lines() if "good" in line or "bad" in line]  # --find-fix words throughout
     data = step.to_json()
     assert data["first_bad"]["jax_commit"] == "02" * 20 and data["first_bad"]["dev_build"] is True
     assert data["tested"] == ["0.12.1.dev20260102", "0.12.1.dev20260101"]

@@ -94,6 +94,27 @@ def test_the_session_finds_the_first_bad_commit_running_each_commit_once(small_r
     assert f"https://github.com/jax-ml/jax/commit/{shas[2]}" in lines[2]
 
 
+def test_a_good_build_newer_than_the_bad_one_is_searched_back_and_names_the_commit_that_made_the_change(
+        small_repo, tmp_path):
+    """`--find-fix` (or --good newer than --bad) hands the newer build as `good`: the history between them is
+    searched backwards from it, and the commit named is the one that changed the cell going forward."""
+    repo, shas = small_repo
+    ran = []
+
+    def run_tree(tree, commit, jaxlib):
+        ran.append(commit)
+        return result(CELL, observation={"value": (tree / "jax" / "value.txt").read_text()})
+
+    found = source_session(repo, BuildCommits("0.12.0.1", "0.12.0.1"), BuildCommits("0.12.0", "0.12.0"),
+                           tmp_path / "trees", run_tree, same_observation)
+    assert not found.stopped and found.changed_by == shas[2]
+    assert (found.outcome.last_good, found.outcome.first_bad) == (shas[2], shas[1])
+    assert len(ran) == len(set(ran))
+    said = "\n".join(found.lines())
+    assert f"commit that made the change: {shas[2][:12]} (over jaxlib 0.12.0.1): dev: change the value" in said
+    assert f"https://github.com/jax-ml/jax/commit/{shas[2]}" in said and shas[1] not in said.split("commit/")[-1]
+
+
 def test_a_commit_no_jaxlib_serves_stops_the_search_with_the_range_it_needs(small_repo, tmp_path):
     repo, shas = small_repo
     (repo / "jax" / "version.py").write_text(version_file("0.12.1", "0.12.1"))

@@ -33,7 +33,8 @@ class Untestable:
 def releases_between(versions: Iterable[str], first: str, last: str) -> list[str]:
     """Every release from `first` to `last` inclusive, in that direction (either may be the newer one).
 
-    Final releases only (patch releases included); a pre-release appears only as an end.
+    Final releases only (patch releases included); a pre-release, or a build with a local label (`0.12.0.1+corp.3`,
+    which a `--find-links` folder may hold: a build of that release, not one after it), appears only as an end.
     Both ends must be among `versions`, the releases the package index lists (yanked ones excluded).
     """
     parsed: dict[str, Version] = {}
@@ -46,7 +47,8 @@ def releases_between(versions: Iterable[str], first: str, last: str) -> list[str
         if end not in parsed:
             raise ConformanceError(f"jax {end} is not a release on the package index (yanked releases are excluded)")
     low, high = sorted((parsed[first], parsed[last]))
-    chosen = sorted((v for t, v in parsed.items() if low <= v <= high and (not v.is_prerelease or t in (first, last))))
+    chosen = sorted((v for t, v in parsed.items()
+                     if low <= v <= high and (not (v.is_prerelease or v.local) or t in (first, last))))
     texts = {v: t for t, v in parsed.items()}
     ordered = [texts[v] for v in chosen]
     return ordered if parsed[first] <= parsed[last] else ordered[::-1]

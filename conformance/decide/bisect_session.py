@@ -217,7 +217,7 @@ def source_steps(request: BisectRequest, run: Any, builder: Any, cell: Any, ends
                  like: Callable[[Any, Any], bool], on_event: Callable[[Any], None]) -> Any:
     """`--jax-source`: the commits between the two builds, each installed from the checkout over a jaxlib it
     accepts and run as a `JaxCommit` target through the run path (`decide.source_bisect`)."""
-    from conformance.decide.source_bisect import source_session
+    from conformance.decide.source_bisect import SourceOutcome, source_session
 
     quiet = lambda event: on_event(event) if isinstance(event, (matrix.Notice, matrix.CellsDropped)) else None  # noqa
 
@@ -235,8 +235,11 @@ def source_steps(request: BisectRequest, run: Any, builder: Any, cell: Any, ends
         return found
 
     with tempfile.TemporaryDirectory(prefix="jax-source-") as work:  # the exported trees, gone once installed
-        return source_session(Path(request.jax_source), ends[0], ends[1], Path(work), run_tree, like,
-                              on_step=lambda line: on_event(BisectStep(line)))
+        try:
+            return source_session(Path(request.jax_source), ends[0], ends[1], Path(work), run_tree, like,
+                                  on_step=lambda line: on_event(BisectStep(line)))
+        except ConformanceError as exc:  # the verdict found so far is printed and written all the same
+            return SourceOutcome([], stopped=str(exc))
 
 
 def attribute_change(run: Any, builder: Any, report: BisectReport, like: Callable[[Any, Any], bool],

@@ -10,12 +10,13 @@ narrowest pair of dev builds too. `verdict_json` gives the same verdict as plain
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from conformance.core.compare import diff
 from conformance.decide.commits import compare_url, jaxlib_compare_url
 from conformance.decide.render import status_words
-from conformance.report.repro import reproduction_script, scripts_used
+from conformance.report.repro import reproduction_script, run_line, script_sources, scripts_used
 
 
 def changes(before: Any, after: Any) -> list[dict[str, Any]]:
@@ -44,7 +45,8 @@ def verdict_json(report: Any) -> dict[str, Any]:
         data["source"] = {"stopped": source.stopped, "commits": len(source.commits), "jaxlibs": source.jaxlibs,
                           "first_bad_commit": source.outcome.first_bad if source.outcome else "",
                           "last_good_commit": source.outcome.last_good if source.outcome else "",
-                          "subject": source.subjects.get(source.outcome.first_bad, "") if source.outcome else ""}
+                          "changed_by_commit": source.changed_by,
+                          "subject": source.subjects.get(source.changed_by, "")}
     if not found:
         data["no_fix"] = report.no_fix
         return data
@@ -62,6 +64,15 @@ def verdict_json(report: Any) -> dict[str, Any]:
     return data
 
 
+def _code(text: str) -> str:
+    """`text` as a code span in a table cell: a `|` escaped (GFM splits cells at it even in a code span), and
+    fenced with more backticks than it holds (an error message may quote `jax.jit`)."""
+    text = " ".join(str(text).split("\n")).replace("|", "\\|")
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def _facts(value: Any) -> str:
     return "```json\n" + json.dumps(value, indent=1, sort_keys=True, default=repr) + "\n```"
 
@@ -75,15 +86,21 @@ def issue_markdown(report: Any, suite: str = "") -> str:
     summary = ", ".join(f"{c['path']} {c['before']!r} -> {c['after']!r}" for c in changed[:3])
     if not summary or before.observation is None or after.observation is None:  # no facts on a side: the statuses
         summary = f"{before.status.value} -> {after.status.value}"
-    title = f"jax {bad.jax}: {cell.id} changes ({summary}); jax {good.jax} is the last release without it"
+    if report.find_fix:  # the search went from the build with the documented bug to the first without it
+        title = (f"jax {bad.jax}: {cell.id} no longer shows the documented issue ({summary}); jax {good.jax} is "
+                 f"the last release with it")
+        labels = ("last with the bug", "first without it")
+    else:
+        title = f"jax {bad.jax}: {cell.id} changes ({summary}); jax {good.jax} is the last release without it"
+        labels = ("last good", "first bad")
     lines = [f"# {title}", "",
              f"**What the documentation says** ({cell.case.section}): {claim}", "",
              f"Between jax {outcome.last_good} and jax {outcome.first_bad} the observed behaviour of `{cell.id}` "
              "changes." + (f" Not tested between them: {', '.join(outcome.untested_between)}."
                            if outcome.untested_between else " No release lies between them."), "",
              "| | jax | jaxlib | jax commit | jaxlib commit | verdict |", "|---|---|---|---|---|---|"]
-    for label, build, found, version in (("last good", good, before, outcome.last_good),
-                                         ("first bad", bad, after, outcome.first_bad)):
+    for label, build, found, version in ((labels[0], good, before, outcome.last_good),
+                                         (labels[1], bad, after, outcome.first_bad)):
         lines.append(f"| {label} | {build.jax} | {build.jaxlib} | {build.jax_ref} | {build.jaxlib_ref} | "
                      f"{status_words(found, version)} |")
     lines += ["", f"Commits between them: {compare_url(good, bad)}"]
@@ -102,7 +119,8 @@ def issue_markdown(report: Any, suite: str = "") -> str:
     lines += ["", f"## Observed in jax {outcome.last_good}", _facts(before.observation),
               "", f"## Observed in jax {outcome.first_bad}", _facts(after.observation),
               "", "## What changed (field by field)", "", f"| field | jax {outcome.last_good} | jax {outcome.first_bad} |",
-              "|---|---|---|", *(f"| `{c['path']}` | `{c['before']!r}` | `{c['after']!r}` |" for c in changed),
+              "|---|---|---|", *(f"| {_code(c['path'])} | {_code(repr(c['before']))} | {_code(repr(c['after']))} |"
+                                 for c in changed),
               "", "## Expected (what the chapter asserts)", _facts(after.expected)]
     env = report.environment
     lines += ["", "## Environment (of the first bad build's run)",
@@ -110,13 +128,18 @@ def issue_markdown(report: Any, suite: str = "") -> str:
               f"; backend {env.get('backend', '?')}",
               f"- found with jax-conformance{f' {suite}' if suite else ''}: `jax-conformance bisect "
               f"{cell.case.id}{f':{cell.param}' if cell.param else ''} "
-              f"--good {report.releases[0]} --bad {report.releases[-1]}`"]
+              f"--good {report.releases[0]} --bad {report.releases[-1]}{' --find-fix' if report.find_fix else ''}"
+              f"{' --pre' if getattr(report, 'dev', None) is not None else ''}`"
+              + (" (with the index or `--find-links` place that held the dev builds)"
+                 if getattr(report, "dev", None) is not None else "")]
     script = reproduction_script(cell.case, cell.param, bad.jax, bad.jaxlib, suite)
-    lines += ["", "## Reproduction",
-              f"Save as `repro.py`, then `pip install jax=={bad.jax} jaxlib=={bad.jaxlib}` and `python repro.py`; "
-              f"it prints the facts above.", "", "```python", script.rstrip("\n"), "```"]
     extra = scripts_used(script)
-    if extra:
-        lines.append(f"It runs {', '.join(f'`{name}.py`' for name in extra)}: save "
-                     f"{'it' if len(extra) == 1 else 'them'} beside it (the suite's `conformance/scripts/`).")
+    stdin = " (its header says what stdin.txt holds)" if getattr(cell.case, "stdin", None) else ""
+    lines += ["", "## Reproduction",
+              f"Save as `repro.py`{', with the files below beside it' if extra else ''}, then "
+              f"`pip install jax=={bad.jax} jaxlib=={bad.jaxlib}` and `{run_line(cell.case, cell.param)}`{stdin}; "
+              f"it prints the facts above.", "", "```python", script.rstrip("\n"), "```"]
+    sources = script_sources()
+    for name in extra:  # the scripts it runs as files: inline too, so the report alone reproduces
+        lines += ["", f"`{name}.py`:", "", "```python", sources[name].rstrip("\n"), "```"]
     return "\n".join(lines) + "\n"

@@ -11,12 +11,12 @@ file records and the compare link between them, like mozregression going from re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from conformance.decide.bisect import BisectOutcome, bisect
 from conformance.decide.commits import BuildCommits, compare_url, jaxlib_compare_url
-from conformance.envs.nightlies import dev_builds_between
+from conformance.envs.nightlies import dev_builds_between, left_out_of_nights, nights_out_of_order
 from conformance.errors import one_line
 
 
@@ -32,6 +32,7 @@ class DevStep:
     good_build: BuildCommits | None = None
     bad_build: BuildCommits | None = None
     find_fix: bool = False  # `--find-fix`: the ends are the last build with the known issue and the first without
+    left_out: list[str] = field(default_factory=list)  # second builds of a night already searched
 
     @property
     def found(self) -> bool:
@@ -44,8 +45,13 @@ class DevStep:
         if not self.candidates:
             return [f"{head} none on the index (name a place that holds them with --find-links or --index-url, "
                     f"with --pre)"]
+        notes = [f"  not searched, another build of the same night is: {', '.join(self.left_out)}"] \
+            if self.left_out else []
+        notes += [f"  note: jax {a} is dated after jax {b} though PEP 440 puts it before; the search takes PEP 440 "
+                  f"order as history, so a change between them may be placed wrongly"
+                  for a, b in nights_out_of_order(self.candidates)]
         if not self.found:
-            return [f"{head} none could be searched"]
+            return [f"{head} none could be searched", *notes]
         found = self.outcome
         lines = [f"{head} {len(self.candidates)}, tested {len([v for v in found.tested if v in self.candidates])}"]
         labels = (("last {} with the bug", "first {} without it") if self.find_fix else
@@ -57,8 +63,10 @@ class DevStep:
         if found.untested_between:
             lines.append(f"  untested dev builds between them: {', '.join(found.untested_between)}")
         lines.extend(f"  skipped jax {s.version}: {one_line(s.why)[:300]}" for s in found.skipped)
+        lines.extend(notes)
         if self.good_build is not None and self.bad_build is not None:
-            lines += [f"  last good build: {self.good_build.line()}", f"  first bad build: {self.bad_build.line()}",
+            names = ("build with the bug", "build without it") if self.find_fix else ("good build", "bad build")
+            lines += [f"  last {names[0]}: {self.good_build.line()}", f"  first {names[1]}: {self.bad_build.line()}",
                       f"  jax commits between them: {compare_url(self.good_build, self.bad_build)}"]
             if jaxlib_compare_url(self.good_build, self.bad_build):
                 lines.append(f"  jaxlib commits between them: {jaxlib_compare_url(self.good_build, self.bad_build)}")
@@ -67,7 +75,8 @@ class DevStep:
     def to_json(self) -> dict[str, Any]:
         """Plain JSON for `bisect --json`."""
         data: dict[str, Any] = {"between": [self.last_good, self.first_bad], "candidates": list(self.candidates),
-                                "found": self.found}
+                                "found": self.found, "left_out": list(self.left_out),
+                                "out_of_date_order": [list(pair) for pair in nights_out_of_order(self.candidates)]}
         if self.found:
             found = self.outcome
             data.update({"tested": [v for v in found.tested if v in self.candidates],
@@ -94,7 +103,8 @@ def search_dev_builds(versions: Any, releases: BisectOutcome, oracle: Callable[[
     """Bisect the dev builds of `versions` (the index's jax versions) between the releases' last good and first bad
     (`oracle` answers a version, remembering those already answered; `build_of` reads a tested build's commits)."""
     step = DevStep(releases.last_good, releases.first_bad,
-                   dev_builds_between(versions, releases.last_good, releases.first_bad), find_fix=find_fix)
+                   dev_builds_between(versions, releases.last_good, releases.first_bad), find_fix=find_fix,
+                   left_out=left_out_of_nights(versions, releases.last_good, releases.first_bad))
     if not step.candidates:
         return step
     on_step(f"{len(step.candidates)} dev build(s) between jax {releases.last_good} and jax {releases.first_bad}")

@@ -7,7 +7,7 @@ environment with the `EnvironmentBuilder` (only for releases the search tests) a
 one cell with `run_cell(env)`, which returns the version's result file (the bisect session,
 `decide.bisect_session`, passes the engine's run path for that one cell, so the cell is stored in
 the results folder like any run's). A release that no interpreter here accepts, or whose environment does not build,
-comes back `Untestable` with the reason.
+or whose run fails, comes back `Untestable` with the reason.
 """
 
 from __future__ import annotations
@@ -51,7 +51,10 @@ class CellOracle:
             env = self.builder.prepare(version)
         except ConformanceError as exc:
             return Untestable(version, str(exc))
-        stored = self.run_cell(env)
+        try:
+            stored = self.run_cell(env)
+        except ConformanceError as exc:  # one build that cannot run is skipped, as one that does not install
+            return Untestable(version, f"its run failed: {exc}")
         found = [c for c in stored.cells if c.cell_id == self.cell.id]
         if not found:
             raise ConformanceError(f"the run of jax {version} stored no result for {self.cell.id} in {stored.source}")

@@ -2,7 +2,8 @@
 
 jax is pure Python, so any commit can run over a released jaxlib that it accepts. Between the last good and the
 first bad build's commits (their recorded `_git_hash`, else their release tags `jax-vX`), the first-parent history
-of the checkout is searched with the same binary search as the releases (`decide.bisect.bisect`). Each commit is
+of the checkout is searched with the same binary search as the releases (`decide.bisect.bisect`); from the good
+end back when it is the newer one (`--find-fix`), naming the commit that made the change going forward. Each commit is
 exported with `git archive` (the checkout is only read), installed with `--no-deps` over the first bad build's
 jaxlib when the commit accepts it, else over the last good build's (`envs.pairs.prepare_source`), and the one cell
 is run through the engine's run path (stored under `builds/commit-<hash>-jaxlib-<version>/`). A commit that
@@ -40,6 +41,15 @@ class SourceOutcome:
     stopped: str = ""
     subjects: dict[str, str] = field(default_factory=dict)
     jaxlibs: dict[str, str] = field(default_factory=dict)  # the jaxlib each tested commit ran over
+    backwards: bool = False  # the good build is the newer one (`--find-fix`): searched from it back in history
+
+    @property
+    def changed_by(self) -> str:
+        """The commit that changed the cell going forward in history: the first bad one, or searching backwards the
+        last one like the start ('' when none was found)."""
+        if self.outcome is None or not self.outcome.first_bad:
+            return ""
+        return self.outcome.last_good if self.backwards else self.outcome.first_bad
 
     def lines(self) -> list[str]:
         """What the CLI prints and the bug report quotes."""
@@ -49,6 +59,16 @@ class SourceOutcome:
         if found is None or found.ends_agree:
             return [f"jax source: the commits {self.commits[0][:12]} and {self.commits[-1][:12]} agree on the cell "
                     "when run from source: nothing to bisect there"]
+        if self.backwards:
+            change = self.changed_by
+            lines = [f"jax source: searched back from {self.commits[0][:12]}: commit {change[:12]} is the last like "
+                     f"it, {found.first_bad[:12]} (over jaxlib {self.jaxlibs.get(found.first_bad)}) the first not",
+                     f"jax source: the commit that made the change: {change[:12]} (over jaxlib "
+                     f"{self.jaxlibs.get(change)}): {self.subjects.get(change, '')}", f"  {commit_url(change)}",
+                     f"  tested {len(found.tested)} of {len(self.commits)} commits (first-parent history)"]
+            if found.untested_between:
+                lines.insert(2, f"  untested commits between them: {', '.join(c[:12] for c in found.untested_between)}")
+            return lines
         bad = found.first_bad
         lines = [f"jax source: last good commit {found.last_good[:12]} (over jaxlib {self.jaxlibs.get(found.last_good)})",
                  f"jax source: first bad commit {bad[:12]} (over jaxlib {self.jaxlibs.get(bad)}): "
@@ -156,7 +176,11 @@ def source_session(repo: Path, good: BuildCommits, bad: BuildCommits, work: Path
     if not (repo / ".git").exists() and not (repo / "HEAD").is_file():
         raise ConformanceError(f"--jax-source {repo} is not a git checkout (no .git); clone jax-ml/jax there")
     first, last = resolve_build(repo, good), resolve_build(repo, bad)
-    commits = first_parent_commits(repo, first, last)
+    # `--find-fix` (or a good end newer than the bad one): the good build descends from the bad one; the history
+    # between them is searched from the good end back, as the releases were.
+    backwards = first != last and subprocess.run(["git", "-C", str(repo), "merge-base", "--is-ancestor", last, first],
+                                                 capture_output=True).returncode == 0
+    commits = first_parent_commits(repo, last, first)[::-1] if backwards else first_parent_commits(repo, first, last)
     subjects = {c: (git_lines(repo, "log", "-1", "--format=%s", c) or [""])[0] for c in commits}
     jaxlibs: dict[str, str] = {}
     on_step(f"jax source: {len(commits)} first-parent commits from {first[:12]} (jax {good.jax}) to {last[:12]} "
@@ -165,7 +189,8 @@ def source_session(repo: Path, good: BuildCommits, bad: BuildCommits, work: Path
     def run_commit(commit: str) -> Any:
         version, minimum = commit_version(repo, commit)
         try:
-            usable = acceptable_jaxlibs(version, minimum, (bad.jaxlib, good.jaxlib))
+            usable = acceptable_jaxlibs(version, minimum, (good.jaxlib, bad.jaxlib) if backwards else
+                                        (bad.jaxlib, good.jaxlib))  # the newer build's jaxlib first
         except SourceStop as stop:
             raise SourceStop(f"commit {commit[:12]} ({subjects.get(commit, '')}): {stop}") from None
         found: Any = None
@@ -179,7 +204,7 @@ def source_session(repo: Path, good: BuildCommits, bad: BuildCommits, work: Path
         return found
 
     found = search_commits(commits, run_commit, like, on_step)
-    found.subjects, found.jaxlibs = subjects, jaxlibs
+    found.subjects, found.jaxlibs, found.backwards = subjects, jaxlibs, backwards
     return found
 
 

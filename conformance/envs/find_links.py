@@ -3,7 +3,9 @@
 uv installs from `--find-links` places as well as from the indexes; the suite lists the releases (and, with
 `--pre`, the dev builds) it may install from both, so `PackageIndex.releases` merges these entries into the
 index's page. They are read afresh each time (a folder of builds changes as a team adds to it; nothing is cached
-on disk). A local wheel's `Requires-Python` is read from its METADATA, as an index's page would say it.
+on disk). A local wheel's `Requires-Python` is read from its METADATA, as an index's page would say it; a local
+file named like a wheel that uv could not install (not a zip, no METADATA, another version inside than its name
+says) is left out and named, so that `latest` or a dev-build search never chooses it.
 """
 
 from __future__ import annotations
@@ -16,9 +18,13 @@ from email.parser import HeaderParser
 from pathlib import Path
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from conformance.errors import ConformanceError
 
+MAX_METADATA_BYTES = 1024 * 1024  # its headers come first; a hostile wheel's METADATA may inflate to gigabytes
 _NAME = re.compile(r"^(?P<name>[A-Za-z0-9_.]+)-[0-9]")
+_WHEEL_VERSION = re.compile(r"^[^-]+-(?P<version>[^-]+)-")
 
 
 def _project_of(filename: str) -> str:
@@ -26,29 +32,56 @@ def _project_of(filename: str) -> str:
     return re.sub(r"[-_.]+", "-", found.group("name")).lower() if found else ""
 
 
-def wheel_requires_python(path: Path) -> str | None:
-    """The `Requires-Python` of a wheel file's METADATA (None when it has none or the file is no wheel)."""
+def wheel_metadata(path: Path) -> tuple[dict[str, str], str]:
+    """The headers of a wheel file's METADATA (its first MAX_METADATA_BYTES), and '' or why it is no installable
+    wheel: not a zip, no METADATA, one zipfile cannot read, or a version other than its file name's (uv refuses
+    such a wheel)."""
     try:
         with zipfile.ZipFile(path) as wheel:
             name = next((n for n in wheel.namelist() if n.count("/") == 1 and n.endswith(".dist-info/METADATA")), "")
             if not name:
-                return None
-            headers = HeaderParser().parsestr(wheel.read(name).decode("utf-8", "replace"))
-    except (OSError, zipfile.BadZipFile, KeyError):
-        return None
-    return headers.get("Requires-Python")
+                return {}, "it holds no .dist-info/METADATA"
+            with wheel.open(name) as member:
+                head = member.read(MAX_METADATA_BYTES)
+    except (OSError, zipfile.BadZipFile, KeyError, EOFError, RuntimeError, NotImplementedError, ValueError) as exc:
+        return {}, f"not a readable wheel: {' '.join(str(exc).split())[:120] or type(exc).__name__}"
+    headers = dict(HeaderParser().parsestr(head.decode("utf-8", "replace"), headersonly=True).items())
+    named = _WHEEL_VERSION.match(path.name)
+    if named and not _same_version(named.group("version"), headers.get("Version", "")):
+        said = headers.get("Version", "none")[:40]
+        return headers, f"its METADATA says version {said!r}, its name {named.group('version')}"
+    return headers, ""
 
 
-def _folder_entries(folder: Path) -> list[dict[str, Any]]:
+def _same_version(first: str, second: str) -> bool:
+    try:
+        return Version(first) == Version(second)
+    except InvalidVersion:
+        return first == second
+
+
+def wheel_requires_python(path: Path) -> str | None:
+    """The `Requires-Python` of a wheel file's METADATA (None when it has none or the file is no wheel)."""
+    return wheel_metadata(path)[0].get("Requires-Python")
+
+
+def _folder_entries(folder: Path, left_out: list[str]) -> list[dict[str, Any]]:
     entries = []
     for path in sorted(p for p in folder.iterdir() if p.is_file()):
-        requires = wheel_requires_python(path) if path.suffix == ".whl" else None
+        requires = None
+        if path.suffix == ".whl" and _project_of(path.name):
+            headers, problem = wheel_metadata(path)
+            if problem:  # listed, it would be chosen (`latest`, a dev step) and then fail to install
+                left_out.append(f"{path.name} ({problem})")
+                continue
+            requires = headers.get("Requires-Python")
         entries.append({"filename": path.name, "requires-python": requires})
     return entries
 
 
-def place_entries(place: str) -> list[dict[str, Any]]:
-    """Every file entry of one `--find-links` place: a folder (or `file://` URL of one), or an HTML page."""
+def place_entries(place: str, left_out: list[str] | None = None) -> list[dict[str, Any]]:
+    """Every file entry of one `--find-links` place: a folder (or `file://` URL of one), or an HTML page; a folder's
+    wheels that cannot install are left out, each named with why in `left_out`."""
     from conformance.envs.index import fetch_page, scrub_credentials
 
     parts = urllib.parse.urlsplit(place)
@@ -56,9 +89,9 @@ def place_entries(place: str) -> list[dict[str, Any]]:
         None if parts.scheme in ("http", "https") else Path(place)
     if folder is not None:
         if not folder.is_dir():
-            raise ConformanceError(f"--find-links {place}: no such folder; name a folder of wheel files or a page "
-                                   f"that links to them")
-        return _folder_entries(folder)
+            raise ConformanceError(f"--find-links {scrub_credentials(place)}: no such folder; name a folder of wheel "
+                                   f"files or a page that links to them")
+        return _folder_entries(folder, left_out if left_out is not None else [])
     try:
         return list(fetch_page(place).get("files", []))
     except (OSError, ValueError) as exc:
@@ -66,8 +99,20 @@ def place_entries(place: str) -> list[dict[str, Any]]:
                                f"({scrub_credentials(str(exc))[:300]})") from None
 
 
-def find_links_files(places: tuple[str, ...], project: str) -> list[dict[str, Any]]:
-    """The entries of `project`'s files (`jax-…whl`, not `jaxlib-…`) across the `--find-links` places."""
+def find_links_files(places: tuple[str, ...], project: str, left_out: list[str] | None = None
+                     ) -> list[dict[str, Any]]:
+    """The entries of `project`'s files (`jax-…whl`, not `jaxlib-…`) across the `--find-links` places; the
+    project's wheels left out as uninstallable are named in `left_out`."""
+    from conformance.envs.index import scrub_credentials
+
     wanted = re.sub(r"[-_.]+", "-", project).lower()
-    return [entry for place in places for entry in place_entries(place)
-            if isinstance(entry, dict) and _project_of(str(entry.get("filename", ""))) == wanted]
+    found, skipped = [], []
+    for place in places:
+        dropped: list[str] = []
+        found += [entry for entry in place_entries(place, dropped)
+                  if isinstance(entry, dict) and _project_of(str(entry.get("filename", ""))) == wanted]
+        skipped += [f"--find-links {scrub_credentials(place)}: left out {why}" for why in dropped
+                    if _project_of(why) == wanted]
+    if left_out is not None:
+        left_out.extend(skipped)
+    return found

@@ -96,7 +96,8 @@ def without_credentials(url: str) -> str:
 
 def scrub_credentials(text: str) -> str:
     """`text` with the user name and password of every URL in it removed (an error message may quote a URL)."""
-    return re.sub(r"(\w+://)[^/\s@]+@", r"\1", text)
+    # Up to the last `@` before the path: a password may hold an unencoded `@`, as urllib and uv read it.
+    return re.sub(r"(\w+://)[^/?#\s]*@", r"\1", text)
 
 
 @dataclass(frozen=True)
@@ -311,7 +312,9 @@ class PackageIndex:
         if self.options.find_links:  # read afresh, never cached: a folder of builds grows
             from conformance.envs.find_links import find_links_files
 
-            payload = merge_pages([payload, {"files": find_links_files(self.options.find_links, project)}])
+            left_out: list[str] = []
+            payload = merge_pages([payload, {"files": find_links_files(self.options.find_links, project, left_out)}])
+            self.notices.extend(left_out)
         self._pages[project] = parse_simple_json(payload)
         return self._pages[project]
 

@@ -35,7 +35,8 @@ def compile_pins(version: str, index: PackageIndex, pins_dir: Path = PINS_DIR,
     `uv_options` are the index options (`IndexOptions.uv_args`), passed to `uv pip compile` as they are."""
     release = index.jax_release(version)
     floor = python_floor(release.requires_python)
-    jaxlib = [f"jaxlib=={version}"] if index.jaxlib_pythons(version) else []
+    found = index.jaxlib_for(version)  # as the builder pairs them: a dev build with the jaxlib of its night
+    jaxlib = [f"jaxlib=={found}"] if found and index.jaxlib_pythons(found) else []
     with tempfile.TemporaryDirectory(prefix="jaxconf-pin-") as workdir:
         wanted = Path(workdir) / "requirements.in"
         wanted.write_text("\n".join([f"jax=={version}", *jaxlib, *EXTRA_PACKAGES]) + "\n", encoding="utf-8")

@@ -67,15 +67,23 @@ def module_source(module_name: str) -> str:
     return _strip_future(without_suite_imports(source))
 
 
+def run_line(case: object, param: str) -> str:
+    """How to run a cell's reproduction: its environment variables, `python repro.py`, and `< stdin.txt` when the
+    case reads its standard input."""
+    own = getattr(case.param(param), "env", {})  # type: ignore[attr-defined]
+    env = {**dict(getattr(case, "env", {}) or {}), **dict(own or {})}
+    stdin = getattr(case, "stdin", None)
+    return " ".join([*(f"{k}={v}" for k, v in env.items()), "python repro.py"]) + (" < stdin.txt" if stdin else "")
+
+
 def reproduction_script(case: object, param: str, jax: str, jaxlib: str = "", suite: str = "") -> str:
     """One cell's self-contained script (as the HTML report's case page assembles it): the install line, the
     stand-ins and helpers, the case module, and a `__main__` that runs the probe and prints its facts as JSON.
     The scripts it runs with `run_script` (`scripts_used`) must be saved beside it."""
     probe = getattr(case, "probe")
     module = module_source(probe.__module__)
-    env = {**dict(getattr(case, "env", {}) or {}), **dict(getattr(case.param(param), "env", {}) or {})}  # type: ignore[attr-defined]
     stdin = getattr(case, "stdin", None)
-    run = " ".join([*(f"{k}={v}" for k, v in env.items()), "python repro.py"]) + (" < stdin.txt" if stdin else "")
+    run = run_line(case, param)
     call = f"{probe.__name__}({param!r})" if param else f"{probe.__name__}()"
     claim = " ".join(str(getattr(case, "claim", "")).split())
     head = [f"# Reproduction of jax-conformance case {getattr(case, 'id')}{f'[{param}]' if param else ''}"
