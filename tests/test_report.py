@@ -398,3 +398,27 @@ def test_what_changed_names_the_exact_release_when_every_release_between_has_a_r
                                       f"release with it)"
     gap = build_model(files, CASES, releases=[OLD, "0.8.0", NEW])
     assert {t.cell_id: t.text for t in gap.timelines}["demo.known_bug"].endswith("(0.8.0 has no result)")
+
+
+def test_every_declared_case_s_reproduction_script_loads_with_nothing_but_the_standard_library(tmp_path):
+    """A reproduction script (the report's, and bisect --issue's) is the case module behind stand-ins for the case
+    API: every name a case module imports from it must exist there (`Change` was missing: every script raised
+    NameError before reaching its probe). Loaded without jax and without this suite on the path; the probe is not
+    called (that needs jax), only everything up to it."""
+    import subprocess
+    import sys
+
+    from conformance.core.case import load_cases
+    from conformance.report.repro import reproduction_script
+
+    modules = {}
+    for case in load_cases():
+        modules.setdefault(case.id.split(".")[0], case)
+    assert len(modules) >= 10
+    for name, case in modules.items():
+        script = tmp_path / f"{name}.py"
+        script.write_text(reproduction_script(case, case.params[0].name if case.params else "", "0.12.0.1"))
+        loaded = subprocess.run([sys.executable, "-I", "-c", "import runpy, sys; runpy.run_path(sys.argv[1], "
+                                 "run_name='loaded_only')", str(script)], capture_output=True, text=True,
+                                cwd=tmp_path, timeout=120)
+        assert loaded.returncode == 0, f"{name}: {loaded.stderr[-800:]}"

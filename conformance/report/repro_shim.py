@@ -36,6 +36,17 @@ class Expect:
 
 
 @dataclass(frozen=True)
+class Change:
+    """Why a cell's status changes between releases (read by the suite's report only)."""
+
+    why: str
+    evidence: str
+    since: str = ""
+    versions: str = ""
+    params: tuple = ()
+
+
+@dataclass(frozen=True)
 class Param:
     """One parameter of a case."""
 
@@ -48,6 +59,7 @@ class Param:
     label: str = ""
     fresh_interpreter: str = ""
     discrepancy: str = ""
+    changes: tuple = ()
 
 
 @dataclass(frozen=True)
