@@ -403,17 +403,18 @@ def _model_inputs():
     ten = [cell("demo.ten", "a", "conforms", known_issue=True),
            cell("demo.ten", "b", "differs", warnings=[{"category": "DeprecationWarning", "message": "m",
                                                        "module": "jax.q", "deprecation": "jax-q"}])]
-    team = [cell("team/x.y", "p", "conforms", rows=["team.p"], discrepancy="", heading="Team §1 Ours", claim="ours"),
-            cell("team/x.y", "q", "differs", rows=["team.q"], discrepancy="measured q")]
-    files = [
+    team = [cell("team/x.y", "q", "differs", known_issue=True, rows=["team.q"], discrepancy="measured q"),
+            cell("team/x.y", "p", "conforms", rows=["team.p"], discrepancy="", heading="Team §1 Ours", claim="ours")]
+    newer = _file("0.8.1", "linux-x86_64", [cell("demo.ten", "a", "differs", known_issue=True),
+                                            cell("demo.ten", "b", "conforms"),
+                                            cell("demo.two", printed_diff=[{"path": "m"}]), cell("other.z")],
+                  "0.8.1.json", jaxlib="0.8.0", suite_version="0.3.0")
+    files = [newer,  # before the older release's files: the columns are sorted by version, not by file
         _file("0.8.0", "linux-x86_64", ten[:1], "runs\\0.8.0-linux-shard2.json", python="3.11", launcher="fork",
               started_at="2026-01-01T00:00:01", finished_at="2026-01-01T00:10:00", source=wheels,
               jax_git_hash="a" * 40, jaxlib_git_hash="b" * 40, suite_version="", numpy="2.1"),
         _file("0.8.0", "linux-x86_64", ten[1:] + team, "runs/old/0.8.0-linux-shard1.json", python="3.10",
               started_at="2026-01-01T00:00:02", finished_at="2026-01-01T00:05:00", source=wheels),
-        _file("0.8.1", "linux-x86_64", [cell("demo.ten", "a", "differs", known_issue=True),
-                                        cell("demo.ten", "b", "conforms"), cell("demo.two"), cell("other.z")],
-              "0.8.1.json", jaxlib="0.8.0", suite_version="0.3.0"),
         _file("0.8.0", "darwin-arm64", [cell("demo.ten", "a", "conforms"), cell("demo.two", status="crash")],
               "d.json"),
         _file("0.9.0rc1", "linux-x86_64", [cell("demo.two", status="differs")], "rc.json"),
@@ -451,6 +452,18 @@ def test_build_model_columns():
     assert [c.counts for c in built.columns][1] == {**{s.value: 0 for s in Status}, NOT_RUN: 2, "conforms": 2,
                                                     "differs": 2}
     assert [c.counts[NOT_RUN] for c in built.columns] == [4, 2, 2, 5]
+    assert [c.conditions for c in built.columns] == ["", "", "", ""]
+    assert [c.printed_differs for c in built.columns] == [0, 0, 1, 0]
+
+
+def test_a_column_carries_the_miscompile_cases_cpu_conditions():
+    from tests.synthetic_results import cell
+
+    cells = [cell("demo.ten", "a", "conforms", details={"closure_hlo_ynn_fusions": 0}),
+             cell("program.closure_constant_miscompile", "", "differs", details={"closure_hlo_ynn_fusions": 2})]
+    result_file = _file("0.8.0", "darwin-arm64", cells, "d.json")
+    column = model._column([result_file], {c.cell_id: c for c in result_file.cells})
+    assert column.conditions == "YNNPACK fusions in the closure's program: 2"
 
 
 def test_build_model_sections_cases_and_rows():
@@ -470,7 +483,8 @@ def test_build_model_sections_cases_and_rows():
             for r in built.param_rows]
     assert rows == [
         ("team/x.y[p]", "", ["team.p"], False, [False] * 4, "", [NOT_RUN, "conforms", NOT_RUN, NOT_RUN]),
-        ("team/x.y[q]", "", ["team.q"], False, [False] * 4, "measured q", [NOT_RUN, "differs", NOT_RUN, NOT_RUN]),
+        ("team/x.y[q]", "", ["team.q"], True, [False, True, False, False], "measured q",
+         [NOT_RUN, "bug absent", NOT_RUN, NOT_RUN]),
         ("demo.two", "", ["row.two"], False, [False] * 4, "", ["crash", NOT_RUN, "conforms", "differs"]),
         ("demo.ten[a]", "A label", ["row.a"], True, [False, True, True, True], "why a",
          ["conforms", "bug still present", "bug absent", NOT_RUN]),
@@ -498,6 +512,9 @@ def test_build_model_changes_transitions_and_timelines():
         ("demo.ten[a]", "linux-x86_64", "0.8.0", "0.8.1", "conforms", "differs", None),
         ("demo.ten[b]", "linux-x86_64", "0.8.0", "0.8.1", "differs", "conforms", "b moved. (evidence: m)"),
     ]
+    texts = {(t.cell_id, t.platform): t.text for t in built.timelines}
+    assert texts[("demo.ten[b]", "linux-x86_64")] == (
+        "behaves as documented from 0.8.1 (0.8.0 is the last release that does not)")
     assert [(t.cell_id, t.platform) for t in built.timelines][:3] == [
         ("team/x.y[p]", "linux-x86_64"), ("team/x.y[q]", "linux-x86_64"), ("demo.two", "darwin-arm64")]
     assert [(d.api, d.first_warns, d.cells) for d in built.deprecations] == [
@@ -555,3 +572,34 @@ def test_discrepancies_on_the_documented_release():
 ])
 def test_classify_change_more(before, after, known, group):
     assert model.classify_change(before, after, known) == group
+
+
+@pytest.mark.parametrize("before, after, known, group", [
+    (_result("unsupported"), _result("differs"), False, "API added"),
+    (_result("conforms"), _result("unsupported"), False, "API removed"),
+    (_result("conforms"), _result("differs", reason="removed: jax.x"), False, "API removed"),
+    (_result("conforms"), _result("differs", reason="Removed: jax.x"), False, "regressed"),
+    (_result("conforms"), _result("crash", reason="removed: jax.x"), False, "regressed"),
+    (_result("differs"), _result("conforms"), True, "regressed"),
+])
+def test_classify_change_api_and_regressions(before, after, known, group):
+    assert model.classify_change(before, after, known) == group
+
+
+def test_a_printed_output_change_has_no_detail():
+    columns = [_column("0.8.0"), _column("0.8.1")]
+    cells = [TableCell("conforms", "conforms", _result(observation={"m": 1}, printed_expected={"m": 0})),
+             TableCell("conforms", "conforms", _result(observation={"m": 2}, printed_expected={"m": 0}))]
+    [change] = model._steps(columns, [ParamRow("a.b", "", "", [], False, cells, [False, False])])[0].groups[
+        "printed output changed"]
+    assert (change.detail, change.status_changed) == ("", False)
+
+
+def test_build_model_lists_the_chapters_discrepancies_with_the_claim():
+    from tests.synthetic_results import cell
+
+    files, cases = _model_inputs()
+    documented = _file("0.12.0.1", "linux-x86_64", [cell("demo.two", status="differs")], "doc.json")
+    built = model.build_model([documented], cases)
+    assert [(d.cell_id, d.claim, d.platform, d.jax) for d in built.discrepancies] == [
+        ("demo.two", "two", "linux-x86_64", "0.12.0.1")]
