@@ -150,7 +150,8 @@ def test_diff_text_whole_output():
 
 def test_diff_text_without_printed_changes_or_platforms():
     only = _set_diff().changes[0]
-    assert render.diff_text(SetDiff(None, None, [only], 0, [], [])).splitlines()[-1] == "1 cell(s) differ, 0 unchanged"  # type: ignore
+    text = render.diff_text(SetDiff(None, None, [only], 0, [], []))  # type: ignore[arg-type]
+    assert text.splitlines()[-1] == "1 cell(s) differ, 0 unchanged"
     assert render.diff_text(SetDiff(None, None, [], 3, [], [])) == "0 cell(s) differ, 3 unchanged"  # type: ignore
 
 

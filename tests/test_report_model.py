@@ -178,7 +178,8 @@ def test_launch_summary():
 @pytest.mark.parametrize("source, text", [
     ({}, "the package index"),
     ({"kind": None}, "the package index"),
-    ({"kind": "index", "index_url": "https://user:pw@mirror.corp:8443/pypi/simple"}, "the package index mirror.corp:8443"),
+    ({"kind": "index", "index_url": "https://user:pw@mirror.corp:8443/pypi/simple"},
+     "the package index mirror.corp:8443"),
     ({"kind": "index", "index_url": "mirror.corp/simple"}, "the package index mirror.corp"),
     ({"kind": "index", "index_url": "https://u:p@ss@mirror.corp/simple?next=https://other.org/x"},
      "the package index mirror.corp"),
