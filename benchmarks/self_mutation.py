@@ -1,13 +1,14 @@
 """Mutation testing of the project's own pure logic: do our tests notice when our code changes?
 
     python benchmarks/self_mutation.py [--module PATH ...] [-j N] [--workdir DIR] [--timeout-multiplier X]
-                                       [--min-score PCT] [--show] [--json FILE]
+                                       [--tests FILE ...] [--min-score PCT] [--show] [--json FILE]
 
 The suite asks JAX's source to be mutated to prove a case can fail (`benchmarks/sensitivity.py`);
 this does the same to the suite's own pure logic with mutmut (from the package index: it is in
 the `test` extra). It copies the working tree (tracked and untracked files git does not ignore)
 into `--workdir`, tells mutmut to mutate only the modules below, and runs only the tests that
-build no JAX environment (`-m "not e2e"`). mutmut runs the tests once to learn which tests
+build no JAX environment (`-m "not e2e"`; `--tests` narrows them to some test files, which can only
+kill fewer mutants, so its score is a lower bound of the whole run's). mutmut runs the tests once to learn which tests
 call which function, then runs each mutant against those tests only, `-j` at a time, with
 a time limit of `--timeout-multiplier` times that test's own time.
 
@@ -249,7 +250,8 @@ def patch_mutants(mutants: Path, modules: Iterable[str]) -> None:
             path.write_text(text.replace(MUTMUT_IMPORT, EITHER_IMPORT, 1), encoding="utf-8")
 
 
-def run_mutmut(workspace: Path, modules: list[str], jobs: int, timeout_multiplier: float, log: Path) -> float:
+def run_mutmut(workspace: Path, modules: list[str], jobs: int, timeout_multiplier: float, log: Path,
+               tests: Iterable[str] = ("tests",)) -> float:
     """Copy the tree into `workspace`, run mutmut there; the wall time in seconds."""
     if workspace.exists():
         shutil.rmtree(workspace)
@@ -270,8 +272,9 @@ def run_mutmut(workspace: Path, modules: list[str], jobs: int, timeout_multiplie
         if missing:
             raise SystemExit(f"mutmut wrote no mutants for {', '.join(missing)}; its output is in {log}")
         patch_mutants(workspace / "mutants", modules)
-        (workspace / "pyproject.toml").write_text(project + mutmut_config(modules, timeout_multiplier, beside),
-                                                  encoding="utf-8")
+        selection = [*tests, "-m", "not e2e"]
+        (workspace / "pyproject.toml").write_text(project + mutmut_config(modules, timeout_multiplier, beside,
+                                                                          selection), encoding="utf-8")
         done = subprocess.run(command, cwd=workspace, stdout=out, stderr=subprocess.STDOUT, env=env)
     wall = time.monotonic() - started
     if done.returncode != 0:
@@ -323,6 +326,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="where the copy and mutmut's files go (emptied first)")
     parser.add_argument("--timeout-multiplier", type=float, default=5.0,
                         help="a mutant's limit is this many times its tests' own time (default 5)")
+    parser.add_argument("--tests", nargs="+", metavar="FILE",
+                        help="run only these test files (default: every test that builds no JAX environment); "
+                             "fewer tests kill fewer mutants, so the score is a lower bound")
     parser.add_argument("--min-score", type=float, default=90.0, help="exit 1 when a module scores under this")
     parser.add_argument("--equivalents", type=Path, default=EQUIVALENTS, help="the equivalent-mutants file")
     parser.add_argument("--show", action="store_true", help="print each survivor's diff")
@@ -334,17 +340,23 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [m for m in modules if not (ROOT / m).is_file()]
     if unknown:
         parser.error(f"no such module: {', '.join(unknown)} (give a path such as conformance/decide/gate.py)")
+    missing = [t for t in args.tests or () if not (ROOT / t).is_file()]
+    if missing:
+        parser.error(f"no such test file: {', '.join(missing)} (give a path such as tests/test_decide_gate.py)")
     equivalents = read_equivalents(args.equivalents)
     args.workdir.mkdir(parents=True, exist_ok=True)
     log = args.workdir / "mutmut.log"
     if args.no_run:
         wall = log.stat().st_mtime - (args.workdir / "tree").stat().st_mtime if log.exists() else 0.0
     else:
-        wall = run_mutmut(args.workdir / "tree", modules, args.jobs, args.timeout_multiplier, log)
+        wall = run_mutmut(args.workdir / "tree", modules, args.jobs, args.timeout_multiplier, log,
+                          args.tests or ("tests",))
     codes = read_exit_codes(args.workdir / "tree", modules)
     scores = tally(codes, {k: v for k, v in equivalents.items() if module_of(k) in modules}, modules)
     print("\n".join(table(scores[m] for m in modules)))
     print(f"\nwall time: {wall:.0f} s with -j {args.jobs} (mutmut's log: {log})")
+    if args.tests:
+        print(f"tests: only {' '.join(args.tests)}: the scores are lower bounds of a run with every test")
     if any(scores[m].not_run for m in modules):
         print("the run stopped early: `notrun` mutants were never tried, and the scores leave them out")
     for row in scores.values():

@@ -9,8 +9,8 @@ import pytest
 
 from conformance import cli
 from conformance.decide import bisect_session
-from conformance.decide.bisect import (Untestable, bisect, releases_between, same_bug_state, same_observation,
-                                       steps_left)
+from conformance.decide.bisect import (Memo, Untestable, bisect, bug_reproduces, releases_between, same_bug_state,
+                                       same_observation, steps_left)
 from conformance.decide.runs import CellOracle
 from conformance.engine.selection import Cell
 from conformance.envs.index import PackageIndex
@@ -410,3 +410,144 @@ def test_a_jax_source_search_that_cannot_start_keeps_the_release_verdict(monkeyp
     assert code == 0 and "first bad: jax 0.8.0" in out
     assert "jax source: stopped: --jax-source" in out and "is not a git checkout" in out
     assert json.loads(verdict.read_text())["source"]["stopped"].endswith("clone jax-ml/jax there")
+
+
+# ---- the pure pieces, exactly -------------------------------------------------------------------------------------
+
+def test_releases_between_skips_what_is_not_a_version_and_keeps_a_pre_release_only_as_an_end():
+    versions = ["nightly", "0.5.0", "0.5.1rc1", "0.5.1", "0.6.0rc2", "0.6.0", "0.6.1"]
+    assert releases_between(versions, "0.5.0", "0.6.1") == ["0.5.0", "0.5.1", "0.6.0", "0.6.1"]
+    assert releases_between(versions, "0.5.1rc1", "0.6.0rc2") == ["0.5.1rc1", "0.5.1", "0.6.0rc2"]
+    assert releases_between(versions, "0.6.0rc2", "0.5.0") == ["0.6.0rc2", "0.5.1", "0.5.0"]
+    assert releases_between(versions, "0.5.1", "0.5.1") == ["0.5.1"]
+    for first, last in (("0.4.0", "0.5.0"), ("0.5.0", "nightly")):
+        missing = first if first == "0.4.0" else last
+        with pytest.raises(ConformanceError) as error:
+            releases_between(versions, first, last)
+        assert str(error.value) == (f"jax {missing} is not a release on the package index (yanked releases are "
+                                    "excluded)")
+
+
+@pytest.mark.parametrize("candidates, steps", [(-1, 0), (0, 0), (1, 1), (2, 2), (3, 2), (4, 3), (7, 3), (8, 4),
+                                               (15, 4), (16, 5)])
+def test_steps_left(candidates, steps):
+    assert steps_left(candidates) == steps
+
+
+def test_the_oracles_compare_status_and_observation_or_only_the_bug():
+    base = result(VMAP, "vmap", "conforms", {"m": 1}, known_issue=True)
+    assert same_observation(base, result(VMAP, "vmap", "conforms", {"m": 1}, known_issue=True))
+    assert not same_observation(base, result(VMAP, "vmap", "conforms", {"m": 2}, known_issue=True))
+    assert not same_observation(base, result(VMAP, "vmap", "differs", {"m": 1}, known_issue=True))
+    assert same_bug_state(base, result(VMAP, "vmap", "conforms", {"m": 2}))
+    assert not same_bug_state(base, result(VMAP, "vmap", "differs", {"m": 1}))
+    gone = result(VMAP, "vmap", "differs")
+    assert same_bug_state(gone, result(VMAP, "vmap", "crash")) and not same_bug_state(gone, base)
+    assert bug_reproduces(base) and not bug_reproduces(gone)
+
+
+def test_memo_asks_the_oracle_once_per_release_and_keeps_the_order():
+    asked = []
+    memo = Memo(lambda version: asked.append(version) or version.upper())
+    assert [memo("a"), memo("b"), memo("a"), memo("c")] == ["A", "B", "A", "C"]
+    assert asked == ["a", "b", "c"] and memo.order == ["a", "b", "c"] and memo.answers == {"a": "A", "b": "B",
+                                                                                          "c": "C"}
+
+
+TEN = [f"1.{i}" for i in range(10)]
+
+
+def _oracle(first_bad: int, skipped=(), why="no interpreter"):
+    asked = []
+
+    def oracle(version):
+        asked.append(version)
+        if version in skipped:
+            return Untestable(version, why)
+        return result("a.b", "", "differs" if TEN.index(version) >= first_bad else "conforms", {"i": 0})
+
+    return oracle, asked
+
+
+def test_bisect_searches_by_halves_and_says_each_step():
+    oracle, asked = _oracle(7)
+    steps = []
+    outcome = bisect(TEN, oracle, on_step=steps.append)
+    assert asked == ["1.0", "1.9", "1.5", "1.7", "1.6"]
+    assert steps == ["8 release(s) left between 1.0 and 1.9 (about 4 step(s)): testing jax 1.5", "  -> like jax 1.0",
+                     "3 release(s) left between 1.5 and 1.9 (about 2 step(s)): testing jax 1.7", "  -> unlike jax 1.0",
+                     "1 release(s) left between 1.5 and 1.7 (about 1 step(s)): testing jax 1.6", "  -> like jax 1.0"]
+    assert (outcome.releases, outcome.start, outcome.end) == (TEN, "1.0", "1.9")
+    assert (outcome.start_result.status.value, outcome.end_result.status.value) == ("conforms", "differs")
+    assert not outcome.ends_agree
+    assert (outcome.last_good, outcome.first_bad) == ("1.6", "1.7")
+    assert outcome.last_good_result.status.value == "conforms" and outcome.first_bad_result.status.value == "differs"
+    assert outcome.tested == asked and outcome.skipped == [] and outcome.untested_between == []
+
+
+def test_bisect_with_the_first_release_after_the_start_already_bad():
+    oracle, asked = _oracle(1)
+    outcome = bisect(TEN, oracle)
+    assert asked == ["1.0", "1.9", "1.5", "1.3", "1.2", "1.1"] and (outcome.last_good, outcome.first_bad) == ("1.0",
+                                                                                                             "1.1")
+
+
+def test_bisect_skips_untestable_releases_and_names_the_untested_range():
+    oracle, asked = _oracle(7, skipped={"1.5", "1.6"}, why="no wheel")
+    steps = []
+    outcome = bisect(TEN, oracle, on_step=steps.append)
+    assert asked == ["1.0", "1.9", "1.5", "1.4", "1.7", "1.6"]
+    assert steps == ["8 release(s) left between 1.0 and 1.9 (about 4 step(s)): testing jax 1.5",
+                     "  jax 1.5: skipped (no wheel)",
+                     "7 release(s) left between 1.0 and 1.9 (about 3 step(s)): testing jax 1.4", "  -> like jax 1.0",
+                     "3 release(s) left between 1.4 and 1.9 (about 2 step(s)): testing jax 1.7", "  -> unlike jax 1.0",
+                     "1 release(s) left between 1.4 and 1.7 (about 1 step(s)): testing jax 1.6",
+                     "  jax 1.6: skipped (no wheel)"]
+    assert (outcome.last_good, outcome.first_bad) == ("1.4", "1.7")
+    assert outcome.untested_between == ["1.5", "1.6"]
+    assert outcome.skipped == [Untestable("1.5", "no wheel"), Untestable("1.6", "no wheel")]
+    assert outcome.tested == ["1.0", "1.9", "1.4", "1.7"]
+
+
+def test_bisect_when_the_ends_agree_leaves_the_rest_empty():
+    oracle, asked = _oracle(10)
+    outcome = bisect(TEN, oracle)
+    assert outcome.ends_agree and asked == ["1.0", "1.9"]
+    assert (outcome.last_good, outcome.first_bad, outcome.last_good_result, outcome.first_bad_result) == (
+        "", "", None, None)
+    assert outcome.untested_between == [] and outcome.skipped == [] and outcome.tested == ["1.0", "1.9"]
+
+
+def test_bisect_asks_like_start_with_the_start_first():
+    oracle, _ = _oracle(7)
+    seen = []
+
+    def like(start, other):
+        seen.append(start.status.value)
+        return other.status is start.status
+
+    bisect(TEN, oracle, like)
+    assert seen and set(seen) == {"conforms"}
+
+
+def test_bisect_uses_a_memo_it_is_given_as_it_is():
+    oracle, asked = _oracle(7)
+    memo = Memo(oracle)
+    memo("1.9")   # asked before the search (as --find-fix asks both ends to choose a direction)
+    outcome = bisect(TEN, memo)
+    assert asked == ["1.9", "1.0", "1.5", "1.7", "1.6"] and outcome.tested == asked
+
+
+def test_bisect_of_two_releases_and_its_errors():
+    oracle, asked = _oracle(1)
+    outcome = bisect(TEN[:2], oracle)
+    assert (outcome.last_good, outcome.first_bad, outcome.untested_between) == ("1.0", "1.1", [])
+    for releases in ([], ["1.0"]):
+        with pytest.raises(ConformanceError) as error:
+            bisect(releases, oracle)
+        assert str(error.value) == "bisect needs two different releases"
+    for skipped, which in (("1.0", "start"), ("1.9", "end")):
+        oracle, _ = _oracle(7, skipped={skipped}, why="needs Python 3.9")
+        with pytest.raises(ConformanceError) as error:
+            bisect(TEN, oracle)
+        assert str(error.value) == f"the {which} end, jax {skipped}, cannot be tested here: needs Python 3.9"

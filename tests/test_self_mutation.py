@@ -62,3 +62,18 @@ def test_the_projects_equivalents_file_reads_and_names_modules_under_test():
 def test_module_names_and_every_listed_module_exists():
     assert sm.module_of(f"{GATE}.xǁGateOutcomeǁexit_code__mutmut_2") == "conformance/decide/gate.py"
     assert all((sm.ROOT / m).is_file() for m in sm.MODULES)
+
+
+def test_the_test_selection_reaches_mutmuts_configuration():
+    config = sm.mutmut_config(["conformance/decide/gate.py"], 5.0, ["README.md"],
+                              ["tests/test_decide_gate.py", "-m", "not e2e"])
+    assert 'pytest_add_cli_args_test_selection = ["tests/test_decide_gate.py", "-m", "not e2e"]' in config
+    assert 'pytest_add_cli_args_test_selection = ["tests", "-m", "not e2e"]' in sm.mutmut_config([], 5.0, [])
+
+
+def test_a_test_file_that_does_not_exist_is_refused_in_one_line(capsys, tmp_path):
+    with pytest.raises(SystemExit) as stopped:
+        sm.main(["--module", "conformance/decide/gate.py", "--tests", "tests/test_nothing_here.py",
+                 "--workdir", str(tmp_path)])
+    assert stopped.value.code == 2
+    assert "no such test file: tests/test_nothing_here.py" in capsys.readouterr().err
