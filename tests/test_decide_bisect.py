@@ -485,6 +485,15 @@ def test_bisect_searches_by_halves_and_says_each_step():
     assert outcome.tested == asked and outcome.skipped == [] and outcome.untested_between == []
 
 
+@pytest.mark.parametrize("unit", ["build", "commit"])
+def test_the_step_lines_name_what_is_searched_dev_builds_or_commits(unit):
+    oracle, _ = _oracle(7)
+    steps = []
+    bisect(TEN, oracle, on_step=steps.append, unit=unit)
+    assert steps[0] == f"8 {unit}(s) left between 1.0 and 1.9 (about 4 step(s)): testing jax 1.5"
+    assert not any("release" in step for step in steps)
+
+
 def test_bisect_with_the_first_release_after_the_start_already_bad():
     oracle, asked = _oracle(1)
     outcome = bisect(TEN, oracle)

@@ -117,10 +117,11 @@ def _end(memo: Memo, version: str, which: str) -> CellResult:
 
 def bisect(releases: list[str], oracle: Callable[[str], "CellResult | Untestable"],
            like_start: Callable[[CellResult, CellResult], bool] = same_observation,
-           on_step: Callable[[str], None] = lambda line: None) -> BisectOutcome:
+           on_step: Callable[[str], None] = lambda line: None, unit: str = "release") -> BisectOutcome:
     """Binary-search `releases` (ordered from the start end) for the first whose verdict is not like the start's.
 
-    The two ends are tested first; when they agree, the outcome says so (`ends_agree`).
+    The two ends are tested first; when they agree, the outcome says so (`ends_agree`). `unit` names what is
+    searched in the step lines: releases, the dev builds between two releases (`build`), or commits (`commit`).
     """
     if len(releases) < 2:
         raise ConformanceError("bisect needs two different releases")
@@ -136,7 +137,7 @@ def bisect(releases: list[str], oracle: Callable[[str], "CellResult | Untestable
             if not middle:
                 break
             index = middle[len(middle) // 2]
-            on_step(f"{len(middle)} release(s) left between {releases[low]} and {releases[high]} "
+            on_step(f"{len(middle)} {unit}(s) left between {releases[low]} and {releases[high]} "
                     f"(about {steps_left(len(middle))} step(s)): testing jax {releases[index]}")
             found = memo(releases[index])
             if isinstance(found, Untestable):

@@ -108,7 +108,8 @@ def search_dev_builds(versions: Any, releases: BisectOutcome, oracle: Callable[[
     if not step.candidates:
         return step
     on_step(f"{len(step.candidates)} dev build(s) between jax {releases.last_good} and jax {releases.first_bad}")
-    step.outcome = bisect([releases.last_good, *step.candidates, releases.first_bad], oracle, like, on_step)
+    step.outcome = bisect([releases.last_good, *step.candidates, releases.first_bad], oracle, like, on_step,
+                          unit="build")
     if step.found:
         step.good_build, step.bad_build = build_of(step.outcome.last_good), build_of(step.outcome.first_bad)
     return step

@@ -161,7 +161,7 @@ def search_commits(commits: list[str], run_commit: Callable[[str], Any], like: C
     `SourceStop`), each commit run at most once."""
     found = SourceOutcome(commits)
     try:
-        found.outcome = bisect(commits, Memo(run_commit), like, on_step=on_step)
+        found.outcome = bisect(commits, Memo(run_commit), like, on_step=on_step, unit="commit")
     except SourceStop as stop:
         found.stopped = str(stop)
     return found
