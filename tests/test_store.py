@@ -148,3 +148,52 @@ def test_one_unreadable_cell_is_dropped_and_named_and_the_others_kept(tmp_path):
     assert stored.set_aside is None
     assert len(stored.unreadable_cells) == 1 and "exploded" in stored.unreadable_cells[0]
     assert stored_ids(stored.path) == ["a.keep", "a.new", "équipe/prüfung.größe"]
+
+
+def test_a_release_and_a_build_of_one_version_never_share_a_file_either_way(tmp_path, monkeypatch):
+    """A release's file met by a build's run, and a build's file met by the release's run, are each set aside (kept,
+    named, and why); one build's runs merge into its own file. Two set aside in one second both stay (the second
+    once replaced the first, losing the release's results)."""
+    from types import SimpleNamespace
+
+    from conformance.results import store as store_module
+    from conformance.results.schema import build_identity
+
+    monkeypatch.setattr(store_module, "time", SimpleNamespace(time=lambda: 1700000000.5))
+
+    wheel = {"kind": "wheel", "wheels": ["jax-0.8.3-py3-none-any.whl"]}
+    built = build_identity(wheel)
+    store = ResultStore(tmp_path)
+    path = store.merge_run(run([cell("a.release")])).path
+    stored = store.merge_run(run([cell("a.build")], source=wheel))
+    assert stored.set_aside is not None and stored.set_aside.path == path == stored.path
+    assert stored.set_aside.why == f"it holds the results of the release, not of another build ({built})"
+    assert stored.set_aside.kept_as.name == ".0.8.3-linux-x86_64.json.other-build-1700000000"
+    assert stored_ids(stored.set_aside.kept_as) == ["a.release"] and stored_ids(path) == ["a.build"]
+    again = store.merge_run(run([cell("a.second")], source=wheel))
+    assert again.set_aside is None and stored_ids(path) == ["a.build", "a.second"]
+    back = store.merge_run(run([cell("a.release")], source={"kind": "index"}))
+    assert back.set_aside is not None and back.set_aside.path == path
+    assert back.set_aside.why == f"it holds the results of another build ({built}), not of another build (the release)"
+    assert stored_ids(back.set_aside.kept_as) == ["a.build", "a.second"] and stored_ids(path) == ["a.release"]
+    assert back.set_aside.kept_as.name == ".0.8.3-linux-x86_64.json.other-build-1700000000-2"
+    assert stored_ids(stored.set_aside.kept_as) == ["a.release"]  # the first one set aside is still there
+    assert back.set_aside.describe() == (f"{path} could not be merged into ({back.set_aside.why}); kept it as "
+                                         f"{back.set_aside.kept_as.name} and wrote a new one")
+
+
+def test_unreadable_files_set_aside_in_one_second_are_all_kept(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from conformance.results import store as store_module
+
+    monkeypatch.setattr(store_module, "time", SimpleNamespace(time=lambda: 1700000000.0))
+    path = tmp_path / "0.8.3-linux-x86_64.json"
+    kept = []
+    for text in ("{ first", "{ second", "{ third"):
+        path.write_text(text, encoding="utf-8")
+        kept.append(ResultStore(tmp_path).merge_run(run([cell("a.one")])).set_aside.kept_as)
+    assert [p.name for p in kept] == [".0.8.3-linux-x86_64.json.unreadable-1700000000",
+                                      ".0.8.3-linux-x86_64.json.unreadable-1700000000-2",
+                                      ".0.8.3-linux-x86_64.json.unreadable-1700000000-3"]
+    assert [p.read_text() for p in kept] == ["{ first", "{ second", "{ third"]
