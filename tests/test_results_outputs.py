@@ -131,3 +131,13 @@ def test_a_folder_without_write_permission_is_refused(tmp_path, monkeypatch):
     assert str(caught.value) == f"-o {locked / 'new' / 'out.html'}: {locked} is not a writable folder"
     assert asked == [(locked, os.W_OK)]
     check_writable(tmp_path / "out.html", "-o")
+
+
+def test_inputs_stay_protected_when_a_results_folder_is_given_too(tmp_path):
+    given = tmp_path / "mine.json"
+    given.write_text("{}")
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / RESULT).write_text("{}")
+    assert refused([("-o", given)], inputs=[given], results=results) == (
+        f"-o {given} is a result file; write the output elsewhere")

@@ -197,3 +197,91 @@ def test_unreadable_files_set_aside_in_one_second_are_all_kept(tmp_path, monkeyp
                                       ".0.8.3-linux-x86_64.json.unreadable-1700000000-2",
                                       ".0.8.3-linux-x86_64.json.unreadable-1700000000-3"]
     assert [p.read_text() for p in kept] == ["{ first", "{ second", "{ third"]
+
+
+def test_merged_headers_sort_case_folders_by_name_and_keep_a_team_package_only_when_this_run_names_none():
+    head = merged_header({"case_folders": [{"name": "zeta", "hash": "1"}, {"name": "beta", "hash": "1"}]},
+                         {"case_folders": [{"name": "alpha", "hash": "2"}, {"name": "zeta", "hash": "2"}]})
+    assert head["case_folders"] == [{"name": "alpha", "hash": "2"}, {"name": "beta", "hash": "1"},
+                                    {"name": "zeta", "hash": "2"}]
+    team = {"case_package": "teamcases"}
+    assert merged_header(team, {"case_package": "conformance.cases"})["case_package"] == "conformance.cases"
+    assert merged_header(team, {})["case_package"] == "teamcases"
+    assert "case_package" not in merged_header({}, {})
+
+
+def test_a_store_folder_is_made_with_its_parents_and_its_files_are_written_with_one_space_indents(tmp_path):
+    folder = tmp_path / "a" / "b" / "results"
+    stored = ResultStore(folder).merge_run(run([cell("a.one")]))
+    text = stored.path.read_text(encoding="utf-8")
+    assert text.startswith('{\n "') and '\n  "' in text and json.loads(text)["tests"]
+    assert (folder / ".0.8.3-linux-x86_64.json.lock").exists()  # the lock lives beside the file it guards
+
+
+def _set_aside_why(tmp_path, text):
+    path = tmp_path / "0.8.3-linux-x86_64.json"
+    path.write_text(text, encoding="utf-8")
+    stored = ResultStore(tmp_path).merge_run(run([cell("a.one")]))
+    assert stored.set_aside is not None and stored.set_aside.kept_as.read_text(encoding="utf-8") == text
+    assert stored_ids(path) == ["a.one"]
+    return stored.set_aside.why
+
+
+def test_a_stored_file_that_is_no_result_file_is_set_aside_with_why(tmp_path):
+    not_ours = "not a result file of the suite (no header or no tests)"
+    header = json.dumps(run([])["jax_conformance"])
+    assert _set_aside_why(tmp_path, "[1, 2]") == not_ours
+    assert _set_aside_why(tmp_path, '{"jax_conformance": "x", "tests": []}') == not_ours
+    assert _set_aside_why(tmp_path, '{"jax_conformance": ' + header + ', "tests": {}}') == not_ours
+    assert _set_aside_why(tmp_path, '{"tests": []}') == not_ours
+
+
+def test_a_long_reason_to_set_a_file_aside_is_cut_to_200_characters(tmp_path):
+    data = run([cell("a.one")], jax="0.8.3" + "1" * 300)
+    path = tmp_path / "0.8.3-linux-x86_64.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    why = ResultStore(tmp_path).merge_run(run([cell("a.two")])).set_aside.why
+    assert len(why) == 200 and why.startswith("its header says jax 0.8.3111")
+
+
+def test_a_file_of_the_current_schema_is_merged_and_an_unreadable_one_does_not_hide_a_newer_one(tmp_path):
+    import pytest
+
+    from conformance.errors import ConformanceError
+    from conformance.results.schema import SCHEMA_VERSION
+
+    write(tmp_path, "0.8.3", PLATFORM, [cell("a.one")], schema=SCHEMA_VERSION)
+    ResultStore(tmp_path).refuse_newer_files()
+    stored = ResultStore(tmp_path).merge_run(run([cell("a.two")], schema_version=SCHEMA_VERSION))
+    assert stored.set_aside is None and stored_ids(stored.path) == ["a.one", "a.two"]
+    (tmp_path / "0.1.0-linux-x86_64.json").write_text("{ unreadable")  # sorted first
+    newer = write(tmp_path, "0.9.0", PLATFORM, [cell("a.one")], schema=SCHEMA_VERSION + 1)
+    with pytest.raises(ConformanceError) as caught:
+        ResultStore(tmp_path).refuse_newer_files()
+    assert str(caught.value) == (f"{newer} was written by a newer jax-conformance (result schema "
+                                 f"{SCHEMA_VERSION + 1}; this one writes {SCHEMA_VERSION}); upgrade "
+                                 f"jax-conformance, or give this run another --results folder")
+    ResultStore(tmp_path / "missing").refuse_newer_files()
+
+
+def test_unreadable_cells_are_named_exactly_and_entries_without_metadata_kept_by_node_id():
+    from conformance.results.store import _drop_unreadable_cells
+
+    long_status = "no-such-status " + "x " * 100
+    data = {"tests": [
+        "a string",
+        {"nodeid": "x.py::bad", "outcome": "passed", "metadata": {**cell("a.bad"), "status": long_status}},
+        {"outcome": "failed"},
+        {"nodeid": "x.py::lost[p]", "outcome": "failed"},
+        {"nodeid": "x.py::good", "outcome": "passed", "metadata": cell("a.good")},
+        {"metadata": {**cell("a.nameless"), "status": "exploded"}},
+    ]}
+    kept = [data["tests"][3], data["tests"][4]]
+    bad = _drop_unreadable_cells(data)
+    assert data["tests"] == kept
+    assert bad[0] == "tests[0] (not an object)"
+    assert bad[1].startswith("x.py::bad (") and "tests[1].metadata" in bad[1] and "no-such-status x x" in bad[1]
+    assert len(bad[1]) == len("x.py::bad (") + 120 + 1 and bad[1].endswith(")")
+    assert bad[2] == "tests[2] (no cell metadata and no node id)"
+    assert bad[3].startswith("tests[5] (") and "tests[5].metadata" in bad[3] and "exploded" in bad[3]
+    assert len(bad) == 4
