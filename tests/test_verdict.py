@@ -194,3 +194,10 @@ def test_one_attempt_or_agreeing_ones_keep_their_status():
     assert merged_status([Status.CONFORMS]) == (Status.CONFORMS, "")
     assert merged_status([Status.DIFFERS, Status.DIFFERS, Status.DIFFERS]) == (Status.DIFFERS, "")
     assert not needs_retry(Status.DIFFERS) and not needs_retry(Status.FLAKY, retry_differs=True)
+
+
+def test_a_missing_api_reads_removed_only_on_a_newer_release():
+    assert describe(Status.UNSUPPORTED, False, NEWER) == "removed"
+    assert describe(Status.UNSUPPORTED, False, OLDER) == describe(Status.UNSUPPORTED, False) == "unsupported"
+    assert describe(Status.UNSUPPORTED, True, SAME) == "unsupported"
+    assert describe(Status.DIFFERS, True) == "changed: maybe fixed"
