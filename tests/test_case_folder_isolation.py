@@ -247,3 +247,45 @@ def test_a_name_imported_or_importable_from_elsewhere_is_named_with_where(tmp_pa
     assert _installed_location("elsewhereteam", folder) == ""  # found through the path, but it is the folder
     (tmp_path / "plainfolder").mkdir()
     assert _installed_location("plainfolder", folder) == ""  # a namespace package hides nothing
+
+
+def test_a_module_without_a_file_is_named_by_its_path(monkeypatch, tmp_path):
+    import types
+
+    from conformance.core.casefolders import _installed_location
+
+    bare = types.ModuleType("fileless")  # no __file__ attribute at all
+    bare.__path__ = ["/some/where"]
+    monkeypatch.setitem(sys.modules, "fileless", bare)
+    assert _installed_location("fileless", tmp_path) == "['/some/where']"
+    assert _installed_location("no_such_parent_x.child", tmp_path) == ""  # find_spec raises: nothing is hidden
+
+
+def test_a_folder_found_through_the_path_imports_with_its_submodules(tmp_path, forget, monkeypatch):
+    import importlib
+
+    folder = tmp_path / "pathteam"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    (folder / "sub.py").write_text("VALUE = 7\n")
+    forget.append("pathteam")
+    monkeypatch.syspath_prepend(str(tmp_path))  # as when the team runs from the folder's parent
+    assert import_case_folder(folder) == "pathteam"
+    assert importlib.import_module("pathteam.sub").VALUE == 7
+
+
+def test_a_failing_package_that_already_left_sys_modules_raises_its_own_error(tmp_path):
+    folder = tmp_path / "leavingteam"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("import sys\ndel sys.modules[__name__]\nraise RuntimeError('own error')\n")
+    with pytest.raises(RuntimeError, match="own error"):
+        import_case_folder(folder)
+    assert "leavingteam" not in sys.modules
+
+
+def test_standard_library_names_without_python_3_10s_list_are_the_builtin_ones(monkeypatch):
+    from conformance.core.casefolders import stdlib_names
+
+    assert "json" in stdlib_names() and "sys" in stdlib_names()
+    monkeypatch.delattr(sys, "stdlib_module_names")  # Python 3.9, in an older target environment
+    assert stdlib_names() == frozenset(sys.builtin_module_names)

@@ -261,3 +261,10 @@ def test_select_shard_takes_its_own_shard_of_the_timed_split():
     two = split(list(durations), 2, durations)
     assert select_shard(durations, Shard(1, 2), durations) == set(two[0]) == {"c[]"}
     assert select_shard(durations, Shard(2, 2), durations) == {"a[]", "b[]"}
+
+
+def test_totals_are_compared_to_the_microsecond():
+    # 0.4 | 0.3, then 0.2 onto the lighter shard: not a tie, whatever the rounding
+    assert split(["a[]", "b[]", "c[]"], 2, {"a[]": 0.4, "b[]": 0.3, "c[]": 0.2}) == [["a[]"], ["b[]", "c[]"]]
+    # 1.0000004 and 1.0 are one total to the microsecond: a tie, so c goes to the lowest shard
+    assert split(["a[]", "b[]", "c[]"], 2, {"a[]": 1.0000004, "b[]": 1.0, "c[]": 0.5}) == [["a[]", "c[]"], ["b[]"]]

@@ -201,3 +201,9 @@ def test_a_missing_api_reads_removed_only_on_a_newer_release():
     assert describe(Status.UNSUPPORTED, False, OLDER) == describe(Status.UNSUPPORTED, False) == "unsupported"
     assert describe(Status.UNSUPPORTED, True, SAME) == "unsupported"
     assert describe(Status.DIFFERS, True) == "changed: maybe fixed"
+
+
+def test_the_direction_is_taken_from_the_documented_release_given():
+    removed = judge(outcome(0), UNSUPPORTED, {}, "0.5.0", documented="0.4.0")
+    assert removed.status is Status.DIFFERS and removed.reason == "removed: jax.debug.log (the documented 0.4.0 has it)"
+    assert judge(outcome(0), UNSUPPORTED, {}, "0.13.0", documented="0.14.0").status is Status.UNSUPPORTED
