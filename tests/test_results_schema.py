@@ -222,3 +222,12 @@ def test_a_result_file_of_the_wrong_shape_says_what_is_wrong():
         with pytest.raises(SchemaError) as caught:
             result_file_from_json(report)
         assert str(caught.value) == message
+
+
+def test_a_build_identity_ignores_key_order_and_reads_any_value_as_text():
+    from pathlib import Path
+
+    one = build_identity({"kind": "wheels", "wheels": ["a.whl"], "python": "/x"})
+    assert one == build_identity({"python": "/x", "wheels": ["a.whl"], "kind": "wheels"})
+    assert build_identity({"kind": "python", "python": Path("/env/bin/python")}) == build_identity(
+        {"kind": "python", "python": "/env/bin/python"})
