@@ -155,6 +155,7 @@ def test_header_versions_and_names_are_checked():
     assert header_refusal({**HEADER, "platform": "linux x86"}) == (
         "`jax_conformance.platform` should be a platform name such as linux-x86_64, not 'linux x86'")
     assert header_refusal({**HEADER, "platform": None}).endswith("not None")
+    assert RunHeader.from_json({**HEADER, "platform": "Linux-X86_64.v2"}).platform == "Linux-X86_64.v2"
     assert header_refusal([]) == "`jax_conformance` should be dict, not list"
 
 
@@ -206,9 +207,14 @@ def test_a_result_file_reads_its_cells_and_unjudged_tests():
     assert [c.cell_id for c in found.cells] == ["mod.probe", "teamcases/m.p"]
     assert (found.source, found.duration, found.header.jax) == ("here.json", 2.0, "0.8.3")
     assert found.by_cell() == {("mod.probe", ""): found.cells[0], ("teamcases/m.p", ""): found.cells[1]}
-    for duration in (math.nan, "2", None, True):
-        assert result_file_from_json({**report, "duration": duration}).duration in (0.0, 1.0)
-    assert result_file_from_json({**report, "duration": math.inf}).duration == 0.0
+    for duration in (math.nan, math.inf, "2", None):
+        assert result_file_from_json({**report, "duration": duration}).duration == 0.0
+    assert result_file_from_json({k: v for k, v in report.items() if k != "duration"}).duration == 0.0
+    assert result_file_from_json(report).source == ""
+    # a test without metadata does not end the reading: the cells after it are read too
+    first = {**report, "tests": [{"nodeid": "x.py::lost", "outcome": "failed"}, {"nodeid": "garbage"},
+                                 {"nodeid": "x.py::a", "metadata": MINIMAL}]}
+    assert [c.cell_id for c in result_file_from_json(first).cells] == ["teamcases/x.lost", "mod.probe"]
 
 
 def test_a_result_file_of_the_wrong_shape_says_what_is_wrong():
