@@ -237,3 +237,15 @@ def test_a_build_identity_ignores_key_order_and_reads_any_value_as_text():
     assert one == build_identity({"python": "/x", "wheels": ["a.whl"], "kind": "wheels"})
     assert build_identity({"kind": "python", "python": Path("/env/bin/python")}) == build_identity(
         {"kind": "python", "python": "/env/bin/python"})
+
+
+def test_diff_entries_without_a_path_are_read_and_whole_numbers_are_checked_as_such():
+    from conformance.results.schema import _check
+
+    found = CellResult.from_json({**MINIMAL, "diff": [{"expected": 1}], "printed_diff": [{"observed": 2}]})
+    assert found.diff == [{"expected": 1}] and found.printed_diff == [{"observed": 2}]
+    assert _check(3, int, "n") == 3
+    for value in (True, 3.0, "3"):
+        with pytest.raises(SchemaError) as caught:
+            _check(value, int, "n")
+        assert str(caught.value) == f"`n` should be int, not {type(value).__name__}"
