@@ -249,3 +249,11 @@ def test_diff_entries_without_a_path_are_read_and_whole_numbers_are_checked_as_s
         with pytest.raises(SchemaError) as caught:
             _check(value, int, "n")
         assert str(caught.value) == f"`n` should be int, not {type(value).__name__}"
+
+
+def test_a_kind_without_a_name_is_named_by_its_text():
+    from conformance.results.schema import _check
+
+    with pytest.raises(SchemaError) as caught:
+        _check("x", (int, float), "n")
+    assert str(caught.value) == f"`n` should be {(int, float)}, not str"
