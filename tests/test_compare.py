@@ -31,3 +31,27 @@ def test_tuples_in_expectations_compare_with_json_lists():
 def test_non_mapping_observation_is_one_difference():
     found = diff({"a": 1}, None)
     assert len(found) == 1 and found[0].path == "<observation>"
+
+
+def test_each_difference_carries_both_sides_and_its_kind():
+    from conformance.core.compare import Difference
+
+    found = diff({"a": {"b": 1, "c": 2}, "t": [True]}, {"a": {"b": 5, "e": 3}, "t": [False]})
+    assert found == [Difference("a.b", 1, 5, "changed"), Difference("a.c", 2, None, "missing"),
+                     Difference("a.e", None, 3, "unexpected"), Difference("t[0]", True, False, "changed")]
+    assert [d.to_json() for d in found[1:3]] == [
+        {"path": "a.c", "expected": 2, "observed": None, "kind": "missing"},
+        {"path": "a.e", "expected": None, "observed": 3, "kind": "unexpected"}]
+
+
+def test_bools_compare_by_value_as_well_as_by_type():
+    assert diff(True, True) == [] and diff({"f": False}, {"f": False}) == []
+    assert [(d.path, d.expected, d.observed) for d in diff(True, False)] == [("<observation>", True, False)]
+    assert diff(1, True)[0].kind == "changed" and diff(0, False) != []
+    assert diff("x", "y", "top") == diff("x", "y", "top") != [] and diff("x", "y", "top")[0].path == "top"
+
+
+def test_a_path_is_built_from_keys_and_indices_below_the_given_one():
+    assert [d.path for d in diff({"a": [{"b": 1}]}, {"a": [{"b": 2}]}, "root")] == ["root.a[0].b"]
+    assert [d.path for d in diff([1, 2], [1, 3])] == ["[1]"]
+    assert [d.path for d in diff({1: "x"}, {1: "y"})] == ["1"]

@@ -60,3 +60,14 @@ def test_the_command_writes_checks_and_refuses_an_unreadable_file(tmp_path, monk
     assert err.startswith(f"rowlist: cannot read {tmp_path / 'missing.md'}: ") and err.count("\n") == 1
     with pytest.raises(SystemExit):
         rowlist.main([])
+
+
+def test_the_command_names_why_a_file_cannot_be_read_and_explains_itself(tmp_path, capsys):
+    assert rowlist.main([str(tmp_path / "missing.md")]) == 2
+    assert capsys.readouterr().err == f"rowlist: cannot read {tmp_path / 'missing.md'}: No such file or directory\n"
+    with pytest.raises(SystemExit) as done:
+        rowlist.main(["--help"])
+    assert done.value.code == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert shown.startswith("usage: python -m conformance.core.rowlist [-h] [--check] behaviours")
+    assert "behaviours the chapter's behaviours.md" in shown and "--check exit 1 if rows.tsv differs from it" in shown

@@ -209,3 +209,62 @@ def test_the_plugin_does_not_split_again_cells_that_already_are_the_shard(pytest
     data = json.loads(report.read_text())
     assert {t["nodeid"].split("::")[1] for t in data["tests"]} == {"conforming", "differing", "unsupported"}
     assert data["jax_conformance"]["shard"] == "2/3"
+
+
+def test_totals_equal_in_decimal_are_a_tie_whatever_float_rounding_makes_of_them():
+    # 2.99 + 0.757 and 2.177 + 1.57 are both 3.747, yet differ as floats: the tie goes to the lowest shard
+    durations = {"c0[]": 2.99, "c1[]": 0.757, "c2[]": 2.177, "c3[]": 1.57, "c4[]": 0.5}
+    assert split(list(durations), 2, durations) == [["c0[]", "c1[]", "c4[]"], ["c2[]", "c3[]"]]
+
+
+def test_longest_first_is_by_duration_not_by_id():
+    durations = {"a[]": 1.0, "b[]": 2.0, "c[]": 3.0}
+    # c to shard 1, b to shard 2, a to the lighter shard 2; by id a, b, c would give [[a, c], [b]]
+    assert split(list(durations), 2, durations) == [["c[]"], ["a[]", "b[]"]]
+
+
+def test_the_unmeasured_count_at_a_median_other_than_one_second():
+    durations = {"a[]": 9.0, "b[]": 3.0, "c[]": 3.0}
+    new = sorted(["n1[]", "n2[]"], key=lambda c: __import__("hashlib").sha256(c.encode()).hexdigest())
+    # a | b c, then the first new at 3 s onto shard 2 (6 < 9), the second onto the tie's lowest, shard 1
+    shards = split(["a[]", "b[]", "c[]", *new], 2, durations)
+    assert shards == [["a[]", new[1]], ["b[]", "c[]", new[0]]]
+
+
+@pytest.mark.parametrize("short", [0.0, 0.5])
+def test_a_short_or_zero_duration_is_a_measurement(short):
+    durations = {"a[]": short, "b[]": 4.0}
+    # measured: b | a c (c at the median, below b's 4 s); unmeasured, a and c would count 4 s each and split up
+    assert split(["a[]", "b[]", "c[]"], 2, durations) == [["b[]"], ["a[]", "c[]"]]
+
+
+def test_a_split_without_a_shard_says_so_exactly():
+    with pytest.raises(ValueError) as caught:
+        split(CELLS, 0)
+    assert str(caught.value) == "a split needs at least one shard"
+
+
+def test_one_selected_cell_takes_one_shard_and_none_takes_one_too():
+    from conformance.engine.shards import check_shard_count
+
+    check_shard_count(Shard(1, 1), 1)
+    for selected in (0, 1):
+        with pytest.raises(ConformanceError) as caught:
+            check_shard_count(Shard(1, 2), selected)
+        assert str(caught.value) == f"--shard 1/2: 2 shards for {selected} selected cell(s); use at most 1 shards"
+
+
+def test_select_shard_takes_its_own_shard_of_the_timed_split():
+    durations = {"a[]": 1.0, "b[]": 2.0, "c[]": 3.0}
+    timed = split(list(durations), 3, durations)
+    assert [select_shard(durations, Shard(k, 3), durations) for k in (1, 2, 3)] == [set(s) for s in timed]
+    two = split(list(durations), 2, durations)
+    assert select_shard(durations, Shard(1, 2), durations) == set(two[0]) == {"c[]"}
+    assert select_shard(durations, Shard(2, 2), durations) == {"a[]", "b[]"}
+
+
+def test_totals_are_compared_to_the_microsecond():
+    # 0.4 | 0.3, then 0.2 onto the lighter shard: not a tie, whatever the rounding
+    assert split(["a[]", "b[]", "c[]"], 2, {"a[]": 0.4, "b[]": 0.3, "c[]": 0.2}) == [["a[]"], ["b[]", "c[]"]]
+    # 1.0000004 and 1.0 are one total to the microsecond: a tie, so c goes to the lowest shard
+    assert split(["a[]", "b[]", "c[]"], 2, {"a[]": 1.0000004, "b[]": 1.0, "c[]": 0.5}) == [["a[]", "c[]"], ["b[]"]]

@@ -143,3 +143,67 @@ def test_a_missing_api_on_an_unknown_version_is_unsupported_never_removed():
         found = judge(outcome(0), UNSUPPORTED, {}, version)
         assert found.status is Status.UNSUPPORTED and found.reason == "not yet there: jax.debug.log"
         assert found.diff == []
+
+
+def test_every_ending_names_itself_in_one_exact_reason():
+    assert judge(outcome(-9, timed_out=True, sig=9), None, {}).reason == "killed after its time limit"
+    assert judge(outcome(-9, timed_out=True), OBSERVED, {"x": 2}).reason == (
+        "killed after its time limit; its observation differs (written before)")
+    assert judge(outcome(-11, sig=signal.SIGSEGV), OBSERVED, {"x": 1}).reason == (
+        "the child died by SIGSEGV; its observation conforms (written before)")
+    unnamed = judge(outcome(-200, sig=200), None, {})
+    assert (unnamed.status, unnamed.reason) == (Status.CRASH, "the child died by signal 200")
+    assert judge(outcome(3), None, {}).reason == "the child exited with code 3 without an observation"
+    removed = judge(outcome(0), UNSUPPORTED, {}, "0.13.0", documented="0.12.0.1")
+    assert removed.reason == "removed: jax.debug.log (the documented 0.12.0.1 has it)"
+    assert judge(outcome(0), record(outcome="unsupported"), {}, "0.4.38").reason == "not yet there: "
+
+
+def test_a_probe_error_is_an_error_with_its_type_message_and_traceback():
+    error = record(outcome="error", error={"type": "TypeError", "message": "bad operand", "traceback": "Trace..."})
+    found = judge(outcome(0), error, {"x": 1})
+    assert (found.status, found.reason, found.details) == (Status.ERROR, "TypeError: bad operand",
+                                                           {"traceback": "Trace..."})
+    assert found.observation is None and found.diff == [] and found.expected == {"x": 1}
+    bare = judge(outcome(0), record(outcome="error"), {})
+    assert (bare.status, bare.reason, bare.details) == (Status.ERROR, "?: ", {"traceback": ""})
+
+
+def test_the_judgement_keeps_the_expectations_and_the_record_warnings():
+    warned = record(outcome="observed", facts={"x": 1},
+                    warnings=[{"category": "DeprecationWarning", "message": "old"}])
+    found = judge(outcome(0), warned, {"x": 1}, printed={})
+    assert found.printed_expected is None and found.printed_diff == [] and found.expected == {"x": 1}
+    assert found.warnings == [{"category": "DeprecationWarning", "message": "old", "module": "", "deprecation": ""}]
+    assert judge(outcome(0), OBSERVED, {"x": 1}).warnings == []
+
+
+def test_facts_that_are_not_a_mapping_stay_whole_in_the_asserted_tier():
+    from conformance.core.verdict import split_tiers
+
+    assert split_tiers([1, 2], {"message": "m"}) == ([1, 2], {})
+    assert split_tiers({"a": 1, "m": 2}, {}) == ({"a": 1, "m": 2}, {})
+    assert split_tiers({"a": 1, "m": 2}, {"m": 0, "gone": 0}) == ({"a": 1}, {"m": 2})
+    found = judge(outcome(0), record(outcome="observed", facts=[7]), {"x": 7}, printed={"m": "x"})
+    assert found.status is Status.DIFFERS and found.observation == [7]
+    assert found.diff == [{"path": "<observation>", "expected": {"x": 7}, "observed": [7], "kind": "changed"}]
+    assert found.printed_diff == [{"path": "m", "expected": "x", "observed": None, "kind": "missing"}]
+
+
+def test_one_attempt_or_agreeing_ones_keep_their_status():
+    assert merged_status([Status.CONFORMS]) == (Status.CONFORMS, "")
+    assert merged_status([Status.DIFFERS, Status.DIFFERS, Status.DIFFERS]) == (Status.DIFFERS, "")
+    assert not needs_retry(Status.DIFFERS) and not needs_retry(Status.FLAKY, retry_differs=True)
+
+
+def test_a_missing_api_reads_removed_only_on_a_newer_release():
+    assert describe(Status.UNSUPPORTED, False, NEWER) == "removed"
+    assert describe(Status.UNSUPPORTED, False, OLDER) == describe(Status.UNSUPPORTED, False) == "unsupported"
+    assert describe(Status.UNSUPPORTED, True, SAME) == "unsupported"
+    assert describe(Status.DIFFERS, True) == "changed: maybe fixed"
+
+
+def test_the_direction_is_taken_from_the_documented_release_given():
+    removed = judge(outcome(0), UNSUPPORTED, {}, "0.5.0", documented="0.4.0")
+    assert removed.status is Status.DIFFERS and removed.reason == "removed: jax.debug.log (the documented 0.4.0 has it)"
+    assert judge(outcome(0), UNSUPPORTED, {}, "0.13.0", documented="0.14.0").status is Status.UNSUPPORTED

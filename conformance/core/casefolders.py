@@ -64,12 +64,12 @@ def _installed_location(name: str, folder: Path) -> str:
         spec = importlib.util.find_spec(name)
     except (ImportError, ValueError):
         return ""
-    if spec is None or spec.origin in (None, "namespace"):
+    if spec is None or spec.origin is None:
         return ""  # nothing, or only a namespace package (a plain folder), which a real package hides anyway
     locations = list(spec.submodule_search_locations or [])
     if locations and all(Path(p).resolve() == folder for p in locations):
         return ""  # the folder itself, e.g. through the working folder: no other module is hidden
-    return str(spec.origin if spec.origin not in (None, "namespace") else (locations or ["?"])[0])
+    return str(spec.origin)
 
 
 def import_case_folder(path: str | os.PathLike) -> str:

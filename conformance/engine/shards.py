@@ -79,7 +79,9 @@ def split(cell_ids: Iterable[str], count: int, durations: Mapping[str, float] | 
     totals = [0.0] * count
     shard_of: dict[str, int] = {}
     for cell in order:
-        target = min(range(count), key=lambda i: (totals[i], i))
+        # Totals compared to the microsecond: durations are recorded to the millisecond, so 2.99 + 0.757 and
+        # 2.177 + 1.57 are the tie they are in decimal (ties: the lowest shard), not whatever float rounding makes.
+        target = min(range(count), key=lambda i: (round(totals[i], 6), i))
         shard_of[cell] = target
         totals[target] += measured.get(cell, estimate)
     shards: list[list[str]] = [[] for _ in range(count)]

@@ -59,7 +59,7 @@ def _check(value: Any, kind: Any, where: str, optional: bool = False) -> Any:
 def is_version(text: Any) -> bool:
     """Whether `text` is a PEP 440 version: a release such as `0.4.38` or `0.12.0.1`, a pre-release (`0.13.0rc1`), a
     dev build (`0.13.0.dev20261201`) or a build with a local label (`0.12.0.1+corp.3`)."""
-    return isinstance(text, str) and bool(_PEP440.match(text))
+    return isinstance(text, str) and bool(_PEP440.fullmatch(text))  # `$` alone lets "0.8.3\n" through
 
 
 @dataclass

@@ -168,10 +168,20 @@ class ResultStore:
         if bool(before) == bool(now):
             return stored, None
         what = f"another build ({before})" if before else "the release"
-        aside = self.folder / f".{path.name}.other-build-{int(time.time())}"
+        aside = self._free_aside_name(path, "other-build")
         os.replace(path, aside)
         return None, SetAside(path, aside, f"it holds the results of {what}, not of another build "
                                           f"({now or 'the release'})")
+
+    def _free_aside_name(self, path: Path, why: str) -> Path:
+        """`.NAME.<why>-<time>` for a file set aside, with `-2`, `-3`, ... when a file set aside in the same second
+        already holds that name (replacing it would lose the results it keeps)."""
+        first = self.folder / f".{path.name}.{why}-{int(time.time())}"
+        aside, number = first, 1
+        while aside.exists():
+            number += 1
+            aside = first.with_name(f"{first.name}-{number}")
+        return aside
 
     def read_stored(self, path: Path, jax: str | None = None,
                     platform: str | None = None) -> tuple[dict[str, Any] | None, SetAside | None, list[str]]:
@@ -206,7 +216,7 @@ class ResultStore:
             return data, None, bad
         except (OSError, ValueError, SchemaError, RecursionError) as exc:
             why = " ".join(str(exc).split())[:200]
-        aside = self.folder / f".{path.name}.unreadable-{int(time.time())}"
+        aside = self._free_aside_name(path, "unreadable")
         os.replace(path, aside)
         return None, SetAside(path, aside, why), []
 

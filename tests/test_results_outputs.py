@@ -1,0 +1,143 @@
+"""`results.outputs`: where a command may write its outputs. An output over a result file (an input, a file of the
+results folder, any existing file named like one) or over another output, or one that cannot be written, is refused
+in one exact line before any work; everything else is allowed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conformance.errors import ConformanceError
+from conformance.results import outputs
+from conformance.results.outputs import check_outputs, check_writable
+
+RESULT = "0.4.38-linux-x86_64.json"
+
+
+def refused(*args, **kwargs) -> str:
+    with pytest.raises(ConformanceError) as caught:
+        check_outputs(*args, **kwargs)
+    return str(caught.value)
+
+
+def test_an_output_over_an_input_is_refused_even_when_the_input_is_not_named_like_a_result(tmp_path):
+    given = tmp_path / "mine.json"
+    given.write_text("{}")
+    assert refused([("-o", given)], inputs=[given]) == f"-o {given} is a result file; write the output elsewhere"
+
+
+def test_an_output_over_a_result_file_of_an_input_folder_is_refused(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / RESULT).write_text("{}")
+    link = tmp_path / "link.md"  # not named like a result: only the folder's listing protects it
+    link.symlink_to(folder / RESULT)
+    assert refused([("--markdown", link)], inputs=[folder]).startswith(f"--markdown {link} is a result file")
+
+
+def test_an_output_linked_to_a_result_of_the_results_folder_is_refused(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / RESULT).write_text("{}")
+    link = tmp_path / "report.html"
+    link.symlink_to(results / RESULT)
+    assert refused([("-o", link)], results=results) == f"-o {link} is a result file; write the output elsewhere"
+
+
+def test_a_new_result_named_file_in_the_results_folder_is_refused(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    out = results / "0.11.2-linux-x86_64.json"
+    assert refused([("-o", out)], results=results) == f"-o {out} is a result file; write the output elsewhere"
+    assert not out.exists()
+
+
+def test_any_existing_result_named_file_is_refused_without_inputs_or_results(tmp_path):
+    out = tmp_path / RESULT
+    out.write_text("{}")
+    assert refused([("--junit", out)]) == f"--junit {out} is a result file; write the output elsewhere"
+
+
+def test_an_absent_output_is_skipped_and_the_next_one_still_checked(tmp_path):
+    given = tmp_path / RESULT
+    given.write_text("{}")
+    assert refused([("-o", None), ("--markdown", given)], inputs=[given]).startswith(f"--markdown {given} ")
+
+
+def test_ordinary_outputs_are_allowed_beside_results(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / RESULT).write_text("{}")
+    new_result_name = tmp_path / "elsewhere" / "0.5.0-linux-x86_64.json"  # named like one, but neither there nor new
+    check_outputs([("-o", results / "index.html"), ("--markdown", tmp_path / "a" / "b" / "page.md"),
+                   ("--junit", new_result_name), ("--compat-json", None)],
+                  inputs=[results], results=results)
+    check_outputs([("-o", tmp_path / "index.html")], results=tmp_path / "not-yet-made")
+    check_outputs([("-o", tmp_path / "index.html")], results=None)
+    assert not (tmp_path / "a").exists()
+
+
+def test_a_results_path_that_is_a_file_is_not_listed(tmp_path):
+    not_a_folder = tmp_path / "results"
+    not_a_folder.write_text("x")
+    check_outputs([("-o", tmp_path / "index.html")], results=not_a_folder)
+
+
+def test_two_outputs_naming_one_file_are_refused_naming_both_options(tmp_path):
+    first = tmp_path / "out.md"
+    second = tmp_path / "sub" / ".." / "out.md"
+    assert refused([("-o", first), ("--markdown", second)]) == (
+        f"--markdown and -o both name {second}; give each output its own file")
+    check_outputs([("-o", first), ("--markdown", tmp_path / "other.md")])
+
+
+def test_each_output_is_checked_as_writable(tmp_path):
+    folder = tmp_path / "site"
+    folder.mkdir()
+    assert refused([("-o", tmp_path / "fine.html"), ("--markdown", folder)]) == (
+        f"--markdown {folder} is a folder; name a file")
+
+
+def test_a_folder_is_not_a_file(tmp_path):
+    with pytest.raises(ConformanceError) as caught:
+        check_writable(tmp_path, "-o")
+    assert str(caught.value) == f"-o {tmp_path} is a folder; name a file"
+
+
+def test_a_missing_folder_is_made_later_so_its_nearest_existing_parent_is_checked(tmp_path):
+    check_writable(tmp_path / "a" / "b" / "c" / "out.html", "-o")
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("x")
+    with pytest.raises(ConformanceError) as caught:
+        check_writable(blocker / "sub" / "out.html", "--junit")
+    assert str(caught.value) == f"--junit {blocker / 'sub' / 'out.html'}: {blocker} is not a writable folder"
+
+
+def test_a_folder_without_write_permission_is_refused(tmp_path, monkeypatch):
+    # The tests may run as root, for whom every folder is writable; so the permission answer is the stand-in here.
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    asked = []
+
+    def access(path, mode):
+        asked.append((Path(path), mode))
+        return Path(path) != locked
+
+    monkeypatch.setattr(outputs.os, "access", access)
+    with pytest.raises(ConformanceError) as caught:
+        check_writable(locked / "new" / "out.html", "-o")
+    assert str(caught.value) == f"-o {locked / 'new' / 'out.html'}: {locked} is not a writable folder"
+    assert asked == [(locked, os.W_OK)]
+    check_writable(tmp_path / "out.html", "-o")
+
+
+def test_inputs_stay_protected_when_a_results_folder_is_given_too(tmp_path):
+    given = tmp_path / "mine.json"
+    given.write_text("{}")
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / RESULT).write_text("{}")
+    assert refused([("-o", given)], inputs=[given], results=results) == (
+        f"-o {given} is a result file; write the output elsewhere")
