@@ -163,14 +163,20 @@ def build_digest(names: tuple[str, ...]) -> str:
     return digest.hexdigest()
 
 
+# The suite's own distribution is seen from the checkout the child runs in only when that checkout was installed
+# (`pip install -e .` leaves `jax_conformance.egg-info` there); its version is already part of every reuse key.
+SUITE_DISTRIBUTION = "jax-conformance"
+
+
 def installed_packages() -> dict[str, str]:
-    """Every installed distribution of this environment and its version."""
+    """Every installed distribution of this environment and its version, the suite's own left out (whether it shows
+    depends on the checkout, not on the environment: counted, installing the suite made every stored cell stale)."""
     from importlib import metadata
 
     found = {}
     for dist in metadata.distributions():
         name = (dist.metadata["Name"] or "").lower()
-        if name:
+        if name and name != SUITE_DISTRIBUTION:
             found[name] = dist.version
     return dict(sorted(found.items()))
 
