@@ -301,6 +301,7 @@ def test_a_fact_in_both_tiers_is_refused_naming_each(both, message):
     (["*-cuda", "linux-*"], ("*-cuda", "linux-*")),
     (["plat-a", "plat-*"], ("plat-a", "plat-*")),  # found only by trying each pattern's literal text
     (["plat-*", "plat-a", "other"], ("plat-*", "plat-a")),
+    (["plat-X", "plat-*"], ("plat-X", "plat-*")),  # a literal pattern holding any letter is tried too
 ])
 def test_overlapping_platform_patterns_are_refused(patterns, pair):
     refusal(f"{WHERE}: platform patterns {pair[0]!r} and {pair[1]!r} overlap",
@@ -456,7 +457,7 @@ def test_since_must_be_a_release(since):
 
 @pytest.mark.parametrize("versions", ["0.7.2-0.8.0", "0.7.2..", "..0.8.0", "a..0.8.0", "0.7.2..b", "0.8.0..0.8.0",
                                       "0.8..0.8.0", "0.8.0..0.8", "0.8.1..0.8.0", "0.10.0..0.9.0",
-                                      "0.7.2..0.8.0rc1", "0.7.2...0.8.0"])
+                                      "0.7.2..0.8.0rc1", "0.7.2...0.8.0", "1..1.0", "1.0..1"])
 def test_versions_must_be_two_releases_the_older_first(versions):
     refusal(f"{WHERE}: Change(versions={versions!r}) is not 'OLD..NEW', two releases, the older first, such as "
             f"'0.7.2..0.8.0'", changes=[change(since="", versions=versions)])
@@ -561,6 +562,7 @@ def test_section_case_builds_the_case_from_its_declaration():
     assert built.claim == "The claim."
     assert built.package == DEFAULT_CASE_PACKAGE
     assert built.cell_id("") == WHERE
+    assert declare().notes == "" and declare().discrepancy == "" and declare().discrepancy_note("") == ""
     assert built.rows("") == (ROW,)
 
 
@@ -596,6 +598,17 @@ def test_the_registered_case_is_found_by_its_module_and_id():
     with pytest.raises(KeyError) as excinfo:
         find_case("scratch_core.missing")
     assert excinfo.value.args[0] == "no case 'scratch_core.missing' in conformance.cases"
+    # Only the text before the first dot names the module: a longer id is a case the module lacks.
+    with pytest.raises(KeyError) as excinfo:
+        find_case("scratch_core.other.more")
+    assert excinfo.value.args[0] == "no case 'scratch_core.other.more' in conformance.cases"
+
+
+def test_a_folder_case_is_found_by_its_namespaced_id():
+    sys.modules["scratchpkg"] = types.ModuleType("scratchpkg")
+    sys.modules["scratchpkg.mod"] = types.ModuleType("scratchpkg.mod")
+    built = declare(make_probe(module="scratchpkg.mod"), rows=["r"])
+    assert find_case("scratchpkg/mod.probe", package="scratchpkg") is built
 
 
 def test_a_second_probe_with_the_same_name_is_refused():
