@@ -317,6 +317,23 @@ def test_cli_bisect_stores_the_cells_it_runs_in_the_results_folder(monkeypatch, 
     first = fake.argvs[0]
     assert first[first.index("--jax-launch") + 1] == "spawn" and first[first.index("--jax-reuse") + 1] == str(results)
 
+def _bug_report_text(case_id: str, param: str, good, bad, releases=("0.7.2", "0.8.0"), find_fix: bool = False) -> str:
+    """`issue_markdown` of a bisect that ended between 0.7.2 (`good`) and 0.8.0 (`bad`) over `releases`."""
+    from types import SimpleNamespace
+
+    from conformance.core.case import find_case
+    from conformance.decide.bisect import BisectOutcome
+    from conformance.decide.bug_report import issue_markdown
+    from conformance.decide.commits import BuildCommits
+
+    cell = Cell(find_case(case_id), param)
+    outcome = BisectOutcome(list(releases), releases[0], releases[-1], good, bad, last_good="0.7.2",
+                            first_bad="0.8.0", last_good_result=good, first_bad_result=bad)
+    report = SimpleNamespace(outcome=outcome, good_build=BuildCommits("0.7.2", "0.7.2"), find_fix=find_fix,
+                             bad_build=BuildCommits("0.8.0", "0.8.0"), cell=cell, attribution=None, environment={},
+                             releases=list(releases), cell_id=cell.id, dev=None, source=None)
+    return issue_markdown(report)
+
 
 @pytest.mark.parametrize("case_id, needed", [
     ("config.traceback_filtering_invalid_value", "and `JAX_TRACEBACK_FILTERING=bogus python repro.py`; it prints"),
@@ -325,23 +342,10 @@ def test_cli_bisect_stores_the_cells_it_runs_in_the_results_folder(monkeypatch, 
 def test_the_bug_report_alone_reproduces_with_the_environment_and_the_scripts_its_case_needs(case_id, needed):
     """A maintainer reading the report has no copy of the suite: the run line carries the case's environment
     variables, and a script the probe runs as a file is in the report too, not named as `conformance/scripts/`."""
-    from types import SimpleNamespace
-
-    from conformance.core.case import find_case
-    from conformance.decide.bisect import BisectOutcome
-    from conformance.decide.bug_report import issue_markdown
-    from conformance.decide.commits import BuildCommits
     from conformance.report.repro import script_sources
 
-    cell = Cell(find_case(case_id), "")
     good, bad = result(case_id, "", "conforms", {"a": 1}), result(case_id, "", "differs", {"a": 2})
-    outcome = BisectOutcome(["0.7.2", "0.8.0"], "0.7.2", "0.8.0", good, bad, last_good="0.7.2", first_bad="0.8.0",
-                            last_good_result=good, first_bad_result=bad)
-    report = SimpleNamespace(outcome=outcome, good_build=BuildCommits("0.7.2", "0.7.2"),
-                             bad_build=BuildCommits("0.8.0", "0.8.0"), cell=cell, attribution=None, environment={},
-                             releases=["0.7.2", "0.8.0"], cell_id=cell.id, dev=None, source=None,
-                             find_fix=False)
-    text = issue_markdown(report)
+    text = _bug_report_text(case_id, "", good, bad)
     assert needed in text and "(the suite's `conformance/scripts/`)" not in text
     assert text.count("```") % 2 == 0
     for name in ("closure_miscompile",) if "closure" in case_id else ():
@@ -349,22 +353,9 @@ def test_the_bug_report_alone_reproduces_with_the_environment_and_the_scripts_it
 
 
 def test_a_find_fix_bug_report_says_which_release_has_the_bug_and_which_does_not():
-    from types import SimpleNamespace
-
-    from conformance.core.case import find_case
-    from conformance.decide.bisect import BisectOutcome
-    from conformance.decide.bug_report import issue_markdown
-    from conformance.decide.commits import BuildCommits
-
-    cell = Cell(find_case(VMAP), "vmap")
     bug = result(VMAP, "vmap", "conforms", {"old_jit": "missed"}, known_issue=True)
     fixed = result(VMAP, "vmap", "differs", {"old_jit": "caught"}, known_issue=True)
-    outcome = BisectOutcome(["0.4.38", "0.8.0"], "0.4.38", "0.8.0", bug, fixed, last_good="0.7.2",
-                            first_bad="0.8.0", last_good_result=bug, first_bad_result=fixed)
-    report = SimpleNamespace(outcome=outcome, good_build=BuildCommits("0.7.2", "0.7.2"), find_fix=True,
-                             bad_build=BuildCommits("0.8.0", "0.8.0"), cell=cell, attribution=None, environment={},
-                             releases=["0.4.38", "0.8.0"], cell_id=cell.id, dev=None, source=None)
-    text = issue_markdown(report)
+    text = _bug_report_text(VMAP, "vmap", bug, fixed, releases=("0.4.38", "0.8.0"), find_fix=True)
     assert "jax 0.7.2 is the last release without it" not in text
     assert text.splitlines()[0].endswith("jax 0.7.2 is the last release with it")
     assert "| last with the bug | 0.7.2 |" in text and "| first without it | 0.8.0 |" in text
@@ -373,22 +364,9 @@ def test_a_find_fix_bug_report_says_which_release_has_the_bug_and_which_does_not
 
 def test_the_bug_reports_table_of_changes_survives_pipes_and_backticks_in_the_observations():
     """Error messages quote code (`jax.jit`) and operators (`|`): each row of the field table keeps three cells."""
-    from types import SimpleNamespace
-
-    from conformance.core.case import find_case
-    from conformance.decide.bisect import BisectOutcome
-    from conformance.decide.bug_report import issue_markdown
-    from conformance.decide.commits import BuildCommits
-
-    cell = Cell(find_case(VMAP), "vmap")
     before = result(VMAP, "vmap", "differs", {"m": "unsupported operand type(s) for |: 'int'", "n": "use `jax.jit`"})
     after = result(VMAP, "vmap", "conforms", {"m": "a | b", "n": "``"})
-    outcome = BisectOutcome(["0.7.2", "0.8.0"], "0.7.2", "0.8.0", before, after, last_good="0.7.2",
-                            first_bad="0.8.0", last_good_result=before, first_bad_result=after)
-    report = SimpleNamespace(outcome=outcome, good_build=BuildCommits("0.7.2", "0.7.2"), find_fix=False,
-                             bad_build=BuildCommits("0.8.0", "0.8.0"), cell=cell, attribution=None, environment={},
-                             releases=["0.7.2", "0.8.0"], cell_id=cell.id, dev=None, source=None)
-    text = issue_markdown(report)
+    text = _bug_report_text(VMAP, "vmap", before, after)
     table = text.split("## What changed (field by field)")[1].split("##")[0].strip().splitlines()[2:]
     assert len(table) == 2
     for row in table:

@@ -32,6 +32,11 @@ def _project_of(filename: str) -> str:
     return re.sub(r"[-_.]+", "-", found.group("name")).lower() if found else ""
 
 
+# What zipfile raises on a file it cannot read: not a zip (BadZipFile), a truncated member (EOFError), an
+# encrypted member (RuntimeError), a compression method it lacks (NotImplementedError), a bad header (ValueError).
+ZIP_READ_ERRORS = (OSError, zipfile.BadZipFile, KeyError, EOFError, RuntimeError, NotImplementedError, ValueError)
+
+
 def wheel_metadata(path: Path) -> tuple[dict[str, str], str]:
     """The headers of a wheel file's METADATA (its first MAX_METADATA_BYTES), and '' or why it is no installable
     wheel: not a zip, no METADATA, one zipfile cannot read, or a version other than its file name's (uv refuses
@@ -43,7 +48,7 @@ def wheel_metadata(path: Path) -> tuple[dict[str, str], str]:
                 return {}, "it holds no .dist-info/METADATA"
             with wheel.open(name) as member:
                 head = member.read(MAX_METADATA_BYTES)
-    except (OSError, zipfile.BadZipFile, KeyError, EOFError, RuntimeError, NotImplementedError, ValueError) as exc:
+    except ZIP_READ_ERRORS as exc:
         return {}, f"not a readable wheel: {' '.join(str(exc).split())[:120] or type(exc).__name__}"
     headers = dict(HeaderParser().parsestr(head.decode("utf-8", "replace"), headersonly=True).items())
     named = _WHEEL_VERSION.match(path.name)
