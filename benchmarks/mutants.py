@@ -288,6 +288,16 @@ MUTANTS: tuple[Mutant, ...] = (
         "{xb.local_device_count()} local devices\n",
         "print_environment_info loses the stray quote after 'local devices'",
     ),
+    Mutant(
+        # The chapter's prose says debug_nans disables some caching; no release does (the case's discrepancy).
+        # A release that did would turn the row from differs to conforms.
+        "debug_nans_skips_jit_dispatch_cache", "§6", ("config.debug_switches.debug_nans_disables_caching",),
+        ASSERTED,
+        "_src/pjit.py",
+        "      or config.no_execution.value\n  ):\n    return None",
+        "      or config.no_execution.value\n      or config.debug_nans.value\n  ):\n    return None",
+        "jit's C++ dispatch cache is skipped while jax_debug_nans is on (every call takes the Python path)",
+    ),
     # §7 memory
     Mutant(
         "live_arrays_skips_small", "§7", ("memory.live_arrays.leak_detected",), ASSERTED,

@@ -4,7 +4,8 @@ import contextlib
 import re
 
 from conformance.core.case import Change, Expect, Observation, Param, Section, Unsupported
-from conformance.cases.helpers import LogCapture, outcome_of, require, require_keyword, run_script
+from conformance.cases.helpers import (CompileCounter, LogCapture, compiles_of, outcome_of, require, require_keyword,
+                                      run_script)
 
 SECTION = Section("§6", "Errors and configuration")
 
@@ -679,3 +680,149 @@ def final_restore():
         "debug_nans_is_false": jax.config.jax_debug_nans is False,
         "traceback_filtering": jax.config.jax_traceback_filtering,
     })
+
+
+# The caches the debug_nans probe repeats a call against, in the order it measures them (the persistent cache first:
+# it is set up before the process's first compilation).
+CACHES = ["persistent_compilation_cache", "jit_tracing_cache", "jit_compilation_cache", "jit_cpp_dispatch",
+          "eager_op_cache", "control_flow_tracing_cache", "closure_convert_cache"]
+
+
+def _persistent_cache_answers(flag):
+    """Whether a jit compiled, dropped from memory by jax.clear_caches() and compiled again is read back from the
+    persistent compilation cache (its `cache_hits` event), with debug_nans set to `flag`."""
+    import tempfile
+
+    import jax
+    import jax.numpy as jnp
+
+    register = require("jax.monitoring.register_event_listener")
+    reset = require("jax.experimental.compilation_cache.compilation_cache.reset_cache")
+    events = []
+    register(lambda event, **_: events.append(event))
+    with tempfile.TemporaryDirectory() as folder, jax.debug_nans(flag):
+        reset()
+        jax.config.update("jax_compilation_cache_dir", folder)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+        try:
+            scale = 3.0 if flag else 5.0  # a program of its own per flag: no hit from the other side's entry
+            jax.jit(lambda v: jnp.tanh(v) * scale)(jnp.arange(3.0)).block_until_ready()
+            jax.clear_caches()
+            before = len(events)
+            jax.jit(lambda v: jnp.tanh(v) * scale)(jnp.arange(3.0)).block_until_ready()
+            return "/jax/compilation_cache/cache_hits" in events[before:]
+        finally:
+            jax.config.update("jax_compilation_cache_dir", None)
+            reset()
+
+
+def _repeats_answered(flag):
+    """For each in-memory cache, whether repeating the same call was answered by it, with debug_nans set to `flag`.
+
+    jit: one function called three times with the same argument types is traced once and compiled once (its
+    _cache_size stays 1), and a fourth call never enters jit's Python path (jax/_src/pjit.py and the executor in
+    interpreters/pxla.py): jit's C++ dispatch cache answered it. Eager: a repeated jnp.cos on the same shape compiles
+    nothing. Control flow: an eager lax.scan repeated with the same body traces the body once. closure_convert: a
+    second conversion of one function returns the first one's result (the cache the leak checker skips).
+    """
+    import sys
+
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    x = jnp.arange(4.0)
+    traces, body_traces, python_calls = [], [], []
+
+    def step(v):
+        traces.append(1)
+        return jnp.sin(v) * 2 + 1
+
+    def body(carry, item):
+        body_traces.append(1)
+        return carry + item, carry * item
+
+    def double(v):
+        return v * 2
+
+    def count_python_path(frame, event, _arg):
+        if event == "call" and frame.f_code.co_filename.replace("\\", "/").endswith(
+                ("jax/_src/pjit.py", "jax/_src/interpreters/pxla.py")):
+            python_calls.append(frame.f_code.co_name)
+
+    with jax.debug_nans(flag), CompileCounter() as counter:
+        stepped = jax.jit(step)
+        for _ in range(3):
+            stepped(x).block_until_ready()
+        jit_compiles = compiles_of(counter.names, "jit(step)")
+        previous = sys.getprofile()
+        sys.setprofile(count_python_path)
+        try:
+            stepped(x).block_until_ready()
+        finally:
+            sys.setprofile(previous)
+        y = jnp.arange(5.0)
+        jnp.cos(y).block_until_ready()
+        before = counter.count
+        for _ in range(3):
+            jnp.cos(y).block_until_ready()
+        eager_compiles = counter.count - before
+        for _ in range(3):
+            lax.scan(body, 0.0, jnp.arange(3.0))
+        first, _ = jax.closure_convert(double, jnp.float32(1.0))
+        second, _ = jax.closure_convert(double, jnp.float32(1.0))
+        return {
+            "jit_tracing_cache": len(traces) == 1,
+            "jit_compilation_cache": jit_compiles == 1 and stepped._cache_size() == 1,
+            "jit_cpp_dispatch": not python_calls,
+            "eager_op_cache": eager_compiles == 0,
+            "control_flow_tracing_cache": len(body_traces) == 1,
+            "closure_convert_cache": first is second,
+        }
+
+
+@SECTION.case(
+    subsection="6.2",
+    rows=["config.debug_switches.debug_nans_disables_caching"],
+    claim="jax_debug_nans disables some caching: with the switch on, some cache that answers a repeated call with "
+          "it off is skipped, which is why a forgotten switch makes code slow.",
+    expect=Expect({"some_cache_skipped_under_debug_nans": True}),
+    timeout_s=240,
+    notes="The chapter states this in prose (beside the same remark about jax_check_tracer_leaks, whose half is "
+          "tracers.leak.checker_forms). The observable its words name is a cache that is bypassed while the switch "
+          "is on: the probe repeats one call against each cache JAX keeps, first with debug_nans off (the "
+          "positive control: every cache must answer the repeat, or the probe raises rather than judge) and then "
+          "on, and asserts that at least one cache stops answering. The caches: the persistent compilation "
+          "cache (a jit compiled, dropped by jax.clear_caches() and compiled again is read back: its cache_hits "
+          "monitoring event), jit's tracing cache (a function called three times with the same argument types "
+          "is traced once), its compilation cache (one backend compile, _cache_size() 1), its C++ dispatch cache "
+          "(a fourth call runs no Python of jax/_src/pjit.py or interpreters/pxla.py), the eager per-operation "
+          "cache (a repeated jnp.cos compiles nothing), the control-flow tracing cache (an eager lax.scan "
+          "repeated with one body traces it once) and jax.closure_convert's cache (the one the leak checker "
+          "skips: a second conversion returns the first's result). Each cache's answer with the switch off and "
+          "on is in the details.",
+    discrepancy="Measured on every release of the default matrix, 0.12.0.1 included: with jax_debug_nans on, each "
+                "of the seven caches still answers the repeated call (one trace, one compile, no Python on the "
+                "repeat, a persistent-cache hit), so no cache is skipped. The source agrees: in 0.12.0.1 the switch "
+                "is read only to add the NaN check to every output (jax/_src/api.py: `_update_debug_special_global` "
+                "installs `_nan_check_posthook` as jit's post-hook, which jaxlib's C++ jit calls after a cached "
+                "call; interpreters/pxla.py checks outputs under `dispatch.needs_check_special()`), to turn off "
+                "buffer donation (jax/_src/pjit.py: `if (ji.donate_argnums or ji.donate_argnames) and not "
+                "config.debug_nans.value`), and to re-run a function de-optimized after a NaN is found; it is not "
+                "part of any cache key and no cache tests it (jax_check_tracer_leaks, by contrast, makes "
+                "jax.closure_convert skip its cache). What makes code slower under debug_nans is that per-output "
+                "check, a copy of every output to the host, not a skipped cache.",
+)
+def debug_nans_disables_caching():
+    off = {"persistent_compilation_cache": _persistent_cache_answers(False), **_repeats_answered(False)}
+    on = {"persistent_compilation_cache": _persistent_cache_answers(True), **_repeats_answered(True)}
+    unanswered = [name for name in CACHES if not off[name]]
+    if unanswered:
+        raise RuntimeError(f"with debug_nans off these caches did not answer a repeated call, so the probe cannot "
+                           f"tell whether debug_nans skips them: {', '.join(unanswered)}")
+    skipped = [name for name in CACHES if not on[name]]
+    return Observation(
+        {"some_cache_skipped_under_debug_nans": bool(skipped)},
+        {"skipped_under_debug_nans": skipped,
+         "answers_repeat": {name: {"debug_nans_off": off[name], "debug_nans_on": on[name]} for name in CACHES}},
+    )
