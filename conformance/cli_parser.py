@@ -19,7 +19,7 @@ from conformance.report.outputs import DEFAULT_HTML_LINK
 DEFAULT_RESULTS = Path("results")
 # Not taken from __doc__, which is None under PYTHONOPTIMIZE=2.
 DESCRIPTION = "Documented JAX behaviours, probed in fresh processes across JAX versions."
-DEFAULT_REPORT = Path("reports/index.html")
+DEFAULT_REPORT = Path("reports/local/index.html")  # ignored by git: a run never overwrites the published report
 
 
 def day(text: str) -> datetime.date:
@@ -79,7 +79,7 @@ def add_run_parser(commands: Any) -> None:
                      help="result files whose recorded durations balance the shards (default matrix/baseline/); "
                           "every shard of a run must read the same ones")
     run.add_argument("-o", "--report", type=Path, default=None, metavar="PATH",
-                     help="HTML report to write from every result file in DIR (default: reports/index.html for "
+                     help="HTML report to write from every result file in DIR (default: reports/local/index.html for "
                           "the default results/ folder, DIR/report.html for another folder)")
 
 

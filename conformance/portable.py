@@ -14,6 +14,8 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -291,7 +293,6 @@ def run_bounded(argv: list[str], *, timeout: float, limit: int = 64 * 1024, **op
     """Run `argv` in a process group of its own with stdout and stderr merged into one pipe, keeping only the last
     `limit` bytes of what it prints (a child that prints without end costs neither memory nor disk); at `timeout`
     its whole group is killed. `options` go to `subprocess.Popen` (env, cwd)."""
-    import threading
 
     child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              **new_group_options(), **options)
@@ -363,3 +364,43 @@ def limit_cell_resources() -> list[str]:
         except (OSError, ValueError):
             continue
     return limited
+
+
+PROCESS_CAP_INTERVAL_S = 0.05
+PROCESS_CAP_MESSAGE = "jax-conformance: the cell started more than {cap} processes; it and all of them were killed"
+
+
+def watch_process_count(cap: int = CELL_MAX_PROCESSES, interval: float = PROCESS_CAP_INTERVAL_S) -> bool:
+    """Where `RLIMIT_NPROC` cannot bound a cell (root ignores it, and so do processes with CAP_SYS_RESOURCE), count
+    this process's descendants every `interval` seconds in a thread of its own, and once there are more than `cap`,
+    say so on stderr, kill every descendant (the tree: this process is a subreaper, so escapees from the process
+    group are in it) and then the whole process group, this process included: the parent reads a cell killed by a
+    signal as `crash`, with the line in its stderr tail. Linux only (it reads /proc); returns whether it watches."""
+    if not sys.platform.startswith("linux") or not Path("/proc/self/task").is_dir():
+        return False
+
+    def watch() -> None:
+        me = os.getpid()
+        while True:
+            time.sleep(interval)
+            if len(descendants(me)) > cap:
+                break
+        try:
+            os.write(2, (PROCESS_CAP_MESSAGE.format(cap=cap) + "\n").encode())
+        except OSError:
+            pass
+        kill_descendants(me, rounds=20)
+        try:
+            os.killpg(os.getpgrp(), signal.SIGKILL)
+        finally:
+            os.kill(me, signal.SIGKILL)
+
+    threading.Thread(target=watch, name="jax-conformance-process-cap", daemon=True).start()
+    return True
+
+
+def bound_cell_processes(limited: list[str]) -> bool:
+    """Start `watch_process_count` when `limit_cell_resources` (which returned `limited`) could not bound the number
+    of processes: no RLIMIT_NPROC here, or this process runs as root, which the kernel lets past it."""
+    root = hasattr(os, "geteuid") and os.geteuid() == 0
+    return watch_process_count() if root or "RLIMIT_NPROC" not in limited else False

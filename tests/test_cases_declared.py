@@ -34,7 +34,8 @@ def test_headline_rows_are_all_covered():
     assert set(HEADLINE_ROWS) <= declared_rows()
 
 
-@pytest.mark.skipif(not BEHAVIOURS.exists(), reason="shared/behaviours.md is not beside this checkout")
+@pytest.mark.skipif(not BEHAVIOURS.exists(),
+                    reason="../shared/behaviours.md is not beside this checkout (put the project's shared/ folder there)")
 def test_every_named_row_exists_in_behaviours_md():
     documented = set(re.findall(r"^\| `([a-z0-9_.]+)`", BEHAVIOURS.read_text(encoding="utf-8"), re.M))
     assert declared_rows() - documented == set()

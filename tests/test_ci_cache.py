@@ -13,11 +13,12 @@ results (kept apart as the previous run), adds every artifact, publishes the mer
    the new release's cells and the edited case's cells on the two other releases run; every other cell is reused.
 
 The versions are not named: like the daily run's `all`, each run reads them from the package index with a matrix
-file (`since = "0.9.2"`), and the index is a local `file://` simple index standing in for PyPI, one snapshot per day
-(PyPI's pages of jax and jaxlib, as cached here or fetched, cut to the releases out that day): 0.9.2 and 0.10.2 on
-days 1 and 2, and 0.11.0 too on day 3. Those releases have hashed pins in matrix/pins and their environments are in
-the shared environment cache here (hashed pins install the same files from any index); elsewhere the test builds them
-from PyPI, hence `e2e`.
+file (`since = "0.9.2"`), and the index is a local `file://` simple index standing in for PyPI, one snapshot per day:
+PEP 503 HTML pages (the shape uv reads from a folder), made from PyPI's pages when the test runs, with jax and jaxlib
+cut to the releases out that day (0.9.2 and 0.10.2 on days 1 and 2, and 0.11.0 too on day 3) and every other project
+that their hashed pins in matrix/pins name. The wheels stay on PyPI, linked by URL and sha256, so each environment is
+built from them (uv's download cache makes that seconds once they are downloaded); nothing an earlier run left is
+read, hence `e2e`.
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ from pathlib import Path
 import pytest
 
 from conformance.engine.matrix import select_run
-from conformance.envs.index import DEFAULT_INDEX, fetch_project_page
 from conformance.engine.shards import parse_shard
 from conformance.results.load import load_results
+from tests.local_index import pinned_projects, write_simple_index
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = "ubuntu-24.04"  # the runner kind of this machine's platform (linux-x86_64)
@@ -71,17 +72,10 @@ def script(checkout: Path, name: str, **env: str) -> subprocess.CompletedProcess
 
 
 def day_index(folder: Path, versions: list[str]) -> str:
-    """A `file://` simple index holding PyPI's jax and jaxlib pages cut to `versions` (the releases out that day)."""
-    for project in ("jax", "jaxlib"):
-        cached = Path(os.environ.get("JAX_CONFORMANCE_CACHE") or Path.home() / ".cache" / "jax-conformance")
-        cached = cached / f"index-{project}.json"
-        page = json.loads(cached.read_text()) if cached.is_file() else fetch_project_page(project, DEFAULT_INDEX)
-        named = re.compile(rf"^{project}-(?P<version>[^-]+?)(?:-|\.tar\.gz$)")
-        files = [f for f in page["files"] if (m := named.match(f["filename"])) and m["version"] in versions]
-        assert {named.match(f["filename"])["version"] for f in files} == set(versions)
-        (folder / project).mkdir(parents=True)
-        (folder / project / "index.json").write_text(json.dumps({"meta": {"api-version": "1.0"}, "files": files}))
-    return folder.as_uri()
+    """A `file://` simple index of PyPI's pages on a day when `versions` are the jax and jaxlib releases out: jax and
+    jaxlib cut to them, and every other project their pins name."""
+    pins = [ROOT / "matrix" / "pins" / f"jax-{version}.txt" for version in versions]
+    return write_simple_index(folder, pinned_projects(pins), cut={"jax": versions, "jaxlib": versions})
 
 
 def workflow_run(checkout: Path, site: Path, work: Path, released: list[str]) -> Workflow:

@@ -329,3 +329,99 @@ def test_a_file_larger_than_its_index_entry_is_not_read_past_that_size(tmp_path,
     restored = restore_results(str(site), tmp_path / "results")
     assert restored.restored == [] and "larger than 100 bytes" in restored.set_aside[f"0.8.0-{LINUX}.json"]
     assert asked[1] == 100
+
+
+def test_a_file_named_twice_with_a_bad_entry_first_is_set_aside_once_and_not_restored(tmp_path):
+    """A07: a bad entry and then the good one for one name printed "set aside ... its cells run" and then restored the
+    file. Two entries that disagree leave nothing to trust: the file is set aside, once, and not written."""
+    site = site_with(tmp_path, {f"0.8.0-{LINUX}": [cell(*VMAP)]})
+    index = json.loads((site / "results" / "index.json").read_text())
+    bad = dict(index["files"][0], sha256="0" * 64)
+    index["files"] = [bad, index["files"][0]]
+    (site / "results" / "index.json").write_text(json.dumps(index))
+    restored = restore_results(str(site), tmp_path / "results")
+    name = f"0.8.0-{LINUX}.json"
+    assert restored.restored == [] and list(restored.set_aside) == [name]
+    assert "names it twice with different contents" in restored.set_aside[name]
+    assert not (tmp_path / "results" / name).exists()
+    assert [line for line in restored.lines() if name in line] == [
+        f"jax-conformance: restore: set aside {name} (the index names it twice with different contents; neither is "
+        f"restored); its cells run"]
+
+
+def test_a_restore_onto_a_full_disk_sets_the_file_aside_and_leaves_no_partial_file(tmp_path):
+    """A06: writing past what the disk takes (here the file-size limit, which fails a write as a full disk does) gave
+    an OSError traceback and left `.restoring-*` behind."""
+    site = site_with(tmp_path, {f"0.8.0-{LINUX}": [cell(*VMAP)]})
+    into = tmp_path / "results"
+    size = json.loads((site / "results" / "index.json").read_text())["files"][0]["size"]
+    code = (f"import resource, sys; resource.setrlimit(resource.RLIMIT_FSIZE, ({size // 2}, {size // 2})); "
+            "from conformance.results.restore import main; sys.exit(main(sys.argv[1:]))")
+    done = subprocess.run([sys.executable, "-c", code, str(site), "--into", str(into), "--keep", str(tmp_path / "keep")],
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert f"set aside 0.8.0-{LINUX}.json (cannot be written here (File too large)); its cells run" in done.stdout
+    assert sorted(p.name for p in into.iterdir()) == [] and sorted(p.name for p in (tmp_path / "keep").iterdir()) == []
+
+
+def test_a_site_trickling_bytes_is_cut_off_at_the_fetch_deadline(tmp_path, monkeypatch):
+    """A05: the per-read timeout bounded each read, so a site sending a byte a second held the step for weeks."""
+    import http.server
+    import threading
+    import time
+
+    from conformance.results import restore
+
+    class Trickle(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            try:
+                for _ in range(100000):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                    time.sleep(0.05)
+            except OSError:
+                pass
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Trickle)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setattr(restore, "FETCH_DEADLINE_S", 2)
+    try:
+        started = time.monotonic()
+        restored = restore_results(f"http://127.0.0.1:{server.server_port}", tmp_path / "results")
+        took = time.monotonic() - started
+    finally:
+        server.shutdown()
+    assert restored.restored == [] and "took longer than 2 s to fetch" in restored.failure
+    assert took < 60  # the deadline, not the 100000 bytes at 20 a second (83 minutes)
+
+
+def test_a_reason_phrase_with_escape_sequences_reaches_the_log_escaped(tmp_path):
+    """A09: the site's HTTP reason phrase went to the CI log raw, terminal escape sequences included."""
+    import http.server
+    import threading
+
+    class Hostile(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(503, "Down \x1b[2J\x1b[31mred\x07 ::error::x")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hostile)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        restored = restore_results(f"http://127.0.0.1:{server.server_port}", tmp_path / "results")
+    finally:
+        server.shutdown()
+    text = "\n".join(restored.lines())
+    assert "\x1b" not in text and "\x07" not in text and "\\x1b[2J" in text and "red" in text

@@ -165,7 +165,8 @@ def test_stdlib_check_can_fail(tmp_path):
 
 def test_row_list_matches_behaviours_md():
     if not BEHAVIOURS.exists():
-        pytest.skip(f"{BEHAVIOURS} is not beside this checkout, so the row list cannot be compared with it")
+        pytest.skip(f"{BEHAVIOURS} is not beside this checkout, so the row list cannot be compared with it (put the "
+                    f"project's shared/ folder beside it)")
     expected = rowlist.render_tsv(rowlist.parse_behaviours(BEHAVIOURS.read_text(encoding="utf-8")))
     assert rowlist.ROWS_FILE.read_text(encoding="utf-8") == expected, \
         "rows.tsv is out of date: python -m conformance.core.rowlist ../shared/behaviours.md"

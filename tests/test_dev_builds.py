@@ -166,7 +166,7 @@ def test_a_find_links_page_that_cannot_be_read_is_named_without_any_part_of_its_
     with pytest.raises(ConformanceError) as caught:
         find_links_files((place,), "jax")
     said = str(caught.value)
-    assert "http://127.0.0.1:9/links/ cannot be read" in said
+    assert "http://***@127.0.0.1:9/links/ cannot be read" in said
     assert "ss" not in said.replace("address", "") and "word" not in said and "team" not in said
 
 
@@ -313,3 +313,23 @@ def test_attribute_on_a_release_pair_whose_jax_is_patched_says_changed_by_jax(de
     assert "dev build" not in out and "--no-deps" not in out
     built = sorted(p.name for p in (tmp_path / "r" / "builds").iterdir())
     assert built == [f"pair-{BASE}-{BASE}", f"pair-{NEXT}-{BASE}"]
+
+
+def test_a_wheel_no_interpreter_here_can_install_is_left_out_and_named(monkeypatch, capsys, tmp_path):
+    """A13: `matrix latest --pre` chose a `cp27-win32` wheel of a --find-links folder, and the run failed in uv."""
+    from conformance import cli
+    from conformance.envs.find_links import tags_problem
+
+    monkeypatch.setenv("JAX_CONFORMANCE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr("conformance.envs.index.fetch_project_page", lambda project, base=None, timeout=30.0: {
+        "files": [{"filename": f"{project}-{v}-py3-none-any.whl"} for v in ("0.11.2", "0.12.0.1")]})
+    links = tmp_path / "links"
+    links.mkdir()
+    _wheel(links, "jax-0.13.0.dev20260101-py3-none-any.whl")
+    _wheel(links, "jax-0.14.0.dev20260101-cp27-cp27m-win32.whl")
+    assert cli.main(["matrix", "latest", "--pre", "--find-links", str(links)]) == 0
+    out, err = capsys.readouterr()
+    assert out.split() == ["0.12.0.1", "0.13.0.dev20260101"]
+    assert "left out jax-0.14.0.dev20260101-cp27-cp27m-win32.whl (no interpreter here can install its tags " \
+           "(cp27-cp27m-win32))" in err
+    assert tags_problem("jax-0.13.0-py3-none-any.whl") == ""

@@ -326,3 +326,26 @@ def test_a_file_holding_a_deleted_cases_cell_is_run_so_the_merge_drops_it(tmp_pa
     path.write_text(json.dumps(data))
     assert list(matrix.stored_cells(request, builder, "0.8.0", [target])) == [target.id]  # bisect: still answers
     assert matrix.stored_run(request, builder, "0.8.0", [target]) is None
+
+
+def test_a_run_answered_from_storage_removes_what_killed_runs_left(tmp_path, monkeypatch):
+    """N03: after `kill -9`, `.running-*` files stayed until a later run ran a cell, and `jaxconf-run-*` work folders
+    stayed for good; a run answered from storage alone now removes both (never those of a live process)."""
+    import os
+    import tempfile
+
+    request, builder, target, path = stored_setup(tmp_path)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    dead = [request.results / ".running-999999999-x1.json", request.results / ".running-999999999-x1.json.cells"]
+    live = request.results / f".running-{os.getpid()}-y2.json"
+    for leftover in dead + [live]:
+        leftover.write_text("{}")
+    (scratch / "jaxconf-run-999999999-abc" / "cell1").mkdir(parents=True)
+    (scratch / f"jaxconf-run-{os.getpid()}-def").mkdir()
+    events = []
+    matrix.run_targets(request, builder, releases(request.versions), events.append, cells=[target])
+    assert isinstance(events[0], matrix.AnsweredFromStorage) and builder.prepared == []
+    assert not any(p.exists() for p in dead) and live.exists() and path.exists()
+    assert sorted(p.name for p in scratch.iterdir()) == [f"jaxconf-run-{os.getpid()}-def"]

@@ -269,3 +269,72 @@ def test_the_gate_markdown_names_the_expired_entry_and_the_warning(sides, tmp_pa
     assert "- FAIL: expectation numerics.debug\\_nans\\_vmap\\_miss\\[vmap\\] (line 1) expired on 2026-11-30" in text
     assert ("- warning: expectation numerics.debug\\_nans\\_vmap\\_miss (line 8) expires on 2026-12-05, "
             "in 4 days") in text
+
+
+# A04: an entry's lines are found as TOML reads the file. A multi-line string whose last line starts with `#` (or
+# holds a line `[[expect]]`) is text: the old line patterns took it for the next entry's comment (or header), and the
+# pruned file lost a string's end, or, under `python -O`, swallowed a later entry into the first one's reason.
+TRICKY = '''fail_on_printed = false
+
+[[expect]]
+cell = "values.dtype"
+status = ["timeout"]
+reason = """still tracked in
+#12345"""
+[[expect]]
+cell = "values.renamed_away"
+status = ["differs"]
+reason = \'\'\'quoted from the bug:
+[[expect]]
+# not a comment\'\'\'
+
+[[expect]]
+cell = "values.dtype"
+status = ["differs"]
+reason = "one line with a \\" and a # inside"
+jax = "<0.9"
+
+# closing notes of the file
+# (kept when the last entry goes)
+'''
+
+
+def test_entry_spans_follow_toml_strings_not_line_patterns():
+    # 0-based: entry 1 keeps its string's last line `#12345"""`; entry 2's string holds a `[[expect]]` line and a `#`
+    # line; entry 3 ends at its last key, before the closing comments
+    assert entry_spans(TRICKY) == [(2, 7), (7, 14), (13, 19)]
+
+
+@pytest.mark.parametrize("optimized", [False, True])
+def test_prune_write_keeps_every_string_and_entry_whole(tmp_path, stored, optimized):
+    import subprocess
+    import sys
+
+    path = tmp_path / "expect.toml"
+    path.write_text(TRICKY, encoding="utf-8")
+    flags = ["-O"] if optimized else []
+    done = subprocess.run([sys.executable, *flags, "-m", "conformance", "expectations", "prune", str(path), "--results",
+                           str(stored), "--write"], capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert done.returncode == 0, done.stderr
+    assert "2 entries removed, 1 kept" in done.stdout
+    assert path.read_text(encoding="utf-8") == '''fail_on_printed = false
+
+[[expect]]
+cell = "values.dtype"
+status = ["timeout"]
+reason = """still tracked in
+#12345"""
+
+# closing notes of the file
+# (kept when the last entry goes)
+'''
+
+
+def test_a_file_whose_entries_cannot_be_told_apart_is_one_line_not_a_traceback(tmp_path, stored, capsys):
+    # two entries on one line each: `[[expect]]` is not alone on its line, so no span can be found for them
+    path = tmp_path / "expect.toml"
+    path.write_text('[[expect]]\ncell = "values.renamed_away"\nstatus = ["differs"]\n'
+                    '[[ expect ]] # second\ncell = "values.dtype"\nstatus = ["timeout"]\n', encoding="utf-8")
+    assert cli.main(["expectations", "prune", str(path), "--results", str(stored), "--write"]) == 0
+    assert path.read_text(encoding="utf-8") == '[[ expect ]] # second\ncell = "values.dtype"\nstatus = ["timeout"]\n'

@@ -268,7 +268,7 @@ def test_the_report_shows_since_the_last_run_with_reasons(tmp_path):
     assert page.index('id="since"') < page.index('id="overview"')  # at the top
     assert 'class="flag"' in since and "1 cell changed on an unchanged key" in since and "<code>demo.a</code>" in since
     assert "1 changed case" in since and "<code>demo.b</code>" in since and "jax 0.5.0</strong>" in since
-    assert "2026" in since and "(1111111)" in since and 'href="history.json"' in since  # the previous run, linked
+    assert "2026" in since and "(1111111)" in since and 'href="./history.json"' in since  # the previous run, linked
     markdown = (site / "index.md").read_text(encoding="utf-8")
     assert markdown.index("## Since the last run") < markdown.index("## Overview")
     assert "changed on an unchanged key (flagged)" in markdown and "demo.b on jax 0.4.38" in markdown
@@ -362,3 +362,18 @@ def axe_violations(browser) -> list | None:
     return browser.execute_async_script(
         "const done = arguments[arguments.length - 1]; axe.run(document, {resultTypes: ['violations']}).then("
         "(r) => done(r.violations.map((v) => [v.id, v.help, v.nodes.slice(0, 3).map((n) => n.target.join(' '))])));")
+
+
+def test_a_history_file_named_like_a_url_is_linked_as_a_relative_file(tmp_path):
+    """A08: `report --history FILE` linked the file by its raw path, so a file named `javascript:…` became a link
+    whose script ran on click. Each part is quoted and the link starts `./`: always a file beside the page."""
+    from conformance.report.render import history_href
+
+    site, two = two_runs(tmp_path)
+    hostile = site / "javascript:alert(document.domain)"
+    hostile.write_bytes((site / "history.json").read_bytes())
+    assert cli.main(["report", str(two), "-o", str(site / "index.html"), "--history", str(hostile)]) == 0
+    page = (site / "index.html").read_text(encoding="utf-8")
+    assert 'href="javascript:' not in page and 'href="./javascript%3Aalert%28document.domain%29"' in page
+    assert history_href(site / "a b" / "h#1.json", site / "index.html") == "./a%20b/h%231.json"
+    assert history_href(tmp_path / "elsewhere.json", site / "index.html") == ""

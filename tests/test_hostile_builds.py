@@ -7,6 +7,7 @@ Fast tests with fake packages and fake environments; the end-to-end checks with 
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -269,6 +270,65 @@ def test_gate_to_an_editable_checkout_edited_to_break_config_read_fails_without_
     assert "1 ran" in out or "(1 ran" in out, out
 
 
+MARKS_MODULE = '''
+import os
+
+from conformance.core.case import Expect, Observation, Section
+
+SECTION = Section("Team §9", "What the build's other packages do")
+
+
+@SECTION.case(rows=["build.marks"], claim="Neither a jax plugin nor numpy of the build marks the process.",
+              expect=Expect({"plugin": "", "numpy": ""}))
+def marks():
+    import jax
+
+    jax.devices()  # starts the backend: jax runs every plugin's initialize()
+    return Observation({"plugin": os.environ.get("JAXCONF_PLUGIN_MARK", ""),
+                        "numpy": os.environ.get("JAXCONF_NUMPY_MARK", "")})
+'''
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("edited", ["jax_plugins", "numpy"])
+def test_gate_to_a_python_whose_plugin_or_numpy_is_edited_in_place_reruns_and_fails(own_caches, tmp_path, capsys,
+                                                                                      forget, edited):
+    """A02: the build key hashed jax's and jaxlib's files only; a PJRT plugin (jax runs its `initialize()`) or numpy
+    edited in place at the same version reused every cell, and `gate --to-python` passed. Now both are in the key."""
+    from conformance import cli
+
+    python = _uv_environment(tmp_path / "fork", f"jax=={RELEASE}", f"jaxlib=={RELEASE}")
+    site = _site(python.parent.parent)
+    plugin = site / "jax_plugins" / "teamplugin" / "__init__.py"
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text("def initialize():\n    pass\n", encoding="utf-8")
+    numpy_init = site / "numpy" / "__init__.py"
+    os.replace(numpy_init, numpy_init.with_suffix(".linked"))  # a file of its own: uv's cache keeps its copy
+    numpy_init.write_bytes(numpy_init.with_suffix(".linked").read_bytes())
+    cases = tmp_path / f"buildmarks{edited.replace('_', '')}"  # a package name of its own per test
+    forget.append(cases.name)
+    cases.mkdir()
+    (cases / "__init__.py").write_text("", encoding="utf-8")
+    (cases / "marks.py").write_text(MARKS_MODULE, encoding="utf-8")
+
+    results = tmp_path / "results"
+    argv = ["gate", "--from", RELEASE, "--to-python", str(python), "--cases", str(cases), "-k", "marks", "-j", "1",
+            "--results", str(results)]
+    assert cli.main(argv) == 0, capsys.readouterr()
+    capsys.readouterr()
+    if edited == "jax_plugins":
+        with open(plugin, "a", encoding="utf-8") as handle:  # in place, the same version installed
+            handle.write("    import os\n    os.environ['JAXCONF_PLUGIN_MARK'] = 'edited'\n")
+    else:
+        with open(numpy_init, "a", encoding="utf-8") as handle:
+            handle.write("\nimport os as _os\n_os.environ['JAXCONF_NUMPY_MARK'] = 'edited'\n")
+    code = cli.main(argv)
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "1 ran" in out or "(1 ran" in out, out
+    assert "conforms -> differs" in out, out
+
+
 # ---------------------------------------------------------------- decisions compare exactly what was asked
 
 READ_CASE, OTHER_CASE = "config.reading_the_configuration", "numerics.debug_nans_vmap_miss"
@@ -447,6 +507,55 @@ def test_the_actions_cache_key_holds_a_hash_of_the_index_without_its_credentials
     assert first == key(f"https://other:{TOKEN}2@mirror.example/simple")  # the same index, another token
     assert first != key("https://another.example/simple") and len(first) >= 16
     assert key("") == key("")
+
+
+# Passwords a mirror may hand out: an unencoded `@` or `:` (uv and urllib split the netloc at its last `@`), and an
+# encoded one. Every script prints and hashes URLs through conformance.scrub (A03: a sed stopping at the first `@`
+# printed `https://***@tail-123@host/...`).
+HARD_PASSWORDS = [f"S3cr@{TOKEN}", f"{TOKEN}:x@y", f"S3cr%40{TOKEN}", f"a@b:{TOKEN}@c"]
+
+
+@pytest.mark.parametrize("password", HARD_PASSWORDS)
+def test_the_run_script_masks_a_password_holding_at_signs_colons_and_escapes(tmp_path, password):
+    (tmp_path / "work" / "wheels").mkdir(parents=True)
+    done = _run_script(tmp_path, "run-shard.sh", WHEELS="wheels", INDEX_URL=f"https://ci-bot:{password}@host.invalid/simple",
+                       EXTRA_INDEX_URL=f"http://{password}@127.0.0.1:9/b")
+    said = done.stdout + done.stderr
+    assert TOKEN not in said and "S3cr" not in said
+    assert "--index-url https://***@host.invalid/simple" in done.stdout and "http://***@127.0.0.1:9/b" in done.stdout
+
+
+@pytest.mark.parametrize("password", HARD_PASSWORDS)
+def test_the_cache_key_of_a_hard_password_is_the_key_of_the_bare_index(tmp_path, password):
+    def key(url: str) -> str:
+        out = tmp_path / f"out-{len(list(tmp_path.iterdir()))}"
+        done = _run_script(tmp_path, "cache-key.sh", INDEX_URL=url, GITHUB_OUTPUT=str(out))
+        assert done.returncode == 0 and TOKEN not in out.read_text() + done.stdout + done.stderr, done.stderr
+        return out.read_text().strip()
+
+    assert key(f"https://ci-bot:{password}@host.example/simple") == key("https://host.example/simple")
+
+
+@pytest.mark.parametrize("password", HARD_PASSWORDS)
+def test_the_one_scrubber_masks_printed_text_and_strips_recorded_urls(password):
+    from conformance.scrub import scrub_credentials, without_credentials
+
+    url = f"https://ci-bot:{password}@host.example:8443/simple/jax/"
+    assert without_credentials(url) == "https://host.example:8443/simple/jax/"
+    assert scrub_credentials(f"fetching {url} failed") == "fetching https://***@host.example:8443/simple/jax/ failed"
+    quoted = f"nonnumeric port: '{password}@host.example'"  # a library quoting the netloc without its scheme
+    assert TOKEN not in scrub_credentials(quoted, url)
+    assert without_credentials("https://host.example/simple") == "https://host.example/simple"
+    assert scrub_credentials("mail me@example.com at https://host/x") == "mail me@example.com at https://host/x"
+
+
+def test_no_workflow_script_prints_or_hashes_a_url_without_the_shared_scrubber():
+    for script in sorted(SCRIPTS.glob("*.sh")) + [ROOT / ".github" / "actions" / "conformance" / "action.yml",
+                                                  ROOT / ".github" / "workflows" / "conformance.yml"]:
+        text = script.read_text(encoding="utf-8")
+        assert not re.search(r"\bsed\b[^\n]*://", text), f"{script.name} scrubs a URL with sed"
+        if "INDEX_URL" in text and script.suffix == ".sh" and ("echo" in text or "sha256" in text):
+            assert "conformance.scrub" in text, f"{script.name} prints or hashes INDEX_URL without conformance.scrub"
 
 
 # ---------------------------------------------------------------- a build is never a release
@@ -926,3 +1035,86 @@ def test_a_merge_stamps_each_cell_with_the_build_that_ran_it():
     builds = {t["metadata"]["case"]: CellResult.from_json(t["metadata"]).build for t in merged["tests"]}
     assert builds == {READ_CASE: build_identity(before), OTHER_CASE: build_identity(after)}
     assert build_identity(before) != build_identity(after) != ""
+
+
+@linux_only
+@pytest.mark.parametrize("written, said", [
+    ('[1, 2]', "is JSON but not an object (list)"),
+    ('"text"', "is JSON but not an object (str)"),
+    ('{"jax": "0.12.0.1", "python": "3.13.0", "platform": "../../x"}', "names the platform '../../x'"),
+    ('{"jax": "0.12.0.1", "python": "3.13.0", "platform": 7}', "names the platform '7'"),
+])
+def test_a_python_whose_description_is_not_a_usable_object_is_one_line(tmp_path, capsys, written, said):
+    """A12: a description that was JSON but not an object gave a traceback, and its platform went into a path."""
+    from conformance import cli
+
+    fake = _script(tmp_path / "python", f"""out=""; while [ $# -gt 0 ]; do [ "$1" = --out ] && out="$2"; shift; done
+printf '%s' '{written}' > "$out" """)
+    results = tmp_path / "results"
+    assert cli.main(["run", "--python", str(fake), "--results", str(results), "-k", "values"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and said in err[0] and "Traceback" not in err[0], err
+    assert not (tmp_path / "x").exists() and not any(tmp_path.parent.glob("x*.json"))
+    assert not results.exists() or not any(results.rglob("*.json"))
+
+
+FORKER_MODULE = '''
+import os
+import time
+
+from conformance.core.case import Expect, Observation, Section
+
+SECTION = Section("§0", "Hostile")
+
+
+@SECTION.case(rows=["fork.many"], claim="A probe that starts more processes than a cell may.",
+              expect=Expect({"ok": True}), timeout_s=120)
+def forks_too_many():
+    started = []
+    for _ in range(700):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(300)
+            os._exit(0)
+        started.append(pid)
+    with open(os.environ["FORKED_PIDS"], "w") as out:
+        out.write(" ".join(map(str, started)))
+    time.sleep(300)
+    return Observation({"ok": True})
+'''
+
+
+@linux_only
+@pytest.mark.skipif(os.geteuid() != 0, reason="as another user RLIMIT_NPROC already bounds a cell (its test above)")
+@pytest.mark.parametrize("launcher", ["spawn", "fork"])
+def test_as_root_a_cell_that_starts_too_many_processes_is_killed_with_all_of_them(tmp_path, forget, launcher,
+                                                                                   monkeypatch):
+    """N12: root ignores RLIMIT_NPROC, so a cell could fork without bound; its process count is watched instead."""
+    import time
+
+    from conformance.core.case import load_cases
+    from conformance.engine.folders import case_folder, import_folder
+    from conformance.engine.runner import Target
+    from conformance.engine.selection import all_cells
+    from conformance.engine.session import RunSession
+    from conformance.portable import CELL_MAX_PROCESSES
+    from tests.test_foreign_processes import write_folder
+
+    assert CELL_MAX_PROCESSES < 700
+    pids = tmp_path / "pids"
+    monkeypatch.setenv("FORKED_PIDS", str(pids))
+    name = f"forkers{launcher}"
+    folder = case_folder(write_folder(tmp_path, name, FORKER_MODULE))
+    forget.append(name)
+    cells = all_cells(load_cases(import_folder(folder)))
+    target = Target(PY, "linux-x86_64", "0.8.0", name, (str(folder.path),))
+    started = time.monotonic()
+    (found,) = RunSession(target, launcher=launcher).run(cells).results
+    assert time.monotonic() - started < 100  # not the probe's 300 s of sleep, nor its 120 s limit
+    assert found.status.value == "crash", (found.status, found.reason)
+    assert f"started more than {CELL_MAX_PROCESSES} processes" in found.stderr_tail, found.stderr_tail
+    from conformance.portable import pid_alive
+    from tests.waiting import wait_until
+
+    forked = [int(pid) for pid in pids.read_text().split()] if pids.exists() else []
+    assert wait_until(lambda: not any(pid_alive(pid) for pid in forked), timeout_s=30)  # none left sleeping

@@ -55,6 +55,22 @@ def test_column_names_its_jax_for_a_command_line():
     assert _column("0.12.0.1+corp.3").run_target == "--wheels WHEELS_DIR"
 
 
+@pytest.mark.parametrize("kind, target", [
+    ("python", "--python PYTHON"), ("wheels", "--wheels WHEELS_DIR"), ("pair", "--pair 0.12.0.1:0.11.2"),
+    ("source", "--python PYTHON")])
+def test_a_build_of_a_release_version_is_reproduced_as_its_build_never_as_the_release(kind, target):
+    """N19: a build of 0.12.0.1 (no local label) said `--jax 0.12.0.1` under "Reproduce this cell anywhere"."""
+    from conformance.report.model import build_model
+    from conformance.results.schema import result_file_from_json
+    from tests.synthetic_results import cell, report
+
+    data = report("0.12.0.1", "linux-x86_64", [cell("values.dtype", "", "conforms")], schema=3)
+    data["jax_conformance"]["source"] = {"kind": kind, "jax": "0.12.0.1", "jaxlib": "0.11.2"}
+    data["jax_conformance"]["jaxlib"] = "0.11.2"
+    column = build_model([result_file_from_json(data, "x.json")], []).columns[0]
+    assert column.run_target == target and "--jax" not in column.run_target
+
+
 # ---- TableCell, ParamRow, CaseBlock ---------------------------------------------------------------------------------
 
 def test_table_cell_css_bug_state_and_glyph():

@@ -99,10 +99,13 @@ def test_a_file_larger_than_any_the_suite_writes_is_refused_unread(tmp_path, mon
 def test_a_file_that_cannot_be_read_names_why(tmp_path, monkeypatch):
     path = write(tmp_path, "0.8.3", PLATFORM, [cell("a.x")])
 
-    def denied(self, *args, **kwargs):
+    path.chmod(0o000)  # as root the mode does not stop a read, so the read itself is refused too
+    from conformance.results import load
+
+    def denied(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(Path, "read_text", denied)
+    monkeypatch.setattr(load, "read_regular_text", denied)
     with pytest.raises(ResultsError) as caught:
         load_result_file(path)
     assert str(caught.value) == f"{path}: cannot be read (Permission denied)"
@@ -183,3 +186,17 @@ def test_reading_tolerantly_keeps_the_readable_files_and_names_the_others(tmp_pa
     loaded = read_results_tolerantly(tmp_path)
     assert [f.header.jax for f in loaded.files] == ["0.8.3", "0.9.0"]
     assert len(loaded.problems) == 1 and loaded.problems[0].startswith(f"{bad}: is not JSON")
+
+
+def test_a_folder_or_file_named_twice_is_read_once_and_makes_no_conflict(tmp_path, capsys):
+    """A11: `report DIR DIR` read every file twice and printed a false "conflict" for each cell."""
+    from conformance import cli
+    from conformance.results.load import result_files
+    from tests.synthetic_results import cell, write
+
+    folder = tmp_path / "r"
+    written = write(folder, "0.8.0", "linux-x86_64", [cell("values.dtype", "", "conforms")])
+    assert result_files([folder, folder, written]) == [written]
+    assert cli.main(["report", str(folder), str(folder), "-o", str(tmp_path / "index.html")]) == 0
+    said = capsys.readouterr()
+    assert "conflict" not in (said.out + said.err).lower()

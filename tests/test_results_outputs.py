@@ -141,3 +141,44 @@ def test_inputs_stay_protected_when_a_results_folder_is_given_too(tmp_path):
     (results / RESULT).write_text("{}")
     assert refused([("-o", given)], inputs=[given], results=results) == (
         f"-o {given} is a result file; write the output elsewhere")
+
+
+def test_a_build_result_under_the_results_folder_is_protected(tmp_path):
+    results = tmp_path / "results"
+    (results / "builds" / "python-0123abcd").mkdir(parents=True)
+    stored = results / "builds" / "python-0123abcd" / "0.12.0.1+corp.3-linux-x86_64.json"
+    stored.write_text("{}")
+    link = tmp_path / "verdict.txt"
+    link.symlink_to(stored)
+    assert refused([("--json", link)], results=results) == f"--json {link} is a result file; write the output elsewhere"
+
+
+@pytest.mark.parametrize("how", ["json over a result", "issue over a result", "json is a folder", "both the same"])
+def test_bisect_refuses_its_outputs_in_one_line_before_the_search(tmp_path, capsys, monkeypatch, how):
+    """A01: `bisect --json`/`--issue` naming a result file of the folder bisected, a folder, or each other is refused
+    before anything is built or run (the search itself is replaced by a tripwire)."""
+    from conformance import cli
+    from conformance.decide import bisect_session
+
+    results = tmp_path / "r"
+    results.mkdir()
+    stored = results / "0.11.2-linux-x86_64.json"
+    stored.write_text('{"kept": true}')
+    monkeypatch.setattr(cli, "run_bisect", lambda *a, **k: pytest.fail("the search started"))
+    assert bisect_session.run_bisect is not None
+    json_out, issue_out = {
+        "json over a result": (stored, None),
+        "issue over a result": (None, results / "0.12.0.1-linux-x86_64.json"),
+        "json is a folder": (tmp_path, None),
+        "both the same": (tmp_path / "out.txt", tmp_path / "out.txt"),
+    }[how]
+    argv = ["bisect", "numerics.debug_nans_vmap_miss:vmap", "--good", "0.8.0", "--bad", "0.12.0.1",
+            "--results", str(results)]
+    argv += ["--json", str(json_out)] if json_out else []
+    argv += ["--issue", str(issue_out)] if issue_out else []
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("jax-conformance: error: --")
+    assert {"json over a result": "is a result file", "issue over a result": "is a result file",
+            "json is a folder": "is a folder", "both the same": "both name"}[how] in err[0]
+    assert stored.read_text() == '{"kept": true}' and sorted(p.name for p in results.iterdir()) == [stored.name]

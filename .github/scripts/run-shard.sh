@@ -39,7 +39,7 @@ if [[ -n "${SELECT:-}" ]]; then args+=(-k "$SELECT"); fi
 if [[ -n "${CASES:-}" ]]; then args+=(--cases "$CASES"); fi
 if [[ -n "${WORKERS:-}" ]]; then args+=(-j "$WORKERS"); fi
 args+=(${index[@]+"${index[@]}"})
-# The command line, its URLs' credentials (user:TOKEN@) scrubbed: GitHub masks registered secrets only, not a token
-# minted in the job.
-echo "+ jax-conformance ${args[*]}" | sed -E 's#(://)[^/@[:space:]]*@#\1***@#g'
+# The command line, its URLs' credentials (user:TOKEN@, to the netloc's last @) masked by the suite's one scrubber:
+# GitHub masks registered secrets only, not a token minted in the job.
+echo "+ jax-conformance ${args[*]}" | "$py" -m conformance.scrub
 exec "$py" -m conformance "${args[@]}"

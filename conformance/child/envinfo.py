@@ -96,8 +96,36 @@ def describe_environment() -> dict[str, Any]:
     info["platform"] = platform_tag(platform.system(), platform.machine(), info["backend"],
                                     info.get("gpu_runtime") or "")
     info["packages"] = installed_packages()
-    info["build_digest"] = build_digest(("jax", "jaxlib"))
+    info["build_digest"] = build_digest(OBSERVED_PACKAGES + plugin_modules())
     return info
+
+
+# What a build's identity (`--python`, `--wheels`: builds whose files a version number does not pin) covers: every
+# package whose files jax runs in a probe's process, so an in-place edit of any of them reruns the build's cells.
+# jax and jaxlib; numpy, ml_dtypes and opt_einsum, which `import jax` imports and whose code computes what probes
+# observe (dtypes, array conversion, contraction paths); scipy, which jax.scipy calls into; and the plugins
+# (`plugin_modules`), whose `initialize()` jax runs when a backend starts. Other installed distributions count by
+# name and version only (`installed_packages`): jax does not import them.
+OBSERVED_PACKAGES = ("jax", "jaxlib", "numpy", "ml_dtypes", "opt_einsum", "scipy")
+
+
+def plugin_modules() -> tuple[str, ...]:
+    """The modules jax loads as plugins, found as jax finds them (`jax._src.xla_bridge.discover_pjrt_plugins`) but
+    without importing any: the `jax_plugins` namespace package (every portion of it), each module an entry point of
+    the `jax_plugins` group names, and every other top-level `jax_*` module or `libtpu` (a PJRT plugin's kernels,
+    such as `jax_cuda12_plugin`, which jaxlib imports)."""
+    import pkgutil
+    from importlib import metadata
+
+    found = {"jax_plugins"}
+    try:
+        entries = metadata.entry_points(group="jax_plugins")
+    except Exception:  # noqa: BLE001 - a broken distribution's metadata reads as no entry point
+        entries = []
+    found.update(entry.value.split(":", 1)[0].split(".", 1)[0].strip() for entry in entries)
+    found.update(module.name for module in pkgutil.iter_modules()
+                 if module.name.startswith("jax_") or module.name == "libtpu")
+    return tuple(sorted(name for name in found if name.isidentifier()))
 
 
 # The files of a package that run: its Python source and its compiled extensions.

@@ -34,7 +34,8 @@ import sys
 from typing import Any
 
 from conformance.child.main import end_descendants, observe, write_record
-from conformance.portable import SignalState, become_subreaper, kill_descendants, limit_cell_resources
+from conformance.portable import (SignalState, become_subreaper, bound_cell_processes, kill_descendants,
+                                  limit_cell_resources)
 from conformance.core.case import DEFAULT_CASE_PACKAGE, load_cases
 from conformance.core.casefolders import import_declared_folders
 
@@ -88,7 +89,7 @@ def run_child(request: dict[str, Any], package: str) -> None:
     code = 0
     try:
         os.setsid()
-        limit_cell_resources()
+        bound_cell_processes(limit_cell_resources())
         os.environ[MARKER_VARIABLE] = str(request["token"])
         os.chdir(request["cwd"])
         for fd, name in ((1, "stdout.txt"), (2, "stderr.txt")):

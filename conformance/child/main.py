@@ -16,7 +16,7 @@ import os
 import signal
 import sys
 import traceback
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from conformance.atomic import write_text_atomically
 from conformance.core.case import DEFAULT_CASE_PACKAGE, NO_PARAM, Observation, Unsupported, find_case
@@ -25,7 +25,7 @@ from conformance.core.observation import (encode_nonfinite, error_record, json_p
                                           unsupported_record)
 from conformance.child.future import FUTURE_VARIABLE, enter_future
 from conformance.child.warned import recording_warnings
-from conformance.portable import become_subreaper, kill_descendants, limit_cell_resources
+from conformance.portable import become_subreaper, bound_cell_processes, kill_descendants, limit_cell_resources
 
 
 def write_json_atomically(path: str, payload: dict[str, Any]) -> None:
@@ -99,20 +99,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True)
     parser.add_argument("--package", default=DEFAULT_CASE_PACKAGE)
     args = parser.parse_args(argv)
-    limit_cell_resources()
+    limited = limit_cell_resources()
 
     def run() -> None:
         write_record(args.out, observe(args.case, args.param, args.package))
         sys.stdout.flush()
 
     if hasattr(os, "fork") and become_subreaper():
-        return supervise(run)
+        return supervise(run, limited)
+    bound_cell_processes(limited)
     run()
     return 0
 
 
-def supervise(run: Callable[[], None]) -> int:
-    """Run `run` in a forked process, wait for it, kill every descendant it left, and end as it ended."""
+def supervise(run: Callable[[], None], limited: Sequence[str] = ()) -> int:
+    """Run `run` in a forked process, wait for it, kill every descendant it left, and end as it ended; where the
+    rlimits in `limited` cannot bound the number of processes, this process counts them (after the fork: a fork
+    from a process with threads warns)."""
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
@@ -126,6 +129,7 @@ def supervise(run: Callable[[], None]) -> int:
             traceback.print_exc()
             code = 1
         raise SystemExit(code)
+    bound_cell_processes(list(limited))
     _, status = os.waitpid(pid, 0)
     end_descendants()
     if os.WIFSIGNALED(status):

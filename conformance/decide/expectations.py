@@ -40,6 +40,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 from conformance.core.status import Status
+from conformance.readfile import read_regular_text
 from conformance.decide.cellref import CellRef, parse_cell_ref
 from conformance.errors import ConformanceError
 
@@ -262,10 +263,13 @@ def parse_expectations(text: str, source: str = "expectations") -> list[Expectat
     return parse_expectations_file(text, source).entries
 
 
+MAX_EXPECTATIONS_BYTES = 16 * 1024 * 1024  # a hand-written file; far past any team's
+
+
 def load_expectations_file(path) -> ExpectationsFile:
     """Read and parse an expectations file, entries and settings."""
     try:
-        text = open(path, encoding="utf-8").read()
+        text = read_regular_text(path, MAX_EXPECTATIONS_BYTES)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConformanceError(f"{path}: cannot read the expectations file ({getattr(exc, 'strerror', None) or exc})"
                                ) from None

@@ -14,6 +14,11 @@ from __future__ import annotations
 
 import difflib
 import re
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -69,16 +74,72 @@ def why_removable(entry: Expectation, runs: Iterable[MergedRun]) -> str | None:
     return None
 
 
+def line_starts_in_string(text: str) -> list[bool]:
+    """For each line of `text`, whether it starts inside a TOML multi-line string (`\"\"\"...\"\"\"` or `'''...'''`),
+    where a line such as `#12345` or `[[expect]]` is text, not a comment or a header. A small scan of TOML's string
+    and comment syntax; `prune` checks its result against the TOML parser."""
+    inside: list[bool] = []
+    state, i, n = None, 0, len(text)  # state: None, '"""' or "'''"
+    at_line_start = True
+    while i < n:
+        if at_line_start:
+            inside.append(state is not None)
+            at_line_start = False
+        ch = text[i]
+        if ch == "\n":
+            at_line_start = True
+            i += 1
+            continue
+        if state is not None:
+            if state == '"""' and ch == "\\":
+                i += 2  # an escape: the next character (a quote, or the newline of a line-ending backslash)
+                if i - 1 < n and text[i - 1] == "\n":
+                    at_line_start = True
+                continue
+            if text.startswith(state, i):
+                i += 3
+                while i < n and text[i] == state[0]:  # up to two quotes of the string's own end it
+                    i += 1
+                state = None
+                continue
+            i += 1
+            continue
+        if ch == "#":  # a comment runs to the end of the line
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if text.startswith('"""', i) or text.startswith("'''", i):
+            state, i = text[i:i + 3], i + 3
+            continue
+        if ch in "\"'":  # a one-line string: to its closing quote on the same line
+            j = i + 1
+            while j < n and text[j] not in (ch, "\n"):
+                j += 2 if ch == '"' and text[j] == "\\" else 1
+            i = j + 1 if j < n and text[j] == ch else j
+            continue
+        i += 1
+    return inside
+
+
 def entry_spans(text: str) -> list[tuple[int, int]]:
     """The 0-based [start, end) line span of each `[[expect]]` entry, in order: the comment lines right above its
     header (unless they open the file), the header and its keys, and the blank lines after them. The last entry
-    takes the blank lines before it instead, so removing it leaves no blank end."""
+    takes the blank lines before it instead, so removing it leaves no blank end, and ends at its last key: comment
+    lines after it close the file and stay. Lines inside a multi-line string are never a header or a comment."""
     lines = text.splitlines(keepends=True)
-    headers = [i for i, line in enumerate(lines) if _HEADER.match(line)]
+    in_string = line_starts_in_string(text) + [False] * len(lines)
+
+    def comment(i: int) -> bool:
+        return not in_string[i] and lines[i].lstrip().startswith("#")
+
+    def blank(i: int) -> bool:
+        return not in_string[i] and not lines[i].strip()
+
+    headers = [i for i, line in enumerate(lines) if not in_string[i] and _HEADER.match(line)]
     starts = []
     for header in headers:
         start = header
-        while start > 0 and lines[start - 1].lstrip().startswith("#"):
+        while start > 0 and comment(start - 1):
             start -= 1
         starts.append(header if start == 0 else start)  # comments that open the file are the file's own
     spans = []
@@ -86,15 +147,33 @@ def entry_spans(text: str) -> list[tuple[int, int]]:
         if n + 1 < len(starts):
             spans.append((start, starts[n + 1]))
             continue
-        while start > 0 and not lines[start - 1].strip():
+        while start > 0 and blank(start - 1):
             start -= 1
-        spans.append((start, len(lines)))
+        end = len(lines)
+        while end > headers[n] + 1 and (comment(end - 1) or blank(end - 1)):
+            end -= 1
+        if end < len(lines) and all(blank(i) for i in range(end, len(lines))):
+            end = len(lines)  # only blank lines follow: they go with it
+        spans.append((start, end))
     return spans
+
+
+def _same_entries(text: str, kept: list[dict], others: dict, source: str) -> None:
+    """Refuse, in one line, a pruned text whose TOML is not the original's minus the removed entries: every other
+    setting and every kept entry exactly as it was (so no entry is cut, merged into another or lost)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        data = None
+    if data is None or data.get("expect", []) != kept or {k: v for k, v in data.items() if k != "expect"} != others:
+        raise ConformanceError(f"{source}: cannot find each entry's lines (the pruned file would not read as the "
+                               f"same entries); write every entry as a line `[[expect]]` followed by its keys")
 
 
 def prune(text: str, runs: list[MergedRun], source: str = "expectations") -> PruneOutcome:
     """The entries of the expectations file `text` that `runs` no longer need, the text without them and the diff."""
     entries = parse_expectations_file(text, source).entries
+    data = tomllib.loads(text)
     spans = entry_spans(text)
     if len(spans) != len(entries):
         raise ConformanceError(f"{source}: cannot find each entry's lines; write every entry as a line `[[expect]]` "
@@ -113,7 +192,8 @@ def prune(text: str, runs: list[MergedRun], source: str = "expectations") -> Pru
     while drop and kept_lines and not kept_lines[-1].strip():  # a removal leaves no blank lines at the end
         kept_lines.pop()
     outcome.new_text = "".join(kept_lines)
-    left = parse_expectations_file(outcome.new_text, source).entries  # the pruned file must still read, entry for entry
-    assert len(left) == outcome.kept, (len(left), outcome.kept)
+    removed = {id(removal.entry) for removal in outcome.removals}
+    _same_entries(outcome.new_text, [raw for raw, entry in zip(data.get("expect", []), entries) if id(entry) not in removed],
+                  {k: v for k, v in data.items() if k != "expect"}, source)
     outcome.diff = "".join(difflib.unified_diff(lines, kept_lines, fromfile=f"a/{source}", tofile=f"b/{source}"))
     return outcome

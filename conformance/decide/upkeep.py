@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Sequence
 
 from conformance.atomic import write_text_atomically
-from conformance.decide.expectations import load_expectations_file
+from conformance.decide.expectations import MAX_EXPECTATIONS_BYTES, load_expectations_file
 from conformance.decide.prune import prune
 from conformance.decide.render import terminal_safe
 from conformance.decide.supported import constraints, parse_current, range_text, supported_ranges
 from conformance.engine import matrix
 from conformance.errors import ConformanceError
+from conformance.readfile import read_regular_text
 from conformance.results.load import load_results
 from conformance.results.merge import merge_files
 
@@ -22,7 +23,7 @@ def prune_file(path: Path, results: Sequence[Path], write: bool) -> list[str]:
     """The removal of every entry of the expectations file `path` that the stored `results` no longer need, as
     lines (one per removal, then the unified diff); with `write`, applied to the file atomically."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path, MAX_EXPECTATIONS_BYTES)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConformanceError(f"{path}: cannot read the expectations file "
                                f"({getattr(exc, 'strerror', None) or exc})") from None

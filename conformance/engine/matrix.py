@@ -17,6 +17,7 @@ import glob
 import json
 import os
 import platform
+import shutil
 import signal
 import subprocess
 import sys
@@ -395,6 +396,9 @@ def run_targets(request: RunRequest, builder: Any, targets: Sequence[Target], on
     folders = ResultStore(request.results).target_folders(labels)
     folders = [request.results / "builds" / own if getattr(target, "apart", False) else folder  # a jax/jaxlib pair
                for target, (_, own), folder in zip(targets, labels, folders)]
+    remove_orphaned_workroots()  # what runs killed with -9 left, cleaned by every run (one answered from storage too)
+    for folder in dict.fromkeys([request.results, *folders]):
+        remove_orphaned_running_files(folder)
     outcome = RunOutcome()
     for target, (version, _), folder in zip(targets, labels, folders):
         try:
@@ -499,18 +503,34 @@ def pytest_process_options() -> dict[str, Any]:
     return parent_death_signal_options(signal.SIGTERM)
 
 
+def _orphaned(name: str) -> bool:
+    """Whether `name` (`<prefix>-<pid>-<rest>`) was made by a process that is gone, not this one."""
+    pid = name.split("-")[1] if name.count("-") >= 2 else ""
+    return pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid))
+
+
 def remove_orphaned_running_files(folder: Path) -> list[Path]:
     """Remove the `.running-<pid>-*` files of runs whose process is gone (killed with -9: nothing of theirs could
     clean up); return them."""
     removed = []
-    for path in folder.glob(".running-*"):
-        pid = path.name.split("-")[1] if path.name.count("-") >= 2 else ""
-        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
+    for path in folder.glob(".running-*") if folder.is_dir() else ():
+        if _orphaned(path.name):
             try:
                 path.unlink()
                 removed.append(path)
             except OSError:
                 continue
+    return removed
+
+
+def remove_orphaned_workroots(temporary: Path | None = None) -> list[Path]:
+    """Remove the `jaxconf-run-<pid>-*` folders (a run's cell work folders, under the system's temporary folder) of
+    runs whose process is gone; return them."""
+    removed = []
+    for path in Path(temporary or tempfile.gettempdir()).glob("jaxconf-run-*"):
+        if path.is_dir() and not path.is_symlink() and _orphaned(path.name[len("jaxconf-"):]):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
     return removed
 
 

@@ -38,6 +38,7 @@ from packaging.version import Version
 
 from conformance.atomic import write_text_atomically
 from conformance.errors import ConformanceError
+from conformance.readfile import read_regular_text
 from conformance.envs.existing import existing_interpreter
 from conformance.envs.integrity import files_problem
 from conformance.envs.index import IndexOptions, PackageIndex, check_cache_folder
@@ -91,7 +92,7 @@ def check_pin_file(path: Path, version: str) -> None:
     """Refuse, in one line naming the file and the fix, a pin file that is empty, garbled, unhashed or of another
     JAX version (uv would otherwise blame a wheel, a hash or a caret)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path, 16 * 1024 * 1024)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConformanceError(f"{path} cannot be read ({exc}); run `jax-conformance pin {version}`") from None
     pinned = re.findall(r"^jax==(\S+)", text, flags=re.M)

@@ -20,6 +20,7 @@ from packaging.version import InvalidVersion, Version
 
 from conformance.errors import ConformanceError, one_line
 from conformance.envs.interpreters import Interpreter
+from conformance.results.schema import PLATFORM_NAME
 from conformance.portable import run_bounded
 
 SOURCE_ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding the `conformance` package
@@ -53,20 +54,30 @@ def describe_interpreter(python: str) -> dict[str, Any]:
         try:
             if out.stat().st_size > MAX_DESCRIPTION_BYTES:
                 raise ValueError(f"{out.stat().st_size} bytes, more than {MAX_DESCRIPTION_BYTES}")
-            return json.loads(out.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            described = json.loads(out.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError) as exc:
             raise ConformanceError(f"--python {python}: its description is unreadable ({one_line(str(exc))[:200]})"
                                    ) from None
+    if not isinstance(described, dict):
+        raise ConformanceError(f"--python {python}: its description is JSON but not an object "
+                               f"({type(described).__name__}); is it an interpreter running the suite's envinfo?")
+    return described
 
 
 def check_described(python: str, described: dict[str, Any]) -> str:
-    """The JAX version of a described interpreter; `ConformanceError` when it has no jax or jax does not import."""
+    """The JAX version of a described interpreter; `ConformanceError` when it has no jax or jax does not import, or
+    names a platform that is not a platform name (it becomes part of a result file's name)."""
     if described.get("jax"):
         try:  # as PEP 440 normalizes it, the form result files and the plugin use (`+corp_3` is `+corp.3`)
-            return str(Version(str(described["jax"])))
+            version = str(Version(str(described["jax"])))
         except InvalidVersion:
             raise ConformanceError(f"--python {python}: its jax says version {described['jax']!r}, which is not a "
                                    f"PEP 440 version") from None
+        platform = described.get("platform")
+        if not isinstance(platform, str) or not PLATFORM_NAME.fullmatch(platform):
+            raise ConformanceError(f"--python {python}: its description names the platform {str(platform)[:80]!r}, "
+                                   f"not a platform name such as linux-x86_64")
+        return version
     installed = described.get("jax_installed") or (described.get("packages") or {}).get("jax")
     if installed:
         why = described.get("jax_error") or "unknown error"

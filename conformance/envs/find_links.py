@@ -5,11 +5,13 @@ uv installs from `--find-links` places as well as from the indexes; the suite li
 index's page. They are read afresh each time (a folder of builds changes as a team adds to it; nothing is cached
 on disk). A local wheel's `Requires-Python` is read from its METADATA, as an index's page would say it; a local
 file named like a wheel that uv could not install (not a zip, no METADATA, another version inside than its name
-says) is left out and named, so that `latest` or a dev-build search never chooses it.
+says), or whose tags no interpreter of this machine can install (`cp27-cp27m-win32` on Linux: `packaging.tags`), is
+left out and named, so that `latest` or a dev-build search never chooses it.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import urllib.parse
 import urllib.request
@@ -18,6 +20,8 @@ from email.parser import HeaderParser
 from pathlib import Path
 from typing import Any
 
+from packaging.tags import Tag, compatible_tags, cpython_tags, platform_tags
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 from conformance.errors import ConformanceError
@@ -70,11 +74,42 @@ def wheel_requires_python(path: Path) -> str | None:
     return wheel_metadata(path)[0].get("Requires-Python")
 
 
+@functools.lru_cache(maxsize=1)
+def installable_tags() -> frozenset[Tag]:
+    """Every wheel tag some CPython interpreter of this machine (`envs.interpreters`) can install, on this machine's
+    platforms."""
+    from conformance.envs.interpreters import discover_interpreters
+
+    platforms = list(platform_tags())
+    tags: set[Tag] = set()
+    for interpreter in discover_interpreters():
+        version = Version(interpreter.version).release[:2]
+        tags.update(cpython_tags(version, platforms=platforms))
+        tags.update(compatible_tags(version, f"cp{version[0]}{version[1]}", platforms=platforms))
+    return frozenset(tags)
+
+
+def tags_problem(filename: str, installable: frozenset[Tag] | None = None) -> str:
+    """Why no interpreter here could install the wheel `filename` (its tags match none of `installable`, by default
+    `installable_tags()`), or ''."""
+    try:
+        tags = parse_wheel_filename(filename)[3]
+    except (InvalidWheelFilename, InvalidVersion):
+        return ""  # its name is checked against its METADATA instead
+    if tags & (installable_tags() if installable is None else installable):
+        return ""
+    return f"no interpreter here can install its tags ({', '.join(sorted(str(t) for t in tags))[:120]})"
+
+
 def _folder_entries(folder: Path, left_out: list[str]) -> list[dict[str, Any]]:
     entries = []
     for path in sorted(p for p in folder.iterdir() if p.is_file()):
         requires = None
         if path.suffix == ".whl" and _project_of(path.name):
+            problem = tags_problem(path.name)
+            if problem:
+                left_out.append(f"{path.name} ({problem})")
+                continue
             headers, problem = wheel_metadata(path)
             if problem:  # listed, it would be chosen (`latest`, a dev step) and then fail to install
                 left_out.append(f"{path.name} ({problem})")
@@ -87,7 +122,8 @@ def _folder_entries(folder: Path, left_out: list[str]) -> list[dict[str, Any]]:
 def place_entries(place: str, left_out: list[str] | None = None) -> list[dict[str, Any]]:
     """Every file entry of one `--find-links` place: a folder (or `file://` URL of one), or an HTML page; a folder's
     wheels that cannot install are left out, each named with why in `left_out`."""
-    from conformance.envs.index import fetch_page, scrub_credentials
+    from conformance.envs.index import fetch_page
+    from conformance.scrub import scrub_credentials
 
     parts = urllib.parse.urlsplit(place)
     folder = Path(urllib.request.url2pathname(parts.path)) if parts.scheme == "file" else \
@@ -101,14 +137,14 @@ def place_entries(place: str, left_out: list[str] | None = None) -> list[dict[st
         return list(fetch_page(place).get("files", []))
     except (OSError, ValueError) as exc:
         raise ConformanceError(f"--find-links {scrub_credentials(place)} cannot be read "
-                               f"({scrub_credentials(str(exc))[:300]})") from None
+                               f"({scrub_credentials(str(exc), place)[:300]})") from None
 
 
 def find_links_files(places: tuple[str, ...], project: str, left_out: list[str] | None = None
                      ) -> list[dict[str, Any]]:
     """The entries of `project`'s files (`jax-…whl`, not `jaxlib-…`) across the `--find-links` places; the
     project's wheels left out as uninstallable are named in `left_out`."""
-    from conformance.envs.index import scrub_credentials
+    from conformance.scrub import scrub_credentials
 
     wanted = re.sub(r"[-_.]+", "-", project).lower()
     found, skipped = [], []

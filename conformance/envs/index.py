@@ -26,6 +26,7 @@ from packaging.version import InvalidVersion, Version
 
 from conformance.atomic import write_text_atomically
 from conformance.errors import ConformanceError
+from conformance.scrub import scrub_credentials, without_credentials
 
 DEFAULT_INDEX = "https://pypi.org/simple"
 CACHE_TTL_S = 24 * 3600
@@ -81,23 +82,6 @@ def index_url() -> str:
         if os.environ.get(var, "").startswith(("http://", "https://", "file://")):
             return os.environ[var].rstrip("/")
     return DEFAULT_INDEX
-
-
-def without_credentials(url: str) -> str:
-    """`url` without a user name or password (`https://token@mirror/simple` → `https://mirror/simple`), as it may be
-    recorded in a result file or shown."""
-    parts = urllib.parse.urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
-
-
-def scrub_credentials(text: str) -> str:
-    """`text` with the user name and password of every URL in it removed (an error message may quote a URL)."""
-    # Up to the last `@` before the path: a password may hold an unencoded `@`, as urllib and uv read it.
-    return re.sub(r"(\w+://)[^/?#\s]*@", r"\1", text)
 
 
 @dataclass(frozen=True)
@@ -226,7 +210,7 @@ def fetch_project_page(project: str, base: str | None = None, timeout: float = 3
 def fetch_page(url: str, timeout: float = 30.0) -> dict[str, Any]:
     """The page at `url` (an index's project page, or a `--find-links` page) as PEP 691 JSON; see
     `fetch_project_page`."""
-    parts = urllib.parse.urlsplit(url)
+    given, parts = url, urllib.parse.urlsplit(url)
     if parts.scheme == "file":
         return _local_page(Path(urllib.request.url2pathname(parts.path)), without_credentials(url))
     headers = {"Accept": f"{_SIMPLE_JSON}, text/html;q=0.1"}
@@ -241,7 +225,7 @@ def fetch_page(url: str, timeout: float = 30.0) -> dict[str, Any]:
             content_type = (getattr(response, "headers", None) or {}).get("Content-Type", "") or ""
             return _page(response.read(MAX_PAGE_BYTES + 1), content_type, url)
     except http.client.HTTPException as exc:  # a malformed URL or reply: an OSError for the caller's one line
-        raise OSError(f"{type(exc).__name__}: {scrub_credentials(str(exc))}") from None
+        raise OSError(f"{type(exc).__name__}: {scrub_credentials(str(exc), given)}") from None
 
 
 def check_cache_folder(folder: Path) -> None:

@@ -21,6 +21,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 from conformance.errors import ConformanceError
+from conformance.readfile import read_regular_text
 from conformance.results.schema import is_version
 
 MATRIX_DIR = Path(__file__).resolve().parents[2] / "matrix"
@@ -96,7 +97,7 @@ def load_matrix(name_or_path: str, matrix_dir: Path = MATRIX_DIR) -> Matrix:
         known = ", ".join(available_matrices(matrix_dir)) or "none"
         raise ConformanceError(f"no matrix '{name_or_path}' ({path} does not exist); known matrices: {known}")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path, 1024 * 1024)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConformanceError(f"cannot read matrix file {path}: {exc}") from None
     return parse_matrix(text, path.stem, str(path))

@@ -65,6 +65,7 @@ class Column:
     jax_git_hash: str = ""  # the commits its jax and jaxlib record (schema 4; '' when none is recorded)
     jaxlib_git_hash: str = ""
     build: str = ""  # "" for a release from an index; for a build of its own where it came from (`BUILD_KINDS`)
+    build_kind: str = ""  # the source's kind for a build of its own (`python`, `wheels`, `pair`, `source`), else ""
 
     @property
     def label(self) -> str:
@@ -106,9 +107,16 @@ class Column:
 
     @property
     def run_target(self) -> str:
-        """How `run` names this column's JAX: `--jax V`, or `--wheels WHEELS_DIR` for a build with a local label,
-        which no public index has."""
-        return "--wheels WHEELS_DIR" if "+" in self.jax else f"--jax {self.quoted_version}"
+        """How `run` names this column's JAX: `--jax V` for a release; for a build of its own the option of its kind
+        (`--python PYTHON`, `--wheels WHEELS_DIR`, `--pair JAX:JAXLIB`), never `--jax`, which would run the release of
+        its version; a version with a local label and no recorded kind is a folder of wheels, which no index has."""
+        if self.build_kind == "pair":
+            return f"--pair {shlex.quote(f'{self.jax}:{self.jaxlib}')}"
+        if self.build_kind in ("python", "source"):  # an interpreter holding this build (a commit: bisect made one)
+            return "--python PYTHON"
+        if self.build_kind == "wheels" or "+" in self.jax:
+            return "--wheels WHEELS_DIR"
+        return f"--jax {self.quoted_version}"
 
 
 @dataclass
@@ -427,6 +435,7 @@ def launch_summary(last_run: str, cells: Iterable[CellResult]) -> str:
 
 def _column(files: Sequence[ResultFile], cells: Mapping[str, CellResult]) -> Column:
     header = files[-1].header
+    kind = str((header.source or {}).get("kind") or "index")
     return Column(
         jax=header.jax, platform=header.platform, python=header.python or "?", jaxlib=header.jaxlib or "?",
         numpy=header.numpy or "?", launcher=launch_summary(header.launcher, cells.values()),
@@ -435,7 +444,7 @@ def _column(files: Sequence[ResultFile], cells: Mapping[str, CellResult]) -> Col
         finished_at=max(f.header.finished_at for f in files),
         sources=[f.source.replace("\\", "/").rsplit("/", 1)[-1] for f in files], origin=origin_text(header.source),
         conditions=cpu_conditions(next((c.details for c in cells.values() if c.case == MISCOMPILE_CASE), None)),
-        build=BUILD_KINDS.get(str((header.source or {}).get("kind") or "index"), ""),
+        build=BUILD_KINDS.get(kind, ""), build_kind=kind if kind in BUILD_KINDS else "",
         jax_git_hash=header.jax_git_hash, jaxlib_git_hash=header.jaxlib_git_hash)
 
 

@@ -7,6 +7,7 @@ conflicting cells of merged files); the CLI prints it.
 from __future__ import annotations
 
 import os
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,9 +33,13 @@ class Rendered:
 
 def history_href(history: Path, out: Path) -> str:
     """The history file's address relative to the page, where it lies in the page's folder or below (as on the
-    published site); "" elsewhere, so the page never names a path of the machine that made it."""
+    published site); "" elsewhere, so the page never names a path of the machine that made it. Each part of the path
+    is percent-quoted (`:` too) and the address starts `./`: a file named `javascript:…` is a relative link to that
+    file, never a URL with a scheme."""
     relative = os.path.relpath(Path(history).resolve(), Path(out).resolve().parent)
-    return "" if relative.startswith("..") else Path(relative).as_posix()
+    if relative.startswith(".."):
+        return ""
+    return "./" + "/".join(urllib.parse.quote(part, safe="") for part in Path(relative).parts)
 
 
 def render_results(paths: Any, out: Path, markdown: Path | None = None, junit: Path | None = None,

@@ -19,6 +19,7 @@ from typing import Any
 
 from conformance.atomic import write_text_atomically
 from conformance.errors import ConformanceError
+from conformance.readfile import NotRegularFile, TooLarge, read_regular_text
 from conformance.results.history import (REASONS, HistoryEntry, check_commit, entry_from_json, history_entry)
 from conformance.results.load import ResultsError, is_result_name, read_results_tolerantly, result_files
 from conformance.core.status import Status
@@ -108,10 +109,12 @@ def history_text(entries: list[HistoryEntry]) -> str:
 
 
 def _read_text(path: Path) -> str:
-    if path.stat().st_size > MAX_HISTORY_BYTES:
-        raise HistoryFormatError(f"is larger than {MAX_HISTORY_BYTES // 2**20} MB")
     try:
-        return path.read_text(encoding="utf-8")
+        return read_regular_text(path, MAX_HISTORY_BYTES)
+    except TooLarge:
+        raise HistoryFormatError(f"is larger than {MAX_HISTORY_BYTES // 2**20} MB") from None
+    except NotRegularFile as exc:
+        raise HistoryFormatError(f"is {exc.kind}, not a history file") from None
     except UnicodeDecodeError:
         raise HistoryFormatError("is not UTF-8 text") from None
 

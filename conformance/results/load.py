@@ -17,12 +17,13 @@ from typing import Union
 
 from conformance.core.observation import (DETAILS_CHARS, MESSAGE_CHARS, OBSERVATION_CHARS, TAIL_CHARS, TRUNCATED,
                                           bounded)
-from conformance.results.schema import CellResult, ResultFile, SchemaError, result_file_from_json
+from conformance.readfile import NotRegularFile, read_regular_text
+from conformance.results.schema import PLATFORM_NAME, CellResult, ResultFile, SchemaError, result_file_from_json
 
 PathLike = Union[str, os.PathLike]
 
 # `<jax>-<platform>.json`, or `<jax>-<platform>-shard<K>of<N>.json` for one shard of a run.
-RESULT_NAME = re.compile(r"^(?P<jax>\d[0-9A-Za-z.+]*)-(?P<platform>[A-Za-z0-9_]+-[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)?)"
+RESULT_NAME = re.compile(rf"^(?P<jax>\d[0-9A-Za-z.+]*)-(?P<platform>{PLATFORM_NAME.pattern})"
                          r"(?:-shard(?P<shard>\d+of\d+))?\.json$")
 # `tox-<env>.json`, written by tox's per-version environments (tox.ini), which know neither version nor platform.
 TOX_RESULT_NAME = re.compile(r"^tox-[A-Za-z0-9_.-]+\.json$")
@@ -59,7 +60,10 @@ def result_files(paths: PathLike | Iterable[PathLike]) -> list[Path]:
             files.append(path)
     if not files:
         raise ResultsError("no result files given")
-    return files
+    unique: dict[Path, Path] = {}
+    for path in files:  # a file named twice (`report DIR DIR`, a folder and a file in it) is read once
+        unique.setdefault(path.resolve(), path)
+    return list(unique.values())
 
 
 # Far above what the suite writes (about 0.3 MB for 175 cells; every field of a cell is bounded when written):
@@ -97,11 +101,11 @@ def load_result_file(path: PathLike) -> ResultFile:
         raise _error(path, f"is {size / 2**20:.0f} MB, larger than any result file the suite writes "
                            f"({MAX_RESULT_BYTES // 2**20} MB at most)")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path, MAX_RESULT_BYTES)
     except FileNotFoundError:
         raise _error(path, "no such file") from None
-    except IsADirectoryError:
-        raise _error(path, "is a folder, not a result file") from None
+    except NotRegularFile as exc:
+        raise _error(path, f"is {exc.kind}, not a result file") from None
     except UnicodeDecodeError:
         raise _error(path, "is not UTF-8 text, so not a result file") from None
     except OSError as exc:

@@ -19,7 +19,8 @@ def check_outputs(outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[P
     result file in the `results` folder) or another output of the same command, or cannot be written."""
     protected = {p.resolve() for p in result_files(list(inputs))} if inputs else set()
     if results is not None and results.is_dir():
-        protected |= {p.resolve() for p in results.iterdir() if is_result_name(p.name)}
+        protected |= {p.resolve() for p in [*results.iterdir(), *results.glob("builds/*/*")]  # builds stored apart
+                      if is_result_name(p.name)}
     seen: dict[Path, str] = {}
     for option, out in outputs:
         if out is None:

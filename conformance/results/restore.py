@@ -25,19 +25,24 @@ import os
 import re
 import shutil
 import sys
+import tempfile
+import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from conformance.atomic import write_bytes_atomically
 from conformance.results.history_file import MAX_HISTORY_BYTES
 from conformance.results.load import MAX_RESULT_BYTES, RESULT_NAME, ResultsError, load_result_file
+from conformance.scrub import scrub_credentials
 
 INDEX_PATH = "results/index.json"
 HISTORY_PATH = "history.json"
 MAX_INDEX_BYTES = 4 * 1024 * 1024
-TIMEOUT_S = 60
+TIMEOUT_S = 60  # each read of the site
+FETCH_DEADLINE_S = 300  # the whole of one fetch: a site trickling a byte at a time is cut off, not waited for
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -65,7 +70,7 @@ class Restored:
 
     def lines(self) -> list[str]:
         """One line per file set aside and one for the restore, for the job's log."""
-        where = scrubbed(self.source)
+        where = scrub_credentials(self.source)
         unread = [f"jax-conformance: restore: the site's {HISTORY_PATH} could not be read "
                   f"({shown(self.history_problem)}); a publication now would replace it (the report job refuses)"]
         unread = unread if self.history_problem else []
@@ -78,25 +83,10 @@ class Restored:
                                  + (f", set aside {len(self.set_aside)}" if self.set_aside else "")]
 
 
-def scrubbed(url: str) -> str:
-    """`url` without the credentials of its `user:TOKEN@` part."""
-    return re.sub(r"(://)[^/?#\s]*@", r"\1***@", url)  # to the netloc's last @, as urllib splits it
-
-
 def shown(text: str) -> str:
     """`text` for one line of the log: control characters (a newline from the site's index would start a line of its
     own, even a workflow command) written as escapes."""
     return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
-
-
-def without_credentials(message: str, url: str) -> str:
-    """`message` (about fetching `url`) without the credentials of `url`: urllib and http.client quote the netloc
-    (`nonnumeric port: 'TOKEN@host'`) where the URL's own `user:TOKEN@` is not in the form `scrubbed` knows."""
-    userinfo = re.match(r"[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)@", url)
-    secrets = [userinfo[1], *userinfo[1].split(":")] if userinfo else []
-    for secret in sorted(filter(None, secrets), key=len, reverse=True):
-        message = message.replace(secret, "***")
-    return scrubbed(message)
 
 
 def site_url(source: str, path: str) -> str:
@@ -105,16 +95,34 @@ def site_url(source: str, path: str) -> str:
     return base.rstrip("/") + "/" + path
 
 
+def _read_within(response: Any, limit: int, deadline: float) -> bytes:
+    """At most `limit + 1` bytes of `response`, read as they arrive; `FetchError` once `deadline` (monotonic) passes,
+    however slowly the bytes come (each read waits `TIMEOUT_S` at most)."""
+    chunks: list[bytes] = []
+    size = 0
+    read = getattr(response, "read1", None) or response.read
+    while size <= limit:
+        if time.monotonic() > deadline:
+            raise FetchError(f"took longer than {FETCH_DEADLINE_S} s to fetch")
+        chunk = read(min(1 << 16, limit + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
 def fetch(url: str, limit: int) -> bytes:
-    """The bytes at `url`, at most `limit` of them; `FetchError` (one line) otherwise."""
+    """The bytes at `url`, at most `limit` of them, within `FETCH_DEADLINE_S`; `FetchError` (one line) otherwise."""
+    deadline = time.monotonic() + FETCH_DEADLINE_S
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response:  # noqa: S310 - the site's own URL
-            data = response.read(limit + 1)
+            data = _read_within(response, limit, deadline)
     except (OSError, ValueError, urllib.error.URLError, http.client.HTTPException) as exc:
         said = " ".join(str(getattr(exc, "reason", None) or exc).split())
         missing = (isinstance(exc, urllib.error.HTTPError) and exc.code == 404) or isinstance(exc, FileNotFoundError) \
             or isinstance(getattr(exc, "reason", None), FileNotFoundError)
-        raise FetchError(without_credentials(said, url)[:200], missing) from None
+        raise FetchError(shown(scrub_credentials(said, url))[:200], missing) from None
     if len(data) > limit:
         raise FetchError(f"larger than {limit} bytes")
     return data
@@ -168,15 +176,25 @@ def restore_one(source: str, entry: dict[str, Any], into: Path, keep: Path | Non
         data = fetch(site_url(source, "results/" + name), entry["size"])  # no more than the index promised
     except FetchError as exc:
         return f"cannot be fetched: {exc}"
-    temporary = into / f".restoring-{name}"
-    temporary.write_bytes(data)
+    problem: str | None = None
     try:
+        handle, temporary_name = tempfile.mkstemp(prefix=f".restoring-{name}.", dir=into)
+    except OSError as exc:
+        return f"cannot be written here ({shown(exc.strerror or str(exc))})"
+    temporary = Path(temporary_name)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
         problem = file_problem(temporary, name, data, entry)
         if problem is None:
             if keep is not None:
                 shutil.copyfile(temporary, keep / name)
             os.replace(temporary, into / name)
         return problem
+    except OSError as exc:  # a full disk, a quota: set aside (its cells run), the partial file removed
+        if keep is not None and problem is None:  # a partial copy of a file that is not restored
+            (keep / name).unlink(missing_ok=True)
+        return f"cannot be written here ({shown(exc.strerror or str(exc))})"
     finally:
         temporary.unlink(missing_ok=True)
 
@@ -191,16 +209,25 @@ def restore_results(source: str, into: Path, keep: Path | None = None,
     except FetchError as exc:
         outcome.failure = f"{INDEX_PATH}: {exc}"
         entries = []  # the history is still asked for: a site that did not answer may hold one
-    for folder in filter(None, (into, keep)):
-        folder.mkdir(parents=True, exist_ok=True)
+    try:
+        for folder in filter(None, (into, keep)):
+            folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        outcome.failure = f"cannot make {folder} ({shown(exc.strerror or str(exc))})"
+        return outcome
+    contents: dict[str, set] = {}
+    for entry in entries:
+        contents.setdefault(str(entry.get("name"))[:120], set()).add((str(entry.get("sha256")), str(entry.get("size"))))
     for entry in entries:
         name = str(entry.get("name"))[:120]
         problem = entry_problem(entry)
+        if problem is None and len(contents[name]) > 1:
+            problem = "the index names it twice with different contents; neither is restored"
+        if name in outcome.restored or name in outcome.set_aside:
+            continue  # the index names it twice: one answer for it, never both
         if problem is None:
             if platforms and RESULT_NAME.match(name)["platform"] not in platforms:
                 continue
-            if name in outcome.restored:
-                continue  # the index names it twice: restored once (saying it was set aside would be untrue)
             if (into / name).exists():
                 problem = "a file of that name is already there; it was kept"
             else:
@@ -213,7 +240,10 @@ def restore_results(source: str, into: Path, keep: Path | None = None,
         outcome.history_problem = restore_history(source, keep)
         outcome.history = (keep / HISTORY_PATH).is_file()
         if outcome.history_problem:  # the report job's script refuses to publish over a history it could not read
-            (keep / UNREAD_HISTORY_MARK).write_text(outcome.history_problem + "\n", encoding="utf-8")
+            try:
+                (keep / UNREAD_HISTORY_MARK).write_text(outcome.history_problem + "\n", encoding="utf-8")
+            except OSError as exc:
+                outcome.history_problem += f"; and {UNREAD_HISTORY_MARK} could not be written ({exc.strerror})"
     return outcome
 
 
@@ -231,7 +261,10 @@ def restore_history(source: str, keep: Path) -> str:
         return "" if exc.missing else str(exc)
     except (ValueError, UnicodeDecodeError, RecursionError):
         return ""  # not JSON: no history to keep (`history` would only set it aside)
-    (keep / HISTORY_PATH).write_bytes(data)
+    try:
+        write_bytes_atomically(keep / HISTORY_PATH, data)
+    except OSError as exc:  # kept nowhere: a publication now would replace the site's history, so say why
+        return f"{HISTORY_PATH} could not be written here ({shown(exc.strerror or str(exc))})"
     return ""
 
 

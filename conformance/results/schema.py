@@ -27,6 +27,9 @@ _PEP440 = re.compile(r"^\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za
 # `équipe/prüfung.größe`), and parameter names of `core.case.PARAM_NAME`.
 CASE_ID = re.compile(r"(?:[^\W\d]\w*/)?[^\W\d]\w*\.[^\W\d]\w*")
 PARAM = re.compile(r"[A-Za-z0-9_.-]*")
+# A platform name (`linux-x86_64`, `darwin-arm64`, `linux-x86_64-cuda`): system, machine and an optional accelerator,
+# as it appears in a result file's name.
+PLATFORM_NAME = re.compile(r"[A-Za-z0-9_]+-[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)?")
 
 
 class SchemaError(ValueError):
