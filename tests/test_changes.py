@@ -162,6 +162,23 @@ def test_every_status_change_of_the_published_report_is_explained():
     assert unexplained == []
 
 
+
+def test_every_declared_change_explains_a_status_change_of_the_published_report():
+    """issue 39: a `Change` sits only on a cell whose status changes within its declared range in the published `all`
+    report; a declaration on a row that no longer transitions there (its why would explain nothing) fails, named."""
+    moves: dict[str, list[tuple[str, str]]] = {}
+    for cell_id, _, before, after in published_transitions():
+        moves.setdefault(cell_id, []).append((before, after))
+    idle = []
+    for case in load_cases():
+        for param in case.param_names:
+            cell_id = case.cell_id(param)
+            for change in case.changes_for(param):
+                if not any(explain_change((change,), before, after) for before, after in moves.get(cell_id, [])):
+                    at = f"since={change.since}" if change.since else f"versions={change.versions}"
+                    idle.append(f"{cell_id}: Change({at}) explains no status change of the published report")
+    assert idle == []
+
 def test_the_page_counts_the_unexplained_and_folds_changes_without_a_status_change(tmp_path):
     from tests import synthetic_report
 

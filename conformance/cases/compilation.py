@@ -287,12 +287,15 @@ def _cache_miss_scenario(jax, turned_on):
                    "types` and names w going from f32[3] to i32[3].",
                evidence="measured (all run, linux-x86_64): says_different_input_types false in 0.5.3, true in 0.6.0"),
         Change(since="0.9.0", params=("input_types",),
-               why="0.9.0 and 0.10 explain the dtype change as a `different input pytree` instead of `different input "
-                   "types`.",
-               evidence="measured (all run, linux-x86_64): says_different_input_types true in 0.8.3, false in 0.9.0 "
-                        "(message `different input pytree:`)"),
+               why="0.9.0 and 0.10 compare the int32 call (step=1) with the step=0 entry as the closest previous key, "
+                   "so they explain the miss by the static argument's value (`different input pytree`, "
+                   "`Static(val=1)` against `Static(val=0)`) and never mention the dtype.",
+               evidence="measured (all run, linux-x86_64): 0.8.3 `key with different input types ... at w, now i32[3] "
+                        "and before f32[3]`; 0.9.0 and 0.10.2 `different input pytree: * at input path [1]['step'], "
+                        "now ... Static(val=1) and before ... Static(val=0)`"),
         Change(since="0.11.0", params=("input_types",),
-               why="0.11.0 says `different input types` for the dtype change again.",
+               why="0.11.0 compares the int32 call with the step=1 entry again and says `different input types` for "
+                   "the dtype change.",
                evidence="measured (all run, linux-x86_64): says_different_input_types false in 0.10.2, true in 0.11.0"),
         Change(since="0.6.0", params=("pytree",),
                why="Before 0.6.0 a pytree change read `never seen passing 1 positional args ...`; 0.6.0 says "
@@ -419,14 +422,6 @@ def cache_size_shared(step):
           "fun_name; helpers.compiles_of, as the §9 counts): an unnamed event counts, and the inputs are "
           "built before the counter starts, so only mlp_step can compile inside it. Whether the event is "
           "named is setup.compile_monitoring_event's row; the names seen are in the details.",
-    changes=[
-        Change(since="0.6.1",
-               why="Before 0.6.1 the compile-time event carried an empty fun_name, so the chapter's filter on "
-                   "jit(mlp_step) counted 0 (the probe of the published all run; the suite now counts an unnamed "
-                   "event, helpers.compiles_of, so this cell no longer changes).",
-               evidence="measured (all run, linux-x86_64): compiled_fun_names all '' in 0.6.0, "
-                        "['jit(convert_element_type)', ..., 'jit(mlp_step)'] in 0.6.1"),
-    ],
 )
 def compile_counter():
     import jax

@@ -6,6 +6,7 @@ exercise probe uses them on the chapter's inputs, and the self-check probe uses 
 inputs.
 """
 
+from conformance.cases.helpers import DEOPT_RERUN_EVIDENCE, DEOPT_RERUN_WHY
 from conformance.core.case import Change, Expect, Observation, Section
 
 SECTION = Section("§10", "Exercises")
@@ -354,12 +355,9 @@ def ex3_live_arrays_ids():
           "invalid value.",
     changes=[
         Change(since="0.5.1",
-               why="From 0.5.1 a NaN in a newly created jit function is re-run primitive by primitive, so the error "
-                   "names the primitive and the de-optimization notice prints; 0.5.0 and older name jit(...) instead "
-                   "(their jit path re-runs only a jaxpr of more than one equation).",
-               evidence="jax/_src/pjit.py _pjit_call_impl_python (0.4.38) re-runs only multi-equation jaxprs; "
-                        "measured (all run, linux-x86_64): 0.5.0 names jit(<lambda>), 0.5.1 the primitive; "
-                        "first_nan[1] 'jit' in 0.5.0, 'log' in 0.5.1"),
+               why=DEOPT_RERUN_WHY,
+               evidence=DEOPT_RERUN_EVIDENCE + "; this cell: first_nan[1] 'jit' (from 'jit(step)') in 0.5.0, 'log' in "
+                                               "0.5.1"),
     ],
 )
 def ex4_first_nan():
@@ -434,12 +432,8 @@ def ex4_first_nan():
           "controls in the same process: the three leaks found first, and (3, 'sqrt') found first.",
     changes=[
         Change(since="0.5.1",
-               why="From 0.5.1 a NaN in a newly created jit function is re-run primitive by primitive, so the error "
-                   "names the primitive and the de-optimization notice prints; 0.5.0 and older name jit(...) instead "
-                   "(their jit path re-runs only a jaxpr of more than one equation).",
-               evidence="jax/_src/pjit.py _pjit_call_impl_python (0.4.38) re-runs only multi-equation jaxprs; "
-                        "measured (all run, linux-x86_64): 0.5.0 names jit(<lambda>), 0.5.1 the primitive; "
-                        "ex4_first_nan[1] 'jit' in 0.5.0, 'sqrt' in 0.5.1"),
+               why=DEOPT_RERUN_WHY,
+               evidence=DEOPT_RERUN_EVIDENCE + "; this cell: ex4_first_nan[1] 'jit' in 0.5.0, 'sqrt' in 0.5.1"),
     ],
 )
 def selfcheck_expectations():

@@ -18,6 +18,23 @@ from typing import Any, Callable
 from conformance.core.case import Unsupported
 
 
+# Why a debug_nans error names the primitive only from 0.5.1 (five cells change there). Measured on linux-x86_64:
+# jax.jit(lambda x: jnp.log(x)) and jax.jit(lambda x: jnp.log(x) * 2 + 1) at -1.0 both raise "invalid value (nan)
+# encountered in jit(<lambda>). Because ... the de-optimized function did not produce invalid values" on 0.4.38 and
+# 0.5.0, with no notice printed, and "invalid value (nan) encountered in log" after the notice on 0.5.1; on 0.5.0,
+# core.jaxpr_as_fun of the lambda's jaxpr, called under debug_nans, raises nothing.
+DEOPT_RERUN_WHY = (
+    "From 0.5.1 a NaN in a jit function's output makes JAX call the Python function again, without jit "
+    "(dispatch.maybe_recursive_nan_check, new in 0.5.1, after printing 'Calling the de-optimized version'), and its "
+    "eager operations check their own outputs, so the error names the primitive; 0.5.0 and older re-evaluated the "
+    "traced jaxpr instead, which raises nothing for one-equation and multi-equation functions alike, so the error "
+    "names the jit function (jit(<lambda>), jit(step)) and says the de-optimized function produced no invalid value.")
+DEOPT_RERUN_EVIDENCE = (
+    "jax/_src/dispatch.py maybe_recursive_nan_check (0.5.1; 0.5.0's pjit._pjit_call_impl_python ran "
+    "core.jaxpr_as_fun(jaxpr)(*args) instead); measured (linux-x86_64): jit(lambda x: jnp.log(x)) and "
+    "jit(lambda x: jnp.log(x) * 2 + 1) at -1.0 raise 'invalid value (nan) encountered in jit(<lambda>)' with no "
+    "notice on 0.4.38 and 0.5.0, 'invalid value (nan) encountered in log' after the notice on 0.5.1")
+
 def require(dotted: str) -> Any:
     """The object at `dotted` (`jax.debug.log`, `jax.stages.Lowered.as_text`), or `Unsupported(dotted)`.
 

@@ -259,20 +259,20 @@ def live_arrays_leak(which):
               discrepancy="The claim holds only for arrays of at least 1 MiB: on 0.12.0.1 repr and str of a "
                           "deleted float32[3] raise RuntimeError ('Array has been deleted'), because "
                           "Array.__repr__ reads the values unless `self.nbytes >= 1 << 20` "
-                          "(jax/_src/array.py:407 in 0.12.0.1, and :424 for __str__); 0.4.38 to 0.10.2 read "
-                          "the values for every size, so they raise too (measured on every release of the default "
-                          "matrix)."),
+                          "(jax/_src/array.py:407 in 0.12.0.1, and :424 for __str__); 0.4.38 to 0.11.0 read "
+                          "the values for every size (0.11.1 adds the size test), so they raise too (measured on "
+                          "every release of the all matrix)."),
     ],
     notes="Asserted, as the chapter asserts them: live bytes drop by exactly 1000*1000*4, the alias reports "
           "is_deleted(), using it raises an instance of RuntimeError whose message contains 'deleted'; that "
           "repr and str do not raise is the chapter's prose. Printed: the error line and the repr. The chapter's "
           "live bytes went 4.36 MiB -> 0.54 MiB (other notebook arrays), a detail. Finding for repr_safe: in "
-          "jax 0.12 (and 0.11) repr and str show only shape and dtype for any array of 1 MiB or more, deleted "
+          "jax 0.12 (and 0.11.1 on) repr and str show only shape and dtype for any array of 1 MiB or more, deleted "
           "or not, without reading its buffer; a deleted array under 1 MiB still raises RuntimeError from "
           "repr and str (the repr_safe_small parameter, a documented discrepancy). The chapter's 4 MB "
           "example is therefore safe because of its size; the expectation stays the chapter's example. jax 0.4.38 to "
-          "0.10.2 read the values for "
-          "every size, so repr and str raise there (measured on every release of the default matrix).",
+          "0.11.0 read the values for every size (0.11.1 adds the size test), so repr and str raise there "
+          "(measured on every release of the all matrix).",
     changes=[
         Change(since="0.11.1", params=("repr_safe",),
                why="From 0.11.1 repr and str of an array of 1 MiB or more show only its shape and dtype without "

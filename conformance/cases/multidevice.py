@@ -70,9 +70,11 @@ def forced_device_count():
     changes=[
         Change(since="0.5.3",
                why="jax.typeof first exists in 0.5.3, but it shows no @ sharding notation while make_mesh's axes "
-                   "default to Auto.",
+                   "default to Auto, and 0.5.3 and 0.6.0 print every type as ShapedArray(...), an unsharded "
+                   "array's included (0.6.1 drops the wrapper).",
                evidence="measured (all run, linux-x86_64): 0.5.2 has no jax.typeof (unsupported); 0.5.3 shows "
-                        "ShapedArray(float32[8,4])"),
+                        "ShapedArray(float32[8,4]) for each layout and ShapedArray(float32[3]) for the unsharded "
+                        "ones(3), 0.6.1 float32[8,4] and float32[3]"),
         Change(since="0.9.0",
                why="From 0.9.0 jax.make_mesh creates Explicit axes by default, so jax.typeof shows the @ sharding "
                    "notation.",
@@ -221,9 +223,11 @@ def devices_indices_map_layout():
     changes=[
         Change(since="0.5.3", params=("typeof_at_trace", "output_sharding"),
                why="jax.typeof first exists in 0.5.3, but it shows no @ sharding notation while make_mesh's axes "
-                   "default to Auto.",
+                   "default to Auto, and 0.5.3 and 0.6.0 print every type as ShapedArray(...), sharded or not "
+                   "(0.6.1 drops the wrapper).",
                evidence="measured (all run, linux-x86_64): 0.5.2 has no jax.typeof (unsupported); 0.5.3 shows "
-                        "ShapedArray(float32[8,2])"),
+                        "ShapedArray(float32[8,2]) at trace time and ShapedArray(float32[8]) for the output, 0.6.1 "
+                        "float32[8,2] and float32[8]"),
         Change(since="0.9.0", params=("typeof_at_trace", "output_sharding"),
                why="From 0.9.0 jax.make_mesh creates Explicit axes by default, so jax.typeof shows the @ sharding "
                    "notation.",

@@ -9,7 +9,7 @@ import io
 import math
 
 from conformance.core.case import Change, Expect, Observation, Param, Section
-from conformance.cases.helpers import first_line, outcome_of, require
+from conformance.cases.helpers import DEOPT_RERUN_EVIDENCE, DEOPT_RERUN_WHY, first_line, outcome_of, require
 
 SECTION = Section("§3", "Numerics")
 
@@ -80,17 +80,12 @@ def _names_primitive(message, primitive):
           "the first line of each message. The chapter's notebook had traced vmap before this cell; it uses "
           "newly created jit functions, which known issue 2 does not affect, so no clear_caches() is needed. "
           "The de-optimization notice these calls print is checked by debug_nans_deopt_notice. Measured on "
-          "linux-x86_64: 0.5.3 and later conform; 0.4.38 raises FloatingPointError but names jit(<lambda>) with "
-          "its 'de-optimized function did not produce invalid values' text, because its jit path only re-runs "
-          "a jaxpr of more than one equation (pjit._pjit_call_impl_python), so a one-primitive function is "
-          "never re-run primitive by primitive.",
+          "linux-x86_64: 0.5.1 and later conform; 0.4.38 and 0.5.0 raise FloatingPointError but name "
+          "jit(<lambda>) with their 'de-optimized function did not produce invalid values' text (see the "
+          "change at 0.5.1).",
     changes=[
         Change(since="0.5.1", params=("nans", "infs"),
-               why="From 0.5.1 a NaN in a newly created jit function is re-run primitive by primitive, so the error "
-                   "names the primitive and the de-optimization notice prints; 0.5.0 and older name jit(...) instead "
-                   "(their jit path re-runs only a jaxpr of more than one equation).",
-               evidence="jax/_src/pjit.py _pjit_call_impl_python (0.4.38) re-runs only multi-equation jaxprs; "
-                        "measured (all run, linux-x86_64): 0.5.0 names jit(<lambda>), 0.5.1 the primitive"),
+               why=DEOPT_RERUN_WHY, evidence=DEOPT_RERUN_EVIDENCE),
     ],
 )
 def debug_nans_context_managers(row):
@@ -141,15 +136,6 @@ def debug_nans_context_managers(row):
           "calls). Measured on linux-x86_64: 0.5.3 and later print the notice; 0.4.38 and 0.5.0 print nothing "
           "for a newly created jit function (their only such print is on the C++ fast path, with the wording "
           "'C++-jit/pmap function'), so they conform with the printed mark.",
-    changes=[
-        Change(since="0.5.1",
-               why="From 0.5.1 a NaN in a newly created jit function is re-run primitive by primitive, so the error "
-                   "names the primitive and the de-optimization notice prints; 0.5.0 and older name jit(...) instead "
-                   "(their jit path re-runs only a jaxpr of more than one equation).",
-               evidence="jax/_src/pjit.py _pjit_call_impl_python (0.4.38) re-runs only multi-equation jaxprs; "
-                        "measured (all run, linux-x86_64): 0.5.0 names jit(<lambda>), 0.5.1 the primitive; 0.5.0 "
-                        "prints no notice"),
-    ],
 )
 def debug_nans_deopt_notice():
     import jax
@@ -407,11 +393,15 @@ def debug_nans_flag_after_vmap():
           "de-optimized backward re-run does not exist there).",
     changes=[
         Change(since="0.5.1", params=("auto_message",),
-               why="From 0.5.1 a NaN in a newly created jit function is re-run primitive by primitive, so the error "
-                   "names the primitive and the de-optimization notice prints; 0.5.0 and older name jit(...) instead "
-                   "(their jit path re-runs only a jaxpr of more than one equation).",
-               evidence="jax/_src/pjit.py _pjit_call_impl_python (0.4.38) re-runs only multi-equation jaxprs; "
-                        "measured (all run, linux-x86_64): 0.5.0 names jit(<lambda>), 0.5.1 the primitive (mul)"),
+               why="From 0.5.1 a NaN in the backward pass of a jit function runs a de-optimized backward pass of "
+                   "its own (it prints 'Calling the de-optimized backward pass' and evaluates the backward "
+                   "computation eagerly), which names the primitive that made the NaN (mul); 0.5.0 and older have no "
+                   "such pass: the compiled backward computation's NaN is reported against the jit function "
+                   "(jit(norm)), with the text that the de-optimized function produced no invalid value.",
+               evidence="jax/_src/pjit.py 0.5.1: _pjit_transpose's `except dispatch.InternalFloatingPointError` that "
+                        "prints the backward-pass notice and calls ad.closed_backward_pass (absent in 0.5.0); "
+                        "measured (linux-x86_64): grad of jit(norm) at zeros raises 'invalid value (nan) encountered "
+                        "in jit(norm)' on 0.4.38 and 0.5.0, 'invalid value (nan) encountered in mul' on 0.5.1"),
     ],
 )
 def debug_nans_backward_pass(filtering):

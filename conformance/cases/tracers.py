@@ -675,20 +675,11 @@ _FORMS = ["checking_leaks()", "check_tracer_leaks(True)", "config.update"]
           "Observable through the public call: a second closure_convert of the same function and argument "
           "types returns the very converted function of the first (cache answered) without the checker "
           "(the positive control) and a new one with it. Not asserted: whether the user function is traced "
-          "again; up to 0.10.2 it is (every util.cache was skipped), from 0.11 the cached trace_to_jaxpr "
+          "again; up to 0.11.0 it is (every util.cache was skipped), from 0.11.1 the cached trace_to_jaxpr "
           "answers it (jax/_src/interpreters/partial_eval.py), so the trace counts are details only. jit's "
           "cache is not disabled on any release (tracers.leak.cache_hit_unchecked). Printed tier: each "
           "form's report line (class and first line) and the table's description of check_tracer_leaks, "
           "which is its docstring's first line.",
-    changes=[
-        Change(since="0.11.1",
-               why="From 0.11.1 a repeated jax.closure_convert under the leak checker is not traced again: "
-                   "closure_convert still skips its own cache, but the cached trace_to_jaxpr answers the retrace "
-                   "(the published all run asserted the retrace; the case now asserts the skipped cache, which "
-                   "holds on every release).",
-               evidence="measured (all run, linux-x86_64): closure_convert traces with the checker: 2 in 0.11.0, 1 in "
-                        "0.11.1 (cache hits 0 both)"),
-    ],
 )
 def leak_checker_forms():
     import contextlib
