@@ -1,5 +1,5 @@
 """Size and build time of the report's outputs for the published report: the Markdown page (plain and full), the
-compat JSON and the wptreport.
+compat JSON and the wptreports (one per run; their total).
 
     python benchmarks/report_outputs.py [RESULTS ...]
 
@@ -21,7 +21,7 @@ from conformance.report.compat import compat_data  # noqa: E402
 from conformance.report.markdown import markdown_summary  # noqa: E402
 from conformance.report.model import build_model  # noqa: E402
 from conformance.report.outputs import as_json  # noqa: E402
-from conformance.report.wptreport import wptreport  # noqa: E402
+from conformance.report.wptreport import wptreports  # noqa: E402
 from conformance.results.load import load_results  # noqa: E402
 
 
@@ -37,7 +37,8 @@ def main(argv: list[str]) -> int:
         "markdown": lambda: markdown_summary(model, generated_at="(now)"),
         "markdown --markdown-full": lambda: markdown_summary(model, full=True, generated_at="(now)"),
         "compat json": lambda: as_json(compat_data(model, "(now)")),
-        "wptreport": lambda: as_json(wptreport(model), indent=None),
+        f"wptreports ({len(model.columns)} files)": lambda: "".join(as_json(report, indent=None)
+                                                                    for _, report in wptreports(model)),
     }
     for name, build in outputs.items():
         start = time.perf_counter()

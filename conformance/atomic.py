@@ -2,36 +2,23 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
 
 
-def write_text_atomically(path: str | os.PathLike, text: str) -> Path:
-    """Write `text` to `path` through a temporary file in the same folder and `os.replace`; return the path."""
+def _write_atomically(path: str | os.PathLike, mode: str, data: str | bytes, **options: str) -> Path:
+    """Write `data` to `path` through a temporary file in the same folder and `os.replace`; on any failure (a full
+    disk) the temporary file is removed and `path` is as it was."""
     path = Path(path)
+    if os.path.exists(path) and not os.path.isfile(path):  # a FIFO, a device (`/dev/null` as root), a folder
+        raise IsADirectoryError(errno.EISDIR if os.path.isdir(path) else errno.EINVAL,
+                                "not a regular file; nothing was written over it", str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        # backslashreplace: a lone surrogate from a probe's output stays visible instead of failing the write.
-        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace") as out:
-            out.write(text)
-        os.chmod(temp, 0o644)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def write_bytes_atomically(path: str | os.PathLike, data: bytes) -> Path:
-    """Write `data` to `path` through a temporary file in the same folder and `os.replace`; return the path. On any
-    failure (a full disk) the temporary file is removed and `path` is as it was."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
+        with os.fdopen(handle, mode, **options) as out:
             out.write(data)
         os.chmod(temp, 0o644)
         os.replace(temp, path)
@@ -39,3 +26,14 @@ def write_bytes_atomically(path: str | os.PathLike, data: bytes) -> Path:
         Path(temp).unlink(missing_ok=True)
         raise
     return path
+
+
+def write_text_atomically(path: str | os.PathLike, text: str) -> Path:
+    """Write `text` to `path` through a temporary file in the same folder and `os.replace`; return the path."""
+    # backslashreplace: a lone surrogate from a probe's output stays visible instead of failing the write.
+    return _write_atomically(path, "w", text, encoding="utf-8", errors="backslashreplace")
+
+
+def write_bytes_atomically(path: str | os.PathLike, data: bytes) -> Path:
+    """Write `data` to `path` as `write_text_atomically` writes text; return the path."""
+    return _write_atomically(path, "wb", data)

@@ -1,4 +1,4 @@
-"""The command line (`list run report history matrix pin diff gate bisect expectations supported`): one short function per
+"""The command line (`list run report history matrix pin diff gate bisect expectations supported api chapter`): one short function per
 command that builds a request and prints its outcome, and the progress printer; the grammar is `cli_parser`. The work lives below (`engine.matrix.run_targets`
 for every `engine.targets` kind, `decide.sides`, `decide.bisect_session`, `report`, `results`), which never sees
 parsed arguments. `main(argv)` returns the exit status; expected problems are one line on stderr and exit 2."""
@@ -20,7 +20,10 @@ from conformance.decide.render import bisect_session_text, diff_text, gate_markd
 from conformance.cli_parser import DEFAULT_REPORT, DEFAULT_RESULTS, build_parser
 from conformance.decide.sides import JUDGING_FLAGS, DiffRequest, GateRequest, run_diff, run_gate
 from conformance.decide.upkeep import prune_file, supported_lines
+from conformance.api.session import (ApiDiffRequest, CensusRequest, ScanRequest, run_api_diff, run_censuses,
+                                      run_scan)
 from conformance.atomic import write_text_atomically
+from conformance.chapter.command import ChapterRequest, run_chapter
 from conformance.engine import matrix
 from conformance.engine.ciwork import WorkRequest, plan_work
 from conformance.engine.shards import parse_shard
@@ -122,7 +125,7 @@ def render_report(paths: Any, out: Path, markdown: Path | None = None, junit: Pa
     done = render_results(paths, out, markdown, junit, cases, EnvironmentBuilder().index.cached_releases("jax"), extra,
                           history)
     for problem in done.problems:
-        _err(f"skipped unreadable result file: {problem}")
+        _err(f"skipped unreadable {'' if problem.startswith('census ') else 'result file: '}{problem}")
     for conflict in done.conflicts:
         print(conflict_line(conflict), file=sys.stderr)
     return done.path, done.problems
@@ -132,8 +135,10 @@ def command_report(args: argparse.Namespace) -> int:
     """Render every readable result file into the HTML report; name each unreadable one and exit 1."""
     named = [("-o", "report", args.output), ("--markdown", "markdown", args.markdown), ("--junit", "junit", args.junit),
              ("--compat-json", "compat json", args.compat_json), ("--wptreport", "wptreport", args.wptreport)]
-    check_outputs([(option, path) for option, _, path in named], inputs=list(args.results))
-    extra = extra_outputs(args.markdown, args.markdown_full, args.html_link, args.compat_json, args.wptreport)
+    check_outputs([(option, path) for option, _, path in named if option != "--wptreport"], inputs=list(args.results),
+                  folders=[("--wptreport", args.wptreport)], reads=[args.history])  # a folder: one wptreport per run
+    extra = extra_outputs(args.markdown, args.markdown_full, args.html_link, args.compat_json, args.wptreport,
+                          compare=args.compare, site_url=args.site_url)
     _, problems = render_report(args.results, args.output, args.markdown, args.junit, extra=extra, history=args.history)
     print("\n".join(f"{label}: {path}" for _, label, path in named if path))
     return 1 if problems else 0
@@ -222,11 +227,61 @@ def command_bisect(args: argparse.Namespace) -> int:
     return found.exit_code
 
 
-LONG_COMMANDS = ("run", "diff", "gate", "bisect")
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def command_api(args: argparse.Namespace) -> int:
+    """`api census|diff|scan`: the public names of JAX releases, what changed, and a team's code against them."""
+    if args.api_command == "census":
+        builder = make_builder(args)
+        builds = given_builds({kind.option: getattr(args, kind.option) for kind in BUILD_KINDS})
+        versions = list(dict.fromkeys(args.jax)) if args.jax else [] if builds and not args.matrix else \
+            matrix_versions(args.matrix or DEFAULT_MATRIX, builder.index)
+        done = run_censuses(CensusRequest(tuple(releases(versions) + builds), args.results, args.rerun), builder,
+                            lambda line: print(line, flush=True))
+        for failure in done.failures:
+            _err(f"error: no census for {failure}")
+        return 1 if done.failures else 0
+    if args.api_command == "diff":
+        check_outputs([("--json", args.json)], results=args.results, reads=[args.a, args.b])
+        found = run_api_diff(ApiDiffRequest(args.a, args.b, args.results, args.matrix, tuple(args.name), args.rerun,
+                                            args.json), lambda: make_builder(args), _say)
+        print("\n".join(found.lines()) + (f"\njson: {args.json}" if args.json else ""))
+        return 0
+    scanned = run_scan(ScanRequest(tuple(args.paths), args.to, args.from_version, args.results, args.format,
+                                   args.rerun), lambda: make_builder(args), _say)
+    for line in scanned.skipped:
+        _err(f"note: {line}")
+    print(scanned.text)
+    return scanned.exit_code
+
+
+def command_chapter(args: argparse.Namespace) -> int:
+    """List a chapter's blocks, or run them as written on each release, store them as cells and summarise."""
+    builder = make_builder(args)
+    bisecting = (args.bisect, args.good, args.bad) if args.bisect or args.good or args.bad else None
+    if bisecting and not all(bisecting):
+        raise ConformanceError("--bisect BLOCK needs --good VERSION and --bad VERSION")
+    versions = [] if args.blocks or bisecting else list(dict.fromkeys(args.jax)) if args.jax else \
+        matrix_versions(args.matrix or DEFAULT_MATRIX, builder.index)
+    check_outputs([("-o", args.report), ("--json", args.json)], results=args.results,
+                  reads=[args.file, args.skip, args.map])
+    request = ChapterRequest(args.file, tuple(versions), args.skip, args.map, args.results, args.json, args.timeout,
+                             args.blocks, args.rerun, bisecting)
+    done = run_chapter(request, builder, lambda line: print(line, flush=True))
+    print("\n".join(done.lines))
+    if args.report is not None and not args.blocks:
+        print(f"report: {render_report(args.results, args.report)[0]}  (from every result file in {args.results}/)")
+    return 0
+
+
+LONG_COMMANDS = ("run", "diff", "gate", "bisect", "api", "chapter")
 COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "history": command_history,
             "matrix": command_matrix,
             "pin": command_pin, "diff": command_diff, "gate": command_gate, "bisect": command_bisect,
-            "expectations": command_expectations, "supported": command_supported}
+            "expectations": command_expectations, "supported": command_supported, "api": command_api,
+            "chapter": command_chapter}
 
 
 def main(argv: list[str] | None = None) -> int:

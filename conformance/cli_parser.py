@@ -91,9 +91,14 @@ def add_report_parser(commands: Any) -> None:
     report.add_argument("--markdown", type=Path, metavar="PATH", help="also write the Markdown summary")
     report.add_argument("--markdown-full", action="store_true", help="the Markdown lists every change and cell too")
     report.add_argument("--html-link", default=DEFAULT_HTML_LINK, metavar="URL", help="the Markdown's link to the page")
+    report.add_argument("--compare", nargs=2, metavar=("A", "B"), help="the Markdown starts with \"From A to B\": "
+                        "the status changes of an upgrade between two versions of the report, each with its why")
+    report.add_argument("--site-url", default="", metavar="URL", help="where the page is published (https://...): "
+                        "every link of the Markdown and the compat JSON is made absolute against it")
     report.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML, one test case per cell")
     report.add_argument("--compat-json", type=Path, metavar="PATH", help="also write MDN-style compatibility data")
-    report.add_argument("--wptreport", type=Path, metavar="PATH", help="also write web-platform-tests' wptreport")
+    report.add_argument("--wptreport", type=Path, metavar="DIR",
+                        help="also write web-platform-tests' wptreport JSON, one file per run, into the folder DIR")
     report.add_argument("--history", type=Path, metavar="FILE", help="history.json (written by `history`): show "
                         "\"since the last run\" at the top of the page and the Markdown, and the previous runs")
 
@@ -193,6 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
                      f"(default: every version of the {DEFAULT_MATRIX} matrix)")
     add_common_options(pin, cases=False)
     add_upkeep_parsers(commands)
+    add_api_parsers(commands)
+    add_chapter_parser(commands)
     return parser
 
 
@@ -217,3 +224,70 @@ def add_upkeep_parsers(commands: Any) -> None:
     for parser in (pruning, supporting):
         parser.add_argument("--results", action="append", type=Path, metavar="DIR",
                             help="result files or folders to read (repeatable; default results/)")
+
+
+def add_api_parsers(commands: Any) -> None:
+    """`api census`, `api diff` and `api scan`: every public JAX name per release, and a team's code against them."""
+    api = commands.add_parser("api", help="the public API of JAX releases: census, diff, and a scan of your code")
+    actions = api.add_subparsers(dest="api_command", metavar="ACTION", required=True)
+    census = actions.add_parser("census", help="take (or read from storage) the census of each target's public names")
+    which = census.add_mutually_exclusive_group()
+    which.add_argument("--matrix", metavar="NAME", help=f"a matrix name or .toml path (default {DEFAULT_MATRIX})")
+    which.add_argument("--jax", action="append", metavar="VERSION", help="a JAX version; repeat for more")
+    for kind in BUILD_KINDS:
+        census.add_argument(f"--{kind.option}", action="append", default=[], metavar=kind.metavar, help=kind.run_help)
+    diff = actions.add_parser("diff", help="the names added, removed, deprecated, undeprecated, moved or with a new "
+                              "signature between two releases, each dated")
+    diff.add_argument("a", metavar="A", help="a JAX version, a census file (.json), a wheels folder or an interpreter")
+    diff.add_argument("b", metavar="B", help="the same, for the newer side")
+    diff.add_argument("--matrix", metavar="NAME", help="also census this matrix's releases between A and B, to date "
+                      "each change to the first release that shows it (default: the stored censuses between them)")
+    diff.add_argument("--name", action="append", default=[], metavar="PREFIX",
+                      help="only names equal to PREFIX or below it (jax.numpy); repeatable")
+    diff.add_argument("--json", type=Path, metavar="PATH", help="also write {\"changes\": [...]} as JSON")
+    scan = actions.add_parser("scan", help="the JAX names your code uses that --to removes, lacks or deprecates "
+                              "(exit 1 when one is removed or missing)")
+    scan.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="Python files or folders (nothing is imported)")
+    scan.add_argument("--to", required=True, metavar="VERSION", help="the release to upgrade to (or a census file, "
+                      "wheels folder or interpreter)")
+    scan.add_argument("--from", dest="from_version", metavar="VERSION",
+                      help="the release run today: also name the uses it does not have yet")
+    scan.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
+                      help="text (default), json, github (workflow annotations) or sarif (2.1.0, for code scanning)")
+    for parser in (census, diff, scan):
+        parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
+                            help="results folder; censuses are stored in DIR/api/ (default results/)")
+        parser.add_argument("--rerun", action="store_true", help="take every census again, even one stored")
+        add_common_options(parser, cases=False)
+
+
+def add_chapter_parser(commands: Any) -> None:
+    """`chapter`: a chapter's own code, block by block, on releases (docs/chapters.md)."""
+    chapter = commands.add_parser("chapter", help="run a chapter's own code (notebook, Markdown/MyST or plain text) "
+                                  "block by block on each release, as written; store its blocks as cells")
+    chapter.add_argument("file", type=Path, metavar="FILE", help="the chapter: .ipynb, .md (Markdown or MyST), or "
+                         "plain text exported from a notebook")
+    which = chapter.add_mutually_exclusive_group()
+    which.add_argument("--jax", action="append", metavar="VERSION", help="a JAX version; repeat for more")
+    which.add_argument("--matrix", metavar="NAME", help=f"a matrix name or .toml path (default {DEFAULT_MATRIX})")
+    chapter.add_argument("--blocks", action="store_true", help="only list the blocks found (line range, heading, "
+                         "first code line), to check the split; runs nothing")
+    chapter.add_argument("--skip", type=Path, metavar="FILE", help="the skip list (default: <stem>.skip.toml beside "
+                         "the chapter, else in the project's chapters/ folder)")
+    chapter.add_argument("--map", type=Path, metavar="FILE", help="the map file correcting a plain-text chapter's "
+                         "split (default: <stem>.map.toml beside the chapter, else in chapters/)")
+    chapter.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
+                         help="results folder the blocks are stored in, as cells (default results/)")
+    chapter.add_argument("-o", "--report", type=Path, metavar="PATH", help="also render the HTML report of every "
+                         "result file in DIR")
+    chapter.add_argument("--json", type=Path, metavar="PATH", help="also write the blocks' statuses per release as "
+                         "JSON (docs/chapters.md)")
+    chapter.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
+                         help="each block's time limit (default 300)")
+    chapter.add_argument("--rerun", action="store_true", help="run every release, even one whose stored results "
+                         "answer every block")
+    chapter.add_argument("--bisect", metavar="BLOCK", help="find the first release between --good and --bad where "
+                         "this block (its id or hash, see --blocks) changes status or observation")
+    chapter.add_argument("--good", metavar="VERSION", help="with --bisect: a release where the block behaves as wanted")
+    chapter.add_argument("--bad", metavar="VERSION", help="with --bisect: a release where it does not")
+    add_common_options(chapter, cases=False)

@@ -368,12 +368,27 @@ def limit_cell_resources() -> list[str]:
 
 PROCESS_CAP_INTERVAL_S = 0.05
 PROCESS_CAP_MESSAGE = "jax-conformance: the cell started more than {cap} processes; it and all of them were killed"
+# Threads use up the system's task ids as processes do; XLA's own pools are a few hundred threads on a large host.
+CELL_MAX_TASKS = 4096
+TASK_CAP_MESSAGE = "jax-conformance: the cell ran more than {cap} threads and processes; it and all of them were killed"
+
+
+def _tasks(pids: list[int]) -> int:
+    """How many threads the processes `pids` run together (Linux: /proc/PID/task); a process gone counts none."""
+    count = 0
+    for pid in pids:
+        try:
+            count += len(os.listdir(f"/proc/{pid}/task"))
+        except OSError:
+            continue
+    return count
 
 
 def watch_process_count(cap: int = CELL_MAX_PROCESSES, interval: float = PROCESS_CAP_INTERVAL_S) -> bool:
     """Where `RLIMIT_NPROC` cannot bound a cell (root ignores it, and so do processes with CAP_SYS_RESOURCE), count
-    this process's descendants every `interval` seconds in a thread of its own, and once there are more than `cap`,
-    say so on stderr, kill every descendant (the tree: this process is a subreaper, so escapees from the process
+    this process's descendants every `interval` seconds in a thread of its own, and once there are more than `cap`
+    (or more than `CELL_MAX_TASKS` threads among them all: threads use up the system's task ids too), say so on
+    stderr, kill every descendant (the tree: this process is a subreaper, so escapees from the process
     group are in it) and then the whole process group, this process included: the parent reads a cell killed by a
     signal as `crash`, with the line in its stderr tail. Linux only (it reads /proc); returns whether it watches."""
     if not sys.platform.startswith("linux") or not Path("/proc/self/task").is_dir():
@@ -383,10 +398,15 @@ def watch_process_count(cap: int = CELL_MAX_PROCESSES, interval: float = PROCESS
         me = os.getpid()
         while True:
             time.sleep(interval)
-            if len(descendants(me)) > cap:
+            below = descendants(me)
+            if len(below) > cap:
+                said = PROCESS_CAP_MESSAGE.format(cap=cap)
+                break
+            if _tasks([me, *below]) > CELL_MAX_TASKS:
+                said = TASK_CAP_MESSAGE.format(cap=CELL_MAX_TASKS)
                 break
         try:
-            os.write(2, (PROCESS_CAP_MESSAGE.format(cap=cap) + "\n").encode())
+            os.write(2, (said + "\n").encode())
         except OSError:
             pass
         kill_descendants(me, rounds=20)

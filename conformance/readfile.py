@@ -68,6 +68,17 @@ def read_regular_text(path: str | os.PathLike, limit: int = 64 * 1024 * 1024) ->
     return read_regular_bytes(path, limit).decode("utf-8")
 
 
+def special_kind(path: str | os.PathLike) -> str:
+    """What `path` is when it exists (links followed) and is not a regular file: `a FIFO (named pipe)`, `a device`,
+    `a socket`, `a folder`; '' when it is a regular file or does not exist. A command never reads, writes over, or
+    sets aside such a path (as root, `/dev/null` or `/dev/stdout` would be replaced by a file)."""
+    try:
+        mode = os.stat(os.fspath(path)).st_mode
+    except (OSError, ValueError):
+        return ""
+    return "" if stat.S_ISREG(mode) else _kind(mode)
+
+
 def is_regular_file(path: Path) -> bool:
     """Whether `path` is a regular file (links followed), without opening it."""
     try:

@@ -1,8 +1,9 @@
 """A small synthetic report for the browser test and for screenshots: five JAX versions, seven rows, one of each
 kind of change (a known issue that appears, an API that arrives, a fix in a range, a printed-only change, an
-unexplained regression). No JAX needed; the probes below stand in for real ones.
+unexplained regression). No JAX needed; the probes below stand in for real ones. `write_large` renders a report
+larger than the page draws whole (150 rows x 24 columns), for the drawing of the table's visible part.
 
-    python -m tests.synthetic_report OUT.html
+    python -m tests.synthetic_report OUT.html [--large]
 """
 
 from __future__ import annotations
@@ -83,12 +84,48 @@ def _cells(version: str) -> list[dict]:
     ]
 
 
+def _censuses() -> list:
+    """A census per release (synthetic): the page's API section, so that the page checks (axe-core) cover it too."""
+    from tests.api_censuses import census, fn, removed
+
+    def names(version: str) -> dict:
+        found = {"jax.tree_util.tree_map": fn(("f", "positional_or_keyword", None))}
+        found["jax.tree_map"] = fn(("f", "positional_or_keyword", None), state="deprecated",
+                                   message="jax.tree_map is deprecated: use jax.tree.map") \
+            if version < "0.8" else removed("jax.tree_map was removed")
+        return found
+
+    return [census(v, names(v), platform=PLATFORM) for v in VERSIONS]
+
+
 def write(out: Path) -> Path:
     """Render the synthetic report to `out`."""
     files = [synth.files(v, PLATFORM, _cells(v), finished=f"2026-11-29T10:00:0{i}+00:00")
              for i, v in enumerate(VERSIONS)]
-    return write_report(files, out, cases=CASES, generated_at="2026-11-29T10:00:00+00:00", releases=VERSIONS)
+    return write_report(files, out, cases=CASES, generated_at="2026-11-29T10:00:00+00:00", releases=VERSIONS,
+                        censuses=_censuses())
+
+
+LARGE_VERSIONS = [f"0.{minor}.{patch}" for minor in range(4, 10) for patch in range(2)]
+LARGE_PLATFORMS = ["linux-x86_64", "darwin-arm64"]
+LARGE_CASES = [_case(f"big.case{i:03d}", f"Claim {i}, a sentence as long as a real one.",
+                     (Param("", [f"big.row{i:03d}"], Expect({"ok": True})),), section=f"§{1 + i // 30} Part {1 + i // 30}")
+               for i in range(150)]
+
+
+def _large_cells(v: int) -> list[dict]:
+    # Every 7th row differs from its 6th column on, every 11th crashes in one column: changes to find by release.
+    return [synth.cell(case.id, "", "crash" if i % 11 == 0 and v == 3 else "differs" if i % 7 == 0 and v >= 5
+                       else "conforms", {"ok": True}, expected={"ok": True}) for i, case in enumerate(LARGE_CASES)]
+
+
+def write_large(out: Path) -> Path:
+    """Render a report of 150 rows x 12 versions x 2 platforms (3,600 cells) to `out`."""
+    files = [synth.files(version, platform, _large_cells(v), finished=f"2026-11-29T10:{v:02d}:00+00:00")
+             for v, version in enumerate(LARGE_VERSIONS) for platform in LARGE_PLATFORMS]
+    return write_report(files, out, cases=LARGE_CASES, generated_at="2026-11-29T10:00:00+00:00",
+                        releases=LARGE_VERSIONS)
 
 
 if __name__ == "__main__":
-    print(write(Path(sys.argv[1])))
+    print((write_large if "--large" in sys.argv[2:] else write)(Path(sys.argv[1])))

@@ -431,7 +431,8 @@ def test_a_local_label_is_taken_in_its_normalized_form():
     from conformance.engine.plugin import normalized_version
     from conformance.envs.existing import check_described
 
-    assert check_described("/x/python", {"jax": "0.12.0.1+corp_3", "platform": "linux-x86_64"}) == "0.12.0.1+corp.3"
+    assert check_described("/x/python", {"jax": "0.12.0.1+corp_3", "platform": "linux-x86_64",
+                                         "python": "3.13.0"}) == "0.12.0.1+corp.3"
     assert normalized_version("0.12.0.1+Corp-3") == "0.12.0.1+corp.3"
     with pytest.raises(ConformanceError, match="not a PEP 440 version"):
         check_described("/x/python", {"jax": "0.12.0.1-local build"})

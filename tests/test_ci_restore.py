@@ -425,3 +425,57 @@ def test_a_reason_phrase_with_escape_sequences_reaches_the_log_escaped(tmp_path)
         server.shutdown()
     text = "\n".join(restored.lines())
     assert "\x1b" not in text and "\x07" not in text and "\\x1b[2J" in text and "red" in text
+
+
+def test_a_site_trickling_its_headers_or_many_files_is_bounded_as_a_whole(tmp_path, monkeypatch):
+    """Review of A05: the deadline was checked only while reading a body, so headers sent a byte at a time held the
+    fetch, and an index naming many slow files held the restore for each of them in turn."""
+    import http.server
+    import threading
+    import time
+
+    from conformance.results import restore
+
+    class Headers(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            try:
+                for byte in b"HTTP/1.0 200 OK\r\nX-Slow: " + b"y" * 100000:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(0.05)
+            except OSError:
+                pass
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Headers)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setattr(restore, "FETCH_DEADLINE_S", 2)
+    try:
+        started = time.monotonic()
+        restored = restore_results(f"http://127.0.0.1:{server.server_port}", tmp_path / "results")
+        took = time.monotonic() - started
+    finally:
+        server.shutdown()
+    assert "took longer than 2 s to fetch" in restored.failure and took < 30
+    site = site_with(tmp_path, {f"0.8.0-{LINUX}": [cell(*VMAP)], f"0.9.0-{LINUX}": [cell(*VMAP)]})
+    monkeypatch.setattr(restore, "RESTORE_DEADLINE_S", -1)  # every file after the index is past the deadline
+    late = restore_results(str(site), tmp_path / "late")
+    assert late.restored == [] and all("ran past its -1 s" in why for why in late.set_aside.values())
+    assert len(late.set_aside) == 2
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="this system has no FIFOs")
+def test_a_local_site_whose_index_names_a_fifo_sets_it_aside_without_waiting(tmp_path):
+    """Review of A05: urlopen of a file:// FIFO blocked for good."""
+    site = site_with(tmp_path, {f"0.8.0-{LINUX}": [cell(*VMAP)]})
+    target = site / "results" / f"0.8.0-{LINUX}.json"
+    target.unlink()
+    os.mkfifo(target)
+    code = ("import sys; from conformance.results.restore import main; "
+            "sys.exit(main(sys.argv[1:]))")
+    done = subprocess.run([sys.executable, "-c", code, str(site), "--into", str(tmp_path / "results")],
+                          capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0 and "not a regular file" in done.stdout and "its cells run" in done.stdout

@@ -333,3 +333,39 @@ def test_a_wheel_no_interpreter_here_can_install_is_left_out_and_named(monkeypat
     assert "left out jax-0.14.0.dev20260101-cp27-cp27m-win32.whl (no interpreter here can install its tags " \
            "(cp27-cp27m-win32))" in err
     assert tags_problem("jax-0.13.0-py3-none-any.whl") == ""
+
+
+def test_a_find_links_page_wheel_no_interpreter_here_can_install_is_left_out_too(monkeypatch, capsys, tmp_path):
+    """Review of A13: the tag check covered folders only; the same cp27-win32 wheel served on a page was chosen."""
+    import http.server
+    import threading
+
+    from conformance import cli
+
+    page = ('<a href="jax-0.13.0.dev20260101-py3-none-any.whl">jax-0.13.0.dev20260101-py3-none-any.whl</a>'
+            '<a href="jax-0.14.0-cp27-cp27m-win32.whl">jax-0.14.0-cp27-cp27m-win32.whl</a>').encode()
+
+    class Links(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Links)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("JAX_CONFORMANCE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr("conformance.envs.index.fetch_project_page", lambda project, base=None, timeout=30.0: {
+        "files": [{"filename": f"{project}-{v}-py3-none-any.whl"} for v in ("0.11.2", "0.12.0.1")]})
+    try:
+        assert cli.main(["matrix", "latest", "--pre", "--find-links", f"http://127.0.0.1:{server.server_port}/"]) == 0
+    finally:
+        server.shutdown()
+    out, err = capsys.readouterr()
+    assert out.split() == ["0.12.0.1", "0.13.0.dev20260101"]
+    assert "left out jax-0.14.0-cp27-cp27m-win32.whl (no interpreter here can install its tags" in err

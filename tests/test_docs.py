@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 EXPECTED_PAGES = {"running.md", "report.md", "decisions.md", "builds.md", "team-cases.md", "ci.md",
                   "writing-cases.md", "statuses.md", "result-format.md", "layout.md", "sensitivity.md",
-                  "benchmarks.md"}
+                  "benchmarks.md", "api.md"}
 COMMAND = re.compile(r"(?:^|\s)(?:jax-conformance|python3? -m conformance)\s")
 SHELL_FENCES = {"sh", "console", "bash", "shell"}
 
@@ -158,8 +158,13 @@ def test_every_option_a_synopsis_names_exists(path):
             match = re.match(r"^\s*jax-conformance (\w+)(.*)$", line.split("#")[0])
             if not match:
                 continue
-            known = {o for a in commands[match.group(1)]._actions for o in a.option_strings}
-            unknown += [o for o in re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", match.group(2)) if o not in known]
+            command, rest = commands[match.group(1)], match.group(2)
+            actions = next((a.choices for a in command._actions if a.__class__.__name__ == "_SubParsersAction"), {})
+            word = (rest.split() or [""])[0]
+            if word in actions:  # a command's action (`api diff`): its own options
+                command, rest = actions[word], rest.split(None, 1)[1] if len(rest.split()) > 1 else ""
+            known = {o for a in command._actions for o in a.option_strings}
+            unknown += [o for o in re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", rest) if o not in known]
     assert unknown == []
 
 

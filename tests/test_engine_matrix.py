@@ -349,3 +349,16 @@ def test_a_run_answered_from_storage_removes_what_killed_runs_left(tmp_path, mon
     assert isinstance(events[0], matrix.AnsweredFromStorage) and builder.prepared == []
     assert not any(p.exists() for p in dead) and live.exists() and path.exists()
     assert sorted(p.name for p in scratch.iterdir()) == [f"jaxconf-run-{os.getpid()}-def"]
+
+
+def test_the_running_files_of_a_builds_folder_are_removed_too(tmp_path):
+    """Review of N03: `builds/*/.running-*` stayed unless that build ran again; a bisect answered from storage removed
+    nothing."""
+    from conformance.engine.matrix import remove_orphans
+
+    build = tmp_path / "results" / "builds" / "python-0123456789"
+    build.mkdir(parents=True)
+    dead = build / ".running-999999999-x1.json"
+    dead.write_text("{}")
+    remove_orphans(tmp_path / "results")
+    assert not dead.exists()

@@ -338,3 +338,22 @@ def test_a_file_whose_entries_cannot_be_told_apart_is_one_line_not_a_traceback(t
                     '[[ expect ]] # second\ncell = "values.dtype"\nstatus = ["timeout"]\n', encoding="utf-8")
     assert cli.main(["expectations", "prune", str(path), "--results", str(stored), "--write"]) == 0
     assert path.read_text(encoding="utf-8") == '[[ expect ]] # second\ncell = "values.dtype"\nstatus = ["timeout"]\n'
+
+
+def test_a_section_heading_set_apart_by_a_blank_line_stays_when_the_entry_above_it_goes():
+    """Review of A04: a comment block separated from the next entry by a blank line (a section's heading) was deleted
+    with the entry above it."""
+    text = ('[[expect]]\ncell = "values.renamed_away"\nstatus = ["differs"]\n\n# --- numerics ---\n\n'
+            '# its own comment\n[[expect]]\ncell = "values.dtype"\nstatus = ["timeout"]\n')
+    assert entry_spans(text) == [(0, 4), (5, 10)]
+
+
+def test_headers_and_lines_are_read_as_toml_reads_them():
+    """Review of A04: a U+2028 in a string or comment split a line for `str.splitlines` (not for TOML), a quoted
+    `[["expect"]]` header was not seen, and an entry's label said `line 0` when a string held `[[expect]]`."""
+    from conformance.decide.expectations import parse_expectations
+
+    text = ('# a note\u2028 that continues\n[["expect"]]\ncell = "values.dtype"\nstatus = ["timeout"]\n'
+            'reason = """a\n[[expect]]\nb"""\n\n[[expect]]\ncell = "values.steady"\nstatus = ["differs"]\n')
+    assert "\u2028" in text and entry_spans(text) == [(1, 8), (7, 11)]
+    assert [e.label for e in parse_expectations(text)] == ["values.dtype (line 2)", "values.steady (line 9)"]

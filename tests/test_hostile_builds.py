@@ -512,17 +512,21 @@ def test_the_actions_cache_key_holds_a_hash_of_the_index_without_its_credentials
 # Passwords a mirror may hand out: an unencoded `@` or `:` (uv and urllib split the netloc at its last `@`), and an
 # encoded one. Every script prints and hashes URLs through conformance.scrub (A03: a sed stopping at the first `@`
 # printed `https://***@tail-123@host/...`).
-HARD_PASSWORDS = [f"S3cr@{TOKEN}", f"{TOKEN}:x@y", f"S3cr%40{TOKEN}", f"a@b:{TOKEN}@c"]
+HARD_PASSWORDS = [f"S3cr@{TOKEN}", f"{TOKEN}:x@y", f"S3cr%40{TOKEN}", f"a@b:{TOKEN}@c", f"S3cr {TOKEN}",
+                  f"S3cr#{TOKEN}?q", f"S3cr {TOKEN}#x"]
 
 
 @pytest.mark.parametrize("password", HARD_PASSWORDS)
 def test_the_run_script_masks_a_password_holding_at_signs_colons_and_escapes(tmp_path, password):
     (tmp_path / "work" / "wheels").mkdir(parents=True)
+    # EXTRA_INDEX_URL is a list split at spaces, as uv reads UV_EXTRA_INDEX_URL: no password there holds a space.
+    extra = {} if " " in password else {"EXTRA_INDEX_URL": f"http://{password}@127.0.0.1:9/b"}
     done = _run_script(tmp_path, "run-shard.sh", WHEELS="wheels", INDEX_URL=f"https://ci-bot:{password}@host.invalid/simple",
-                       EXTRA_INDEX_URL=f"http://{password}@127.0.0.1:9/b")
+                       **extra)
     said = done.stdout + done.stderr
     assert TOKEN not in said and "S3cr" not in said
-    assert "--index-url https://***@host.invalid/simple" in done.stdout and "http://***@127.0.0.1:9/b" in done.stdout
+    assert "--index-url https://***@host.invalid/simple" in done.stdout
+    assert not extra or "http://***@127.0.0.1:9/b" in done.stdout
 
 
 @pytest.mark.parametrize("password", HARD_PASSWORDS)
@@ -538,11 +542,13 @@ def test_the_cache_key_of_a_hard_password_is_the_key_of_the_bare_index(tmp_path,
 
 @pytest.mark.parametrize("password", HARD_PASSWORDS)
 def test_the_one_scrubber_masks_printed_text_and_strips_recorded_urls(password):
-    from conformance.scrub import scrub_credentials, without_credentials
+    from conformance.scrub import scrub_credentials, scrub_url, without_credentials
 
     url = f"https://ci-bot:{password}@host.example:8443/simple/jax/"
     assert without_credentials(url) == "https://host.example:8443/simple/jax/"
-    assert scrub_credentials(f"fetching {url} failed") == "fetching https://***@host.example:8443/simple/jax/ failed"
+    assert scrub_credentials(f"fetching {url} failed", url) == \
+        "fetching https://***@host.example:8443/simple/jax/ failed"
+    assert TOKEN not in scrub_url(url) and TOKEN not in without_credentials(url.replace("://", ":/"))
     quoted = f"nonnumeric port: '{password}@host.example'"  # a library quoting the netloc without its scheme
     assert TOKEN not in scrub_credentials(quoted, url)
     assert without_credentials("https://host.example/simple") == "https://host.example/simple"
@@ -1043,6 +1049,8 @@ def test_a_merge_stamps_each_cell_with_the_build_that_ran_it():
     ('"text"', "is JSON but not an object (str)"),
     ('{"jax": "0.12.0.1", "python": "3.13.0", "platform": "../../x"}', "names the platform '../../x'"),
     ('{"jax": "0.12.0.1", "python": "3.13.0", "platform": 7}', "names the platform '7'"),
+    ('{"jax": "0.12.0.1", "python": "3.13 \\u001b[2J\\u001b[31mRED", "platform": "linux-x86_64"}',
+     "names the Python version '3.13 \\x1b[2J\\x1b[31mRED'"),
 ])
 def test_a_python_whose_description_is_not_a_usable_object_is_one_line(tmp_path, capsys, written, said):
     """A12: a description that was JSON but not an object gave a traceback, and its platform went into a path."""
@@ -1118,3 +1126,76 @@ def test_as_root_a_cell_that_starts_too_many_processes_is_killed_with_all_of_the
 
     forked = [int(pid) for pid in pids.read_text().split()] if pids.exists() else []
     assert wait_until(lambda: not any(pid_alive(pid) for pid in forked), timeout_s=30)  # none left sleeping
+
+
+def _runtime_digest(site: Path, setup: str = "") -> str:
+    code = ("import sys, json; from conformance.child.envinfo import build_digest, runtime_files; "
+            f"{setup}; print(build_digest((), runtime_files()))")
+    environ = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), SOURCE_ROOT])}
+    done = subprocess.run([PY, "-c", code], env=environ, capture_output=True, text=True, timeout=60, check=True)
+    return done.stdout.strip()
+
+
+def test_a_build_key_sees_a_loaded_helper_module_and_an_unchecked_pyc(tmp_path):
+    """Review of A02: a plugin's own helper module (imported from outside jax_plugins) and a hash-based .pyc that
+    Python runs without checking its source changed behaviour while the key stayed; the key now also holds every file
+    the process has loaded."""
+    import importlib.util
+    import py_compile
+
+    site = tmp_path / "site"
+    site.mkdir()
+    helper = site / "corphelper.py"
+    helper.write_text("X64 = False\n", encoding="utf-8")
+    before = _runtime_digest(site, "import corphelper")
+    helper.write_text("X64 = True\n", encoding="utf-8")
+    after = _runtime_digest(site, "import corphelper")
+    assert after != before
+    package = site / "corpfast"
+    package.mkdir()
+    source = package / "__init__.py"
+    source.write_text("VALUE = 1\n", encoding="utf-8")
+    cached = Path(importlib.util.cache_from_source(str(source)))
+    py_compile.compile(str(source), cfile=str(cached), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    first = _runtime_digest(site, "import corpfast")
+    source.write_text("VALUE = 2\n", encoding="utf-8")  # the .py edited: Python still runs the unchecked .pyc
+    py_compile.compile(str(source), cfile=str(cached), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    source.write_text("VALUE = 1\n", encoding="utf-8")  # and the .py put back: only the .pyc differs now
+    assert _runtime_digest(site, "import corpfast") != first
+
+
+def test_a_plugin_named_by_an_entry_point_that_is_no_identifier_is_in_the_key(tmp_path):
+    """Review of A02: an entry point `corp = corp-plugin` (a module name with a dash, which jax imports all the same)
+    was dropped from the plugin modules, so its edits reused every cell."""
+    site = tmp_path / "site"
+    info = site / "corp_plugin-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: corp-plugin\nVersion: 1.0\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[jax_plugins]\ncorp = corp-plugin\n", encoding="utf-8")
+    module = site / "corp-plugin.py"
+    module.write_text("def initialize():\n    pass\n", encoding="utf-8")
+    code = "from conformance.child.envinfo import plugin_modules; print(plugin_modules())"
+    environ = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), SOURCE_ROOT])}
+    shown = subprocess.run([PY, "-c", code], env=environ, capture_output=True, text=True, timeout=60, check=True)
+    assert "corp-plugin" in shown.stdout
+    before = _digest_of(site, "corp-plugin")
+    module.write_text("def initialize():\n    import os\n    os.environ['X'] = '1'\n", encoding="utf-8")
+    assert _digest_of(site, "corp-plugin") != before
+
+
+@linux_only
+def test_a_cell_running_too_many_threads_is_killed_with_its_group(tmp_path):
+    """Review of N12: threads use up the system's task ids as processes do, and 1,502 of them in one cell went on."""
+    script = ("import sys, threading, time\n"
+              "from conformance import portable\n"
+              "portable.CELL_MAX_TASKS = 300\n"
+              "assert portable.watch_process_count(cap=512)\n"
+              "stop = threading.Event()\n"
+              "for _ in range(1000):\n"
+              "    threading.Thread(target=stop.wait, daemon=True).start()\n"
+              "time.sleep(60)\n"
+              "print('not killed')\n")
+    done = subprocess.run([PY, "-c", script], env={**os.environ, "PYTHONPATH": SOURCE_ROOT}, capture_output=True,
+                          text=True, timeout=120, start_new_session=True)  # its own group: the watcher kills it
+    assert done.returncode == -9 and "not killed" not in done.stdout
+    assert "ran more than 300 threads and processes" in done.stderr

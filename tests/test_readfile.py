@@ -5,6 +5,7 @@ hanging the suite; each refusal is one line naming the file."""
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -65,3 +66,29 @@ def test_every_command_refuses_a_fifo_in_one_line(tmp_path, fifo, command):
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1, done.stderr
     assert str(fifo) in lines[0] and "FIFO" in lines[0] and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("option", ["--markdown", "-o", "--junit", "--compat-json"])
+def test_an_output_that_is_a_fifo_or_a_link_to_one_is_refused_and_left_as_it_was(tmp_path, fifo, option):
+    """A device or FIFO named as an output (`--markdown /dev/stdout`) was replaced by a regular file: as root that
+    replaces the system's own nodes. A link to a FIFO stands for `/dev/stdout` (a link to /proc/self/fd/1)."""
+    link = tmp_path / "stdout"
+    link.symlink_to(fifo)
+    for target in (fifo, link):
+        argv = ["report", str(GOLDEN), "-o", str(tmp_path / "page.html")]
+        argv = argv[:-2] + [option, str(target)] if option == "-o" else argv + [option, str(target)]
+        done = tool(*argv, cwd=tmp_path)
+        assert done.returncode == 2 and "is a FIFO (named pipe), not a regular file" in done.stderr, done.stderr
+        assert fifo.exists() and stat.S_ISFIFO(os.stat(fifo).st_mode) and link.is_symlink()
+
+
+def test_a_history_that_is_a_fifo_or_a_link_to_one_is_refused_never_set_aside(tmp_path, fifo):
+    """`history --history X` moved a FIFO, a device or a link aside and wrote a file in its place (as root, the real
+    /dev/stdin was renamed)."""
+    link = tmp_path / "stdin"
+    link.symlink_to(fifo)
+    for target in (fifo, link):
+        done = tool("history", "--results", str(GOLDEN), "--history", str(target), cwd=tmp_path)
+        assert done.returncode == 2 and "is a FIFO (named pipe), not a history file" in done.stderr, done.stderr
+        assert stat.S_ISFIFO(os.stat(fifo).st_mode) and link.is_symlink()
+        assert not list(tmp_path.glob("*.unreadable-*"))

@@ -1,7 +1,8 @@
 """The report's outputs to paste and to hand to other tools: the Markdown page, the compat JSON (shaped like MDN
 browser-compat-data) and the wptreport JSON, each checked on synthetic results, on the golden files and on the
 published report's data (rebuilt from reports/index.html). The Markdown is rendered with cmark-gfm, GitHub's own
-renderer; the JSON outputs are validated against their schemas with jsonschema and with check-jsonschema."""
+renderer; the JSON outputs are validated against their schemas with jsonschema and with check-jsonschema. The
+wptreports themselves (one per run, wpt.fyi's rules) are tested in tests/test_wptreport.py."""
 
 from __future__ import annotations
 
@@ -18,15 +19,13 @@ import pytest
 
 from conformance import cli
 from conformance.core.case import load_cases
-from conformance.report.compat import compat_data
 from conformance.report.markdown import code, link_target, markdown_summary, text
 from conformance.report.model import build_model
-from conformance.report.notes import row_notes
-from conformance.report.wptreport import fact_of, wptreport
 from conformance.results.load import load_results
 from tests.published_report import published_files
 from tests.synthetic_results import cell, files
 from tests.test_report import CASES, GOLDEN
+from tests.wptfyi_rules import report_problems
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "conformance" / "report" / "schemas"
 COMPAT_SCHEMA = SCHEMAS / "compat.schema.json"
@@ -170,185 +169,6 @@ def test_several_platforms_get_a_platform_column_and_their_own_spans():
     page = markdown_summary(model)
     assert "| jax | platform | conforming |" in page and "| 0.5.0 | darwin-arm64 | 100% |" in page
     assert "| `a.b` | linux-x86_64 | 0.5.0 | 0.4.38 | conforms |" in page.split("## Since which release")[1]
-    data = compat_data(model)
-    assert data["a"]["b"]["__compat"]["support"] == {
-        "darwin-arm64": {"version_added": "≤0.4.38", "version_last": "0.5.0"},
-        PLATFORM: {"version_added": "0.5.0", "version_last": "0.5.0"}}
-    assert problems(COMPAT_SCHEMA, data) == []
-
-
-# ------------------------------------------------------------------ compat JSON
-
-
-def entry(data, row_id):
-    node = data
-    for part in row_id.split("."):
-        node = node[part]
-    return node["__compat"]
-
-
-def test_support_comes_and_goes_as_an_array_newest_first():
-    statuses = {"0.4.38": "differs", "0.5.0": "conforms", "0.6.0": "conforms", "0.7.0": "differs",
-                "0.8.0": "conforms"}
-    model = model_of({v: [cell("a.b", status=s, notes="")] for v, s in statuses.items()})
-    data = compat_data(model, "2026-12-01T00:00:00+00:00")
-    assert problems(COMPAT_SCHEMA, data) == []
-    support = entry(data, "a.b")["support"][PLATFORM]
-    assert support == [{"version_added": "0.8.0", "version_last": "0.8.0"},
-                       {"version_added": "0.5.0", "version_removed": "0.7.0", "version_last": "0.6.0"}]
-    assert data["__meta"]["releases"] == {PLATFORM: list(statuses)}
-
-
-def test_conforming_from_the_oldest_measured_release_is_a_ranged_version_and_never_is_false():
-    model = model_of({"0.4.38": [cell("a.b"), cell("a.c", status="differs")],
-                      "0.5.0": [cell("a.b"), cell("a.c", status="unsupported")]})
-    data = compat_data(model)
-    assert entry(data, "a.b")["support"][PLATFORM] == {"version_added": "≤0.4.38", "version_last": "0.5.0"}
-    assert entry(data, "a.c")["support"][PLATFORM] == {"version_added": False}
-    assert problems(COMPAT_SCHEMA, data) == []
-
-
-def test_a_row_checked_by_several_cells_is_partial_where_only_some_conform():
-    both = {"rows": ["a.shared"]}
-    model = model_of({"0.4.38": [cell("a.p", "x", **both), cell("a.p", "y", status="differs", **both)],
-                      "0.5.0": [cell("a.p", "x", **both), cell("a.p", "y", **both)]})
-    data = compat_data(model)
-    compat = entry(data, "a.shared")
-    assert compat["cells"] == ["a.p[x]", "a.p[y]"]
-    [newer, older] = compat["support"][PLATFORM]
-    assert newer == {"version_added": "0.5.0", "version_last": "0.5.0"}
-    assert older["partial_implementation"] is True and older["version_removed"] == "0.5.0"
-    assert "a.p[x]" in older["notes"] and "a.p[y]" not in older["notes"]
-    assert problems(COMPAT_SCHEMA, data) == []
-
-
-def test_a_known_issue_row_has_its_state_per_release_and_its_why_in_notes():
-    bug = {"known_issue": True, "discrepancy": "measured: the bug is gone in 0.5.0"}
-    model = model_of({"0.4.38": [cell("n.vm", "vmap", **bug)],
-                      "0.5.0": [cell("n.vm", "vmap", status="differs", **bug)]})
-    data = compat_data(model)
-    compat = entry(data, "n.vm.vmap")
-    assert compat["known_issue"] == {PLATFORM: {"0.4.38": "bug still present", "0.5.0": "bug absent"}}
-    assert compat["support"][PLATFORM] == {"version_added": "≤0.4.38", "version_removed": "0.5.0",
-                                           "version_last": "0.4.38", "notes": "measured: the bug is gone in 0.5.0"}
-    block = model.sections[0].cases[0]
-    assert row_notes(block, block.params[0]) == ["measured: the bug is gone in 0.5.0"]
-
-
-def test_a_release_without_a_result_is_left_out_of_the_spans():
-    model = model_of({"0.4.38": [cell("a.b", status="differs"), cell("a.c")], "0.5.0": [cell("a.c")],
-                      "0.6.0": [cell("a.b"), cell("a.c")]})
-    data = compat_data(model)
-    assert entry(data, "a.b")["support"][PLATFORM] == {"version_added": "0.6.0", "version_last": "0.6.0"}
-    assert "| `a.b` | 0.6.0 | 0.4.38 | conforms |" in markdown_summary(model)
-
-
-def test_the_compat_schema_refuses_what_bcd_would():
-    data = compat_data(model_of({"0.4.38": [cell("a.b")]}))
-    assert problems(COMPAT_SCHEMA, data) == []
-    for path, bad in ((("a", "b", "__compat", "support", PLATFORM, "version_added"), "soon"),
-                      (("a", "b", "__compat", "support", PLATFORM, "notes"), ["only one"]),
-                      (("a", "b", "__compat", "support", PLATFORM, "partial_implementation"), False),
-                      (("a", "b", "__compat", "colour"), "red")):
-        broken = json.loads(json.dumps(data))
-        node = broken
-        for key in path[:-1]:
-            node = node[key]
-        node[path[-1]] = bad
-        assert problems(COMPAT_SCHEMA, broken), path
-
-
-def test_the_published_compat_json_validates_and_has_one_entry_per_chapter_row(published):
-    data = compat_data(published, "2026-12-01T12:00:00+00:00")
-    assert problems(COMPAT_SCHEMA, data) == []
-    rows = {r for row in published.param_rows for r in row.rows}
-    found = []
-
-    def walk(node, path):
-        for key, value in node.items():
-            if key == "__compat":
-                found.append(".".join(path))
-            elif not key.startswith("__"):
-                walk(value, path + [key])
-
-    walk(data, [])
-    assert sorted(found) == sorted(rows) and len(rows) > 180
-    vmap = entry(data, "numerics.debug_nans.vmap_miss.vmap")
-    assert vmap["known_issue"][PLATFORM]["0.12.0.1"] == "bug still present"
-    assert vmap["known_issue"][PLATFORM]["0.4.38"] == "bug absent"
-    assert vmap["support"][PLATFORM]["version_added"] == "0.8.0"
-    assert entry(data, "numerics.debug_nans.trigger.vmap_tracing")["cells"] == [
-        "numerics.debug_nans_trigger[make_jaxpr_vmap]", "numerics.debug_nans_trigger[jit_vmap]"]
-
-
-# ------------------------------------------------------------------ wptreport
-
-
-def test_fact_of_a_diff_path():
-    assert [fact_of(p) for p in ("dtype", "a.b", "types[0]", "<api>", "")] == ["dtype", "a", "types", "<api>", ""]
-
-
-def test_one_run_is_a_plain_report_with_its_facts_as_subtests():
-    model = model_of({"0.5.0": [
-        cell("a.ok", expected={"x": 1, "y": 2}, observation={"x": 1, "y": 2}),
-        cell("a.bad", status="differs", expected={"x": 1, "y": 2}, observation={"x": 1, "y": 3},
-             diff=[{"path": "y", "expected": 2, "observed": 3}]),
-        cell("a.gone", status="unsupported", reason="not yet there: jax.thing"),
-        cell("a.boom", status="crash", reason="signal 11")]})
-    report = wptreport(model)
-    assert problems(WPT_SCHEMA, report) == []
-    assert report["run_info"]["product"] == "jax" and report["run_info"]["jax"] == "0.5.0"
-    assert report["subsuites"] == {}
-    by_test = {r["test"]: r for r in report["results"]}
-    assert by_test["/a.ok"]["status"] == "OK" and [s["status"] for s in by_test["/a.ok"]["subtests"]] == ["PASS"] * 2
-    bad = by_test["/a.bad"]
-    assert bad["status"] == "OK" and [(s["name"], s["status"]) for s in bad["subtests"]] == [("x", "PASS"),
-                                                                                             ("y", "FAIL")]
-    assert bad["subtests"][1]["message"] == "y: expected 2, observed 3"
-    assert by_test["/a.gone"]["status"] == "PRECONDITION_FAILED" and by_test["/a.gone"]["subtests"] == []
-    assert by_test["/a.boom"]["status"] == "CRASH" and "signal 11" in by_test["/a.boom"]["message"]
-
-
-def test_several_runs_are_subsuites_each_with_its_run_info():
-    model = model_of({"0.4.38": [cell("a.b")], "0.5.0": [cell("a.b", status="differs")]})
-    report = wptreport(model)
-    assert problems(WPT_SCHEMA, report) == []
-    assert set(report["subsuites"]) == {"jax-0.4.38-linux-x86_64", "jax-0.5.0-linux-x86_64"}
-    assert report["subsuites"]["jax-0.5.0-linux-x86_64"]["browser_version"] == "0.5.0"
-    assert "jax" not in report["run_info"] and report["run_info"]["platform"] == PLATFORM
-    assert [(r["subsuite"], r["subtests"][0]["status"]) for r in report["results"]] == [
-        ("jax-0.4.38-linux-x86_64", "PASS"), ("jax-0.5.0-linux-x86_64", "FAIL")]
-
-
-def test_odd_run_data_still_gives_a_valid_report():
-    [run] = [files("0.5.0", PLATFORM, [cell("a.b", duration_s=-1.0, expected={"<b>\u2028": 1},
-                                             observation={"<b>\u2028": 1})])]
-    run.header.started_at, run.header.finished_at = "1960-01-01T00:00:00+00:00", "not a date"
-    report = wptreport(build_model([run], []))
-    assert problems(WPT_SCHEMA, report) == []
-    assert "time_start" not in report and report["results"][0]["duration"] == 0
-    assert report["results"][0]["subtests"][0]["name"] == "<b>\u2028"
-
-
-def test_the_wptreport_schema_refuses_a_malformed_report():
-    report = wptreport(model_of({"0.5.0": [cell("a.b")]}))
-    for change in (lambda r: r["results"][0].update(test="a.b"), lambda r: r["results"][0].update(status="GOOD"),
-                   lambda r: r["run_info"].pop("browser_version"), lambda r: r["run_info"].pop("revision"),
-                   lambda r: r["results"][0]["subtests"][0].update(status="OK"), lambda r: r.pop("results")):
-        broken = json.loads(json.dumps(report))
-        change(broken)
-        assert problems(WPT_SCHEMA, broken)
-
-
-def test_the_published_wptreport_validates(published):
-    report = wptreport(published)
-    assert problems(WPT_SCHEMA, report) == []
-    measured = sum(c.result is not None for row in published.param_rows for c in row.cells)
-    assert len(report["subsuites"]) == len(published.columns) >= 27 and len(report["results"]) == measured
-    assert report["time_start"] < report["time_end"]
-    failing = {r["test"] for r in report["results"] if r["subsuite"] == "jax-0.12.0.1-linux-x86_64"
-               and any(s["status"] == "FAIL" for s in r["subtests"])}
-    assert failing == {"/" + d.cell_id for d in published.discrepancies} and len(failing) >= 4
 
 
 # ------------------------------------------------------------------ the command line
@@ -358,22 +178,42 @@ def test_report_writes_every_output_and_check_jsonschema_accepts_them(tmp_path, 
     out = tmp_path / "site"
     argv = ["report", str(GOLDEN), "-o", str(out / "index.html"), "--markdown", str(out / "index.md"),
             "--markdown-full", "--html-link", "https://reports.example/jax/", "--compat-json",
-            str(out / "compat.json"), "--wptreport", str(out / "wptreport.json")]
+            str(out / "compat.json"), "--wptreport", str(out / "wpt")]
     assert cli.main(argv) == 0
     printed = capsys.readouterr().out
     assert "compat json: " in printed and "wptreport: " in printed
     page = (out / "index.md").read_text(encoding="utf-8")
     assert "## Every cell" in page and "(https://reports.example/jax/)" in page
-    for schema, name in ((COMPAT_SCHEMA, "compat.json"), (WPT_SCHEMA, "wptreport.json")):
+    wptreports = sorted((out / "wpt").iterdir())
+    assert [p.name for p in wptreports] == ["wptreport-0.12.0.1-linux-x86_64.json",
+                                            "wptreport-0.4.38-linux-x86_64.json"]  # one per run
+    for schema, paths in ((COMPAT_SCHEMA, [out / "compat.json"]), (WPT_SCHEMA, wptreports)):
         checked = subprocess.run([sys.executable, "-m", "check_jsonschema", "--schemafile", str(schema),
-                                  str(out / name)], capture_output=True, text=True)
+                                  *map(str, paths)], capture_output=True, text=True)
         assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert all(report_problems(path.read_bytes()) == [] for path in wptreports)
 
 
 def test_report_refuses_an_extra_output_over_a_result_file(tmp_path, capsys):
     result = sorted(GOLDEN.glob("*.json"))[0]
-    assert cli.main(["report", str(GOLDEN), "-o", str(tmp_path / "i.html"), "--wptreport", str(result)]) == 2
+    assert cli.main(["report", str(GOLDEN), "-o", str(tmp_path / "i.html"), "--compat-json", str(result)]) == 2
     assert "is a result file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where, said", [
+    ("a file", "is a file; name a folder (one file per run is written into it)"),
+    ("a .json name", "is named like a file; it takes a folder"),
+    ("the results", "holds result files; write the output to another folder"),
+    ("the page's path", "both name"),
+])
+def test_report_refuses_a_wptreport_folder_that_cannot_be_one_in_one_line(tmp_path, capsys, where, said):
+    (tmp_path / "old.json").write_text("{}", encoding="utf-8")
+    folder = {"a file": tmp_path / "old.json", "a .json name": tmp_path / "wptreport.json", "the results": GOLDEN,
+              "the page's path": tmp_path / "i.html"}[where]
+    assert cli.main(["report", str(GOLDEN), "-o", str(tmp_path / "i.html"), "--wptreport", str(folder)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert said in err and "--wptreport" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "i.html").exists() and (tmp_path / "old.json").read_text(encoding="utf-8") == "{}"
 
 
 # ------------------------------------------------------------------ Markdown: notes with code
@@ -396,16 +236,3 @@ def test_markdown_options_without_a_markdown_page_are_refused_in_one_line(tmp_pa
     assert cli.main(["report", str(GOLDEN), "-o", str(tmp_path / "i.html"), "--markdown-full"]) == 2
     err = capsys.readouterr().err.strip()
     assert "add --markdown PATH" in err and len(err.splitlines()) == 1 and not (tmp_path / "i.html").exists()
-
-
-def test_a_rows_declared_status_changes_lead_its_notes():
-    import dataclasses
-
-    from conformance.core.case import Change
-
-    model = model_of({"0.4.38": [cell("n.vm", "vmap", discrepancy="measured: gone in 0.5.0")]})
-    block = model.sections[0].cases[0]
-    declared = (Change(why="the check moved into pjit", evidence="jax/_src/pjit.py: _check", since="0.5.0"),)
-    row = dataclasses.replace(block.params[0], declared_changes=declared)
-    assert row_notes(block, row) == ["In 0.5.0: the check moved into pjit (evidence: jax/_src/pjit.py: _check)",
-                                     "measured: gone in 0.5.0"]

@@ -182,3 +182,43 @@ def test_bisect_refuses_its_outputs_in_one_line_before_the_search(tmp_path, caps
     assert {"json over a result": "is a result file", "issue over a result": "is a result file",
             "json is a folder": "is a folder", "both the same": "both name"}[how] in err[0]
     assert stored.read_text() == '{"kept": true}' and sorted(p.name for p in results.iterdir()) == [stored.name]
+
+
+def test_an_output_over_a_file_the_command_reads_is_refused(tmp_path):
+    """Review of A01: `gate --expectations e.toml --markdown e.toml`, `gate --to-python P --markdown P`, `chapter F
+    --json F` and `api diff a.json b.json --json a.json` wrote over what they read, and exited 0."""
+    read = tmp_path / "expect.toml"
+    read.write_text("")
+    link = tmp_path / "same.toml"
+    link.symlink_to(read)
+    assert refused([("--markdown", read)], reads=[read]) == \
+        f"--markdown {read} is {read}, which this command reads; write the output elsewhere"
+    assert "which this command reads" in refused([("--json", link)], reads=[None, read])
+    check_outputs([("--json", tmp_path / "other.json")], reads=[read, tmp_path / "missing"])  # nothing else refused
+
+
+def test_an_output_in_the_census_folder_or_inside_an_output_folder_is_refused(tmp_path):
+    """Review of A01: `api diff --json results/api/0.6.0-linux-x86_64.json` wrote over the census the command had just
+    stored, and `report --compat-json DIR/wptreport-….json --wptreport DIR` was replaced by a wptreport."""
+    results = tmp_path / "results"
+    (results / "api").mkdir(parents=True)
+    out = results / "api" / "0.6.0-linux-x86_64.json"
+    assert refused([("--json", out)], results=results).startswith(f"--json {out} is in the census folder")
+    folder = tmp_path / "wpt"
+    inside = folder / "wptreport-0.8.0-linux-x86_64.json"
+    assert refused([("--compat-json", inside)], folders=[("--wptreport", folder)]) == \
+        f"--compat-json {inside} is inside --wptreport {folder}, whose files that command writes; write it elsewhere"
+
+
+def test_a_symlink_loop_is_never_a_traceback(tmp_path, capsys):
+    """Review: a loop of links, named as an output or as results, gave `RuntimeError: Symlink loop` (Path.resolve)
+    and a traceback. As an output it is a path like any other (the link is replaced); as results, one line."""
+    from conformance import cli
+
+    loop = tmp_path / "loop1"
+    loop.symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(loop)
+    check_outputs([("-o", loop)], results=tmp_path)
+    assert cli.main(["report", str(loop), "-o", str(tmp_path / "page.html")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Traceback" not in err[0] and str(loop) in err[0]

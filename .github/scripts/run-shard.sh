@@ -41,5 +41,5 @@ if [[ -n "${WORKERS:-}" ]]; then args+=(-j "$WORKERS"); fi
 args+=(${index[@]+"${index[@]}"})
 # The command line, its URLs' credentials (user:TOKEN@, to the netloc's last @) masked by the suite's one scrubber:
 # GitHub masks registered secrets only, not a token minted in the job.
-echo "+ jax-conformance ${args[*]}" | "$py" -m conformance.scrub
+"$py" -m conformance.scrub --command jax-conformance "${args[@]}"
 exec "$py" -m conformance "${args[@]}"

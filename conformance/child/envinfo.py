@@ -96,7 +96,7 @@ def describe_environment() -> dict[str, Any]:
     info["platform"] = platform_tag(platform.system(), platform.machine(), info["backend"],
                                     info.get("gpu_runtime") or "")
     info["packages"] = installed_packages()
-    info["build_digest"] = build_digest(OBSERVED_PACKAGES + plugin_modules())
+    info["build_digest"] = build_digest(OBSERVED_PACKAGES + plugin_modules(), runtime_files())
     return info
 
 
@@ -104,8 +104,11 @@ def describe_environment() -> dict[str, Any]:
 # package whose files jax runs in a probe's process, so an in-place edit of any of them reruns the build's cells.
 # jax and jaxlib; numpy, ml_dtypes and opt_einsum, which `import jax` imports and whose code computes what probes
 # observe (dtypes, array conversion, contraction paths); scipy, which jax.scipy calls into; and the plugins
-# (`plugin_modules`), whose `initialize()` jax runs when a backend starts. Other installed distributions count by
-# name and version only (`installed_packages`): jax does not import them.
+# (`plugin_modules`), whose `initialize()` jax runs when a backend starts; the shared libraries they vendor
+# (`numpy.libs`, `scipy.libs`); and, measured rather than listed (`runtime_files`), every file this process has run
+# once `import jax` and a backend's start are done: each loaded module outside the standard library (a plugin's own
+# helper, sitecustomize), each shared object mapped into the process (Linux), and the `.pth` files that run at start.
+# Other installed distributions count by name and version only (`installed_packages`).
 OBSERVED_PACKAGES = ("jax", "jaxlib", "numpy", "ml_dtypes", "opt_einsum", "scipy")
 
 
@@ -122,10 +125,61 @@ def plugin_modules() -> tuple[str, ...]:
         entries = metadata.entry_points(group="jax_plugins")
     except Exception:  # noqa: BLE001 - a broken distribution's metadata reads as no entry point
         entries = []
+    # An entry point may name a module that is no identifier (`corp-plugin`): jax imports it all the same.
     found.update(entry.value.split(":", 1)[0].split(".", 1)[0].strip() for entry in entries)
     found.update(module.name for module in pkgutil.iter_modules()
                  if module.name.startswith("jax_") or module.name == "libtpu")
-    return tuple(sorted(name for name in found if name.isidentifier()))
+    return tuple(sorted(name for name in found if name and not any(c in name for c in "/\\ \t\n")))
+
+
+def _unchecked_pyc(path: str) -> bool:
+    """Whether `path` is a hash-based `.pyc` whose source is never checked (PEP 552 flags 0b01): Python runs it
+    whatever its `.py` holds."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(8)
+    except OSError:
+        return False
+    return len(header) == 8 and int.from_bytes(header[4:8], "little") & 0b11 == 0b01
+
+
+def runtime_files() -> list[str]:
+    """The files this process has run that are not the standard library's nor the suite's own (see
+    OBSERVED_PACKAGES): each loaded module's file (and its cached `.pyc` where Python runs that unchecked), each
+    shared object mapped into the process (Linux: /proc/self/maps), the `.pth` files of the site folders, and the
+    shared libraries the observed packages vendor (`numpy.libs`)."""
+    import os
+    import site
+    import sysconfig
+
+    # The standard library of the base interpreter (in a venv, `platstdlib` would name the venv's own lib folder).
+    base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix, "installed_base": sys.base_prefix,
+            "installed_platbase": sys.base_exec_prefix}
+    skip = [os.path.realpath(sysconfig.get_path(k, vars=base)) + os.sep for k in ("stdlib", "platstdlib")]
+    skip.append(os.path.realpath(os.path.join(os.path.dirname(__file__), "..")) + os.sep)  # the suite's own code
+    found: set[str] = set()
+    for module in list(sys.modules.values()):
+        for attribute in ("__file__", "__cached__"):
+            path = getattr(module, attribute, None)
+            if isinstance(path, str) and os.path.isfile(path) and (attribute == "__file__" or _unchecked_pyc(path)):
+                found.add(os.path.realpath(path))
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            found.update(line.split(None, 5)[5].strip() for line in maps
+                         if len(line.split(None, 5)) == 6 and ".so" in line.rsplit("/", 1)[-1])
+    except OSError:
+        pass
+    folders = [*getattr(site, "getsitepackages", lambda: [])(), site.getusersitepackages()]
+    for folder in folders:
+        if os.path.isdir(folder):
+            found.update(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".pth"))
+            for name in OBSERVED_PACKAGES:
+                libs = os.path.join(folder, f"{name}.libs")
+                if os.path.isdir(libs):
+                    found.update(os.path.join(libs, n) for n in os.listdir(libs))
+    system = ("/usr/lib", "/lib", "/usr/lib64", "/lib64", "/usr/local/lib/x86_64-linux-gnu")
+    return sorted(p for p in found if os.path.isfile(p) and not any(p.startswith(s) for s in skip)
+                  and not p.startswith(system))
 
 
 # The files of a package that run: its Python source and its compiled extensions.
@@ -155,34 +209,46 @@ def _imported_files(folder: str) -> list[str]:
         return [folder]
     found = []
     for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        dirs[:] = sorted(dirs)
+        if os.path.basename(root) == "__pycache__":  # a .pyc Python runs whatever its .py says (PEP 552)
+            found += [os.path.join(root, f) for f in sorted(files) if f.endswith(".pyc")
+                      and _unchecked_pyc(os.path.join(root, f))]
+            continue
         found += [os.path.join(root, f) for f in sorted(files) if f.endswith(_IMPORTED_SUFFIXES)
                   or ".so." in f or ".cpython-" in f]
     return found
 
 
-def build_digest(names: tuple[str, ...]) -> str:
+def _hash_file(digest: Any, path: str) -> None:
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        digest.update(f"unreadable {exc.errno}".encode())
+
+
+def build_digest(names: tuple[str, ...], files: list[str] | tuple[str, ...] = ()) -> str:
     """sha256 over what the named packages run: every `.py` and shared object under the folders they are imported
     from (found as `import NAME` would, so an editable install's checkout, edited in place, counts), each file's
     path relative to its folder and content, and the distribution's `direct_url.json` (where an editable or local
-    install came from). What tells two builds of one version apart; RECORD alone does not, since an editable
-    install lists no source file in it and an in-place edit changes no RECORD."""
+    install came from); then each of `files` (`runtime_files`), path and content. What tells two builds of one version
+    apart; RECORD alone does not, since an editable install lists no source file in it and an in-place edit changes
+    no RECORD."""
     import hashlib
     import os
     from importlib import metadata
 
     digest = hashlib.sha256()
+    for path in files:
+        digest.update(f"file {path}\n".encode())
+        _hash_file(digest, path)
     for name in names:
         digest.update(f"package {name}\n".encode())
         for folder in _package_folders(name):
             for path in _imported_files(folder):
                 digest.update(f"{os.path.relpath(path, folder)}\n".encode())
-                try:
-                    with open(path, "rb") as handle:
-                        for block in iter(lambda: handle.read(1 << 20), b""):
-                            digest.update(block)
-                except OSError as exc:
-                    digest.update(f"unreadable {exc.errno}".encode())
+                _hash_file(digest, path)
         try:
             direct_url = metadata.distribution(name).read_text("direct_url.json") or ""
         except metadata.PackageNotFoundError:

@@ -31,6 +31,9 @@ FOLDERS_VARIABLE = "JAXCONF_CASE_FOLDERS"
 # What JAX itself imports, and the suite's own package and test folders.
 RESERVED_NAMES = frozenset({"jax", "jaxlib", "numpy", "ml_dtypes", "opt_einsum", "scipy", "conformance",
                             "test", "tests"})
+# The namespace of a chapter's blocks in result files (`chapter/<chapter>.<block>`, `conformance.chapter`): no case
+# folder may take it, so a merge never mistakes a block for a retired case of a folder.
+CHAPTER_NAMESPACE = "chapter"
 
 
 class CaseFolderError(ImportError):
@@ -46,6 +49,9 @@ def name_refusal(name: str) -> str:
     """Why a folder called `name` cannot be imported as a package ('' when it can), by its name alone."""
     if not name.isidentifier():
         return f"the folder's name {name!r} must be a Python identifier (it is imported as a package of that name)"
+    if name == CHAPTER_NAMESPACE:
+        return (f"the folder's name {name!r} is the namespace of chapters' blocks in result files "
+                f"(chapter/<chapter>.<block>); rename the folder")
     if name in RESERVED_NAMES or name in stdlib_names():
         what = "a standard-library module" if name in stdlib_names() else "a package the suite or JAX imports"
         return f"the folder's name {name!r} is {what}; rename the folder (its package would shadow that module)"

@@ -165,6 +165,7 @@ def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], N
                ) -> BisectReport:
     """Bisect the releases between the good and bad ends for the first whose verdict on the cell changes."""
     started = time.monotonic()
+    matrix.remove_orphans(Path(request.results))  # even a bisect answered from storage alone cleans what -9 left
     cell, releases, oracle, run = _oracle(request, builder, on_event)
 
     def announced(version: str) -> Any:

@@ -40,6 +40,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 from conformance.core.status import Status
+from conformance.decide.tomllines import header_lines, toml_lines
 from conformance.readfile import read_regular_text
 from conformance.decide.cellref import CellRef, parse_cell_ref
 from conformance.errors import ConformanceError
@@ -47,7 +48,6 @@ from conformance.errors import ConformanceError
 KEYS = ("cell", "status", "intermittent", "platform", "jax", "reason", "bug", "owner", "added", "expires")
 WARN_DAYS = 14  # an entry this many days (or fewer) from its expiry is warned about
 EXPECTED, INTERMITTENT = "expected", "intermittent"
-_HEADER = re.compile(r"^\s*\[\[\s*expect\s*\]\]\s*(#.*)?$")
 
 
 @dataclass(frozen=True)
@@ -98,13 +98,15 @@ class Expectation:
 
 
 def _entry_lines(text: str) -> list[int]:
-    return [number for number, line in enumerate(text.splitlines(), 1) if _HEADER.match(line)]
+    """Each entry's header line (1-based), as TOML reads the file: never a line inside a multi-line string."""
+    return [i + 1 for i in header_lines(text)]
 
 
 def _key_line(text: str, start: int, key: str) -> int:
-    lines = text.splitlines()
+    lines = toml_lines(text)
+    headers = set(_entry_lines(text))
     for number in range(start, len(lines) + 1):
-        if number > start and _HEADER.match(lines[number - 1]):
+        if number > start and number in headers:
             break
         if re.match(rf"^\s*\"?{re.escape(key)}\"?\s*=", lines[number - 1]):
             return number

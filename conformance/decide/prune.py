@@ -13,7 +13,6 @@ after them), shown as a unified diff (difflib) and applied as new text.
 from __future__ import annotations
 
 import difflib
-import re
 
 try:
     import tomllib
@@ -24,6 +23,7 @@ from typing import Iterable
 
 from conformance.core.status import Status
 from conformance.decide.expectations import Expectation, parse_expectations_file
+from conformance.decide.tomllines import header_lines, line_starts_in_string, toml_lines
 from conformance.errors import ConformanceError
 from conformance.results.merge import MergedRun
 from conformance.results.schema import CellResult
@@ -31,7 +31,6 @@ from conformance.results.versions import version_order
 
 NO_CELL = "matches no cell of the stored results any more"
 NOT_NEEDED = "acknowledgement no longer needed: workaround removable"
-_HEADER = re.compile(r"^\s*\[\[\s*expect\s*\]\]\s*(#.*)?$")
 
 
 @dataclass(frozen=True)
@@ -74,59 +73,14 @@ def why_removable(entry: Expectation, runs: Iterable[MergedRun]) -> str | None:
     return None
 
 
-def line_starts_in_string(text: str) -> list[bool]:
-    """For each line of `text`, whether it starts inside a TOML multi-line string (`\"\"\"...\"\"\"` or `'''...'''`),
-    where a line such as `#12345` or `[[expect]]` is text, not a comment or a header. A small scan of TOML's string
-    and comment syntax; `prune` checks its result against the TOML parser."""
-    inside: list[bool] = []
-    state, i, n = None, 0, len(text)  # state: None, '"""' or "'''"
-    at_line_start = True
-    while i < n:
-        if at_line_start:
-            inside.append(state is not None)
-            at_line_start = False
-        ch = text[i]
-        if ch == "\n":
-            at_line_start = True
-            i += 1
-            continue
-        if state is not None:
-            if state == '"""' and ch == "\\":
-                i += 2  # an escape: the next character (a quote, or the newline of a line-ending backslash)
-                if i - 1 < n and text[i - 1] == "\n":
-                    at_line_start = True
-                continue
-            if text.startswith(state, i):
-                i += 3
-                while i < n and text[i] == state[0]:  # up to two quotes of the string's own end it
-                    i += 1
-                state = None
-                continue
-            i += 1
-            continue
-        if ch == "#":  # a comment runs to the end of the line
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        if text.startswith('"""', i) or text.startswith("'''", i):
-            state, i = text[i:i + 3], i + 3
-            continue
-        if ch in "\"'":  # a one-line string: to its closing quote on the same line
-            j = i + 1
-            while j < n and text[j] not in (ch, "\n"):
-                j += 2 if ch == '"' and text[j] == "\\" else 1
-            i = j + 1 if j < n and text[j] == ch else j
-            continue
-        i += 1
-    return inside
-
-
 def entry_spans(text: str) -> list[tuple[int, int]]:
     """The 0-based [start, end) line span of each `[[expect]]` entry, in order: the comment lines right above its
-    header (unless they open the file), the header and its keys, and the blank lines after them. The last entry
-    takes the blank lines before it instead, so removing it leaves no blank end, and ends at its last key: comment
-    lines after it close the file and stay. Lines inside a multi-line string are never a header or a comment."""
-    lines = text.splitlines(keepends=True)
+    header (unless they open the file), the header, its keys (and the comments among them or right after the last),
+    and the blank lines after them. A comment block set apart by a blank line before the next entry (a section's
+    heading) is the file's own and stays. The last entry takes the blank lines before it instead, so removing it
+    leaves no blank end; comment lines after it close the file and stay. Lines inside a multi-line string are never
+    a header or a comment."""
+    lines = toml_lines(text)
     in_string = line_starts_in_string(text) + [False] * len(lines)
 
     def comment(i: int) -> bool:
@@ -135,7 +89,7 @@ def entry_spans(text: str) -> list[tuple[int, int]]:
     def blank(i: int) -> bool:
         return not in_string[i] and not lines[i].strip()
 
-    headers = [i for i, line in enumerate(lines) if not in_string[i] and _HEADER.match(line)]
+    headers = header_lines(text)
     starts = []
     for header in headers:
         start = header
@@ -143,17 +97,21 @@ def entry_spans(text: str) -> list[tuple[int, int]]:
             start -= 1
         starts.append(header if start == 0 else start)  # comments that open the file are the file's own
     spans = []
-    for n, start in enumerate(starts):
-        if n + 1 < len(starts):
-            spans.append((start, starts[n + 1]))
-            continue
-        while start > 0 and blank(start - 1):
-            start -= 1
-        end = len(lines)
-        while end > headers[n] + 1 and (comment(end - 1) or blank(end - 1)):
-            end -= 1
-        if end < len(lines) and all(blank(i) for i in range(end, len(lines))):
-            end = len(lines)  # only blank lines follow: they go with it
+    for n, (start, header) in enumerate(zip(starts, headers)):
+        last_entry = n + 1 == len(starts)
+        limit = len(lines) if last_entry else starts[n + 1]
+        content = [i for i in range(header, limit) if not (comment(i) or blank(i))]
+        end = content[-1] + 1
+        while end < limit and comment(end):  # comments right after its last key are its own
+            end += 1
+        if last_entry:
+            while start > 0 and blank(start - 1):
+                start -= 1
+            if all(blank(i) for i in range(end, len(lines))):
+                end = len(lines)  # only blank lines follow: they go with it
+        else:
+            while end < limit and blank(end):
+                end += 1
         spans.append((start, end))
     return spans
 
@@ -178,7 +136,7 @@ def prune(text: str, runs: list[MergedRun], source: str = "expectations") -> Pru
     if len(spans) != len(entries):
         raise ConformanceError(f"{source}: cannot find each entry's lines; write every entry as a line `[[expect]]` "
                                f"followed by its keys")
-    lines = text.splitlines(keepends=True)
+    lines = toml_lines(text)
     outcome = PruneOutcome()
     drop: set[int] = set()
     for entry, (start, end) in zip(entries, spans):

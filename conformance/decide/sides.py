@@ -176,7 +176,9 @@ def run_gate(request: GateRequest, make_builder: Callable[[], Any],
     given = [p for p in request.baseline + request.candidate if p.exists()]
     running = bool(request.from_version or request.to)
     check_outputs([("--markdown", request.markdown)], inputs=given,
-                  results=request.settings.results if running else None)
+                  results=request.settings.results if running else None,
+                  reads=[request.expectations, *(getattr(t, "python", None) or getattr(t, "folder", None)
+                                                 for t in request.to)])
     scope = decision_scope(matrix.case_folders(request.settings.cases), request.settings.expression)
     baseline_paths, candidate_paths = gate_sides(request, make_builder, on_event)
     baseline = result_set(load_results(baseline_paths), "baseline")

@@ -396,9 +396,7 @@ def run_targets(request: RunRequest, builder: Any, targets: Sequence[Target], on
     folders = ResultStore(request.results).target_folders(labels)
     folders = [request.results / "builds" / own if getattr(target, "apart", False) else folder  # a jax/jaxlib pair
                for target, (_, own), folder in zip(targets, labels, folders)]
-    remove_orphaned_workroots()  # what runs killed with -9 left, cleaned by every run (one answered from storage too)
-    for folder in dict.fromkeys([request.results, *folders]):
-        remove_orphaned_running_files(folder)
+    remove_orphans(request.results, folders)  # what runs killed with -9 left (a run answered from storage cleans too)
     outcome = RunOutcome()
     for target, (version, _), folder in zip(targets, labels, folders):
         try:
@@ -532,6 +530,15 @@ def remove_orphaned_workroots(temporary: Path | None = None) -> list[Path]:
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
     return removed
+
+
+def remove_orphans(results: Path, folders: Sequence[Path] = ()) -> None:
+    """Remove what runs killed with -9 left: the `jaxconf-run-*` work folders of processes that are gone, and their
+    `.running-*` files in the results folder, its builds' folders (`builds/*/`) and `folders`."""
+    remove_orphaned_workroots()
+    builds = sorted(results.glob("builds/*")) if results.is_dir() else []
+    for folder in dict.fromkeys([results, *folders, *builds]):
+        remove_orphaned_running_files(folder)
 
 
 def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,

@@ -42,6 +42,7 @@ from conformance.readfile import read_regular_text
 from conformance.envs.existing import existing_interpreter
 from conformance.envs.integrity import files_problem
 from conformance.envs.index import IndexOptions, PackageIndex, check_cache_folder
+from conformance.scrub import scrub_credentials
 from conformance.envs.interpreters import Interpreter, choose_interpreter, discover_interpreters
 from conformance.envs.wheels import WheelSet, read_wheels
 from conformance.envs.matrix import MATRIX_DIR
@@ -328,7 +329,8 @@ class EnvironmentBuilder:
             for step in ([uv, "venv", "--quiet", "--python", interpreter.path, str(staging)], install, *more):
                 done = self.run(step, capture_output=True, text=True)
                 if done.returncode != 0:
-                    last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+                    last = scrub_credentials((done.stderr.strip().splitlines() or ["no output"])[-1],
+                                             *self.options.urls())
                     if pinned and "hash" in done.stderr.lower():
                         raise ConformanceError(f"the pinned hashes for jax {version} do not match the package "
                                                f"index ({last}); refresh them with `jax-conformance pin {version}`")

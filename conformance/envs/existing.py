@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import tempfile
 import time
@@ -77,6 +78,10 @@ def check_described(python: str, described: dict[str, Any]) -> str:
         if not isinstance(platform, str) or not PLATFORM_NAME.fullmatch(platform):
             raise ConformanceError(f"--python {python}: its description names the platform {str(platform)[:80]!r}, "
                                    f"not a platform name such as linux-x86_64")
+        said = described.get("python")  # printed in the run's heading: never a terminal's escape sequence
+        if not isinstance(said, str) or not re.fullmatch(r"\d+\.\d+(\.\d+)?[a-z0-9+.]*", said):
+            raise ConformanceError(f"--python {python}: its description names the Python version "
+                                   f"{str(said)[:80]!r}, not a version such as 3.13.0")
         return version
     installed = described.get("jax_installed") or (described.get("packages") or {}).get("jax")
     if installed:

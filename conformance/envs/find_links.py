@@ -24,7 +24,9 @@ from packaging.tags import Tag, compatible_tags, cpython_tags, platform_tags
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
+from conformance.envs.pages import fetch_page
 from conformance.errors import ConformanceError
+from conformance.scrub import scrub_credentials, scrub_url
 
 MAX_METADATA_BYTES = 1024 * 1024  # its headers come first; a hostile wheel's METADATA may inflate to gigabytes
 _NAME = re.compile(r"^(?P<name>[A-Za-z0-9_.]+)-[0-9]")
@@ -121,38 +123,43 @@ def _folder_entries(folder: Path, left_out: list[str]) -> list[dict[str, Any]]:
 
 def place_entries(place: str, left_out: list[str] | None = None) -> list[dict[str, Any]]:
     """Every file entry of one `--find-links` place: a folder (or `file://` URL of one), or an HTML page; a folder's
-    wheels that cannot install are left out, each named with why in `left_out`."""
-    from conformance.envs.index import fetch_page
-    from conformance.scrub import scrub_credentials
-
+    wheels that cannot install, and a page's wheels whose tags no interpreter here can install, are left out, each
+    named with why in `left_out`."""
     parts = urllib.parse.urlsplit(place)
     folder = Path(urllib.request.url2pathname(parts.path)) if parts.scheme == "file" else \
         None if parts.scheme in ("http", "https") else Path(place)
     if folder is not None:
         if not folder.is_dir():
-            raise ConformanceError(f"--find-links {scrub_credentials(place)}: no such folder; name a folder of wheel "
+            raise ConformanceError(f"--find-links {scrub_url(place)}: no such folder; name a folder of wheel "
                                    f"files or a page that links to them")
         return _folder_entries(folder, left_out if left_out is not None else [])
     try:
-        return list(fetch_page(place).get("files", []))
+        entries = [e for e in fetch_page(place).get("files", []) if isinstance(e, dict)]
     except (OSError, ValueError) as exc:
-        raise ConformanceError(f"--find-links {scrub_credentials(place)} cannot be read "
+        raise ConformanceError(f"--find-links {scrub_url(place)} cannot be read "
                                f"({scrub_credentials(str(exc), place)[:300]})") from None
+    kept = []
+    for entry in entries:  # a page's wheels whose tags no interpreter here can install, as for a folder's
+        name = str(entry.get("filename", ""))
+        problem = tags_problem(name) if name.endswith(".whl") and _project_of(name) else ""
+        if problem:
+            (left_out if left_out is not None else []).append(f"{name} ({problem})")
+        else:
+            kept.append(entry)
+    return kept
 
 
 def find_links_files(places: tuple[str, ...], project: str, left_out: list[str] | None = None
                      ) -> list[dict[str, Any]]:
     """The entries of `project`'s files (`jax-…whl`, not `jaxlib-…`) across the `--find-links` places; the
     project's wheels left out as uninstallable are named in `left_out`."""
-    from conformance.scrub import scrub_credentials
-
     wanted = re.sub(r"[-_.]+", "-", project).lower()
     found, skipped = [], []
     for place in places:
         dropped: list[str] = []
         found += [entry for entry in place_entries(place, dropped)
                   if isinstance(entry, dict) and _project_of(str(entry.get("filename", ""))) == wanted]
-        skipped += [f"--find-links {scrub_credentials(place)}: left out {why}" for why in dropped
+        skipped += [f"--find-links {scrub_url(place)}: left out {why}" for why in dropped
                     if _project_of(why) == wanted]
     if left_out is not None:
         left_out.extend(skipped)

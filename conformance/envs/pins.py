@@ -17,6 +17,7 @@ from conformance.atomic import write_text_atomically
 from conformance.envs.builder import EXTRA_PACKAGES, PINS_DIR, uv_binary
 from conformance.envs.index import PackageIndex
 from conformance.errors import ConformanceError
+from conformance.scrub import scrub_credentials
 
 HEADER = ("# Hashed pins for jax {version}, for every platform and Python {floor}+ "
           "(made by `jax-conformance pin {version}`: uv pip compile --universal --generate-hashes).\n")
@@ -46,7 +47,7 @@ def compile_pins(version: str, index: PackageIndex, pins_dir: Path = PINS_DIR,
                    capture_output=True, text=True)
         if done.returncode != 0 or not out.exists():
             last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            raise ConformanceError(f"could not pin jax {version}: {last}")
+            raise ConformanceError(f"could not pin jax {version}: {scrub_credentials(last, *uv_options)}")
         body = out.read_text(encoding="utf-8")
     target = pins_dir / f"jax-{version}.txt"
     write_text_atomically(target, HEADER.format(version=version, floor=floor) + body)

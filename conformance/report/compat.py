@@ -1,31 +1,82 @@
-"""Compatibility data for other tools, shaped like MDN's browser-compat-data (BCD). Pure logic on the report model.
+"""Compatibility data for other tools, in the shape of MDN's published browser-compat-data (BCD). Pure logic on the
+report model.
 
-One entry per chapter row (`numerics.debug_nans.vmap_miss.with`), nested by its dotted parts as BCD nests
-features, each with a `__compat` statement. Its `support` holds, per platform, BCD support statements over
-the releases that were measured: `version_added` (the first release of a span where the row behaves as the
-chapter says; `≤0.4.38` when it already does on the oldest measured release), `version_removed` (the first
-measured release after the span where it does not), `version_last` (the span's last release; an addition to
-BCD), `partial_implementation` where only some of the row's cells conform, and `notes` with the why. Spans
-where support comes and goes are an array, newest first, as in BCD; a row that never conforms has
-`version_added: false`. A known-issue row ("conforms" means the documented bug reproduces) also has
-`known_issue`: its state per platform and release. The JSON Schema is `schemas/compat.schema.json`.
+The file is BCD's public build format, with JAX platforms where BCD has browsers:
+
+- `__meta`: BCD's release metadata (`version`, the suite's; `timestamp`);
+- `browsers`: one entry per platform (`linux-x86_64`, ...) with the JAX releases measured there as its releases;
+- `jax`: one feature per chapter row that documents a behaviour, nested by the row ID's dotted parts, each with a
+  `__compat` statement: `description`, `source_file` (the case module), `support` (per platform, BCD support
+  statements over the final releases measured: `version_added`, the first release of a span where the row behaves
+  as the chapter says, `≤0.4.38` when it already does on the oldest; `version_removed` and `version_last` where the
+  span ends, as BCD puts them; `partial_implementation` where only some of the row's cells do; `notes`, short HTML
+  with a link to the cell) and `status`;
+- `api` (when the results hold censuses, `conformance.api`): BCD's own category, every public JAX name as a feature
+  whose `version_added`, `version_removed` and `status.deprecated` are computed from the release's census;
+- `jax_conformance`: what BCD has no place for: the format's name and version, the documented release, each row's
+  cells, and `known_issues`, the rows that document a JAX bug (where `conforms` means the bug reproduces), as a tree
+  of their own with the bug's state per release. A known issue never has a BCD support statement: a BCD renderer
+  would read a bug that reproduces as support.
+
+The part BCD readers read validates against BCD's own schemas (tests/bcd/, with the commit they came from) with
+the browser names replaced by the platform names (docs/result-format.md). The project's schema of the whole file is
+`schemas/compat.schema.json`.
 """
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Sequence
 from typing import Any
+
+from packaging.version import InvalidVersion, Version
 
 import conformance
 from conformance.core.status import Status
 from conformance.core.versions import DOCUMENTED_JAX
-from conformance.report.common import visible
+from conformance.report.common import cell_address, page_address, visible
 from conformance.report.model import CaseBlock, ParamRow, ReportModel, TableCell
-from conformance.report.notes import row_notes
 from conformance.report.spans import Span, platform_states, spans
 
-FORMAT_VERSION = 1
+FORMAT = "jax-conformance compat"
+FORMAT_VERSION = 2
 FULL, PARTIAL, NONE = "full", "partial", "none"
+NOTE_CHARS = 300  # BCD's notes are a sentence or two; the whole why is one click away, on the page
+
+
+def is_final(version: str) -> bool:
+    """Whether `version` is a final release: what BCD's version strings (`\\d+(\\.\\d+)*`) can name."""
+    try:
+        parsed = Version(version)
+    except InvalidVersion:
+        return False
+    return not (parsed.is_prerelease or parsed.is_devrelease or parsed.is_postrelease or parsed.local)
+
+
+def html_note(text: str, limit: int = NOTE_CHARS) -> str:
+    """Prose of the suite (code in backticks) as a short HTML note: escaped, each `…` a `<code>`; a text longer than
+    `limit` characters is cut to its first sentence, or at a word before `limit` with `…`."""
+    flat = " ".join(visible(text).split())
+    if len(flat) > limit:
+        first = re.match(r"(.+?[.!?])(?=\s+[A-Z(`]|$)", flat)
+        if first and len(first.group(1)) <= limit:
+            flat = first.group(1)
+        else:
+            flat = flat[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " …"
+    parts = flat.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick (a cut code span): no code element
+        parts = [flat.replace("`", "")]
+    return "".join(f"<code>{_text(p)}</code>" if i % 2 else _text(p) for i, p in enumerate(parts))
+
+
+def _text(value: str) -> str:
+    return html.escape(value, quote=False)
+
+
+def _link(page: str, cell_id: str, jax: str, platform: str, several: bool, words: str) -> str:
+    href = cell_address(page, cell_id, jax, platform if several else "")
+    return f'<a href="{html.escape(href, quote=True)}">{_text(words)}</a>'
 
 
 def _state(cells: list[TableCell]) -> str:
@@ -33,48 +84,86 @@ def _state(cells: list[TableCell]) -> str:
     return FULL if conforming == len(cells) else PARTIAL if conforming else NONE
 
 
-def _notes(notes: list[str]) -> dict[str, Any]:
-    """BCD's `notes`: one string, or an array of two or more."""
-    return {} if not notes else {"notes": notes[0]} if len(notes) == 1 else {"notes": notes}
+def _partial_note(span: Span[str], members: Sequence[ParamRow], index: dict[str, int]) -> str:
+    """Which of the row's cells do not behave as the chapter says over the span, and what they are instead, release
+    by release (`unsupported` where its API is not there yet is not `differs`)."""
+    releases = list(index)
+    inside = releases[releases.index(span.first):releases.index(span.last) + 1]
+    others = []
+    for row in members:
+        states = [(release, row.cells[index[release]].status) for release in inside
+                  if row.cells[index[release]].result is not None]
+        if any(status != Status.CONFORMS.value for _, status in states):
+            told = ", ".join(f"{_text(part.state)} in {_text(part.text)}" for part in spans(states))
+            others.append(f"<code>{_text(row.cell_id)}</code> is {told}")
+    good = len(members) - len(others)
+    return (f"In {_text(span.text)}, {good} of this row's {len(members)} cells behave{'s' if good == 1 else ''} as the "
+            f"chapter says; " + "; ".join(others) + ".")
 
 
-def _statement(span: Span[str], oldest: str, members: Sequence[ParamRow], conforming_at_last: list[str],
-               notes: list[str]) -> dict[str, Any]:
-    statement: dict[str, Any] = {"version_added": f"≤{span.first}" if span.first == oldest else span.first}
-    if span.next:
-        statement["version_removed"] = span.next
-    statement["version_last"] = span.last
-    if span.state == PARTIAL:
-        statement["partial_implementation"] = True
-        notes = [f"In {span.text}, only some of this row's {len(members)} cells behave as the chapter says "
-                 f"(in {span.last}: {', '.join(conforming_at_last)})."] + notes
-    return {**statement, **_notes(notes)}
+class _Context:
+    """What every statement of one file shares: the model, the page's address and whether several platforms."""
+
+    def __init__(self, model: ReportModel, page: str) -> None:
+        self.model = model
+        self.page = page
+        self.several = len(model.platforms) > 1
+
+    def releases(self, platform: str) -> dict[str, int]:
+        """The final releases measured on `platform`, with their column index, oldest first."""
+        return {c.jax: i for i, c in enumerate(self.model.columns) if c.platform == platform and is_final(c.jax)}
 
 
-def support_statement(model: ReportModel, members: Sequence[ParamRow], platform: str,
-                      notes: list[str]) -> dict[str, Any] | list[dict[str, Any]]:
-    """BCD support for a row made of the cells `members` on `platform`: one statement, or an array of them
-    (newest first) where support comes and goes; `version_added: null` when nothing was measured."""
-    per_column = [[row.cells[i] for row in members] for i in range(len(model.columns))]
-    states = platform_states(model.columns, per_column, platform, _state)
+def _change_note(context: _Context, members: Sequence[ParamRow], platform: str, before: str, after: str) -> str:
+    """The why of the status change between two releases, short, with a link to the cell that changed."""
+    for row in members:
+        explained = row.why(before, after)
+        if explained is not None:
+            link = _link(context.page, row.cell_id, after, platform, context.several, "why and evidence")
+            return f"{html_note(explained.why)} ({link})"
+    return ""
+
+
+def support_statement(context: _Context, members: Sequence[ParamRow], platform: str,
+                      discrepancy: str) -> dict[str, Any] | list[dict[str, Any]] | None:
+    """BCD support for a row made of the cells `members` on `platform`: one statement, or an array of them (newest
+    first) where support comes and goes; None when nothing was measured there."""
+    index = context.releases(platform)
+    columns = [context.model.columns[i] for i in index.values()]
+    states = platform_states(columns, [[row.cells[i] for row in members] for i in index.values()], platform, _state)
     if not states:
-        return {"version_added": None}
+        return None
+    measured = [release for release, _ in states]
     runs = [s for s in spans(states) if s.state != NONE]
     if not runs:
-        return {"version_added": False, **_notes(notes)}
-    index = {c.jax: i for i, c in enumerate(model.columns) if c.platform == platform}
+        note = discrepancy or f"Not as the chapter says on any measured release ({measured[0]}–{measured[-1]})."
+        return {"version_added": False, "notes": note}
     statements = []
     for k, run in enumerate(reversed(runs)):
-        at_last = [row.cell_id for row in members if row.cells[index[run.last]].status == Status.CONFORMS.value]
-        statements.append(_statement(run, states[0][0], members, at_last, notes if k == 0 else []))
+        statement: dict[str, Any] = {"version_added": f"≤{run.first}" if run.first == measured[0] else run.first}
+        notes = []
+        if run.next:
+            statement["version_removed"], statement["version_last"] = run.next, run.last
+            notes.append(_change_note(context, members, platform, run.last, run.next))
+        if run.first != measured[0]:
+            notes.append(_change_note(context, members, platform, measured[measured.index(run.first) - 1], run.first))
+        if run.state == PARTIAL:
+            statement["partial_implementation"] = True
+            notes.insert(0, _partial_note(run, members, index))
+        if k == 0 and discrepancy:
+            notes.append(discrepancy)
+        notes = [n for n in dict.fromkeys(notes) if n]
+        if notes:
+            statement["notes"] = notes[0] if len(notes) == 1 else notes
+        statements.append(statement)
     return statements[0] if len(statements) == 1 else statements
 
 
-def known_issue_states(model: ReportModel, members: Sequence[ParamRow], platform: str) -> dict[str, str]:
+def bug_states(context: _Context, members: Sequence[ParamRow], platform: str) -> dict[str, str]:
     """Per measured release of `platform`, the known issue's state in the report's words (`bug still present`,
     `bug absent`, `changed: maybe fixed`, or the status where the probe did not get that far)."""
     out = {}
-    for i, column in enumerate(model.columns):
+    for i, column in enumerate(context.model.columns):
         if column.platform != platform or not any(row.known_at[i] for row in members):
             continue
         words = list(dict.fromkeys(row.cells[i].word for row in members if row.cells[i].result is not None))
@@ -83,38 +172,114 @@ def known_issue_states(model: ReportModel, members: Sequence[ParamRow], platform
     return out
 
 
+def _known_on(members: Sequence[ParamRow], model: ReportModel, platform: str) -> bool:
+    return any(row.known_at[i] for row in members for i, c in enumerate(model.columns) if c.platform == platform)
+
+
+def _discrepancy_note(context: _Context, members: Sequence[ParamRow], platform: str) -> str:
+    documented = context.releases(platform).get(DOCUMENTED_JAX)
+    for row in members:
+        if row.discrepancy and documented is not None and row.cells[documented].status != Status.CONFORMS.value:
+            link = _link(context.page, row.cell_id, DOCUMENTED_JAX, platform, context.several, "measured why")
+            return f"The chapter is wrong on {DOCUMENTED_JAX}: {html_note(row.discrepancy)} ({link})"
+    return ""
+
+
+def _deprecated(members: Sequence[ParamRow], model: ReportModel) -> bool:
+    """Whether the row's probe triggers a deprecation warning on the newest release measured."""
+    newest = [i for i, c in enumerate(model.columns) if any(row.cells[i].result is not None for row in members)]
+    return bool(newest) and any(row.cells[newest[-1]].result is not None and row.cells[newest[-1]].result.warnings
+                                for row in members)
+
+
+def _source_file(block: CaseBlock) -> str:
+    return block.module.replace(".", "/") + ".py" if block.module else "unknown"
+
+
 def _key(part: str) -> str:
-    """A row ID's part as an identifier key: never one of BCD's reserved `__` names."""
+    """A row ID's part as a BCD feature name (`[a-zA-Z_0-9-$@]*`, never a `__` name)."""
+    part = re.sub(r"[^a-zA-Z_0-9$@-]", "_", part)
     return "_" + part.lstrip("_") if part.startswith("__") else part or "_"
 
 
-def compat_data(model: ReportModel, generated_at: str = "") -> dict[str, Any]:
-    """The compat JSON: `__meta` (generator, timestamp, documented release, measured releases per platform) and one
-    `__compat` entry per chapter row, nested by the row ID's dotted parts."""
+def _place(tree: dict[str, Any], row_id: str, leaf: str, value: dict[str, Any]) -> None:
+    node = tree
+    for part in row_id.split("."):
+        node = node.setdefault(_key(part), {})
+    node[leaf] = value
+
+
+def browsers_block(model: ReportModel) -> dict[str, Any]:
+    """BCD's `browsers`, one per platform: its name, and the JAX releases measured there as its releases (the newest
+    final one `current`, older ones `retired`; pre-releases `beta`, dev and local builds `nightly`)."""
+    block = {}
+    for platform in model.platforms:
+        versions = [c.jax for c in model.columns if c.platform == platform]
+        finals = [v for v in versions if is_final(v)]
+        releases = {}
+        for version in versions:
+            if is_final(version):
+                status = "current" if version == finals[-1] else "retired"
+            else:
+                status = "beta" if Version(version).is_prerelease and not Version(version).is_devrelease \
+                    and not Version(version).local else "nightly"
+            releases[version] = {"status": status}
+        block[platform] = {"name": f"JAX on {platform}", "type": "server", "accepts_flags": False,
+                           "accepts_webextensions": False, "releases": releases}
+    return block
+
+
+API_SOURCE_FILE = "conformance/api/census.py"  # what computes the `api` entries: the census of each release
+
+
+def _with_source_file(tree: dict[str, Any]) -> dict[str, Any]:
+    """`conformance.api.table.compat_entries`' tree with BCD's `source_file` in each statement: the file of this
+    repository that computes it (an API entry is measured by the census, never written by hand)."""
+    out = {}
+    for key, value in tree.items():
+        out[key] = {**value, "source_file": API_SOURCE_FILE} if key == "__compat" else _with_source_file(value)
+    return out
+
+
+def compat_data(model: ReportModel, generated_at: str = "", *, html_link: str = "index.html",
+                site_url: str = "", api: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The compat JSON (see the module's docstring); its notes link to cells of the page at `html_link`, made
+    absolute against `site_url` when one is given. `api` (`conformance.api.table.compat_entries` of the stored
+    censuses) becomes BCD's `api` category: every public JAX name, when it was added, deprecated and removed."""
+    context = _Context(model, page_address(html_link, site_url))
     grouped: dict[str, list[tuple[CaseBlock, ParamRow]]] = {}
     for section in model.sections:
         for block in section.cases:
             for row in block.params:
                 for row_id in row.rows or [row.cell_id.replace("[", ".").rstrip("]")]:
                     grouped.setdefault(row_id, []).append((block, row))
-    releases = {p: [c.jax for c in model.columns if c.platform == p] for p in model.platforms}
-    data: dict[str, Any] = {"__meta": {
-        "format": "jax-conformance compat", "format_version": FORMAT_VERSION,
-        "generator": f"jax-conformance {conformance.__version__}", "timestamp": generated_at,
-        "documented": DOCUMENTED_JAX, "releases": releases}}
+    features: dict[str, Any] = {}
+    known: dict[str, Any] = {}
+    cells: dict[str, list[str]] = {}
     for row_id, entries in grouped.items():
-        members = [row for _, row in entries]
-        notes = list(dict.fromkeys(n for block, row in entries for n in row_notes(block, row)))
-        compat: dict[str, Any] = {
-            "description": " ".join(visible(entries[0][0].claim).split()),
-            "cells": [row.cell_id for row in members],
-            "support": {p: support_statement(model, members, p, notes) for p in model.platforms},
-        }
-        known = {p: states for p in model.platforms if (states := known_issue_states(model, members, p))}
-        if known:
-            compat["known_issue"] = known
-        node = data
-        for part in row_id.split("."):
-            node = node.setdefault(_key(part), {})
-        node["__compat"] = compat
-    return data
+        block, members = entries[0][0], [row for _, row in entries]
+        description = " ".join(visible(block.claim).split())
+        cells[row_id] = [row.cell_id for row in members]
+        support, bugs = {}, {}
+        for platform in model.platforms:
+            if _known_on(members, model, platform):
+                if states := bug_states(context, members, platform):
+                    bugs[platform] = states
+            elif (found := support_statement(context, members, platform,
+                                              _discrepancy_note(context, members, platform))) is not None:
+                support[platform] = found
+        if support:
+            _place(features, row_id, "__compat", {
+                "description": description, "source_file": _source_file(block), "support": support,
+                "status": {"experimental": False, "standard_track": False, "deprecated": _deprecated(members, model)}})
+        if bugs:
+            _place(known, row_id, "__known_issue", {"description": description, "source_file": _source_file(block),
+                                                     "cells": cells[row_id], "bug": bugs})
+    return {
+        "__meta": {"version": conformance.__version__, "timestamp": generated_at},
+        "browsers": browsers_block(model),
+        **({"api": _with_source_file(api)} if api else {}),
+        "jax": features,
+        "jax_conformance": {"format": FORMAT, "format_version": FORMAT_VERSION, "documented": DOCUMENTED_JAX,
+                            "cells": cells, "known_issues": known},
+    }

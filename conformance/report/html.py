@@ -1,7 +1,8 @@
 """The compatibility report as one self-contained HTML page; `write_report` also writes the Markdown and JUnit outputs.
 
 `build_model` (report.model) turns typed result files into plain dataclasses; `page_data`
-makes the compact data block the page renders cell details from on demand; `render_html`
+makes the compact data block the page draws its table from (only the rows and columns near the visible part) and
+renders cell details from on demand; `render_html`
 turns those into the page (`report.markdown.markdown_summary` and `report.junit.junit_xml`
 into the other outputs). Only `write_report` touches files.
 Every string that comes from a result file is escaped by Jinja's autoescaping in the markup,
@@ -17,18 +18,27 @@ import json
 import re
 import shlex
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
 from markupsafe import Markup
 
 import conformance
+from conformance.api.model import Census
 from conformance.atomic import write_text_atomically
 from conformance.core.case import Case, load_cases
-from conformance.core.status import KNOWN_ISSUE_WORDING, LETTER, MEANING, Status
+from conformance.core.status import (KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED, KNOWN_ISSUE_PRESENT, KNOWN_ISSUE_WORDING,
+                                     LETTER, MEANING, Status)
 from conformance.core.versions import DOCUMENTED_JAX
-from conformance.report.common import STATUS_ORDER, visible
+from conformance.chapter.grid import ChapterView
+from conformance.report.apiview import ApiView, api_view
+from conformance.report.chapterpage import (GLYPHS as BLOCK_GLYPHS, MEANINGS as BLOCK_MEANINGS, blocks_of_rows,
+                                            chapter_pages)
+from conformance.report.common import STATUS_ORDER, cell_address, visible
+from conformance.report.compat import is_final
 from conformance.report.junit import junit_xml
 from conformance.report.markdown import markdown_summary
 from conformance.report.conditions import MISCOMPILE_CASE
@@ -141,6 +151,14 @@ def version_ranks(model: ReportModel) -> dict[str, int]:
     return ranks
 
 
+def cell_looks() -> dict[str, Any]:
+    """How the page draws a table cell from its status and word (`model.TableCell`'s rules): the compact view's glyph
+    per status, and per known-issue word its bug state (the cell's colour) and glyph."""
+    return {"glyphs": GLYPHS, "bugs": {KNOWN_ISSUE_PRESENT: ["present", BUG_PRESENT_GLYPH],
+                                       KNOWN_ISSUE_ABSENT: ["absent", BUG_ABSENT_GLYPH],
+                                       KNOWN_ISSUE_CHANGED: ["maybe-fixed", BUG_ABSENT_GLYPH]}}
+
+
 def page_data(model: ReportModel) -> dict[str, Any]:
     """The compact data block: what a click shows, kept out of the markup of every cell."""
     expected_index: dict[str, int] = {}
@@ -151,17 +169,19 @@ def page_data(model: ReportModel) -> dict[str, Any]:
     for timeline in model.timelines:
         timelines.setdefault(timeline.cell_id, []).append(f"{timeline.platform}: {timeline.text}")
     ranks = version_ranks(model)
-    for section in model.sections:
+    for section_index, section in enumerate(model.sections):
         for block in section.cases:
             if block.module and block.module not in modules:
                 modules[block.module] = module_source(block.module)
             cases.append({"id": block.case_id, "section": block.section, "claim": block.claim, "notes": block.notes,
                           "source": block.source, "module": block.module, "probe": block.probe,
-                          "env": block.env, "stdin": block.stdin, "rows": block.rows,
+                          "env": block.env, "stdin": block.stdin, "rows": block.rows, "si": section_index,
                           "scripts": scripts_used(modules.get(block.module, ""))})
             for row in block.params:
                 entry = {"c": len(cases) - 1, "p": row.param, "id": row.cell_id, "rows": row.rows,
                          "k": int(row.known_issue), "since": timelines.get(row.cell_id, [])}
+                if row.label:
+                    entry["lb"] = row.label
                 if row.discrepancy:
                     entry["disc"] = row.discrepancy
                 if row.declared_changes:
@@ -176,7 +196,7 @@ def page_data(model: ReportModel) -> dict[str, Any]:
         "suite": conformance.__version__, "schema": SCHEMA_VERSION, "documented": DOCUMENTED_JAX,
         "columns": [{"jax": c.jax, "platform": c.platform, "qv": c.quoted_version, "rt": c.run_target, "series": c.series,
                      "newest": c.newest_in_series, "vr": ranks[c.jax], "cond": c.conditions} for c in model.columns],
-        "condcase": MISCOMPILE_CASE,
+        "condcase": MISCOMPILE_CASE, "sections": [s.heading for s in model.sections], "looks": cell_looks(),
         "cases": cases, "rows": rows, "cells": cells, "expected": expected_table,
         "modules": modules, "prelude": prelude(), "scripts": script_sources(),
     }
@@ -211,17 +231,75 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-def render_html(model: ReportModel, generated_at: dt.datetime | str, since: SinceView | None = None) -> str:
-    """The report as one self-contained HTML page (inline CSS and script, no external resources); `since` adds
-    "Since the last run" at the top."""
+@dataclass(frozen=True)
+class PageLinks:
+    """The page's links into its own table, in its URL state: a cell (`#cell=ID&at=VERSION`, which opens the cell's
+    panel and scrolls to and marks the cell) and a column question (`#col=VERSION&status=STATUS`, the rows with that
+    status in that column); `VERSION@PLATFORM` in a report of several platforms."""
+
+    rows: frozenset[str]
+    columns: frozenset[tuple[str, str]]
+    several_platforms: bool
+
+    @classmethod
+    def of(cls, model: ReportModel) -> PageLinks:
+        """The links of `model`'s page."""
+        return cls(frozenset(row.cell_id for row in model.param_rows),
+                   frozenset((c.jax, c.platform) for c in model.columns), len(model.platforms) > 1)
+
+    def cell(self, cell_id: str, jax: str, platform: str) -> str:
+        """The link to one cell, or '' when the report has no such row or column."""
+        if cell_id not in self.rows or (jax, platform) not in self.columns:
+            return ""
+        return cell_address("", cell_id, jax, platform if self.several_platforms else "")
+
+    def column(self, jax: str, platform: str, status: str) -> str:
+        """The link to the rows with `status` in the column of `jax` on `platform`."""
+        at = f"{jax}@{platform}" if self.several_platforms else jax
+        return f"#col={quote(at, safe='')}&status={quote(status, safe='')}"
+
+
+def first_warned(model: ReportModel) -> dict[str, tuple[str, str]]:
+    """Per cell id, the (jax, platform) of the first column in which its probe triggered a deprecation warning: where
+    the list of deprecated APIs links each of its cells."""
+    found: dict[str, tuple[str, str]] = {}
+    for row in model.param_rows:
+        for column, cell in zip(model.columns, row.cells):
+            if cell.result is not None and cell.result.warnings and row.cell_id not in found:
+                found[row.cell_id] = (column.jax, column.platform)
+    return found
+
+
+def template_context(model: ReportModel, generated_at: dt.datetime | str, since: SinceView | None = None,
+                     api: ApiView | None = None, chapters: Sequence[ChapterView] = ()) -> dict[str, Any]:
+    """What the page's template renders from (also what `benchmarks/report_scale.py` renders an older template
+    with); `api` is the API section's view (None: no section), `chapters` the chapters run as written."""
     moment = generated_at.isoformat(timespec="seconds") if isinstance(generated_at, dt.datetime) else generated_at
-    template = _environment().get_template(TEMPLATE_NAME)
-    return template.render(
-        model=model, data_json=json_for_script(page_data(model)), suite_version=conformance.__version__,
+    pages = chapter_pages(chapters, len(model.platforms) > 1)
+    data = page_data(model)
+    back = blocks_of_rows(pages, chapters)
+    for row in data["rows"]:  # a probe cell's panel links to the chapter's own code for its rows
+        found = [link for row_id in row["rows"] for link in back.get(row_id, [])]
+        if found:
+            row["bl"] = list({link[0]: link for link in found}.values())
+    return dict(
+        model=model, data_json=json_for_script(data), suite_version=conformance.__version__,
         schema_version=SCHEMA_VERSION, generated_at=moment, statuses=STATUS_ORDER, meaning=MEANING,
         letters={s.value: LETTER[s] for s in Status}, known_wording=KNOWN_ISSUE_WORDING, groups=CHANGE_GROUPS,
         documented=DOCUMENTED_JAX, glyphs=GLYPHS, bug_glyphs=(BUG_PRESENT_GLYPH, BUG_ABSENT_GLYPH), since=since,
-        run_label=run_label)
+        run_label=run_label, links=PageLinks.of(model), first_warned=first_warned(model), api=api,
+        api_json=json_for_script(api.data()) if api else "", chapters=pages, chapter_glyphs=BLOCK_GLYPHS,
+        chapter_meanings=BLOCK_MEANINGS,
+        chapter_json=json_for_script({p.key: p.details for p in pages}) if pages else "")
+
+
+def render_html(model: ReportModel, generated_at: dt.datetime | str, since: SinceView | None = None,
+                api: ApiView | None = None, chapters: Sequence[ChapterView] = ()) -> str:
+    """The report as one self-contained HTML page (inline CSS and script, no external resources); `since` adds
+    "Since the last run" at the top, `api` the section of every public name per release, `chapters` "The chapter as
+    written"."""
+    return _environment().get_template(TEMPLATE_NAME).render(
+        **template_context(model, generated_at, since, api, chapters))
 
 
 # ---------------------------------------------------------------- writing
@@ -247,22 +325,29 @@ def write_report(
     releases: Sequence[str] | None = None,
     extra: ExtraOutputs | None = None,
     since: SinceView | None = None,
+    censuses: Sequence[Census] = (),
+    chapters: Sequence[ChapterView] = (),
 ) -> Path:
     """Render result files to the HTML report at `out_path` (atomically), and optionally Markdown and JUnit XML, and
     the outputs for other tools that `extra` names (compat JSON, wptreport; how full the Markdown is, its link).
 
     `releases`, the JAX releases of the package index, let the report name the exact release of each change;
-    `since` (`report.since.since_view` of the run history) adds "Since the last run" to the page and the Markdown.
+    `since` (`report.since.since_view` of the run history) adds "Since the last run" to the page and the Markdown;
+    `censuses` (`api census`, stored beside the results) add the API section and the compat JSON's `api` entries;
+    `chapters` (`conformance.chapter.grid.chapter_views` of the results' block cells) "The chapter as written".
     """
     model = build_model(_as_files(paths_or_files), load_cases() if cases is None else cases, releases)
     moment = generated_at or dt.datetime.now(dt.timezone.utc)
     extra = extra or ExtraOutputs()
     out = Path(out_path)
-    write_text_atomically(out, render_html(model, moment, since))
+    # The Markdown first: a --compare naming no column is refused before anything is written.
+    markdown = None if markdown_path is None else markdown_summary(
+        model, full=extra.markdown_full, generated_at=moment, html_link=extra.html_link, lead=since_markdown(since),
+        compare=extra.compare, site_url=extra.site_url)
+    write_text_atomically(out, render_html(model, moment, since, api_view(censuses), chapters))
     if markdown_path is not None:
-        write_text_atomically(markdown_path, markdown_summary(model, full=extra.markdown_full, generated_at=moment,
-                                                              html_link=extra.html_link, lead=since_markdown(since)))
+        write_text_atomically(markdown_path, markdown)
     if junit_path is not None:
         write_text_atomically(junit_path, junit_xml(model))
-    write_extra_outputs(model, moment, extra)
+    write_extra_outputs(model, moment, extra, [c for c in censuses if is_final(c.jax)])
     return out

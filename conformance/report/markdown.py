@@ -20,7 +20,7 @@ from conformance.core.observation import decode_nonfinite
 from conformance.core.status import (KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED, KNOWN_ISSUE_PRESENT,
                                      KNOWN_ISSUE_WORDING, MEANING, Status)
 from conformance.core.versions import DOCUMENTED_JAX
-from conformance.report.common import STATUS_ORDER, visible
+from conformance.report.common import STATUS_ORDER, cell_address, page_address, visible
 from conformance.report.model import CHANGE_GROUPS, NOT_RUN, ParamRow, ReportModel, TableCell
 from conformance.report.spans import joined, platform_states, spans
 
@@ -201,6 +201,36 @@ def _changes(model: ReportModel) -> list[str]:
     return (["", "## What changed between neighbouring releases"] + lines) if lines else []
 
 
+def from_to(model: ReportModel, before: str, after: str, page: str = "") -> list[str]:
+    """"From A to B": what an upgrade from `before` to `after` changes, per platform: the status changes first, each
+    with its why (the declared `Change` between the two, or "unexplained"), then how many cells changed only their
+    printed output or only their observation. With `page` (the report's absolute address) each cell links to its
+    panel there."""
+    lines = ["", f"## From {text(before)} to {text(after)}", ""]
+    steps = model.compare(before, after)
+    for step in steps:
+        moved = [(group, change) for group in CHANGE_GROUPS[:-1] for change in step.groups[group] if change.status_changed]
+        quiet = len(step.groups["changed"]) - sum(1 for group, _ in moved if group == "changed")
+        printed = len(step.groups["printed output changed"])
+        if len(steps) > 1:
+            lines += [f"### {text(step.platform)}", ""]
+        if moved:
+            lines.append(f"{len(moved)} cell{'s change' if len(moved) != 1 else ' changes'} status:")
+            lines.append("")
+            for group, change in moved:
+                why = prose(change.why.why) if change.why else "unexplained (no declared Change)"
+                name = code(change.cell_id)
+                if page:
+                    at = cell_address(page, change.cell_id, after, step.platform if len(model.platforms) > 1 else "")
+                    name = f"[{name}]({link_target(at)})"
+                lines.append(f"- **{group}**: {name} ({text(change.before)} → {text(change.after)}): {why}")
+        else:
+            lines.append("No cell changes status.")
+        lines += ["", f"Printed output alone changed in {printed} cell{'s' if printed != 1 else ''}; the observation "
+                      f"alone (same status) in {quiet}.", ""]
+    return lines[:-1]
+
+
 def _every_cell(model: ReportModel) -> list[str]:
     heads = [f"{c.label} ({c.platform})" if len(model.platforms) > 1 else c.label for c in model.columns]
     lines = ["", "## Every cell", "", "| section | cell | " + " | ".join(map(text, heads)) + " |",
@@ -224,13 +254,18 @@ def _moment(generated_at: dt.datetime | str | None) -> str:
 
 
 def markdown_summary(model: ReportModel, *, full: bool = False, generated_at: dt.datetime | str | None = None,
-                     html_link: str = DEFAULT_HTML_LINK, lead: list[str] | None = None) -> str:
+                     html_link: str = DEFAULT_HTML_LINK, lead: list[str] | None = None,
+                     compare: tuple[str, str] | None = None, site_url: str = "") -> str:
     """The Markdown page: header with date, suite version, platforms and a link to the HTML page (`html_link`,
     relative `index.html` by default); overview; where the documented release differs from the chapter; known
     issues and "since which release" tables; legend. `full` adds, before the legend, what changed between
     neighbouring releases and the table of every cell. `lead` are lines to put right after the header ("Since the last
-    run", `report.since.since_markdown`)."""
-    lines: list[str] = _header(model, _moment(generated_at), html_link) + list(lead or []) + _overview(model)
+    run", `report.since.since_markdown`); `compare` (A, B) puts "From A to B" (`from_to`) first of all, an upgrade's
+    delta for its pull request. `site_url` makes the page link absolute (and links each changed cell to its panel),
+    so the pasted page has no link that breaks."""
+    page = page_address(html_link, site_url)
+    delta = from_to(model, *compare, page=page if site_url else "") if compare else []
+    lines: list[str] = _header(model, _moment(generated_at), page) + delta + list(lead or []) + _overview(model)
     lines += _discrepancies(model) + _since_tables(model)
     if full:
         lines += _changes(model) + _every_cell(model)

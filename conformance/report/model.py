@@ -22,6 +22,7 @@ from conformance.core.status import (BROKEN, KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHA
                                      describe)
 from conformance.core.versions import DOCUMENTED_JAX, direction, release_tuple
 from conformance.decide.commits import BuildCommits, compare_url
+from conformance.errors import ConformanceError
 from conformance.results.versions import is_exactly, version_order
 from conformance.results.merge import Conflict, merge_files
 from conformance.report.conditions import MISCOMPILE_CASE, cpu_conditions
@@ -388,6 +389,21 @@ class ReportModel:
     transitions: list[Transition] = field(default_factory=list)
     deprecations: list[DeprecatedApi] = field(default_factory=list)
 
+    def compare(self, before: str, after: str) -> list[VersionStep]:
+        """What changed from the column of JAX `before` to the column of `after`, per platform that has both (any
+        two columns, not only neighbours; each status change with the why that spans them). `ConformanceError`
+        naming the versions there are when a platform has neither pair."""
+        steps = []
+        for platform in self.platforms:
+            at = {c.jax: i for i, c in enumerate(self.columns) if c.platform == platform}
+            if before in at and after in at:
+                steps.append(_step(self.columns, self.param_rows, at[before], at[after]))
+        if not steps:
+            shown = ", ".join(dict.fromkeys(c.jax for c in self.columns)) or "none"
+            raise ConformanceError(f"--compare {before} {after}: the report has no column of both on one platform; "
+                                   f"its versions are {shown}")
+        return steps
+
     @property
     def unexplained(self) -> list[Transition]:
         """The status changes that no declared `Change` explains."""
@@ -518,24 +534,27 @@ def classify_change(before: CellResult, after: CellResult, known_issue: bool) ->
     return "changed"
 
 
+def _step(model_columns: list[Column], rows: list[ParamRow], left: int, right: int) -> VersionStep:
+    """What changed from column `left` to column `right` (one platform), grouped, each status change with its why."""
+    groups: dict[str, list[Change]] = {g: [] for g in CHANGE_GROUPS}
+    for row in rows:
+        before, after = row.cells[left].result, row.cells[right].result
+        if before is None or after is None:
+            continue
+        group = classify_change(before, after, row.known_at[right])
+        if group:
+            detail = "observation changed" if group == "changed" and before.status == after.status else ""
+            moved = before.status != after.status
+            why = row.why(model_columns[left].jax, model_columns[right].jax) if moved else None
+            groups[group].append(Change(row.cell_id, row.cells[left].word, row.cells[right].word, detail, moved, why))
+    return VersionStep(model_columns[left].platform, model_columns[left].jax, model_columns[right].jax, groups)
+
+
 def _steps(model_columns: list[Column], rows: list[ParamRow]) -> list[VersionStep]:
     steps = []
     for platform in sorted({c.platform for c in model_columns}):
         indices = [i for i, c in enumerate(model_columns) if c.platform == platform]
-        for left, right in zip(indices, indices[1:]):
-            groups: dict[str, list[Change]] = {g: [] for g in CHANGE_GROUPS}
-            for row in rows:
-                before, after = row.cells[left].result, row.cells[right].result
-                if before is None or after is None:
-                    continue
-                group = classify_change(before, after, row.known_at[right])
-                if group:
-                    detail = "observation changed" if group == "changed" and before.status == after.status else ""
-                    moved = before.status != after.status
-                    why = row.why(model_columns[left].jax, model_columns[right].jax) if moved else None
-                    groups[group].append(Change(row.cell_id, row.cells[left].word, row.cells[right].word, detail,
-                                                moved, why))
-            steps.append(VersionStep(platform, model_columns[left].jax, model_columns[right].jax, groups))
+        steps += [_step(model_columns, rows, left, right) for left, right in zip(indices, indices[1:])]
     return steps
 
 

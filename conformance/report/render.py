@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.api.model import Census, load_census
+from conformance.api.store import api_folder
+from conformance.chapter.grid import chapter_views, without_blocks
 from conformance.envs.builder import EnvironmentBuilder
 from conformance.errors import ConformanceError
 from conformance.report.html import write_report
@@ -36,10 +39,24 @@ def history_href(history: Path, out: Path) -> str:
     published site); "" elsewhere, so the page never names a path of the machine that made it. Each part of the path
     is percent-quoted (`:` too) and the address starts `./`: a file named `javascript:…` is a relative link to that
     file, never a URL with a scheme."""
-    relative = os.path.relpath(Path(history).resolve(), Path(out).resolve().parent)
+    relative = os.path.relpath(os.path.realpath(history), os.path.dirname(os.path.realpath(out)))
     if relative.startswith(".."):
         return ""
     return "./" + "/".join(urllib.parse.quote(part, safe="") for part in Path(relative).parts)
+
+
+def stored_censuses_of(paths: Any) -> tuple[list[Census], list[str]]:
+    """The census files (`api census`) stored in each results folder of `paths`, and a line for each that cannot be
+    read (a report names it and goes on, as for a result file)."""
+    found, problems = [], []
+    for folder in [Path(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]:
+        where = api_folder(folder)
+        for path in sorted(where.glob("*.json")) if where.is_dir() else []:
+            try:
+                found.append(load_census(path))
+            except ConformanceError as exc:
+                problems.append(f"census {exc}")
+    return found, problems
 
 
 def render_results(paths: Any, out: Path, markdown: Path | None = None, junit: Path | None = None,
@@ -52,7 +69,7 @@ def render_results(paths: Any, out: Path, markdown: Path | None = None, junit: P
     since = None
     if history is not None:
         written = [out, markdown, junit] + ([extra.compat_json, extra.wptreport] if extra else [])
-        if any(path is not None and Path(path).resolve() == Path(history).resolve() for path in written):
+        if any(path is not None and os.path.realpath(path) == os.path.realpath(history) for path in written):
             raise ConformanceError(f"--history {history} is also an output of this report; it would be overwritten")
         since = since_view(read_history(history), history_href(history, out))
     loaded = read_results_tolerantly(paths)
@@ -62,6 +79,10 @@ def render_results(paths: Any, out: Path, markdown: Path | None = None, junit: P
     conflicts = [c for run in merge_files(loaded.files) for c in run.conflicts]
     if releases is None:
         releases = EnvironmentBuilder().index.cached_releases("jax")  # offline: the report names ranges instead
-    path = write_report(loaded.files, out, markdown_path=markdown, junit_path=junit, cases=cases, releases=releases,
-                        extra=extra, since=since)
-    return Rendered(path, list(loaded.problems), conflicts)
+    # A chapter's blocks (`jax-conformance chapter`) are not probes: the page's table, overview and the outputs for
+    # other tools leave them out, and its section "The chapter as written" shows them (`chapter_views`).
+    censuses, unread = stored_censuses_of(paths)
+    path = write_report(without_blocks(loaded.files), out, markdown_path=markdown, junit_path=junit, cases=cases,
+                        releases=releases, extra=extra, since=since, censuses=censuses,
+                        chapters=chapter_views(merge_files(loaded.files)))
+    return Rendered(path, list(loaded.problems) + unread, conflicts)

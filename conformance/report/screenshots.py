@@ -16,6 +16,7 @@ import argparse
 import shutil
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 WIDTH, HEIGHT = 1400, 900
 PHONE = (390, 844)
@@ -45,6 +46,18 @@ def _browser(phone: bool = False):
     return webdriver.Chrome(service=webdriver.ChromeService(executable_path=driver), options=options)
 
 
+def _open_last_cell_of_first_row(browser) -> None:
+    """Open the newest column's cell of the first row shown. The table draws only the rows and columns near its visible
+    part: it is scrolled to its last column first, and the cell clicked by script, which keeps the first column."""
+    from selenium.webdriver.common.by import By
+
+    browser.execute_async_script("const done = arguments[arguments.length - 1], w = document.getElementById('wrap');"
+                                 "w.scrollLeft = w.scrollWidth;"
+                                 "requestAnimationFrame(() => requestAnimationFrame(() => done()));")
+    row = next(r for r in browser.find_elements(By.CSS_SELECTOR, "tr.r") if r.is_displayed())
+    browser.execute_script("arguments[0].click()", row.find_elements(By.CSS_SELECTOR, "td.c")[-1])
+
+
 def take(page: Path, out: Path, cell: str | None = None) -> list[Path]:
     """Save the overview and one cell's detail of `page` into `out`; return the files written."""
     from selenium.webdriver.common.by import By
@@ -57,14 +70,13 @@ def take(page: Path, out: Path, cell: str | None = None) -> list[Path]:
         browser.execute_script("document.getElementById('table').scrollIntoView({block: 'start'})")
         table = out / "screenshot-table.png"
         browser.save_screenshot(str(table))
-        if cell:
-            row = browser.find_element(By.CSS_SELECTOR, f"tr.r[data-text^='{cell}']")
+        if cell:  # the page's own deep link: it opens the cell, scrolls the table to it and marks it
+            newest = browser.execute_script("const h = document.querySelectorAll('thead th.leaf');"
+                                            "return h[h.length - 1].dataset.key;")
+            browser.get(f"{page.resolve().as_uri()}#cell={quote(cell, safe='')}&at={quote(newest, safe='')}")
         else:
             browser.find_element(By.ID, "f-changes").click()
-            row = next(r for r in browser.find_elements(By.CSS_SELECTOR, "tr.r") if r.is_displayed())
-        # Bring the row's start into view and click by script, so the table keeps its first columns in view.
-        browser.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'start'})", row)
-        browser.execute_script("arguments[0].click()", row.find_elements(By.CSS_SELECTOR, "td.c")[-1])
+            _open_last_cell_of_first_row(browser)
         detail = out / "screenshot-cell.png"
         browser.save_screenshot(str(detail))
         link = browser.current_url  # the open cell is in the URL

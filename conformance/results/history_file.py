@@ -19,7 +19,7 @@ from typing import Any
 
 from conformance.atomic import write_text_atomically
 from conformance.errors import ConformanceError
-from conformance.readfile import NotRegularFile, TooLarge, read_regular_text
+from conformance.readfile import NotRegularFile, TooLarge, read_regular_text, special_kind
 from conformance.results.history import (REASONS, HistoryEntry, check_commit, entry_from_json, history_entry)
 from conformance.results.load import ResultsError, is_result_name, read_results_tolerantly, result_files
 from conformance.core.status import Status
@@ -132,6 +132,8 @@ def read_history(path: Path) -> list[HistoryEntry]:
 
 
 def _set_aside(path: Path) -> Path:
+    if not os.path.isfile(path):  # only a regular file is ever moved aside (see existing_history)
+        raise ConformanceError(f"--history {path} is not a regular file; nothing was set aside")
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
     target = path.with_name(f"{path.name}.unreadable-{stamp}")
     n = 1
@@ -146,6 +148,10 @@ def existing_history(path: Path) -> tuple[list[HistoryEntry], list[str]]:
     """The entries to append to, and a notice when the history starts anew: missing, or unreadable (set aside)."""
     if path.is_dir():
         raise ConformanceError(f"--history {path} is a folder; give the history file's path (history.json)")
+    kind = special_kind(path)
+    if kind:  # never set aside: as root that would move /dev/null or /dev/stdin away
+        raise ConformanceError(f"--history {path} is {kind}, not a history file; give the history file's path "
+                               f"(history.json)")
     try:
         return parse_history(_read_text(path)), []
     except FileNotFoundError:

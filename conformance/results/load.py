@@ -62,7 +62,7 @@ def result_files(paths: PathLike | Iterable[PathLike]) -> list[Path]:
         raise ResultsError("no result files given")
     unique: dict[Path, Path] = {}
     for path in files:  # a file named twice (`report DIR DIR`, a folder and a file in it) is read once
-        unique.setdefault(path.resolve(), path)
+        unique.setdefault(Path(os.path.realpath(path)), path)  # (realpath: a link loop is no exception)
     return list(unique.values())
 
 

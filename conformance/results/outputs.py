@@ -1,4 +1,5 @@
-"""Where a command may write its outputs (reports, Markdown, JUnit): never over a result file or another output.
+"""Where a command may write its outputs (reports, Markdown, JUnit, a folder of wptreports): never over a result
+file or another output, and never into a folder of result files.
 
 Checked before any work, so a wrong path costs one line on stderr, never a result file.
 """
@@ -10,35 +11,85 @@ from pathlib import Path
 from typing import Sequence
 
 from conformance.errors import ConformanceError
+from conformance.readfile import special_kind
 from conformance.results.load import is_result_name, result_files
 
 
+def real(path: Path | str) -> Path:
+    """`path` with its links followed, as far as they go (a link loop is left as it is, never an exception)."""
+    return Path(os.path.realpath(path))
+
+
 def check_outputs(outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[Path] = (),
-                  results: Path | None = None) -> None:
+                  results: Path | None = None, folders: Sequence[tuple[str, Path | None]] = (),
+                  reads: Sequence[Path | str | None] = ()) -> None:
     """Fail with one line, before any work, when an output would overwrite a result file (one of `inputs`, or any
-    result file in the `results` folder) or another output of the same command, or cannot be written."""
-    protected = {p.resolve() for p in result_files(list(inputs))} if inputs else set()
+    result file in the `results` folder), a census of `results/api/`, a file the command reads (`reads`: an
+    expectations file, a chapter, an interpreter), another output of the same command, or a file inside an output
+    folder, or cannot be written. `folders` are outputs that are folders of files (`report --wptreport DIR`),
+    checked by `check_output_folder`."""
+    protected = {real(p) for p in result_files(list(inputs))} if inputs else set()
+    read = {real(p): str(p) for p in reads if p is not None and os.path.lexists(p)}
+    census = real(results) / "api" if results is not None else None
     if results is not None and results.is_dir():
-        protected |= {p.resolve() for p in [*results.iterdir(), *results.glob("builds/*/*")]  # builds stored apart
+        protected |= {real(p) for p in [*results.iterdir(), *results.glob("builds/*/*")]  # builds stored apart
                       if is_result_name(p.name)}
     seen: dict[Path, str] = {}
     for option, out in outputs:
         if out is None:
             continue
-        where = out.resolve()
+        where = real(out)
         if where in protected or (out.exists() and is_result_name(out.name)) or (
-                results is not None and where.parent == results.resolve() and is_result_name(out.name)):
+                results is not None and where.parent == real(results) and is_result_name(out.name)):
             raise ConformanceError(f"{option} {out} is a result file; write the output elsewhere")
+        if census is not None and census in where.parents:
+            raise ConformanceError(f"{option} {out} is in the census folder {census}; write the output elsewhere")
+        if where in read:
+            raise ConformanceError(f"{option} {out} is {read[where]}, which this command reads; write the output "
+                                   f"elsewhere")
         if where in seen:
             raise ConformanceError(f"{option} and {seen[where]} both name {out}; give each output its own file")
         seen[where] = option
         check_writable(out, option)
+    for option, folder in folders:
+        if folder is not None:
+            check_output_folder(folder, option, seen)
+            inside = [(o, p) for p, o in seen.items() if real(folder) in p.parents]
+            if inside:
+                raise ConformanceError(f"{inside[0][0]} {inside[0][1]} is inside {option} {folder}, whose files "
+                                       f"that command writes; write it elsewhere")
+            seen[real(folder)] = option
+
+
+def check_output_folder(folder: Path, option: str, taken: dict[Path, str]) -> None:
+    """Fail with one line, before any work, when `folder` cannot be a folder of outputs: it is a file (or, missing,
+    is named like one: `x.json` is the old single-file form), another output (`taken`) names it, it holds result files,
+    or it cannot be made or written."""
+    if folder.exists() and not folder.is_dir():
+        raise ConformanceError(f"{option} {folder} is a file; name a folder (one file per run is written into it)")
+    if not folder.exists() and folder.suffix.lower() in (".json", ".gz"):
+        raise ConformanceError(f"{option} {folder} is named like a file; it takes a folder (one file per run is "
+                               "written into it)")
+    where = real(folder)
+    if where in taken:
+        raise ConformanceError(f"{option} and {taken[where]} both name {folder}; give each output its own path")
+    if folder.is_dir() and any(is_result_name(p.name) for p in folder.iterdir()):
+        raise ConformanceError(f"{option} {folder} holds result files; write the output to another folder")
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK):
+        raise ConformanceError(f"{option} {folder}: {existing} is not a writable folder")
 
 
 def check_writable(path: Path, option: str) -> None:
-    """Fail with one line, before any work, when `path` cannot be written as a file."""
+    """Fail with one line, before any work, when `path` cannot be written as a file: a folder, a FIFO, a device
+    (`/dev/stdout`, which as root would be replaced by a file), or a place in no writable folder."""
     if path.is_dir():
         raise ConformanceError(f"{option} {path} is a folder; name a file")
+    kind = special_kind(path)
+    if kind:
+        raise ConformanceError(f"{option} {path} is {kind}, not a regular file; name a file to write")
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent

@@ -26,23 +26,27 @@ import re
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
 from conformance.atomic import write_bytes_atomically
+from conformance.readfile import TooLarge, read_regular_bytes
 from conformance.results.history_file import MAX_HISTORY_BYTES
 from conformance.results.load import MAX_RESULT_BYTES, RESULT_NAME, ResultsError, load_result_file
-from conformance.scrub import scrub_credentials
+from conformance.scrub import scrub_credentials, scrub_url
 
 INDEX_PATH = "results/index.json"
 HISTORY_PATH = "history.json"
 MAX_INDEX_BYTES = 4 * 1024 * 1024
 TIMEOUT_S = 60  # each read of the site
 FETCH_DEADLINE_S = 300  # the whole of one fetch: a site trickling a byte at a time is cut off, not waited for
+RESTORE_DEADLINE_S = 1800  # the whole restore: past it, the files not fetched yet are set aside (their cells run)
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -70,7 +74,7 @@ class Restored:
 
     def lines(self) -> list[str]:
         """One line per file set aside and one for the restore, for the job's log."""
-        where = scrub_credentials(self.source)
+        where = scrub_url(self.source)
         unread = [f"jax-conformance: restore: the site's {HISTORY_PATH} could not be read "
                   f"({shown(self.history_problem)}); a publication now would replace it (the report job refuses)"]
         unread = unread if self.history_problem else []
@@ -112,17 +116,52 @@ def _read_within(response: Any, limit: int, deadline: float) -> bytes:
     return b"".join(chunks)
 
 
-def fetch(url: str, limit: int) -> bytes:
-    """The bytes at `url`, at most `limit` of them, within `FETCH_DEADLINE_S`; `FetchError` (one line) otherwise."""
-    deadline = time.monotonic() + FETCH_DEADLINE_S
+def _fetch_local(url: str, limit: int) -> bytes:
+    """A file of a site that is a folder (a `file://` URL): a regular file only (a FIFO there would block), bounded."""
+    path = urllib.request.url2pathname(urllib.parse.urlsplit(url).path)
+    try:
+        return read_regular_bytes(path, limit)
+    except TooLarge:
+        raise FetchError(f"larger than {limit} bytes") from None
+    except OSError as exc:
+        raise FetchError(shown(str(exc.strerror or exc))[:200], isinstance(exc, FileNotFoundError)) from None
+
+
+def _fetch_remote(url: str, limit: int, deadline: float) -> bytes:
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response:  # noqa: S310 - the site's own URL
-            data = _read_within(response, limit, deadline)
+            return _read_within(response, limit, deadline)
     except (OSError, ValueError, urllib.error.URLError, http.client.HTTPException) as exc:
         said = " ".join(str(getattr(exc, "reason", None) or exc).split())
         missing = (isinstance(exc, urllib.error.HTTPError) and exc.code == 404) or isinstance(exc, FileNotFoundError) \
             or isinstance(getattr(exc, "reason", None), FileNotFoundError)
         raise FetchError(shown(scrub_credentials(said, url))[:200], missing) from None
+
+
+def fetch(url: str, limit: int) -> bytes:
+    """The bytes at `url`, at most `limit` of them, within `FETCH_DEADLINE_S` from the first byte asked for to the
+    last (the connection and headers included: a site trickling its headers a byte at a time is cut off too);
+    `FetchError` (one line) otherwise."""
+    if urllib.parse.urlsplit(url).scheme == "file":
+        data = _fetch_local(url, limit)
+    else:
+        deadline = time.monotonic() + FETCH_DEADLINE_S
+        done: dict[str, Any] = {}
+
+        def worker() -> None:
+            try:
+                done["data"] = _fetch_remote(url, limit, deadline)
+            except FetchError as exc:
+                done["error"] = exc
+
+        thread = threading.Thread(target=worker, name="jax-conformance-fetch", daemon=True)
+        thread.start()
+        thread.join(FETCH_DEADLINE_S)
+        if thread.is_alive():  # left to its socket's own timeout; nothing waits for it
+            raise FetchError(f"took longer than {FETCH_DEADLINE_S} s to fetch")
+        if "error" in done:
+            raise done["error"]
+        data = done["data"]
     if len(data) > limit:
         raise FetchError(f"larger than {limit} bytes")
     return data
@@ -204,6 +243,7 @@ def restore_results(source: str, into: Path, keep: Path | None = None,
     """Restore the published result files at `source` into `into` (and `keep`), only those of `platforms` when
     given; see the module's docstring. Never raises for what the site holds."""
     outcome = Restored(source)
+    stop_at = time.monotonic() + RESTORE_DEADLINE_S
     try:
         entries = index_entries(fetch(site_url(source, INDEX_PATH), MAX_INDEX_BYTES))
     except FetchError as exc:
@@ -230,6 +270,8 @@ def restore_results(source: str, into: Path, keep: Path | None = None,
                 continue
             if (into / name).exists():
                 problem = "a file of that name is already there; it was kept"
+            elif time.monotonic() > stop_at:  # a slow site, or an index naming thousands of files
+                problem = f"not fetched: the restore ran past its {RESTORE_DEADLINE_S} s"
             else:
                 problem = restore_one(source, entry, into, keep)
         if problem is None:

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Mapping
 
 from conformance.core.case import folder_namespace
+from conformance.core.casefolders import CHAPTER_NAMESPACE  # noqa: F401 - chapters' blocks: `chapter/<chapter>.<block>`
 from conformance.core.observation import MAX_DEPTH, WARNING_KEYS, json_problem
 from conformance.core.status import Status
 

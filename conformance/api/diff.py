@@ -1,0 +1,230 @@
+"""What changed in the public API between two releases, each change dated (pure).
+
+`diff_chain(chain)` takes censuses ordered from A (`chain[0]`) to B (`chain[-1]`), with the censuses of releases
+between them in between (as many as are at hand: `api diff --matrix` fills them), and returns the changes from A to
+B, one `Change` each:
+
+- `added`: usable (present or deprecated) on B, not on A (absent or removed there);
+- `removed`: usable on A, removed or absent on B; the message says JAX's own words on both sides (the deprecation
+  A reported, the AttributeError B raises);
+- `deprecated` / `undeprecated`: present on A and deprecated on B, or the other way round;
+- `moved`: a name on its way out (deprecated, removed or absent on B) whose object is newly reachable under another
+  path on B, not deprecated there: the replacement JAX's message names, or the same jax function or class (the same
+  `module.qualname`) at its canonical path on B (not an `alias_of` another path there);
+- `signature`: usable on both, with a parameter added, removed or renamed, its kind changed or a default changed.
+
+A name under a module that failed to import (or was skipped) on either side is left out: nothing is known of it.
+A whole module added or removed is one change, its names not listed one by one.
+
+`since` is the first release of the chain from which the change holds on every later census of the chain (a
+census that cannot tell, `unknown`, does not break the run): with only A and B at hand it is B.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from conformance.api.model import USABLE, Census
+
+CHANGES = ("added", "removed", "deprecated", "undeprecated", "moved", "signature")
+MAX_SIGNATURE = 160
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change of one name: `change` is one of `CHANGES`; `since` the release that first shows it."""
+
+    name: str
+    change: str
+    since: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        """The public JSON shape (`api diff --json`): name, change, since, message."""
+        return {"name": self.name, "change": self.change, "since": self.since, "message": self.message}
+
+
+def since_of(chain: Sequence[Census], holds: Callable[[Census], bool | None]) -> str:
+    """The first release of `chain[1:]` from which `holds` is never False on a later census and True on it; the
+    last release when it holds there only (or nothing in between tells)."""
+    first = ""
+    for census in reversed(chain[1:]):
+        held = holds(census)
+        if held is False:
+            break
+        if held:
+            first = census.jax
+    return first or chain[-1].jax
+
+
+def _tell(census: Census, name: str, test: Callable[[str], bool]) -> bool | None:
+    state = census.state(name)
+    return None if state == "unknown" else test(state)
+
+
+def signature_key(params: list[list[Any]] | None) -> tuple[tuple[str, str, Any], ...] | None:
+    """Parameters as comparable tuples (name, kind, default), or None."""
+    if params is None:
+        return None
+    return tuple((str(p[0]), str(p[1]), p[2]) for p in params if isinstance(p, list) and len(p) == 3)
+
+
+def _default(value: Any) -> str:
+    return "no default" if value is None else str(value)
+
+
+def signature_changes(before: list[list[Any]], after: list[list[Any]]) -> list[str]:
+    """What changed between two parameter lists, in words: added, removed, renamed (same place and kind), kind or
+    default changed."""
+    old = {p[0]: p for p in before}
+    new = {p[0]: p for p in after}
+    gone = [p for p in before if p[0] not in new]
+    came = [p for p in after if p[0] not in old]
+    words = []
+    for lost in list(gone):
+        place = before.index(lost)
+        twin = next((p for p in came if after.index(p) == place and p[1] == lost[1]), None)
+        if twin is not None:
+            words.append(f"parameter {lost[0]} renamed {twin[0]}")
+            gone.remove(lost)
+            came.remove(twin)
+    words += [f"parameter {p[0]} removed" for p in gone]
+    words += [f"parameter {p[0]} added" + (f" (default {p[2]})" if p[2] is not None else "") for p in came]
+    for name, was in old.items():
+        now = new.get(name)
+        if now is None:
+            continue
+        if was[1] != now[1]:
+            words.append(f"parameter {name}: {was[1]} → {now[1]}")
+        if was[2] != now[2]:
+            words.append(f"default of {name}: {_default(was[2])} → {_default(now[2])}")
+    return words
+
+
+def _described(census: Census, name: str) -> str:
+    entry = census.entry(name) or {}
+    text = str(entry.get("kind") or "name")
+    signature = str(entry.get("signature") or "")
+    if signature:
+        text += f" {name.rsplit('.', 1)[-1]}{signature[:MAX_SIGNATURE]}{'…' if len(signature) > MAX_SIGNATURE else ''}"
+    if entry.get("state") == "deprecated":
+        text += f"; deprecated on {census.jax}: {census.message(name)}"
+    return text
+
+
+def _removal_message(chain: Sequence[Census], name: str) -> str:
+    warned = [c for c in chain[:-1] if c.state(name) == "deprecated" and c.message(name)]
+    parts = [f"deprecated on {warned[-1].jax}: {warned[-1].message(name)}"] if warned else []
+    last = chain[-1]
+    parts.append(f"on {last.jax} reading it raises AttributeError: {last.message(name)}" if last.message(name)
+                 else f"not in jax {last.jax}")
+    return " — ".join(parts)
+
+
+def _state_change(chain: Sequence[Census], name: str) -> Change | None:
+    first, last = chain[0], chain[-1]
+    before, after = first.state(name), last.state(name)
+    if "unknown" in (before, after):
+        return None
+    if before not in USABLE and after in USABLE:
+        since = since_of(chain, lambda c: _tell(c, name, lambda s: s in USABLE))
+        return Change(name, "added", since, _described(last, name))
+    if before in USABLE and after not in USABLE:
+        since = since_of(chain, lambda c: _tell(c, name, lambda s: s not in USABLE))
+        return Change(name, "removed", since, _removal_message(chain, name))
+    if before == "present" and after == "deprecated":
+        since = since_of(chain, lambda c: _tell(c, name, lambda s: s == "deprecated"))
+        return Change(name, "deprecated", since, last.message(name))
+    if before == "deprecated" and after == "present":
+        since = since_of(chain, lambda c: _tell(c, name, lambda s: s == "present"))
+        return Change(name, "undeprecated", since, f"deprecated on {first.jax}: {first.message(name)}")
+    return None
+
+
+def _signature_change(chain: Sequence[Census], name: str) -> Change | None:
+    first, last = chain[0], chain[-1]
+    if not (first.usable(name) and last.usable(name)):
+        return None
+    before, after = first.params(name), last.params(name)
+    if before is None or after is None or signature_key(before) == signature_key(after):
+        return None
+    words = signature_changes(before, after)
+    if not words:
+        return None
+    wanted = signature_key(after)
+    since = since_of(chain, lambda c: None if c.params(name) is None else signature_key(c.params(name)) == wanted)
+    return Change(name, "signature", since, "; ".join(words))
+
+
+def _replacement(chain: Sequence[Census], name: str) -> str:
+    """The replacement the newest census of the chain that names one gives ('' when none does)."""
+    return next((c.replacement(name) for c in reversed(chain) if c.replacement(name)), "")
+
+
+def _movable(census: Census, name: str) -> str:
+    """The origin by which a name may be found moved: a jax function or class (not a re-exported `typing.Any` or
+    a module); '' otherwise."""
+    entry = census.entry(name) or {}
+    origin = str(entry.get("origin") or "")
+    return origin if entry.get("kind") in ("function", "class") and origin.startswith("jax.") else ""
+
+
+def moves(chain: Sequence[Census], added: set[str]) -> list[Change]:
+    """The moves from A to B (see the module docstring): each name on its way out whose object is newly reachable,
+    with one destination: the replacement JAX names, else the canonical path on B (not an alias of another path
+    there: `alias_of`) of the same jax function or class, the shortest one."""
+    first, last = chain[0], chain[-1]
+    arrivals: dict[str, list[str]] = {}
+    added = {name for name in added if last.state(name) == "present"}  # never to a path that is itself going
+    for new in added:
+        origin = _movable(last, new)
+        if origin and not (last.entry(new) or {}).get("alias_of"):
+            arrivals.setdefault(origin, []).append(new)
+    out = []
+    for old in sorted(first.names):
+        if not first.usable(old) or last.state(old) in ("present", "unknown"):
+            continue
+        replacement = _replacement(chain, old)
+        if replacement in added:
+            new, why = replacement, f"its replacement, as JAX says: {last.message(old) or first.message(old)}"
+        else:
+            found = arrivals.get(_movable(first, old)) if _movable(first, old) else None
+            if not found:
+                continue
+            new = min(found, key=lambda p: (p.count("."), len(p), p))
+            why = f"the same {(first.entry(old) or {}).get('kind')} ({_movable(first, old)})"
+        since = since_of(chain, lambda c, o=old, n=new: None if "unknown" in (c.state(o), c.state(n))
+                         else c.usable(n) and c.state(o) != "present")
+        out.append(Change(old, "moved", since, f"now {new}: {why}"))
+    return out
+
+
+def _inside_changed_module(name: str, modules: set[str]) -> bool:
+    parts = name.split(".")
+    return any(".".join(parts[:end]) in modules for end in range(1, len(parts)))
+
+
+def diff_chain(chain: Sequence[Census]) -> list[Change]:
+    """The changes from `chain[0]` to `chain[-1]`, dated over the chain (see the module docstring)."""
+    if len(chain) < 2:
+        return []
+    first, last = chain[0], chain[-1]
+    changes = []
+    for name in sorted(set(first.names) | set(last.names)):
+        found = _state_change(chain, name) or _signature_change(chain, name)
+        if found is not None:
+            changes.append(found)
+    added = {c.name for c in changes if c.change == "added"}
+    whole = {c.name for c in changes if c.change in ("added", "removed")
+             and ((last.entry(c.name) or first.entry(c.name) or {}).get("kind") == "module")}
+    changes = [c for c in changes if c.change not in ("added", "removed") or not _inside_changed_module(c.name, whole)]
+    changes += moves(chain, added)
+    order = {change: i for i, change in enumerate(CHANGES)}
+    return sorted(changes, key=lambda c: (c.name, order[c.change]))
+
+
+def changes_json(changes: Sequence[Change]) -> dict[str, Any]:
+    """`{"changes": [{"name", "change", "since", "message"}]}`: the public shape of `api diff --json`."""
+    return {"changes": [c.to_json() for c in changes]}

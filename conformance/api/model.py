@@ -1,0 +1,125 @@
+"""A census file read back (pure apart from `load_census`): its release, platform, modules and names, and each
+name's state on that release.
+
+A name's state (`Census.state`):
+- `present`, `deprecated`, `removed`: as the release reported it (see `conformance.api.census`);
+- `absent`: not in the census, whose walk reached the module that would hold it;
+- `unknown`: the census cannot tell: the name is under a module that failed to import or was skipped there.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.api.census import FORMAT, FORMAT_VERSION
+from conformance.errors import ConformanceError, one_line
+from conformance.readfile import read_regular_text
+
+MAX_CENSUS_BYTES = 64 * 1024 * 1024
+MAX_CENSUS_NAMES = 200_000
+STATES = ("present", "deprecated", "removed", "absent", "unknown")
+# A name that a user can use on the release (deprecated still works, with a warning).
+USABLE = ("present", "deprecated")
+
+
+@dataclass(frozen=True)
+class Census:
+    """One release's census: `names` maps a dotted path to its entry, `modules` a walked module to its record."""
+
+    jax: str
+    platform: str
+    names: dict[str, dict[str, Any]]
+    modules: dict[str, dict[str, Any]]
+    header: dict[str, Any] = field(default_factory=dict)
+    source: str = ""
+
+    @property
+    def label(self) -> str:
+        """`0.6.2 (linux-x86_64)`."""
+        return f"{self.jax} ({self.platform})"
+
+    def entry(self, name: str) -> dict[str, Any] | None:
+        """The name's entry, or None."""
+        return self.names.get(name)
+
+    def failed_under(self, name: str) -> str:
+        """The module above `name` (or `name` itself) that failed to import or was skipped here; '' when none."""
+        parts = name.split(".")
+        for end in range(1, len(parts) + 1):
+            prefix = ".".join(parts[:end])
+            record = self.modules.get(prefix)
+            if record is not None and record.get("status") != "ok":
+                return prefix
+        return ""
+
+    def walked(self, module: str) -> bool:
+        """Whether `module` was imported and its names read."""
+        return (self.modules.get(module) or {}).get("status") == "ok"
+
+    def state(self, name: str) -> str:
+        """present, deprecated, removed, absent or unknown (see the module docstring)."""
+        found = self.names.get(name)
+        if found is not None:
+            return str(found.get("state") or "present")
+        return "unknown" if self.failed_under(name) else "absent"
+
+    def usable(self, name: str) -> bool:
+        """Whether a user can use the name on this release (present or deprecated)."""
+        return self.state(name) in USABLE
+
+    def message(self, name: str) -> str:
+        """JAX's own deprecation or removal message for the name ('' when none)."""
+        return str((self.names.get(name) or {}).get("message") or "")
+
+    def replacement(self, name: str) -> str:
+        """The replacement JAX's message names ('' when none)."""
+        return str((self.names.get(name) or {}).get("replacement") or "")
+
+    def params(self, name: str) -> list[list[Any]] | None:
+        """The name's parameters `[name, kind, default]`, or None when it has no signature here."""
+        found = (self.names.get(name) or {}).get("params")
+        return found if isinstance(found, list) else None
+
+    def counts(self) -> dict[str, int]:
+        """How many names per state, and modules walked and failed."""
+        counted = {state: 0 for state in ("present", "deprecated", "removed")}
+        for entry in self.names.values():
+            counted[str(entry.get("state"))] = counted.get(str(entry.get("state")), 0) + 1
+        counted["names"] = len(self.names)
+        counted["modules"] = sum(1 for r in self.modules.values() if r.get("status") == "ok")
+        counted["failed_modules"] = sum(1 for r in self.modules.values() if r.get("status") == "failed")
+        return counted
+
+
+def census_from(data: Any, source: str = "") -> Census:
+    """A census from its parsed JSON; `ConformanceError` naming `source` when it is not one."""
+    where = source or "census"
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ConformanceError(f"{where}: not a census file (its \"format\" is not {FORMAT!r})")
+    if data.get("format_version") != FORMAT_VERSION:
+        raise ConformanceError(f"{where}: census format_version {data.get('format_version')!r}, this checkout reads "
+                               f"{FORMAT_VERSION}; run the census again")
+    names, modules = data.get("names"), data.get("modules")
+    if not isinstance(names, dict) or not isinstance(modules, dict):
+        raise ConformanceError(f"{where}: a census needs \"names\" and \"modules\" objects")
+    if len(names) > MAX_CENSUS_NAMES:  # a release has about 9,000: far more is no census the suite wrote
+        raise ConformanceError(f"{where}: {len(names)} names, more than the {MAX_CENSUS_NAMES} a census may hold")
+    if not all(isinstance(k, str) and isinstance(v, dict) for k, v in [*names.items(), *modules.items()]):
+        raise ConformanceError(f"{where}: every name and module of a census maps to an object")
+    if not isinstance(data.get("jax"), str) or not isinstance(data.get("platform"), str):
+        raise ConformanceError(f"{where}: a census names its \"jax\" version and \"platform\"")
+    header = {k: v for k, v in data.items() if k not in ("names", "modules")}
+    return Census(data["jax"], data["platform"], names, modules, header, source)
+
+
+def load_census(path: Path) -> Census:
+    """Read a census file; `ConformanceError` (one line naming the file) when it cannot be read or is not one."""
+    try:
+        text = read_regular_text(path, MAX_CENSUS_BYTES)
+        data = json.loads(text)
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ConformanceError(f"{path}: not a readable census file ({one_line(str(exc))[:200]})") from None
+    return census_from(data, str(path))

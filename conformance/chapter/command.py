@@ -1,0 +1,171 @@
+"""`jax-conformance chapter`: a chapter read, listed, or run on releases; the work behind the CLI, as typed outcomes.
+
+`run_chapter(request, builder, on_line)` reads the chapter and its skip list, checks every release first (an unknown
+version or no fitting Python is one error before any work), then for each release answers the whole chapter from
+stored results (`store.stored_blocks`) or prepares its environment, runs the blocks in one process
+(`session.run_blocks`), judges them (`statuses.block_outcomes`), stores them as cells (`store.store_blocks`), and
+writes the public JSON when asked (`publicjson`). With `bisect` it searches the releases between two ends for the
+first where one block changes, running (or answering from storage) only the releases the search tests
+(`bisecting`). It never prints: `on_line` gets the progress lines, and the
+outcome the summary lines.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from conformance.atomic import write_text_atomically
+from conformance.chapter.bisecting import bisect_block, find_block
+from conformance.chapter.cells import block_cell, block_keys, block_status, runner_digest
+from conformance.chapter.listing import block_lines
+from conformance.chapter.model import BlockStatus, Chapter
+from conformance.chapter.publicjson import chapter_json, dumps
+from conformance.chapter.read import read_chapter, read_skip_list
+from conformance.chapter.session import run_blocks
+from conformance.chapter.skiplist import block_limits, skip_reasons
+from conformance.chapter.statuses import block_outcomes
+from conformance.chapter.store import describe, digest_of, run_header, store_blocks, stored_blocks, utc_now
+from conformance.engine.matrix import host_platform
+from conformance.errors import ConformanceError
+from conformance.results.schema import CellResult
+
+DEFAULT_TIMEOUT_S = 300.0  # a block can be a whole training loop: longer than a probe's 120 s
+LETTER = {BlockStatus.RAN: ".", BlockStatus.ASSERT_FAILED: "A", BlockStatus.RAISED: "R", BlockStatus.TIMEOUT: "T",
+          BlockStatus.CRASH: "C", BlockStatus.SKIPPED: "s", BlockStatus.AFTER_FAILURE: "a"}
+
+
+@dataclass(frozen=True)
+class ChapterRequest:
+    """What `chapter` was asked: the chapter file, the releases, the skip list and map file (None: found beside the
+    chapter or in the project's chapters/), the results folder, the JSON output, the block time limit, and whether
+    to list the blocks only or to rerun releases whose stored results would answer."""
+
+    path: Path
+    versions: tuple[str, ...] = ()
+    skip: Path | None = None
+    map: Path | None = None
+    results: Path | None = None
+    json_path: Path | None = None
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    blocks_only: bool = False
+    rerun: bool = False
+    bisect: tuple[str, str, str] | None = None  # (block, good release, bad release): `--bisect B --good G --bad V`
+
+
+@dataclass
+class ChapterOutcome:
+    """What `chapter` did: the chapter, the cells of each release (by block id), the lines to print at the end,
+    the result files written, and the releases answered from storage."""
+
+    chapter: Chapter
+    limits: dict[str, float] = field(default_factory=dict)  # the blocks' own time limits, by id (the skip list's)
+    cells: dict[str, dict[str, CellResult]] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)
+    written: list[Path] = field(default_factory=list)
+    stored: list[str] = field(default_factory=list)
+
+
+def summary_line(version: str, cells: dict[str, CellResult], seconds: float, source: str) -> str:
+    """`jax 0.12.0.1: 85 of 90 blocks run as written (1 skipped; 3 assert_failed, 2 raised; 7 printed differently) in
+    61.2s`."""
+    statuses = [block_status(cell) for cell in cells.values()]
+    judged = [s for s in statuses if s is not BlockStatus.SKIPPED]
+    counts = {s: statuses.count(s) for s in BlockStatus if s not in (BlockStatus.RAN, BlockStatus.SKIPPED)
+              and statuses.count(s)}
+    printed = sum(cell.printed_differs for cell in cells.values())
+    parts = [f"{statuses.count(BlockStatus.SKIPPED)} skipped"] if BlockStatus.SKIPPED in statuses else []
+    parts += ["; ".join([", ".join(f"{n} {s.value}" for s, n in counts.items())] if counts else [])]
+    parts += [f"{printed} printed differently"] if printed else []
+    detail = "; ".join(p for p in parts if p)
+    return (f"jax {version}: {statuses.count(BlockStatus.RAN)} of {len(judged)} blocks run as written"
+            + (f" ({detail})" if detail else "") + f" {source} in {seconds:.1f}s")
+
+
+def _check_versions(versions: Sequence[str], builder: Any) -> None:
+    if not versions:
+        raise ConformanceError("name the releases to run the chapter on (--jax VERSION or --matrix NAME), or list "
+                               "its blocks with --blocks")
+    for version in versions:
+        builder.interpreter_for(version)  # unknown version, no Python that fits: one line, before any work
+
+
+def run_chapter(request: ChapterRequest, builder: Any, on_line: Callable[[str], None] = lambda line: None
+                ) -> ChapterOutcome:
+    """See the module's docstring."""
+    if not 0 < request.timeout_s < float("inf"):
+        raise ConformanceError(f"--timeout takes a number of seconds above 0, not {request.timeout_s:g}")
+    chapter = read_chapter(request.path, request.map)
+    skip_file, entries, limit_entries = read_skip_list(request.path, request.skip)
+    reasons, unmatched = skip_reasons(chapter.blocks, entries)
+    limits, unmatched_limits = block_limits(chapter.blocks, limit_entries)
+    outcome = ChapterOutcome(chapter, limits=limits)
+    for entry in [*unmatched, *unmatched_limits]:
+        on_line(f"note: {skip_file}: the entry {entry.describe()} names no block of {request.path.name} (edited "
+                f"blocks have new hashes: see --blocks)")
+    if request.blocks_only:
+        outcome.lines = block_lines(chapter, reasons)
+        return outcome
+    if request.bisect is not None:
+        name, good, bad = request.bisect
+        block = find_block(chapter, name)
+
+        def run_release(version: str) -> dict[str, CellResult]:
+            if version not in outcome.cells:
+                outcome.cells[version] = _one_release(request, chapter, reasons, version, builder, on_line, outcome)
+            return outcome.cells[version]
+
+        outcome.lines += bisect_block(chapter, block, good, bad, builder, run_release, on_line)[1]
+    else:
+        _check_versions(request.versions, builder)
+        for version in request.versions:
+            outcome.cells[version] = _one_release(request, chapter, reasons, version, builder, on_line, outcome)
+    if request.json_path is not None:
+        write_text_atomically(request.json_path, dumps(chapter_json(chapter, outcome.cells, host_platform())))
+        outcome.lines.append(f"json: {request.json_path}")
+    return outcome
+
+
+def _one_release(request: ChapterRequest, chapter: Chapter, reasons: dict[str, str], version: str, builder: Any,
+                 on_line: Callable[[str], None], outcome: ChapterOutcome) -> dict[str, CellResult]:
+    started, runner = time.monotonic(), runner_digest()
+
+    def keys_for(environment: str) -> dict[str, str]:
+        return block_keys(chapter, reasons, request.timeout_s, environment, runner, outcome.limits)
+
+    if request.results is not None and not request.rerun:
+        requirements = builder.requirements(version)
+        found = stored_blocks(request.results, version, host_platform(), chapter,
+                              requirements.digest if requirements.pin_file is not None else None,
+                              builder.interpreter_for(version).version, keys_for)
+        if found is not None:
+            outcome.stored.append(version)
+            outcome.lines.append(summary_line(version, found, time.monotonic() - started, "(stored results)"))
+            return found
+    on_line(f"jax {version}: preparing its environment")
+    env = builder.prepare(version)
+    on_line(f"jax {version}: running {len(chapter.blocks)} blocks in one process")
+    begun = utc_now()
+    ran = run_blocks(chapter.blocks, {b.index for b in chapter.blocks if reasons.get(b.id) or b.skip}, env.python,
+                     request.timeout_s, argv0=str(request.path.name),
+                     limits={b.index: outcome.limits[b.id] for b in chapter.blocks if b.id in outcome.limits})
+    for note in ran.notes:
+        on_line(f"jax {version}: {note}")
+    described = describe(env.python)
+    if described.get("jax") != version:
+        raise ConformanceError(f"the environment for jax {version} reports jax {described.get('jax')}")
+    keys = keys_for(digest_of(described))
+    judged = block_outcomes(chapter.blocks, ran.results, reasons, request.timeout_s, outcome.limits)
+    cells = {b.id: block_cell(chapter, b, judged[b.id], version, keys[b.id]) for b in chapter.blocks}
+    on_line(f"jax {version}: " + "".join(LETTER[block_status(cells[b.id]) or BlockStatus.CRASH]
+                                         for b in chapter.blocks))
+    if request.results is not None:
+        stored = store_blocks(request.results, chapter, cells, run_header(described, env, begun, ran.wall_s))
+        outcome.written.append(stored.path)
+        if stored.set_aside is not None:
+            on_line(f"note: {stored.set_aside.describe()}")
+    outcome.lines.append(summary_line(version, cells, time.monotonic() - started, f"(one process, {ran.wall_s:.1f}s "
+                                      f"running)"))
+    return cells

@@ -1,0 +1,39 @@
+"""`jax-conformance chapter FILE --blocks`: the blocks found, for an author to check the split. Pure."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from conformance.chapter.model import Block, Chapter
+
+
+def _where(chapter: Chapter, block: Block) -> str:
+    if chapter.form == "notebook":
+        return f"cell {block.line}"
+    span = f"lines {block.line}-{block.end_line}"
+    if block.output_line and block.output:
+        span += f", output {block.output_line}-{block.output_line + len(block.output.splitlines()) - 1}"
+    elif block.joined:
+        span += ", output after the next block"
+    return span
+
+
+def block_lines(chapter: Chapter, skip_reasons: Mapping[str, str]) -> list[str]:
+    """One line per block: number, id and hash, where it is, its heading and its first code line; then what the
+    document says of it (raises, skipped) and a count."""
+    lines = [f"{chapter.name} ({chapter.form}, {chapter.path}): {len(chapter.blocks)} blocks"]
+    for block in chapter.blocks:
+        lines.append(f"{block.index + 1:4d}  {block.id:<18} {block.hash}  {_where(chapter, block)}  "
+                     f"[{block.heading.text or '-'}]")
+        lines.append(f"      {block.first_code[:100]}")
+        said = []
+        if block.raises:
+            said.append(f"raises {'an exception' if block.raises == '*' else block.raises}")
+        if block.display:
+            said.append("displays its last expression")
+        reason = skip_reasons.get(block.id) or block.skip
+        if reason:
+            said.append(f"skipped: {reason}")
+        if said:
+            lines.append(f"      ({'; '.join(said)})")
+    return lines

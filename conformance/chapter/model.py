@@ -1,0 +1,141 @@
+"""What a chapter is read into and what running it gives: headings, blocks, block statuses and outcomes. Pure.
+
+A **block** is an ordered unit of a chapter's code: its heading, its first line in the source, the printed output
+the document shows after it (if any), what the document says it raises (a `raises-exception` tag, a
+`# ==> raises X` comment), and a content hash. An edited block has a new hash, so it is a new block.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class BlockStatus(str, enum.Enum):
+    """What happened to one block on one release (docs/chapters.md#the-statuses)."""
+
+    RAN = "ran"  # it ran as written: no assert failed, and it raised only what the document says it raises
+    ASSERT_FAILED = "assert_failed"  # one of its asserts failed (the assert's line and text are kept)
+    RAISED = "raised"  # it raised an exception the document does not show (type and first line kept)
+    TIMEOUT = "timeout"  # it ran past its time limit
+    CRASH = "crash"  # the process died while it ran
+    SKIPPED = "skipped"  # the skip list (or the document's own `skip-execution` tag) says not to run it
+    AFTER_FAILURE = "after_failure"  # NameError for a name that an earlier block that failed should have defined
+
+    def __str__(self) -> str:
+        return self.value
+
+
+# A block that ran but not as written: the chapter's own code says otherwise on this release.
+FAILED = frozenset({BlockStatus.ASSERT_FAILED, BlockStatus.RAISED, BlockStatus.TIMEOUT, BlockStatus.CRASH})
+# The blocks whose names a later block may miss (they did not run to their end, or at all).
+DID_NOT_FINISH = FAILED | {BlockStatus.SKIPPED, BlockStatus.AFTER_FAILURE}
+
+
+@dataclass(frozen=True)
+class Heading:
+    """Where a block sits: the numbered section (`3.1`, `Ex2` for exercise 2, or '' outside numbered sections), its
+    title, and the unnumbered heading below it, if any (`🔍 Extra: ...`, `Common setup`)."""
+
+    section: str = ""
+    title: str = ""
+    subheading: str = ""
+
+    @property
+    def text(self) -> str:
+        """`3.1 jax_debug_nans / jax_debug_infs`, `Exercise 2: a nan_guard decorator`, with ` · <subheading>`."""
+        if self.section.startswith("Ex"):
+            head = f"Exercise {self.section[2:]}" + (f": {self.title}" if self.title else "")
+        else:
+            head = " ".join(p for p in (self.section, self.title) if p)
+        return " · ".join(p for p in (head, self.subheading) if p)
+
+
+@dataclass(frozen=True)
+class Block:
+    """One block of a chapter (see the module's docstring). `line` and `end_line` are its code's first and last line
+    in the source (1-based; for a notebook, its cell's number), `output` the printed output the document shows
+    right after it ('' for none), `output_known` whether the document states its output at all (False for a
+    Markdown block without `# Prints:` or a notebook cell never executed: not compared), `joined` whether the next
+    block follows it directly in a plain-text chapter (what it prints is shown after that one), `raises` the
+    exception the document says it raises ('' none, '*' any: a notebook's `raises-exception` tag), `skip` the
+    document's own reason not to run it (a `skip-execution` tag), `display` whether its last line is an expression
+    whose value the document shows (a notebook displays it), and `defines` the names it binds at top level."""
+
+    index: int
+    id: str
+    hash: str
+    code: str
+    line: int
+    end_line: int
+    heading: Heading
+    output: str = ""
+    output_known: bool = True
+    joined: bool = False
+    output_line: int = 0
+    raises: str = ""
+    skip: str = ""
+    display: bool = False
+    defines: tuple[str, ...] = ()
+
+    @property
+    def first_code(self) -> str:
+        """Its first line that is neither blank, a comment nor a decorator (else its first line)."""
+        lines = [line.strip() for line in self.code.splitlines() if line.strip()]
+        return next((line for line in lines if not line.startswith(("#", "@"))), lines[0] if lines else "")
+
+    @property
+    def section(self) -> str:
+        """Its section number (`3.1`, `Ex2`, or '')."""
+        return self.heading.section
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """A chapter read into blocks: its name (the file's stem), the path it was read from, its form (`text`,
+    `markdown`, `notebook`) and its blocks in order."""
+
+    name: str
+    path: str
+    form: str
+    blocks: tuple[Block, ...]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One block's result on one release: its status, what decides it (`exception` and `message`: the type and the
+    first line of what it raised; `assert_line` and `assert_text`: the failed assert, its line counted in the
+    block; `name`: the missing name of an `after_failure`, `because` the block that should have defined it; `reason`
+    for a skipped block), what it printed, and the printed comparison with the document (`printed_differs`, and
+    `printed_diff`: the lines that differ, after normalising)."""
+
+    status: BlockStatus
+    exception: str = ""
+    message: str = ""
+    assert_line: int = 0
+    assert_text: str = ""
+    name: str = ""
+    because: str = ""
+    reason: str = ""
+    stdout: str = ""
+    stderr: str = ""
+    duration_s: float = 0.0
+    printed_differs: bool = False
+    printed_diff: tuple[str, ...] = ()
+    replayed: bool = False  # it ran in a process started again after a crash or a hard timeout, earlier blocks replayed
+
+    @property
+    def detail(self) -> str:
+        """One line saying what decided the status (empty for a block that ran as written)."""
+        if self.status is BlockStatus.ASSERT_FAILED:
+            where = f"line {self.assert_line}: " if self.assert_line else ""
+            return where + self.assert_text + (f" ({self.message})" if self.message else "")
+        if self.status is BlockStatus.RAISED:
+            return f"{self.exception}: {self.message}".rstrip(": ")
+        if self.status is BlockStatus.AFTER_FAILURE:
+            return f"NameError: name {self.name!r} is not defined (block {self.because} should have defined it)"
+        if self.status is BlockStatus.SKIPPED:
+            return self.reason
+        if self.status in (BlockStatus.TIMEOUT, BlockStatus.CRASH):
+            return self.message
+        return ""

@@ -1,0 +1,103 @@
+"""Reading a chapter file, its map file and its skip list (the chapter package's only file reads).
+
+The form is told by the file's suffix: `.ipynb` a notebook, `.md`/`.markdown`/`.myst` Markdown or MyST, anything
+else plain text exported from a notebook. Every file is read as a regular file only (`readfile.read_regular_text`):
+a FIFO, a device or a folder is one line, never a hang. The chapter is read at run time; nothing of it is copied
+into the project.
+
+The map file and the skip list are found, in order: the path given (`--map`, `--skip`), beside the chapter as
+`<stem>.map.toml` / `<stem>.skip.toml`, or in the project's `chapters/` folder under the same name.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import conformance
+from conformance.chapter.blocks import make_blocks
+from conformance.chapter.mapfile import ChapterMap, apply_map, parse_map
+from conformance.chapter.markdown import read_markdown
+from conformance.chapter.model import Chapter
+from conformance.chapter.notebook import read_notebook
+from conformance.chapter.skiplist import LimitEntry, SkipEntry, parse_limits, parse_skip_list
+from conformance.chapter.textsplit import split_text
+from conformance.errors import ConformanceError
+from conformance.readfile import read_regular_text
+
+PROJECT_CHAPTERS = Path(conformance.__file__).resolve().parent.parent / "chapters"
+CHAPTER_LIMIT = 16 * 1024 * 1024
+_MARKDOWN = {".md", ".markdown", ".myst", ".mystnb"}
+
+
+def read_text(path: Path, what: str, limit: int = CHAPTER_LIMIT) -> str:
+    """The text of a regular file; a one-line `ConformanceError` naming `what` it is for."""
+    try:
+        return read_regular_text(path, limit)
+    except FileNotFoundError:
+        raise ConformanceError(f"{what} {path} does not exist") from None
+    except UnicodeDecodeError as exc:
+        raise ConformanceError(f"{what} {path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise ConformanceError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+
+
+def form_of(path: Path) -> str:
+    """`notebook`, `markdown` or `text`, by the file's suffix."""
+    suffix = path.suffix.lower()
+    return "notebook" if suffix == ".ipynb" else "markdown" if suffix in _MARKDOWN else "text"
+
+
+def companion(chapter: Path, kind: str, given: Path | None = None) -> Path | None:
+    """The chapter's `kind` file (`map`, `skip`): the one given, else `<stem>.<kind>.toml` beside the chapter, else
+    the project's `chapters/<stem>.<kind>.toml`; None when there is none."""
+    if given is not None:
+        return given
+    name = f"{chapter.stem}.{kind}.toml"
+    for candidate in (chapter.parent / name, PROJECT_CHAPTERS / name):
+        if os.path.lexists(candidate):
+            return candidate
+    return None
+
+
+def chapter_from_text(name: str, path: str, form: str, text: str, chapter_map: ChapterMap | None = None) -> Chapter:
+    """A chapter from its text (pure): split by its form's reader, corrected by `chapter_map` (plain text only)."""
+    if chapter_map is not None and form != "text":
+        raise ConformanceError(f"a map file corrects the split of a plain-text chapter; {path} is a {form}")
+    if form == "notebook":
+        raw = read_notebook(text)
+    elif form == "markdown":
+        raw = read_markdown(text)
+    else:
+        lines = text.splitlines()
+        raw = [{"code": "\n".join(lines[p.start:p.end]), "line": p.start + 1, "end_line": p.end,
+                "heading": p.heading, "output": "\n".join(lines[p.out_start:p.out_end]),
+                "output_known": p.output_known, "joined": not p.output_known,
+                "output_line": p.out_start + 1 if p.out_end > p.out_start else 0,
+                "raises": "", "skip": "", "shows_value": p.out_end > p.out_start} for p in split_text(text)]
+        if chapter_map is not None:
+            raw = apply_map(raw, chapter_map, lines)
+    return Chapter(name, path, form, make_blocks(raw))
+
+
+def read_chapter(path: Path, map_path: Path | None = None) -> Chapter:
+    """The chapter at `path`, split into blocks, with its map file's corrections (see the module's docstring)."""
+    text = read_text(path, "chapter")
+    form = form_of(path)
+    found = companion(path, "map", map_path) if form == "text" or map_path is not None else None
+    chapter_map = parse_map(read_text(found, "map file", 1024 * 1024), str(found)) if found else None
+    chapter = chapter_from_text(path.stem, str(path), form, text, chapter_map)
+    if not chapter.blocks:
+        raise ConformanceError(f"found no Python code in {path} (read as {form})")
+    return chapter
+
+
+def read_skip_list(chapter: Path, given: Path | None = None
+                   ) -> tuple[Path | None, tuple[SkipEntry, ...], tuple[LimitEntry, ...]]:
+    """The chapter's skip list (see the module's docstring), its `[[skip]]` and its `[[limit]]` entries; no file, no
+    entries."""
+    found = companion(chapter, "skip", given)
+    if found is None:
+        return None, (), ()
+    text = read_text(found, "skip list", 1024 * 1024)
+    return found, parse_skip_list(text, str(found)), parse_limits(text, str(found))

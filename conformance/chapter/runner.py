@@ -1,0 +1,246 @@
+"""Run a chapter's blocks in order in this process: the chapter runner, inside the target environment.
+
+    python -m conformance.chapter.runner PLAN.json
+
+Standard library only (and what the chapter imports: jax, numpy). Like a notebook's kernel, every block runs in
+one `__main__` namespace, so later blocks see earlier names; each block is compiled under a file name of its own
+with its lines counted from 1 (tracebacks and `linecache` show the block's lines, as in Jupyter). A block whose
+last line is an expression the document shows the value of displays it (`repr`, unless None). Code that asks
+whether it runs in an IPython kernel is told yes, as in the notebook the chapter was run in: `get_ipython()`
+resolves (a shell of no known kind, so rich and others still print plain text), and `IPython.version_info` reads
+8.0 where IPython is not installed; JAX's `jax_traceback_filtering=auto` then filters as it does in Jupyter.
+
+The plan names the blocks to run and those to run again first, quietly (`replay`: after the process before this
+one crashed or was killed, the blocks that had finished are replayed to rebuild the names later blocks use). For
+each block it appends a `start` record, then a `done` record, to the results file, flushed and synced before the
+block runs and after: when the process dies or is killed, the parent knows every block that finished and which one
+was running. What a block writes to stdout and stderr (the file descriptors, so output from C and from JAX's
+callbacks is kept too) goes to files of its own. Each block runs under a time limit (`SIGALRM` raising
+`BlockTimeout`, which `except Exception` does not catch); a block stuck where Python cannot interrupt it is killed
+by the parent, which then starts the rest in a new process.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import io
+import json
+import linecache
+import os
+import signal
+import sys
+import time
+import traceback
+import types
+from typing import Any
+
+from conformance.portable import become_subreaper, bound_cell_processes, kill_descendants, limit_cell_resources
+
+OUTPUT_CHARS = 256 * 1024  # what a block printed, kept for the comparison (its head; a tail is kept apart)
+
+
+class BlockTimeout(BaseException):
+    """The block ran past its time limit (a BaseException: the block's own `except Exception` lets it through)."""
+
+
+_ARMED = [False]  # whether a block is running: an alarm that arrives just after it ended is ignored
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    if _ARMED[0]:
+        _ARMED[0] = False
+        raise BlockTimeout()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:300] if text else ""
+
+
+def _assert_site(exc: BaseException, filenames: dict[str, int]) -> dict[str, Any] | None:
+    """The innermost frame of a chapter block in the traceback of an AssertionError, when its line is an `assert`
+    statement: {"block": index, "line": n, "text": the line}; None when the error came from elsewhere."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename in filenames]
+    if not frames:
+        return None
+    frame = frames[-1]
+    text = (linecache.getline(frame.filename, frame.lineno or 0) or "").strip()
+    if not text.startswith("assert"):
+        return None
+    return {"block": filenames[frame.filename], "line": frame.lineno, "text": text[:300]}
+
+
+def _compile(code: str, filename: str, display: bool) -> tuple[Any, Any]:
+    """The block compiled, and its last expression compiled apart when it is displayed (else None)."""
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    tree = ast.parse(code, filename)
+    last = None
+    if display and tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = compile(ast.Expression(tree.body.pop().value), filename, "eval", dont_inherit=True)
+    return compile(tree, filename, "exec", dont_inherit=True), last
+
+
+def _read(path: str) -> tuple[str, str]:
+    """The head of a block's output file (for the comparison) and its tail (for the record)."""
+    with open(path, "rb") as handle:
+        head = handle.read(OUTPUT_CHARS)
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        handle.seek(max(0, size - 8192))
+        tail = handle.read()
+    return head.decode("utf-8", "replace"), tail.decode("utf-8", "replace")
+
+
+def _effects_barrier() -> None:
+    """Wait for JAX's pending callbacks (a `jax.debug.print` prints from a host callback) while the block's output is
+    still redirected, so that what a block printed is not shown after the next one."""
+    jax = sys.modules.get("jax")
+    barrier = getattr(jax, "effects_barrier", None)
+    if barrier is not None:
+        try:
+            barrier()
+        except Exception:  # noqa: BLE001 - a broken state is the block's business, reported by what it raised
+            pass
+
+
+class KernelShell:
+    """What `get_ipython()` returns in the runner: a stand-in for a notebook kernel's shell, with nothing in it."""
+
+
+def present_as_kernel() -> None:
+    """Let code that asks see an IPython kernel (see the module's docstring)."""
+    shell = KernelShell()
+    builtins.get_ipython = lambda: shell  # type: ignore[attr-defined]
+    try:
+        import IPython  # noqa: F401 - a real one, where the environment has it
+    except ImportError:
+        stand_in = types.ModuleType("IPython")
+        stand_in.version_info = (8, 0, 0, "")  # type: ignore[attr-defined]
+        stand_in.__version__ = "8.0.0"  # type: ignore[attr-defined]
+        sys.modules["IPython"] = stand_in
+
+
+class Runner:
+    """One process's run of blocks: the namespace, the output redirection, the records."""
+
+    def __init__(self, plan: dict[str, Any]) -> None:
+        self.plan = plan
+        self.blocks = {b["index"]: b for b in plan["blocks"]}
+        self.filenames = {b["filename"]: b["index"] for b in plan["blocks"]}
+        self.records = open(plan["records"], "a", encoding="utf-8")
+        self.module = types.ModuleType("__main__")
+        self.module.__dict__["__builtins__"] = builtins
+        sys.modules["__main__"] = self.module
+        sys.argv = [plan.get("argv0") or "chapter"]
+        present_as_kernel()
+        self.stdout_fd, self.stderr_fd = os.dup(1), os.dup(2)
+        # One sys.stdout and sys.stderr for the whole run (code may keep them, as a logging handler does), writing
+        # through to the file descriptors that point at the running block's files.
+        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
+                                      line_buffering=True, write_through=True)
+        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
+                                      line_buffering=True, write_through=True)
+        signal.signal(signal.SIGALRM, _on_alarm)
+
+    def record(self, payload: dict[str, Any]) -> None:
+        """Append one record to the results file, on disk before anything else happens."""
+        self.records.write(json.dumps(payload, ensure_ascii=True) + "\n")
+        self.records.flush()
+        os.fsync(self.records.fileno())
+
+    def _redirect(self, out_path: str, err_path: str) -> None:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        for path, fd in ((out_path, 1), (err_path, 2)):
+            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.dup2(handle, fd)
+            os.close(handle)
+
+    def _restore(self) -> None:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os.dup2(self.stdout_fd, 1)
+        os.dup2(self.stderr_fd, 2)
+
+    def execute(self, index: int) -> dict[str, Any]:
+        """Run one block under its time limit; what happened, as a record."""
+        block = self.blocks[index]
+        out_path = os.path.join(self.plan["workdir"], f"block-{index}.out")
+        err_path = os.path.join(self.plan["workdir"], f"block-{index}.err")
+        found: dict[str, Any] = {"event": "done", "index": index, "outcome": "ok"}
+        started = time.monotonic()
+        self._redirect(out_path, err_path)
+        try:
+            _ARMED[0] = True
+            signal.setitimer(signal.ITIMER_REAL, float(block["timeout_s"]))
+            try:
+                body, last = _compile(block["code"], block["filename"], bool(block.get("display")))
+                exec(body, self.module.__dict__)
+                if last is not None:
+                    value = eval(last, self.module.__dict__)
+                    if value is not None:
+                        self.module.__dict__["_"] = value
+                        print(repr(value))
+                _effects_barrier()
+            finally:
+                _ARMED[0] = False
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        except BlockTimeout:
+            found.update(outcome="timeout")
+        except BaseException as exc:  # noqa: BLE001 - whatever the block raised is its outcome
+            found.update(self._exception(exc))
+        finally:
+            _ARMED[0] = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            self._restore()
+        found["duration_s"] = round(time.monotonic() - started, 4)
+        found["stdout"], found["stdout_tail"] = _read(out_path)
+        found["stderr"], found["stderr_tail"] = _read(err_path)
+        return found
+
+    def _exception(self, exc: BaseException) -> dict[str, Any]:
+        found: dict[str, Any] = {"outcome": "exception", "exception": type(exc).__name__,
+                                 "mro": [c.__name__ for c in type(exc).__mro__], "message": _first_line(exc)}
+        if isinstance(exc, AssertionError):
+            found["assert"] = _assert_site(exc, self.filenames)
+        if isinstance(exc, NameError) and not isinstance(exc, UnboundLocalError):
+            found["name"] = getattr(exc, "name", None) or (found["message"].split("'")[1:2] or [""])[0]
+        if isinstance(exc, SyntaxError):
+            found["message"] = f"{exc.msg} (line {exc.lineno})"
+        found["traceback"] = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-4000:]
+        return found
+
+    def run(self) -> None:
+        """Replay what the plan says, quietly, then run its blocks, recording each."""
+        for index in self.plan.get("replay", []):
+            self.record({"event": "replay", "index": index})
+            self.execute(index)
+        for index in self.plan["run"]:
+            self.record({"event": "start", "index": index, "pid": os.getpid()})
+            self.record(self.execute(index))
+        self.record({"event": "end"})
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the plan named on the command line."""
+    args = sys.argv[1:] if argv is None else argv
+    with open(args[0], encoding="utf-8") as handle:
+        plan = json.load(handle)
+    os.chdir(plan["workdir"])
+    become_subreaper()
+    bound_cell_processes(limit_cell_resources())
+    try:
+        Runner(plan).run()
+    finally:
+        kill_descendants(os.getpid())
+    return 0
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    os._exit(code)  # JAX's threads and atexit hooks of the chapter's code cannot hang the end of the run

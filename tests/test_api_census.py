@@ -1,0 +1,254 @@
+"""The census child on a small fake `jax` package (no real JAX needed: the real releases are the e2e tests'), and
+census storage: reuse by key, what invalidates it, and where builds go."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from conformance.api import census as census_module
+from conformance.api import store
+from conformance.api.model import load_census
+from conformance.engine.runner import SOURCE_ROOT
+from conformance.engine.targets import Release
+
+FAKE_JAX = {
+    "jax/__init__.py": """
+        from jax import numpy
+        from jax._src.deprecations import deprecation_getattr as _deprecation_getattr
+        from jax._src.tree import tree_map as _tree_map
+
+        __version__ = "0.0.1"
+        pi = 3.14
+
+
+        def jit(fun, *, static_argnums=None, donate_argnums=()):
+            return fun
+
+
+        class Array:
+            def __init__(self, value, dtype=None):
+                self.value = value
+
+
+        class _Config:
+            def __init__(self):
+                self._value_holders = {"jax_enable_x64": object(), "jax_debug_nans": object()}
+                self.jax_enable_x64 = False
+                self.jax_debug_nans = False
+
+
+        config = _Config()
+        tree_util_map = _tree_map
+
+
+        def default_backend():
+            return "cpu"
+
+
+        _deprecations = {
+            "tree_map": ("jax.tree_map is deprecated: use jax.tree.map (jax v0.4.25 or newer).", _tree_map),
+            "tree_flatten": ("jax.tree_flatten was removed in JAX v0.6.0: use jax.tree.flatten.", None),
+        }
+        __getattr__ = _deprecation_getattr(__name__, _deprecations)
+        """,
+    "jax/_src/__init__.py": "",
+    "jax/_src/tree.py": """
+        def tree_map(f, tree, *rest, is_leaf=None):
+            return f(tree)
+        """,
+    "jax/_src/deprecations.py": """
+        import functools
+        import warnings
+
+
+        def deprecation_getattr(module, deprecations):
+            @functools.cache
+            def getattr(name):
+                if name in deprecations:
+                    message, fn = deprecations[name]
+                    if fn is None:
+                        raise AttributeError(message)
+                    warnings.warn(message, DeprecationWarning, stacklevel=2)
+                    return fn
+                raise AttributeError(f"module {module!r} has no attribute {name!r}")
+            return getattr
+        """,
+    "jax/numpy/__init__.py": """
+        def sum(a, axis=None, *, where=None):
+            return a
+        """,
+    "jax/broken.py": "import absl_is_not_installed_here\n",
+    "jax/experimental/__init__.py": "",
+    "jax/experimental/noisy.py": """
+        import warnings
+        print("a module that prints at import")
+        warnings.warn("jax.experimental.noisy is deprecated; use jax.numpy instead.", DeprecationWarning)
+        value = 1
+        """,
+    "jax/experimental/noisy_test.py": "raise RuntimeError('a test module is never imported')\n",
+    "jax/tools/__init__.py": "raise RuntimeError('a skipped module is never imported')\n",
+}
+
+
+@pytest.fixture(scope="module")
+def fake_census(tmp_path_factory):
+    root = tmp_path_factory.mktemp("fakejax")
+    for name, text in FAKE_JAX.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    out = root / "census.json"
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}
+    environ["PYTHONPATH"] = os.pathsep.join([str(root), SOURCE_ROOT])
+    done = subprocess.run([sys.executable, "-m", "conformance.api.census", "--out", str(out)], env=environ,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_every_public_name_and_each_deprecation_table_entry_is_read(fake_census):
+    names = fake_census["names"]
+    assert names["jax.tree_map"]["state"] == "deprecated"  # dir() does not show it: the table does
+    assert names["jax.tree_map"]["message"] == "jax.tree_map is deprecated: use jax.tree.map (jax v0.4.25 or newer)."
+    assert names["jax.tree_map"]["replacement"] == "jax.tree.map"
+    assert names["jax.tree_flatten"] == {"kind": None, "state": "removed", "replacement": "jax.tree.flatten",
+                                         "message": "jax.tree_flatten was removed in JAX v0.6.0: use jax.tree.flatten."}
+    assert names["jax.jit"]["kind"] == "function" and names["jax.jit"]["params"] == [
+        ["fun", "positional_or_keyword", None], ["static_argnums", "keyword_only", "None"],
+        ["donate_argnums", "keyword_only", "()"]]
+    assert names["jax.Array"]["kind"] == "class" and names["jax.pi"]["kind"] == "constant"
+    assert names["jax.numpy"]["kind"] == "module" and names["jax.numpy.sum"]["state"] == "present"
+    assert not any(name.split(".")[-1].startswith("_") for name in names)
+
+
+def test_aliases_origins_and_config_options(fake_census):
+    names = fake_census["names"]
+    assert names["jax.tree_map"]["origin"] == "jax._src.tree.tree_map"
+    # One object under two names: the shorter path is the canonical one (its origin, in jax._src, is not a name).
+    assert names["jax.tree_util_map"]["alias_of"] == "jax.tree_map" and "alias_of" not in names["jax.tree_map"]
+    assert "alias_of" not in names["jax.jit"]
+    assert names["jax.config.jax_enable_x64"] == {"kind": "config", "state": "present", "value": "False",
+                                                 "env": "JAX_ENABLE_X64"}
+
+
+def test_a_module_that_fails_to_import_is_recorded_not_fatal(fake_census):
+    modules = fake_census["modules"]
+    assert modules["jax.broken"]["status"] == "failed"
+    assert "absl_is_not_installed_here" in modules["jax.broken"]["error"]
+    assert modules["jax.tools"]["status"] == "skipped"
+    assert "jax.experimental.noisy_test" not in modules
+    noisy = modules["jax.experimental.noisy"]
+    assert noisy["status"] == "ok" and noisy["warnings"] == ["jax.experimental.noisy is deprecated; use jax.numpy "
+                                                             "instead."]
+    assert fake_census["names"]["jax.experimental.noisy"]["state"] == "deprecated"
+    assert fake_census["format"] == census_module.FORMAT and fake_census["platform"]
+
+
+def test_an_import_that_hangs_is_stopped_at_the_bound(tmp_path, monkeypatch):
+    if not hasattr(__import__("signal"), "SIGALRM"):
+        pytest.skip("no SIGALRM on this platform")
+    (tmp_path / "hangs_at_import.py").write_text("while True:\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(census_module, "IMPORT_TIMEOUT_S", 1)
+    started = time.monotonic()
+    module, error, _, _ = census_module.import_bounded("hangs_at_import")
+    assert module is None and "did not finish within 1s" in error
+    assert time.monotonic() - started < 30
+
+
+@dataclass
+class FakeBuilder:
+    """What storage asks a builder: the release's requirements and the Python it would choose."""
+
+    pins: Path
+    python: str = "3.13.0"
+    prepared: int = 0
+
+    def requirements(self, version):
+        return SimpleNamespace(pin_file=self.pins, digest="pins-digest")
+
+    def interpreter_for(self, version):
+        return SimpleNamespace(version=self.python)
+
+    def prepare(self, version):
+        self.prepared += 1
+        return SimpleNamespace(version=version, python="/env/bin/python", pins_hash="pins-digest", source={})
+
+
+def _payload(version="0.6.2"):
+    return {"format": census_module.FORMAT, "format_version": census_module.FORMAT_VERSION, "jax": version,
+            "platform": store.host_platform(), "python": "3.13.0", "packages": {"jax": version},
+            "modules": {"jax": {"status": "ok"}}, "names": {"jax": {"kind": "module", "state": "present"}}}
+
+
+def test_a_stored_census_answers_until_its_key_changes(tmp_path, monkeypatch):
+    taken = []
+    monkeypatch.setattr(store, "run_census", lambda python: taken.append(python) or _payload())
+    builder = FakeBuilder(tmp_path / "pins.txt")
+    first = store.take_census(Release("0.6.2"), builder, tmp_path)
+    assert not first.stored and taken == ["/env/bin/python"]
+    assert first.path == tmp_path / "api" / f"0.6.2-{store.host_platform()}.json"
+    again = store.take_census(Release("0.6.2"), builder, tmp_path)
+    assert again.stored and len(taken) == 1 and builder.prepared == 1  # nothing built, nothing run
+    assert store.take_census(Release("0.6.2"), builder, tmp_path, rerun=True).stored is False
+    builder.python = "3.12.1"  # another interpreter would be chosen now
+    assert store.take_census(Release("0.6.2"), builder, tmp_path).stored is False
+    builder.python = "3.13.0"
+    monkeypatch.setattr(store, "census_digest", lambda: "edited census code")
+    assert store.take_census(Release("0.6.2"), builder, tmp_path).stored is False
+    assert len(taken) == 4
+
+
+def test_a_release_without_a_pin_file_is_never_answered_from_storage(tmp_path, monkeypatch):
+    monkeypatch.setattr(store, "run_census", lambda python: _payload())
+    builder = FakeBuilder(tmp_path / "pins.txt")
+    store.take_census(Release("0.6.2"), builder, tmp_path)
+    builder.pins = None
+    assert store.answered_release(tmp_path, builder, "0.6.2") is None
+
+
+def test_stored_censuses_are_read_oldest_first_and_a_bad_file_is_left_out(tmp_path, monkeypatch):
+    for version in ("0.10.0", "0.6.2", "0.9.0"):
+        monkeypatch.setattr(store, "run_census", lambda python, v=version: _payload(v))
+        store.take_census(Release(version), FakeBuilder(tmp_path / "p"), tmp_path)
+    (tmp_path / "api" / "0.7.0-linux-x86_64.json").write_text("{not json")
+    assert [c.jax for c in store.stored_censuses(tmp_path)] == ["0.6.2", "0.9.0", "0.10.0"]
+    assert load_census(tmp_path / "api" / f"0.6.2-{store.host_platform()}.json").header["key"]
+
+
+def test_the_census_child_needs_only_the_standard_library(tmp_path):
+    """It runs in the target environment, which holds jax and what jax needs, never the suite's dependencies."""
+    blocker = tmp_path / "blocker"
+    blocker.mkdir()
+    for name in ("pytest", "jinja2", "packaging", "filelock", "_pytest", "jsonschema"):
+        (blocker / f"{name}.py").write_text(f"raise ImportError('{name} is blocked')\n")
+    script = "import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]; import conformance.api.census; print('ok')"
+    done = subprocess.run([sys.executable, "-I", "-c", script, str(blocker), SOURCE_ROOT], capture_output=True,
+                          text=True)
+    assert done.stdout.strip() == "ok", done.stderr
+    script = script.replace("conformance.api.census", "conformance.api.store")  # the parent side does need them
+    done = subprocess.run([sys.executable, "-I", "-c", script, str(blocker), SOURCE_ROOT], capture_output=True,
+                          text=True)
+    assert done.returncode != 0 and "is blocked" in done.stderr
+
+
+def test_a_census_with_far_more_names_than_a_release_has_is_refused_in_one_line():
+    """Review: a census of 1,000,000 names made a 55 MB page in a minute; no release has more than about 9,000."""
+    from conformance.api.census import FORMAT, FORMAT_VERSION
+    from conformance.api.model import MAX_CENSUS_NAMES, census_from
+    from conformance.errors import ConformanceError
+
+    names = {f"jax.n{i}": {"kind": "function", "state": "present"} for i in range(MAX_CENSUS_NAMES + 1)}
+    data = {"format": FORMAT, "format_version": FORMAT_VERSION, "jax": "0.6.2", "platform": "linux-x86_64",
+            "modules": {"jax": {"status": "ok"}}, "names": names}
+    with pytest.raises(ConformanceError, match="more than the 200000 a census may hold"):
+        census_from(data, "big.json")

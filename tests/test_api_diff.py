@@ -1,0 +1,163 @@
+"""`api diff`'s logic on synthetic censuses: each kind of change, moves, signatures, dating over a chain, names a
+census cannot tell, and the public JSON shape."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conformance.api.diff import CHANGES, changes_json, diff_chain, signature_changes, since_of
+from conformance.api.model import census_from
+from conformance.errors import ConformanceError
+from tests.api_censuses import census, fn, module, removed
+
+P, K = "positional_or_keyword", "keyword_only"
+TREE_MAP_MSG = "jax.tree_map is deprecated: use jax.tree.map (jax v0.4.25 or newer)"
+
+
+def by_name(changes):
+    return {(c.name, c.change): c for c in changes}
+
+
+def test_each_state_change_is_found_with_its_kind():
+    a = census("1.0", {"jax.old": fn(("x", P, None)), "jax.stays": fn(("x", P, None)),
+                       "jax.warns": fn(("x", P, None)),
+                       "jax.was_warned": fn(("x", P, None), state="deprecated", message="jax.was_warned is deprecated")})
+    b = census("2.0", {"jax.new": fn(("x", P, None)), "jax.stays": fn(("x", P, None)),
+                       "jax.warns": fn(("x", P, None), state="deprecated", message="jax.warns is deprecated"),
+                       "jax.was_warned": fn(("x", P, None))})
+    found = by_name(diff_chain([a, b]))
+    assert set(found) == {("jax.old", "removed"), ("jax.new", "added"), ("jax.warns", "deprecated"),
+                          ("jax.was_warned", "undeprecated")}
+    assert found[("jax.warns", "deprecated")].message == "jax.warns is deprecated"
+    assert all(c.since == "2.0" for c in found.values())
+
+
+def test_a_removal_carries_jax_own_words_from_both_releases():
+    a = census("0.5.3", {"jax.tree_map": fn(("f", P, None), state="deprecated", message=TREE_MAP_MSG,
+                                            replacement="jax.tree.map")})
+    b = census("0.6.2", {"jax.tree_map": removed("jax.tree_map was removed in JAX v0.6.0: use jax.tree.map")})
+    (change,) = diff_chain([a, b])
+    assert (change.name, change.change) == ("jax.tree_map", "removed")
+    assert f"deprecated on 0.5.3: {TREE_MAP_MSG}" in change.message
+    assert "AttributeError: jax.tree_map was removed in JAX v0.6.0" in change.message
+
+
+def test_changes_are_dated_to_the_first_release_of_the_chain_that_shows_them():
+    names = {"jax.tree_map": fn(("f", P, None), state="deprecated", message=TREE_MAP_MSG)}
+    chain = [census("0.5.3", names), census("0.5.4", names), census("0.6.0", {"jax.tree_map": removed("gone")}),
+             census("0.6.1", {"jax.shard_map": fn(("f", P, None))}),
+             census("0.6.2", {"jax.shard_map": fn(("f", P, None))})]
+    found = by_name(diff_chain(chain))
+    assert found[("jax.tree_map", "removed")].since == "0.6.0"
+    assert found[("jax.shard_map", "added")].since == "0.6.1"
+    # Only the ends at hand: dated to the newer end.
+    assert by_name(diff_chain([chain[0], chain[-1]]))[("jax.tree_map", "removed")].since == "0.6.2"
+
+
+def test_a_change_that_comes_and_goes_is_dated_from_its_last_arrival():
+    chain = [census("1", {}), census("2", {"jax.f": fn()}), census("3", {}), census("4", {"jax.f": fn()})]
+    assert by_name(diff_chain(chain))[("jax.f", "added")].since == "4"
+
+
+def test_a_census_that_cannot_tell_does_not_break_the_dating():
+    chain = [census("1", {"jax.m": module()}), census("2", {"jax.m": module(), "jax.m.f": fn()}),
+             census("3", {}, failed=("jax.m",)), census("4", {"jax.m": module(), "jax.m.f": fn()})]
+    assert since_of(chain, lambda c: None if c.state("jax.m.f") == "unknown" else c.usable("jax.m.f")) == "2"
+
+
+def test_names_under_a_module_that_failed_to_import_are_left_out():
+    a = census("1", {}, failed=("jax.export",))
+    b = census("2", {"jax.export": module(), "jax.export.export": fn()})
+    assert diff_chain([a, b]) == []
+
+
+def test_a_whole_module_added_or_removed_is_one_change():
+    a = census("1", {"jax.gone": module(), "jax.gone.f": fn(), "jax.gone.g": fn()})
+    b = census("2", {"jax.fresh": module(), "jax.fresh.h": fn()})
+    assert {(c.name, c.change) for c in diff_chain([a, b])} == {("jax.gone", "removed"), ("jax.fresh", "added")}
+
+
+def test_signature_changes_name_each_parameter():
+    before = [["a", P, None], ["newshape", K, "None"], ["order", P, "'C'"], ["old", P, None]]
+    after = [["a", P, None], ["shape", K, "None"], ["order", P, "'F'"], ["out_sharding", K, "None"]]
+    words = signature_changes(before, after)
+    assert "parameter newshape renamed shape" in words
+    assert "parameter old removed" in words
+    assert "parameter out_sharding added (default None)" in words
+    assert "default of order: 'C' → 'F'" in words
+    assert signature_changes([["x", P, None]], [["x", K, None]]) == [f"parameter x: {P} → {K}"]
+
+
+def test_a_signature_change_is_reported_and_dated_an_unchanged_one_is_not():
+    old = fn(("a", P, None), ("newshape", K, "None"))
+    new = fn(("a", P, None), ("shape", P, None), ("out_sharding", K, "None"))
+    chain = [census("1", {"jax.numpy": module(), "jax.numpy.reshape": old, "jax.same": fn(("x", P, None))}),
+             census("2", {"jax.numpy": module(), "jax.numpy.reshape": new, "jax.same": fn(("x", P, None))}),
+             census("3", {"jax.numpy": module(), "jax.numpy.reshape": new, "jax.same": fn(("x", P, None))})]
+    (change,) = diff_chain(chain)
+    assert (change.name, change.change, change.since) == ("jax.numpy.reshape", "signature", "2")
+    assert change.message == ("parameter newshape removed; parameter shape added; parameter out_sharding added "
+                              "(default None)")  # another kind at its place: not a rename
+
+
+def test_a_move_by_the_replacement_jax_names():
+    a = census("0.5.3", {"jax.experimental": module(), "jax.experimental.shard_map": module(),
+                         "jax.experimental.shard_map.shard_map": fn(origin="jax.experimental.shard_map.shard_map")})
+    b = census("0.8.0", {"jax.experimental": module(), "jax.experimental.shard_map": module(),
+                         "jax.experimental.shard_map.shard_map": fn(
+                             origin="jax.experimental.shard_map.shard_map", state="deprecated",
+                             message="jax.experimental.shard_map is deprecated. Use jax.shard_map instead.",
+                             replacement="jax.shard_map"),
+                         "jax.shard_map": fn(origin="jax._src.shard_map.shard_map")})
+    found = by_name(diff_chain([a, b]))
+    move = found[("jax.experimental.shard_map.shard_map", "moved")]
+    assert move.message.startswith("now jax.shard_map: its replacement")
+    assert ("jax.shard_map", "added") in found and ("jax.experimental.shard_map.shard_map", "deprecated") in found
+
+
+def test_a_move_by_the_same_object_picks_its_canonical_new_path():
+    origin = "jax._src.core.check_jaxpr"
+    a = census("1", {"jax.core": module(), "jax.core.check_jaxpr": fn(origin=origin)})
+    b = census("2", {"jax.core": module(), "jax.extend": module(), "jax.extend.core": module(),
+                     "jax.extend.core.check_jaxpr": fn(origin=origin),
+                     "jax.extend.core.helpers": module(),
+                     "jax.extend.core.helpers.check_jaxpr": fn(origin=origin, alias_of="jax.extend.core.check_jaxpr")})
+    found = by_name(diff_chain([a, b]))
+    assert found[("jax.core.check_jaxpr", "moved")].message.startswith("now jax.extend.core.check_jaxpr: the same")
+
+
+def test_no_move_for_a_name_still_present_or_an_object_from_outside_jax():
+    a = census("1", {"jax.kept": fn(origin="jax._src.x.kept"), "jax.gone_any": fn(origin="typing.Any", kind="class")})
+    b = census("2", {"jax.kept": fn(origin="jax._src.x.kept"), "jax.also_kept": fn(origin="jax._src.x.kept"),
+                     "jax.some_any": fn(origin="typing.Any", kind="class")})
+    assert not [c for c in diff_chain([a, b]) if c.change == "moved"]
+
+
+def test_the_json_shape_is_the_public_one():
+    a = census("1", {"jax.old": fn()})
+    b = census("2", {"jax.new": fn()})
+    data = json.loads(json.dumps(changes_json(diff_chain([a, b]))))
+    assert set(data) == {"changes"}
+    assert all(set(c) == {"name", "change", "since", "message"} and c["change"] in CHANGES for c in data["changes"])
+    assert {(c["name"], c["change"]) for c in data["changes"]} == {("jax.old", "removed"), ("jax.new", "added")}
+
+
+@pytest.mark.parametrize("data, words", [
+    ({"format": "something else"}, "not a census file"),
+    ({"format": "jax-conformance api census", "format_version": 99}, "format_version 99"),
+    ({"format": "jax-conformance api census", "format_version": 1, "names": [], "modules": {}}, "objects"),
+])
+def test_a_file_that_is_not_a_census_is_one_error(data, words):
+    with pytest.raises(ConformanceError, match=words):
+        census_from(data, "x.json")
+
+
+def test_no_move_to_a_path_that_is_itself_deprecated():
+    origin = "jax._src.dlpack.to_dlpack"
+    a = census("1", {"jax.dlpack": module(), "jax.dlpack.to_dlpack": fn(origin=origin)})
+    b = census("2", {"jax.dlpack": module(), "jax.util": module(),
+                     "jax.dlpack.to_dlpack": fn(origin=origin, state="deprecated", message="deprecated"),
+                     "jax.util.to_dlpack": fn(origin=origin, state="deprecated", message="deprecated")})
+    assert not [c for c in diff_chain([a, b]) if c.change == "moved"]

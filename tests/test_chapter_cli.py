@@ -1,0 +1,87 @@
+"""`jax-conformance chapter` on the command line (issue 37): `--blocks` lists the split, bad input is one line and
+exit 2 (never a traceback), and nothing is built before the input is checked. No JAX."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from conformance import cli
+
+SEED = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "shared", "seeds",
+                    "000_074f18c932eb1ee6.txt")
+
+CHAPTER = """\
+1.1 Printing
+
+A paragraph of prose, with a sentence.
+
+x = 2
+print(x * 2)
+4
+
+Prose again.
+
+import jax
+jax.debug.breakpoint()
+"""
+
+
+def test_blocks_lists_each_block_with_its_lines_heading_first_line_and_skip_reason(tmp_path, capsys):
+    chapter = tmp_path / "small.txt"
+    chapter.write_text(CHAPTER, encoding="utf-8")
+    (tmp_path / "small.skip.toml").write_text('[[skip]]\nheading = "1.1"\nindex = 2\nreason = "needs a terminal"\n',
+                                              encoding="utf-8")
+    assert cli.main(["chapter", str(chapter), "--blocks", "--results", str(tmp_path / "results")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"small (text, {chapter}): 2 blocks"
+    assert "lines 5-6, output 7-7  [1.1 Printing]" in out[1] and out[2].strip() == "x = 2"
+    assert "lines 11-12  [1.1 Printing]" in out[3] and out[5].strip() == "(skipped: needs a terminal)"
+    assert not (tmp_path / "results").exists()  # listing stores nothing
+
+
+@pytest.mark.skipif(not os.path.isfile(SEED), reason="../shared/seeds is absent: the seed chapter is not listed")
+def test_the_seed_chapter_lists_91_blocks_and_its_skip_list_matches(capsys):
+    assert cli.main(["chapter", SEED, "--blocks"]) == 0
+    printed = capsys.readouterr()
+    assert printed.out.splitlines()[0].endswith(": 91 blocks") and "names no block" not in printed.out
+    assert printed.out.count("(skipped: needs an interactive terminal") == 1
+
+
+def _error(argv, capsys) -> str:
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    return err
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
+    chapter = tmp_path / "small.txt"
+    chapter.write_text(CHAPTER, encoding="utf-8")
+    assert "does not exist" in _error(["chapter", str(tmp_path / "missing.txt"), "--blocks"], capsys)
+    assert "not a regular file" in _error(["chapter", str(tmp_path), "--blocks"], capsys)
+    (tmp_path / "bad.skip.toml").write_text("[[skip]\n", encoding="utf-8")
+    assert "not valid TOML" in _error(["chapter", str(chapter), "--blocks", "--skip", str(tmp_path / "bad.skip.toml")],
+                                      capsys)
+    (tmp_path / "small.map.toml").write_text("[[block]]\nlines = [9, 1]\n", encoding="utf-8")
+    assert "first not after the last" in _error(["chapter", str(chapter), "--blocks"], capsys)
+    (tmp_path / "small.map.toml").unlink()
+    assert "--timeout takes" in _error(["chapter", str(chapter), "--jax", "0.12.0.1", "--timeout", "0"], capsys)
+    (tmp_path / "nb.ipynb").write_text("{not a notebook", encoding="utf-8")
+    assert "not a Jupyter notebook" in _error(["chapter", str(tmp_path / "nb.ipynb"), "--blocks"], capsys)
+    (tmp_path / "latin.txt").write_bytes("x = 'caf\xe9'\n".encode("latin-1"))
+    assert "not UTF-8" in _error(["chapter", str(tmp_path / "latin.txt"), "--blocks"], capsys)
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "fifo.txt")
+        assert "FIFO" in _error(["chapter", str(tmp_path / "fifo.txt"), "--blocks"], capsys)
+
+
+def test_the_json_output_may_not_be_a_result_file(tmp_path, capsys):
+    chapter = tmp_path / "small.txt"
+    chapter.write_text(CHAPTER, encoding="utf-8")
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "0.12.0.1-linux-x86_64.json").write_text("{}", encoding="utf-8")
+    assert "is a result file" in _error(["chapter", str(chapter), "--jax", "0.12.0.1", "--results", str(results),
+                                         "--json", str(results / "0.12.0.1-linux-x86_64.json")], capsys)

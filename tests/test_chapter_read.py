@@ -1,0 +1,307 @@
+"""Reading a chapter into blocks (issue 37): the plain-text splitter (and the seed chapter's split, read from
+../shared at test time), Markdown/MyST, notebooks written with nbformat, the map file and the skip list. No JAX."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conformance.chapter.blocks import code_hash, defined_names, ends_with_expression, printed_comments, unique_ids
+from conformance.chapter.mapfile import parse_map
+from conformance.chapter.model import Heading
+from conformance.chapter.printed import normalised_lines, printed_difference
+from conformance.chapter.read import chapter_from_text, read_chapter, read_skip_list
+from conformance.chapter.skiplist import block_limits, parse_limits, parse_skip_list, skip_reasons
+from conformance.chapter.textsplit import split_text
+from conformance.errors import ConformanceError
+
+SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "000_074f18c932eb1ee6.txt"
+PROJECT = Path(__file__).resolve().parents[1]
+
+TEXT = """\
+Chapter 1: A test chapter
+
+Some prose that introduces the chapter. It has sentences, and it ends with a period.
+
+1.1 Printing
+
+A paragraph before the first code.
+
+import math
+values = [1, 2, 3]
+print("total:", sum(values))
+total: 6
+
+Prose again, after the output and a blank line.
+
+def double(x):
+    return 2 * x
+
+print("doubled:", double(4))
+A0
+doubled: 8
+# ❌ Wrong: a comment that opens the next cell right under the output
+broken = double("a") + 1
+# ✅ Correct: a cell right under the one before
+fixed = double(2) + 1
+print(fixed)
+5
+
+Sample output head:
+
+1.2 Tables
+Type: Exception
+"""
+
+
+def _texts(text):
+    lines = text.splitlines()
+    return [("\\n".join(lines[p.start:p.end]), "\\n".join(lines[p.out_start:p.out_end]), p.heading.section)
+            for p in split_text(text)]
+
+
+def test_plain_text_code_output_prose_and_headings_are_told_apart():
+    pieces = split_text(TEXT)
+    lines = TEXT.splitlines()
+    assert [(p.start + 1, p.end) for p in pieces] == [(9, 11), (16, 19), (22, 23), (24, 26)]
+    assert ["\n".join(lines[p.out_start:p.out_end]) for p in pieces] == ["total: 6", "A0\ndoubled: 8", "", "5"]
+    assert [p.heading.section for p in pieces] == ["1.1"] * 4
+    assert pieces[0].heading.title == "Printing"
+    # the cell under the one before (no blank line, a comment opening it): cut; its output goes with the last one
+    assert [p.output_known for p in pieces] == [True, True, False, True]
+
+
+def test_bare_names_and_annotations_without_value_are_output_not_code():
+    pieces = split_text("x = 1\nprint(x)\nA0\nType: Exception\ncount: 3\n\nProse that follows the output.\n")
+    assert [(p.start, p.end, p.out_start, p.out_end) for p in pieces] == [(0, 2, 2, 5)]
+
+
+def test_output_goes_on_after_a_blank_line_when_it_starts_with_a_printed_literal_or_is_indented():
+    text = ('print("head")\nprint("\\nSample messages:")\nprint("  indented")\nhead\n\nSample messages:\n'
+            '  indented\n\nSample prose that is not printed by the code above.\n')
+    (piece,) = split_text(text)
+    assert text.splitlines()[piece.out_start:piece.out_end] == ["head", "", "Sample messages:", "  indented"]
+
+
+def test_a_prose_line_that_starts_like_python_but_does_not_compile_is_prose():
+    text = "with jax.named_scope(\"name\"): adds the name to the name stack of every operation inside it.\n"
+    assert split_text(text) == []
+    assert split_text("#SectionMain tools\n0Symptom lookup table\n") == []
+
+
+def test_multiline_strings_and_indented_bodies_with_blank_lines_stay_in_one_statement():
+    text = 'SCRIPT = """\nimport jax\n\nprint(1)\n"""\ndef f(x):\n    y = 1\n\n    return x + y\nprint(f(1))\n2\n'
+    (piece,) = split_text(text)
+    assert (piece.start, piece.end, piece.out_start, piece.out_end) == (0, 10, 10, 11)
+
+
+def test_markdown_fences_code_cells_tags_prints_and_raises(tmp_path):
+    text = """# 2 Section two
+
+## 2.1 First
+
+```python
+x = 1 + 1
+print(x)
+# Prints:
+# 2
+```
+
+```{code-cell} ipython3
+:tags: [raises-exception]
+1 / 0
+```
+
+```{code-cell}
+---
+tags: [skip-execution]
+---
+input()
+```
+
+```py
+int("x")  # ==> raises ValueError
+```
+```output
+ignored? no: this is the output of the block above
+```
+
+```javascript
+not python
+```
+
+### Exercise 3: last
+
+```python
+y = 2
+```
+"""
+    chapter = chapter_from_text("md", "md.md", "markdown", text)
+    blocks = chapter.blocks
+    assert [b.first_code for b in blocks] == ["x = 1 + 1", "1 / 0", "input()", 'int("x")  # ==> raises ValueError',
+                                               "y = 2"]
+    assert [b.line for b in blocks] == [6, 14, 21, 25, 38]
+    assert blocks[0].output == "2" and blocks[0].output_known
+    assert blocks[1].raises == "*" and blocks[3].raises == "ValueError"
+    assert blocks[2].skip and not blocks[0].skip
+    assert blocks[3].output == "ignored? no: this is the output of the block above"
+    assert not blocks[4].output_known  # states no output: not compared
+    assert [b.section for b in blocks] == ["2.1", "2.1", "2.1", "2.1", "Ex3"]
+    assert blocks[4].heading.text == "Exercise 3: last"
+
+
+def test_a_notebook_written_with_nbformat_is_read_with_its_tags_outputs_and_displayed_value(tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_markdown_cell("# 4.2 Counting\nSome text."),
+        nbformat.v4.new_code_cell("print('hello')", execution_count=1,
+                                  outputs=[nbformat.v4.new_output("stream", name="stdout", text="hello\n")]),
+        nbformat.v4.new_code_cell("1 + 1", execution_count=2, outputs=[nbformat.v4.new_output(
+            "execute_result", data={"text/plain": "2"}, execution_count=2)]),
+        nbformat.v4.new_code_cell("raise ValueError('x')", metadata={"tags": ["raises-exception"]}),
+        nbformat.v4.new_code_cell("%matplotlib inline\nz = 3", metadata={"tags": ["skip-execution"]}),
+    ]
+    path = tmp_path / "nb.ipynb"
+    path.write_text(nbformat.writes(notebook), encoding="utf-8")
+    chapter = read_chapter(path)
+    assert chapter.form == "notebook" and [b.line for b in chapter.blocks] == [2, 3, 4, 5]
+    first, second, third, fourth = chapter.blocks
+    assert first.output == "hello\n" and first.section == "4.2" and not first.display
+    assert second.output == "2\n" and second.display
+    assert third.raises == "*" and not third.output_known
+    assert fourth.skip == "tagged skip-execution in the notebook"
+    with pytest.raises(ConformanceError, match="not a Jupyter notebook"):
+        chapter_from_text("bad", "bad.ipynb", "notebook", "{not json")
+
+
+def test_hash_ids_names_and_display():
+    assert code_hash("x = 1  \n\n") == code_hash("\nx = 1")
+    assert code_hash("x = 1") != code_hash("x = 2")
+    assert unique_ids([(Heading("3.1"), "ab" * 8), (Heading("3.1"), "ab" * 8), (Heading("Ex2"), "cd" * 8),
+                       (Heading(""), "ef" * 8)]) == ["s3_1_abababab", "s3_1_abababab_2", "ex2_cdcdcdcd", "b_efefefef"]
+    code = ("import os.path, numpy as np\nfrom math import pi as PI, tau\nx, (y, *z) = 1, (2, 3)\nn += 1\n"
+            "def f():\n    inner = 1\nclass C: pass\nfor i in range(2): pass\nwith open('f') as fh: pass\n"
+            "try:\n    pass\nexcept Exception as e:\n    pass\nif (w := 3):\n    v = [q for q in range(3)]\n")
+    assert defined_names(code) == ("os", "np", "PI", "tau", "x", "y", "z", "n", "f", "C", "i", "fh", "e", "w", "v")
+    assert ends_with_expression("x = 1\nx + 1") and not ends_with_expression("x + 1;")
+    assert not ends_with_expression("x = 1")
+    assert printed_comments("print(1)\n# Prints:\n# 1\n#  two\ny = 2\n# Prints: 3") == "1\n two\n3"
+
+
+def test_printed_output_is_normalised_before_it_is_compared():
+    assert normalised_lines("  a   b  \n\n") == ["a b"]
+    assert printed_difference("object at 0x7f3a12 took 28.3 ms id=4658219312 <T 4672637456>",
+                              "object at 0x55aa took 1.2 s id=1 <T 1234567890>") == ()
+    assert printed_difference("[0.92423433 0.39475057]", "[0.9242344 0.3947506]") == ()
+    assert printed_difference("jit error = 107", "jit error = 5.91e-06") == ("-jit error = 107",
+                                                                              "+jit error = 5.91e-06")
+    assert printed_difference("a\nb", "a") == ("-b",)
+
+
+def test_the_map_file_replaces_what_the_splitter_found():
+    text = "x = 1\ny = 2\nprint(x + y)\n3\n"
+    chapter_map = parse_map("[[block]]\nlines = [1, 1]\noutput = []\nsection = \"9\"\n"
+                            "[[block]]\nlines = [2, 3]\noutput = [4, 4]\n")
+    chapter = chapter_from_text("m", "m.txt", "text", text, chapter_map)
+    assert [(b.line, b.end_line, b.output, b.section) for b in chapter.blocks] == [(1, 1, "", "9"), (2, 3, "3", "")]
+    dropped = chapter_from_text("m", "m.txt", "text", text, parse_map("[[not_code]]\nlines = [1, 4]\n"))
+    assert dropped.blocks == ()
+    for bad, why in [("[[block]]\nlines = [3, 1]\n", "first not after the last"), ("[[blok]]\n", "unknown table"),
+                     ("[[block]]\nlines = [1, 2]\ncolour = 1\n", "unknown key"), ("[[block]\n", "not valid TOML")]:
+        with pytest.raises(ConformanceError, match=why):
+            parse_map(bad)
+    with pytest.raises(ConformanceError, match="plain-text chapter"):
+        chapter_from_text("m", "m.md", "markdown", "```python\nx = 1\n```\n", chapter_map)
+
+
+def test_the_skip_list_names_blocks_by_hash_or_heading_and_index_and_says_what_it_no_longer_matches():
+    chapter = chapter_from_text("s", "s.md", "markdown",
+                                "## 1.3 Breakpoints\n```python\na = 1\n```\n```python\nb = 2\n```\n")
+    first, second = chapter.blocks
+    entries = parse_skip_list(f'[[skip]]\nhash = "{first.hash[:8]}"\nreason = "needs a terminal"\n'
+                              f'[[skip]]\nheading = "1.3"\nindex = 2\nreason = "needs macOS arm64"\n'
+                              f'[[skip]]\nhash = "0123456789abcdef"\nreason = "an edited block"\n')
+    reasons, unmatched = skip_reasons(chapter.blocks, entries)
+    assert reasons == {first.id: "needs a terminal", second.id: "needs macOS arm64"}
+    assert [e.hash for e in unmatched] == ["0123456789abcdef"]
+    for bad, why in [('[[skip]]\nhash = "abc"\nreason = "r"\n', "8 to 64"),
+                     ('[[skip]]\nhash = "0123456789"\n', "no reason"),
+                     ('[[skip]]\nheading = "1.3"\nreason = "r"\n', "heading"), ('[[skip]]\nreason = "r"\nwhy = 1\n',
+                                                                              "unknown key")]:
+        with pytest.raises(ConformanceError, match=why):
+            parse_skip_list(bad)
+
+
+def test_the_skip_list_gives_blocks_time_limits_of_their_own():
+    chapter = chapter_from_text("s", "s.md", "markdown",
+                                "## 4.1 Waiting\n```python\na = 1\n```\n```python\nwhile True:\n    pass\n```\n")
+    limits = parse_limits(f'[[limit]]\nheading = "4.1"\nindex = 2\nseconds = 15\n'
+                          f'[[limit]]\nhash = "{chapter.blocks[0].hash}"\nseconds = 900\n'
+                          f'[[limit]]\nhash = "0123456789abcdef"\nseconds = 1\n')
+    found, unmatched = block_limits(chapter.blocks, limits)
+    assert found == {chapter.blocks[1].id: 15.0, chapter.blocks[0].id: 900.0}
+    assert [e.hash for e in unmatched] == ["0123456789abcdef"]
+    assert parse_skip_list('[[limit]]\nheading = "4.1"\nindex = 1\nseconds = 2\n') == ()
+    for bad, why in [('[[limit]]\nheading = "4.1"\nindex = 1\nseconds = 0\n', "above 0"),
+                     ('[[limit]]\nheading = "4.1"\nindex = 1\n', "above 0"), ('[[limits]]\n', "unknown table")]:
+        with pytest.raises(ConformanceError, match=why):
+            parse_limits(bad)
+
+
+def test_the_skip_list_and_map_are_found_beside_the_chapter_and_must_be_regular_files(tmp_path):
+    chapter = tmp_path / "ch.txt"
+    chapter.write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "ch.skip.toml").write_text('[[skip]]\nheading = "x"\nindex = 1\nreason = "r"\n', encoding="utf-8")
+    found, entries, _ = read_skip_list(chapter)
+    assert found == tmp_path / "ch.skip.toml" and entries[0].reason == "r"
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "fifo.toml")
+        with pytest.raises(ConformanceError, match="not a regular file"):
+            read_skip_list(chapter, tmp_path / "fifo.toml")
+        os.mkfifo(tmp_path / "fifo.txt")
+        with pytest.raises(ConformanceError, match="not a regular file"):
+            read_chapter(tmp_path / "fifo.txt")
+    with pytest.raises(ConformanceError, match="does not exist"):
+        read_chapter(tmp_path / "missing.txt")
+    (tmp_path / "prose.txt").write_text("Only prose here.\n", encoding="utf-8")
+    with pytest.raises(ConformanceError, match="found no Python code"):
+        read_chapter(tmp_path / "prose.txt")
+
+
+def test_the_projects_seed_skip_list_names_no_code():
+    text = (PROJECT / "chapters" / "000_074f18c932eb1ee6.skip.toml").read_text(encoding="utf-8")
+    entries = parse_skip_list(text)
+    assert entries and all(e.reason for e in entries)
+    assert "jax.debug.breakpoint()\n" not in text and "@jax.jit" not in text
+
+
+@pytest.mark.skipif(not SEED.is_file(), reason="../shared/seeds is absent: the seed chapter's split is not checked")
+def test_the_seed_chapters_split():
+    chapter = read_chapter(SEED)
+    lines = SEED.read_text(encoding="utf-8").splitlines()
+    blocks = chapter.blocks
+    assert len(blocks) == 91
+    assert (blocks[0].line, blocks[0].end_line, blocks[0].section) == (64, 162, "0")
+    assert blocks[0].heading.subheading == "Common setup"
+    assert lines[blocks[0].line - 1].startswith("import os, sys, io, re")
+    assert blocks[0].output == lines[162]  # the start-up line the chapter printed
+    first_print = blocks[1]
+    assert (first_print.line, first_print.end_line, first_print.output_line, first_print.section) == (183, 192, 193,
+                                                                                                       "1.1")
+    assert first_print.first_code == "def stats(x):" and len(first_print.output.splitlines()) == 2
+    breakpoint_demo = blocks[9]
+    assert (breakpoint_demo.line, breakpoint_demo.end_line, breakpoint_demo.output) == (404, 410, "")
+    assert lines[403].startswith("# Needs interaction, not executed")
+    # a block cut from the one above it (no blank line between) shows its output after the next one
+    assert (blocks[13].line, blocks[13].end_line, blocks[13].joined) == (505, 515, True)
+    assert lines[blocks[14].line - 1].startswith("# ❌ Wrong: the weights are captured")
+    assert [b.section for b in blocks[78:86:2]] == ["Ex1", "Ex2", "Ex3", "Ex4"]
+    assert (blocks[-1].line, blocks[-1].end_line, blocks[-1].section) == (2821, 2839, "Ex4")
+    assert blocks[-1].output.splitlines()[-1] == "First NaN: (5, 'log')"
+    found, entries, limits = read_skip_list(SEED)
+    reasons, unmatched = skip_reasons(blocks, entries)
+    assert found == PROJECT / "chapters" / "000_074f18c932eb1ee6.skip.toml"
+    assert unmatched == [] and list(reasons) == [breakpoint_demo.id] and limits == ()

@@ -1,0 +1,99 @@
+"""Issue 39: the Markdown has an upgrade delta (`report --markdown PATH --compare A B`: "From A to B", the status
+changes first, each with its why, printed-only changes counted) and `--site-url URL` makes every link absolute, so
+the page pasted into a pull request has no link that breaks. Rendered with cmark-gfm, GitHub's own renderer."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from urllib.parse import parse_qs, urlsplit
+
+import cmarkgfm
+import pytest
+
+from conformance import cli
+from conformance.core.case import _REGISTRY, Change, Expect, Observation, Param, Section
+from conformance.errors import ConformanceError
+from conformance.report.markdown import markdown_summary
+from conformance.report.model import build_model
+from tests.synthetic_results import cell, files, write
+
+PLATFORM = "linux-x86_64"
+SECTION = Section("§D", "Delta tests")
+
+
+def _probe(which):
+    return Observation({})
+
+
+_probe.__module__ = "conformance.cases.scratch_delta"
+SECTION.case(
+    claim="A delta case.",
+    params=[Param("moved", ["setup.environment"], Expect({})), Param("still", ["setup.environment"], Expect({}, printed={"shown": "old"}))],
+    changes=[Change(since="0.8.0", params=("moved",), why="It moved in 0.8.0 because of a measured cause.",
+                    evidence="measured")],
+)(_probe)
+DECLARED = _REGISTRY[("conformance.cases", "scratch_delta._probe")]
+
+
+def printed(status: str, differs: bool) -> dict:
+    found = cell("scratch_delta._probe", "still", status, observation={"shown": "new" if differs else "old"})
+    found["printed_expected"] = {"shown": "old"}
+    found["printed_diff"] = [{"path": "shown", "expected": "old", "observed": "new", "kind": "changed"}] if differs else []
+    return found
+
+
+@pytest.fixture
+def model():
+    history = {
+        "0.7.2": [cell("scratch_delta._probe", "moved", "conforms"), printed("conforms", False)],
+        "0.8.0": [cell("scratch_delta._probe", "moved", "differs"), printed("conforms", False)],
+        "0.9.0": [cell("scratch_delta._probe", "moved", "differs"), printed("conforms", True)],
+    }
+    return build_model([files(v, PLATFORM, cells) for v, cells in history.items()], [DECLARED])
+
+
+def test_from_a_to_b_lists_status_changes_with_their_why_and_counts_printed_only_changes(model):
+    page = markdown_summary(model, compare=("0.7.2", "0.9.0"), generated_at="2026-12-02 00:00 UTC")
+    delta = page.split("## From 0.7.2 to 0.9.0", 1)[1].split("\n## ", 1)[0]
+    assert page.index("## From 0.7.2 to 0.9.0") < page.index("## Overview")  # first: what a pull request wants
+    assert "1 cell changes status:" in delta
+    assert "- **regressed**: `scratch_delta._probe[moved]` (conforms → differs): It moved in 0.8.0 because of a " \
+           "measured cause." in delta
+    assert "Printed output alone changed in 1 cell; the observation alone (same status) in 0." in delta
+    none = markdown_summary(model, compare=("0.8.0", "0.9.0")).split("## From 0.8.0 to 0.9.0", 1)[1]
+    assert "No cell changes status." in none.split("\n## ", 1)[0]
+
+
+def test_a_compare_naming_no_column_is_one_line_naming_the_versions(model):
+    with pytest.raises(ConformanceError, match=r"--compare 0.7.2 0.10.0: .* its versions are 0.7.2, 0.8.0, 0.9.0"):
+        markdown_summary(model, compare=("0.7.2", "0.10.0"))
+
+
+def test_site_url_makes_every_link_absolute_and_each_change_opens_its_cell(model):
+    page = markdown_summary(model, compare=("0.7.2", "0.9.0"), site_url="https://reports.example/jax")
+    html = cmarkgfm.github_flavored_markdown_to_html(page)
+    links = [unescape(link) for link in re.findall(r'<a href="([^"]+)"', html)]
+    external = [link for link in links if not link.startswith("#")]
+    assert external and all(link.startswith("https://reports.example/jax/index.html") for link in external)
+    cell_link = next(link for link in external if "#cell=" in link)
+    state = parse_qs(urlsplit(cell_link).fragment)
+    assert state == {"cell": ["scratch_delta._probe[moved]"], "at": ["0.9.0"]}  # the page's own URL state
+    relative = markdown_summary(model, compare=("0.7.2", "0.9.0"))
+    assert "](index.html)" in relative and "#cell=" not in relative  # no relative cell link to break when pasted
+
+
+def test_the_cli_refuses_a_compare_before_writing_anything(tmp_path, capsys):
+    results = tmp_path / "r"
+    for version in ("0.7.2", "0.8.0"):
+        write(results, version, PLATFORM, [cell("scratch_delta._probe", "moved", "conforms")])
+    out = tmp_path / "site"
+    code = cli.main(["report", str(results), "-o", str(out / "index.html"), "--markdown", str(out / "index.md"),
+                     "--compare", "0.7.2", "0.9.9"])
+    assert code == 2 and not out.exists()
+    assert capsys.readouterr().err.strip().count("\n") == 0
+    assert cli.main(["report", str(results), "-o", str(out / "index.html"), "--compare", "0.7.2", "0.8.0"]) == 2
+    assert "add --markdown PATH" in capsys.readouterr().err
+    assert cli.main(["report", str(results), "-o", str(out / "index.html"), "--markdown", str(out / "index.md"),
+                     "--site-url", "javascript:alert(1)"]) == 2
+    assert "not an http(s) address" in capsys.readouterr().err
