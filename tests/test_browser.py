@@ -16,19 +16,14 @@ import pytest
 
 from conformance.report.html import write_report
 from conformance.results.load import load_results
+from tests.chromium import require_chromium, start_chromium
 from tests.test_report import CASES, GOLDEN
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
 VERSIONS = ["0.4.38", "0.5.3", "0.6.2", "0.7.2", "0.8.3", "0.9.2", "0.10.2", "0.11.2", "0.12.0.1"]
 
-if not (CHROMIUM and DRIVER):
-    if os.environ.get("CI"):
-        raise RuntimeError("chromium and chromedriver are needed in CI: apt-get install chromium chromium-driver")
-    pytest.skip("chromium or chromedriver is not installed (apt-get install chromium chromium-driver)",
-                allow_module_level=True)
+require_chromium()
 
-webdriver = pytest.importorskip("selenium.webdriver")
+pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
 
 
@@ -47,13 +42,7 @@ def nine_versions(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--window-size=1280,900"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=DRIVER), options=options)
+    driver = start_chromium(1280, 900)
     yield driver
     driver.quit()
 

@@ -10,24 +10,18 @@ AXE_CORE_JS to an `axe.min.js`); outside CI a missing one skips, with the reason
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 from tests import synthetic_report
+from tests.chromium import require_chromium, start_chromium
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
 ROOT = Path(__file__).resolve().parents[1]
 
-if not (CHROMIUM and DRIVER):
-    if os.environ.get("CI"):
-        raise RuntimeError("chromium and chromedriver are needed in CI: apt-get install chromium chromium-driver")
-    pytest.skip("chromium or chromedriver is not installed (apt-get install chromium chromium-driver)",
-                allow_module_level=True)
+require_chromium()
 
-webdriver = pytest.importorskip("selenium.webdriver")
+pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
@@ -53,16 +47,7 @@ def page(tmp_path_factory) -> str:
 
 @pytest.fixture(scope="module", params=list(DEVICES))
 def browser(request):
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"):
-        options.add_argument(flag)
-    if DEVICES[request.param]:
-        options.add_experimental_option("mobileEmulation", DEVICES[request.param])
-    else:
-        options.add_argument("--window-size=1400,900")
-    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=DRIVER), options=options)
+    driver = start_chromium(1400, 900, mobile=DEVICES[request.param])
     driver.device = request.param
     yield driver
     driver.quit()

@@ -5,12 +5,15 @@ The three-run test of the whole workflow is `test_ci_cache.py` (e2e)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import http.server
 import json
 import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -41,6 +44,18 @@ def site_with(tmp_path: Path, files: dict[str, list]) -> Path:
     site = tmp_path / "site"
     publish_results([runs], site / "results", "2026-12-01", "abc1234", retired=lambda cell_id: False)
     return site
+
+
+@contextlib.contextmanager
+def serving(handler: type[http.server.BaseHTTPRequestHandler]):
+    """A site on 127.0.0.1 answered by `handler`, for as long as the block runs; yields its URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
 
 
 def test_publish_merges_shards_over_the_restored_file_and_indexes_each_file(tmp_path):
@@ -366,8 +381,6 @@ def test_a_restore_onto_a_full_disk_sets_the_file_aside_and_leaves_no_partial_fi
 
 def test_a_site_trickling_bytes_is_cut_off_at_the_fetch_deadline(tmp_path, monkeypatch):
     """A05: the per-read timeout bounded each read, so a site sending a byte a second held the step for weeks."""
-    import http.server
-    import threading
     import time
 
     from conformance.results import restore
@@ -388,24 +401,17 @@ def test_a_site_trickling_bytes_is_cut_off_at_the_fetch_deadline(tmp_path, monke
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Trickle)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     monkeypatch.setattr(restore, "FETCH_DEADLINE_S", 2)
-    try:
+    with serving(Trickle) as site:
         started = time.monotonic()
-        restored = restore_results(f"http://127.0.0.1:{server.server_port}", tmp_path / "results")
+        restored = restore_results(site, tmp_path / "results")
         took = time.monotonic() - started
-    finally:
-        server.shutdown()
     assert restored.restored == [] and "took longer than 2 s to fetch" in restored.failure
     assert took < 60  # the deadline, not the 100000 bytes at 20 a second (83 minutes)
 
 
 def test_a_reason_phrase_with_escape_sequences_reaches_the_log_escaped(tmp_path):
     """A09: the site's HTTP reason phrase went to the CI log raw, terminal escape sequences included."""
-    import http.server
-    import threading
 
     class Hostile(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
@@ -416,13 +422,8 @@ def test_a_reason_phrase_with_escape_sequences_reaches_the_log_escaped(tmp_path)
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hostile)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        restored = restore_results(f"http://127.0.0.1:{server.server_port}", tmp_path / "results")
-    finally:
-        server.shutdown()
+    with serving(Hostile) as site:
+        restored = restore_results(site, tmp_path / "results")
     text = "\n".join(restored.lines())
     assert "\x1b" not in text and "\x07" not in text and "\\x1b[2J" in text and "red" in text
 
@@ -430,8 +431,6 @@ def test_a_reason_phrase_with_escape_sequences_reaches_the_log_escaped(tmp_path)
 def test_a_site_trickling_its_headers_or_many_files_is_bounded_as_a_whole(tmp_path, monkeypatch):
     """Review of A05: the deadline was checked only while reading a body, so headers sent a byte at a time held the
     fetch, and an index naming many slow files held the restore for each of them in turn."""
-    import http.server
-    import threading
     import time
 
     from conformance.results import restore
@@ -449,16 +448,11 @@ def test_a_site_trickling_its_headers_or_many_files_is_bounded_as_a_whole(tmp_pa
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Headers)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     monkeypatch.setattr(restore, "FETCH_DEADLINE_S", 2)
-    try:
+    with serving(Headers) as site:
         started = time.monotonic()
-        restored = restore_results(f"http://127.0.0.1:{server.server_port}", tmp_path / "results")
+        restored = restore_results(site, tmp_path / "results")
         took = time.monotonic() - started
-    finally:
-        server.shutdown()
     assert "took longer than 2 s to fetch" in restored.failure and took < 30
     site = site_with(tmp_path, {f"0.8.0-{LINUX}": [cell(*VMAP)], f"0.9.0-{LINUX}": [cell(*VMAP)]})
     monkeypatch.setattr(restore, "RESTORE_DEADLINE_S", -1)  # every file after the index is past the deadline

@@ -6,7 +6,6 @@ last run". Synthetic result files; no JAX needed."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import jsonschema
@@ -21,6 +20,7 @@ from conformance.results.history_file import (HistoryRequest, existing_history, 
                                               record_run)
 from conformance.results.load import load_results
 from conformance.report.since import CellChanges, since_markdown, since_view
+from tests.chromium import needs_chromium
 from tests.synthetic_results import cell, write
 
 PLATFORM = "linux-x86_64"
@@ -314,10 +314,7 @@ def test_the_report_names_an_unreadable_history_in_one_line(tmp_path, capsys):
     assert (site / "history.json").read_text(encoding="utf-8") == kept
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@pytest.mark.skipif(not (CHROMIUM and shutil.which("chromedriver")), reason="chromium or chromedriver is missing")
+@needs_chromium
 @pytest.mark.parametrize("phone", [False, True], ids=["1400px", "390px"])
 def test_the_section_reads_in_chromium_without_widening_a_phone(tmp_path, phone):
     pytest.importorskip("selenium")

@@ -12,10 +12,10 @@ import pytest
 
 from conformance import cli
 from conformance.api.census import FORMAT, FORMAT_VERSION
+from tests.chromium import needs_chromium, start_chromium
 from tests.synthetic_results import cell, write
 
 PLATFORM = "linux-x86_64"
-CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 
 
 def census_file(folder: Path, jax: str, names: dict) -> None:
@@ -74,20 +74,14 @@ def test_without_censuses_the_report_has_no_api_section_and_an_unreadable_census
     assert 'id="api"' in (tmp_path / "again.html").read_text(encoding="utf-8")
 
 
-@pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="chromium or chromedriver is not installed "
-                                                      "(apt-get install chromium chromium-driver)")
+@needs_chromium
 def test_a_name_is_found_with_its_history_and_a_miss_says_so(results, tmp_path):
-    webdriver = pytest.importorskip("selenium.webdriver")
+    pytest.importorskip("selenium.webdriver")
     from selenium.webdriver.common.by import By
 
     page = tmp_path / "index.html"
     assert cli.main(["report", str(results), "-o", str(page)]) == 0
-    options = webdriver.ChromeOptions()
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--no-first-run", "--window-size=1400,900"):
-        options.add_argument(flag)
-    options.binary_location = CHROMIUM
-    browser = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=DRIVER))
+    browser = start_chromium()
     try:
         browser.get(page.as_uri())
         browser.find_element(By.CSS_SELECTOR, 'a[href="#api"]').click()

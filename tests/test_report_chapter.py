@@ -7,16 +7,15 @@ from __future__ import annotations
 import html
 import json
 import re
-import shutil
 
 import pytest
 
 from conformance.chapter.model import BlockStatus
 from conformance.core.status import Status
 from conformance.report.html import write_report
+from tests.chromium import needs_chromium, start_chromium
 from tests.test_chapter_cells import ASSERTS, FIRST, RAISES, cells_for, probe, result_file
 
-CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 
 
 @pytest.fixture
@@ -49,7 +48,7 @@ def test_the_section_draws_the_grid_summaries_since_links_and_the_disagree_count
     assert 'title="0.4.38: assert_failed: line 1: assert old_release is False"' in html.unescape(section) or \
         "0.4.38: assert_failed: line 1: assert old_release is False" in html.unescape(section)
     overview = text[text.index('id="overview"'):text.index('id="discrepancies"')]
-    assert "probe and chapter disagree in" in overview and f"#chapter-0-disagree" in overview
+    assert "probe and chapter disagree in" in overview and "#chapter-0-disagree" in overview
     disagree = section[section.index("Probe and chapter disagree ("):]
     assert re.search(r"Probe and chapter disagree \((\d+)\)", disagree).group(1) == "1"  # ASSERTS on 0.4.38
     assert ASSERTS.id in disagree.split("</ul>")[0] and RAISES.id not in disagree.split("</ul>")[0]
@@ -68,18 +67,12 @@ def test_a_probe_cells_panel_links_back_to_the_chapters_blocks(page):
     assert all(label.startswith("000_seedlike 3.1 NaNs") for _, label in row["bl"])
 
 
-@pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="chromium or chromedriver is not installed "
-                                                      "(apt-get install chromium chromium-driver)")
+@needs_chromium
 def test_a_click_on_a_block_shows_what_decided_it(page):
-    webdriver = pytest.importorskip("selenium.webdriver")
+    pytest.importorskip("selenium.webdriver")
     from selenium.webdriver.common.by import By
 
-    options = webdriver.ChromeOptions()
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--no-first-run", "--window-size=1400,900"):
-        options.add_argument(flag)
-    options.binary_location = CHROMIUM
-    browser = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=DRIVER))
+    browser = start_chromium()
     try:
         browser.get(page.as_uri())
         raised = next(b for b in browser.find_elements(By.CSS_SELECTOR, "button.chcell")

@@ -4,7 +4,6 @@ wrong, every cell bounded as when it was written, and reading a set tolerantly."
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

@@ -43,6 +43,10 @@ else:  # pragma: no cover - Python 3.10
 _HEX = re.compile(r"[0-9a-f]{8,64}")
 
 
+def _describe_block(hash_prefix: str, heading: str, index: int) -> str:
+    return f"hash {hash_prefix}" if hash_prefix else f"heading {heading!r} index {index}"
+
+
 @dataclass(frozen=True)
 class SkipEntry:
     """One `[[skip]]` entry: a hash (prefix), or a heading and a 1-based index; and the reason."""
@@ -54,7 +58,7 @@ class SkipEntry:
 
     def describe(self) -> str:
         """How the entry names its block (`hash 4c1d0e9a`, `heading 1.3 index 1`)."""
-        return f"hash {self.hash}" if self.hash else f"heading {self.heading!r} index {self.index}"
+        return _describe_block(self.hash, self.heading, self.index)
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,7 @@ class LimitEntry:
 
     def describe(self) -> str:
         """How the entry names its block."""
-        return f"hash {self.hash}" if self.hash else f"heading {self.heading!r} index {self.index}"
+        return _describe_block(self.hash, self.heading, self.index)
 
 
 def _load(text: str, source: str) -> dict:
