@@ -75,12 +75,21 @@ def scrub_url(url: str) -> str:
 URL_OPTIONS = ("--index-url", "--extra-index-url", "--find-links", "--default-index", "--index")
 
 
-def _masked_argument(argument: str, previous: str) -> str:
+def _cut_password_tail(argument: str, previous: str) -> bool:
+    """Whether `argument`, the value of an index option, is the back half of a URL that a list split at a space cut
+    in two (`TOKEN@host/simple`: no scheme, user information before the host)."""
+    return previous in URL_OPTIONS and not re.match(_SCHEME, argument) and "@" in argument.split("/", 1)[0]
+
+
+def _masked_argument(argument: str, previous: str, cut_after: bool = False) -> str:
     """One argument of a command line as it may be printed: a URL's user information masked; the value of an index
-    option too when it has no scheme (a list split at a space may cut a password in two: `TOKEN@host/simple`)."""
-    if re.match(_SCHEME, argument):
-        return scrub_url(argument)
-    if previous in URL_OPTIONS and "@" in argument.split("/", 1)[0]:
+    option too when it has no scheme (a list split at a space may cut a password in two: `TOKEN@host/simple`), and
+    the front half of such a cut (`cut_after`: the next index option's value is the back half), all after its
+    scheme, since what follows `//` there is the user and the first part of the password."""
+    scheme = re.match(_SCHEME, argument)
+    if scheme:
+        return scheme.group(0) + MASK if cut_after and previous in URL_OPTIONS else scrub_url(argument)
+    if _cut_password_tail(argument, previous):
         return f"{MASK}@{argument.split('/', 1)[0].rpartition('@')[2]}" + (
             "/" + argument.split("/", 1)[1] if "/" in argument else "")
     return argument
@@ -93,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["--command"] and len(args) > 1:
         words = args[2:]
-        shown = [_masked_argument(arg, words[i - 1] if i else "") for i, arg in enumerate(words)]
+        shown = [_masked_argument(arg, words[i - 1] if i else "",
+                                  i + 2 < len(words) and _cut_password_tail(words[i + 2], words[i + 1]))
+                 for i, arg in enumerate(words)]
         print("+ " + " ".join([args[1], *(shlex.quote(arg) if re.search(r"[\s'\"\\$`;|&<>()]", arg) else arg
                                           for arg in shown)]))
         return 0

@@ -80,14 +80,25 @@ def test_a_whole_module_added_or_removed_is_one_change():
 
 
 def test_signature_changes_name_each_parameter():
-    before = [["a", P, None], ["newshape", K, "None"], ["order", P, "'C'"], ["old", P, None]]
-    after = [["a", P, None], ["shape", K, "None"], ["order", P, "'F'"], ["out_sharding", K, "None"]]
+    before = [["a", P, None], ["newshape", P, "None"], ["order", P, "'C'"], ["old", P, None]]
+    after = [["a", P, None], ["shape", P, "None"], ["order", P, "'F'"], ["out_sharding", K, "None"]]
     words = signature_changes(before, after)
     assert "parameter newshape renamed shape" in words
     assert "parameter old removed" in words
     assert "parameter out_sharding added (default None)" in words
     assert "default of order: 'C' → 'F'" in words
     assert signature_changes([["x", P, None]], [["x", K, None]]) == [f"parameter x: {P} → {K}"]
+
+
+def test_a_keyword_only_parameter_replaced_at_its_place_is_removed_and_added_not_renamed():
+    words = signature_changes([["a", P, None], ["newshape", K, "None"]], [["a", P, None], ["shape", K, "None"]])
+    assert words == ["parameter newshape removed", "parameter shape added (default None)"]
+
+
+def test_a_module_removed_through_a_deprecation_table_is_one_change():
+    a = census("1", {"jax.foo": module(), "jax.foo.bar": fn(), "jax.foo.baz": fn()})
+    b = census("2", {"jax.foo": removed("jax.foo was removed in JAX v2")})
+    assert [(c.name, c.change) for c in diff_chain([a, b])] == [("jax.foo", "removed")]
 
 
 def test_a_signature_change_is_reported_and_dated_an_unchanged_one_is_not():
@@ -161,3 +172,40 @@ def test_no_move_to_a_path_that_is_itself_deprecated():
                      "jax.dlpack.to_dlpack": fn(origin=origin, state="deprecated", message="deprecated"),
                      "jax.util.to_dlpack": fn(origin=origin, state="deprecated", message="deprecated")})
     assert not [c for c in diff_chain([a, b]) if c.change == "moved"]
+
+
+def _census_data(jax: str = "0.6.2", **entries) -> dict:
+    """A census file's data with the `entries` (names) and a walked `jax` module."""
+    return {"format": "jax-conformance api census", "format_version": 1, "jax": jax, "platform": "linux-x86_64",
+            "modules": {"jax": {"status": "ok"}}, "names": {"jax": module(), **entries}}
+
+
+@pytest.mark.parametrize("data, words", [
+    (_census_data("not-a-version"), "not a version"),
+    (_census_data(**{"jax.f": {**fn(), "state": ["x"]}}), "name 'jax.f': state"),
+    (_census_data(**{"jax.f": {**fn(), "kind": "gadget"}}), "name 'jax.f': kind"),
+    (_census_data(**{"jax.f": {**fn(), "replacement": 5}}), "replacement should be text"),
+    (_census_data(**{"jax.f": {**fn(), "params": [["a"], 5]}}), "params should be a list of"),
+    (_census_data(**{"jax.f": {**fn(), "params": ["a"]}}), "params should be a list of"),
+    (_census_data(**{"jax.f": {**fn(), "params": [["a", "sideways", None]]}}), "params should be a list of"),
+    ({**_census_data(), "modules": {"jax": {"status": "fine"}}}, "module 'jax': status"),
+])
+def test_a_census_with_a_malformed_value_is_one_error_on_load(data, words):
+    with pytest.raises(ConformanceError, match=words):
+        census_from(data, "x.json")
+
+
+def test_api_scan_and_diff_refuse_a_malformed_census_with_exit_2_never_1(tmp_path, capsys):
+    from conformance import cli
+
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(_census_data(**{"jax.f": {**fn(), "params": [["a"], 5]}})), encoding="utf-8")
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(_census_data(**{"jax.f": fn(("a", "positional_or_keyword", None))})),
+                    encoding="utf-8")
+    (tmp_path / "a.py").write_text("import jax\njax.f(a=1)\n", encoding="utf-8")
+    results = ["--results", str(tmp_path / "results")]
+    assert cli.main(["api", "scan", str(tmp_path / "a.py"), "--to", str(bad), *results]) == 2
+    assert cli.main(["api", "diff", str(good), str(bad), *results]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all("params should be a list of" in line for line in err)

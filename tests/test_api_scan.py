@@ -281,3 +281,34 @@ def test_a_file_nested_past_what_the_parser_holds_is_left_out_with_a_line_and_th
     uses, skipped = uses_in_files([("deep.py", deep), ("nested.py", nested), ("fine.py", fine)])
     assert [u.name for u in uses] == ["jax.tree_map"]
     assert len(skipped) == 2 and all("not parsed" in line for line in skipped)
+
+
+def test_the_last_binding_of_a_name_wins_whatever_it_binds():
+    source = ("import jax.numpy as np\nimport numpy as np\nnp.fix(1)\n"
+              "from jax import tree_map\ndef tree_map(f, t):\n    pass\ntree_map(f, t)\n")
+    assert [(u.line, u.name) for u in uses_in_source(source, "x.py")] == [(1, "jax.numpy"), (4, "jax.tree_map")]
+    rebound = "import numpy as np\nimport jax.numpy as np\nnp.fix(1)\n"
+    assert (3, "jax.numpy.fix") in [(u.line, u.name) for u in uses_in_source(rebound, "x.py")]
+
+
+def test_config_and_environment_keyword_forms_and_an_annotated_alias_are_found():
+    source = ("import os\nimport jax\njax.config.update(name='jax_debug_nans', val=True)\n"
+              "os.environ.update(JAX_ENABLE_X64='1')\nos.environ.setdefault(key='JAX_PLATFORMS', value='cpu')\n"
+              "tm: object = jax.tree_map\ntm(f)\n")
+    found = {(u.line, u.col, u.name, u.what) for u in uses_in_source(source, "x.py")}
+    assert {(3, 24, "jax.config.jax_debug_nans", "config"), (4, 19, "jax.config.jax_enable_x64", "env"),
+            (5, 27, "jax.config.jax_platforms", "env"), (7, 1, "jax.tree_map", "name")} <= found
+
+
+def test_columns_count_characters_not_utf8_bytes_in_every_format():
+    source = 'import jax\nlabel = "ééé"; jax.tree_map(f)\n'
+    for text in (source, source.encode("utf-8"), b"\xef\xbb\xbf" + source.encode("utf-8"),
+                 b"# -*- coding: latin-1 -*-\n" + source.encode("latin-1")):
+        (use,) = [u for u in uses_in_source(text, "x.py") if u.name == "jax.tree_map"]
+        assert use.col == 16
+    finding = [Finding("x.py", 2, 16, "jax.tree_map", "removed", "0.6.0", "gone")]
+    assert render(finding, "text", "0.6.2").startswith("x.py:2:16: ")
+    assert github_lines(finding)[0].startswith("::error file=x.py,line=2,col=16,")
+    log = sarif_log(finding, "0.2.0")
+    assert log["runs"][0]["columnKind"] == "unicodeCodePoints"
+    assert log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startColumn"] == 16

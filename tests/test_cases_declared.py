@@ -41,6 +41,16 @@ def test_every_named_row_exists_in_behaviours_md():
     assert declared_rows() - documented == set()
 
 
+@pytest.mark.skipif(not BEHAVIOURS.exists(),
+                    reason="../shared/behaviours.md is not beside this checkout (put the project's shared/ folder there)")
+def test_the_chapter_the_probes_encode_is_the_one_behaviours_md_names():
+    """Only that chapter's blocks are linked to the probes in the report (`chapter.grid.chapter_views`)."""
+    from conformance.core.versions import DOCUMENTED_CHAPTER
+
+    named = re.search(r"The chapter `seeds/([^`]+)\.txt`", BEHAVIOURS.read_text(encoding="utf-8"))
+    assert named and named.group(1) == DOCUMENTED_CHAPTER
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_case_is_well_formed(case):
     assert case.claim.endswith(".") and case.section.startswith("§")

@@ -18,6 +18,7 @@ from conformance.chapter.read import chapter_from_text
 from conformance.chapter.store import store_blocks
 from conformance.core.casefolders import name_refusal
 from conformance.core.status import Status
+from conformance.errors import ConformanceError
 from conformance.results.load import load_result_file
 from conformance.results.merge import merge_files, retired_cells
 from conformance.results.schema import CellResult, ResultFile, RunHeader, result_file_from_json
@@ -156,7 +157,7 @@ def test_the_report_data_grid_summaries_since_links_and_disagreements():
                                     probe("numerics.c", "§3.2", Status.DIFFERS, ("numerics.c",))]),
              result_file("0.12.0.1", [*new.values(), probe("numerics.a", "§3.1", Status.CONFORMS),
                                       probe("numerics.c", "§3.2", Status.CONFORMS, ("numerics.c",))])]
-    (view,) = chapter_views(merge_files(files), {})
+    (view,) = chapter_views(merge_files(files), {}, documented=CHAPTER.name)
     grid = view.grid
     assert grid.chapter == "000_seedlike" and grid.versions == ("0.4.38", "0.12.0.1")
     assert [row.block for row in grid.rows] == [b.id for b in CHAPTER.blocks]
@@ -179,8 +180,12 @@ def test_the_report_data_grid_summaries_since_links_and_disagreements():
     assert "caught: expected True" in view.disagreements[1].probes[0].observed
     assert sections_of("§Ex2–4") == {"Ex2", "Ex3", "Ex4"} and sections_of("§3.1") == {"3.1"}
     # a probe of another subsection that checks a row of the block's section (the row list's section column)
-    (linked,) = chapter_views(merge_files(files), {"numerics.c": "3.1"})
+    (linked,) = chapter_views(merge_files(files), {"numerics.c": "3.1"}, documented=CHAPTER.name)
     assert [link.cell_id for link in linked.links[FIRST.id]] == ["numerics.a", "numerics.c"]
+    # another chapter's "3.1" is not the suite's §3.1 (review: a team's install guide was judged against numerics)
+    (alone,) = chapter_views(merge_files(files), {"numerics.c": "3.1"})
+    assert alone.links == {} and alone.blocks_of_row == {} and alone.disagreements == ()
+    assert [s.text for s in alone.summaries] == [s.text for s in view.summaries]
 
 
 def test_the_report_reads_block_cells_apart_from_the_probes():
@@ -233,3 +238,35 @@ def test_a_block_is_bisected_over_the_releases_between_two_ends_with_its_chapter
     assert lines[2].strip() == "first release unlike it:     0.5.2 (ran)"
     with pytest.raises(Exception, match="names no block"):
         find_block(CHAPTER, "s9_9_00000000")
+
+
+def test_a_block_tagged_to_raise_that_raises_name_error_for_a_failed_blocks_name_is_after_failure():
+    from conformance.chapter.session import RawResult
+    from conformance.chapter.statuses import block_outcomes
+
+    chapter = chapter_from_text("t", "t.md", "markdown", "## 1.1 A\n\n```python\ny = undefined_thing\n```\n\n"
+                                "```{code-cell} python\n:tags: [raises-exception]\nz = y / 0\n```\n")
+    name_error = {"outcome": "exception", "exception": "NameError", "mro": ["NameError", "Exception"]}
+    raw = {0: RawResult(0, {**name_error, "message": "name 'undefined_thing' is not defined",
+                            "name": "undefined_thing"}),
+           1: RawResult(1, {**name_error, "message": "name 'y' is not defined", "name": "y"})}
+    found = block_outcomes(chapter.blocks, raw, {}, 10.0)
+    assert [o.status for o in found.values()] == [BlockStatus.RAISED, BlockStatus.AFTER_FAILURE]
+
+
+def test_storing_a_chapter_whose_cell_ids_another_chapter_file_holds_is_refused_in_one_line(tmp_path):
+    header = RunHeader(jax="0.12.0.1", platform="linux-x86_64", environment_digest="e").to_json()
+
+    def store(name: str, path: str, code: str):
+        chapter = chapter_from_text(name, path, "markdown", f"## 1.1 T\n\n```python\n{code}\n```\n")
+        keys = block_keys(chapter, {}, 120.0, "e", "r")
+        cells = {b.id: block_cell(chapter, b, Outcome(BlockStatus.RAN), "0.12.0.1", keys[b.id])
+                 for b in chapter.blocks}
+        return store_blocks(tmp_path, chapter, cells, header)
+
+    store("my-guide", "/docs/my-guide.md", "x = 1")
+    stored = store("my-guide", "/elsewhere/my-guide.md", "x = 2")  # the same file, edited: its old block dropped
+    with pytest.raises(ConformanceError, match="holds the blocks of chapter my-guide.md under the same cell ids as "
+                                               "my_guide.md .*--results folder of its own, or rename"):
+        store("my_guide", "/docs/my_guide.md", "y = 2")
+    assert [c.details["source"] for c in load_result_file(stored.path).cells] == ["my-guide.md"]

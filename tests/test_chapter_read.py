@@ -305,3 +305,72 @@ def test_the_seed_chapters_split():
     reasons, unmatched = skip_reasons(blocks, entries)
     assert found == PROJECT / "chapters" / "000_074f18c932eb1ee6.skip.toml"
     assert unmatched == [] and list(reasons) == [breakpoint_demo.id] and limits == ()
+
+
+def test_plain_text_and_map_file_blocks_read_what_a_raises_comment_states():
+    text = "1.1 Errors\n\nimport math\nx = 1 / 0  # ==> raises ZeroDivisionError\n\nSome prose here.\n"
+    (block,) = chapter_from_text("t", "t.txt", "text", text).blocks
+    assert block.raises == "ZeroDivisionError"
+    mapped = chapter_from_text("t", "t.txt", "text", text, parse_map("[[block]]\nlines = [3, 4]\n"))
+    assert mapped.blocks[0].raises == "ZeroDivisionError"
+
+
+def test_a_raises_comment_ending_a_sentence_names_the_exception_without_its_period():
+    (block,) = chapter_from_text("t", "t.md", "markdown", "```python\n1 / 0  # ==> raises ZeroDivisionError.\n```\n"
+                                 ).blocks
+    assert block.raises == "ZeroDivisionError"
+    (dotted,) = chapter_from_text("t", "t.md", "markdown", "```python\nf()  # ==> raises jax.errors.TracerError.\n"
+                                  "```\n").blocks
+    assert dotted.raises == "jax.errors.TracerError"
+
+
+@pytest.mark.parametrize("text, parse", [("skip = 5", parse_skip_list), ("limit = 5", parse_limits),
+                                         ("block = 5", parse_map), ("not_code = 3", parse_map)])
+def test_a_skip_list_or_map_table_that_is_not_an_array_of_tables_is_one_line(text, parse):
+    key = text.split()[0]
+    with pytest.raises(ConformanceError, match=rf"{key} should be \[\[{key}\]\] entries"):
+        parse(text, "F")
+
+
+@pytest.mark.parametrize("notebook, words", [
+    ({"metadata": {"kernelspec": "python3"}, "cells": []}, "metadata.kernelspec should be a JSON object"),
+    ({"metadata": {}, "cells": [{"cell_type": "code", "source": "1/0", "metadata": {"tags": "raises-exception"},
+                                 "outputs": [], "execution_count": 1}]}, "metadata.tags should be a list of strings"),
+])
+def test_a_notebook_with_a_malformed_kernelspec_or_tags_is_one_line(notebook, words):
+    pytest.importorskip("nbformat")
+    import json
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # nbformat's warning that the cells have no id
+        with pytest.raises(ConformanceError, match=words):
+            chapter_from_text("n", "n.ipynb", "notebook", json.dumps({"nbformat": 4, "nbformat_minor": 5,
+                                                                       **notebook}))
+
+
+def test_a_chapter_with_a_utf8_byte_order_mark_reads_as_without_one(tmp_path):
+    markdown = tmp_path / "bom.md"
+    markdown.write_bytes("\ufeff## 2.1 First\n\n```python\nx = 1\n```\n".encode("utf-8"))
+    (block,) = read_chapter(markdown).blocks
+    assert (block.section, block.heading.title) == ("2.1", "First")
+    nbformat = pytest.importorskip("nbformat")
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("y = 2")]
+    path = tmp_path / "bom.ipynb"
+    path.write_bytes(b"\xef\xbb\xbf" + nbformat.writes(notebook).encode("utf-8"))
+    assert [b.code for b in read_chapter(path).blocks] == ["y = 2"]
+    skip = tmp_path / "bom.skip.toml"
+    skip.write_bytes(b"\xef\xbb\xbf" + b'[[skip]]\nheading = "2.1"\nindex = 1\nreason = "r"\n')
+    assert read_skip_list(markdown)[1][0].reason == "r"
+
+
+def test_a_cell_with_an_ipython_magic_line_still_displays_its_last_expression():
+    assert ends_with_expression("%matplotlib inline\nx = 1\nx + 1")
+    assert not ends_with_expression("x = 1\n%time x")
+    nbformat = pytest.importorskip("nbformat")
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("%matplotlib inline\nx = 1\nx + 1", execution_count=1, outputs=[
+        nbformat.v4.new_output("execute_result", data={"text/plain": "2"}, execution_count=1)])]
+    (block,) = chapter_from_text("n", "n.ipynb", "notebook", nbformat.writes(notebook)).blocks
+    assert block.display

@@ -529,6 +529,18 @@ def test_the_run_script_masks_a_password_holding_at_signs_colons_and_escapes(tmp
     assert not extra or "http://***@127.0.0.1:9/b" in done.stdout
 
 
+@pytest.mark.parametrize("user", ["ci-bot:", ""])
+def test_a_password_with_a_space_in_the_extra_index_list_is_masked_in_both_halves(tmp_path, user):
+    """Review: EXTRA_INDEX_URL is split at spaces, so `https://ci-bot:S3cr3t pa55@host/simple` reached the echo as
+    `https://ci-bot:S3cr3t` (printed raw: no `@`) and `pa55@host/simple`. Both halves are masked now."""
+    (tmp_path / "work" / "wheels").mkdir(parents=True)
+    done = _run_script(tmp_path, "run-shard.sh", WHEELS="wheels",
+                       EXTRA_INDEX_URL=f"https://{user}S3cr3t {TOKEN}@host.invalid/simple")
+    said = done.stdout + done.stderr
+    assert TOKEN not in said and "S3cr3t" not in said and "ci-bot" not in said
+    assert "--extra-index-url https://*** --extra-index-url ***@host.invalid/simple" in done.stdout
+
+
 @pytest.mark.parametrize("password", HARD_PASSWORDS)
 def test_the_cache_key_of_a_hard_password_is_the_key_of_the_bare_index(tmp_path, password):
     def key(url: str) -> str:

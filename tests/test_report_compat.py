@@ -143,6 +143,37 @@ def test_a_build_column_is_a_nightly_release_and_never_a_bcd_version():
     assert every_problem(data) == []
 
 
+def python_build(jax: str, cells: list[dict]):
+    """A `--python` build of release `jax`: its own column, labelled by where it came from."""
+    from conformance.results.schema import result_file_from_json
+    from tests.synthetic_results import report
+
+    data = report(jax, PLATFORM, cells)
+    data["jax_conformance"]["source"] = {"kind": "python", "python": "/opt/corp/bin/python"}
+    return result_file_from_json(data, f"builds/python-abc/{jax}-{PLATFORM}.json")
+
+
+def test_a_build_of_a_release_never_stands_in_for_the_release():
+    """Review: a `--python` build of 0.9.0 replaced the release 0.9.0 in the statements (`{c.jax: i}`), so the
+    release's regression vanished and a known issue read the build's state."""
+    bug = {"known_issue": True}
+    releases = [files("0.8.0", PLATFORM, [cell("a.b"), cell("n.vm", "vmap", **bug)]),
+                files("0.9.0", PLATFORM, [cell("a.b", status="differs"), cell("n.vm", "vmap", **bug)])]
+    build = python_build("0.9.0", [cell("a.b"), cell("n.vm", "vmap", status="differs", **bug)])
+    model = build_model([*releases, build], [])
+    assert [c.label for c in model.columns][-1].startswith("0.9.0 (")
+    data = compat_data(model, STAMP)
+    assert entry(data, "a.b")["support"][PLATFORM] == {"version_added": "≤0.8.0", "version_removed": "0.9.0",
+                                                       "version_last": "0.8.0"}
+    assert entry(data, "n.vm.vmap", tree="known_issues")["bug"] == {
+        PLATFORM: {"0.8.0": "bug still present", "0.9.0": "bug still present"}}
+    assert list(data["browsers"][PLATFORM]["releases"]) == ["0.8.0", "0.9.0"]
+    assert [step.total for step in model.compare("0.8.0", "0.9.0")] == [1]  # the release's regression
+    build_label = model.columns[-1].label
+    assert [step.total for step in model.compare("0.8.0", build_label)] == [1]  # the known issue's state changed
+    assert every_problem(data) == []
+
+
 def test_bcds_schemas_refuse_what_the_old_format_did():
     data = compat_data(model_of({"0.4.38": [cell("a.b", status="differs")], "0.5.0": [cell("a.b")]}), STAMP)
     assert every_problem(data) == []

@@ -97,3 +97,17 @@ def test_the_cli_refuses_a_compare_before_writing_anything(tmp_path, capsys):
     assert cli.main(["report", str(results), "-o", str(out / "index.html"), "--markdown", str(out / "index.md"),
                      "--site-url", "javascript:alert(1)"]) == 2
     assert "not an http(s) address" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("site", ["https://team.example/jax?ref=pr", "https://team.example/jax#top",
+                                  "https://team.example/jax/index.html"])
+def test_a_site_url_with_a_query_a_fragment_or_a_page_is_refused(tmp_path, capsys, site):
+    """Review: these were accepted and gave links to https://team.example/index.html (the folder lost) or to
+    …/jax/index.html/index.html."""
+    results = tmp_path / "r"
+    write(results, "0.7.2", PLATFORM, [cell("scratch_delta._probe", "moved", "conforms")])
+    out = tmp_path / "site"
+    assert cli.main(["report", str(results), "-o", str(out / "index.html"), "--markdown", str(out / "index.md"),
+                     "--site-url", site]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "https://team.example/jax/" in err and not out.exists()

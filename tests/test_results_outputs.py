@@ -50,8 +50,26 @@ def test_a_new_result_named_file_in_the_results_folder_is_refused(tmp_path):
     results = tmp_path / "results"
     results.mkdir()
     out = results / "0.11.2-linux-x86_64.json"
-    assert refused([("-o", out)], results=results) == f"-o {out} is a result file; write the output elsewhere"
+    assert refused([("-o", out)], results=results) == (
+        f"-o {out} is named like a result file in a folder of them, so the next command would read it as one; "
+        f"write the output elsewhere")
     assert not out.exists()
+
+
+def test_a_new_result_named_file_in_a_folder_read_or_a_builds_folder_is_refused(tmp_path):
+    """Review: `report r --compat-json r/0.13.0-linux-x86_64.json` was accepted (only `results=` was checked), and so
+    was bisect's `--json r/builds/python-abc/0.9.0-linux-x86_64.json`; the next command read each as a result file."""
+    read = tmp_path / "read"
+    read.mkdir()
+    (read / RESULT).write_text("{}")
+    new = read / "0.13.0-linux-x86_64.json"
+    assert "is named like a result file in a folder of them" in refused([("--compat-json", new)], inputs=[read])
+    results = tmp_path / "results"
+    (results / "builds" / "python-abc").mkdir(parents=True)
+    built = results / "builds" / "python-abc" / "0.9.0-linux-x86_64.json"
+    assert "is named like a result file in a folder of them" in refused([("--json", built)], results=results)
+    check_outputs([("--compat-json", read / "compat.json")], inputs=[read])  # any other name there is fine
+    assert not new.exists() and not built.exists()
 
 
 def test_any_existing_result_named_file_is_refused_without_inputs_or_results(tmp_path):
@@ -179,7 +197,7 @@ def test_bisect_refuses_its_outputs_in_one_line_before_the_search(tmp_path, caps
     assert cli.main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("jax-conformance: error: --")
-    assert {"json over a result": "is a result file", "issue over a result": "is a result file",
+    assert {"json over a result": "is a result file", "issue over a result": "is named like a result file",
             "json is a folder": "is a folder", "both the same": "both name"}[how] in err[0]
     assert stored.read_text() == '{"kept": true}' and sorted(p.name for p in results.iterdir()) == [stored.name]
 

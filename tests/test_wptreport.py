@@ -70,6 +70,22 @@ def test_fact_of_a_diff_path():
     assert [fact_of(p) for p in ("dtype", "a.b", "types[0]", "<api>", "")] == ["dtype", "a", "types", "<api>", ""]
 
 
+def test_a_fact_named_with_a_dot_fails_as_itself():
+    """Review: `mentions_got_-1.0` (a real fact of numerics) was cut at its `.`: the fact read PASS and an invented
+    subtest `mentions_got_-1` FAIL."""
+    from conformance.report.wptreport import subtests
+    from conformance.results.schema import CellResult
+
+    facts = {"raised": None, "mentions_got_-1.0": True, "accuracy_above_0.9": {"a": 1}}
+    result = CellResult.from_json(cell(
+        "numerics.c", "array", "differs", {**facts, "mentions_got_-1.0": False}, expected=facts,
+        diff=[{"path": "mentions_got_-1.0", "expected": True, "observed": False, "kind": "changed"},
+              {"path": "accuracy_above_0.9.a", "expected": 1, "observed": 2, "kind": "changed"}]))
+    assert {t["name"]: t["status"] for t in subtests(result)} == {
+        "raised": "PASS", "mentions_got_-1.0": "FAIL", "accuracy_above_0.9": "FAIL"}
+    assert fact_of("accuracy_above_0.9.a", list(facts)) == "accuracy_above_0.9"
+
+
 def test_a_run_is_a_report_with_its_facts_as_subtests():
     model = model_of({"0.5.0": [
         cell("a.ok", expected={"x": 1, "y": 2}, observation={"x": 1, "y": 2}),

@@ -11,10 +11,12 @@ B, one `Change` each:
 - `moved`: a name on its way out (deprecated, removed or absent on B) whose object is newly reachable under another
   path on B, not deprecated there: the replacement JAX's message names, or the same jax function or class (the same
   `module.qualname`) at its canonical path on B (not an `alias_of` another path there);
-- `signature`: usable on both, with a parameter added, removed or renamed, its kind changed or a default changed.
+- `signature`: usable on both, with a parameter added, removed or renamed, its kind changed or a default changed
+  (a keyword-only parameter is never renamed: one removed and another added at its place are both listed).
 
 A name under a module that failed to import (or was skipped) on either side is left out: nothing is known of it.
-A whole module added or removed is one change, its names not listed one by one.
+A whole module added or removed (absent, or removed through its parent's deprecation table) is one change, its names
+not listed one by one.
 
 `since` is the first release of the chain from which the change holds on every later census of the chain (a
 census that cannot tell, `unknown`, does not break the run): with only A and B at hand it is B.
@@ -76,14 +78,16 @@ def _default(value: Any) -> str:
 
 
 def signature_changes(before: list[list[Any]], after: list[list[Any]]) -> list[str]:
-    """What changed between two parameter lists, in words: added, removed, renamed (same place and kind), kind or
-    default changed."""
+    """What changed between two parameter lists, in words: added, removed, renamed (same place and kind, not
+    keyword-only), kind or default changed."""
     old = {p[0]: p for p in before}
     new = {p[0]: p for p in after}
     gone = [p for p in before if p[0] not in new]
     came = [p for p in after if p[0] not in old]
     words = []
     for lost in list(gone):
+        if lost[1] == "keyword_only":  # passed by name only: another name at its place is no rename for a caller
+            continue
         place = before.index(lost)
         twin = next((p for p in came if after.index(p) == place and p[1] == lost[1]), None)
         if twin is not None:
@@ -217,8 +221,9 @@ def diff_chain(chain: Sequence[Census]) -> list[Change]:
         if found is not None:
             changes.append(found)
     added = {c.name for c in changes if c.change == "added"}
+    # a module removed through a deprecation table has kind null on B: its kind on A says it was a module
     whole = {c.name for c in changes if c.change in ("added", "removed")
-             and ((last.entry(c.name) or first.entry(c.name) or {}).get("kind") == "module")}
+             and any((census.entry(c.name) or {}).get("kind") == "module" for census in (first, last))}
     changes = [c for c in changes if c.change not in ("added", "removed") or not _inside_changed_module(c.name, whole)]
     changes += moves(chain, added)
     order = {change: i for i, change in enumerate(CHANGES)}

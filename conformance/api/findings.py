@@ -2,11 +2,12 @@
 
 - text: `path:line:col: STATE name (since V): message [use R]`, then a summary line;
 - json: `{"findings": [{"path", "line", "col", "name", "state", "since", "message", "replacement"}]}` (col is
-  1-based; replacement is null when JAX names none);
+  1-based, in characters, as in every format; replacement is null when JAX names none);
 - github: one workflow command per finding, `::error` for removed and missing, `::warning` for deprecated,
   `::notice` for not_yet (`file=`, `line=`, `col=`, `title=`; values escaped as the runner's toolkit does);
 - sarif: a SARIF 2.1.0 log with one run of the tool `jax-conformance`, one rule per state, one result per finding
-  (level error, warning or note), each located in its file (relative paths against `%SRCROOT%`).
+  (level error, warning or note), each located in its file (relative paths against `%SRCROOT%`; columns in
+  Unicode code points, `columnKind`).
 """
 
 from __future__ import annotations
@@ -103,7 +104,8 @@ def sarif_log(findings: Sequence[Finding], version: str, information_uri: str = 
             "properties": {"name": f.name, "state": f.state, "since": f.since,
                            **({"replacement": f.replacement} if f.replacement else {})},
         })
-    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{"tool": {"driver": driver}, "results": results}]}
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0",
+            "runs": [{"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}]}
 
 
 def render(findings: Sequence[Finding], fmt: str, to: str, before: str = "", files: int = 0,

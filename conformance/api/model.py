@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from conformance.api.census import FORMAT, FORMAT_VERSION
 from conformance.errors import ConformanceError, one_line
 from conformance.readfile import read_regular_text
@@ -21,6 +23,11 @@ from conformance.readfile import read_regular_text
 MAX_CENSUS_BYTES = 64 * 1024 * 1024
 MAX_CENSUS_NAMES = 200_000
 STATES = ("present", "deprecated", "removed", "absent", "unknown")
+# What a census file records: a name's state and kind, a parameter's kind (`inspect`'s), a module's status.
+RECORDED_STATES = ("present", "deprecated", "removed")
+KINDS = ("module", "function", "class", "constant", "config")
+PARAM_KINDS = ("positional_only", "positional_or_keyword", "var_positional", "keyword_only", "var_keyword")
+MODULE_STATUSES = ("ok", "failed", "skipped")
 # A name that a user can use on the release (deprecated still works, with a warning).
 USABLE = ("present", "deprecated")
 
@@ -94,6 +101,23 @@ class Census:
         return counted
 
 
+def _entry_problem(entry: dict[str, Any]) -> str:
+    """What is wrong with one name's entry, in words ('' when nothing): the fields the diff and the judge read."""
+    if entry.get("state") not in RECORDED_STATES:
+        return f"state {entry.get('state')!r} is not one of {', '.join(RECORDED_STATES)}"
+    if entry.get("kind") not in (*KINDS, None):
+        return f"kind {entry.get('kind')!r} is not one of {', '.join(KINDS)} (or null)"
+    for key in ("message", "replacement", "signature", "origin", "alias_of", "env"):
+        if entry.get(key) is not None and not isinstance(entry[key], str):
+            return f"{key} should be text, not {entry[key]!r}"
+    params = entry.get("params")
+    if params is not None and not (isinstance(params, list) and all(
+            isinstance(p, list) and len(p) == 3 and isinstance(p[0], str) and p[1] in PARAM_KINDS
+            and (p[2] is None or isinstance(p[2], str)) for p in params)):
+        return f"params should be a list of [name, kind, default] (default text or null), not {params!r}"[:300]
+    return ""
+
+
 def census_from(data: Any, source: str = "") -> Census:
     """A census from its parsed JSON; `ConformanceError` naming `source` when it is not one."""
     where = source or "census"
@@ -109,8 +133,21 @@ def census_from(data: Any, source: str = "") -> Census:
         raise ConformanceError(f"{where}: {len(names)} names, more than the {MAX_CENSUS_NAMES} a census may hold")
     if not all(isinstance(k, str) and isinstance(v, dict) for k, v in [*names.items(), *modules.items()]):
         raise ConformanceError(f"{where}: every name and module of a census maps to an object")
-    if not isinstance(data.get("jax"), str) or not isinstance(data.get("platform"), str):
+    if not isinstance(data.get("jax"), str) or not isinstance(data.get("platform"), str) or not data["platform"]:
         raise ConformanceError(f"{where}: a census names its \"jax\" version and \"platform\"")
+    try:
+        Version(data["jax"])
+    except InvalidVersion:
+        raise ConformanceError(f"{where}: \"jax\" is {data['jax']!r}, not a version (as 0.6.2); take the census "
+                               f"again (api census --rerun)") from None
+    for name, entry in names.items():
+        problem = _entry_problem(entry)
+        if problem:
+            raise ConformanceError(f"{where}: name {name!r}: {problem}; take the census again (api census --rerun)")
+    for name, record in modules.items():
+        if record.get("status") not in MODULE_STATUSES:
+            raise ConformanceError(f"{where}: module {name!r}: status {record.get('status')!r} is not one of "
+                                   f"{', '.join(MODULE_STATUSES)}; take the census again (api census --rerun)")
     header = {k: v for k, v in data.items() if k not in ("names", "modules")}
     return Census(data["jax"], data["platform"], names, modules, header, source)
 

@@ -1,24 +1,29 @@
 """The uses of JAX names in Python source, found with `ast` (pure: nothing scanned is imported or run).
 
-`uses_in_source(text, path)` returns every `Use`: a dotted JAX path at a line and column (1-based), found through
+`uses_in_source(text, path)` returns every `Use`: a dotted JAX path at a line and column (1-based, in characters),
+found through
 
 - every import form: `import jax`, `import jax.numpy as jnp`, `from jax import tree_map`, `from jax import numpy as
   jnp`, `from jax.experimental.shard_map import shard_map` (the import itself is a use of what it names);
-- the names those bind, aliases by plain assignment (`tm = jax.tree_util.tree_map`), and attribute chains on them
+- the names those bind, aliases by plain or annotated assignment (`tm = jax.tree_util.tree_map`, `tm: T = ...`),
+  and attribute chains on them
   (`jnp.linalg.norm`, `jax.tree_util.tree_map`): the whole chain is the use, the judge decides how much of it a
   census can check;
-- config names: the first argument of `jax.config.update("jax_...")` (as `jax.config.jax_...`, `what="config"`),
-  and `JAX_...` environment variables set or read through `os.environ[...]`, `os.environ.get/setdefault/pop`,
-  `os.environ.update({...})`, `os.getenv` and `os.putenv` (as `jax.config.jax_...`, `what="env"`);
+- config names: the first argument of `jax.config.update("jax_...")` (or its `name=`; as `jax.config.jax_...`,
+  `what="config"`), and `JAX_...` environment variables set or read through `os.environ[...]`,
+  `os.environ.get/setdefault/pop`, `os.environ.update({...})` or `update(JAX_...=...)`, `os.getenv` and
+  `os.putenv` (as `jax.config.jax_...`, `what="env"`);
 - keyword arguments passed to a JAX callable (`what="call"`, with `keywords`), for the judge's signature check.
 
-Bindings are per file and flow-insensitive: every import and alias in the file counts, the last one of a name wins,
-wherever it stands (a function's local `import jax.numpy as jnp` binds `jnp` for the whole file).
+Bindings are per file and flow-insensitive: every import and alias in the file counts, the last binding of a name
+wins, wherever it stands and whatever it binds (a function's local `import jax.numpy as jnp` binds `jnp` for the
+whole file; a later `import numpy as np` unbinds an earlier `import jax.numpy as np`).
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -53,44 +58,77 @@ def _chain(node: ast.AST) -> list[str] | None:
     return parts[::-1]
 
 
+def _argument(call: ast.Call, index: int, keyword: str) -> ast.AST | None:
+    """The call's argument at position `index`, else the one passed as `keyword=`; None when neither is there."""
+    if len(call.args) > index:
+        return call.args[index]
+    return next((k.value for k in call.keywords if k.arg == keyword), None)
+
+
 def _string(node: ast.AST | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
+def _bound_by(node: ast.AST) -> list[str]:
+    """The names a statement binds in its scope (imports of anything, definitions, plain assignments)."""
+    if isinstance(node, ast.Import):
+        return [alias.asname or alias.name.split(".")[0] for alias in node.names]
+    if isinstance(node, ast.ImportFrom):
+        return [alias.asname or alias.name for alias in node.names if alias.name != "*"]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    target = _alias_target(node)
+    return [target] if target else []
+
+
+def _alias_target(node: ast.AST) -> str:
+    """The one name a plain or annotated assignment binds (`tm = ...`, `tm: T = ...`); '' for any other statement."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id
+    if isinstance(node, ast.AnnAssign) and node.value is not None and isinstance(node.target, ast.Name):
+        return node.target.id
+    return ""
+
+
 def bindings(tree: ast.AST) -> dict[str, str]:
-    """The names the file binds to JAX paths: imports of jax, and plain aliases of them (later ones win)."""
+    """The names the file binds to JAX paths: imports of jax, and plain aliases of them. The last binding of a name
+    in the file wins, whatever it binds: `import numpy as np` after `import jax.numpy as np` unbinds `np`."""
     bound: dict[str, str] = {}
-    for node in sorted((n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom, ast.Assign))),
-                       key=lambda n: (n.lineno, n.col_offset)):
+    kinds = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef,
+             ast.ClassDef)
+    for node in sorted((n for n in ast.walk(tree) if isinstance(n, kinds)), key=lambda n: (n.lineno, n.col_offset)):
+        jax_paths: dict[str, str] = {}
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name == "jax" or alias.name.startswith("jax."):
-                    if alias.asname:
-                        bound[alias.asname] = alias.name
-                    else:
-                        bound["jax"] = "jax"
+                    jax_paths[alias.asname or "jax"] = alias.name if alias.asname else "jax"
         elif isinstance(node, ast.ImportFrom):
             module = node.module or ""
             if node.level == 0 and (module == "jax" or module.startswith("jax.")):
-                for alias in node.names:
-                    if alias.name != "*":
-                        bound[alias.asname or alias.name] = f"{module}.{alias.name}"
-        elif len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            parts = _chain(node.value)
-            target = node.targets[0].id
+                jax_paths = {alias.asname or alias.name: f"{module}.{alias.name}" for alias in node.names
+                             if alias.name != "*"}
+        elif _alias_target(node):
+            parts = _chain(node.value)  # type: ignore[attr-defined]
             if parts and parts[0] in bound:
-                bound[target] = ".".join([bound[parts[0]], *parts[1:]])
-            elif target in bound:
-                del bound[target]  # rebound to something else
+                jax_paths[_alias_target(node)] = ".".join([bound[parts[0]], *parts[1:]])
+        for name in _bound_by(node):
+            bound.pop(name, None)
+        bound.update(jax_paths)
     return bound
 
 
 class _Finder(ast.NodeVisitor):
-    def __init__(self, path: str, bound: dict[str, str]) -> None:
-        self.path, self.bound, self.found = path, bound, []
+    def __init__(self, path: str, bound: dict[str, str], lines: list[str]) -> None:
+        self.path, self.bound, self.lines, self.found = path, bound, lines, []
 
     def add(self, node: ast.AST, name: str, what: str = "name", keywords: tuple[str, ...] = ()) -> None:
-        self.found.append(Use(self.path, node.lineno, node.col_offset + 1, name, what, keywords))
+        self.found.append(Use(self.path, node.lineno, self.column(node.lineno, node.col_offset), name, what,
+                              keywords))
+
+    def column(self, line: int, offset: int) -> int:
+        """The 1-based character column of `ast`'s offset, which counts UTF-8 bytes."""
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        return len(text.encode("utf-8")[:offset].decode("utf-8", errors="replace")) + 1
 
     def resolve(self, node: ast.AST) -> str | None:
         parts = _chain(node)
@@ -126,8 +164,9 @@ class _Finder(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         callee = self.resolve(node.func)
         keywords = tuple(k.arg for k in node.keywords if k.arg)
-        if callee in CONFIG_UPDATE and node.args and _string(node.args[0]):
-            self.add(node.args[0], f"jax.config.{_string(node.args[0])}", "config")
+        option = _argument(node, 0, "name")
+        if callee in CONFIG_UPDATE and _string(option):
+            self.add(option, f"jax.config.{_string(option)}", "config")  # type: ignore[arg-type]
         elif callee and keywords:
             self.add(node, callee, "call", keywords)
         self.env_call(node)
@@ -138,12 +177,15 @@ class _Finder(ast.NodeVisitor):
         if not parts:
             return
         dotted = ".".join(parts)
-        if any(dotted == name or dotted.endswith("." + name) for name in ENV_CALLS) and node.args:
-            self.env(node.args[0])
-        elif (dotted == "environ.update" or dotted.endswith(".environ.update")) and node.args \
-                and isinstance(node.args[0], ast.Dict):
-            for key in node.args[0].keys:
-                self.env(key)
+        if any(dotted == name or dotted.endswith("." + name) for name in ENV_CALLS):
+            self.env(_argument(node, 0, "key"))
+        elif dotted == "environ.update" or dotted.endswith(".environ.update"):
+            if node.args and isinstance(node.args[0], ast.Dict):
+                for key in node.args[0].keys:
+                    self.env(key)
+            for keyword in node.keywords:  # os.environ.update(JAX_ENABLE_X64="1")
+                if keyword.arg and ENV_NAME.match(keyword.arg):
+                    self.add(keyword, f"jax.config.{keyword.arg.lower()}", "env")
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         parts = _chain(node.value)
@@ -159,8 +201,11 @@ class _Finder(ast.NodeVisitor):
 
 def uses_in_source(text: str | bytes, path: str) -> list[Use]:
     """Every use of a JAX name in one file's source (`SyntaxError` when it does not parse)."""
+    if isinstance(text, bytes):
+        text = importlib.util.decode_source(text)  # as Python reads it: its coding cookie or BOM, universal newlines
     tree = ast.parse(text, filename=path)
-    finder = _Finder(path, bindings(tree))
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # the lines `ast` counts
+    finder = _Finder(path, bindings(tree), lines)
     finder.visit(tree)
     return sorted(finder.found, key=lambda u: (u.line, u.col, u.name, u.what))
 

@@ -18,7 +18,7 @@ from typing import Iterable
 
 from conformance.chapter.model import Block, Heading
 
-RAISES_COMMENT = re.compile(r"#\s*==>\s*raises\s+([A-Za-z_][\w.]*)")
+RAISES_COMMENT = re.compile(r"#\s*==>\s*raises\s+([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
 PRINTS_COMMENT = re.compile(r"^\s*#\s*Prints:\s*(.*)$")
 
 
@@ -136,8 +136,9 @@ def defined_names(code: str) -> tuple[str, ...]:
 
 
 def ends_with_expression(code: str) -> bool:
-    """Whether the code's last statement is an expression a notebook would display (not one ending with `;`)."""
-    tree = parse_quietly(code)
+    """Whether the code's last statement is an expression a notebook would display (not one ending with `;`); its
+    IPython magic lines read as the runner runs them (`runnable_code`)."""
+    tree = parse_quietly(runnable_code(code))
     if tree is None or not tree.body or not isinstance(tree.body[-1], ast.Expr):
         return False
     value = tree.body[-1].value

@@ -17,6 +17,9 @@
   of its subsection conforms, or it ran as written while every judged probe differs (or is unsupported); with both
   sides' observations. Probes that ended in error, crash, timeout, skipped or flaky, and blocks skipped or
   `after_failure`, are not judged.
+
+Links and disagreements are drawn for the chapter the suite's probes encode (`core.versions.DOCUMENTED_CHAPTER`)
+only: another chapter numbers its sections its own way, so its grid, summaries and `since` stand alone.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from conformance.chapter.cells import HEADING_PREFIX, block_status, is_block_cel
 from conformance.chapter.model import BlockStatus
 from conformance.core.rowlist import load_rows
 from conformance.core.status import Status
+from conformance.core.versions import DOCUMENTED_CHAPTER
 from conformance.results.merge import MergedRun
 from conformance.results.schema import CellResult, ResultFile
 from conformance.results.versions import version_order
@@ -328,16 +332,21 @@ def chapters_in(runs: Iterable[MergedRun]) -> list[tuple[str, str]]:
                               if is_block_cell(cell)))
 
 
-def chapter_views(runs: Sequence[MergedRun], sections_of_rows: Mapping[str, str] | None = None) -> list[ChapterView]:
+def chapter_views(runs: Sequence[MergedRun], sections_of_rows: Mapping[str, str] | None = None,
+                  documented: str = DOCUMENTED_CHAPTER) -> list[ChapterView]:
     """One view per chapter and platform found in `runs` (see the module's docstring); `sections_of_rows` as for
-    `probe_links`."""
+    `probe_links`. Only the chapter named `documented` (the one the suite's probes encode) is linked to the probes
+    and judged against them: another chapter's "3.1" is not the suite's §3.1, so its grid and summaries stand alone."""
     rows = row_sections() if sections_of_rows is None else sections_of_rows
     views = []
     for chapter, platform in chapters_in(runs):
         grid = chapter_grid(runs, chapter, platform)
-        links, back = probe_links(grid, runs, rows)
-        views.append(ChapterView(grid, release_summaries(grid), runs_since(grid), links, back,
-                                 disagreements(grid, runs, rows)))
+        if chapter == documented:
+            links, back = probe_links(grid, runs, rows)
+            found = disagreements(grid, runs, rows)
+        else:
+            links, back, found = {}, {}, ()
+        views.append(ChapterView(grid, release_summaries(grid), runs_since(grid), links, back, found))
     return views
 
 

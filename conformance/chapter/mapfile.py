@@ -21,6 +21,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
+from conformance.chapter.blocks import stated_raise
 from conformance.chapter.model import Heading
 from conformance.errors import ConformanceError
 
@@ -76,6 +77,10 @@ def parse_map(text: str, source: str = "the map file") -> ChapterMap:
     if unknown:
         raise ConformanceError(f"{source}: unknown table(s) {', '.join(sorted(unknown))}; it takes [[block]] and "
                                f"[[not_code]]")
+    for key, value in data.items():
+        if not isinstance(value, list):
+            raise ConformanceError(f"{source}: {key} should be [[{key}]] entries (an array of tables), not "
+                                   f"{key} = {value!r}")
     blocks = []
     for number, entry in enumerate(data.get("block", []), 1):
         where = f"{source}: [[block]] {number}"
@@ -113,8 +118,9 @@ def apply_map(raw: list[dict], chapter_map: ChapterMap, lines: list[str]) -> lis
             heading = Heading(block.section if block.section is not None else heading.section,
                               block.title if block.title is not None else heading.title, "")
         output = "\n".join(lines[block.output[0] - 1:block.output[1]]) if block.output else ""
-        kept.append({"code": "\n".join(lines[block.first - 1:block.last]), "line": block.first, "end_line": block.last,
+        code = "\n".join(lines[block.first - 1:block.last])
+        kept.append({"code": code, "line": block.first, "end_line": block.last,
                      "heading": heading, "output": output, "joined": False, "output_known": True,
-                     "output_line": block.output[0] if block.output else 0, "raises": "", "skip": "",
+                     "output_line": block.output[0] if block.output else 0, "raises": stated_raise(code), "skip": "",
                      "shows_value": bool(output)})
     return sorted(kept, key=lambda piece: piece["line"])

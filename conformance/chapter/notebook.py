@@ -27,6 +27,15 @@ def _text(value: object) -> str:
     return "".join(value) if isinstance(value, list) else str(value or "")
 
 
+def _table(value: object, what: str) -> dict:
+    """`value` when it is a JSON object (None: an empty one); else a one-line `ConformanceError` naming `what`."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ConformanceError(f"{what} should be a JSON object, not {value!r}: fix or remove it in the notebook")
+    return value
+
+
 def _shown(outputs: list) -> tuple[str, bool]:
     """What the cell's stored outputs show on stdout, and whether one is its displayed value."""
     parts, displayed = [], False
@@ -53,7 +62,9 @@ def read_notebook(text: str) -> list[dict]:
     except Exception as exc:  # nbformat raises its own errors, JSON's and validation's: all say "not a notebook"
         raise ConformanceError(f"not a Jupyter notebook ({type(exc).__name__}: "
                                f"{(str(exc).strip().splitlines() or [''])[0][:200]})") from None
-    language = str(((notebook.get("metadata") or {}).get("kernelspec") or {}).get("language") or "python")
+    kernelspec = _table(_table(notebook.get("metadata"), "the notebook's metadata").get("kernelspec"),
+                        "the notebook's metadata.kernelspec")
+    language = str(kernelspec.get("language") or "python")
     if language.lower() != "python":
         raise ConformanceError(f"the notebook's kernel runs {language}, not Python")
     raw: list[dict] = []
@@ -68,7 +79,10 @@ def read_notebook(text: str) -> list[dict]:
             continue
         if cell.get("cell_type") != "code":
             continue
-        tags = list((cell.get("metadata") or {}).get("tags") or [])
+        tags = (cell.get("metadata") or {}).get("tags") or []
+        if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+            raise ConformanceError(f"cell {number} of the notebook: metadata.tags should be a list of strings "
+                                   f"(\"tags\": [\"raises-exception\"]), not {tags!r}")
         outputs = list(cell.get("outputs") or [])
         shown, displayed = _shown(outputs)
         executed = cell.get("execution_count") is not None or bool(outputs)

@@ -1,7 +1,7 @@
 """Reading a chapter file, its map file and its skip list (the chapter package's only file reads).
 
 The form is told by the file's suffix: `.ipynb` a notebook, `.md`/`.markdown`/`.myst` Markdown or MyST, anything
-else plain text exported from a notebook. Every file is read as a regular file only (`readfile.read_regular_text`):
+else plain text exported from a notebook. Every file is read as a regular file only (`readfile.read_regular_bytes`):
 a FIFO, a device or a folder is one line, never a hang. The chapter is read at run time; nothing of it is copied
 into the project.
 
@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 import conformance
-from conformance.chapter.blocks import make_blocks
+from conformance.chapter.blocks import make_blocks, stated_raise
 from conformance.chapter.mapfile import ChapterMap, apply_map, parse_map
 from conformance.chapter.markdown import read_markdown
 from conformance.chapter.model import Chapter
@@ -23,7 +23,7 @@ from conformance.chapter.notebook import read_notebook
 from conformance.chapter.skiplist import LimitEntry, SkipEntry, parse_limits, parse_skip_list
 from conformance.chapter.textsplit import split_text
 from conformance.errors import ConformanceError
-from conformance.readfile import read_regular_text
+from conformance.readfile import read_regular_bytes
 
 PROJECT_CHAPTERS = Path(conformance.__file__).resolve().parent.parent / "chapters"
 CHAPTER_LIMIT = 16 * 1024 * 1024
@@ -31,9 +31,10 @@ _MARKDOWN = {".md", ".markdown", ".myst", ".mystnb"}
 
 
 def read_text(path: Path, what: str, limit: int = CHAPTER_LIMIT) -> str:
-    """The text of a regular file; a one-line `ConformanceError` naming `what` it is for."""
+    """The text of a regular file (a UTF-8 byte order mark dropped, as editors on Windows write one); a one-line
+    `ConformanceError` naming `what` it is for."""
     try:
-        return read_regular_text(path, limit)
+        return read_regular_bytes(path, limit).decode("utf-8-sig")
     except FileNotFoundError:
         raise ConformanceError(f"{what} {path} does not exist") from None
     except UnicodeDecodeError as exc:
@@ -74,7 +75,8 @@ def chapter_from_text(name: str, path: str, form: str, text: str, chapter_map: C
                 "heading": p.heading, "output": "\n".join(lines[p.out_start:p.out_end]),
                 "output_known": p.output_known, "joined": not p.output_known,
                 "output_line": p.out_start + 1 if p.out_end > p.out_start else 0,
-                "raises": "", "skip": "", "shows_value": p.out_end > p.out_start} for p in split_text(text)]
+                "raises": stated_raise("\n".join(lines[p.start:p.end])), "skip": "",
+                "shows_value": p.out_end > p.out_start} for p in split_text(text)]
         if chapter_map is not None:
             raw = apply_map(raw, chapter_map, lines)
     return Chapter(name, path, form, make_blocks(raw))

@@ -83,6 +83,10 @@ def _load(text: str, source: str) -> dict:
     if set(data) - {"skip", "limit"}:
         raise ConformanceError(f"{source}: unknown table(s) {', '.join(sorted(set(data) - {'skip', 'limit'}))}; it "
                                f"takes [[skip]] and [[limit]] entries")
+    for key, value in data.items():
+        if not isinstance(value, list):
+            raise ConformanceError(f"{source}: {key} should be [[{key}]] entries (an array of tables), not "
+                                   f"{key} = {value!r}")
     return data
 
 

@@ -42,6 +42,15 @@ def _from_record(block: Block, raw: RawResult, blocks: tuple[Block, ...], timeou
                            f"nothing", **common)
         return Outcome(BlockStatus.RAN, **common)
     exception, message = str(record.get("exception") or ""), str(record.get("message") or "")
+    # before the document's stated raise: a block tagged to raise anything must not pass on a NameError that only
+    # an earlier failure caused
+    name = str(record.get("name") or "")
+    if exception == "NameError" and name:
+        because = next((b for b in reversed(blocks[:block.index]) if name in b.defines
+                        and b.index in earlier and earlier[b.index].status in DID_NOT_FINISH), None)
+        if because is not None:
+            return Outcome(BlockStatus.AFTER_FAILURE, exception=exception, message=message, name=name,
+                           because=because.id, **common)
     mro = [str(name) for name in record.get("mro") or [exception]]
     if block.raises and (block.raises == "*" or block.raises.rsplit(".", 1)[-1] in mro):
         return Outcome(BlockStatus.RAN, exception=exception, message=message, **common)
@@ -51,13 +60,6 @@ def _from_record(block: Block, raw: RawResult, blocks: tuple[Block, ...], timeou
         return Outcome(BlockStatus.ASSERT_FAILED, exception=exception, message=message,
                        assert_line=int(site.get("line") or 0), assert_text=where + str(site.get("text") or ""),
                        **common)
-    name = str(record.get("name") or "")
-    if exception == "NameError" and name:
-        because = next((b for b in reversed(blocks[:block.index]) if name in b.defines
-                        and b.index in earlier and earlier[b.index].status in DID_NOT_FINISH), None)
-        if because is not None:
-            return Outcome(BlockStatus.AFTER_FAILURE, exception=exception, message=message, name=name,
-                           because=because.id, **common)
     return Outcome(BlockStatus.RAISED, exception=exception, message=message, **common)
 
 

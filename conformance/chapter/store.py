@@ -112,6 +112,7 @@ def store_blocks(folder: Path, chapter: Chapter, cells: Mapping[str, CellResult]
             kept = None
         if kept is not None and kept.environment_digest == header.get("environment_digest"):
             head = kept.to_json()  # the same environment: the probes' run header stays as it was
+    refuse_another_chapter(path, chapter)
     by_block = {block.id: block for block in chapter.blocks}
     data = {"created": time.time(), "duration": float(header.get("wall_s") or 0.0), "exitcode": 0, "root": "",
             "environment": {}, "summary": {},
@@ -119,3 +120,23 @@ def store_blocks(folder: Path, chapter: Chapter, cells: Mapping[str, CellResult]
             "jax_conformance": head}
     ours = f"{CHAPTER_NAMESPACE}/{chapter_ident(chapter.name)}."
     return store.merge_run(data, retired=lambda cell_id: cell_id.startswith(ours))
+
+
+def refuse_another_chapter(path: Path, chapter: Chapter) -> None:
+    """A one-line `ConformanceError` when the result file at `path` holds blocks of another chapter file whose cell
+    ids are this chapter's (`my-guide.md` and `my_guide.md`, `intro.md` and `intro.ipynb`): storing would drop them."""
+    if not path.is_file():
+        return
+    try:
+        cells = load_result_file(path).cells
+    except (ResultsError, OSError):
+        return
+    ours = f"{CHAPTER_NAMESPACE}/{chapter_ident(chapter.name)}."
+    source = Path(chapter.path).name
+    for cell in cells:
+        details = cell.details if isinstance(cell.details, dict) else {}
+        held = str(details.get("source") or details.get("chapter") or "")
+        if cell.case.startswith(ours) and held not in (source, chapter.name):
+            raise ConformanceError(f"{path} holds the blocks of chapter {held} under the same cell ids as {source} "
+                                   f"({chapter_ident(chapter.name)}); give this chapter a --results folder of its "
+                                   f"own, or rename one of the two files")

@@ -110,8 +110,10 @@ class _Context:
         self.several = len(model.platforms) > 1
 
     def releases(self, platform: str) -> dict[str, int]:
-        """The final releases measured on `platform`, with their column index, oldest first."""
-        return {c.jax: i for i, c in enumerate(self.model.columns) if c.platform == platform and is_final(c.jax)}
+        """The final releases measured on `platform`, with their column index, oldest first (not the builds of
+        their own, which carry a release's number without being that release)."""
+        return {c.jax: i for i, c in enumerate(self.model.columns)
+                if c.platform == platform and is_final(c.jax) and not c.build}
 
 
 def _change_note(context: _Context, members: Sequence[ParamRow], platform: str, before: str, after: str) -> str:
@@ -164,7 +166,7 @@ def bug_states(context: _Context, members: Sequence[ParamRow], platform: str) ->
     `bug absent`, `changed: maybe fixed`, or the status where the probe did not get that far)."""
     out = {}
     for i, column in enumerate(context.model.columns):
-        if column.platform != platform or not any(row.known_at[i] for row in members):
+        if column.platform != platform or column.build or not any(row.known_at[i] for row in members):
             continue
         words = list(dict.fromkeys(row.cells[i].word for row in members if row.cells[i].result is not None))
         if words:
@@ -173,7 +175,8 @@ def bug_states(context: _Context, members: Sequence[ParamRow], platform: str) ->
 
 
 def _known_on(members: Sequence[ParamRow], model: ReportModel, platform: str) -> bool:
-    return any(row.known_at[i] for row in members for i, c in enumerate(model.columns) if c.platform == platform)
+    return any(row.known_at[i] for row in members for i, c in enumerate(model.columns)
+               if c.platform == platform and not c.build)
 
 
 def _discrepancy_note(context: _Context, members: Sequence[ParamRow], platform: str) -> str:
@@ -187,7 +190,8 @@ def _discrepancy_note(context: _Context, members: Sequence[ParamRow], platform: 
 
 def _deprecated(members: Sequence[ParamRow], model: ReportModel) -> bool:
     """Whether the row's probe triggers a deprecation warning on the newest release measured."""
-    newest = [i for i, c in enumerate(model.columns) if any(row.cells[i].result is not None for row in members)]
+    newest = [i for i, c in enumerate(model.columns)
+              if not c.build and any(row.cells[i].result is not None for row in members)]
     return bool(newest) and any(row.cells[newest[-1]].result is not None and row.cells[newest[-1]].result.warnings
                                 for row in members)
 
@@ -214,7 +218,7 @@ def browsers_block(model: ReportModel) -> dict[str, Any]:
     final one `current`, older ones `retired`; pre-releases `beta`, dev and local builds `nightly`)."""
     block = {}
     for platform in model.platforms:
-        versions = [c.jax for c in model.columns if c.platform == platform]
+        versions = [c.jax for c in model.columns if c.platform == platform and not c.build]
         finals = [v for v in versions if is_final(v)]
         releases = {}
         for version in versions:

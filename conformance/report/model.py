@@ -392,14 +392,15 @@ class ReportModel:
     def compare(self, before: str, after: str) -> list[VersionStep]:
         """What changed from the column of JAX `before` to the column of `after`, per platform that has both (any
         two columns, not only neighbours; each status change with the why that spans them). `ConformanceError`
-        naming the versions there are when a platform has neither pair."""
+        naming the versions there are when a platform has neither pair. A version names the release's column; a
+        build of its own is named by its label (`0.12.0.1 (existing interpreter)`)."""
         steps = []
         for platform in self.platforms:
-            at = {c.jax: i for i, c in enumerate(self.columns) if c.platform == platform}
+            at = {c.label: i for i, c in enumerate(self.columns) if c.platform == platform}
             if before in at and after in at:
                 steps.append(_step(self.columns, self.param_rows, at[before], at[after]))
         if not steps:
-            shown = ", ".join(dict.fromkeys(c.jax for c in self.columns)) or "none"
+            shown = ", ".join(dict.fromkeys(c.label for c in self.columns)) or "none"
             raise ConformanceError(f"--compare {before} {after}: the report has no column of both on one platform; "
                                    f"its versions are {shown}")
         return steps

@@ -44,8 +44,12 @@ def extra_outputs(markdown: Path | None, markdown_full: bool, html_link: str, co
     `site_url` is not an http(s) address."""
     if markdown is None and (markdown_full or html_link != DEFAULT_HTML_LINK or compare):
         raise ConformanceError("--markdown-full, --html-link and --compare shape the Markdown page; add --markdown PATH")
-    if site_url and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s]*)?", site_url):
-        raise ConformanceError(f"--site-url {site_url!r} is not an http(s) address such as https://team.example/jax/")
+    if site_url and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", site_url):
+        raise ConformanceError(f"--site-url {site_url!r} is not an http(s) address of a folder, without a query or "
+                               f"fragment, such as https://team.example/jax/")
+    if site_url and re.search(r"\.html?$", site_url, re.IGNORECASE):
+        raise ConformanceError(f"--site-url {site_url!r} names a page; give the folder the page is in "
+                               f"(https://team.example/jax/) and, where the page has another name, --html-link NAME")
     return ExtraOutputs(markdown_full=markdown_full, html_link=html_link, compat_json=compat_json,
                         wptreport=wptreport_path, compare=tuple(compare) if compare else None, site_url=site_url)
 

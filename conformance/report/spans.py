@@ -47,11 +47,13 @@ def spans(states: Sequence[tuple[str, T]]) -> list[Span[T]]:
 
 def platform_states(columns: Sequence[Column], cells_per_column: Sequence[Sequence[TableCell]], platform: str,
                     state: Callable[[list[TableCell]], T | None]) -> list[tuple[str, T]]:
-    """`(release, state)` for each column of `platform`, in column order; `state` sees the column's measured cells
-    (those with a result) and may return None to leave the column out (nothing measured)."""
+    """`(release, state)` for each release column of `platform`, in column order; `state` sees the column's measured
+    cells (those with a result) and may return None to leave the column out (nothing measured). A build of its own
+    (`--python`, `--wheels`, `--pair`, a source build) is left out: it carries a release's number without being that
+    release, so it must not stand in for it in a span of releases."""
     out = []
     for column, cells in zip(columns, cells_per_column):
-        if column.platform != platform:
+        if column.platform != platform or column.build:
             continue
         measured = [c for c in cells if c.result is not None]
         value = state(measured) if measured else None

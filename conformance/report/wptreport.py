@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
@@ -43,8 +44,12 @@ _COMMIT = re.compile(r"[0-9a-f]{40}")
 _WPT_OS = {"darwin": "mac", "macos": "mac", "windows": "win", "win32": "win"}
 
 
-def fact_of(path: str) -> str:
-    """The asserted fact a diff path belongs to: `callback_argument_types[0]` → `callback_argument_types`."""
+def fact_of(path: str, facts: Sequence[str] = ()) -> str:
+    """The asserted fact a diff path belongs to: `callback_argument_types[0]` → `callback_argument_types`. A fact
+    whose own name holds `.` or `[` (`mentions_got_-1.0`) is matched by its name among `facts`, the longest first."""
+    for fact in sorted(facts, key=len, reverse=True):
+        if path == fact or path.startswith((f"{fact}.", f"{fact}[")):
+            return fact
     for i, char in enumerate(path):
         if char in ".[" and i:
             return path[:i]
@@ -66,10 +71,10 @@ def subtests(result: CellResult, bug_word: str = "") -> list[dict[str, Any]]:
     on a known-issue row, is the cell's bug state; every message then starts with it."""
     if result.status not in OBSERVED:
         return []
+    facts = [str(k) for k in result.expected] if isinstance(result.expected, dict) and result.expected else [WHOLE]
     failed: dict[str, list[dict[str, Any]]] = {}
     for entry in result.diff:
-        failed.setdefault(fact_of(str(entry.get("path", ""))), []).append(entry)
-    facts = [str(k) for k in result.expected] if isinstance(result.expected, dict) and result.expected else [WHOLE]
+        failed.setdefault(fact_of(str(entry.get("path", "")), facts), []).append(entry)
     if result.status is Status.DIFFERS and not failed:  # differs without a diff (an API removed): the whole fails
         failed[WHOLE] = [{"path": WHOLE, "expected": result.expected, "observed": result.observation}]
     facts += [f for f in failed if f not in facts]  # a diff outside the named facts (`<api>`) is a subtest too

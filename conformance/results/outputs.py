@@ -34,14 +34,23 @@ def check_outputs(outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[P
     if results is not None and results.is_dir():
         protected |= {real(p) for p in [*results.iterdir(), *results.glob("builds/*/*")]  # builds stored apart
                       if is_result_name(p.name)}
+    # Folders of result files read or written: a new file named like a result file there (or in a build's folder
+    # of them, `builds/*/`) would be read as one, and set aside as unreadable, by the next command.
+    result_folders = {real(p) for p in [*inputs, *([results] if results is not None else [])] if Path(p).is_dir()}
+    if results is not None:
+        result_folders.add(real(results))
     seen: dict[Path, str] = {}
     for option, out in outputs:
         if out is None:
             continue
         where = real(out)
-        if where in protected or (out.exists() and is_result_name(out.name)) or (
-                results is not None and where.parent == real(results) and is_result_name(out.name)):
+        in_results = where.parent in result_folders or (
+            where.parent.parent.name == "builds" and where.parent.parent.parent in result_folders)
+        if where in protected or (is_result_name(out.name) and out.exists()):
             raise ConformanceError(f"{option} {out} is a result file; write the output elsewhere")
+        if is_result_name(out.name) and in_results:
+            raise ConformanceError(f"{option} {out} is named like a result file in a folder of them, so the next "
+                                   f"command would read it as one; write the output elsewhere")
         if census is not None and census in where.parents:
             raise ConformanceError(f"{option} {out} is in the census folder {census}; write the output elsewhere")
         if where in read:
