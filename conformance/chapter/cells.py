@@ -40,6 +40,10 @@ STATUS_OF = {
     BlockStatus.TIMEOUT: Status.TIMEOUT,
     BlockStatus.CRASH: Status.CRASH,
     BlockStatus.SKIPPED: Status.SKIPPED,
+    BlockStatus.RAISED_AS_DOCUMENTED: Status.CONFORMS,
+    BlockStatus.RAISED_OTHERWISE: Status.DIFFERS,
+    BlockStatus.DID_NOT_RAISE: Status.DIFFERS,
+    BlockStatus.LISTING: Status.SKIPPED,
 }
 HEADING_PREFIX = "The chapter as written: "
 LAUNCHER = "chapter"

@@ -21,15 +21,45 @@ class BlockStatus(str, enum.Enum):
     CRASH = "crash"  # the process died while it ran
     SKIPPED = "skipped"  # the skip list (or the document's own `skip-execution` tag) says not to run it
     AFTER_FAILURE = "after_failure"  # NameError for a name that an earlier block that failed should have defined
+    # The page states the error a statement raises (`# ValueError: ...`, `# ==> raises X`, a `"""X: ..."""` string,
+    # the `raises-exception` tag):
+    RAISED_AS_DOCUMENTED = "raised_as_documented"  # it raised an instance of the stated class (a subclass counts)
+    RAISED_OTHERWISE = "raised_otherwise"  # it raised, but another class than the stated one (both are kept)
+    DID_NOT_RAISE = "did_not_raise"  # the page states an error and the block raised nothing
+    LISTING = "listing"  # not run: a listing the page's own build never executes (a plain fence in a MyST notebook)
 
     def __str__(self) -> str:
         return self.value
 
+    @property
+    def words(self) -> str:
+        """The status said in words, for people (a report, a terminal line): `raised as documented`."""
+        return STATUS_WORDS[self]
 
+
+STATUS_WORDS = {
+    BlockStatus.RAN: "ran as written",
+    BlockStatus.ASSERT_FAILED: "assert failed",
+    BlockStatus.RAISED: "raised",
+    BlockStatus.TIMEOUT: "timed out",
+    BlockStatus.CRASH: "crashed",
+    BlockStatus.SKIPPED: "skipped",
+    BlockStatus.AFTER_FAILURE: "after an earlier failure",
+    BlockStatus.RAISED_AS_DOCUMENTED: "raised as documented",
+    BlockStatus.RAISED_OTHERWISE: "raised otherwise",
+    BlockStatus.DID_NOT_RAISE: "did not raise",
+    BlockStatus.LISTING: "not run: a listing",
+}
+# Blocks that run as their page says: these count as "run as written" in every summary.
+AS_WRITTEN = frozenset({BlockStatus.RAN, BlockStatus.RAISED_AS_DOCUMENTED})
+# Blocks that are not judged at all (not counted in "N of M blocks run as written").
+NOT_JUDGED = frozenset({BlockStatus.SKIPPED, BlockStatus.LISTING})
 # A block that ran but not as written: the chapter's own code says otherwise on this release.
-FAILED = frozenset({BlockStatus.ASSERT_FAILED, BlockStatus.RAISED, BlockStatus.TIMEOUT, BlockStatus.CRASH})
+FAILED = frozenset({BlockStatus.ASSERT_FAILED, BlockStatus.RAISED, BlockStatus.TIMEOUT, BlockStatus.CRASH,
+                    BlockStatus.RAISED_OTHERWISE, BlockStatus.DID_NOT_RAISE})
 # The blocks whose names a later block may miss (they did not run to their end, or at all).
-DID_NOT_FINISH = FAILED | {BlockStatus.SKIPPED, BlockStatus.AFTER_FAILURE}
+DID_NOT_FINISH = FAILED | {BlockStatus.SKIPPED, BlockStatus.AFTER_FAILURE, BlockStatus.LISTING,
+                           BlockStatus.RAISED_AS_DOCUMENTED}
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ from conformance.report.common import cell_address, visible
 
 GLYPHS = {BlockStatus.RAN.value: "✓", BlockStatus.ASSERT_FAILED.value: "✗", BlockStatus.RAISED.value: "!",
           BlockStatus.TIMEOUT.value: "T", BlockStatus.CRASH.value: "C", BlockStatus.SKIPPED.value: "s",
-          BlockStatus.AFTER_FAILURE.value: "↷"}
+          BlockStatus.AFTER_FAILURE.value: "↷", BlockStatus.RAISED_AS_DOCUMENTED.value: "✓",
+          BlockStatus.RAISED_OTHERWISE.value: "≠", BlockStatus.DID_NOT_RAISE.value: "∅", BlockStatus.LISTING.value: "–"}
 MEANINGS = {
     BlockStatus.RAN.value: "ran as written: every assert held and nothing raised",
     BlockStatus.ASSERT_FAILED.value: "an assert of the block failed",
@@ -29,6 +30,10 @@ MEANINGS = {
     BlockStatus.CRASH.value: "the process died in the block",
     BlockStatus.SKIPPED.value: "skipped by the chapter's skip list, with its reason",
     BlockStatus.AFTER_FAILURE.value: "a name it needs was to come from an earlier block that failed",
+    BlockStatus.RAISED_AS_DOCUMENTED.value: "raised as documented: the error the page states, a subclass counting",
+    BlockStatus.RAISED_OTHERWISE.value: "raised otherwise: an error of another class than the page states",
+    BlockStatus.DID_NOT_RAISE.value: "did not raise the error the page states",
+    BlockStatus.LISTING.value: "not run: a listing the page's own build does not execute",
 }
 FIRST_CODE_CHARS = 70
 
