@@ -23,7 +23,7 @@ from conformance.decide.upkeep import prune_file, supported_lines
 from conformance.api.session import (ApiDiffRequest, CensusRequest, ScanRequest, run_api_diff, run_censuses,
                                       run_scan)
 from conformance.atomic import write_text_atomically
-from conformance.chapter.command import ChapterRequest, run_chapter
+from conformance.chapter.command import ChapterRequest, PagesRequest, run_chapter, run_pages
 from conformance.engine import matrix
 from conformance.engine.ciwork import WorkRequest, plan_work
 from conformance.engine.shards import parse_shard
@@ -259,6 +259,11 @@ def command_api(args: argparse.Namespace) -> int:
 
 def command_chapter(args: argparse.Namespace) -> int:
     """List a chapter's blocks, or run them as written on each release, store them as cells and summarise."""
+    if args.pages is not None or args.docs is not None:
+        return command_chapter_pages(args)
+    if args.file is None:
+        raise ConformanceError("name the chapter to run (jax-conformance chapter FILE), or a list of pages "
+                               "(--pages LIST --docs CHECKOUT)")
     builder = make_builder(args)
     bisecting = (args.bisect, args.good, args.bad) if args.bisect or args.good or args.bad else None
     if bisecting and not all(bisecting):
@@ -271,6 +276,24 @@ def command_chapter(args: argparse.Namespace) -> int:
                              args.blocks, args.rerun, bisecting)
     done = run_chapter(request, builder, lambda line: print(line, flush=True))
     print("\n".join(done.lines))
+    if args.report is not None and not args.blocks:
+        print(f"report: {render_report(args.results, args.report)[0]}  (from every result file in {args.results}/)")
+    return 0
+
+
+def command_chapter_pages(args: argparse.Namespace) -> int:
+    """`chapter --pages LIST --docs CHECKOUT`: each page of the list run as a chapter, from the checkout."""
+    if args.pages is None or args.docs is None or args.file is not None or args.bisect:
+        raise ConformanceError("--pages LIST and --docs CHECKOUT go together, without FILE or --bisect")
+    builder = make_builder(args)
+    versions = [] if args.blocks else list(dict.fromkeys(args.jax)) if args.jax else \
+        matrix_versions(args.matrix or DEFAULT_MATRIX, builder.index)
+    check_outputs([("-o", args.report)], results=args.results, reads=[args.pages],
+                  folders=[("--json", args.json)])
+    request = PagesRequest(args.pages, args.docs, tuple(versions), args.results, args.json, args.timeout,
+                           args.blocks, args.rerun)
+    for done in run_pages(request, builder, lambda line: print(line, flush=True)):
+        print("\n".join(done.lines))
     if args.report is not None and not args.blocks:
         print(f"report: {render_report(args.results, args.report)[0]}  (from every result file in {args.results}/)")
     return 0

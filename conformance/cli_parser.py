@@ -265,8 +265,12 @@ def add_chapter_parser(commands: Any) -> None:
     """`chapter`: a chapter's own code, block by block, on releases (docs/chapters.md)."""
     chapter = commands.add_parser("chapter", help="run a chapter's own code (notebook, Markdown/MyST or plain text) "
                                   "block by block on each release, as written; store its blocks as cells")
-    chapter.add_argument("file", type=Path, metavar="FILE", help="the chapter: .ipynb, .md (Markdown or MyST), or "
-                         "plain text exported from a notebook")
+    chapter.add_argument("file", type=Path, metavar="FILE", nargs="?", help="the chapter: .ipynb, .md (Markdown or "
+                         "MyST), or plain text exported from a notebook (or --pages LIST --docs CHECKOUT)")
+    chapter.add_argument("--pages", type=Path, metavar="LIST", help="run every page a list names (chapters/"
+                         "jax-docs.toml: path and commit of each) instead of FILE, from the checkout --docs names")
+    chapter.add_argument("--docs", type=Path, metavar="CHECKOUT", help="with --pages: a local checkout of the "
+                         "pages' repository (jax-ml/jax) the pages are read from")
     which = chapter.add_mutually_exclusive_group()
     which.add_argument("--jax", action="append", metavar="VERSION", help="a JAX version; repeat for more")
     which.add_argument("--matrix", metavar="NAME", help=f"a matrix name or .toml path (default {DEFAULT_MATRIX})")
@@ -281,7 +285,7 @@ def add_chapter_parser(commands: Any) -> None:
     chapter.add_argument("-o", "--report", type=Path, metavar="PATH", help="also render the HTML report of every "
                          "result file in DIR")
     chapter.add_argument("--json", type=Path, metavar="PATH", help="also write the blocks' statuses per release as "
-                         "JSON (docs/chapters.md)")
+                         "JSON (docs/chapters.md); with --pages, a folder: one <chapter>.json per page")
     chapter.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
                          help="each block's time limit (default 300)")
     chapter.add_argument("--rerun", action="store_true", help="run every release, even one whose stored results "

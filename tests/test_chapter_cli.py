@@ -85,3 +85,25 @@ def test_the_json_output_may_not_be_a_result_file(tmp_path, capsys):
     (results / "0.12.0.1-linux-x86_64.json").write_text("{}", encoding="utf-8")
     assert "is a result file" in _error(["chapter", str(chapter), "--jax", "0.12.0.1", "--results", str(results),
                                          "--json", str(results / "0.12.0.1-linux-x86_64.json")], capsys)
+
+
+def test_pages_lists_each_page_of_a_list_from_a_checkout_and_bad_input_is_one_line(tmp_path, capsys):
+    from conformance.chapter.pages import git_blob_id
+
+    page = b"---\nkernelspec:\n  name: python3\n---\n# P\n\n```{code-cell}\nx = 1\n```\n\n```python\nx = 2\n```\n"
+    (tmp_path / "jax" / "docs").mkdir(parents=True)
+    (tmp_path / "jax" / "docs" / "p.md").write_bytes(page)
+    listed = tmp_path / "pages.toml"
+    listed.write_text(f'repository = "jax-ml/jax"\n[[page]]\npath = "docs/p.md"\ncommit = "{"a" * 40}"\n'
+                      f'blob = "{git_blob_id(page)}"\n', encoding="utf-8")
+    assert cli.main(["chapter", "--pages", str(listed), "--docs", str(tmp_path / "jax"), "--blocks"]) == 0
+    out = capsys.readouterr().out
+    assert "page docs/p.md (jax-ml/jax@aaaaaaaaaaaa): docs/p" in out and "docs/p (markdown, docs/p.md): 2 blocks" in out
+    assert "(not run: a listing: the page is a MyST notebook, whose build runs only its {code-cell}s)" in out
+    for args, said in ((["--pages", str(listed)], "--pages LIST and --docs CHECKOUT go together"),
+                       ([str(listed), "--pages", str(listed), "--docs", str(tmp_path)], "go together"),
+                       ([], "name the chapter to run"),
+                       (["--pages", str(listed), "--docs", str(tmp_path)], "docs/p.md is not in")):
+        assert cli.main(["chapter", *args, "--blocks"]) == 2
+        err = capsys.readouterr().err
+        assert said in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err

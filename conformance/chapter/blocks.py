@@ -16,11 +16,13 @@ import re
 import warnings
 from typing import Iterable
 
-from conformance.chapter.model import Block, Heading
+from conformance.chapter.magics import find_magics
+from conformance.chapter.model import Block, Heading, Step
+from conformance.chapter.stated import (ALTERNATIVE, block_steps, fence_output_lines, notes_of, parse_quietly,
+                                        printed_comments, stated_raise)
+from conformance.chapter.transcript import is_transcript, transcript_steps
 
-RAISES_COMMENT = re.compile(r"#\s*==>\s*raises\s+([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
-PRINTS_COMMENT = re.compile(r"^\s*#\s*Prints:\s*(.*)$")
-
+__all__ = ["printed_comments", "stated_raise", "parse_quietly", "make_blocks", "block_plan"]
 
 def normalised_code(code: str) -> str:
     """The code as hashed: trailing spaces of each line and the blank lines around it removed."""
@@ -42,16 +44,6 @@ def section_slug(section: str) -> str:
     if section and section[0].isdigit():
         return "s" + re.sub(r"\W", "_", section)
     return re.sub(r"\W", "_", section.lower()) or "b"
-
-
-def parse_quietly(code: str) -> ast.Module | None:
-    """The module's syntax tree, or None when it does not parse (with the host's Python)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError):
-        return None
 
 
 class _Bindings(ast.NodeVisitor):
@@ -148,42 +140,36 @@ def ends_with_expression(code: str) -> bool:
     return not (last and last[-1].endswith(";"))
 
 
-def stated_raise(code: str) -> str:
-    """The exception a `# ==> raises X` comment in the code says it raises ('' for none)."""
-    found = RAISES_COMMENT.search(code)
-    return found.group(1) if found else ""
-
-
-def printed_comments(code: str) -> str | None:
-    """The output the code's `# Prints:` comments state (the rest of that line, then the comment lines right under
-    it, each without its `# `), or None when it has none."""
-    lines = code.splitlines()
-    shown: list[str] | None = None
-    k = 0
-    while k < len(lines):
-        found = PRINTS_COMMENT.match(lines[k])
-        k += 1
-        if not found:
-            continue
-        shown = shown or []
-        if found.group(1).strip():
-            shown.append(found.group(1).rstrip())
-        while k < len(lines) and lines[k].lstrip().startswith("#") and not PRINTS_COMMENT.match(lines[k]):
-            text = lines[k].lstrip()[1:]
-            shown.append(text[1:] if text.startswith(" ") else text)
-            k += 1
-    return None if shown is None else "\n".join(shown)
-
-
-MAGIC = re.compile(r"^(\s*)[%!].*$")
-
-
 def runnable_code(code: str) -> str:
     """The code as it runs: as written when it parses, else with each IPython line magic or shell escape
     (`%matplotlib inline`, `!pip install ...`) replaced by `pass` (a notebook's or an `ipython` fence's)."""
-    if parse_quietly(code) is not None:
-        return code
-    return "\n".join(MAGIC.sub(lambda m: f"{m.group(1)}pass", line) for line in code.split("\n"))
+    return find_magics(code)[0]
+
+
+def block_plan(code: str, markdown: bool = False) -> dict:
+    """How a block runs and what its page says of it (docs/chapters.md#statements): the `Block` fields `runnable`,
+    `steps`, `cell_magic`, `notes`, `magics_not_run` and `step_output`. `markdown`: the block is a Markdown page's
+    fence, where a `>>>` transcript runs as a doctest, `# Prints:` comments belong to the statement above them and
+    lines that are not code are output."""
+    notes = notes_of(code)
+    if markdown and is_transcript(code):
+        runnable, steps, skipped = transcript_steps(code)
+        return {"runnable": runnable, "steps": steps, "cell_magic": "", "notes": notes + skipped,
+                "magics_not_run": (), "step_output": True}
+    runnable, line_magics, cell, not_run = find_magics(code)
+    output_lines: dict[int, str] = {}
+    if markdown:
+        runnable, output_lines = fence_output_lines(runnable)
+    steps = block_steps(runnable, prints=markdown, output_lines=output_lines, magics=line_magics)
+    if line_magics and not steps:  # the code does not parse here: its magics cannot be run in their place
+        not_run = tuple(dict.fromkeys(not_run + tuple(m.split()[0] for m in line_magics.values())))
+    return {"runnable": "" if runnable == code else runnable, "steps": steps, "cell_magic": cell, "notes": notes,
+            "magics_not_run": not_run, "step_output": any(step.shown is not None for step in steps)}
+
+
+def _steps_output(steps: tuple[Step, ...]) -> str:
+    """The output a block's steps show, one after the other (each step's first alternative)."""
+    return "\n".join(step.shown.split(ALTERNATIVE)[0] for step in steps if step.shown)
 
 
 def unique_ids(blocks: Iterable[tuple[Heading, str]]) -> list[str]:
@@ -207,7 +193,14 @@ def make_blocks(raw: Iterable[dict]) -> tuple[Block, ...]:
     for index, (piece, digest, block_id) in enumerate(zip(pieces, hashes, ids)):
         shows_value = piece.pop("shows_value", bool(piece.get("output")))
         code = piece.pop("code")
-        blocks.append(Block(index=index, id=block_id, hash=digest, code=code,
-                            display=shows_value and ends_with_expression(code), defines=defined_names(code),
-                            **piece))
+        plan = block_plan(code, markdown=piece.pop("markdown", False))
+        if plan["step_output"]:
+            piece.update(output=_steps_output(plan["steps"]), output_known=True)
+        if piece.get("raises") not in ("", "*") and any(s.stated_form == "==> raises" for s in plan["steps"]):
+            piece["raises"] = ""  # the comment names the statement that raises: its step states it
+        runs = plan["runnable"] or code
+        display = shows_value and not any(step.mode == "single" for step in plan["steps"]) \
+            and ends_with_expression(runs)
+        blocks.append(Block(index=index, id=block_id, hash=digest, code=code, display=display,
+                            defines=defined_names(runs), **plan, **piece))
     return tuple(blocks)

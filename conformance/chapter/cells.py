@@ -4,9 +4,11 @@
   chapter part is the file's stem made an identifier (`ch` before a leading digit). `chapter` is a namespace no case
   folder may take (`results.schema.CHAPTER_NAMESPACE`), so a run's merge never drops block cells as retired cases.
 - Status, in the suite's vocabulary (its own word stays in the observation, `{"block": "raised", ...}`):
-  ran → conforms; assert_failed and raised → differs (the chapter's code did not run as written);
-  after_failure → error (not judged: an earlier block failed); timeout, crash, skipped → the same word.
-- The asserted tier: expected `{"block": "ran"}`, observed `{"block": STATUS, "exception": ..., "assert": ...}`;
+  ran and raised_as_documented → conforms; assert_failed, raised, raised_otherwise and did_not_raise → differs
+  (the chapter's code did not run as written); after_failure → error (not judged: an earlier block failed);
+  timeout, crash, skipped → the same word; listing → skipped (not run: the page's build never runs it).
+- The asserted tier: expected `{"block": "ran"}` (`{"block": "raised_as_documented", "stated": ...}` for a block
+  the page states an error for), observed `{"block": STATUS, "exception": ..., "stated": ..., "assert": ...}`;
   the printed tier: `printed_expected = {"stdout": [the document's lines]}`, and a `printed_diff` entry when what the
   block printed differs (the cell's "printed output differs" mark).
 - Reuse key: the block (code, shown output, stated outcome, display), the hashes of every block before it and
@@ -26,7 +28,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 import conformance
-from conformance.chapter.model import Block, BlockStatus, Chapter, Outcome
+from conformance.chapter.model import AS_WRITTEN, NOT_JUDGED, Block, BlockStatus, Chapter, Outcome
 from conformance.chapter.printed import normalised_lines
 from conformance.core.observation import DETAILS_CHARS, MESSAGE_CHARS, TAIL_CHARS, bounded
 from conformance.core.status import PYTEST_OUTCOME, Status
@@ -47,7 +49,8 @@ STATUS_OF = {
 }
 HEADING_PREFIX = "The chapter as written: "
 LAUNCHER = "chapter"
-_RUNNER_SOURCES = ("runner.py", "session.py", "statuses.py", "printed.py", "blocks.py", "cells.py")
+_RUNNER_SOURCES = ("runner.py", "session.py", "statuses.py", "printed.py", "blocks.py", "cells.py", "stated.py",
+                   "transcript.py", "magics.py", "runmagic.py", "runsteps.py", "markdown.py")
 
 
 def chapter_ident(name: str) -> str:
@@ -86,19 +89,25 @@ def runner_digest() -> str:
 
 
 def block_keys(chapter: Chapter, skip_reasons: Mapping[str, str], timeout_s: float, environment: str,
-               runner: str, limits: Mapping[str, float] | None = None) -> dict[str, str]:
+               runner: str, limits: Mapping[str, float] | None = None,
+               ran_listings: frozenset[str] | set[str] = frozenset()) -> dict[str, str]:
     """The reuse key of every block (see the module's docstring), by block id; `limits` are the blocks' own time
-    limits, by id (others have `timeout_s`)."""
+    limits, by id (others have `timeout_s`); `ran_listings` the listings a `[[run]]` entry runs."""
     keys, before = {}, []
     for block in chapter.blocks:
         own = {"code": block.hash, "output": hashlib.sha256(block.output.encode()).hexdigest()[:16],
                "output_known": block.output_known, "joined": block.joined, "raises": block.raises,
                "display": block.display, "skip": skip_reasons.get(block.id) or block.skip}
+        if block.steps or block.runnable or block.cell_magic or block.listing:  # how it runs, when not whole
+            own["plan"] = hashlib.sha256(json.dumps([[s.to_json() for s in block.steps], block.runnable,
+                                                     block.cell_magic, block.listing, block.id in ran_listings],
+                                                    sort_keys=True).encode()).hexdigest()[:16]
         limit = float((limits or {}).get(block.id, timeout_s))
         text = json.dumps({"block": own, "before": before, "timeout_s": limit, "environment": environment,
                            "runner": runner, "suite": conformance.__version__}, sort_keys=True)
         keys[block.id] = hashlib.sha256(text.encode()).hexdigest()[:32]
-        before.append([block.hash, bool(own["skip"])])
+        before.append([block.hash, bool(own["skip"])] if "plan" not in own else
+                      [block.hash, bool(own["skip"]), own["plan"]])
     return keys
 
 
@@ -106,20 +115,34 @@ def _observation(outcome: Outcome) -> dict[str, Any]:
     observed: dict[str, Any] = {"block": outcome.status.value}
     if outcome.status is BlockStatus.ASSERT_FAILED:
         observed["assert"] = (f"line {outcome.assert_line}: " if outcome.assert_line else "") + outcome.assert_text
-    elif outcome.status in (BlockStatus.RAISED, BlockStatus.AFTER_FAILURE):
+    elif outcome.status in (BlockStatus.RAISED, BlockStatus.AFTER_FAILURE, BlockStatus.RAISED_OTHERWISE):
         observed["exception"] = outcome.exception
+    if outcome.status in (BlockStatus.RAISED_OTHERWISE, BlockStatus.DID_NOT_RAISE):
+        observed["stated"] = outcome.stated
+    if outcome.status is BlockStatus.RAISED_AS_DOCUMENTED:
+        observed["raised"] = list(outcome.raised_as_stated)
     if outcome.status is BlockStatus.AFTER_FAILURE:
         observed["name"] = outcome.name
     return observed
 
 
+def _expected(block: Block) -> dict[str, Any]:
+    """What the page says the block does: it runs, or raises what it states."""
+    if not block.states_error:
+        return {"block": BlockStatus.RAN.value}
+    stated = [s.stated + (f": {s.stated_message}" if s.stated_message else "") for s in block.steps if s.stated]
+    if block.raises:
+        stated.append("an exception" if block.raises == "*" else block.raises)
+    return {"block": BlockStatus.RAISED_AS_DOCUMENTED.value, "stated": stated}
+
+
 def block_cell(chapter: Chapter, block: Block, outcome: Outcome, jax_version: str, key: str) -> CellResult:
     """The cell of one block on one release (see the module's docstring)."""
     observed = _observation(outcome)
-    expected: dict[str, Any] = {"block": BlockStatus.RAN.value}
-    judged = outcome.status not in (BlockStatus.SKIPPED,)
-    diff = [{"path": "block", "expected": "ran", "observed": outcome.status.value, "kind": "changed"}] \
-        if judged and outcome.status is not BlockStatus.RAN else []
+    expected = _expected(block)
+    judged = outcome.status not in NOT_JUDGED
+    diff = [{"path": "block", "expected": expected["block"], "observed": outcome.status.value, "kind": "changed"}] \
+        if judged and outcome.status not in AS_WRITTEN else []
     compared = block.output_known and not block.joined
     printed_diff = [{"path": "stdout", "expected": [line[1:] for line in outcome.printed_diff if line[:1] == "-"],
                      "observed": [line[1:] for line in outcome.printed_diff if line[:1] == "+"], "kind": "changed"}] \
@@ -129,9 +152,14 @@ def block_cell(chapter: Chapter, block: Block, outcome: Outcome, jax_version: st
                "section": block.section, "heading": block.heading.text, "first_code": block.first_code,
                "detail": outcome.detail, "message": outcome.message, "because": outcome.because,
                "replayed": outcome.replayed, "printed_lines": list(outcome.printed_diff)}
+    details.update({key: value for key, value in (
+        ("raising_line", outcome.line), ("stated", outcome.stated), ("notes", list(outcome.notes)),
+        ("settings", list(outcome.settings)), ("cause", outcome.cause), ("listing", block.listing),
+        ("origin", chapter.origin)) if value})
     return CellResult(
         case=case_id(chapter, block), param="", rows=[], status=STATUS_OF[outcome.status],
-        expected=expected if judged else None, observation=observed if judged else None, diff=diff,
+        expected=expected if judged else None,
+        observation=observed if judged or outcome.status is BlockStatus.LISTING else None, diff=diff,
         details=bounded(details, DETAILS_CHARS), reason=outcome.detail[:MESSAGE_CHARS],
         duration_s=round(outcome.duration_s, 4), stdout_tail=outcome.stdout[-TAIL_CHARS:],
         stderr_tail=outcome.stderr[-TAIL_CHARS:],

@@ -6,8 +6,9 @@ stored results (`store.stored_blocks`) or prepares its environment, runs the blo
 (`session.run_blocks`), judges them (`statuses.block_outcomes`), stores them as cells (`store.store_blocks`), and
 writes the public JSON when asked (`publicjson`). With `bisect` it searches the releases between two ends for the
 first where one block changes, running (or answering from storage) only the releases the search tests
-(`bisecting`). It never prints: `on_line` gets the progress lines, and the
-outcome the summary lines.
+(`bisecting`). With `--pages LIST --docs CHECKOUT`, `run_pages` runs each page of a list from a local checkout
+(`pages`) through the same work, one chapter after the other. It never prints: `on_line` gets the progress lines,
+and the outcome the summary lines.
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ from typing import Any, Callable, Sequence
 
 from conformance.atomic import write_text_atomically
 from conformance.chapter.bisecting import bisect_block, find_block
-from conformance.chapter.cells import block_cell, block_keys, block_status, runner_digest
+from conformance.chapter.cells import block_cell, block_keys, block_status, chapter_ident, runner_digest
 from conformance.chapter.listing import block_lines
-from conformance.chapter.model import BlockStatus, Chapter
+from conformance.chapter.model import AS_WRITTEN, NOT_JUDGED, BlockStatus, Chapter
+from conformance.chapter.pages import locate_pages, read_pages
 from conformance.chapter.publicjson import chapter_json, dumps
-from conformance.chapter.read import read_chapter, read_skip_list
+from conformance.chapter.read import read_chapter, read_runs, read_skip_list
 from conformance.chapter.session import run_blocks
-from conformance.chapter.skiplist import block_limits, skip_reasons
+from conformance.chapter.skiplist import block_limits, listings_to_run, skip_reasons
 from conformance.chapter.statuses import block_outcomes
 from conformance.chapter.store import describe, digest_of, run_header, store_blocks, stored_blocks, utc_now
 from conformance.engine.matrix import host_platform
@@ -34,7 +36,9 @@ from conformance.results.schema import CellResult
 
 DEFAULT_TIMEOUT_S = 300.0  # a block can be a whole training loop: longer than a probe's 120 s
 LETTER = {BlockStatus.RAN: ".", BlockStatus.ASSERT_FAILED: "A", BlockStatus.RAISED: "R", BlockStatus.TIMEOUT: "T",
-          BlockStatus.CRASH: "C", BlockStatus.SKIPPED: "s", BlockStatus.AFTER_FAILURE: "a"}
+          BlockStatus.CRASH: "C", BlockStatus.SKIPPED: "s", BlockStatus.AFTER_FAILURE: "a",
+          BlockStatus.RAISED_AS_DOCUMENTED: "e", BlockStatus.RAISED_OTHERWISE: "O", BlockStatus.DID_NOT_RAISE: "N",
+          BlockStatus.LISTING: "l"}
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,12 @@ class ChapterRequest:
     blocks_only: bool = False
     rerun: bool = False
     bisect: tuple[str, str, str] | None = None  # (block, good release, bad release): `--bisect B --good G --bad V`
+    # a page of a list (`--pages`): its chapter's name, the path it is shown under (its path in the repository),
+    # where it comes from; and whether to look for a skip list and map file beside it or in chapters/ (not for one)
+    name: str | None = None
+    shown_path: str | None = None
+    origin: str = ""
+    companions: bool = True
 
 
 @dataclass
@@ -62,6 +72,7 @@ class ChapterOutcome:
 
     chapter: Chapter
     limits: dict[str, float] = field(default_factory=dict)  # the blocks' own time limits, by id (the skip list's)
+    run_listings: set[str] = field(default_factory=set)  # the listings the skip list's [[run]] entries run, by id
     cells: dict[str, dict[str, CellResult]] = field(default_factory=dict)
     lines: list[str] = field(default_factory=list)
     written: list[Path] = field(default_factory=list)
@@ -72,15 +83,16 @@ def summary_line(version: str, cells: dict[str, CellResult], seconds: float, sou
     """`jax 0.12.0.1: 85 of 90 blocks run as written (1 skipped; 3 assert_failed, 2 raised; 7 printed differently) in
     61.2s`."""
     statuses = [block_status(cell) for cell in cells.values()]
-    judged = [s for s in statuses if s is not BlockStatus.SKIPPED]
-    counts = {s: statuses.count(s) for s in BlockStatus if s not in (BlockStatus.RAN, BlockStatus.SKIPPED)
+    judged = [s for s in statuses if s not in NOT_JUDGED]
+    counts = {s: statuses.count(s) for s in BlockStatus if s not in (BlockStatus.RAN, *NOT_JUDGED)
               and statuses.count(s)}
     printed = sum(cell.printed_differs for cell in cells.values())
     parts = [f"{statuses.count(BlockStatus.SKIPPED)} skipped"] if BlockStatus.SKIPPED in statuses else []
+    parts += [f"{statuses.count(BlockStatus.LISTING)} listings not run"] if BlockStatus.LISTING in statuses else []
     parts += ["; ".join([", ".join(f"{n} {s.value}" for s, n in counts.items())] if counts else [])]
     parts += [f"{printed} printed differently"] if printed else []
     detail = "; ".join(p for p in parts if p)
-    return (f"jax {version}: {statuses.count(BlockStatus.RAN)} of {len(judged)} blocks run as written"
+    return (f"jax {version}: {sum(s in AS_WRITTEN for s in statuses)} of {len(judged)} blocks run as written"
             + (f" ({detail})" if detail else "") + f" {source} in {seconds:.1f}s")
 
 
@@ -97,16 +109,21 @@ def run_chapter(request: ChapterRequest, builder: Any, on_line: Callable[[str], 
     """See the module's docstring."""
     if not 0 < request.timeout_s < float("inf"):
         raise ConformanceError(f"--timeout takes a number of seconds above 0, not {request.timeout_s:g}")
-    chapter = read_chapter(request.path, request.map)
-    skip_file, entries, limit_entries = read_skip_list(request.path, request.skip)
+    chapter = read_chapter(request.path, request.map, name=request.name, shown_path=request.shown_path,
+                           origin=request.origin, companions=request.companions)
+    if request.companions or request.skip is not None:
+        skip_file, entries, limit_entries = read_skip_list(request.path, request.skip)
+    else:
+        skip_file, entries, limit_entries = None, (), ()
     reasons, unmatched = skip_reasons(chapter.blocks, entries)
     limits, unmatched_limits = block_limits(chapter.blocks, limit_entries)
-    outcome = ChapterOutcome(chapter, limits=limits)
-    for entry in [*unmatched, *unmatched_limits]:
+    run_listings, unmatched_runs = listings_to_run(chapter.blocks, read_runs(skip_file))
+    outcome = ChapterOutcome(chapter, limits=limits, run_listings=run_listings)
+    for entry in [*unmatched, *unmatched_limits, *unmatched_runs]:
         on_line(f"note: {skip_file}: the entry {entry.describe()} names no block of {request.path.name} (edited "
                 f"blocks have new hashes: see --blocks)")
     if request.blocks_only:
-        outcome.lines = block_lines(chapter, reasons)
+        outcome.lines = block_lines(chapter, reasons, run_listings)
         return outcome
     if request.bisect is not None:
         name, good, bad = request.bisect
@@ -133,7 +150,8 @@ def _one_release(request: ChapterRequest, chapter: Chapter, reasons: dict[str, s
     started, runner = time.monotonic(), runner_digest()
 
     def keys_for(environment: str) -> dict[str, str]:
-        return block_keys(chapter, reasons, request.timeout_s, environment, runner, outcome.limits)
+        return block_keys(chapter, reasons, request.timeout_s, environment, runner, outcome.limits,
+                          outcome.run_listings)
 
     if request.results is not None and not request.rerun:
         requirements = builder.requirements(version)
@@ -148,8 +166,9 @@ def _one_release(request: ChapterRequest, chapter: Chapter, reasons: dict[str, s
     env = builder.prepare(version)
     on_line(f"jax {version}: running {len(chapter.blocks)} blocks in one process")
     begun = utc_now()
-    ran = run_blocks(chapter.blocks, {b.index for b in chapter.blocks if reasons.get(b.id) or b.skip}, env.python,
-                     request.timeout_s, argv0=str(request.path.name),
+    not_run = {b.index for b in chapter.blocks if reasons.get(b.id) or b.skip
+               or (b.listing and b.id not in outcome.run_listings)}
+    ran = run_blocks(chapter.blocks, not_run, env.python, request.timeout_s, argv0=str(request.path.name),
                      limits={b.index: outcome.limits[b.id] for b in chapter.blocks if b.id in outcome.limits})
     for note in ran.notes:
         on_line(f"jax {version}: {note}")
@@ -157,7 +176,8 @@ def _one_release(request: ChapterRequest, chapter: Chapter, reasons: dict[str, s
     if described.get("jax") != version:
         raise ConformanceError(f"the environment for jax {version} reports jax {described.get('jax')}")
     keys = keys_for(digest_of(described))
-    judged = block_outcomes(chapter.blocks, ran.results, reasons, request.timeout_s, outcome.limits)
+    judged = block_outcomes(chapter.blocks, ran.results, reasons, request.timeout_s, outcome.limits,
+                            outcome.run_listings)
     cells = {b.id: block_cell(chapter, b, judged[b.id], version, keys[b.id]) for b in chapter.blocks}
     on_line(f"jax {version}: " + "".join(LETTER[block_status(cells[b.id]) or BlockStatus.CRASH]
                                          for b in chapter.blocks))
@@ -169,3 +189,43 @@ def _one_release(request: ChapterRequest, chapter: Chapter, reasons: dict[str, s
     outcome.lines.append(summary_line(version, cells, time.monotonic() - started, f"(one process, {ran.wall_s:.1f}s "
                                       f"running)"))
     return cells
+
+
+@dataclass(frozen=True)
+class PagesRequest:
+    """`chapter --pages LIST --docs CHECKOUT`: the list file, the checkout its pages are read from, and what a
+    chapter request takes (`json_dir`: a folder for one JSON document per page, `<chapter>.json`)."""
+
+    pages: Path
+    docs: Path
+    versions: tuple[str, ...] = ()
+    results: Path | None = None
+    json_dir: Path | None = None
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    blocks_only: bool = False
+    rerun: bool = False
+
+
+def run_pages(request: PagesRequest, builder: Any, on_line: Callable[[str], None] = lambda line: None
+              ) -> list[ChapterOutcome]:
+    """Each page of the list run as a chapter (`run_chapter`), after every page was found and checked and every
+    release checked; one outcome per page, its lines headed by the page."""
+    listed = read_pages(request.pages)
+    located = locate_pages(listed, request.docs)
+    if not request.blocks_only:
+        _check_versions(request.versions, builder)
+    if request.json_dir is not None:
+        request.json_dir.mkdir(parents=True, exist_ok=True)
+    done = []
+    for page, local in located:
+        on_line(f"page {page.path} ({listed.repository}@{page.commit[:12]}): {page.name}")
+        json_path = request.json_dir / f"{chapter_ident(page.name)}.json" if request.json_dir else None
+        chapter_request = ChapterRequest(local, request.versions, page.skip, None, request.results, json_path,
+                                         request.timeout_s, request.blocks_only, request.rerun, name=page.name,
+                                         shown_path=page.path, origin=page.origin(listed.repository),
+                                         companions=False)
+        outcome = run_chapter(chapter_request, builder, on_line)
+        outcome.lines.insert(0, f"page {page.path}:")
+        done.append(outcome)
+    return done
+

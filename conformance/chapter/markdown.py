@@ -9,6 +9,13 @@
 - A `{code-cell}` is a notebook cell: where its output is stated, a last line that is an expression displays its
   value (`repr`), as the notebook shows it; a plain fence does not.
 - Headings: `#` lines outside fences (numbered ones open a section; `conformance.chapter.headings`).
+- A MyST notebook page (a front matter with `jupytext:` or `kernelspec:`, as jupytext writes it): its build
+  (myst-nb) executes only its `{code-cell}`s, so its plain fences are **listings**, shown and not run (a skip
+  list's `[[run]]` entry runs one).
+- A fence indented in a list item is dedented as CommonMark reads it: each line loses up to the fence's own
+  indentation.
+- What the page says of each statement (stated errors, `# Prints:` per statement, output lines in the fence, a
+  `>>>` transcript) is read by `blocks.block_plan` (`markdown`: True).
 """
 
 from __future__ import annotations
@@ -23,10 +30,31 @@ _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*(.*?)\s*$")
 _PYTHON = {"python", "py", "python3", "ipython", "ipython3"}
 _OUTPUT = {"output", "text"}
 _HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
+_FRONT_KEYS = re.compile(r"^(?:jupytext|kernelspec)\s*:", re.MULTILINE)
+LISTING = "a listing: the page is a MyST notebook, whose build runs only its {code-cell}s"
 
 
-def _fences(lines: list[str]) -> list[tuple[int, int, str]]:
-    """(the opening line, the closing line, the info string) of every fenced block; an unclosed one runs to the end."""
+def is_notebook_page(lines: list[str]) -> bool:
+    """Whether the page is a MyST notebook: a front matter (`---` ... `---` on its first lines) naming `jupytext` or
+    `kernelspec`."""
+    if not lines or lines[0].strip() != "---":
+        return False
+    end = next((k for k in range(1, len(lines)) if lines[k].strip() in ("---", "...")), None)
+    return end is not None and bool(_FRONT_KEYS.search("\n".join(lines[1:end])))
+
+
+def dedented(body: list[str], indent: int) -> list[str]:
+    """A fence's lines without the fence's own indentation (at most `indent` leading spaces of each)."""
+    out = []
+    for line in body:
+        spaces = len(line) - len(line.lstrip(" "))
+        out.append(line[min(spaces, indent):])
+    return out
+
+
+def _fences(lines: list[str]) -> list[tuple[int, int, str, int]]:
+    """(the opening line, the closing line, the info string, the fence's indentation) of every fenced block; an
+    unclosed one runs to the end."""
     found, k = [], 0
     while k < len(lines):
         opened = _FENCE.match(lines[k])
@@ -37,7 +65,7 @@ def _fences(lines: list[str]) -> list[tuple[int, int, str]]:
         closing = marker[0] * len(marker)
         close = next((j for j in range(k + 1, len(lines))
                       if lines[j].strip().startswith(closing) and not lines[j].strip().strip(marker[0])), len(lines))
-        found.append((k, close, opened.group(3)))
+        found.append((k, close, opened.group(3), len(opened.group(1).expandtabs(4))))
         k = close + 1
     return found
 
@@ -72,13 +100,14 @@ def read_markdown(text: str) -> list[dict]:
     """The raw blocks of a Markdown/MyST chapter, in order (see the module's docstring)."""
     lines = text.splitlines()
     fences = _fences(lines)
-    inside = {k for start, close, _ in fences for k in range(start, close + 1)}
+    inside = {k for start, close, _, _ in fences for k in range(start, close + 1)}
+    notebook_page = is_notebook_page(lines)
     headings = {k: _HEADING.match(line).group(1) for k, line in enumerate(lines)  # type: ignore[union-attr]
                 if k not in inside and _HEADING.match(line)}
     raw: list[dict] = []
     heading = Heading()
     position = 0
-    for number, (start, close, info) in enumerate(fences):
+    for number, (start, close, info, indent) in enumerate(fences):
         for k in sorted(h for h in headings if position <= h < start):
             heading = next_heading(heading, headings[k])
         position = close + 1
@@ -86,7 +115,7 @@ def read_markdown(text: str) -> list[dict]:
         cell = language.startswith("{code-cell}")
         if language not in _PYTHON and not cell:
             continue
-        body = lines[start + 1:close]
+        body = dedented(lines[start + 1:close], indent)
         tags, skip = _cell_options(body) if cell else ([], 0)
         code_lines = body[skip:]
         code = "\n".join(code_lines)
@@ -94,12 +123,13 @@ def read_markdown(text: str) -> list[dict]:
         following = fences[number + 1] if number + 1 < len(fences) else None
         if (following and following[2].split()[:1] and following[2].split()[0].lower() in _OUTPUT
                 and all(not lines[k].strip() for k in range(close + 1, following[0]))):
-            output = "\n".join(lines[following[0] + 1:following[1]])
+            output = "\n".join(dedented(lines[following[0] + 1:following[1]], following[3]))
         raises = stated_raise(code) or ("*" if "raises-exception" in tags else "")
         first = start + 1 + skip
         raw.append({"code": code, "line": first + 1, "end_line": max(first + 1, close), "heading": heading,
                     "output": output or "", "joined": False, "output_known": output is not None, "output_line": 0,
                     "raises": raises,
                     "skip": "tagged skip-execution in the chapter" if "skip-execution" in tags else "",
-                    "shows_value": cell and output is not None})
+                    "shows_value": cell and output is not None, "markdown": True,
+                    "listing": LISTING if notebook_page and not cell else ""})
     return raw

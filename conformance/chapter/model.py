@@ -3,6 +3,12 @@
 A **block** is an ordered unit of a chapter's code: its heading, its first line in the source, the printed output
 the document shows after it (if any), what the document says it raises (a `raises-exception` tag, a
 `# ==> raises X` comment), and a content hash. An edited block has a new hash, so it is a new block.
+
+A block runs as **steps** when its page says something of one of its statements (docs/chapters.md#statements):
+a step is a run of its top-level statements that ends at one the page states an error for (`# ValueError: ...`
+under it), shows the output of (`# Prints:` under it, `>>` lines, a `>>>` example's output), or a line magic run in
+its place (`%timeit f(x)`). A step whose stated error is raised does not end the block: the next step runs, as the
+page shows each error and goes on.
 """
 
 from __future__ import annotations
@@ -82,6 +88,29 @@ class Heading:
 
 
 @dataclass(frozen=True)
+class Step:
+    """A run of a block's top-level statements, lines `first`..`last` of its code (1-based, inclusive), and what the
+    page says of its last statement: the error it raises (`stated`, a class name, with the message it shows and the
+    form it was written in: `comment`, `string`, `==> raises`, `doctest`), the output it prints (`shown`, None for
+    none stated), a line magic run in its place (`magic`: `%timeit f(x)`), and how it runs (`mode`: `exec`, or
+    `single` for a `>>>` example, whose expression values are displayed as the interactive prompt does)."""
+
+    first: int
+    last: int
+    stated: str = ""
+    stated_message: str = ""
+    stated_form: str = ""
+    shown: str | None = None
+    magic: str = ""
+    mode: str = "exec"
+
+    def to_json(self) -> dict:
+        """The step as the runner's plan and the reuse key hold it."""
+        return {"first": self.first, "last": self.last, "stated": self.stated, "message": self.stated_message,
+                "form": self.stated_form, "shown": self.shown, "magic": self.magic, "mode": self.mode}
+
+
+@dataclass(frozen=True)
 class Block:
     """One block of a chapter (see the module's docstring). `line` and `end_line` are its code's first and last line
     in the source (1-based; for a notebook, its cell's number), `output` the printed output the document shows
@@ -107,6 +136,17 @@ class Block:
     skip: str = ""
     display: bool = False
     defines: tuple[str, ...] = ()
+    # What the page says will happen, and how it runs (docs/chapters.md#statements): its steps (none: it runs whole,
+    # as one), the code as run (`runnable`; '' for `code` itself: magic lines made `pass`, output lines blanked, a
+    # `>>>` transcript's prompts removed), a cell magic wrapping it (`%%time`), the page's notes (`# ==> Pauses
+    # during execution`) and the magics not run (`%xmode`), and why it is a listing the page's build never runs.
+    steps: tuple[Step, ...] = ()
+    runnable: str = ""
+    cell_magic: str = ""
+    notes: tuple[str, ...] = ()
+    magics_not_run: tuple[str, ...] = ()
+    listing: str = ""
+    step_output: bool = False  # its shown output is its steps' (compared statement by statement), not the block's
 
     @property
     def first_code(self) -> str:
@@ -119,6 +159,22 @@ class Block:
         """Its section number (`3.1`, `Ex2`, or '')."""
         return self.heading.section
 
+    @property
+    def code_as_run(self) -> str:
+        """The code the runner compiles (see `runnable`)."""
+        return self.runnable or self.code
+
+    @property
+    def stated_errors(self) -> tuple[str, ...]:
+        """The errors the page states: the block's own (`*` for any: a `raises-exception` tag), then each
+        statement's, in order."""
+        return ((self.raises,) if self.raises else ()) + tuple(step.stated for step in self.steps if step.stated)
+
+    @property
+    def states_error(self) -> bool:
+        """Whether the page states an error for the block or one of its statements."""
+        return bool(self.stated_errors)
+
 
 @dataclass(frozen=True)
 class Chapter:
@@ -129,6 +185,7 @@ class Chapter:
     path: str
     form: str
     blocks: tuple[Block, ...]
+    origin: str = ""  # where the page comes from, for a page of a list: `jax-ml/jax@8c0c43c0:docs/debugging.md`
 
 
 @dataclass(frozen=True)
@@ -153,18 +210,37 @@ class Outcome:
     printed_differs: bool = False
     printed_diff: tuple[str, ...] = ()
     replayed: bool = False  # it ran in a process started again after a crash or a hard timeout, earlier blocks replayed
+    line: int = 0  # the block's line of the statement that raised (0: unknown)
+    stated: str = ""  # what the page states it raises: `ValueError: out-of-bounds indexing at <..>:7 (f)`
+    raised_as_stated: tuple[str, ...] = ()  # each statement that raised as the page states: `line 5: ValueError`
+    notes: tuple[str, ...] = ()  # the page's `# ==> ...` notes, `magic not run: %xmode`
+    settings: tuple[str, ...] = ()  # flags an earlier block left set that the failure names: `jax_debug_nans=True (set
+    # by block s1_2_...)`
+    cause: str = ""  # what explains an error raised in a callback: the callback's own exception, the stderr's tail
 
     @property
     def detail(self) -> str:
-        """One line saying what decided the status (empty for a block that ran as written)."""
+        """One line saying what decided the status, then what explains it (an error raised in a callback, a flag an
+        earlier block set) and the notes; empty for a block that ran as written with nothing to note."""
+        return "; ".join(part for part in (self._decided(), self.cause, *self.settings, *self.notes) if part)
+
+    def _decided(self) -> str:
+        where = f"line {self.line}: " if self.line else ""
+        raised = f"{self.exception}: {self.message}".rstrip(": ")
         if self.status is BlockStatus.ASSERT_FAILED:
             where = f"line {self.assert_line}: " if self.assert_line else ""
             return where + self.assert_text + (f" ({self.message})" if self.message else "")
         if self.status is BlockStatus.RAISED:
-            return f"{self.exception}: {self.message}".rstrip(": ")
+            return where + raised
+        if self.status is BlockStatus.RAISED_OTHERWISE:
+            return f"{where}raised {raised}; the page states {self.stated}"
+        if self.status is BlockStatus.DID_NOT_RAISE:
+            return f"{where}raised nothing; the page states {self.stated}"
+        if self.status is BlockStatus.RAISED_AS_DOCUMENTED:
+            return "raised as the page states: " + ", ".join(self.raised_as_stated)
         if self.status is BlockStatus.AFTER_FAILURE:
             return f"NameError: name {self.name!r} is not defined (block {self.because} should have defined it)"
-        if self.status is BlockStatus.SKIPPED:
+        if self.status in (BlockStatus.SKIPPED, BlockStatus.LISTING):
             return self.reason
         if self.status in (BlockStatus.TIMEOUT, BlockStatus.CRASH):
             return self.message

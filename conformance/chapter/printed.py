@@ -8,6 +8,11 @@ Both texts are normalised before they are compared, line by line:
 - numbers are compared to a tolerance (relative 1e-3, absolute 1e-6): `0.92423433` equals `0.9242344`.
 
 A difference is a printed mark on the block, as the printed tier of the probes: it never changes the block's status.
+
+The page may show alternatives (`# OR` between two `# Prints:`, joined by `stated.ALTERNATIVE`): any one matching
+is no difference. Where the page's output is a statement's own (a `>>>` example's, `>> ...` lines, a `# Prints:`
+under one statement) and in the message of an error the page states, `...`, `…`, `<...>`, `<..>` and `<…>` match
+any text (`wildcards`), as doctest's ELLIPSIS does.
 """
 
 from __future__ import annotations
@@ -25,14 +30,18 @@ _RULES = (
 )
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)\b")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_WILDCARD = re.compile(r"<[.…]+>|\.{3,}|…|^\.\.(?=\s)")
+ALTERNATIVE = "\n# OR\n"  # as `stated.ALTERNATIVE` joins them
+_TIMEIT = re.compile(r"\(mean ± std\. dev\. of \d+ runs?, [\d,]+ loops? each\)")
 
 
-def normalised_lines(text: str) -> list[str]:
-    """The text's lines as compared (see the module's docstring), numbers still in them."""
+def normalised_lines(text: str, rules: bool = True) -> list[str]:
+    """The text's lines as compared (see the module's docstring), numbers still in them; `rules` False keeps
+    addresses, paths and times (what a wildcard of the page's may stand for)."""
     lines = []
     for line in _ANSI.sub("", text.replace("\r\n", "\n")).split("\n"):
-        line = " ".join(line.split())
-        for pattern, replacement in _RULES:
+        line = _TIMEIT.sub("(mean ± std. dev. of <runs>)", " ".join(line.split()))
+        for pattern, replacement in _RULES if rules else ():
             line = pattern.sub(replacement, line)
         lines.append(line)
     while lines and not lines[0]:
@@ -62,15 +71,61 @@ def lines_equal(left: str, right: str) -> bool:
     return all(_numbers_equal(a, b) for a, b in zip(left_numbers, right_numbers))
 
 
-def printed_difference(shown: str, printed: str, limit: int = 12) -> tuple[str, ...]:
-    """The lines that differ between the document's output (`shown`) and what the block printed, as `-` (shown) and
-    `+` (printed) lines, at most `limit` of them; () when they are the same."""
-    want, got = normalised_lines(shown), normalised_lines(printed)
-    if len(want) == len(got):
-        diff = [line for a, b in zip(want, got) if not lines_equal(a, b) for line in (f"-{a}", f"+{b}")]
-    else:
-        import difflib
+def _wildcard_pattern(line: str) -> re.Pattern[str]:
+    parts = _WILDCARD.split(line)
+    return re.compile(".*?".join(re.escape(part) for part in parts), re.DOTALL)
 
-        diff = [line for line in difflib.unified_diff(want, got, n=0, lineterm="")
-                if not line.startswith(("---", "+++", "@@"))]
+
+def _line_matches(want: str, got: str, wildcards: bool) -> bool:
+    if lines_equal(want, got):
+        return True
+    return wildcards and bool(_WILDCARD.search(want)) and bool(_wildcard_pattern(want).fullmatch(got))
+
+
+def _difference(want: list[str], got: list[str], wildcards: bool, raw: list[str] | None = None) -> list[str]:
+    if len(want) == len(got):
+        raw = raw if raw is not None and len(raw) == len(got) else got
+        return [line for a, b, c in zip(want, got, raw)
+                if not (_line_matches(a, b, wildcards) or (wildcards and _line_matches(a, c, wildcards)))
+                for line in (f"-{a}", f"+{b}")]
+    if wildcards and any(_WILDCARD.fullmatch(line) for line in want):  # a line of `...` alone: any lines
+        pattern = "\n".join(".*?" if _WILDCARD.fullmatch(w) else _wildcard_pattern(w).pattern for w in want)
+        if re.fullmatch(pattern, "\n".join(got), re.DOTALL):
+            return []
+    import difflib
+
+    return [line for line in difflib.unified_diff(want, got, n=0, lineterm="")
+            if not line.startswith(("---", "+++", "@@"))]
+
+
+def alternatives(shown: str) -> list[str]:
+    """The alternatives a shown output offers (`# OR` between them): one for most."""
+    return shown.split(ALTERNATIVE)
+
+
+def printed_difference(shown: str, printed: str, limit: int = 12, wildcards: bool = False) -> tuple[str, ...]:
+    """The lines that differ between the document's output (`shown`) and what the block printed, as `-` (shown) and
+    `+` (printed) lines, at most `limit` of them; () when they are the same, or when any alternative of `shown` is
+    (else the difference from the closest one)."""
+    got = normalised_lines(printed)
+    raw = normalised_lines(printed, rules=False) if wildcards else None
+    diff: list[str] | None = None
+    for alternative in alternatives(shown):
+        found = _difference(normalised_lines(alternative), got, wildcards, raw)
+        if not found:
+            return ()
+        diff = found if diff is None or len(found) < len(diff) else diff
+    diff = diff or []
     return tuple(diff[:limit]) + ((f"… {len(diff) - limit} more line(s)",) if len(diff) > limit else ())
+
+
+def message_difference(stated_as: str, stated: str, raised_as: str, raised: str) -> tuple[str, ...]:
+    """('-' the page's message, '+' the raised one's first line) when the message the page states for an error is
+    not found in what was raised (whitespace made single spaces, wildcards matching any text); () when it is, or the
+    page states none."""
+    want = " ".join(stated.split())
+    got = " ".join(raised.split())
+    if not want or _wildcard_pattern(want).search(got):
+        return ()
+    first = next((line.strip() for line in raised.splitlines() if line.strip()), "")
+    return (f"-{stated_as}: {want}", f"+{raised_as}: {first[:300]}")

@@ -20,7 +20,7 @@ from conformance.chapter.mapfile import ChapterMap, apply_map, parse_map
 from conformance.chapter.markdown import read_markdown
 from conformance.chapter.model import Chapter
 from conformance.chapter.notebook import read_notebook
-from conformance.chapter.skiplist import LimitEntry, SkipEntry, parse_limits, parse_skip_list
+from conformance.chapter.skiplist import LimitEntry, RunEntry, SkipEntry, parse_limits, parse_runs, parse_skip_list
 from conformance.chapter.textsplit import split_text
 from conformance.errors import ConformanceError
 from conformance.readfile import read_regular_bytes
@@ -61,7 +61,8 @@ def companion(chapter: Path, kind: str, given: Path | None = None) -> Path | Non
     return None
 
 
-def chapter_from_text(name: str, path: str, form: str, text: str, chapter_map: ChapterMap | None = None) -> Chapter:
+def chapter_from_text(name: str, path: str, form: str, text: str, chapter_map: ChapterMap | None = None,
+                      origin: str = "") -> Chapter:
     """A chapter from its text (pure): split by its form's reader, corrected by `chapter_map` (plain text only)."""
     if chapter_map is not None and form != "text":
         raise ConformanceError(f"a map file corrects the split of a plain-text chapter; {path} is a {form}")
@@ -79,16 +80,20 @@ def chapter_from_text(name: str, path: str, form: str, text: str, chapter_map: C
                 "shows_value": p.out_end > p.out_start} for p in split_text(text)]
         if chapter_map is not None:
             raw = apply_map(raw, chapter_map, lines)
-    return Chapter(name, path, form, make_blocks(raw))
+    return Chapter(name, path, form, make_blocks(raw), origin)
 
 
-def read_chapter(path: Path, map_path: Path | None = None) -> Chapter:
-    """The chapter at `path`, split into blocks, with its map file's corrections (see the module's docstring)."""
+def read_chapter(path: Path, map_path: Path | None = None, name: str | None = None, shown_path: str | None = None,
+                 origin: str = "", companions: bool = True) -> Chapter:
+    """The chapter at `path`, split into blocks, with its map file's corrections (see the module's docstring).
+    `name` (default: the file's stem), `shown_path` (default: `path`) and `origin` are a listed page's (`pages`);
+    `companions` False looks for no map file beside it or in chapters/."""
     text = read_text(path, "chapter")
     form = form_of(path)
-    found = companion(path, "map", map_path) if form == "text" or map_path is not None else None
+    wanted = form == "text" or map_path is not None
+    found = (companion(path, "map", map_path) if companions else map_path) if wanted else None
     chapter_map = parse_map(read_text(found, "map file", 1024 * 1024), str(found)) if found else None
-    chapter = chapter_from_text(path.stem, str(path), form, text, chapter_map)
+    chapter = chapter_from_text(name or path.stem, shown_path or str(path), form, text, chapter_map, origin)
     if not chapter.blocks:
         raise ConformanceError(f"found no Python code in {path} (read as {form})")
     return chapter
@@ -103,3 +108,10 @@ def read_skip_list(chapter: Path, given: Path | None = None
         return None, (), ()
     text = read_text(found, "skip list", 1024 * 1024)
     return found, parse_skip_list(text, str(found)), parse_limits(text, str(found))
+
+
+def read_runs(found: Path | None) -> tuple[RunEntry, ...]:
+    """The `[[run]]` entries of the skip list `read_skip_list` found (none without one): listings to run."""
+    if found is None:
+        return ()
+    return parse_runs(read_text(found, "skip list", 1024 * 1024), str(found))

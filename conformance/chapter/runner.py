@@ -18,6 +18,14 @@ was running. What a block writes to stdout and stderr (the file descriptors, so 
 callbacks is kept too) goes to files of its own. Each block runs under a time limit (`SIGALRM` raising
 `BlockTimeout`, which `except Exception` does not catch); a block stuck where Python cannot interrupt it is killed
 by the parent, which then starts the rest in a new process.
+
+A block the page says something of statement by statement runs as **steps** (the plan's `steps`: line ranges of
+its top-level statements, `conformance.chapter.stated`): each step's output is kept apart, a step the page states
+an error for records what it raised (and whether it is an instance of the stated class, `runsteps.is_stated`) and
+the next step runs, as the page shows the error and goes on; a `>>>` example runs as the prompt runs it (mode
+`single`), a `%timeit`/`%time` line and a `%%time`/`%%timeit`/`%%capture` cell as the magic does
+(`runmagic`). After each block the record says which of JAX's config values and environment variables it changed
+(`runsteps.SettingsWatch`).
 """
 
 from __future__ import annotations
@@ -35,9 +43,12 @@ import traceback
 import types
 from typing import Any
 
+from conformance.chapter.runmagic import cell_magic, line_magic
+from conformance.chapter.runsteps import SettingsWatch, is_stated, summary
 from conformance.portable import become_subreaper, bound_cell_processes, kill_descendants, limit_cell_resources
 
 OUTPUT_CHARS = 256 * 1024  # what a block printed, kept for the comparison (its head; a tail is kept apart)
+STEP_CHARS = 16 * 1024  # what one step printed, kept for its own comparison
 
 
 class BlockTimeout(BaseException):
@@ -53,11 +64,6 @@ def _on_alarm(signum: int, frame: Any) -> None:
         raise BlockTimeout()
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0][:300] if text else ""
-
-
 def _assert_site(exc: BaseException, filenames: dict[str, int]) -> dict[str, Any] | None:
     """The innermost frame of a chapter block in the traceback of an AssertionError, when its line is an `assert`
     statement: {"block": index, "line": n, "text": the line}; None when the error came from elsewhere."""
@@ -71,14 +77,32 @@ def _assert_site(exc: BaseException, filenames: dict[str, int]) -> dict[str, Any
     return {"block": filenames[frame.filename], "line": frame.lineno, "text": text[:300]}
 
 
-def _compile(code: str, filename: str, display: bool) -> tuple[Any, Any]:
+def _compile(tree: ast.Module, filename: str, display: bool) -> tuple[Any, Any]:
     """The block compiled, and its last expression compiled apart when it is displayed (else None)."""
-    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
-    tree = ast.parse(code, filename)
     last = None
     if display and tree.body and isinstance(tree.body[-1], ast.Expr):
         last = compile(ast.Expression(tree.body.pop().value), filename, "eval", dont_inherit=True)
     return compile(tree, filename, "exec", dont_inherit=True), last
+
+
+def _first_line_of(statement: ast.stmt) -> int:
+    decorators = getattr(statement, "decorator_list", None) or []
+    return min([statement.lineno] + [d.lineno for d in decorators])
+
+
+def _position() -> int:
+    """Where the block's stdout file is now (what was printed so far, in bytes)."""
+    sys.stdout.flush()
+    try:
+        return os.lseek(1, 0, os.SEEK_CUR)
+    except OSError:
+        return 0
+
+
+def _slice(path: str, start: int, end: int) -> str:
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        return handle.read(max(0, min(end - start, STEP_CHARS))).decode("utf-8", "replace")
 
 
 def _read(path: str) -> tuple[str, str]:
@@ -142,6 +166,7 @@ class Runner:
         sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
                                       line_buffering=True, write_through=True)
         signal.signal(signal.SIGALRM, _on_alarm)
+        self.settings = SettingsWatch()
 
     def record(self, payload: dict[str, Any]) -> None:
         """Append one record to the results file, on disk before anything else happens."""
@@ -172,19 +197,14 @@ class Runner:
         out_path = os.path.join(self.plan["workdir"], f"block-{index}.out")
         err_path = os.path.join(self.plan["workdir"], f"block-{index}.err")
         found: dict[str, Any] = {"event": "done", "index": index, "outcome": "ok"}
+        steps: list[dict[str, Any]] = []
         started = time.monotonic()
         self._redirect(out_path, err_path)
         try:
             _ARMED[0] = True
             signal.setitimer(signal.ITIMER_REAL, float(block["timeout_s"]))
             try:
-                body, last = _compile(block["code"], block["filename"], bool(block.get("display")))
-                exec(body, self.module.__dict__)
-                if last is not None:
-                    value = eval(last, self.module.__dict__)
-                    if value is not None:
-                        self.module.__dict__["_"] = value
-                        print(repr(value))
+                self._run(block, steps)
                 _effects_barrier()
             finally:
                 _ARMED[0] = False
@@ -192,7 +212,7 @@ class Runner:
         except BlockTimeout:
             found.update(outcome="timeout")
         except BaseException as exc:  # noqa: BLE001 - whatever the block raised is its outcome
-            found.update(self._exception(exc))
+            found.update(self._exception(exc, block))
         finally:
             _ARMED[0] = False
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -200,17 +220,89 @@ class Runner:
         found["duration_s"] = round(time.monotonic() - started, 4)
         found["stdout"], found["stdout_tail"] = _read(out_path)
         found["stderr"], found["stderr_tail"] = _read(err_path)
+        if steps:
+            for step in steps:
+                step["stdout"] = _slice(out_path, step.pop("start", 0), step.pop("end", 0))
+            found["steps"] = steps
+        found.update(self.settings.changes())
         return found
 
-    def _exception(self, exc: BaseException) -> dict[str, Any]:
-        found: dict[str, Any] = {"outcome": "exception", "exception": type(exc).__name__,
-                                 "mro": [c.__name__ for c in type(exc).__mro__], "message": _first_line(exc)}
+    def _run(self, block: dict[str, Any], steps: list[dict[str, Any]]) -> None:
+        """The block's code, whole or step by step, under its cell magic if it has one."""
+        code, filename = block["code"], block["filename"]
+        linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+        tree = ast.parse(code, filename)
+        namespace = self.module.__dict__
+        if block.get("steps"):
+            def body() -> None:
+                self._steps(block, tree, steps)
+        else:
+            def body() -> None:
+                compiled, last = _compile(tree, filename, bool(block.get("display")))
+                exec(compiled, namespace)
+                self._display(last)
+        if block.get("cell_magic"):
+            cell_magic(block["cell_magic"], body,
+                                lambda: compile(ast.parse(code, filename), filename, "exec", dont_inherit=True),
+                                namespace)
+        else:
+            body()
+
+    def _display(self, last: Any) -> None:
+        if last is not None:
+            value = eval(last, self.module.__dict__)
+            if value is not None:
+                self.module.__dict__["_"] = value
+                print(repr(value))
+
+    def _steps(self, block: dict[str, Any], tree: ast.Module, done: list[dict[str, Any]]) -> None:
+        """Run the block's steps in order (see the module's docstring); an exception of a step the page states an
+        error for is recorded and the next step runs; any other ends the block."""
+        filename, namespace = block["filename"], self.module.__dict__
+        body = list(tree.body)
+        plan = block["steps"]
+        for number, step in enumerate(plan):
+            statements = [s for s in body if step["first"] <= _first_line_of(s) <= step["last"]]
+            record: dict[str, Any] = {"step": number, "start": _position()}
+            done.append(record)
+            try:
+                if step.get("magic"):
+                    line_magic(step["magic"], namespace)
+                elif step.get("mode") == "single":
+                    exec(compile(ast.Interactive(body=statements), filename, "single", dont_inherit=True), namespace)
+                else:
+                    last = None
+                    if (block.get("display") and number == len(plan) - 1 and statements and statements[-1] is body[-1]
+                            and isinstance(body[-1], ast.Expr)):
+                        last = compile(ast.Expression(statements.pop().value), filename, "eval", dont_inherit=True)
+                    exec(compile(ast.Module(body=statements, type_ignores=[]), filename, "exec", dont_inherit=True),
+                         namespace)
+                    self._display(last)
+                if step.get("shown") is not None:
+                    _effects_barrier()
+                record["outcome"] = "ok"
+            except BlockTimeout:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - the step's outcome
+                record.update(outcome="exception", **summary(exc, filename))
+                if not step.get("stated"):
+                    record["ended"] = True
+                    raise
+                record["matches"] = is_stated(exc, step["stated"], namespace)
+                record["text"] = str(exc)[:4000]  # the whole message, for the page's own to be compared with
+            finally:
+                record["end"] = _position()
+
+    def _exception(self, exc: BaseException, block: dict[str, Any]) -> dict[str, Any]:
+        found: dict[str, Any] = {"outcome": "exception", **summary(exc, block["filename"])}
         if isinstance(exc, AssertionError):
             found["assert"] = _assert_site(exc, self.filenames)
         if isinstance(exc, NameError) and not isinstance(exc, UnboundLocalError):
             found["name"] = getattr(exc, "name", None) or (found["message"].split("'")[1:2] or [""])[0]
         if isinstance(exc, SyntaxError):
             found["message"] = f"{exc.msg} (line {exc.lineno})"
+        if block.get("raises"):
+            found["matches"] = is_stated(exc, block["raises"], self.module.__dict__)
         found["traceback"] = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-4000:]
         return found
 

@@ -38,7 +38,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from conformance.chapter.blocks import runnable_code
 from conformance.chapter.model import Block
 from conformance.engine.launch import read_tail
 from conformance.engine.runner import SOURCE_ROOT, child_environment
@@ -88,10 +87,11 @@ def _plan(blocks: list[Block], workdir: Path, limits: Mapping[int, float], run: 
     entries = []
     for block in blocks:
         filename = _block_file(workdir, block)
-        code = runnable_code(block.code)
+        code = block.code_as_run
         Path(filename).write_text(code + "\n", encoding="utf-8")  # inspect and tracebacks read the block's lines
         entries.append({"index": block.index, "code": code, "filename": filename, "display": block.display,
-                        "timeout_s": limits[block.index]})
+                        "timeout_s": limits[block.index], "steps": [step.to_json() for step in block.steps],
+                        "cell_magic": block.cell_magic, "raises": block.raises})
     plan = workdir / f"plan-{len(list(workdir.glob('plan-*.json')))}.json"
     plan.write_text(json.dumps({"blocks": entries, "run": run, "replay": replay, "records": str(records),
                                 "workdir": str(workdir), "argv0": argv0}), encoding="utf-8")

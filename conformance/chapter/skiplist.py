@@ -24,6 +24,16 @@ The same file may give a block a time limit of its own, named the same way (a lo
 hash = "8805a0835c1d2e4f"
 seconds = 900
 ```
+
+And it may run a listing, a plain fence of a MyST notebook page that the page's build never executes (a `>>>`
+transcript that JAX's doctest job runs, say), named the same way, with an optional reason:
+
+```toml
+[[run]]
+heading = "🔪 Miscellaneous divergences from NumPy"
+index = 1
+reason = "JAX's documentation workflow runs it as a doctest (pytest --doctest-glob='*.md')"
+```
 """
 
 from __future__ import annotations
@@ -80,9 +90,9 @@ def _load(text: str, source: str) -> dict:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConformanceError(f"{source} is not valid TOML: {exc}") from None
-    if set(data) - {"skip", "limit"}:
-        raise ConformanceError(f"{source}: unknown table(s) {', '.join(sorted(set(data) - {'skip', 'limit'}))}; it "
-                               f"takes [[skip]] and [[limit]] entries")
+    if set(data) - {"skip", "limit", "run"}:
+        raise ConformanceError(f"{source}: unknown table(s) {', '.join(sorted(set(data) - {'skip', 'limit', 'run'}))};"
+                               f" it takes [[skip]], [[limit]] and [[run]] entries")
     for key, value in data.items():
         if not isinstance(value, list):
             raise ConformanceError(f"{source}: {key} should be [[{key}]] entries (an array of tables), not "
@@ -137,11 +147,50 @@ def parse_limits(text: str, source: str = "the skip list") -> tuple[LimitEntry, 
     return tuple(entries)
 
 
+@dataclass(frozen=True)
+class RunEntry:
+    """One `[[run]]` entry: a listing to run all the same (named as a skip entry names its block), and why."""
+
+    reason: str = ""
+    hash: str = ""
+    heading: str = ""
+    index: int = 0
+
+    def describe(self) -> str:
+        """How the entry names its block."""
+        return _describe_block(self.hash, self.heading, self.index)
+
+
+def parse_runs(text: str, source: str = "the skip list") -> tuple[RunEntry, ...]:
+    """The `[[run]]` entries of a skip list: listings to run."""
+    entries = []
+    for number, entry in enumerate(_load(text, source).get("run", []), 1):
+        where = f"{source}: [[run]] {number}"
+        named = _block_name(entry, where, {"reason"})
+        reason = entry.get("reason", "")
+        if not isinstance(reason, str):
+            raise ConformanceError(f"{where}: reason should be a string")
+        entries.append(RunEntry(reason.strip(), **named))
+    return tuple(entries)
+
+
+def listings_to_run(blocks: tuple[Block, ...], entries: tuple[RunEntry, ...]) -> tuple[set[str], list[RunEntry]]:
+    """The ids of the listings the `[[run]]` entries name, and the entries that name no listing."""
+    named: set[str] = set()
+    unmatched = []
+    for entry in entries:
+        found = [b for b in _named(blocks, entry) if b.listing]
+        if not found:
+            unmatched.append(entry)
+        named.update(b.id for b in found)
+    return named, unmatched
+
+
 def _under(block: Block, heading: str) -> bool:
     return heading in (block.heading.section, block.heading.text, block.heading.title, block.heading.subheading)
 
 
-def _named(blocks: tuple[Block, ...], entry: SkipEntry | LimitEntry) -> list[Block]:
+def _named(blocks: tuple[Block, ...], entry: SkipEntry | LimitEntry | RunEntry) -> list[Block]:
     if entry.hash:
         return [b for b in blocks if b.hash.startswith(entry.hash)]
     under = [b for b in blocks if _under(b, entry.heading)]
