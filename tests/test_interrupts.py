@@ -1,0 +1,75 @@
+"""The interrupt hold (`conformance.interrupts.interrupts_held`): signals noted, then delivered to the handlers that
+were there before; the mask never changed; a no-op outside the main thread."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+
+import pytest
+
+from conformance.interrupts import interrupts_held, sigterm_interrupts, terminated
+
+posix = pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="a POSIX signal mask")
+
+
+@pytest.fixture
+def sigint_raises():
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # a runner may have replaced it
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@posix
+def test_a_signal_in_the_hold_is_raised_when_it_closes_and_nothing_is_left_changed(sigint_raises):
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    handlers = {n: signal.getsignal(n) for n in (signal.SIGINT, signal.SIGTERM)}
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts_held():
+            signal.raise_signal(signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGINT)  # twice: delivered once
+            reached.append("end of the block")
+    assert reached == ["end of the block"]
+    assert {n: signal.getsignal(n) for n in (signal.SIGINT, signal.SIGTERM)} == handlers
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == mask
+
+
+def test_sigterm_held_reaches_the_commands_handler_and_says_143(sigint_raises):
+    with sigterm_interrupts():
+        with pytest.raises(KeyboardInterrupt):
+            with interrupts_held():
+                signal.raise_signal(signal.SIGTERM)
+        assert terminated.is_set()
+
+
+def test_an_ignored_signal_stays_ignored(sigint_raises):
+    previous = signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        with interrupts_held():
+            assert signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
+            signal.raise_signal(signal.SIGTERM)
+        assert signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def test_an_error_in_the_block_puts_the_handlers_back(sigint_raises):
+    with pytest.raises(ValueError):
+        with interrupts_held():
+            raise ValueError("disk full")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_outside_the_main_thread_the_hold_runs_the_block_as_it_is():
+    seen = []
+
+    def body() -> None:
+        with interrupts_held():
+            seen.append(signal.getsignal(signal.SIGINT))
+
+    worker = threading.Thread(target=body)
+    worker.start()
+    worker.join()
+    assert seen == [signal.getsignal(signal.SIGINT)]
