@@ -40,7 +40,7 @@ from conformance.engine.shards import Shard, check_shard_count, select_shard
 from conformance.engine.targets import Target
 from conformance.errors import ConformanceError
 from conformance.interrupts import interrupts_held
-from conformance.portable import parent_death_signal_options, pid_alive
+from conformance.portable import child_process_options, pid_alive
 from conformance.results.durations import recorded_durations
 from conformance.results.load import ResultsError, load_result_file
 from conformance.results.merge import retired_cells
@@ -485,8 +485,9 @@ def retired_in(folder: CaseFolder | None) -> Callable[[str], bool]:
 
 def pytest_process_options() -> dict[str, Any]:
     """How a run's pytest is started: it gets SIGTERM (and so cleans up) when the CLI that started it dies, even by
-    `kill -9`, instead of going on alone (Linux; elsewhere nothing)."""
-    return parent_death_signal_options(signal.SIGTERM)
+    `kill -9`, instead of going on alone (Linux), and starts with an empty signal mask and SIGINT and SIGTERM at
+    their defaults (`child_process_options`)."""
+    return child_process_options(parent_death_signal=signal.SIGTERM)
 
 
 def _orphaned(name: str) -> bool:
