@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import io
 import re
-import subprocess
 import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
