@@ -73,3 +73,62 @@ def test_outside_the_main_thread_the_hold_runs_the_block_as_it_is():
     worker.start()
     worker.join()
     assert seen == [signal.getsignal(signal.SIGINT)]
+
+
+def _signalled_by_another_thread_after(monkeypatch, module, number: int):
+    """Replace `module.tempfile.mkstemp` by one that, once the file is made, has a thread alive before the call send
+    `number` to the process, and waits until it is sent (issue 49's race, made certain); the thread to join."""
+    import tempfile
+
+    made = tempfile.mkstemp
+    go, sent = threading.Event(), threading.Event()
+
+    def send() -> None:
+        if go.wait(timeout=60):
+            os.kill(os.getpid(), number)
+        sent.set()
+
+    def made_then_signalled(*args, **kwargs):
+        found = made(*args, **kwargs)
+        go.set()
+        sent.wait(timeout=60)
+        return found
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    monkeypatch.setattr(module.tempfile, "mkstemp", made_then_signalled)
+    return sender, go
+
+
+@posix
+@pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM"])
+def test_an_interrupt_as_an_atomic_write_makes_its_temporary_file_leaves_none(monkeypatch, tmp_path, sigint_raises,
+                                                                             signum):
+    from conformance import atomic
+
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    sender, go = _signalled_by_another_thread_after(monkeypatch, atomic, getattr(signal, signum))
+    try:
+        with sigterm_interrupts(), pytest.raises(KeyboardInterrupt):
+            atomic.write_text_atomically(tmp_path / "out.json", "{}")
+    finally:
+        go.set()
+        sender.join()
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    assert list(tmp_path.iterdir()) == []
+
+
+@posix
+def test_an_interrupt_as_a_shared_file_is_unshared_leaves_no_copy(monkeypatch, tmp_path, sigint_raises):
+    from conformance.envs import integrity
+
+    target = tmp_path / "lib.so"
+    target.write_bytes(b"x")
+    sender, go = _signalled_by_another_thread_after(monkeypatch, integrity, signal.SIGINT)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            integrity._unshare(target)
+    finally:
+        go.set()
+        sender.join()
+    assert [p.name for p in tmp_path.iterdir()] == ["lib.so"]
