@@ -9,6 +9,7 @@ from conformance.chapter.headings import next_heading
 from conformance.chapter.listing import block_lines
 from conformance.chapter.magics import find_magics
 from conformance.chapter.model import Block, Chapter, Heading, Step
+from conformance.chapter.transcript import is_transcript, transcript_steps
 
 BEFORE = Heading("3.1", "NaNs", "old sub")
 
@@ -92,3 +93,33 @@ def test_the_blocks_listing_says_where_each_block_is_and_what_the_page_says_of_i
     notebook = Chapter("nb", "nb.ipynb", "notebook", (block(0, line=7, code="y" * 120),))
     assert block_lines(notebook, {}) == ["nb (notebook, nb.ipynb): 1 blocks",
                                          "   1  b0                 h0  cell 7  [1.1 Setup]", "      " + "y" * 100]
+
+
+def test_a_transcript_is_its_first_non_blank_line_a_prompt():
+    assert [is_transcript(code) for code in [">>>", ">>>x", "\n\n>>> 1", "  >>>\tx", "# c\n>>> 1", ""]] == [
+        True, False, True, True, False, False]
+
+
+def test_each_example_of_a_transcript_is_a_step_at_its_own_lines():
+    runnable, steps, notes = transcript_steps(">>> def f():\n...     return 1\n>>> f()\n1\n\n>>> 2  # doctest: +SKIP\n2")
+    assert runnable == "def f():\n    return 1\nf()\n\n\n\n"
+    assert steps == (Step(1, 2, shown="", mode="single"), Step(3, 3, shown="1", mode="single"))
+    assert notes == ("line 6: not run (doctest: +SKIP)",)
+    assert transcript_steps("  >>> if 1:\n ...   pass\n") == (
+        "pass\n\n", (), ("not run: the transcript's indentation is inconsistent (doctest refuses it)",))
+
+
+@pytest.mark.parametrize("said, stated, message", [
+    ("ZeroDivisionError: division by zero", "ZeroDivisionError", "division by zero"),
+    ("ValueError: first\nsecond line", "ValueError", "first\nsecond line"),
+    ("KeyError", "KeyError", ""),
+    ("ValueError: 'a: b'", "ValueError", "a: b"),
+    # found under mutation (issue 48): a class not named ...Error lost its message ("\nmore")
+    ("jax.errors.Boom: bad thing\nmore", "jax.errors.Boom", "bad thing\nmore"),
+    ("Boom", "Boom", ""),
+])
+def test_a_traceback_in_a_transcript_states_the_error_and_its_message(said, stated, message):
+    code = f">>> f()\nTraceback (most recent call last):\n  ...\n{said}\n"
+    runnable, (step,), _ = transcript_steps(code)
+    assert runnable.split("\n")[0] == "f()"
+    assert step == Step(1, 1, stated=stated, stated_message=message, stated_form="doctest", shown="", mode="single")
