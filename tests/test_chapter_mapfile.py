@@ -114,3 +114,8 @@ def test_a_range_is_two_whole_line_numbers_from_1_in_order(value):
     with pytest.raises(ConformanceError, match=r"^M: \[\[block\]\] 1: lines should be \[first, last\]"):
         parse_map(f"[[block]]\nlines = {value}\n", "M")
     assert parse_map("[[block]]\nlines = [2, 2]\n", "M").blocks == (MapBlock(2, 2),)
+
+
+def test_a_map_files_errors_name_it_by_default():
+    with pytest.raises(ConformanceError, match=r"^the map file: unknown table\(s\) blok;"):
+        parse_map("[[blok]]\n")
