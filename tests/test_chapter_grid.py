@@ -4,11 +4,14 @@ cell tests leave out: skipped blocks, listings and blocks that raised as their p
 from __future__ import annotations
 
 from conformance.chapter.command import summary_line
-from conformance.chapter.grid import chapter_views
+from conformance.chapter.grid import _observed, chapter_views
 from conformance.chapter.model import BlockStatus
 from conformance.results.merge import merge_files
 from conformance.core.status import Status
-from tests.test_chapter_cells import ASSERTS, CHAPTER, FIRST, RAISES, cells_for, probe, result_file
+from conformance.results.schema import CellResult
+from tests.test_chapter_cells import AFTER, ASSERTS, CHAPTER, FIRST, RAISES, cells_for, probe, result_file
+
+AFTER_ID = AFTER.id
 
 S = BlockStatus
 
@@ -62,3 +65,24 @@ def test_a_block_that_raised_otherwise_or_did_not_raise_disagrees_with_probes_th
         (FIRST.id, "0.4.38", "raised_as_documented", "every probe differs"),
         (ASSERTS.id, "0.5.3", "raised_otherwise", "every probe conforms"),
         (RAISES.id, "0.4.38", "did_not_raise", "every probe conforms")]
+
+
+def test_a_disagreement_says_both_sides_in_one_line_and_a_probe_what_it_observed():
+    old = cells_for("0.4.38", S.RAN, S.ASSERT_FAILED, S.RAN, S.RAN)
+    unsupported = CellResult(case="numerics.u", param="", rows=["numerics.x"], status=Status.UNSUPPORTED,
+                             section="§3.2", reason="no such API " + "x" * 500)
+    files = [result_file("0.4.38", [*old.values(), probe("numerics.a", "§3.1", Status.CONFORMS),
+                                    probe("numerics.c", "§3.2", Status.DIFFERS), unsupported,
+                                    probe("numerics.e", "§3.2", Status.ERROR)])]
+    (view,) = chapter_views(merge_files(files), {}, documented=CHAPTER.name)
+    first, second, third = view.disagreements
+    assert first.text == (f"{ASSERTS.id} on 0.4.38: the block assert_failed (line 1: assert old_release is False); "
+                          f"every probe conforms of its subsection (numerics.a conforms)")
+    assert [p.cell_id for p in second.probes] == ["numerics.c", "numerics.u"]  # the error is not judged
+    assert second.probes[0].observed == "caught: expected True, observed False"
+    assert second.probes[1].observed == ("no such API " + "x" * 500)[:400]
+    assert second.text.endswith("the block ran; every probe differs of its subsection (numerics.c differs, "
+                                "numerics.u unsupported)")
+    assert third.block == AFTER_ID and third.block_status == "ran"
+    plain = CellResult(case="numerics.p", param="", rows=[], status=Status.DIFFERS, observation={"v": 1})
+    assert _observed(plain) == "{'v': 1}"
