@@ -158,7 +158,9 @@ def test_the_json_shape_is_the_public_one():
 @pytest.mark.parametrize("data, words", [
     ({"format": "something else"}, "not a census file"),
     ({"format": "jax-conformance api census", "format_version": 99}, "format_version 99"),
-    ({"format": "jax-conformance api census", "format_version": 1, "names": [], "modules": {}}, "objects"),
+    ({"format": "jax-conformance api census", "format_version": 2, "names": [], "modules": {}}, "objects"),
+    ({"format": "jax-conformance api census", "format_version": 1, "jax": "0.6.0"},
+     "take it again: jax-conformance api census --jax 0.6.0 --rerun"),
 ])
 def test_a_file_that_is_not_a_census_is_one_error(data, words):
     with pytest.raises(ConformanceError, match=words):
@@ -176,7 +178,7 @@ def test_no_move_to_a_path_that_is_itself_deprecated():
 
 def _census_data(jax: str = "0.6.2", **entries) -> dict:
     """A census file's data with the `entries` (names) and a walked `jax` module."""
-    return {"format": "jax-conformance api census", "format_version": 1, "jax": jax, "platform": "linux-x86_64",
+    return {"format": "jax-conformance api census", "format_version": 2, "jax": jax, "platform": "linux-x86_64",
             "modules": {"jax": {"status": "ok"}}, "names": {"jax": module(), **entries}}
 
 
