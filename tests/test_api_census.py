@@ -243,7 +243,7 @@ def _payload(version="0.6.2"):
 
 def test_a_stored_census_answers_until_its_key_changes(tmp_path, monkeypatch):
     taken = []
-    monkeypatch.setattr(store, "run_census", lambda python: taken.append(python) or _payload())
+    monkeypatch.setattr(store, "run_census", lambda python, probe=None: taken.append(python) or _payload())
     builder = FakeBuilder(tmp_path / "pins.txt")
     first = store.take_census(Release("0.6.2"), builder, tmp_path)
     assert not first.stored and taken == ["/env/bin/python"]
@@ -260,7 +260,7 @@ def test_a_stored_census_answers_until_its_key_changes(tmp_path, monkeypatch):
 
 
 def test_a_release_without_a_pin_file_is_never_answered_from_storage(tmp_path, monkeypatch):
-    monkeypatch.setattr(store, "run_census", lambda python: _payload())
+    monkeypatch.setattr(store, "run_census", lambda python, probe=None: _payload())
     builder = FakeBuilder(tmp_path / "pins.txt")
     store.take_census(Release("0.6.2"), builder, tmp_path)
     builder.pins = None
@@ -269,7 +269,7 @@ def test_a_release_without_a_pin_file_is_never_answered_from_storage(tmp_path, m
 
 def test_stored_censuses_are_read_oldest_first_and_a_bad_file_is_left_out(tmp_path, monkeypatch):
     for version in ("0.10.0", "0.6.2", "0.9.0"):
-        monkeypatch.setattr(store, "run_census", lambda python, v=version: _payload(v))
+        monkeypatch.setattr(store, "run_census", lambda python, probe=None, v=version: _payload(v))
         store.take_census(Release(version), FakeBuilder(tmp_path / "p"), tmp_path)
     (tmp_path / "api" / "0.7.0-linux-x86_64.json").write_text("{not json")
     assert [c.jax for c in store.stored_censuses(tmp_path)] == ["0.6.2", "0.9.0", "0.10.0"]
@@ -344,3 +344,15 @@ def test_names_a_neighbouring_release_had_are_probed(tmp_path, fake_census):
     names = json.loads(out.read_text(encoding="utf-8"))["names"]
     assert names["jax.lazy.hidden"]["state"] == "present" and names["jax.lazy.hidden"]["probed"] is True
     assert "jax.lazy.gone" not in names and "jax.nowhere.x" not in names
+
+
+def test_a_census_probes_the_names_other_stored_censuses_hold(tmp_path, monkeypatch):
+    probed = []
+    older = _payload("0.5.3")
+    older["names"]["jax.tree_util.build_tree"] = {"kind": "function", "state": "deprecated", "message": "x"}
+    older["names"]["jax.gone"] = {"kind": None, "state": "removed", "message": "gone"}
+    monkeypatch.setattr(store, "run_census", lambda python, probe=None: older)
+    store.take_census(Release("0.5.3"), FakeBuilder(tmp_path / "p"), tmp_path)
+    monkeypatch.setattr(store, "run_census", lambda python, probe=None: probed.append(probe) or _payload("0.6.0"))
+    store.take_census(Release("0.6.0"), FakeBuilder(tmp_path / "p"), tmp_path)
+    assert probed == [["jax", "jax.tree_util.build_tree"]]  # usable elsewhere: read with getattr before "removed"
