@@ -230,7 +230,7 @@ def test_a_keyword_jax_keeps_as_a_deprecated_arg_is_dated_when_passing_it_warns_
     chain = [census("0.4.38", {"jax.pure_callback": _callback(None, ("vectorized", "keyword_only", "False"))}),
              census("0.5.3", {"jax.pure_callback": _callback(WARNS, VEC)}),
              census("0.6.0", {"jax.pure_callback": _callback(RAISES, VEC)}),
-             census("0.10.0", {"jax.pure_callback": _callback(None)})]
+             census("0.10.0", {"jax.pure_callback": _callback(None, ("kwargs", "var_keyword", None))})]
     found = {(c.name, c.change): c for c in diff_chain(chain)}
     removed = found[("jax.pure_callback(vectorized=)", "removed")]
     assert removed.since == "0.6.0" and "raises ValueError" in removed.message and "v0.6.0" in removed.message

@@ -170,7 +170,8 @@ def _signature_change(chain: Sequence[Census], name: str) -> Change | None:
 
 def keyword_state(census: Census, name: str, keyword: str) -> str | None:
     """How `keyword` of `name` stands on a census: `present`, `deprecated` (passing it warns), `removed` (it raises,
-    or the signature has no such parameter); None when the census cannot tell (no usable name, no signature)."""
+    or the signature has no such parameter, even where a `**kwargs` would swallow it); None when the census cannot
+    tell (no usable name, no signature)."""
     params = census.params(name) if census.usable(name) else None
     if params is None:
         return None
@@ -179,7 +180,7 @@ def keyword_state(census: Census, name: str, keyword: str) -> str | None:
         return str(handled.get("state"))
     if any(p[0] == keyword and p[1] in KEYWORD_KINDS for p in params):
         return "present"
-    return None if any(p[1] == "var_keyword" for p in params) else "removed"
+    return "removed"  # no longer a parameter (a **kwargs would take it as something else: no longer this keyword)
 
 
 def _keyword_message(chain: Sequence[Census], name: str, keyword: str, state: str) -> str:
