@@ -178,3 +178,25 @@ def test_a_child_needs_no_reset_when_nothing_is_blocked_or_ignored(monkeypatch):
     assert portable.child_process_options(new_group=True, windows=True) == portable.new_group_options(windows=True)
     monkeypatch.setattr(portable, "_signals_to_reset", lambda: (True, []))
     assert "preexec_fn" in portable.child_process_options()
+
+
+def test_every_child_the_package_starts_goes_through_child_process_options():
+    """A new `subprocess.run` or `Popen` that forgets the options would start a child with whatever mask its
+    thread has (issue 49): each must pass `**child_process_options(...)` (or `**pytest_process_options()`), or be
+    `run_child`."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1] / "conformance"
+    forgotten = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "subprocess"
+                    and node.func.attr in ("run", "Popen", "call", "check_call", "check_output")):
+                continue
+            spread = [k.value for k in node.keywords if k.arg is None]
+            if not any(isinstance(v, ast.Call) and getattr(v.func, "id", "") in (
+                    "child_process_options", "pytest_process_options") for v in spread):
+                forgotten.append(f"{path.relative_to(root.parent)}:{node.lineno}")
+    assert forgotten == []

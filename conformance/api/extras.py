@@ -13,6 +13,7 @@ from pathlib import Path
 
 from conformance.envs.builder import cache_root, uv_binary
 from conformance.errors import ConformanceError
+from conformance.portable import run_child
 
 PINS = ("absl-py==2.5.0 --hash=sha256:0f17b89f2a4eaaedc4f28c622998aa690564b3012a396a4ffad0821007fe03ba",)
 INSTALL_TIMEOUT_S = 300
@@ -33,9 +34,9 @@ def extras_folder(python: str, root: Path | None = None) -> Path:
     pins = folder / "requirements.txt"
     pins.write_text("\n".join(PINS) + "\n", encoding="utf-8")
     try:
-        done = subprocess.run([uv_binary(), "pip", "install", "--quiet", "--no-deps", "--require-hashes", "--target",
-                               str(folder), "--python", python, "-r", str(pins)], capture_output=True, text=True,
-                              timeout=INSTALL_TIMEOUT_S)
+        done = run_child([uv_binary(), "pip", "install", "--quiet", "--no-deps", "--require-hashes", "--target",
+                          str(folder), "--python", python, "-r", str(pins)], capture_output=True, text=True,
+                         timeout=INSTALL_TIMEOUT_S)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ConformanceError(f"the census extras could not be installed ({exc})") from None
     if done.returncode != 0:
