@@ -46,7 +46,7 @@ from conformance.report.outputs import ExtraOutputs, write_extra_outputs
 from conformance.report.model import (BUG_ABSENT_GLYPH, BUG_PRESENT_GLYPH, CHANGE_GROUPS, GLYPHS, NOT_RUN, ReportModel,
                                       build_model, version_key)
 from conformance.report.since import SinceView, run_label, since_markdown
-from conformance.report.repro import module_source, prelude, script_sources, scripts_used
+from conformance.report.repro import main_template, module_source, prelude, script_sources, scripts_used
 from conformance.results.load import PathLike, load_results
 from conformance.decide.diff import warning_line
 from conformance.results.schema import SCHEMA_VERSION, ResultFile
@@ -199,6 +199,7 @@ def page_data(model: ReportModel) -> dict[str, Any]:
         "condcase": MISCOMPILE_CASE, "sections": [s.heading for s in model.sections], "looks": cell_looks(),
         "cases": cases, "rows": rows, "cells": cells, "expected": expected_table,
         "modules": modules, "prelude": prelude(), "scripts": script_sources(),
+        "mains": [main_template(True), main_template(False)],
     }
 
 
