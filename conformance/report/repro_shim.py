@@ -117,6 +117,8 @@ def verdict(status_here, facts, expected, printed_keys, release, status_there, o
     (the probe returned `facts`), `unsupported` or `error`; only the asserted facts (not `printed_keys`) decide;
     `observed_there` is what the release observed, printed beside them."""
     asserted = {k: v for k, v in facts.items() if k not in printed_keys} if isinstance(facts, dict) else facts
+    if isinstance(observed_there, dict):
+        observed_there = {k: v for k, v in observed_there.items() if k not in printed_keys}
     differing = _differences(expected, _stored_form(asserted)) if status_here == "observed" else []
     here = status_here if status_here != "observed" else ("differs" if differing else "conforms")
     lines = [f"expected (what the chapter asserts): {json.dumps(expected, sort_keys=True)}",
