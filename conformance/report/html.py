@@ -342,10 +342,12 @@ def write_report(
     extra = extra or ExtraOutputs()
     out = Path(out_path)
     # The Markdown first: a --compare naming no column is refused before anything is written.
+    api = api_view(censuses)
     markdown = None if markdown_path is None else markdown_summary(
         model, full=extra.markdown_full, generated_at=moment, html_link=extra.html_link, lead=since_markdown(since),
-        compare=extra.compare, site_url=extra.site_url)
-    write_text_atomically(out, render_html(model, moment, since, api_view(censuses), chapters))
+        compare=extra.compare, site_url=extra.site_url, chapters=chapter_pages(chapters, len(model.platforms) > 1),
+        api=api)
+    write_text_atomically(out, render_html(model, moment, since, api, chapters))
     if markdown_path is not None:
         write_text_atomically(markdown_path, markdown)
     if junit_path is not None:
