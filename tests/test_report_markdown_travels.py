@@ -47,8 +47,12 @@ def chapter(published):
 
 
 API = ApiView(releases=tuple({"jax": v, "platform": "linux-x86_64", "added": ["jax.a"] * 3, "removed": [],
-                              "deprecated": ["jax.b"]} for v in ("0.4.38", "0.5.0", "0.12.0.1")),
-              platforms=("linux-x86_64",), names={"jax.a": [["0.5.0", "", "", ""]]}, censuses=3)
+                              "deprecated": ["jax.b"] if v != "0.5.1" else []} for v in (
+    "0.4.38", "0.5.0", "0.5.1", "0.5.2", "0.5.3", "0.6.0", "0.6.1", "0.6.2", "0.7.0", "0.7.1", "0.7.2", "0.8.0", "0.8.1",
+    "0.8.2", "0.8.3", "0.9.0", "0.9.0.1", "0.9.1", "0.9.2", "0.10.0", "0.10.1", "0.10.2", "0.11.0", "0.11.1", "0.11.2",
+    "0.12.0", "0.12.0.1")), platforms=("linux-x86_64",), names={"jax.a": [["0.5.0", "", "", ""]]}, censuses=27)
+NO_CHANGE = ApiView(releases=({"jax": "0.5.0", "platform": "linux-x86_64", "added": [], "removed": [],
+                               "deprecated": []},), platforms=("linux-x86_64",), names={}, censuses=2)
 
 
 def linked_codes(rendered: str) -> tuple[list[str], list[tuple[str, str]]]:
@@ -88,12 +92,15 @@ def test_it_sums_up_the_chapter_and_every_public_name(published, chapter):
     _, model = published
     page = markdown_summary(model, generated_at="2026-12-03 14:00 UTC", chapters=chapter, api=API, site_url=SITE)
     section = page.split("## The chapter as written")[1].split("\n## ")[0]
-    assert "**3.1 NaNs** (`000_seedlike`, 4 blocks)" in section
-    assert ("| 0.4.38 | 1 ran as written, 1 assert failed, 1 raised, 1 after an earlier failure (of 4 blocks) | "
+    assert "**3.1 NaNs** (`000_seedlike`, 4 blocks; on each release the counts add up to them)" in section
+    assert ("| 0.4.38 | 1 ran as written, 1 assert failed, 1 raised, 1 after an earlier failure | "
             "§3.1, line 10 (`assert old_release is False`): assert failed |") in section
+    assert "| 0.5.0 | 1 ran as written, 1 assert failed, 1 raised, 1 after an earlier failure | the same |" in section
     assert f"({SITE}index.html#chapter)" in section and "Probe and chapter disagree in" in section
     names = page.split("## Every public name")[1].split("\n## ")[0]
-    assert "1 public names over 3 release censuses" in names and "| 0.5.0 | 3 | 0 | 1 |" in names
+    assert "1 public names over 27 release censuses" in names and "| 0.5.0 | 3 | 0 | 1 |" in names
+    empty = markdown_summary(model, generated_at="2026-12-03 14:00 UTC", api=NO_CHANGE)
+    assert "| 0.5.0 |" not in empty.split("## Every public name")[1]  # a release that changed no name is left out
 
 
 def test_no_bare_file_name_is_left_for_a_linkifier():

@@ -29,13 +29,17 @@ def chapter_summary(pages: Sequence[ChapterPage], text: Escape, code: Escape, pa
              f"The chapter's own code, run block by block as written on each release{where}."]
     for found in pages:
         several = f" on {text(found.platform)}" if len({p.platform for p in pages}) > 1 else ""
-        lines += ["", f"**{text(found.name)}**{several} ({code(found.chapter)}, {len(found.rows)} blocks):", "",
+        lines += ["", f"**{text(found.name)}**{several} ({code(found.chapter)}, {len(found.rows)} blocks; on each "
+                      f"release the counts add up to them):", "",
                   "| release | blocks | the first not as written |", "|---|---|---|"]
+        before = None
         for summary in found.summaries:
-            counts = summary["text"].split(": ", 1)[1]
+            counts = summary["text"].split(": ", 1)[1].rsplit(" (of ", 1)[0]
             first = summary["first"]
-            broken = f"{_block(first['name'], text, code)}: {text(first['words'])}" if first else "none"
+            broken = "none" if not first else "the same" if before and first["anchor"] == before["anchor"] and \
+                first["words"] == before["words"] else f"{_block(first['name'], text, code)}: {text(first['words'])}"
             lines.append(f"| {text(summary['version'])} | {text(counts)} | {broken} |")
+            before = first
         n = len(found.disagreements)
         lines += ["", f"Probe and chapter disagree in {n} place{'' if n == 1 else 's'}."]
     return lines
@@ -49,10 +53,13 @@ def api_summary(api: ApiView | None, text: Escape, page: str) -> list[str]:
     several = len(api.platforms) > 1
     lines = ["", "## Every public name", "",
              f"{len(api.names)} public names over {api.censuses} release census{'' if api.censuses == 1 else 'es'}"
-             f"{where}. Per release, the names it added, removed and newly deprecated since the release before it:", "",
+             f"{where}. Per release, the names it added, removed and newly deprecated since the release before it "
+             "(a release that changed none is left out):", "",
              "| release " + ("| platform " if several else "") + "| added | removed | deprecated |",
              "|---|" + ("---|" if several else "") + "---|---|---|"]
     for release in api.releases:
+        if not (release["added"] or release["removed"] or release["deprecated"]):
+            continue
         platform = f"| {text(release['platform'])} " if several else ""
         lines.append(f"| {text(release['jax'])} {platform}| {len(release['added'])} | {len(release['removed'])} | "
                      f"{len(release['deprecated'])} |")
