@@ -280,3 +280,15 @@ def test_the_api_category_is_every_censused_name_computed_per_release():
                                              "version_last": "0.5.3"}
     assert tree_map["status"]["deprecated"] is True and tree_map["source_file"] == "conformance/api/census.py"
     assert data["api"]["jax"]["shard_map"]["__compat"]["support"][PLATFORM] == {"version_added": "0.6.0"}
+
+
+def test_a_bcd_rendering_shows_the_known_issue_as_the_bug_present_and_its_siblings_as_their_own_rows(published):
+    """Issue 47, as a BCD reader sees it (tests/bcd_render.py follows MDN's table rules): the known issue is a row of
+    its own whose "Yes 0.8.0" reads as the bug present from 0.8.0; no sibling row carries the bug's words."""
+    from tests.bcd_render import features, render, statement_text
+
+    table = render(published, "jax.numerics.debug_nans.vmap_miss")
+    rows = dict(features(published["jax"]["numerics"]["debug_nans"]["vmap_miss"], "vmap_miss"))
+    shown = rows["vmap_miss.vmap"]
+    assert "Known issue, a JAX bug" in table and statement_text(shown["support"][PLATFORM]) == "Yes 0.8.0"
+    assert sum("stops the NaN checks" in compat["description"] for compat in rows.values()) == 1
