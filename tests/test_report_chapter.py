@@ -149,3 +149,34 @@ def test_choosing_a_release_answers_which_blocks_run_on_it(page):
         assert not browser.find_element(By.CSS_SELECTOR, "table.chgrid td.chprobes").is_displayed()
     finally:
         browser.quit()
+
+
+def test_several_chapters_the_documented_first_and_a_listed_page_linked_at_its_commit():
+    from dataclasses import replace
+
+    from conformance.chapter.grid import chapter_views
+    from conformance.report.chapterpage import chapter_pages, source_link
+    from conformance.results.merge import merge_files
+
+    seed = cells_for("0.12.0.1", BlockStatus.RAN, BlockStatus.RAN, BlockStatus.RAN, BlockStatus.RAN)
+    listed = [replace(c, case=c.case.replace("000_seedlike", "debugging"),
+                      details={**c.details, "chapter": "debugging", "title": "Debugging runtime values",
+                               "origin": "jax-ml/jax@8c0c43c0:docs/debugging.md"}) for c in seed.values()]
+    runs = merge_files([result_file("0.12.0.1", [*listed, *seed.values()])])
+    pages = chapter_pages(chapter_views(runs, {}, documented="000_seedlike"))
+    assert [p.chapter for p in pages] == ["000_seedlike", "debugging"]
+    assert pages[1].name == "Debugging runtime values"
+    assert pages[1].source == "https://github.com/jax-ml/jax/blob/8c0c43c0/docs/debugging.md" == \
+        source_link("jax-ml/jax@8c0c43c0:docs/debugging.md")
+    assert source_link("somewhere else") == ""
+
+
+def test_a_chapters_title_is_its_first_heading():
+    from conformance.chapter.headings import chapter_title
+
+    assert chapter_title("text", "\n\nChapter 8: The Debugging Toolkit\n\nIn earlier chapters") == \
+        "Chapter 8: The Debugging Toolkit"
+    assert chapter_title("markdown", "---\ntitle: x\n---\n```\n# not a heading\n```\n# `jax.debug` and you\n") == \
+        "jax.debug and you"
+    notebook = '{"cells": [{"cell_type": "code", "source": "# no"}, {"cell_type": "markdown", "source": ["## Title\\n"]}]}'
+    assert chapter_title("notebook", notebook) == "Title"

@@ -8,6 +8,7 @@ the list of exercises), after which blocks belong to no numbered section until t
 
 from __future__ import annotations
 
+import json
 import re
 
 from conformance.chapter.model import Heading
@@ -54,8 +55,6 @@ def chapter_title(form: str, text: str) -> str:
     fences), a plain-text chapter's first line (`Chapter 8: The Debugging Toolkit`); '' when it has none (or the line
     is longer than a title)."""
     if form == "notebook":
-        import json
-
         try:
             cells = json.loads(text).get("cells") or []
         except (ValueError, AttributeError):
