@@ -123,3 +123,7 @@ def test_a_traceback_in_a_transcript_states_the_error_and_its_message(said, stat
     runnable, (step,), _ = transcript_steps(code)
     assert runnable.split("\n")[0] == "f()"
     assert step == Step(1, 1, stated=stated, stated_message=message, stated_form="doctest", shown="", mode="single")
+
+
+def test_code_of_blank_lines_python_refuses_has_no_magic():
+    assert find_magics("\u00a0\n ") == ("\u00a0\n ", {}, "", ())
