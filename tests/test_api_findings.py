@@ -45,3 +45,24 @@ def test_the_text_summary_counts_each_state_and_names_the_target():
         "1 finding(s) in 0 file(s) against jax 0.6.2: 1 removed"]
     assert render([], "text", "0.6.2", "0.5.3") == "0 finding(s) in 0 file(s) against jax 0.6.2 (from 0.5.3)"
     assert render([], "github", "0.6.2") == ""
+
+
+def test_a_sentence_adds_the_replacement_only_when_jaxs_words_do_not_name_it():
+    base = dict(path="a.py", line=1, col=1, name="jax.x_y", state="not_yet", since="0.6.1")
+    assert render([Finding(**base, message="m", replacement="")], "text", "1").splitlines()[0] == \
+        "a.py:1:1: jax.x_y not yet (since 0.6.1): m"
+    assert render([Finding(**base, message="use jax.z", replacement="jax.z")], "text", "1").splitlines()[0] == \
+        "a.py:1:1: jax.x_y not yet (since 0.6.1): use jax.z"
+
+
+def test_json_and_sarif_are_indented_by_one_and_keep_non_ascii_text():
+    finding = Finding("é.py", 1, 2, "jax.x", "missing", "≤0.5.3", "jax 0.6.2 has no jax.x")
+    assert render([finding], "json", "0.6.2") == (
+        '{\n "findings": [\n  {\n   "path": "é.py",\n   "line": 1,\n   "col": 2,\n   "name": "jax.x",\n'
+        '   "state": "missing",\n   "since": "≤0.5.3",\n   "message": "jax 0.6.2 has no jax.x",\n'
+        '   "replacement": null\n  }\n ]\n}')
+    sarif = render([finding], "sarif", "0.6.2", version="0.2.0")
+    assert sarif.startswith('{\n "$schema": ') and '"since": "≤0.5.3"' in sarif
+    two = [finding, Finding("b.py", 3, 1, "jax.y", "deprecated", "0.6.0", "m")]
+    assert render(two, "github", "0.6.2") == "\n".join(github_lines(two))
+    assert render(two, "github", "0.6.2").count("\n") == 1
