@@ -157,3 +157,20 @@ def test_findings_come_in_file_and_position_order():
     found = judge(uses, Censuses(to, None, (to,)))
     assert [(f.path, f.line, f.col, f.name) for f in found] == [
         ("a.py", 2, 1, "jax.z"), ("b.py", 2, 1, "jax.b"), ("b.py", 3, 1, "jax.a"), ("b.py", 3, 8, "jax.c")]
+
+
+def test_keywords_are_judged_only_on_a_call_of_the_checked_name_that_is_usable_there():
+    to = census("0.6.2", {"jax.f": {"kind": "function", "state": "removed", "params": [["a", P, None]],
+                                    "message": "jax.f was removed"},
+                          "jax.Array": fn(("a", P, None), kind="class")})
+    found = judged("import jax\njax.f(b=1)\njax.Array.at(q=1)\n", to)
+    assert [(f.line, f.name, f.state) for f in found] == [(2, "jax.f", "removed")]
+
+
+def test_a_keyword_is_dated_over_the_censuses_that_can_tell_and_placed_at_its_call():
+    old = census("0.5.3", {"jax.f": fn(("a", P, None), ("b", P, None))})
+    middle = census("0.6.0", {"jax.f": {"kind": "function", "state": "present"}})
+    new = census("0.6.2", {"jax.f": fn(("a", P, None))})
+    (finding,) = judged("import jax\nx = 1; jax.f(b=1)\n", new, None, (old, middle, new))
+    assert (finding.line, finding.col, finding.name, finding.state, finding.since) == (
+        2, 8, "jax.f(b=)", "removed", "0.6.2")
