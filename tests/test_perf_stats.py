@@ -17,10 +17,12 @@ def test_interleaved_samples_are_not_different():
     assert mann_whitney([1, 3, 5, 7, 9], [2, 4, 6, 8, 10])[1] > 0.5
 
 
-def test_ties_use_the_normal_approximation_and_identical_samples_give_p_one():
+def test_ties_are_exact_for_small_samples_and_identical_samples_give_p_one():
     assert mann_whitney([1.0] * 6, [1.0] * 6)[1] == 1.0
-    _, p = mann_whitney([1, 1, 2, 2, 3, 3, 4, 4], [5, 5, 6, 6, 7, 7, 8, 8])
-    assert 0.0005 < p < 0.005  # separated, with ties: z = (32 - 0.5) / sqrt(...) ~ 3.3
+    _, p = mann_whitney([1.0, 1.01, 0.99, 0.98, 1.01], [2.04, 1.96, 2.0, 2.04, 1.98])
+    assert p == pytest.approx(2 / 252)  # separated with ties: still the most extreme split of 252
+    _, p = mann_whitney([1, 1, 2, 2, 3, 3, 4, 4, 1, 2, 3], [5, 5, 6, 6, 7, 7, 8, 8, 5, 6, 7])
+    assert 0.00001 < p < 0.001  # 22 samples: the normal approximation with the tie correction
 
 
 def test_a_large_separated_sample_uses_the_normal_approximation():
@@ -48,7 +50,7 @@ def test_a_big_ratio_the_samples_cannot_confirm_is_unknown():
 def test_a_noise_band_wider_than_the_threshold_raises_the_fence():
     old = [1.0, 1.01, 0.99, 1.02, 0.98]
     new = [x * 1.5 for x in old]
-    assert timed_verdict(old, new, band=2.0).verdict == "same"  # x1.5 is inside a x2 band
+    assert timed_verdict(old, new, band=2.0).verdict == "unknown"  # past x1.25, but inside a x2 band
     assert timed_verdict(old, new, band=2.0).band == 2.0
 
 

@@ -165,7 +165,8 @@ def run(workload_ids: list[str], package: str, min_time: float) -> dict[str, Any
     counter = CompileCounter(jax.monitoring)
     for workload_id in workload_ids:
         try:
-            record["workloads"][workload_id] = measure(find_workload(workload_id, package), jax, counter, min_time)
+            home = workload_id.split("/", 1)[0] if "/" in workload_id else package  # a case folder's own package
+            record["workloads"][workload_id] = measure(find_workload(workload_id, home), jax, counter, min_time)
         except Exception as exc:  # noqa: BLE001 - a workload is foreign code
             first = (str(exc).strip().splitlines() or [""])[0][:300]
             record["workloads"][workload_id] = {"error": f"{type(exc).__name__}: {first}"}

@@ -3,11 +3,12 @@
 - An exact metric (`EXACT_METRICS`: one value per release, the same in every sample) that differs between two
   releases is `changed`, with the ratio new/old; equal, it is `same`.
 - A timed metric (`TIMED_METRICS`) is compared with a two-sided Mann–Whitney U test on the samples of the two
-  releases (exact distribution for small samples without ties, the normal approximation with the tie correction
-  otherwise) and the ratio of the medians, new/old. It is `regressed` when p < `ALPHA` and the ratio is at least
+  releases (the exact permutation distribution of the mid-ranks for up to 20 samples in all, the normal
+  approximation with the tie correction beyond) and the ratio of the medians, new/old. It is `regressed` when p < `ALPHA` and the ratio is at least
   the threshold (default `THRESHOLD`, ×1.25, or the workload's noise band where that is wider), `improved` when
   p < `ALPHA` and the ratio is at most its inverse, `unknown` when the ratio passes the threshold but the test
-  cannot tell (or either side has fewer than `MIN_SAMPLES`), and `same` otherwise: the session then runs more
+  cannot tell, the noise band is wider than the ratio, or either side has fewer than `MIN_SAMPLES`, and `same`
+  otherwise (the ratio within the threshold): the session then runs more
   rounds for what is `unknown`, up to its bound.
 - The noise band of a workload's metric is 1 + 3·(IQR/median) of its samples within one release, the widest over
   the releases measured (rustc-perf's fence, read as a ratio).
@@ -73,19 +74,19 @@ def mann_whitney(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
         return 0.0, 1.0
     ranks = _ranks(list(a) + list(b))
     u = sum(ranks[:n]) - n * (n + 1) / 2
-    tied = len(set(list(a) + list(b))) < n + m
-    if n + m <= EXACT_LIMIT and not tied:
-        return u, _exact_p(u, n, m)
+    if n + m <= EXACT_LIMIT:
+        return u, _exact_p(u, n, ranks)
     return u, _normal_p(u, n, m, list(a) + list(b))
 
 
-def _exact_p(u: float, n: int, m: int) -> float:
-    """Two-sided p of U from its exact distribution under the null (every split of the ranks equally likely)."""
-    total = n + m
+def _exact_p(u: float, n: int, ranks: Sequence[float]) -> float:
+    """Two-sided p of U from its exact permutation distribution (every split of the pooled mid-ranks into the two
+    sides equally likely, so ties are exact too)."""
+    m = len(ranks) - n
     mean = n * m / 2
     distance = abs(u - mean)
     extreme = count = 0
-    for chosen in combinations(range(1, total + 1), n):
+    for chosen in combinations(ranks, n):
         count += 1
         if abs(sum(chosen) - n * (n + 1) / 2 - mean) >= distance - 1e-9:
             extreme += 1
@@ -133,14 +134,12 @@ def timed_verdict(old: Sequence[float], new: Sequence[float], threshold: float =
     fence = max(threshold, band)
     ratio = ratio_of(statistics.median(old), statistics.median(new))
     _, p = mann_whitney(new, old)
-    big_up = ratio is None or ratio >= fence
-    big_down = ratio is not None and ratio <= 1 / fence
-    few = min(len(old), len(new)) < min_samples
-    if not few and p < alpha and big_up:
-        return Verdict("regressed", ratio, p, fence)
-    if not few and p < alpha and big_down:
-        return Verdict("improved", ratio, p, fence)
-    return Verdict("unknown" if big_up or big_down else "same", ratio, p, fence)
+    past_fence = ratio is None or ratio >= fence or ratio <= 1 / fence
+    past_threshold = ratio is None or ratio >= threshold or ratio <= 1 / threshold
+    decided = min(len(old), len(new)) >= min_samples and p < alpha and past_fence
+    if decided:
+        return Verdict("regressed" if ratio is None or ratio > 1 else "improved", ratio, p, fence)
+    return Verdict("unknown" if past_threshold else "same", ratio, p, fence)
 
 
 def noise_band(samples_by_release: Mapping[str, Sequence[float]]) -> float:
