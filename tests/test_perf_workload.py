@@ -83,3 +83,11 @@ ENTRY %main.5 (Arg_0.1: f32[8]) -> (f32[8], s32[]) {
 }
 """
     assert hlo_counts(text) == {"instructions": 7, "fusions": 1}
+
+
+def test_run_collects_no_workload():
+    """The default `run` runs cases only: workloads need rounds, and `perf` runs them."""
+    from conformance.core.case import load_cases
+    from conformance.engine.selection import all_cells
+
+    assert not [c for c in all_cells(load_cases()) if c.id.startswith("performance.")]

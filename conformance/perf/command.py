@@ -119,30 +119,33 @@ def run_perf_bisect(command: PerfCommand, workload: str, metric: str, good: str,
         raise ConformanceError(f"no workload {workload!r}; `jax-conformance perf -k ...` selects from the declared ones")
     paths = is_interpreter(good) or is_interpreter(bad)
     steps = [] if paths else between(good, bad, matrix_versions("all", builder.index))
-    lo, hi, lines = good, bad, []
-    ends = _bisect_step(command, chosen[0].id, builder, [lo, hi], say)
+    lo, hi, lines, named = good, bad, [], {}
+    ends = _bisect_step(command, chosen[0].id, builder, [lo, hi], say, named)
     verdict = _differs(ends, chosen[0].id, 0, 1, metric)
-    lines.append(f"{lo} -> {hi}: {verdict_line(ends, (chosen[0].id, 0, 1, metric, verdict))}")
-    if verdict.verdict == "same" or verdict.verdict == "unknown":
-        return lines + [f"{metric} of {workload} does not differ between {good} and {bad} ({verdict.verdict}); "
-                        f"nothing to bisect"], 1
+    lines.append(verdict_line(ends, (chosen[0].id, 0, 1, metric, verdict)))
+    if verdict.verdict in ("same", "unknown"):
+        return lines + [f"{metric} of {workload} does not differ between {named[good]} and {named[bad]} "
+                        f"({verdict.verdict}); nothing to bisect"], 1
     while steps:
         middle = steps[len(steps) // 2]
-        found = _bisect_step(command, chosen[0].id, builder, [lo, middle, hi], say)
-        like_bad = _differs(found, chosen[0].id, 0, 1, metric).verdict in ("regressed", "improved", "changed")
-        lines.append(f"{middle}: {'like ' + bad if like_bad else 'like ' + good} "
-                     f"({_differs(found, chosen[0].id, 0, 1, metric).verdict} against {lo})")
+        step = _differs(_bisect_step(command, chosen[0].id, builder, [lo, middle, hi], say, named), chosen[0].id, 0,
+                        1, metric)
+        like_bad = step.verdict in ("regressed", "improved", "changed")
+        lines.append(f"{middle}: like {named[hi] if like_bad else named[lo]} ({step.verdict} against {named[lo]})")
         if like_bad:
             hi, steps = middle, [s for s in steps if version_order(s) < version_order(middle)]
         else:
             lo, steps = middle, [s for s in steps if version_order(s) > version_order(middle)]
-    lines.append(f"first release where {metric} of {workload} crossed: {hi} (last before it: {lo})")
+    lines.append(f"first release where {metric} of {workload} crossed: {named[hi]} (last before it: {named[lo]})")
     return lines, 0
 
 
-def _bisect_step(command: PerfCommand, workload: str, builder: Any, sides: list[str], say: Say) -> PerfOutcome:
+def _bisect_step(command: PerfCommand, workload: str, builder: Any, sides: list[str], say: Say,
+                 named: dict[str, str]) -> PerfOutcome:
+    """One step: `sides` sampled interleaved (or answered from storage); `named` learns each side's label."""
     request = _request(replace(command, expression=None), builder, sides)
     request = replace(request, workloads=tuple(w for w in request.workloads if w.id == workload))
+    named.update({spec: side.label for spec, side in zip(sides, request.sides)})
     return run_perf(request, say=say)
 
 
