@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
 from conformance.chapter.cells import HEADING_PREFIX, block_status, is_block_cell
-from conformance.chapter.model import BlockStatus
+from conformance.chapter.model import AS_WRITTEN, FAILED, NOT_JUDGED, BlockStatus
 from conformance.core.rowlist import load_rows
 from conformance.core.status import Status
 from conformance.core.versions import DOCUMENTED_CHAPTER
@@ -37,7 +37,7 @@ from conformance.results.merge import MergedRun
 from conformance.results.schema import CellResult, ResultFile
 from conformance.results.versions import version_order
 
-BLOCK_BAD = frozenset({BlockStatus.ASSERT_FAILED, BlockStatus.RAISED, BlockStatus.TIMEOUT, BlockStatus.CRASH})
+BLOCK_BAD = FAILED  # a block that ran but not as written
 PROBE_GOOD, PROBE_BAD = frozenset({Status.CONFORMS}), frozenset({Status.DIFFERS, Status.UNSUPPORTED})
 
 
@@ -86,17 +86,20 @@ class ReleaseSummary:
     """One release's line: `47 of 52 blocks run as written on 0.9.2`, and the counts of every status."""
 
     version: str
-    ran: int
-    judged: int
+    ran: int  # run as written: ran, or raised as the page states
+    judged: int  # every block but the skipped ones and the listings
     skipped: int
     printed_differs: int
     counts: dict[str, int]
 
     @property
     def text(self) -> str:
-        """The line a reader sees."""
-        skipped = f" ({self.skipped} skipped)" if self.skipped else ""
-        return f"{self.ran} of {self.judged} blocks run as written on {self.version}{skipped}"
+        """The line a reader sees: `2 of 3 blocks run as written on 0.9.2 (1 skipped; 1 listings not run)`."""
+        listings = self.counts.get(BlockStatus.LISTING.value, 0)
+        parts = [f"{self.skipped} skipped"] if self.skipped else []
+        parts += [f"{listings} listings not run"] if listings else []
+        said = f" ({'; '.join(parts)})" if parts else ""
+        return f"{self.ran} of {self.judged} blocks run as written on {self.version}{said}"
 
 
 @dataclass(frozen=True)
@@ -213,8 +216,9 @@ def release_summaries(grid: ChapterGrid) -> tuple[ReleaseSummary, ...]:
         counts = {s: statuses.count(s) for s in dict.fromkeys(statuses)}
         skipped = counts.get(BlockStatus.SKIPPED.value, 0)
         printed = sum(row.cells[version].printed_differs for row in grid.rows if version in row.cells)
-        found.append(ReleaseSummary(version, counts.get(BlockStatus.RAN.value, 0), len(statuses) - skipped, skipped,
-                                    printed, counts))
+        ran = sum(n for s, n in counts.items() if s in {w.value for w in AS_WRITTEN})
+        judged = sum(n for s, n in counts.items() if s not in {w.value for w in NOT_JUDGED})
+        found.append(ReleaseSummary(version, ran, judged, skipped, printed, counts))
     return tuple(found)
 
 
@@ -225,7 +229,7 @@ def runs_since(grid: ChapterGrid) -> dict[str, Since]:
         measured = [v for v in grid.versions if v in row.cells]
         streak = []
         for version in reversed(measured):
-            if row.cells[version].status != BlockStatus.RAN.value:
+            if row.cells[version].status not in {s.value for s in AS_WRITTEN}:
                 break
             streak.append(version)
         since[row.block] = Since(streak[-1] if streak else "", bool(streak) and len(streak) == len(measured))
@@ -309,7 +313,7 @@ def disagreements(grid: ChapterGrid, runs: Sequence[MergedRun], sections_of_rows
                 status = BlockStatus(cell.status)
             except ValueError:
                 continue
-            if status not in BLOCK_BAD and status is not BlockStatus.RAN:
+            if status not in BLOCK_BAD and status not in AS_WRITTEN:
                 continue
             judged = [(cell_id, by_label[version]) for cell_id, by_label in sorted(probes.items())
                       if version in by_label and by_label[version].status in PROBE_GOOD | PROBE_BAD]
@@ -317,7 +321,7 @@ def disagreements(grid: ChapterGrid, runs: Sequence[MergedRun], sections_of_rows
                 continue
             if status in BLOCK_BAD and all(p.status in PROBE_GOOD for _, p in judged):
                 says = "every probe conforms"
-            elif status is BlockStatus.RAN and all(p.status in PROBE_BAD for _, p in judged):
+            elif status in AS_WRITTEN and all(p.status in PROBE_BAD for _, p in judged):
                 says = "every probe differs"
             else:
                 continue
