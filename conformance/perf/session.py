@@ -4,7 +4,8 @@ Round 0 runs the sides in order (A B C), round 1 in reverse (C B A), and so on, 
 (`perf.child`) per side and round, so a busy minute of a shared machine falls on every side. After the asked
 rounds, every workload whose timed verdict against its neighbour is `unknown` gets more rounds (on those two sides
 only), up to `max_rounds`. A side's samples are reused from its result file where their key still holds
-(`perf.store`), and stored there after the session. An A/A session compares each side with a twin of itself (the
+(`perf.store`), and stored there after every round (an interrupted session keeps what it sampled; a later one
+reuses a workload's samples only when there are as many as it asks rounds). An A/A session compares each side with a twin of itself (the
 same environment, sampled apart, never stored): the noise check, which must flag nothing.
 """
 
@@ -195,6 +196,7 @@ def run_perf(request: PerfRequest, sampler: Sampler | None = None, say: Say = la
              for i in range(len(request.sides))}
     for round_no in range(request.rounds):
         _sample_round(request, outcome, sampler, round_no, fresh, say)
+        _store(request, outcome, host)  # after every round: an interrupted session keeps what it sampled
     outcome.rounds_run = request.rounds if any(fresh.values()) else 0
     while outcome.rounds_run < request.max_rounds:
         wanted = _unknown_sides(request, outcome)
@@ -202,12 +204,13 @@ def run_perf(request: PerfRequest, sampler: Sampler | None = None, say: Say = la
             break
         _sample_round(request, outcome, sampler, outcome.rounds_run, wanted, say)
         outcome.rounds_run += 1
-    _store(request, outcome, host)
+        _store(request, outcome, host)
     return outcome
 
 
 def _store(request: PerfRequest, outcome: PerfOutcome, host: dict[str, Any]) -> None:
-    """Write each stored side's fresh samples (and failures) into its result file."""
+    """Write each stored side's fresh samples (and failures) into its result file; `outcome.stored` names each file
+    once."""
     for index, side in enumerate(request.sides):
         if side.folder is None:
             continue
@@ -220,8 +223,9 @@ def _store(request: PerfRequest, outcome: PerfOutcome, host: dict[str, Any]) -> 
             entries[workload.id] = {"key": key, "claim": workload.claim,
                                     "samples": outcome.samples.get((workload.id, index), []),
                                     **({"error": error} if error else {})}
-        if entries:
-            outcome.stored.append(store_perf(side.folder, side.version, side.platform, entries, side.header))
+        written = store_perf(side.folder, side.version, side.platform, entries, side.header) if entries else None
+        if written is not None and written not in outcome.stored:
+            outcome.stored.append(written)
 
 
 def medians(outcome: PerfOutcome, workload_id: str, side: int) -> dict[str, float]:
