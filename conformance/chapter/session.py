@@ -40,7 +40,7 @@ from typing import Any, Callable, Mapping
 
 from conformance.chapter.model import Block
 from conformance.engine.launch import read_tail
-from conformance.engine.runner import SOURCE_ROOT, child_environment
+from conformance.childenv import SOURCE_ROOT, child_environment
 from conformance.portable import kill_tree, new_group_options, parent_death_signal_options
 
 MAX_RESTARTS = 4

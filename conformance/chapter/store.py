@@ -27,7 +27,7 @@ from conformance.chapter.cells import LAUNCHER, case_id, chapter_ident, test_ent
 from conformance.chapter.model import Chapter
 from conformance.core.case import DEFAULT_CASE_PACKAGE
 from conformance.engine.keys import environment_digest
-from conformance.engine.runner import child_environment
+from conformance.childenv import child_environment
 from conformance.errors import ConformanceError
 from conformance.portable import run_bounded
 from conformance.results.load import ResultsError, load_result_file

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence, Union
 
+from conformance.childenv import without_credentials
 from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, folder_namespace, load_cases
 from conformance.core.casefolders import FOLDERS_VARIABLE, folders_variable
 from conformance.child.envinfo import platform_tag
@@ -556,7 +557,7 @@ def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
     try:  # from here on, whatever fails (a full disk included) leaves no `.running-*` file behind
         _release_interrupts(held)
         selection.write_text(json.dumps(sorted(request.cell_ids)), encoding="utf-8")
-        environ = dict(os.environ)
+        environ = without_credentials(os.environ)  # the probes' parent: no index credential, no token
         retired = retired_in(folder)  # before the run: a case file edited meanwhile must not cost its results
         environ.pop(FOLDERS_VARIABLE, None)
         if folder is not None:  # imported from its own path, never with its parent on PYTHONPATH
