@@ -23,6 +23,8 @@ from conformance.decide.upkeep import prune_file, supported_lines
 from conformance.api.session import (ApiDiffRequest, CensusRequest, ScanRequest, run_api_diff, run_censuses,
                                       run_scan)
 from conformance.atomic import write_text_atomically
+from conformance.chapter.pages import read_pages
+from conformance.chapter.read import chapter_inputs
 from conformance.chapter.command import ChapterRequest, PagesRequest, run_chapter, run_pages
 from conformance.engine import matrix
 from conformance.engine.ciwork import WorkRequest, plan_work
@@ -277,7 +279,7 @@ def command_chapter(args: argparse.Namespace) -> int:
     versions = [] if args.blocks or bisecting else list(dict.fromkeys(args.jax)) if args.jax else \
         matrix_versions(args.matrix or DEFAULT_MATRIX, builder.index)
     check_outputs([("-o", args.report), ("--json", args.json)], results=args.results,
-                  reads=[args.file, args.skip, args.map])
+                  reads=chapter_inputs(args.file, args.skip, args.map))  # those given and those found
     request = ChapterRequest(args.file, tuple(versions), args.skip, args.map, args.results, args.json, args.timeout,
                              args.blocks, args.rerun, bisecting)
     done = run_chapter(request, builder, _out)
@@ -294,7 +296,8 @@ def command_chapter_pages(args: argparse.Namespace) -> int:
     builder = make_builder(args)
     versions = [] if args.blocks else list(dict.fromkeys(args.jax)) if args.jax else \
         matrix_versions(args.matrix or DEFAULT_MATRIX, builder.index)
-    check_outputs([("-o", args.report)], results=args.results, reads=[args.pages],
+    skips = [page.skip for page in read_pages(args.pages).pages if page.skip is not None]
+    check_outputs([("-o", args.report)], results=args.results, reads=[args.pages, *skips],
                   folders=[("--json", args.json)])
     request = PagesRequest(args.pages, args.docs, tuple(versions), args.results, args.json, args.timeout,
                            args.blocks, args.rerun)
