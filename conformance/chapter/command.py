@@ -96,6 +96,17 @@ def summary_line(version: str, cells: dict[str, CellResult], seconds: float, sou
             + (f" ({detail})" if detail else "") + f" {source} in {seconds:.1f}s")
 
 
+MAX_TIMEOUT_S = 86400.0  # a day: the bound a skip list's [[limit]] has too; past it, setitimer overflows
+
+
+def check_timeout(timeout_s: float) -> None:
+    """A one-line `ConformanceError` unless `--timeout` is a number of seconds above 0 and at most a day (1e10 was
+    accepted, and every block was then stored as `raised OverflowError`)."""
+    if not 0 < timeout_s <= MAX_TIMEOUT_S:  # NaN fails it too
+        raise ConformanceError(f"--timeout takes a number of seconds above 0 and at most {MAX_TIMEOUT_S:g} (a day), "
+                               f"not {timeout_s:g}")
+
+
 def _check_versions(versions: Sequence[str], builder: Any) -> None:
     if not versions:
         raise ConformanceError("name the releases to run the chapter on (--jax VERSION or --matrix NAME), or list "
@@ -107,8 +118,7 @@ def _check_versions(versions: Sequence[str], builder: Any) -> None:
 def run_chapter(request: ChapterRequest, builder: Any, on_line: Callable[[str], None] = lambda line: None
                 ) -> ChapterOutcome:
     """See the module's docstring."""
-    if not 0 < request.timeout_s < float("inf"):
-        raise ConformanceError(f"--timeout takes a number of seconds above 0, not {request.timeout_s:g}")
+    check_timeout(request.timeout_s)
     chapter = read_chapter(request.path, request.map, name=request.name, shown_path=request.shown_path,
                            origin=request.origin, companions=request.companions)
     if request.companions or request.skip is not None:
@@ -210,6 +220,7 @@ def run_pages(request: PagesRequest, builder: Any, on_line: Callable[[str], None
               ) -> list[ChapterOutcome]:
     """Each page of the list run as a chapter (`run_chapter`), after every page was found and checked and every
     release checked; one outcome per page, its lines headed by the page."""
+    check_timeout(request.timeout_s)
     listed = read_pages(request.pages)
     located = locate_pages(listed, request.docs)
     if not request.blocks_only:

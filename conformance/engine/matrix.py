@@ -49,6 +49,9 @@ from conformance.results.store import ResultStore
 
 CASES_DIR = Path(__file__).resolve().parent.parent / "cases"
 
+MAX_WORKERS = 1024  # cells run at once: past this a number is a mistake, not a machine
+MAX_RETRIES = 100
+
 
 @dataclass(frozen=True)
 class RunRequest:
@@ -79,13 +82,18 @@ class RunRequest:
         object.__setattr__(self, "results", Path(self.results).absolute())  # pytest runs in another folder
 
     def check(self) -> None:
-        """Refuse, in one line, a request that cannot run: a results folder that is a file, -j 0, negative retries."""
+        """Refuse, in one line, a request that cannot run: a results folder that is a file, -j 0 or past
+        `MAX_WORKERS`, retries negative or past `MAX_RETRIES`."""
         if self.results.exists() and not self.results.is_dir():
             raise ConformanceError(f"--results {self.results} is a file; name a folder for the result files")
         if self.workers < 1:
             raise ConformanceError(f"-j {self.workers}: the number of cells run at once must be at least 1")
+        if self.workers > MAX_WORKERS:
+            raise ConformanceError(f"-j {self.workers}: the number of cells run at once must be at most {MAX_WORKERS}")
         if self.retries < 0:
             raise ConformanceError(f"--retries {self.retries}: the number of retries cannot be negative")
+        if self.retries > MAX_RETRIES:
+            raise ConformanceError(f"--retries {self.retries}: the number of retries must be at most {MAX_RETRIES}")
         ResultStore(self.results).refuse_newer_files()
 
 
