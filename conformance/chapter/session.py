@@ -32,40 +32,30 @@ import json
 import os
 import signal
 import subprocess
-import tempfile
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from conformance.chapter.model import Block
-from conformance.engine.launch import read_tail
+from conformance.chapter.supervisor import Records, RawResult, check_record, exit_text, result_from_json
 from conformance.childenv import SOURCE_ROOT, child_environment
+from conformance.engine.launch import read_tail
+from conformance.errors import one_line
+from conformance.tempfolders import owned_temporary_folder, remove_orphaned_folders
 from conformance.portable import kill_tree, new_group_options, parent_death_signal_options
 
 MAX_RESTARTS = 4
 POLL_S = 0.1
+PRIVATE_PREFIX = "jaxconf-chapter-"  # plans, records, the supervisor's results: never the blocks' working folder
+BLOCKS_PREFIX = "jaxconf-blocks-"  # the blocks' working folder (their files, what they print)
+SUPERVISOR_SLACK_S = 30.0  # past a block's limit and grace: the supervisor did not stop it (it was stopped itself)
 
 
 def grace_for(timeout_s: float) -> float:
     """How long past its limit a block may run before it is killed from outside (its own alarm comes first)."""
     return 10.0 + 0.1 * timeout_s
-
-
-@dataclass
-class RawResult:
-    """What one block's run gave: the runner's `done` record (None when the block was killed or its process died),
-    `killed` (`timeout`, `crash` or ''), a message for a killed block, and whether earlier blocks were replayed in its
-    process (it ran after a restart)."""
-
-    index: int
-    record: dict[str, Any] | None = None
-    killed: str = ""
-    message: str = ""
-    replayed: bool = False
-    stdout: str = ""
-    stderr: str = ""
-    duration_s: float = 0.0
 
 
 @dataclass
@@ -82,8 +72,13 @@ def _block_file(workdir: Path, block: Block) -> str:
     return str(workdir / f"block_{block.index + 1:03d}_{block.id}.py")
 
 
-def _plan(blocks: list[Block], workdir: Path, limits: Mapping[int, float], run: list[int], replay: list[int],
-          records: Path, argv0: str) -> Path:
+def _plan(blocks: list[Block], folders: tuple[Path, Path], limits: Mapping[int, float], run: list[int],
+          replay: list[int], records: Path, argv0: str) -> Path:
+    """The runner's plan, written to the private folder; the blocks' files, to their working folder (both made again
+    when a block removed them)."""
+    private, workdir = folders
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
     entries = []
     for block in blocks:
         filename = _block_file(workdir, block)
@@ -92,47 +87,10 @@ def _plan(blocks: list[Block], workdir: Path, limits: Mapping[int, float], run: 
         entries.append({"index": block.index, "code": code, "filename": filename, "display": block.display,
                         "timeout_s": limits[block.index], "steps": [step.to_json() for step in block.steps],
                         "cell_magic": block.cell_magic, "raises": block.raises})
-    plan = workdir / f"plan-{len(list(workdir.glob('plan-*.json')))}.json"
+    plan = private / f"plan-{len(list(private.glob('plan-*.json')))}.json"
     plan.write_text(json.dumps({"blocks": entries, "run": run, "replay": replay, "records": str(records),
                                 "workdir": str(workdir), "argv0": argv0}), encoding="utf-8")
     return plan
-
-
-def _exit_text(code: int | None) -> str:
-    if code is None:
-        return "still running"
-    if code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exited with status {code}"
-
-
-class _Records:
-    """Reads the records a runner appends, as they come."""
-
-    def __init__(self, path: Path) -> None:
-        self.path, self.offset, self.partial = path, 0, ""
-
-    def new(self) -> list[dict[str, Any]]:
-        try:
-            with open(self.path, encoding="utf-8", errors="replace") as handle:
-                handle.seek(self.offset)
-                text = handle.read()
-                self.offset = handle.tell()
-        except FileNotFoundError:
-            return []
-        text = self.partial + text
-        lines = text.split("\n")
-        self.partial = lines.pop()
-        found = []
-        for line in lines:
-            try:
-                found.append(json.loads(line))
-            except ValueError:
-                continue
-        return found
 
 
 def run_blocks(blocks: tuple[Block, ...], skip: set[int], python: str, timeout_s: float,
@@ -149,13 +107,14 @@ def run_blocks(blocks: tuple[Block, ...], skip: set[int], python: str, timeout_s
     pending = [b.index for b in blocks if b.index not in skip]
     replay: list[int] = []
     restarts = 0
-    with tempfile.TemporaryDirectory(prefix="jaxconf-chapter-", dir=workroot) as folder:
-        workdir = Path(folder)
+    remove_orphaned_folders(workroot)
+    with owned_temporary_folder(PRIVATE_PREFIX, workroot) as private, \
+            owned_temporary_folder(BLOCKS_PREFIX, workroot) as workdir:
         while pending:
-            records = workdir / f"records-{outcome.processes}.jsonl"
-            plan = _plan(list(blocks), workdir, own, pending, replay, records, argv0)
-            lost, replay_failed = _one_process(python, plan, records, workdir, blocks, (own, graces), outcome,
-                                               bool(replay), on_done)
+            records = private / f"records-{outcome.processes}.jsonl"
+            plan = _plan(list(blocks), (private, workdir), own, pending, replay, records, argv0)
+            lost, replay_failed = _one_process(python, plan, records, (private, workdir), blocks, (own, graces),
+                                               outcome, bool(replay), on_done)
             pending = [i for i in pending if i not in outcome.results]
             if lost is None or not pending:
                 if lost is None and pending:  # the runner ended without running them: say so, never drop them
@@ -182,75 +141,134 @@ def run_blocks(blocks: tuple[Block, ...], skip: set[int], python: str, timeout_s
     return outcome
 
 
-def _one_process(python: str, plan: Path, records: Path, workdir: Path, blocks: tuple[Block, ...],
+def _one_process(python: str, plan: Path, records: Path, folders: tuple[Path, Path], blocks: tuple[Block, ...],
                  limits: tuple[Mapping[int, float], Mapping[int, float]], outcome: ChapterRun, replayed: bool,
                  on_done: Callable[[RawResult], None]) -> tuple[int | None, bool]:
-    """Run one runner process to its end; the index of the block it lost (killed or died in), or None, and whether it
-    died while replaying. `limits`: each block's time limit and the grace after it, by index."""
+    """Run one runner process to its end under a supervisor of its own (`supervisor`); the index of the block it
+    lost (killed or died in), or None, and whether it died while replaying. `folders`: the CLI's private folder
+    (plans, records, the supervisor's results) and the blocks' working folder; `limits`: each block's time limit
+    and the grace after it, by index."""
+    private, workdir = folders
     own, graces = limits
     outcome.processes += 1
-    log_out, log_err = workdir / f"runner-{outcome.processes}.out", workdir / f"runner-{outcome.processes}.err"
-    env = child_environment(os.environ, {})
-    with open(log_out, "wb") as out, open(log_err, "wb") as err:
-        child = subprocess.Popen([python, "-m", "conformance.chapter.runner", str(plan)], cwd=SOURCE_ROOT, env=env,
-                                 stdin=subprocess.DEVNULL, stdout=out, stderr=err, **new_group_options(),
-                                 **parent_death_signal_options(signal.SIGKILL))
-    reader = _Records(records)
-    current: int | None = None
-    current_since = 0.0
-    in_replay = False
+    number = outcome.processes
+    job = {"python": python, "plan": str(plan), "records": str(records), "workdir": str(workdir),
+           "results": str(private / f"supervised-{number}.jsonl"), "replayed": replayed, "source_root": SOURCE_ROOT,
+           "log_out": str(private / f"runner-{number}.out"), "log_err": str(private / f"runner-{number}.err"),
+           "limits": {str(i): [own[i], graces[i]] for i in own}, "env": child_environment(os.environ, {})}
+    job_path = private / f"job-{number}.json"
+    job_path.write_text(json.dumps(job), encoding="utf-8")
+    watch = _Watch(outcome, set(own), on_done, replayed)
+    with open(private / f"supervisor-{number}.err", "wb") as err:
+        supervisor = subprocess.Popen([sys.executable, "-m", "conformance.chapter.supervisor", str(job_path)],
+                                      cwd=str(private), env=child_environment(os.environ, {}),
+                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                                      **new_group_options(), **parent_death_signal_options(signal.SIGKILL))
+    reader = Records(Path(job["results"]))
     try:
         while True:
-            code = child.poll()
-            for record in reader.new():
-                event = record.get("event")
-                in_replay = event == "replay"
-                if event == "start":
-                    current, current_since = int(record["index"]), time.monotonic()
-                elif event == "done":
-                    index = int(record["index"])
-                    outcome.results[index] = RawResult(index, record, replayed=replayed,
-                                                       duration_s=float(record.get("duration_s") or 0.0))
-                    on_done(outcome.results[index])
-                    current = None
-                elif event == "end":
-                    current = None
-            if current is not None and time.monotonic() - current_since > own[current] + graces[current]:
-                kill_tree(child.pid)
-                child.wait()
-                _lost(outcome, current, "timeout", f"killed {graces[current]:.0f}s after its time limit of "
-                      f"{own[current]:g}s (it did not stop at the limit)", workdir, blocks, replayed, current_since,
-                      on_done)
-                return current, False
+            code = supervisor.poll()
+            for event in reader.new():
+                ended = watch.take(event)
+                if ended is not None:
+                    return ended
+            if watch.current is not None and time.monotonic() - watch.since > (
+                    own[watch.current] + graces[watch.current] + SUPERVISOR_SLACK_S):
+                _stop(supervisor, watch.runner_pid)  # a supervisor stopped or stuck: both go
+                return watch.lost(workdir, "timeout", f"killed {graces[watch.current] + SUPERVISOR_SLACK_S:.0f}s "
+                                  f"after its time limit of {own[watch.current]:g}s (its supervisor did not stop it)")
             if code is not None:
-                for record in reader.new():  # what it wrote just before it ended
-                    if record.get("event") == "done":
-                        index = int(record["index"])
-                        outcome.results[index] = RawResult(index, record, replayed=replayed)
-                        on_done(outcome.results[index])
-                        current = None
-                if current is not None:
-                    tail = read_tail(log_err, 600).strip().splitlines()
-                    _lost(outcome, current, "crash", f"the process {_exit_text(code)}"
-                          + (f": {tail[-1][:200]}" if tail else ""), workdir, blocks, replayed, current_since, on_done)
-                    return current, False
-                if in_replay:
-                    return -1, True
-                return None, False
+                for event in reader.new():
+                    ended = watch.take(event)
+                    if ended is not None:
+                        return ended
+                return watch.supervisor_gone(code, records, workdir, private / f"supervisor-{number}.err")
             time.sleep(POLL_S)
     finally:
-        kill_tree(child.pid)  # what a block left behind in the process group
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+        _stop(supervisor, watch.runner_pid)
 
 
-def _lost(outcome: ChapterRun, index: int, how: str, message: str, workdir: Path, blocks: tuple[Block, ...],
-          replayed: bool, since: float, on_done: Callable[[RawResult], None]) -> None:
-    """Record a block whose process was killed or died while it ran, with what it had printed."""
-    out, err = workdir / f"block-{index}.out", workdir / f"block-{index}.err"
-    outcome.results[index] = RawResult(index, None, how, message, replayed,
-                                       read_tail(out, 8192) if out.exists() else "",
-                                       read_tail(err, 8192) if err.exists() else "",
-                                       round(time.monotonic() - since, 3))
-    on_done(outcome.results[index])
+def _stop(supervisor: subprocess.Popen, runner_pid: int | None) -> None:
+    """The supervisor's process group and the runner's, killed (what is gone already is left as it is)."""
+    kill_tree(supervisor.pid)
+    if runner_pid is not None:
+        kill_tree(runner_pid)
+    if supervisor.poll() is None:
+        supervisor.kill()
+    supervisor.wait()
+
+
+class _Watch:
+    """What the CLI knows of one supervised runner process: the block running, the results so far."""
+
+    def __init__(self, outcome: ChapterRun, indices: set[int], on_done: Callable[[RawResult], None],
+                 replayed: bool) -> None:
+        self.outcome, self.indices, self.on_done, self.replayed = outcome, indices, on_done, replayed
+        self.current: int | None = None
+        self.since = 0.0
+        self.runner_pid: int | None = None
+
+    def take(self, event: Any) -> tuple[int | None, bool] | None:
+        """Act on one of the supervisor's events; the process's end when it is the `end` event. A line that is not
+        one, or a result of a block not running, is ignored (the supervisor never writes one: it is forged)."""
+        kind = event.get("event") if isinstance(event, dict) else None
+        if kind == "start" and isinstance(event.get("index"), int) and event["index"] in self.indices:
+            self.current, self.since = event["index"], time.monotonic()
+            pid = event.get("pid")
+            self.runner_pid = pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 1 else None
+        elif kind == "result":
+            result = result_from_json(event.get("result"), self.indices)
+            if result is not None and result.index == self.current:
+                self.outcome.results[result.index] = result
+                self.on_done(result)
+                self.current = None
+        elif kind in ("note", "harness") and isinstance(event.get(kind if kind == "note" else "message"), str):
+            said = event.get("note") if kind == "note" else f"the runner failed: {event.get('message')}"
+            self.outcome.notes.append(f"harness: {one_line(str(said))[:300]}")
+        elif kind == "end":
+            lost = event.get("lost")
+            if lost is None or (isinstance(lost, int) and (lost == -1 or lost in self.outcome.results)):
+                return lost, bool(event.get("replay_failed"))
+        return None
+
+    def lost(self, workdir: Path, how: str, message: str) -> tuple[int | None, bool]:
+        """The running block, lost with its process: `how` (`crash`, `timeout`), with what it had printed."""
+        index = self.current
+        assert index is not None
+        out, err = workdir / f"block-{index}.out", workdir / f"block-{index}.err"
+        self.outcome.results[index] = RawResult(index, None, how, message, self.replayed, read_tail(out, 8192),
+                                                read_tail(err, 8192), round(time.monotonic() - self.since, 3))
+        self.on_done(self.outcome.results[index])
+        return index, False
+
+    def supervisor_gone(self, code: int, records: Path, workdir: Path, log: Path) -> tuple[int | None, bool]:
+        """The supervisor ended without its `end` event: killed by the block that ran (the runner was killed with
+        it), or a failure of its own, named as the harness's."""
+        if self.current is None:
+            self.current = _running_in(records, self.indices, self.outcome.results)
+        if self.current is not None:
+            return self.lost(workdir, "crash", f"the process it ran in and its supervisor ended (the supervisor "
+                                               f"{exit_text(code)})")
+        tail = read_tail(log, 600).strip().splitlines()
+        self.outcome.notes.append(f"harness: the supervisor of the blocks {exit_text(code)} between blocks"
+                                  + (f": {one_line(tail[-1])[:200]}" if tail else ""))
+        return -1, True
+
+
+def _running_in(records: Path, indices: set[int], finished: Mapping[int, RawResult]) -> int | None:
+    """The block the runner's records say was running (started, not done), read by the CLI when the supervisor
+    died before it said so; None when none was."""
+    running: int | None = None
+    pid = None
+    for record in Records(records).new():
+        if not isinstance(record, dict):
+            continue
+        if record.get("event") == "start" and pid is None:
+            pid = record.get("pid")
+        if check_record(record, indices, running, pid):
+            continue
+        if record["event"] == "start":
+            running = record["index"]
+        elif record["event"] == "done":
+            running = None
+    return running if running is not None and running not in finished else None
