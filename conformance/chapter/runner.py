@@ -157,7 +157,7 @@ class Runner:
         self.plan = plan
         self.blocks = {b["index"]: b for b in plan["blocks"]}
         self.filenames = {b["filename"]: b["index"] for b in plan["blocks"]}
-        self.pid = os.getpid()
+        self.pid, self.parent = os.getpid(), os.getppid()
         self.records = open(plan["records"], "a", encoding="utf-8")
         self.module = types.ModuleType("__main__")
         self.module.__dict__["__builtins__"] = builtins
@@ -347,6 +347,8 @@ class Runner:
             self.record({"event": "replay", "index": index})
             self.execute(index)
         for index in self.plan["run"]:
+            if os.getppid() != self.parent:  # its supervisor is gone (a block killed it): start no other block
+                os._exit(3)
             self.record({"event": "start", "index": index, "pid": os.getpid()})
             self.record(self.execute(index))
         self.record({"event": "end"})

@@ -39,18 +39,18 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from conformance.chapter.model import Block
-from conformance.chapter.supervisor import Records, RawResult, check_record, exit_text, result_from_json
+from conformance.chapter.supervisor import Records, RawResult, check_record, exit_text
 from conformance.childenv import SOURCE_ROOT, child_environment
 from conformance.engine.launch import read_tail
 from conformance.errors import one_line
 from conformance.tempfolders import owned_temporary_folder, remove_orphaned_folders
-from conformance.portable import kill_tree, new_group_options, parent_death_signal_options
+from conformance.portable import kill_tree, new_group_options, parent_death_signal_options, pid_alive
 
 MAX_RESTARTS = 4
 POLL_S = 0.1
 PRIVATE_PREFIX = "jaxconf-chapter-"  # plans, records, the supervisor's results: never the blocks' working folder
 BLOCKS_PREFIX = "jaxconf-blocks-"  # the blocks' working folder (their files, what they print)
-SUPERVISOR_SLACK_S = 30.0  # past a block's limit and grace: the supervisor did not stop it (it was stopped itself)
+GONE_GRACE_S = 2.0  # a runner gone while its supervisor says nothing (stopped): how long the CLI waits for a word
 
 
 def grace_for(timeout_s: float) -> float:
@@ -133,7 +133,8 @@ def run_blocks(blocks: tuple[Block, ...], skip: set[int], python: str, timeout_s
             replay = [] if replay_failed else [i for i in sorted(outcome.results) if i < pending[0]
                                                 and (outcome.results[i].record or {}).get("outcome") in
                                                 ("ok", "exception")]
-            lost_what = "a replay" if lost < 0 else f"block {lost + 1}"
+            lost_what = ("a replay" if replay_failed else "the runner, between blocks,") if lost < 0 else \
+                f"block {lost + 1}"
             outcome.notes.append(f"{lost_what} lost its process; the blocks after it ran in a new one"
                                  + (f", {len(replay)} earlier block(s) replayed first" if replay else
                                     ", with nothing replayed"))
@@ -146,129 +147,168 @@ def _one_process(python: str, plan: Path, records: Path, folders: tuple[Path, Pa
                  on_done: Callable[[RawResult], None]) -> tuple[int | None, bool]:
     """Run one runner process to its end under a supervisor of its own (`supervisor`); the index of the block it
     lost (killed or died in), or None, and whether it died while replaying. `folders`: the CLI's private folder
-    (plans, records, the supervisor's results) and the blocks' working folder; `limits`: each block's time limit
+    (plans, records, what the supervisor says) and the blocks' working folder; `limits`: each block's time limit
     and the grace after it, by index."""
     private, workdir = folders
     own, graces = limits
     outcome.processes += 1
-    number = outcome.processes
-    job = {"python": python, "plan": str(plan), "records": str(records), "workdir": str(workdir),
-           "results": str(private / f"supervised-{number}.jsonl"), "replayed": replayed, "source_root": SOURCE_ROOT,
-           "log_out": str(private / f"runner-{number}.out"), "log_err": str(private / f"runner-{number}.err"),
-           "limits": {str(i): [own[i], graces[i]] for i in own}, "env": child_environment(os.environ, {})}
-    job_path = private / f"job-{number}.json"
-    job_path.write_text(json.dumps(job), encoding="utf-8")
-    watch = _Watch(outcome, set(own), on_done, replayed)
-    with open(private / f"supervisor-{number}.err", "wb") as err:
-        supervisor = subprocess.Popen([sys.executable, "-m", "conformance.chapter.supervisor", str(job_path)],
-                                      cwd=str(private), env=child_environment(os.environ, {}),
-                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
-                                      **new_group_options(), **parent_death_signal_options(signal.SIGKILL))
-    reader = Records(Path(job["results"]))
+    process = _Supervised(python, plan, records, private, outcome.processes)
+    reader = Records(records)
+    current: int | None = None
+    current_since = 0.0
+    in_replay = saw_end = harness = False
+    last_done: int | None = None
     try:
         while True:
-            code = supervisor.poll()
-            for event in reader.new():
-                ended = watch.take(event)
-                if ended is not None:
-                    return ended
-            if watch.current is not None and time.monotonic() - watch.since > (
-                    own[watch.current] + graces[watch.current] + SUPERVISOR_SLACK_S):
-                _stop(supervisor, watch.runner_pid)  # a supervisor stopped or stuck: both go
-                return watch.lost(workdir, "timeout", f"killed {graces[watch.current] + SUPERVISOR_SLACK_S:.0f}s "
-                                  f"after its time limit of {own[watch.current]:g}s (its supervisor did not stop it)")
-            if code is not None:
-                for event in reader.new():
-                    ended = watch.take(event)
-                    if ended is not None:
-                        return ended
-                return watch.supervisor_gone(code, records, workdir, private / f"supervisor-{number}.err")
+            ended = process.ended()
+            for record in reader.new() if process.pid is not None else []:
+                why = check_record(record, set(own), current, process.pid)
+                if why and current is not None:
+                    process.kill()
+                    _lost(outcome, current, "crash", f"its process wrote a record the runner did not ({why}); it "
+                          f"was killed", workdir, replayed, current_since, on_done)
+                    return current, False
+                if why:
+                    outcome.notes.append(f"harness: a forged line in the runner's records was ignored ({why})")
+                    continue
+                event = record["event"]
+                in_replay = event == "replay"
+                if event == "start":
+                    current, current_since = int(record["index"]), time.monotonic()
+                elif event == "done":
+                    index = int(record["index"])
+                    outcome.results[index] = RawResult(index, record, replayed=replayed,
+                                                       duration_s=float(record.get("duration_s") or 0.0))
+                    on_done(outcome.results[index])
+                    current, last_done = None, index
+                elif event == "harness":
+                    harness = True
+                    outcome.notes.append(f"harness: the runner failed: {one_line(str(record.get('message')))[:300]}")
+                elif event == "end":
+                    current, saw_end = None, True
+            if current is not None and time.monotonic() - current_since > own[current] + graces[current]:
+                process.kill()
+                _lost(outcome, current, "timeout", f"killed {graces[current]:.0f}s after its time limit of "
+                      f"{own[current]:g}s (it did not stop at the limit)", workdir, replayed, current_since, on_done)
+                return current, False
+            if ended is not None:
+                if process.pid is not None:
+                    for record in reader.new():  # what it wrote just before it ended
+                        if check_record(record, set(own), current, process.pid):
+                            continue
+                        if record["event"] == "done":
+                            index = int(record["index"])
+                            outcome.results[index] = RawResult(index, record, replayed=replayed)
+                            on_done(outcome.results[index])
+                            current = None
+                if current is not None:
+                    tail = read_tail(process.log_err, 600).strip().splitlines()
+                    _lost(outcome, current, "crash", f"the process {ended}" + (f": {tail[-1][:200]}" if tail else ""),
+                          workdir, replayed, current_since, on_done)
+                    return current, False
+                if process.pid is None:
+                    outcome.notes.append(f"harness: the supervisor of the blocks {ended} before it started them")
+                    return -1, True
+                if in_replay:
+                    return -1, True
+                if saw_end or harness or last_done is None:
+                    return (None, False) if saw_end else (-1, False)
+                return _ended_after(outcome, last_done, ended, on_done), False
             time.sleep(POLL_S)
     finally:
-        _stop(supervisor, watch.runner_pid)
+        process.kill()
 
 
-def _stop(supervisor: subprocess.Popen, runner_pid: int | None) -> None:
-    """The supervisor's process group and the runner's, killed (what is gone already is left as it is)."""
-    kill_tree(supervisor.pid)
-    if runner_pid is not None:
-        kill_tree(runner_pid)
-    if supervisor.poll() is None:
-        supervisor.kill()
-    supervisor.wait()
+class _Supervised:
+    """A runner process started by a supervisor of its own: its pid and how it ended, as the supervisor says, or as
+    the CLI finds when the supervisor is gone or stopped."""
 
+    def __init__(self, python: str, plan: Path, records: Path, private: Path, number: int) -> None:
+        self.log_err = private / f"runner-{number}.err"
+        said = private / f"supervisor-{number}.jsonl"
+        job = {"python": python, "plan": str(plan), "records": str(records), "results": str(said),
+               "source_root": SOURCE_ROOT, "log_out": str(private / f"runner-{number}.out"),
+               "log_err": str(self.log_err), "env": child_environment(os.environ, {})}
+        job_path = private / f"job-{number}.json"
+        job_path.write_text(json.dumps(job), encoding="utf-8")
+        with open(private / f"supervisor-{number}.err", "wb") as err:
+            self.supervisor = subprocess.Popen(
+                [sys.executable, "-m", "conformance.chapter.supervisor", str(job_path)], cwd=str(private),
+                env=child_environment(os.environ, {}), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=err, **new_group_options(), **parent_death_signal_options(signal.SIGKILL))
+        self.said = Records(said)
+        self.pid: int | None = None
+        self.code: int | None = None
+        self.gone_since: float | None = None
 
-class _Watch:
-    """What the CLI knows of one supervised runner process: the block running, the results so far."""
+    def _read(self) -> None:
+        for event in self.said.new():
+            if not isinstance(event, dict):
+                continue
+            value = event.get("pid") if event.get("event") == "runner" else event.get("code")
+            if not isinstance(value, int) or isinstance(value, bool):
+                continue
+            if event["event"] == "runner" and self.pid is None and value > 1:
+                self.pid = value
+            elif event["event"] == "exit" and self.code is None:
+                self.code = value
 
-    def __init__(self, outcome: ChapterRun, indices: set[int], on_done: Callable[[RawResult], None],
-                 replayed: bool) -> None:
-        self.outcome, self.indices, self.on_done, self.replayed = outcome, indices, on_done, replayed
-        self.current: int | None = None
-        self.since = 0.0
-        self.runner_pid: int | None = None
-
-    def take(self, event: Any) -> tuple[int | None, bool] | None:
-        """Act on one of the supervisor's events; the process's end when it is the `end` event. A line that is not
-        one, or a result of a block not running, is ignored (the supervisor never writes one: it is forged)."""
-        kind = event.get("event") if isinstance(event, dict) else None
-        if kind == "start" and isinstance(event.get("index"), int) and event["index"] in self.indices:
-            self.current, self.since = event["index"], time.monotonic()
-            pid = event.get("pid")
-            self.runner_pid = pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 1 else None
-        elif kind == "result":
-            result = result_from_json(event.get("result"), self.indices)
-            if result is not None and result.index == self.current:
-                self.outcome.results[result.index] = result
-                self.on_done(result)
-                self.current = None
-        elif kind in ("note", "harness") and isinstance(event.get(kind if kind == "note" else "message"), str):
-            said = event.get("note") if kind == "note" else f"the runner failed: {event.get('message')}"
-            self.outcome.notes.append(f"harness: {one_line(str(said))[:300]}")
-        elif kind == "end":
-            lost = event.get("lost")
-            if lost is None or (isinstance(lost, int) and (lost == -1 or lost in self.outcome.results)):
-                return lost, bool(event.get("replay_failed"))
+    def ended(self) -> str | None:
+        """How the runner ended, in words, once it has; None while it runs."""
+        self._read()
+        if self.code is not None:
+            return exit_text(self.code)
+        if self.supervisor.poll() is not None:
+            self._read()
+            if self.code is not None:
+                return exit_text(self.code)
+            if self.pid is not None:
+                kill_tree(self.pid)  # it got SIGKILL as its parent died; its group too
+            return f"ended with its supervisor (the supervisor {exit_text(self.supervisor.returncode)})"
+        if self.pid is not None and not _running(self.pid):  # the supervisor is alive and silent: stopped
+            self.gone_since = self.gone_since or time.monotonic()
+            if time.monotonic() - self.gone_since > GONE_GRACE_S:
+                return "ended (its supervisor, stopped, did not say how)"
         return None
 
-    def lost(self, workdir: Path, how: str, message: str) -> tuple[int | None, bool]:
-        """The running block, lost with its process: `how` (`crash`, `timeout`), with what it had printed."""
-        index = self.current
-        assert index is not None
-        out, err = workdir / f"block-{index}.out", workdir / f"block-{index}.err"
-        self.outcome.results[index] = RawResult(index, None, how, message, self.replayed, read_tail(out, 8192),
-                                                read_tail(err, 8192), round(time.monotonic() - self.since, 3))
-        self.on_done(self.outcome.results[index])
-        return index, False
-
-    def supervisor_gone(self, code: int, records: Path, workdir: Path, log: Path) -> tuple[int | None, bool]:
-        """The supervisor ended without its `end` event: killed by the block that ran (the runner was killed with
-        it), or a failure of its own, named as the harness's."""
-        if self.current is None:
-            self.current = _running_in(records, self.indices, self.outcome.results)
-        if self.current is not None:
-            return self.lost(workdir, "crash", f"the process it ran in and its supervisor ended (the supervisor "
-                                               f"{exit_text(code)})")
-        tail = read_tail(log, 600).strip().splitlines()
-        self.outcome.notes.append(f"harness: the supervisor of the blocks {exit_text(code)} between blocks"
-                                  + (f": {one_line(tail[-1])[:200]}" if tail else ""))
-        return -1, True
+    def kill(self) -> None:
+        """The runner's process group and the supervisor's, killed (what is gone already is left as it is)."""
+        if self.pid is not None:
+            kill_tree(self.pid)
+        kill_tree(self.supervisor.pid)
+        if self.supervisor.poll() is None:
+            self.supervisor.kill()
+        self.supervisor.wait()
 
 
-def _running_in(records: Path, indices: set[int], finished: Mapping[int, RawResult]) -> int | None:
-    """The block the runner's records say was running (started, not done), read by the CLI when the supervisor
-    died before it said so; None when none was."""
-    running: int | None = None
-    pid = None
-    for record in Records(records).new():
-        if not isinstance(record, dict):
-            continue
-        if record.get("event") == "start" and pid is None:
-            pid = record.get("pid")
-        if check_record(record, indices, running, pid):
-            continue
-        if record["event"] == "start":
-            running = record["index"]
-        elif record["event"] == "done":
-            running = None
-    return running if running is not None and running not in finished else None
+def _running(pid: int) -> bool:
+    """Whether `pid` is a process that has not ended (a zombie, not yet reaped by its stopped parent, has)."""
+    if not pid_alive(pid):
+        return False
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _ended_after(outcome: ChapterRun, index: int, ended: str, on_done: Callable[[RawResult], None]) -> int:
+    """The runner's process ended between blocks, by no failure of the harness's (no `harness` record): the block
+    that had just finished is taken for its cause (it killed its supervisor, or left a thread that ended the
+    process) and is `crash`, what it printed kept; the rest run in a new process."""
+    record = outcome.results[index].record or {}
+    outcome.results[index] = RawResult(index, None, "crash", f"its process ended just after it ran (the process "
+                                       f"{ended})", outcome.results[index].replayed, str(record.get("stdout") or ""),
+                                       str(record.get("stderr") or ""), outcome.results[index].duration_s)
+    on_done(outcome.results[index])
+    return index
+
+
+def _lost(outcome: ChapterRun, index: int, how: str, message: str, workdir: Path, replayed: bool, since: float,
+          on_done: Callable[[RawResult], None]) -> None:
+    """Record a block whose process was killed or died while it ran, with what it had printed."""
+    out, err = workdir / f"block-{index}.out", workdir / f"block-{index}.err"
+    outcome.results[index] = RawResult(index, None, how, message, replayed,
+                                       read_tail(out, 8192) if out.exists() else "",
+                                       read_tail(err, 8192) if err.exists() else "",
+                                       round(time.monotonic() - since, 3))
+    on_done(outcome.results[index])
