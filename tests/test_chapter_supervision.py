@@ -119,3 +119,39 @@ def test_a_folder_left_by_a_process_killed_with_sigkill_is_removed_at_the_next_s
     with owned_temporary_folder("jaxconf-chapter-", tmp_path) as made:
         assert made.name.startswith(f"jaxconf-chapter-{os.getpid()}-")
     assert not Path(made).exists()
+
+
+def test_a_block_cannot_rewrite_the_probe_cells_of_the_results_folder(tmp_path):
+    """S14: a block rewrote the probe cells of the results folder its release was merged into. The release's probe
+    cells and header are read before its blocks run and put back as they were when the blocks are stored."""
+    import json
+
+    from conformance.chapter.store import as_before, probe_snapshot, store_blocks
+    from conformance.core.status import Status
+    from conformance.results.load import load_result_file
+    from conformance.results.schema import RunHeader
+    from tests.test_chapter_cells import CHAPTER, cells_for, probe
+
+    path = tmp_path / "0.12.0.1-linux-x86_64.json"
+    header = RunHeader(jax="0.12.0.1", platform="linux-x86_64", environment_digest="d", launcher="fork").to_json()
+    probes = {"jax_conformance": header, "tests": [{"nodeid": "conformance/cases/numerics.py::p", "outcome": "passed",
+                                                    "metadata": probe("numerics.p", "§3.1", Status.CONFORMS).to_json()}]}
+    path.write_text(json.dumps(probes), encoding="utf-8")
+    before = probe_snapshot(tmp_path, "0.12.0.1", "linux-x86_64")
+    forge = ("import json\n"
+             f"data = json.load(open({str(path)!r}))\n"
+             "data['tests'][0]['metadata']['status'] = 'differs'\n"
+             "data['tests'].append(dict(data['tests'][0], nodeid='conformance/cases/numerics.py::forged'))\n"
+             "data['tests'][1]['metadata'] = dict(data['tests'][1]['metadata'], case='numerics.forged')\n"
+             f"json.dump(data, open({str(path)!r}, 'w'))")
+    _, ran, found = run(markdown(forge))
+    assert found[0].status is R and "numerics.forged" in path.read_text()  # the block did rewrite the file
+    changed: list[str] = []
+    cells = cells_for("0.12.0.1", BlockStatus.RAN, BlockStatus.RAN, BlockStatus.RAN, BlockStatus.RAN)
+    chapter_header = RunHeader(jax="0.12.0.1", platform="linux-x86_64", environment_digest="d",
+                               launcher="chapter").to_json()
+    stored = store_blocks(tmp_path, CHAPTER, cells, chapter_header, as_before(before, changed))
+    loaded = load_result_file(stored.path)
+    probe_cells = {c.case: c.status for c in loaded.cells if not c.case.startswith("chapter/")}
+    assert probe_cells == {"numerics.p": Status.CONFORMS}
+    assert changed and "kept as they were before" in changed[0]

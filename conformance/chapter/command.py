@@ -29,7 +29,8 @@ from conformance.chapter.read import read_chapter, read_runs, read_skip_list
 from conformance.chapter.session import run_blocks
 from conformance.chapter.skiplist import block_limits, listings_to_run, skip_reasons
 from conformance.chapter.statuses import block_outcomes
-from conformance.chapter.store import describe, digest_of, run_header, store_blocks, stored_blocks, utc_now
+from conformance.chapter.store import (as_before, describe, digest_of, probe_snapshot, run_header, store_blocks,
+                                      stored_blocks, utc_now)
 from conformance.engine.matrix import host_platform
 from conformance.errors import ConformanceError
 from conformance.results.schema import CellResult
@@ -178,6 +179,7 @@ def _one_release(request: ChapterRequest, chapter: Chapter, reasons: dict[str, s
     begun = utc_now()
     not_run = {b.index for b in chapter.blocks if reasons.get(b.id) or b.skip
                or (b.listing and b.id not in outcome.run_listings)}
+    before = probe_snapshot(request.results, version, host_platform()) if request.results is not None else None
     ran = run_blocks(chapter.blocks, not_run, env.python, request.timeout_s, argv0=str(request.path.name),
                      limits={b.index: outcome.limits[b.id] for b in chapter.blocks if b.id in outcome.limits})
     for note in ran.notes:
@@ -192,8 +194,12 @@ def _one_release(request: ChapterRequest, chapter: Chapter, reasons: dict[str, s
     on_line(f"jax {version}: " + "".join(LETTER[block_status(cells[b.id]) or BlockStatus.CRASH]
                                          for b in chapter.blocks))
     if request.results is not None:
-        stored = store_blocks(request.results, chapter, cells, run_header(described, env, begun, ran.wall_s))
+        changed: list[str] = []
+        stored = store_blocks(request.results, chapter, cells, run_header(described, env, begun, ran.wall_s),
+                              as_before(before, changed))
         outcome.written.append(stored.path)
+        for line in changed:
+            on_line(f"note: {stored.path}: {line}")
         if stored.set_aside is not None:
             on_line(f"note: {stored.set_aside.describe()}")
     outcome.lines.append(summary_line(version, cells, time.monotonic() - started, f"(one process, {ran.wall_s:.1f}s "

@@ -144,11 +144,14 @@ class ResultStore:
         return reusable_cells(self.folder, jax, platform, shard_suffix)
 
     def merge_run(self, data: Mapping[str, Any], *, retired: Callable[[str], bool] = lambda cell_id: False,
-                  shard_suffix: str = "") -> Stored:
+                  shard_suffix: str = "", stored_as: Callable[[dict[str, Any] | None], dict[str, Any] | None] | None
+                  = None) -> Stored:
         """Merge a finished run (a pytest-json-report object with the suite's header) into its version's file.
 
         The file is locked while it is read, merged and replaced. Cells the run did not run keep their
-        stored results; stored cells for which `retired(cell_id)` holds are dropped (and listed).
+        stored results; stored cells for which `retired(cell_id)` holds are dropped (and listed). `stored_as`
+        (given by `chapter`) may correct the stored file as read, under the lock, before the merge: the probe
+        cells as they were before a chapter's blocks ran, whatever a block wrote meanwhile.
         """
         data = mask_secrets(data, known_secrets(os.environ))  # what a child wrote, before it is stored
         head = data.get("jax_conformance") or {}
@@ -156,6 +159,8 @@ class ResultStore:
         final = self.path_for(str(head["jax"]), str(head["platform"]), shard_suffix)
         with FileLock(str(self.folder / f".{final.name}.lock")):
             stored, aside, bad = self.read_stored(final, str(head["jax"]), str(head["platform"]))
+            if stored_as is not None:
+                stored = stored_as(stored)
             if stored is not None and aside is None:
                 stored, aside = self._apart_from_other_build(final, stored, head)
             dropped = retired_stored_cells(stored, data, retired)
