@@ -24,6 +24,16 @@ process that holds the state before each block (a checkpoint) was not chosen: fo
 threads is unsafe (JAX warns that it will likely deadlock).
 
 Every record reaches the disk before the next block starts, so a lost process never loses the blocks before it.
+
+Apart from the CLI: each runner process is started by a supervisor of its own (`supervisor`, a session and process
+group of its own), never by the CLI, so a block that signals or kills its parent costs that block only. The plans
+and the runner's records are in a private folder (`jaxconf-chapter-<pid>-…`), apart from the blocks' working
+folder (`jaxconf-blocks-<pid>-…`): a block that empties or removes its folder reaches neither. This module reads the
+runner's records itself (every record checked: `supervisor.check_record`; a forged one costs the running block) and
+kills the runner's process group itself when a block runs past its limit and grace, so a supervisor that a block
+stopped or killed changes nothing it relies on. A process that ends just after a block (before the next one starts,
+with no `end` record and no failure of the harness's) makes that block `crash`; a harness failure (a `harness`
+record, a supervisor that died before starting the runner) is a note of the harness's, never a block's.
 """
 
 from __future__ import annotations
