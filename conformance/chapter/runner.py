@@ -48,7 +48,7 @@ from typing import Any
 
 from conformance.chapter.runmagic import cell_magic, line_magic
 from conformance.chapter.runsteps import SettingsWatch, is_stated, summary
-from conformance.portable import become_subreaper, bound_cell_processes, kill_descendants, limit_cell_resources
+from conformance.portable import become_subreaper, bound_cell_processes, limit_cell_resources
 
 OUTPUT_CHARS = 256 * 1024  # what a block printed, kept for the comparison (its head; a tail is kept apart)
 STEP_CHARS = 16 * 1024  # what one step printed, kept for its own comparison
@@ -377,9 +377,7 @@ def main(argv: list[str] | None = None) -> int:
         except Exception:  # noqa: BLE001 - the records cannot be written either: the stderr tail says it
             pass
         raise
-    finally:
-        kill_descendants(os.getpid())
-    return 0
+    return 0  # what the blocks left running is killed by the supervisor, with the process group, at once
 
 
 if __name__ == "__main__":

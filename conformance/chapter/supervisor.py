@@ -133,10 +133,11 @@ def supervise(job: dict[str, Any], say: Callable[[dict[str, Any]], None]) -> int
     try:
         say({"event": "runner", "pid": child.pid})
         code = child.wait()
+        kill_tree(child.pid)  # what the blocks left behind in the process group, at once (a fork bomb included)
         say({"event": "exit", "code": code})
     finally:
-        kill_tree(child.pid)  # what a block left behind in the process group
-        kill_descendants(os.getpid(), rounds=20)  # escapees, re-parented to this subreaper
+        kill_tree(child.pid)
+        kill_descendants(os.getpid(), rounds=20)  # escapees from the group, re-parented to this subreaper
     return 0
 
 
