@@ -175,6 +175,9 @@ def _one_release(request: ChapterRequest, chapter: Chapter, reasons: dict[str, s
             return found
     on_line(f"jax {version}: preparing its environment")
     env = builder.prepare(version)
+    described = describe(env.python)  # before the blocks: nothing they leave running can cost the description
+    if described.get("jax") != version:
+        raise ConformanceError(f"the environment for jax {version} reports jax {described.get('jax')}")
     on_line(f"jax {version}: running {len(chapter.blocks)} blocks in one process")
     begun = utc_now()
     not_run = {b.index for b in chapter.blocks if reasons.get(b.id) or b.skip
@@ -184,9 +187,6 @@ def _one_release(request: ChapterRequest, chapter: Chapter, reasons: dict[str, s
                      limits={b.index: outcome.limits[b.id] for b in chapter.blocks if b.id in outcome.limits})
     for note in ran.notes:
         on_line(f"jax {version}: {note}")
-    described = describe(env.python)
-    if described.get("jax") != version:
-        raise ConformanceError(f"the environment for jax {version} reports jax {described.get('jax')}")
     keys = keys_for(digest_of(described))
     judged = block_outcomes(chapter.blocks, ran.results, reasons, request.timeout_s, outcome.limits,
                             outcome.run_listings)

@@ -45,8 +45,11 @@ def describe(python: str) -> dict[str, Any]:
     cannot (bounded in time and output)."""
     with tempfile.TemporaryDirectory(prefix="jaxconf-env-") as workdir:
         out = os.path.join(workdir, "env.json")
-        done = run_bounded([python, "-m", "conformance.child.envinfo", "--out", out],
-                           env=child_environment(os.environ, {}), timeout=DESCRIBE_TIMEOUT_S, limit=8192)
+        try:
+            done = run_bounded([python, "-m", "conformance.child.envinfo", "--out", out],
+                               env=child_environment(os.environ, {}), timeout=DESCRIBE_TIMEOUT_S, limit=8192)
+        except (OSError, RuntimeError) as exc:  # no process or thread could be started (the user's are all taken)
+            raise ConformanceError(f"could not describe the environment of {python}: {exc}") from None
         if not os.path.exists(out):
             said = (done.output.strip().splitlines() or ["no output"])[-1]
             why = "did not answer in time" if done.timed_out else said

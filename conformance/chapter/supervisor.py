@@ -29,6 +29,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -138,7 +139,24 @@ def supervise(job: dict[str, Any], say: Callable[[dict[str, Any]], None]) -> int
     finally:
         kill_tree(child.pid)
         kill_descendants(os.getpid(), rounds=20)  # escapees from the group, re-parented to this subreaper
+        _reap()
     return 0
+
+
+REAP_S = 30.0
+
+
+def _reap() -> None:
+    """Wait for every child this subreaper has (the orphans it killed), so that none is left a zombie holding a
+    process slot of the user's (the CLI's next process would find none free); at most `REAP_S` seconds."""
+    deadline = time.monotonic() + REAP_S
+    while time.monotonic() < deadline:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            time.sleep(0.05)
 
 
 def main(argv: list[str] | None = None) -> int:
