@@ -60,6 +60,7 @@ MAX_RESTARTS = 4
 POLL_S = 0.1
 PRIVATE_PREFIX = "jaxconf-chapter-"  # plans, records, the supervisor's results: never the blocks' working folder
 BLOCKS_PREFIX = "jaxconf-blocks-"  # the blocks' working folder (their files, what they print)
+REAP_WAIT_S = 40.0  # how long the supervisor may take to kill and reap what a runner left (its own bound: 30 s)
 GONE_GRACE_S = 2.0  # a runner gone while its supervisor says nothing (stopped): how long the CLI waits for a word
 
 
@@ -282,9 +283,17 @@ class _Supervised:
         return None
 
     def kill(self) -> None:
-        """The runner's process group and the supervisor's, killed (what is gone already is left as it is)."""
+        """The runner's process group killed, then the supervisor let end (it kills the orphans and reaps them: a
+        zombie left to init would hold one of the user's process slots), woken when it was stopped; killed with
+        its group when it does not end within `REAP_WAIT_S`."""
         if self.pid is not None:
             kill_tree(self.pid)
+        if self.supervisor.poll() is None and self.pid is not None:
+            try:
+                os.kill(self.supervisor.pid, signal.SIGCONT)
+                self.supervisor.wait(timeout=REAP_WAIT_S)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
         kill_tree(self.supervisor.pid)
         if self.supervisor.poll() is None:
             self.supervisor.kill()
