@@ -1,4 +1,4 @@
-"""The command line (`list run report history matrix pin diff gate bisect expectations supported api chapter`): one short function per
+"""The command line (`list run report history matrix pin diff gate bisect expectations supported api chapter perf`): one short function per
 command that builds a request and prints its outcome, and the progress printer; the grammar is `cli_parser`. The work lives below (`engine.matrix.run_targets`
 for every `engine.targets` kind, `decide.sides`, `decide.bisect_session`, `report`, `results`), which never sees
 parsed arguments. `main(argv)` returns the exit status; expected problems are one line on stderr and exit 2."""
@@ -23,8 +23,6 @@ from conformance.decide.upkeep import prune_file, supported_lines
 from conformance.api.session import (ApiDiffRequest, CensusRequest, ScanRequest, run_api_diff, run_censuses,
                                       run_scan)
 from conformance.atomic import write_text_atomically
-from conformance.chapter.pages import read_pages
-from conformance.chapter.read import chapter_inputs
 from conformance.chapter.command import ChapterRequest, PagesRequest, run_chapter, run_pages
 from conformance.engine import matrix
 from conformance.engine.ciwork import WorkRequest, plan_work
@@ -34,7 +32,8 @@ from conformance.envs.builder import EnvironmentBuilder
 from conformance.envs.index import IndexOptions, sort_versions
 from conformance.envs.matrix import DEFAULT_MATRIX, expand_words, matrix_versions
 from conformance.envs.pins import compile_pins
-from conformance.errors import ConformanceError, one_line
+from conformance.errors import ConformanceError, one_line, terminal_lines
+from conformance.perf.command import PerfCommand, perf_sides, run_perf_bisect, run_perf_command, run_perf_gate
 from conformance.interrupts import interrupted_status, sigterm_interrupts
 from conformance.report.progress import conflict_line, event_lines
 from conformance.report.outputs import ExtraOutputs, extra_outputs
@@ -44,7 +43,6 @@ from conformance.results.history import entry_lines
 from conformance.results.history_file import HistoryRequest, record_run
 from conformance.results.load import ResultsError
 from conformance.results.outputs import check_outputs
-from conformance.safetext import terminal_lines
 
 
 def make_builder(args: argparse.Namespace) -> EnvironmentBuilder:
@@ -64,11 +62,6 @@ def _err(text: str) -> None:
     print(f"jax-conformance: {one_line(text)}", file=sys.stderr, flush=True)  # what it echoes stays one line
 
 
-def _out(text: str, stream: Any = None) -> None:
-    """Print lines holding text the suite did not write (a chapter's, a census's, a result's), each made safe."""
-    print(terminal_lines(text), file=stream or sys.stdout, flush=True)
-
-
 class Progress:
     """Prints the events of a run and of a decision's session as they come, and keeps the runs that finished."""
 
@@ -79,7 +72,7 @@ class Progress:
         if isinstance(event, matrix.VersionDone):
             self.finished.append(event.run)
         for stream, text in event_lines(event, self.gap):
-            _out(text, sys.stderr if stream == "stderr" else sys.stdout)
+            _say(text, sys.stderr if stream == "stderr" else sys.stdout)
 
 
 def command_list(args: argparse.Namespace) -> int:
@@ -235,8 +228,8 @@ def command_bisect(args: argparse.Namespace) -> int:
     return found.exit_code
 
 
-def _say(line: str) -> None:
-    _out(line, sys.stderr)
+def _say(text: str, stream: Any = None) -> None:  # text the suite did not write (a chapter's, a census's): made safe
+    print(terminal_lines(text), file=stream or sys.stderr, flush=True)
 
 
 def command_api(args: argparse.Namespace) -> int:
@@ -247,7 +240,7 @@ def command_api(args: argparse.Namespace) -> int:
         versions = list(dict.fromkeys(args.jax)) if args.jax else [] if builds and not args.matrix else \
             matrix_versions(args.matrix or DEFAULT_MATRIX, builder.index)
         done = run_censuses(CensusRequest(tuple(releases(versions) + builds), args.results, args.rerun), builder,
-                            _out)
+                            lambda line: _say(line, sys.stdout))
         for failure in done.failures:
             _err(f"error: no census for {failure}")
         return 1 if done.failures else 0
@@ -255,7 +248,7 @@ def command_api(args: argparse.Namespace) -> int:
         check_outputs([("--json", args.json)], results=args.results, reads=[args.a, args.b])
         found = run_api_diff(ApiDiffRequest(args.a, args.b, args.results, args.matrix, tuple(args.name), args.rerun,
                                             args.json), lambda: make_builder(args), _say)
-        _out("\n".join(found.lines()) + (f"\njson: {args.json}" if args.json else ""))
+        _say("\n".join(found.lines()) + (f"\njson: {args.json}" if args.json else ""), sys.stdout)
         return 0
     scanned = run_scan(ScanRequest(tuple(args.paths), args.to, args.from_version, args.results, args.format,
                                    args.rerun), lambda: make_builder(args), _say)
@@ -278,12 +271,11 @@ def command_chapter(args: argparse.Namespace) -> int:
         raise ConformanceError("--bisect BLOCK needs --good VERSION and --bad VERSION")
     versions = [] if args.blocks or bisecting else list(dict.fromkeys(args.jax)) if args.jax else \
         matrix_versions(args.matrix or DEFAULT_MATRIX, builder.index)
-    check_outputs([("-o", args.report), ("--json", args.json)], results=args.results,
-                  reads=chapter_inputs(args.file, args.skip, args.map))  # those given and those found
     request = ChapterRequest(args.file, tuple(versions), args.skip, args.map, args.results, args.json, args.timeout,
                              args.blocks, args.rerun, bisecting)
-    done = run_chapter(request, builder, _out)
-    _out("\n".join(done.lines))
+    check_outputs([("-o", args.report), ("--json", args.json)], results=args.results, reads=request.inputs())
+    done = run_chapter(request, builder, lambda line: _say(line, sys.stdout))
+    _say("\n".join(done.lines), sys.stdout)
     if args.report is not None and not args.blocks:
         print(f"report: {render_report(args.results, args.report)[0]}  (from every result file in {args.results}/)")
     return 0
@@ -296,24 +288,37 @@ def command_chapter_pages(args: argparse.Namespace) -> int:
     builder = make_builder(args)
     versions = [] if args.blocks else list(dict.fromkeys(args.jax)) if args.jax else \
         matrix_versions(args.matrix or DEFAULT_MATRIX, builder.index)
-    skips = [page.skip for page in read_pages(args.pages).pages if page.skip is not None]
-    check_outputs([("-o", args.report)], results=args.results, reads=[args.pages, *skips],
-                  folders=[("--json", args.json)])
     request = PagesRequest(args.pages, args.docs, tuple(versions), args.results, args.json, args.timeout,
                            args.blocks, args.rerun)
-    for done in run_pages(request, builder, _out):
-        _out("\n".join(done.lines))
+    check_outputs([("-o", args.report)], results=args.results, reads=request.inputs(), folders=[("--json", args.json)])
+    for done in run_pages(request, builder, lambda line: _say(line, sys.stdout)):
+        _say("\n".join(done.lines), sys.stdout)
     if args.report is not None and not args.blocks:
         print(f"report: {render_report(args.results, args.report)[0]}  (from every result file in {args.results}/)")
     return 0
 
 
-LONG_COMMANDS = ("run", "diff", "gate", "bisect", "api", "chapter")
+def command_perf(args: argparse.Namespace) -> int:
+    """`perf`, `bisect WORKLOAD --metric M` and `gate --perf`: the workloads' speed, memory and compilations."""
+    builder, gate = make_builder(args), args.command == "gate"
+    request = PerfCommand(
+        perf_sides(args.jax, args.python, args.matrix, builder) if args.command == "perf" else (), args.results,
+        tuple(args.cases), getattr(args, "expression", None), args.perf_rounds if gate else args.rounds,
+        getattr(args, "max_rounds", 9), args.perf_threshold if gate else args.threshold, getattr(args, "xla_flags", ""),
+        args.rerun if gate or args.command == "perf" else False, getattr(args, "aa", False), getattr(args, "json", None))
+    done = run_perf_command(request, builder, _say) if args.command == "perf" else run_perf_gate(
+        request, args.from_version, args.to_version or args.to_python, args.expectations, builder, _say, args.today
+    ) if gate else run_perf_bisect(request, args.cell, args.metric, args.good, args.bad, builder, _say)
+    print("\n".join(done[0]))
+    return done[1]
+
+
+LONG_COMMANDS = ("run", "diff", "gate", "bisect", "api", "chapter", "perf")
 COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "history": command_history,
             "matrix": command_matrix,
             "pin": command_pin, "diff": command_diff, "gate": command_gate, "bisect": command_bisect,
             "expectations": command_expectations, "supported": command_supported, "api": command_api,
-            "chapter": command_chapter}
+            "chapter": command_chapter, "perf": command_perf}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -327,7 +332,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:  # a long command (run, gate --from/--to, bisect) ends on SIGTERM as on Ctrl-C, its temporaries removed
         with sigterm_interrupts(args.command in LONG_COMMANDS):
-            return COMMANDS[args.command](args)
+            perf = getattr(args, "metric", None) or getattr(args, "perf", False)  # bisect/gate of workloads
+            return COMMANDS["perf" if perf else args.command](args)
     except KeyboardInterrupt:
         print("\njax-conformance: interrupted; result files already written are kept", file=sys.stderr)
         return interrupted_status()

@@ -25,7 +25,7 @@ from conformance.chapter.listing import block_lines
 from conformance.chapter.model import AS_WRITTEN, NOT_JUDGED, BlockStatus, Chapter
 from conformance.chapter.pages import locate_pages, read_pages
 from conformance.chapter.publicjson import chapter_json, dumps
-from conformance.chapter.read import read_chapter, read_runs, read_skip_list
+from conformance.chapter.read import chapter_inputs, read_chapter, read_runs, read_skip_list
 from conformance.chapter.session import run_blocks
 from conformance.chapter.skiplist import block_limits, listings_to_run, skip_reasons
 from conformance.chapter.statuses import block_outcomes
@@ -64,6 +64,11 @@ class ChapterRequest:
     shown_path: str | None = None
     origin: str = ""
     companions: bool = True
+
+    def inputs(self) -> list[Path]:
+        """Every file the command reads, given or found (the chapter, its skip list and map file): no output may
+        name one."""
+        return chapter_inputs(self.path, self.skip, self.map)
 
 
 @dataclass
@@ -220,6 +225,10 @@ class PagesRequest:
     timeout_s: float = DEFAULT_TIMEOUT_S
     blocks_only: bool = False
     rerun: bool = False
+
+    def inputs(self) -> list[Path]:
+        """Every file the command reads before its pages: the list and the skip lists it names."""
+        return [self.pages, *(page.skip for page in read_pages(self.pages).pages if page.skip is not None)]
 
 
 def run_pages(request: PagesRequest, builder: Any, on_line: Callable[[str], None] = lambda line: None

@@ -54,7 +54,7 @@ from conformance.childenv import SOURCE_ROOT, child_environment
 from conformance.engine.launch import read_tail
 from conformance.errors import one_line
 from conformance.tempfolders import owned_temporary_folder, remove_orphaned_folders
-from conformance.portable import kill_tree, new_group_options, parent_death_signal_options, pid_alive
+from conformance.portable import child_process_options, kill_tree, pid_alive
 
 MAX_RESTARTS = 4
 POLL_S = 0.1
@@ -246,7 +246,7 @@ class _Supervised:
             self.supervisor = subprocess.Popen(
                 [sys.executable, "-m", "conformance.chapter.supervisor", str(job_path)], cwd=str(private),
                 env=child_environment(os.environ, {}), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=err, **new_group_options(), **parent_death_signal_options(signal.SIGKILL))
+                stderr=err, **child_process_options(new_group=True, parent_death_signal=signal.SIGKILL))
         self.said = Records(said)
         self.pid: int | None = None
         self.code: int | None = None

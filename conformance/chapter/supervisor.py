@@ -34,8 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from conformance.portable import become_subreaper, kill_descendants, kill_tree, new_group_options, \
-    parent_death_signal_options
+from conformance.portable import become_subreaper, child_process_options, kill_descendants, kill_tree
 
 EVENTS = ("replay", "start", "done", "end", "harness")
 
@@ -130,7 +129,8 @@ def supervise(job: dict[str, Any], say: Callable[[dict[str, Any]], None]) -> int
     with open(job["log_out"], "wb") as out, open(job["log_err"], "wb") as err:
         child = subprocess.Popen([job["python"], "-m", "conformance.chapter.runner", job["plan"]],
                                  cwd=job["source_root"], env=job["env"], stdin=subprocess.DEVNULL, stdout=out,
-                                 stderr=err, **new_group_options(), **parent_death_signal_options(signal.SIGKILL))
+                                 stderr=err,
+                                 **child_process_options(new_group=True, parent_death_signal=signal.SIGKILL))
     try:
         say({"event": "runner", "pid": child.pid})
         code = child.wait()
