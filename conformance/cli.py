@@ -32,7 +32,7 @@ from conformance.envs.builder import EnvironmentBuilder
 from conformance.envs.index import IndexOptions, sort_versions
 from conformance.envs.matrix import DEFAULT_MATRIX, expand_words, matrix_versions
 from conformance.envs.pins import compile_pins
-from conformance.errors import ConformanceError, one_line, terminal_lines
+from conformance.errors import ConformanceError, one_line
 from conformance.perf.command import PerfCommand, perf_sides, run_perf_bisect, run_perf_command, run_perf_gate
 from conformance.interrupts import interrupted_status, sigterm_interrupts
 from conformance.report.progress import conflict_line, event_lines
@@ -43,6 +43,7 @@ from conformance.results.history import entry_lines
 from conformance.results.history_file import HistoryRequest, record_run
 from conformance.results.load import ResultsError
 from conformance.results.outputs import check_outputs
+from conformance.safetext import terminal_lines
 
 
 def make_builder(args: argparse.Namespace) -> EnvironmentBuilder:
