@@ -211,15 +211,15 @@ def kill_descendants(root: int, skip: frozenset[int] | set[int] = frozenset(), r
     Meant for a `root` that is alive and a subreaper (`become_subreaper`): a descendant forked while
     its parent is being killed is re-parented to `root`, so the next round finds it.
     """
-    killed = 0
+    killed: set[int] = set()
     for _ in range(rounds):
-        found = descendants(root, skip)
-        if not found:
+        found = [pid for pid in descendants(root, skip) if pid not in killed]  # a killed one stays, a zombie, till
+        if not found:                                                          # it is reaped: never killed again
             break
         for pid in found:
             kill_pid(pid)
-        killed += len(found)
-    return killed
+        killed.update(found)
+    return len(killed)
 
 
 def kill_pid(pid: int) -> None:

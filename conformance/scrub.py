@@ -6,6 +6,10 @@ before that last `@` (`https://***@host/simple`); a URL that is recorded or hash
 drops it (`https://host/simple`), so a rotated token changes nothing. Standard library only: the workflow scripts run
 it before the suite's dependencies are installed.
 
+`mask_secrets` masks, in what a child wrote (a block's output, a probe's facts) before it is stored, every
+credential the parent knows (`conformance.childenv.known_secrets`: the values of the variables no child is given,
+and the user information of URLs) as well as any URL's user information.
+
     python -m conformance.scrub          # stdin to stdout, every URL's credentials masked (for a log line)
     python -m conformance.scrub --url    # each line of stdin as a URL without its credentials (for a hash)
     python -m conformance.scrub --command jax-conformance ARG...   # the command line, each URL argument masked
@@ -17,6 +21,7 @@ import re
 import shlex
 import sys
 import urllib.parse
+from typing import Any, Sequence
 
 MASK = "***"
 # A scheme (`https:`, then its slashes; uv also takes one slash or backslashes), then the netloc up to its last `@`
@@ -46,7 +51,7 @@ def without_credentials(url: str) -> str:
     return url if split is None else split[0] + split[2]
 
 
-def _secrets(url: str) -> list[str]:
+def url_secrets(url: str) -> list[str]:
     """The user information of `url` and its parts, as written and percent-decoded, longest first."""
     split = _split_known(url)
     if split is None:
@@ -62,9 +67,26 @@ def scrub_credentials(text: str, *urls: str) -> str:
     (the URLs the text is about) masked wherever it appears: a library's message may quote the netloc without its
     scheme (`nonnumeric port: 'TOKEN@host'`), and a password holding a space or `#` is only found from its URL."""
     for url in urls:
-        for secret in _secrets(url):
+        for secret in url_secrets(url):
             text = text.replace(secret, MASK)
     return _USERINFO.sub(rf"\g<1>{MASK}@", text)
+
+
+def mask_secrets(value: Any, secrets: Sequence[str]) -> Any:
+    """`value` (text, or JSON data: dicts, lists, strings) with every secret of `secrets` masked in each string, and
+    the user information of every URL in it masked (`scrub_credentials`): what a child wrote (a block's output, a
+    probe's facts, exception text) before it is stored. Keys are masked too; other values are kept."""
+    if isinstance(value, str):
+        for secret in secrets:
+            if secret:
+                value = value.replace(secret, MASK)
+        return _USERINFO.sub(rf"\g<1>{MASK}@", value)
+    if isinstance(value, dict):
+        return {mask_secrets(k, secrets) if isinstance(k, str) else k: mask_secrets(v, secrets)
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [mask_secrets(item, secrets) for item in value]
+    return value
 
 
 def scrub_url(url: str) -> str:

@@ -340,7 +340,7 @@ def test_a_file_larger_than_its_index_entry_is_not_read_past_that_size(tmp_path,
     (site / "results" / "index.json").write_text(json.dumps(index))
     asked = []
     real = restore.fetch
-    monkeypatch.setattr(restore, "fetch", lambda url, limit: asked.append(limit) or real(url, limit))
+    monkeypatch.setattr(restore, "fetch", lambda url, limit, *by: asked.append(limit) or real(url, limit, *by))
     restored = restore_results(str(site), tmp_path / "results")
     assert restored.restored == [] and "larger than 100 bytes" in restored.set_aside[f"0.8.0-{LINUX}.json"]
     assert asked[1] == 100

@@ -1,13 +1,17 @@
 """A scan's findings written out (pure): text, JSON, GitHub workflow annotations or SARIF 2.1.0.
 
-- text: `path:line:col: STATE name (since V): message [use R]`, then a summary line;
+- text: `path:line:col: STATE name (since V): message [use R]`, then a summary line (each line made safe for a
+  terminal and a CI log by `conformance.safetext`: a control character is an escape, no line a workflow command);
 - json: `{"findings": [{"path", "line", "col", "name", "state", "since", "message", "replacement"}]}` (col is
   1-based, in characters, as in every format; replacement is null when JAX names none);
 - github: one workflow command per finding, `::error` for removed and missing, `::warning` for deprecated,
-  `::notice` for not_yet, guarded and not_judged (`file=`, `line=`, `col=`, `title=`; values escaped as the runner's toolkit does);
+  `::notice` for not_yet, guarded and not_judged (`file=`, `line=`, `col=`, `title=`; values escaped as the runner's
+  toolkit does, other control characters as escapes);
 - sarif: a SARIF 2.1.0 log with one run of the tool `jax-conformance`, one rule per state, one result per finding
   (level error, warning or note), each located in its file (relative paths against `%SRCROOT%`; columns in
   Unicode code points, `columnKind`).
+
+JSON and SARIF are written in ASCII (`\\uXXXX` escapes): a control character in a name or file name is never raw.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from conformance.api.judge import FINDING_STATES, Finding
+from conformance.safetext import terminal_text, workflow_data, workflow_property
 
 FORMATS = ("text", "json", "github", "sarif")
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -47,7 +52,7 @@ def sentence(finding: Finding) -> str:
 
 def text_lines(findings: Sequence[Finding], to: str, before: str = "", files: int = 0) -> list[str]:
     """One line per finding, then the summary."""
-    lines = [f"{f.path}:{f.line}:{f.col}: {sentence(f)}" for f in findings]
+    lines = [terminal_text(f"{f.path}:{f.line}:{f.col}: {sentence(f)}") for f in findings]
     counted = Counter(f.state for f in findings)
     parts = [f"{counted[state]} {state.replace('_', ' ')}" for state in FINDING_STATES if counted[state]]
     against = f"jax {to}" + (f" (from {before})" if before else "")
@@ -61,22 +66,14 @@ def findings_json(findings: Sequence[Finding]) -> dict[str, Any]:
     return {"findings": [f.to_json() for f in findings]}
 
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def github_lines(findings: Sequence[Finding]) -> list[str]:
     """GitHub workflow commands: one annotation per finding."""
     lines = []
     for f in findings:
         command = COMMANDS[LEVELS[f.state]]
-        props = ",".join([f"file={_escape_property(f.path)}", f"line={f.line}", f"col={f.col}",
-                          f"title={_escape_property(f'jax: {f.name} ' + f.state.replace('_', ' '))}"])
-        lines.append(f"::{command} {props}::{_escape_data(sentence(f))}")
+        props = ",".join([f"file={workflow_property(f.path)}", f"line={f.line}", f"col={f.col}",
+                          f"title={workflow_property(f'jax: {f.name} ' + f.state.replace('_', ' '))}"])
+        lines.append(f"::{command} {props}::{workflow_data(sentence(f))}")
     return lines
 
 
@@ -116,9 +113,9 @@ def render(findings: Sequence[Finding], fmt: str, to: str, before: str = "", fil
            version: str = "") -> str:
     """The findings in format `fmt` (one of `FORMATS`), as the text to print."""
     if fmt == "json":
-        return json.dumps(findings_json(findings), indent=1, ensure_ascii=False)
+        return json.dumps(findings_json(findings), indent=1, ensure_ascii=True)
     if fmt == "github":
         return "\n".join(github_lines(findings))
     if fmt == "sarif":
-        return json.dumps(sarif_log(findings, version), indent=1, ensure_ascii=False)
+        return json.dumps(sarif_log(findings, version), indent=1, ensure_ascii=True)
     return "\n".join(text_lines(findings, to, before, files))

@@ -261,13 +261,14 @@ def uses_in_source(text: str | bytes, path: str) -> list[Use]:
 
 
 def uses_in_files(sources: Iterable[tuple[str, bytes]]) -> tuple[list[Use], list[str]]:
-    """The uses in every `(path, source)`; and one line per file that does not parse (left out, never fatal)."""
+    """The uses in every `(path, source)`; and one line per file that does not parse or decode (its coding cookie
+    names no text codec, `rot13`, or its bytes are not in it): left out, never fatal."""
     uses: list[Use] = []
     skipped: list[str] = []
     for path, source in sources:
         try:
             uses += uses_in_source(source, path)
-        except (SyntaxError, ValueError) as exc:
+        except (SyntaxError, ValueError, LookupError) as exc:  # LookupError: a codec that is none or not for text
             skipped.append(f"{path}: not parsed ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})")
         except (RecursionError, MemoryError) as exc:  # an expression nested or chained past what `ast` can hold
             skipped.append(f"{path}: not parsed ({type(exc).__name__}: too deeply nested for Python's parser)")

@@ -38,7 +38,7 @@ from conformance.api.model import Census, census_from, load_census
 from conformance.atomic import write_text_atomically
 from conformance.engine.keys import environment_digest
 from conformance.engine.matrix import host_platform
-from conformance.engine.runner import child_environment
+from conformance.childenv import child_environment
 from conformance.envs.existing import describe_interpreter
 from conformance.errors import ConformanceError, one_line
 from conformance.portable import run_bounded

@@ -25,11 +25,12 @@ from conformance.chapter.listing import block_lines
 from conformance.chapter.model import AS_WRITTEN, NOT_JUDGED, BlockStatus, Chapter
 from conformance.chapter.pages import locate_pages, read_pages
 from conformance.chapter.publicjson import chapter_json, dumps
-from conformance.chapter.read import read_chapter, read_runs, read_skip_list
+from conformance.chapter.read import chapter_inputs, read_chapter, read_runs, read_skip_list
 from conformance.chapter.session import run_blocks
 from conformance.chapter.skiplist import block_limits, listings_to_run, skip_reasons
 from conformance.chapter.statuses import block_outcomes
-from conformance.chapter.store import describe, digest_of, run_header, store_blocks, stored_blocks, utc_now
+from conformance.chapter.store import (as_before, describe, digest_of, probe_snapshot, run_header, store_blocks,
+                                      stored_blocks, utc_now)
 from conformance.engine.matrix import host_platform
 from conformance.errors import ConformanceError
 from conformance.results.schema import CellResult
@@ -64,6 +65,11 @@ class ChapterRequest:
     origin: str = ""
     companions: bool = True
 
+    def inputs(self) -> list[Path]:
+        """Every file the command reads, given or found (the chapter, its skip list and map file): no output may
+        name one."""
+        return chapter_inputs(self.path, self.skip, self.map)
+
 
 @dataclass
 class ChapterOutcome:
@@ -96,6 +102,17 @@ def summary_line(version: str, cells: dict[str, CellResult], seconds: float, sou
             + (f" ({detail})" if detail else "") + f" {source} in {seconds:.1f}s")
 
 
+MAX_TIMEOUT_S = 86400.0  # a day: the bound a skip list's [[limit]] has too; past it, setitimer overflows
+
+
+def check_timeout(timeout_s: float) -> None:
+    """A one-line `ConformanceError` unless `--timeout` is a number of seconds above 0 and at most a day (1e10 was
+    accepted, and every block was then stored as `raised OverflowError`)."""
+    if not 0 < timeout_s <= MAX_TIMEOUT_S:  # NaN fails it too
+        raise ConformanceError(f"--timeout takes a number of seconds above 0 and at most {MAX_TIMEOUT_S:g} (a day), "
+                               f"not {timeout_s:g}")
+
+
 def _check_versions(versions: Sequence[str], builder: Any) -> None:
     if not versions:
         raise ConformanceError("name the releases to run the chapter on (--jax VERSION or --matrix NAME), or list "
@@ -107,8 +124,7 @@ def _check_versions(versions: Sequence[str], builder: Any) -> None:
 def run_chapter(request: ChapterRequest, builder: Any, on_line: Callable[[str], None] = lambda line: None
                 ) -> ChapterOutcome:
     """See the module's docstring."""
-    if not 0 < request.timeout_s < float("inf"):
-        raise ConformanceError(f"--timeout takes a number of seconds above 0, not {request.timeout_s:g}")
+    check_timeout(request.timeout_s)
     chapter = read_chapter(request.path, request.map, name=request.name, shown_path=request.shown_path,
                            origin=request.origin, companions=request.companions)
     if request.companions or request.skip is not None:
@@ -164,17 +180,18 @@ def _one_release(request: ChapterRequest, chapter: Chapter, reasons: dict[str, s
             return found
     on_line(f"jax {version}: preparing its environment")
     env = builder.prepare(version)
+    described = describe(env.python)  # before the blocks: nothing they leave running can cost the description
+    if described.get("jax") != version:
+        raise ConformanceError(f"the environment for jax {version} reports jax {described.get('jax')}")
     on_line(f"jax {version}: running {len(chapter.blocks)} blocks in one process")
     begun = utc_now()
     not_run = {b.index for b in chapter.blocks if reasons.get(b.id) or b.skip
                or (b.listing and b.id not in outcome.run_listings)}
+    before = probe_snapshot(request.results, version, host_platform()) if request.results is not None else None
     ran = run_blocks(chapter.blocks, not_run, env.python, request.timeout_s, argv0=str(request.path.name),
                      limits={b.index: outcome.limits[b.id] for b in chapter.blocks if b.id in outcome.limits})
     for note in ran.notes:
         on_line(f"jax {version}: {note}")
-    described = describe(env.python)
-    if described.get("jax") != version:
-        raise ConformanceError(f"the environment for jax {version} reports jax {described.get('jax')}")
     keys = keys_for(digest_of(described))
     judged = block_outcomes(chapter.blocks, ran.results, reasons, request.timeout_s, outcome.limits,
                             outcome.run_listings)
@@ -182,8 +199,12 @@ def _one_release(request: ChapterRequest, chapter: Chapter, reasons: dict[str, s
     on_line(f"jax {version}: " + "".join(LETTER[block_status(cells[b.id]) or BlockStatus.CRASH]
                                          for b in chapter.blocks))
     if request.results is not None:
-        stored = store_blocks(request.results, chapter, cells, run_header(described, env, begun, ran.wall_s))
+        changed: list[str] = []
+        stored = store_blocks(request.results, chapter, cells, run_header(described, env, begun, ran.wall_s),
+                              as_before(before, changed))
         outcome.written.append(stored.path)
+        for line in changed:
+            on_line(f"note: {stored.path}: {line}")
         if stored.set_aside is not None:
             on_line(f"note: {stored.set_aside.describe()}")
     outcome.lines.append(summary_line(version, cells, time.monotonic() - started, f"(one process, {ran.wall_s:.1f}s "
@@ -205,11 +226,16 @@ class PagesRequest:
     blocks_only: bool = False
     rerun: bool = False
 
+    def inputs(self) -> list[Path]:
+        """Every file the command reads before its pages: the list and the skip lists it names."""
+        return [self.pages, *(page.skip for page in read_pages(self.pages).pages if page.skip is not None)]
+
 
 def run_pages(request: PagesRequest, builder: Any, on_line: Callable[[str], None] = lambda line: None
               ) -> list[ChapterOutcome]:
     """Each page of the list run as a chapter (`run_chapter`), after every page was found and checked and every
     release checked; one outcome per page, its lines headed by the page."""
+    check_timeout(request.timeout_s)
     listed = read_pages(request.pages)
     located = locate_pages(listed, request.docs)
     if not request.blocks_only:

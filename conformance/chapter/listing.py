@@ -1,10 +1,13 @@
-"""`jax-conformance chapter FILE --blocks`: the blocks found, for an author to check the split. Pure."""
+"""`jax-conformance chapter FILE --blocks`: the blocks found, for an author to check the split. Pure. Every line
+is made safe for a terminal (`conformance.safetext`): a heading, code line, skip reason or map title holding a
+control character or a line break shows it as an escape."""
 
 from __future__ import annotations
 
 from typing import AbstractSet, Mapping
 
 from conformance.chapter.model import Block, Chapter
+from conformance.safetext import terminal_text
 
 
 def _where(chapter: Chapter, block: Block) -> str:
@@ -48,4 +51,4 @@ def block_lines(chapter: Chapter, skip_reasons: Mapping[str, str], run_listings:
             said.append(f"skipped: {reason}")
         if said:
             lines.append(f"      ({'; '.join(said)})")
-    return lines
+    return [terminal_text(line) for line in lines]

@@ -13,7 +13,8 @@ lines = [404, 410]
 ```
 
 Every block the splitter found that overlaps a `[[block]]` or `[[not_code]]` range is dropped, then the
-`[[block]]` entries are added in their place.
+`[[block]]` entries are added in their place. Two `[[block]]` entries that claim one line (code or output) are
+refused, in one line.
 """
 
 from __future__ import annotations
@@ -67,6 +68,20 @@ def _range(value: object, where: str, empty: bool = False) -> tuple[int, int] | 
     return value[0], value[1]
 
 
+def _refuse_overlaps(blocks: list[MapBlock], source: str) -> None:
+    """A one-line `ConformanceError` when two `[[block]]` entries claim a line (their code or output lines): which
+    block would the line be in?"""
+    spans = sorted((span[0], span[1], number) for number, block in enumerate(blocks, 1)
+                   for span in ((block.first, block.last), block.output) if span)
+    reach: tuple[int, int, int] | None = None  # the span reaching furthest so far
+    for first, last, number in spans:
+        if reach is not None and first <= reach[1] and number != reach[2]:
+            raise ConformanceError(f"{source}: [[block]] {reach[2]} (lines {reach[0]}-{reach[1]}) and [[block]] "
+                                   f"{number} (lines {first}-{last}) overlap; each line belongs to one block at most")
+        if reach is None or last > reach[1]:
+            reach = (first, last, number)
+
+
 def parse_map(text: str, source: str = "the map file") -> ChapterMap:
     """The map in `text`; one-line `ConformanceError` naming the bad entry."""
     try:
@@ -95,6 +110,7 @@ def parse_map(text: str, source: str = "the map file") -> ChapterMap:
             if key in entry and not isinstance(entry[key], str):
                 raise ConformanceError(f"{where}: {key} should be a string")
         blocks.append(MapBlock(first, last, output, entry.get("section"), entry.get("title")))
+    _refuse_overlaps(blocks, source)
     not_code = []
     for number, entry in enumerate(data.get("not_code", []), 1):
         where = f"{source}: [[not_code]] {number}"

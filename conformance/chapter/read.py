@@ -62,6 +62,12 @@ def companion(chapter: Path, kind: str, given: Path | None = None) -> Path | Non
     return None
 
 
+def chapter_inputs(path: Path, skip: Path | None = None, chapter_map: Path | None = None) -> list[Path]:
+    """Every file `chapter` reads for the chapter at `path`: the chapter, and its skip list and map file, given or
+    found (`companion`): an output must not name any of them."""
+    return [p for p in (path, companion(path, "skip", skip), companion(path, "map", chapter_map)) if p is not None]
+
+
 def chapter_from_text(name: str, path: str, form: str, text: str, chapter_map: ChapterMap | None = None,
                       origin: str = "") -> Chapter:
     """A chapter from its text (pure): split by its form's reader, corrected by `chapter_map` (plain text only)."""

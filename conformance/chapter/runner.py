@@ -12,12 +12,15 @@ resolves (a shell of no known kind, so rich and others still print plain text), 
 
 The plan names the blocks to run and those to run again first, quietly (`replay`: after the process before this
 one crashed or was killed, the blocks that had finished are replayed to rebuild the names later blocks use). For
-each block it appends a `start` record, then a `done` record, to the results file, flushed and synced before the
-block runs and after: when the process dies or is killed, the parent knows every block that finished and which one
+each block it appends a `start` record, then a `done` record (each with the runner's pid), to the records file (in
+the CLI's private folder, never the working folder), flushed and synced before the block runs and after: when the process dies or is killed, the parent knows every block that finished and which one
 was running. What a block writes to stdout and stderr (the file descriptors, so output from C and from JAX's
 callbacks is kept too) goes to files of its own. Each block runs under a time limit (`SIGALRM` raising
 `BlockTimeout`, which `except Exception` does not catch); a block stuck where Python cannot interrupt it is killed
-by the parent, which then starts the rest in a new process.
+by the parent, which then starts the rest in a new process. A block that removed or emptied the working folder, or
+closed `sys.stdout`, costs the next block nothing: both are made again before each block. A child a block forked
+that comes back from the block's code ends there (`os._exit`), and a runner whose supervisor is gone starts no other
+block. The runner's own failure outside any block is a `harness` record.
 
 A block the page says something of statement by statement runs as **steps** (the plan's `steps`: line ranges of
 its top-level statements, `conformance.chapter.stated`): each step's output is kept apart, a step the page states
@@ -45,7 +48,7 @@ from typing import Any
 
 from conformance.chapter.runmagic import cell_magic, line_magic
 from conformance.chapter.runsteps import SettingsWatch, is_stated, summary
-from conformance.portable import become_subreaper, bound_cell_processes, kill_descendants, limit_cell_resources
+from conformance.portable import become_subreaper, bound_cell_processes, limit_cell_resources
 
 OUTPUT_CHARS = 256 * 1024  # what a block printed, kept for the comparison (its head; a tail is kept apart)
 STEP_CHARS = 16 * 1024  # what one step printed, kept for its own comparison
@@ -100,13 +103,18 @@ def _position() -> int:
 
 
 def _slice(path: str, start: int, end: int) -> str:
+    if not os.path.isfile(path):
+        return ""
     with open(path, "rb") as handle:
         handle.seek(start)
         return handle.read(max(0, min(end - start, STEP_CHARS))).decode("utf-8", "replace")
 
 
 def _read(path: str) -> tuple[str, str]:
-    """The head of a block's output file (for the comparison) and its tail (for the record)."""
+    """The head of a block's output file (for the comparison) and its tail (for the record); nothing when the block
+    removed it."""
+    if not os.path.isfile(path):
+        return "", ""
     with open(path, "rb") as handle:
         head = handle.read(OUTPUT_CHARS)
         handle.seek(0, os.SEEK_END)
@@ -152,6 +160,7 @@ class Runner:
         self.plan = plan
         self.blocks = {b["index"]: b for b in plan["blocks"]}
         self.filenames = {b["filename"]: b["index"] for b in plan["blocks"]}
+        self.pid, self.parent = os.getpid(), os.getppid()
         self.records = open(plan["records"], "a", encoding="utf-8")
         self.module = types.ModuleType("__main__")
         self.module.__dict__["__builtins__"] = builtins
@@ -159,24 +168,49 @@ class Runner:
         sys.argv = [plan.get("argv0") or "chapter"]
         present_as_kernel()
         self.stdout_fd, self.stderr_fd = os.dup(1), os.dup(2)
-        # One sys.stdout and sys.stderr for the whole run (code may keep them, as a logging handler does), writing
-        # through to the file descriptors that point at the running block's files.
-        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
-                                      line_buffering=True, write_through=True)
-        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
-                                      line_buffering=True, write_through=True)
+        self._streams(first=True)
         signal.signal(signal.SIGALRM, _on_alarm)
         self.settings = SettingsWatch()
 
+    def _streams(self, first: bool = False) -> None:
+        """One sys.stdout and sys.stderr for the whole run (code may keep them, as a logging handler does), writing
+        through to the file descriptors that point at the running block's files; made again before a block when
+        an earlier block closed them (the harness's trouble, never the next block's)."""
+        for name, fd in (("stdout", 1), ("stderr", 2)):
+            stream = getattr(self, f"_{name}", None)
+            if stream is None or stream.closed:
+                stream = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8",
+                                          errors="backslashreplace", line_buffering=True, write_through=True)
+                setattr(self, f"_{name}", stream)
+            current = getattr(sys, name)
+            if first or current is None or getattr(current, "closed", True):
+                setattr(sys, name, stream)
+
+    def _workdir(self, block: dict[str, Any]) -> None:
+        """The working folder, made again (and entered) when an earlier block removed or emptied it, with the
+        block's own file (tracebacks and `inspect` read its lines)."""
+        os.makedirs(self.plan["workdir"], exist_ok=True)
+        os.chdir(self.plan["workdir"])
+        if not os.path.exists(block["filename"]):
+            with open(block["filename"], "w", encoding="utf-8") as handle:
+                handle.write(block["code"] + "\n")
+
     def record(self, payload: dict[str, Any]) -> None:
-        """Append one record to the results file, on disk before anything else happens."""
+        """Append one record to the results file, on disk before anything else happens. A process a block forked
+        that came back here (it did not exit) ends at once, writing nothing: its parent runs the next block."""
+        if os.getpid() != self.pid:
+            os._exit(0)
+        payload = {**payload, "pid": self.pid}
         self.records.write(json.dumps(payload, ensure_ascii=True) + "\n")
         self.records.flush()
         os.fsync(self.records.fileno())
 
     def _redirect(self, out_path: str, err_path: str) -> None:
         for stream in (sys.stdout, sys.stderr):
-            stream.flush()
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
         for path, fd in ((out_path, 1), (err_path, 2)):
             handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             os.dup2(handle, fd)
@@ -199,6 +233,8 @@ class Runner:
         found: dict[str, Any] = {"event": "done", "index": index, "outcome": "ok"}
         steps: list[dict[str, Any]] = []
         started = time.monotonic()
+        self._workdir(block)
+        self._streams()
         self._redirect(out_path, err_path)
         try:
             _ARMED[0] = True
@@ -214,6 +250,8 @@ class Runner:
         except BaseException as exc:  # noqa: BLE001 - whatever the block raised is its outcome
             found.update(self._exception(exc, block))
         finally:
+            if os.getpid() != self.pid:  # a child the block forked, back from the block's code: it ends here
+                os._exit(0)
             _ARMED[0] = False
             signal.setitimer(signal.ITIMER_REAL, 0)
             self._restore()
@@ -312,6 +350,8 @@ class Runner:
             self.record({"event": "replay", "index": index})
             self.execute(index)
         for index in self.plan["run"]:
+            if os.getppid() != self.parent:  # its supervisor is gone (a block killed it): start no other block
+                os._exit(3)
             self.record({"event": "start", "index": index, "pid": os.getpid()})
             self.record(self.execute(index))
         self.record({"event": "end"})
@@ -325,11 +365,19 @@ def main(argv: list[str] | None = None) -> int:
     os.chdir(plan["workdir"])
     become_subreaper()
     bound_cell_processes(limit_cell_resources())
+    runner = None
     try:
-        Runner(plan).run()
-    finally:
-        kill_descendants(os.getpid())
-    return 0
+        runner = Runner(plan)
+        runner.run()
+    except Exception as exc:  # noqa: BLE001 - the harness's own failure, outside any block: named as the harness's
+        if runner is None or os.getpid() != runner.pid:
+            raise
+        try:
+            runner.record({"event": "harness", "message": f"{type(exc).__name__}: {exc}"[:300]})
+        except Exception:  # noqa: BLE001 - the records cannot be written either: the stderr tail says it
+            pass
+        raise
+    return 0  # what the blocks left running is killed by the supervisor, with the process group, at once
 
 
 if __name__ == "__main__":

@@ -24,6 +24,16 @@ process that holds the state before each block (a checkpoint) was not chosen: fo
 threads is unsafe (JAX warns that it will likely deadlock).
 
 Every record reaches the disk before the next block starts, so a lost process never loses the blocks before it.
+
+Apart from the CLI: each runner process is started by a supervisor of its own (`supervisor`, a session and process
+group of its own), never by the CLI, so a block that signals or kills its parent costs that block only. The plans
+and the runner's records are in a private folder (`jaxconf-chapter-<pid>-…`), apart from the blocks' working
+folder (`jaxconf-blocks-<pid>-…`): a block that empties or removes its folder reaches neither. This module reads the
+runner's records itself (every record checked: `supervisor.check_record`; a forged one costs the running block) and
+kills the runner's process group itself when a block runs past its limit and grace, so a supervisor that a block
+stopped or killed changes nothing it relies on. A process that ends just after a block (before the next one starts,
+with no `end` record and no failure of the harness's) makes that block `crash`; a harness failure (a `harness`
+record, a supervisor that died before starting the runner) is a note of the harness's, never a block's.
 """
 
 from __future__ import annotations
@@ -32,40 +42,31 @@ import json
 import os
 import signal
 import subprocess
-import tempfile
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from conformance.chapter.model import Block
+from conformance.chapter.supervisor import Records, RawResult, check_record, exit_text
+from conformance.childenv import SOURCE_ROOT, child_environment
 from conformance.engine.launch import read_tail
-from conformance.engine.runner import SOURCE_ROOT, child_environment
-from conformance.portable import child_process_options, kill_tree
+from conformance.errors import one_line
+from conformance.tempfolders import owned_temporary_folder, remove_orphaned_folders
+from conformance.portable import child_process_options, kill_tree, pid_alive
 
 MAX_RESTARTS = 4
 POLL_S = 0.1
+PRIVATE_PREFIX = "jaxconf-chapter-"  # plans, records, the supervisor's results: never the blocks' working folder
+BLOCKS_PREFIX = "jaxconf-blocks-"  # the blocks' working folder (their files, what they print)
+REAP_WAIT_S = 40.0  # how long the supervisor may take to kill and reap what a runner left (its own bound: 30 s)
+GONE_GRACE_S = 2.0  # a runner gone while its supervisor says nothing (stopped): how long the CLI waits for a word
 
 
 def grace_for(timeout_s: float) -> float:
     """How long past its limit a block may run before it is killed from outside (its own alarm comes first)."""
     return 10.0 + 0.1 * timeout_s
-
-
-@dataclass
-class RawResult:
-    """What one block's run gave: the runner's `done` record (None when the block was killed or its process died),
-    `killed` (`timeout`, `crash` or ''), a message for a killed block, and whether earlier blocks were replayed in its
-    process (it ran after a restart)."""
-
-    index: int
-    record: dict[str, Any] | None = None
-    killed: str = ""
-    message: str = ""
-    replayed: bool = False
-    stdout: str = ""
-    stderr: str = ""
-    duration_s: float = 0.0
 
 
 @dataclass
@@ -82,8 +83,13 @@ def _block_file(workdir: Path, block: Block) -> str:
     return str(workdir / f"block_{block.index + 1:03d}_{block.id}.py")
 
 
-def _plan(blocks: list[Block], workdir: Path, limits: Mapping[int, float], run: list[int], replay: list[int],
-          records: Path, argv0: str) -> Path:
+def _plan(blocks: list[Block], folders: tuple[Path, Path], limits: Mapping[int, float], run: list[int],
+          replay: list[int], records: Path, argv0: str) -> Path:
+    """The runner's plan, written to the private folder; the blocks' files, to their working folder (both made again
+    when a block removed them)."""
+    private, workdir = folders
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
     entries = []
     for block in blocks:
         filename = _block_file(workdir, block)
@@ -92,47 +98,10 @@ def _plan(blocks: list[Block], workdir: Path, limits: Mapping[int, float], run: 
         entries.append({"index": block.index, "code": code, "filename": filename, "display": block.display,
                         "timeout_s": limits[block.index], "steps": [step.to_json() for step in block.steps],
                         "cell_magic": block.cell_magic, "raises": block.raises})
-    plan = workdir / f"plan-{len(list(workdir.glob('plan-*.json')))}.json"
+    plan = private / f"plan-{len(list(private.glob('plan-*.json')))}.json"
     plan.write_text(json.dumps({"blocks": entries, "run": run, "replay": replay, "records": str(records),
                                 "workdir": str(workdir), "argv0": argv0}), encoding="utf-8")
     return plan
-
-
-def _exit_text(code: int | None) -> str:
-    if code is None:
-        return "still running"
-    if code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exited with status {code}"
-
-
-class _Records:
-    """Reads the records a runner appends, as they come."""
-
-    def __init__(self, path: Path) -> None:
-        self.path, self.offset, self.partial = path, 0, ""
-
-    def new(self) -> list[dict[str, Any]]:
-        try:
-            with open(self.path, encoding="utf-8", errors="replace") as handle:
-                handle.seek(self.offset)
-                text = handle.read()
-                self.offset = handle.tell()
-        except FileNotFoundError:
-            return []
-        text = self.partial + text
-        lines = text.split("\n")
-        self.partial = lines.pop()
-        found = []
-        for line in lines:
-            try:
-                found.append(json.loads(line))
-            except ValueError:
-                continue
-        return found
 
 
 def run_blocks(blocks: tuple[Block, ...], skip: set[int], python: str, timeout_s: float,
@@ -149,13 +118,14 @@ def run_blocks(blocks: tuple[Block, ...], skip: set[int], python: str, timeout_s
     pending = [b.index for b in blocks if b.index not in skip]
     replay: list[int] = []
     restarts = 0
-    with tempfile.TemporaryDirectory(prefix="jaxconf-chapter-", dir=workroot) as folder:
-        workdir = Path(folder)
+    remove_orphaned_folders(workroot)
+    with owned_temporary_folder(PRIVATE_PREFIX, workroot) as private, \
+            owned_temporary_folder(BLOCKS_PREFIX, workroot) as workdir:
         while pending:
-            records = workdir / f"records-{outcome.processes}.jsonl"
-            plan = _plan(list(blocks), workdir, own, pending, replay, records, argv0)
-            lost, replay_failed = _one_process(python, plan, records, workdir, blocks, (own, graces), outcome,
-                                               bool(replay), on_done)
+            records = private / f"records-{outcome.processes}.jsonl"
+            plan = _plan(list(blocks), (private, workdir), own, pending, replay, records, argv0)
+            lost, replay_failed = _one_process(python, plan, records, (private, workdir), blocks, (own, graces),
+                                               outcome, bool(replay), on_done)
             pending = [i for i in pending if i not in outcome.results]
             if lost is None or not pending:
                 if lost is None and pending:  # the runner ended without running them: say so, never drop them
@@ -174,7 +144,8 @@ def run_blocks(blocks: tuple[Block, ...], skip: set[int], python: str, timeout_s
             replay = [] if replay_failed else [i for i in sorted(outcome.results) if i < pending[0]
                                                 and (outcome.results[i].record or {}).get("outcome") in
                                                 ("ok", "exception")]
-            lost_what = "a replay" if lost < 0 else f"block {lost + 1}"
+            lost_what = ("a replay" if replay_failed else "the runner, between blocks,") if lost < 0 else \
+                f"block {lost + 1}"
             outcome.notes.append(f"{lost_what} lost its process; the blocks after it ran in a new one"
                                  + (f", {len(replay)} earlier block(s) replayed first" if replay else
                                     ", with nothing replayed"))
@@ -182,27 +153,36 @@ def run_blocks(blocks: tuple[Block, ...], skip: set[int], python: str, timeout_s
     return outcome
 
 
-def _one_process(python: str, plan: Path, records: Path, workdir: Path, blocks: tuple[Block, ...],
+def _one_process(python: str, plan: Path, records: Path, folders: tuple[Path, Path], blocks: tuple[Block, ...],
                  limits: tuple[Mapping[int, float], Mapping[int, float]], outcome: ChapterRun, replayed: bool,
                  on_done: Callable[[RawResult], None]) -> tuple[int | None, bool]:
-    """Run one runner process to its end; the index of the block it lost (killed or died in), or None, and whether it
-    died while replaying. `limits`: each block's time limit and the grace after it, by index."""
+    """Run one runner process to its end under a supervisor of its own (`supervisor`); the index of the block it
+    lost (killed or died in), or None, and whether it died while replaying. `folders`: the CLI's private folder
+    (plans, records, what the supervisor says) and the blocks' working folder; `limits`: each block's time limit
+    and the grace after it, by index."""
+    private, workdir = folders
     own, graces = limits
     outcome.processes += 1
-    log_out, log_err = workdir / f"runner-{outcome.processes}.out", workdir / f"runner-{outcome.processes}.err"
-    env = child_environment(os.environ, {})
-    with open(log_out, "wb") as out, open(log_err, "wb") as err:
-        child = subprocess.Popen([python, "-m", "conformance.chapter.runner", str(plan)], cwd=SOURCE_ROOT, env=env,
-                                 stdin=subprocess.DEVNULL, stdout=out, stderr=err, **child_process_options(new_group=True, parent_death_signal=signal.SIGKILL))
-    reader = _Records(records)
+    process = _Supervised(python, plan, records, private, outcome.processes)
+    reader = Records(records)
     current: int | None = None
     current_since = 0.0
-    in_replay = False
+    in_replay = saw_end = harness = False
+    last_done: int | None = None
     try:
         while True:
-            code = child.poll()
-            for record in reader.new():
-                event = record.get("event")
+            ended = process.ended()
+            for record in reader.new() if process.pid is not None else []:
+                why = check_record(record, set(own), current, process.pid)
+                if why and current is not None:
+                    process.kill()
+                    _lost(outcome, current, "crash", f"its process wrote a record the runner did not ({why}); it "
+                          f"was killed", workdir, replayed, current_since, on_done)
+                    return current, False
+                if why:
+                    outcome.notes.append(f"harness: a forged line in the runner's records was ignored ({why})")
+                    continue
+                event = record["event"]
                 in_replay = event == "replay"
                 if event == "start":
                     current, current_since = int(record["index"]), time.monotonic()
@@ -211,41 +191,139 @@ def _one_process(python: str, plan: Path, records: Path, workdir: Path, blocks: 
                     outcome.results[index] = RawResult(index, record, replayed=replayed,
                                                        duration_s=float(record.get("duration_s") or 0.0))
                     on_done(outcome.results[index])
-                    current = None
+                    current, last_done = None, index
+                elif event == "harness":
+                    harness = True
+                    outcome.notes.append(f"harness: the runner failed: {one_line(str(record.get('message')))[:300]}")
                 elif event == "end":
-                    current = None
+                    current, saw_end = None, True
             if current is not None and time.monotonic() - current_since > own[current] + graces[current]:
-                kill_tree(child.pid)
-                child.wait()
+                process.kill()
                 _lost(outcome, current, "timeout", f"killed {graces[current]:.0f}s after its time limit of "
-                      f"{own[current]:g}s (it did not stop at the limit)", workdir, blocks, replayed, current_since,
-                      on_done)
+                      f"{own[current]:g}s (it did not stop at the limit)", workdir, replayed, current_since, on_done)
                 return current, False
-            if code is not None:
-                for record in reader.new():  # what it wrote just before it ended
-                    if record.get("event") == "done":
-                        index = int(record["index"])
-                        outcome.results[index] = RawResult(index, record, replayed=replayed)
-                        on_done(outcome.results[index])
-                        current = None
+            if ended is not None:
+                if process.pid is not None:
+                    for record in reader.new():  # what it wrote just before it ended
+                        if check_record(record, set(own), current, process.pid):
+                            continue
+                        if record["event"] == "done":
+                            index = int(record["index"])
+                            outcome.results[index] = RawResult(index, record, replayed=replayed)
+                            on_done(outcome.results[index])
+                            current = None
                 if current is not None:
-                    tail = read_tail(log_err, 600).strip().splitlines()
-                    _lost(outcome, current, "crash", f"the process {_exit_text(code)}"
-                          + (f": {tail[-1][:200]}" if tail else ""), workdir, blocks, replayed, current_since, on_done)
+                    tail = read_tail(process.log_err, 600).strip().splitlines()
+                    _lost(outcome, current, "crash", f"the process {ended}" + (f": {tail[-1][:200]}" if tail else ""),
+                          workdir, replayed, current_since, on_done)
                     return current, False
+                if process.pid is None:
+                    outcome.notes.append(f"harness: the supervisor of the blocks {ended} before it started them")
+                    return -1, True
                 if in_replay:
                     return -1, True
-                return None, False
+                if saw_end or harness or last_done is None:
+                    return (None, False) if saw_end else (-1, False)
+                return _ended_after(outcome, last_done, ended, on_done), False
             time.sleep(POLL_S)
     finally:
-        kill_tree(child.pid)  # what a block left behind in the process group
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+        process.kill()
 
 
-def _lost(outcome: ChapterRun, index: int, how: str, message: str, workdir: Path, blocks: tuple[Block, ...],
-          replayed: bool, since: float, on_done: Callable[[RawResult], None]) -> None:
+class _Supervised:
+    """A runner process started by a supervisor of its own: its pid and how it ended, as the supervisor says, or as
+    the CLI finds when the supervisor is gone or stopped."""
+
+    def __init__(self, python: str, plan: Path, records: Path, private: Path, number: int) -> None:
+        self.log_err = private / f"runner-{number}.err"
+        said = private / f"supervisor-{number}.jsonl"
+        job = {"python": python, "plan": str(plan), "records": str(records), "results": str(said),
+               "source_root": SOURCE_ROOT, "log_out": str(private / f"runner-{number}.out"),
+               "log_err": str(self.log_err), "env": child_environment(os.environ, {})}
+        job_path = private / f"job-{number}.json"
+        job_path.write_text(json.dumps(job), encoding="utf-8")
+        with open(private / f"supervisor-{number}.err", "wb") as err:
+            self.supervisor = subprocess.Popen(
+                [sys.executable, "-m", "conformance.chapter.supervisor", str(job_path)], cwd=str(private),
+                env=child_environment(os.environ, {}), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=err, **child_process_options(new_group=True, parent_death_signal=signal.SIGKILL))
+        self.said = Records(said)
+        self.pid: int | None = None
+        self.code: int | None = None
+        self.gone_since: float | None = None
+
+    def _read(self) -> None:
+        for event in self.said.new():
+            if not isinstance(event, dict):
+                continue
+            value = event.get("pid") if event.get("event") == "runner" else event.get("code")
+            if not isinstance(value, int) or isinstance(value, bool):
+                continue
+            if event["event"] == "runner" and self.pid is None and value > 1:
+                self.pid = value
+            elif event["event"] == "exit" and self.code is None:
+                self.code = value
+
+    def ended(self) -> str | None:
+        """How the runner ended, in words, once it has; None while it runs."""
+        self._read()
+        if self.code is not None:
+            return exit_text(self.code)
+        if self.supervisor.poll() is not None:
+            self._read()
+            if self.code is not None:
+                return exit_text(self.code)
+            if self.pid is not None:
+                kill_tree(self.pid)  # it got SIGKILL as its parent died; its group too
+            return f"ended with its supervisor (the supervisor {exit_text(self.supervisor.returncode)})"
+        if self.pid is not None and not _running(self.pid):  # the supervisor is alive and silent: stopped
+            self.gone_since = self.gone_since or time.monotonic()
+            if time.monotonic() - self.gone_since > GONE_GRACE_S:
+                return "ended (its supervisor, stopped, did not say how)"
+        return None
+
+    def kill(self) -> None:
+        """The runner's process group killed, then the supervisor let end (it kills the orphans and reaps them: a
+        zombie left to init would hold one of the user's process slots), woken when it was stopped; killed with
+        its group when it does not end within `REAP_WAIT_S`."""
+        if self.pid is not None:
+            kill_tree(self.pid)
+        if self.supervisor.poll() is None and self.pid is not None:
+            try:
+                os.kill(self.supervisor.pid, signal.SIGCONT)
+                self.supervisor.wait(timeout=REAP_WAIT_S)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        kill_tree(self.supervisor.pid)
+        if self.supervisor.poll() is None:
+            self.supervisor.kill()
+        self.supervisor.wait()
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` is a process that has not ended (a zombie, not yet reaped by its stopped parent, has)."""
+    if not pid_alive(pid):
+        return False
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _ended_after(outcome: ChapterRun, index: int, ended: str, on_done: Callable[[RawResult], None]) -> int:
+    """The runner's process ended between blocks, by no failure of the harness's (no `harness` record): the block
+    that had just finished is taken for its cause (it killed its supervisor, or left a thread that ended the
+    process) and is `crash`, what it printed kept; the rest run in a new process."""
+    record = outcome.results[index].record or {}
+    outcome.results[index] = RawResult(index, None, "crash", f"its process ended just after it ran (the process "
+                                       f"{ended})", outcome.results[index].replayed, str(record.get("stdout") or ""),
+                                       str(record.get("stderr") or ""), outcome.results[index].duration_s)
+    on_done(outcome.results[index])
+    return index
+
+
+def _lost(outcome: ChapterRun, index: int, how: str, message: str, workdir: Path, replayed: bool, since: float,
+          on_done: Callable[[RawResult], None]) -> None:
     """Record a block whose process was killed or died while it ran, with what it had printed."""
     out, err = workdir / f"block-{index}.out", workdir / f"block-{index}.err"
     outcome.results[index] = RawResult(index, None, how, message, replayed,

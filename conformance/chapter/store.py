@@ -9,6 +9,9 @@
   (locked, atomic; the probes' cells of the file are kept). Cells of this chapter's blocks that the chapter no
   longer has (edited or removed blocks) are dropped there. The file's header stays the probes' run header when it
   describes the same environment, so a chapter run never changes what the probes' cells say about their run.
+- `probe_snapshot` and `as_before`: the release's probe cells and header read before its blocks run, and put back
+  as they were when the blocks are stored (a block can write to any file its user can; what it wrote into the result
+  file meanwhile is not kept).
 - `describe`: the target environment's versions, platform and packages (one short child, as the plugin asks).
 """
 
@@ -27,7 +30,7 @@ from conformance.chapter.cells import LAUNCHER, case_id, chapter_ident, test_ent
 from conformance.chapter.model import Chapter
 from conformance.core.case import DEFAULT_CASE_PACKAGE
 from conformance.engine.keys import environment_digest
-from conformance.engine.runner import child_environment
+from conformance.childenv import child_environment
 from conformance.errors import ConformanceError
 from conformance.portable import run_bounded
 from conformance.results.load import ResultsError, load_result_file
@@ -42,8 +45,11 @@ def describe(python: str) -> dict[str, Any]:
     cannot (bounded in time and output)."""
     with tempfile.TemporaryDirectory(prefix="jaxconf-env-") as workdir:
         out = os.path.join(workdir, "env.json")
-        done = run_bounded([python, "-m", "conformance.child.envinfo", "--out", out],
-                           env=child_environment(os.environ, {}), timeout=DESCRIBE_TIMEOUT_S, limit=8192)
+        try:
+            done = run_bounded([python, "-m", "conformance.child.envinfo", "--out", out],
+                               env=child_environment(os.environ, {}), timeout=DESCRIBE_TIMEOUT_S, limit=8192)
+        except (OSError, RuntimeError) as exc:  # no process or thread could be started (the user's are all taken)
+            raise ConformanceError(f"could not describe the environment of {python}: {exc}") from None
         if not os.path.exists(out):
             said = (done.output.strip().splitlines() or ["no output"])[-1]
             why = "did not answer in time" if done.timed_out else said
@@ -99,8 +105,52 @@ def utc_now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def store_blocks(folder: Path, chapter: Chapter, cells: Mapping[str, CellResult], header: dict[str, Any]) -> Stored:
-    """Merge the chapter's block cells of one release into its result file (see the module's docstring)."""
+def probe_snapshot(folder: Path, version: str, platform: str) -> dict[str, Any] | None:
+    """The release's result file as it is before a chapter's blocks run: its header and the cells that are not a
+    chapter's (`{"exists": False}` when there is none; None when it cannot be read, and then nothing is restored)."""
+    path = ResultStore(folder).path_for(version, platform)
+    if not path.is_file():
+        return {"exists": False}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        tests = [t for t in data["tests"] if not _of_a_chapter(t)]
+        return {"exists": True, "header": data["jax_conformance"], "tests": tests}
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        return None
+
+
+def _of_a_chapter(test: Any) -> bool:
+    return isinstance(test, dict) and str(test.get("nodeid", "")).startswith(f"{CHAPTER_NAMESPACE}/")
+
+
+def as_before(snapshot: dict[str, Any] | None, changed: list[str]) -> Callable[[dict[str, Any] | None],
+                                                                             dict[str, Any] | None]:
+    """For `ResultStore.merge_run(stored_as=...)`: the stored file with its probe cells and header as `snapshot`
+    holds them (a block may have rewritten the file while it ran: S14); the chapters' cells as stored now (another
+    chapter may have stored its own meanwhile). What was put back is said in `changed`."""
+    def restore(stored: dict[str, Any] | None) -> dict[str, Any] | None:
+        if snapshot is None:
+            return stored
+        probes = snapshot.get("tests", []) if snapshot["exists"] else []
+        if stored is None:
+            if snapshot["exists"]:
+                changed.append("the result file was removed while the blocks ran; its probe cells are kept")
+                return {"created": time.time(), "duration": 0.0, "exitcode": 0, "root": "", "environment": {},
+                        "summary": {}, "tests": list(probes), "jax_conformance": snapshot["header"]}
+            return None
+        now = [t for t in stored.get("tests", []) if not _of_a_chapter(t)]
+        header = snapshot["header"] if snapshot["exists"] else stored.get("jax_conformance")
+        if now != probes or header != stored.get("jax_conformance"):
+            changed.append("its probe cells or header changed while the blocks ran; kept as they were before")
+        chapters = [t for t in stored.get("tests", []) if _of_a_chapter(t)]
+        return {**stored, "tests": list(probes) + chapters, "jax_conformance": header}
+    return restore
+
+
+def store_blocks(folder: Path, chapter: Chapter, cells: Mapping[str, CellResult], header: dict[str, Any],
+                 stored_as: Callable[[dict[str, Any] | None], dict[str, Any] | None] | None = None) -> Stored:
+    """Merge the chapter's block cells of one release into its result file (see the module's docstring);
+    `stored_as`: `as_before` the blocks ran."""
     store = ResultStore(folder)
     store.refuse_newer_files()
     path = store.path_for(str(header["jax"]), str(header["platform"]))
@@ -119,7 +169,7 @@ def store_blocks(folder: Path, chapter: Chapter, cells: Mapping[str, CellResult]
             "tests": [test_entry(chapter, by_block[block_id], cell) for block_id, cell in cells.items()],
             "jax_conformance": head}
     ours = f"{CHAPTER_NAMESPACE}/{chapter_ident(chapter.name)}."
-    return store.merge_run(data, retired=lambda cell_id: cell_id.startswith(ours))
+    return store.merge_run(data, retired=lambda cell_id: cell_id.startswith(ours), stored_as=stored_as)
 
 
 def refuse_another_chapter(path: Path, chapter: Chapter) -> None:

@@ -116,7 +116,7 @@ print(json.dumps(found))
 
 def importable_in(python: str, names: Iterable[str], env: dict[str, str] | None = None) -> dict[str, str]:
     """Which of `names` the interpreter `python` already imports (name -> where), run as a child is run."""
-    from conformance.engine.runner import child_environment
+    from conformance.childenv import child_environment
 
     with tempfile.TemporaryDirectory(prefix="jaxconf-names-") as workdir:
         try:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence, Union
 
+from conformance.childenv import without_credentials
 from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, folder_namespace, load_cases
 from conformance.core.casefolders import FOLDERS_VARIABLE, folders_variable
 from conformance.child.envinfo import platform_tag
@@ -48,6 +49,9 @@ from conformance.results.schema import CellResult, ResultFile
 from conformance.results.store import ResultStore
 
 CASES_DIR = Path(__file__).resolve().parent.parent / "cases"
+
+MAX_WORKERS = 1024  # cells run at once: past this a number is a mistake, not a machine
+MAX_RETRIES = 100
 
 
 @dataclass(frozen=True)
@@ -79,13 +83,18 @@ class RunRequest:
         object.__setattr__(self, "results", Path(self.results).absolute())  # pytest runs in another folder
 
     def check(self) -> None:
-        """Refuse, in one line, a request that cannot run: a results folder that is a file, -j 0, negative retries."""
+        """Refuse, in one line, a request that cannot run: a results folder that is a file, -j 0 or past
+        `MAX_WORKERS`, retries negative or past `MAX_RETRIES`."""
         if self.results.exists() and not self.results.is_dir():
             raise ConformanceError(f"--results {self.results} is a file; name a folder for the result files")
         if self.workers < 1:
             raise ConformanceError(f"-j {self.workers}: the number of cells run at once must be at least 1")
+        if self.workers > MAX_WORKERS:
+            raise ConformanceError(f"-j {self.workers}: the number of cells run at once must be at most {MAX_WORKERS}")
         if self.retries < 0:
             raise ConformanceError(f"--retries {self.retries}: the number of retries cannot be negative")
+        if self.retries > MAX_RETRIES:
+            raise ConformanceError(f"--retries {self.retries}: the number of retries must be at most {MAX_RETRIES}")
         ResultStore(self.results).refuse_newer_files()
 
 
@@ -544,7 +553,7 @@ def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
             tmp = Path(tmp_name)
         selection = tmp.with_name(tmp.name + ".cells")
         selection.write_text(json.dumps(sorted(request.cell_ids)), encoding="utf-8")
-        environ = dict(os.environ)
+        environ = without_credentials(os.environ)  # the probes' parent: no index credential, no token
         retired = retired_in(folder)  # before the run: a case file edited meanwhile must not cost its results
         environ.pop(FOLDERS_VARIABLE, None)
         if folder is not None:  # imported from its own path, never with its parent on PYTHONPATH

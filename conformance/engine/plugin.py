@@ -32,7 +32,8 @@ from conformance.core.status import LETTER, PYTEST_OUTCOME, Status
 from conformance.engine.folders import package_folder, package_folder_entry
 from conformance.portable import run_bounded
 from conformance.engine.keys import cell_key, environment_digest
-from conformance.engine.runner import SOURCE_KINDS, Target, child_environment
+from conformance.childenv import child_environment
+from conformance.engine.runner import SOURCE_KINDS, Target
 from conformance.engine.selection import Cell
 from conformance.engine.shards import Shard, parse_shard, select_shard
 from conformance.errors import ConformanceError

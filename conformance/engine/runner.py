@@ -14,7 +14,7 @@ from typing import Callable, Mapping
 
 import conformance
 from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, Skip
-from conformance.core.casefolders import FOLDERS_VARIABLE, folders_variable
+from conformance.childenv import SOURCE_ROOT, child_environment
 from conformance.core.observation import (DETAILS_CHARS, MESSAGE_CHARS, OBSERVATION_CHARS, ProcessOutcome,
                                           bounded)
 from conformance.core.status import Status
@@ -22,30 +22,7 @@ from conformance.core.verdict import judge, merged_status, needs_retry
 from conformance.engine.launch import CellCommand
 from conformance.results.schema import CellResult
 
-SOURCE_ROOT = str(Path(conformance.__file__).resolve().parent.parent)
-
-# Like the chapter's helper, children start without the parent's JAX and XLA settings, and with
-# only our source on PYTHONPATH (the user's could shadow the environment's jax). Case folders
-# are never put on it: the child imports each as its own package (`core.casefolders`).
-_STRIPPED_PREFIXES = ("JAX_", "XLA_FLAGS", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT",
-                      "PYTHONWARNINGS", "PYTHONOPTIMIZE", "PYTHONSAFEPATH", "PYTHONNOUSERSITE", "PYTHONUSERBASE",
-                      FOLDERS_VARIABLE)
-
-
-def child_environment(base: Mapping[str, str], extra: Mapping[str, str], source_root: str = SOURCE_ROOT,
-                      case_folders: tuple[str, ...] = ()) -> dict[str, str]:
-    """The environment of a child: `base` without JAX_*/XLA_FLAGS/PYTHONPATH, our source on PYTHONPATH, the
-    case folders it imports in `JAXCONF_CASE_FOLDERS`, then `extra`."""
-    env = {k: v for k, v in base.items() if not k.startswith(_STRIPPED_PREFIXES)}
-    env["PYTHONPATH"] = source_root
-    if case_folders:
-        env[FOLDERS_VARIABLE] = folders_variable(case_folders)
-    env["PYTHON_COLORS"] = "0"
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    env["PYTHONIOENCODING"] = "utf-8"
-    env.update(extra)
-    return env
-
+# Every child's environment: `conformance.childenv` (no JAX/XLA settings, no credentials, our source on PYTHONPATH).
 
 @dataclass(frozen=True)
 class Target:

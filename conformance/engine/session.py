@@ -17,6 +17,7 @@ from concurrent.futures import TimeoutError as FuturesTimeout
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
+from conformance.tempfolders import remove_orphaned_folders
 from conformance.core.case import Case, Skip
 from conformance.core.status import Status
 from conformance.engine.launch import ForkLauncher, LaunchCancelled, SpawnLauncher, env_group, kill_all
@@ -99,6 +100,7 @@ class RunSession:
         self._pool: ThreadPoolExecutor | None = None
         self._fork: ForkLauncher | None = None
         self._spawn = SpawnLauncher()
+        remove_orphaned_folders()  # those of a run killed with SIGKILL (its pytest removes nothing then)
         self._workroot = tempfile.mkdtemp(prefix=f"jaxconf-run-{os.getpid()}-")
         self.launcher_note = ""
         self._ran_any = False

@@ -22,6 +22,7 @@ from packaging.version import InvalidVersion, Version
 from conformance.errors import ConformanceError, one_line
 from conformance.envs.interpreters import Interpreter
 from conformance.results.schema import PLATFORM_NAME
+from conformance.childenv import child_environment
 from conformance.portable import run_bounded
 
 SOURCE_ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding the `conformance` package
@@ -36,8 +37,7 @@ def describe_interpreter(python: str) -> dict[str, Any]:
         raise ConformanceError(f"--python {python}: no such file")
     if not os.access(python, os.X_OK):
         raise ConformanceError(f"--python {python}: not an executable interpreter")
-    environ = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_FLAGS", "PYTHONPATH"))}
-    environ["PYTHONPATH"] = SOURCE_ROOT
+    environ = child_environment(os.environ, {}, source_root=SOURCE_ROOT)  # no JAX settings, no credentials
     with tempfile.TemporaryDirectory(prefix="jaxconf-python-") as workdir:
         out = Path(workdir) / "env.json"
         try:  # bounded: an interpreter that prints without end, or hangs, costs a tail and DESCRIBE_TIMEOUT_S

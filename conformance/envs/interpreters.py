@@ -18,6 +18,7 @@ from typing import Iterable
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
+from conformance.childenv import without_credentials
 from conformance.errors import ConformanceError
 from conformance.portable import run_child
 
@@ -57,7 +58,8 @@ def candidate_paths(env: dict[str, str] | None = None) -> list[str]:
 def probe_interpreter(path: str) -> Interpreter | None:
     """Ask `path` for its version; None when it is not a working CPython."""
     try:
-        done = run_child([path, "-c", _VERSION_QUERY], capture_output=True, text=True, timeout=30)
+        done = run_child([path, "-c", _VERSION_QUERY], capture_output=True, text=True, timeout=30,
+                         env=without_credentials(os.environ))
         version, implementation = json.loads(done.stdout)
     except (OSError, ValueError, subprocess.SubprocessError):
         return None

@@ -1,7 +1,10 @@
 """Where a command may write its outputs (reports, Markdown, JUnit, a folder of wptreports): never over a result
 file or another output, and never into a folder of result files.
 
-Checked before any work, so a wrong path costs one line on stderr, never a result file.
+Checked before any work, so a wrong path costs one line on stderr, never a result file. The files a command reads
+are all named to the check, those given on the command line and those it finds by itself (a chapter's skip list
+and map file beside it or in `chapters/`: `chapter.read.chapter_inputs`), and so are the folders it will make (the
+results folder, even when it does not exist yet: `bisect --json r2 --results r2` is refused before the search).
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ def check_outputs(outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[P
         if out is None:
             continue
         where = real(out)
+        if where in result_folders:  # the results folder, even one this command is yet to make
+            raise ConformanceError(f"{option} {out} is the results folder this command reads and writes; write the "
+                                   f"output elsewhere")
         in_results = where.parent in result_folders or (
             where.parent.parent.name == "builds" and where.parent.parent.parent in result_folders)
         if where in protected or (is_result_name(out.name) and out.exists()):

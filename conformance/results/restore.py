@@ -46,8 +46,11 @@ INDEX_PATH = "results/index.json"
 HISTORY_PATH = "history.json"
 MAX_INDEX_BYTES = 4 * 1024 * 1024
 TIMEOUT_S = 60  # each read of the site
-FETCH_DEADLINE_S = 300  # the whole of one fetch: a site trickling a byte at a time is cut off, not waited for
-RESTORE_DEADLINE_S = 1800  # the whole restore: past it, the files not fetched yet are set aside (their cells run)
+FETCH_DEADLINE_S = 30  # the whole of one fetch: a site trickling a byte at a time is cut off, not waited for
+# The whole restore, the index and the history included: every fetch ends by it, and past it the files not fetched
+# yet are set aside (their cells run). Under the minute and a half a CI step gives it: a site sending a byte a second
+# costs a line, never the job.
+RESTORE_DEADLINE_S = 60
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -100,7 +103,7 @@ def site_url(source: str, path: str) -> str:
     return base.rstrip("/") + "/" + path
 
 
-def _read_within(response: Any, limit: int, deadline: float) -> bytes:
+def _read_within(response: Any, limit: int, deadline: float, allowed_s: float) -> bytes:
     """At most `limit + 1` bytes of `response`, read as they arrive; `FetchError` once `deadline` (monotonic) passes,
     however slowly the bytes come (each read waits `TIMEOUT_S` at most)."""
     chunks: list[bytes] = []
@@ -108,7 +111,7 @@ def _read_within(response: Any, limit: int, deadline: float) -> bytes:
     read = getattr(response, "read1", None) or response.read
     while size <= limit:
         if time.monotonic() > deadline:
-            raise FetchError(f"took longer than {FETCH_DEADLINE_S} s to fetch")
+            raise FetchError(f"took longer than {allowed_s:.0f} s to fetch")
         chunk = read(min(1 << 16, limit + 1 - size))
         if not chunk:
             break
@@ -128,10 +131,10 @@ def _fetch_local(url: str, limit: int) -> bytes:
         raise FetchError(shown(str(exc.strerror or exc))[:200], isinstance(exc, FileNotFoundError)) from None
 
 
-def _fetch_remote(url: str, limit: int, deadline: float) -> bytes:
+def _fetch_remote(url: str, limit: int, deadline: float, allowed_s: float) -> bytes:
     try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response:  # noqa: S310 - the site's own URL
-            return _read_within(response, limit, deadline)
+        with urllib.request.urlopen(url, timeout=min(TIMEOUT_S, allowed_s)) as response:  # noqa: S310 - the site's
+            return _read_within(response, limit, deadline, allowed_s)
     except (OSError, ValueError, urllib.error.URLError, http.client.HTTPException) as exc:
         said = " ".join(str(getattr(exc, "reason", None) or exc).split())
         missing = (isinstance(exc, urllib.error.HTTPError) and exc.code == 404) or isinstance(exc, FileNotFoundError) \
@@ -139,27 +142,30 @@ def _fetch_remote(url: str, limit: int, deadline: float) -> bytes:
         raise FetchError(shown(scrub_credentials(said, url))[:200], missing) from None
 
 
-def fetch(url: str, limit: int) -> bytes:
+def fetch(url: str, limit: int, stop_at: float | None = None) -> bytes:
     """The bytes at `url`, at most `limit` of them, within `FETCH_DEADLINE_S` from the first byte asked for to the
-    last (the connection and headers included: a site trickling its headers a byte at a time is cut off too);
-    `FetchError` (one line) otherwise."""
+    last (the connection and headers included: a site trickling its headers a byte at a time is cut off too), and
+    by `stop_at` (monotonic: the whole restore's deadline) when given; `FetchError` (one line) otherwise."""
     if urllib.parse.urlsplit(url).scheme == "file":
         data = _fetch_local(url, limit)
     else:
-        deadline = time.monotonic() + FETCH_DEADLINE_S
+        allowed = float(FETCH_DEADLINE_S) if stop_at is None else min(FETCH_DEADLINE_S, stop_at - time.monotonic())
+        if allowed <= 0:
+            raise FetchError(f"not fetched: the restore ran past its {RESTORE_DEADLINE_S:g} s")
+        deadline = time.monotonic() + allowed
         done: dict[str, Any] = {}
 
         def worker() -> None:
             try:
-                done["data"] = _fetch_remote(url, limit, deadline)
+                done["data"] = _fetch_remote(url, limit, deadline, allowed)
             except FetchError as exc:
                 done["error"] = exc
 
         thread = threading.Thread(target=worker, name="jax-conformance-fetch", daemon=True)
         thread.start()
-        thread.join(FETCH_DEADLINE_S)
+        thread.join(allowed)
         if thread.is_alive():  # left to its socket's own timeout; nothing waits for it
-            raise FetchError(f"took longer than {FETCH_DEADLINE_S} s to fetch")
+            raise FetchError(f"took longer than {allowed:.0f} s to fetch")
         if "error" in done:
             raise done["error"]
         data = done["data"]
@@ -209,11 +215,13 @@ def file_problem(path: Path, name: str, data: bytes, entry: dict[str, Any]) -> s
     return None
 
 
-def restore_one(source: str, entry: dict[str, Any], into: Path, keep: Path | None) -> str | None:
-    """Fetch, check and store one file of the index; why it was set aside, or None when restored."""
+def restore_one(source: str, entry: dict[str, Any], into: Path, keep: Path | None,
+                stop_at: float | None = None) -> str | None:
+    """Fetch, check and store one file of the index (by `stop_at`, the restore's deadline); why it was set aside, or
+    None when restored."""
     name = entry["name"]
     try:
-        data = fetch(site_url(source, "results/" + name), entry["size"])  # no more than the index promised
+        data = fetch(site_url(source, "results/" + name), entry["size"], stop_at)  # no more than the index promised
     except FetchError as exc:
         return f"cannot be fetched: {exc}"
     problem: str | None = None
@@ -246,7 +254,7 @@ def restore_results(source: str, into: Path, keep: Path | None = None,
     outcome = Restored(source)
     stop_at = time.monotonic() + RESTORE_DEADLINE_S
     try:
-        entries = index_entries(fetch(site_url(source, INDEX_PATH), MAX_INDEX_BYTES))
+        entries = index_entries(fetch(site_url(source, INDEX_PATH), MAX_INDEX_BYTES, stop_at))
     except FetchError as exc:
         outcome.failure = f"{INDEX_PATH}: {exc}"
         entries = []  # the history is still asked for: a site that did not answer may hold one
@@ -274,13 +282,13 @@ def restore_results(source: str, into: Path, keep: Path | None = None,
             elif time.monotonic() > stop_at:  # a slow site, or an index naming thousands of files
                 problem = f"not fetched: the restore ran past its {RESTORE_DEADLINE_S} s"
             else:
-                problem = restore_one(source, entry, into, keep)
+                problem = restore_one(source, entry, into, keep, stop_at)
         if problem is None:
             outcome.restored.append(name)
         else:
             outcome.set_aside[name] = problem
     if keep is not None:
-        outcome.history_problem = restore_history(source, keep)
+        outcome.history_problem = restore_history(source, keep, stop_at)
         outcome.history = (keep / HISTORY_PATH).is_file()
         if outcome.history_problem:  # the report job's script refuses to publish over a history it could not read
             try:
@@ -293,12 +301,12 @@ def restore_results(source: str, into: Path, keep: Path | None = None,
 UNREAD_HISTORY_MARK = "history.json.unread"
 
 
-def restore_history(source: str, keep: Path) -> str:
+def restore_history(source: str, keep: Path, stop_at: float | None = None) -> str:
     """Copy the site's `history.json` into `keep` when it is there and is JSON. Returns "" when it was copied or the
     site has none (HTTP 404: the first run with a history), else why it could not be read: the site may hold a history
     that a publication now would replace with a new one, so the caller must not publish."""
     try:
-        data = fetch(site_url(source, HISTORY_PATH), MAX_HISTORY_BYTES)
+        data = fetch(site_url(source, HISTORY_PATH), MAX_HISTORY_BYTES, stop_at)
         json.loads(data.decode("utf-8"))
     except FetchError as exc:
         return "" if exc.missing else str(exc)

@@ -5,7 +5,9 @@ run into the result file of its JAX version and platform, under a file lock, so 
 folder never lose each other's cells: cells not run this time keep their stored results, stored
 cells of cases no longer declared are dropped, the run headers are merged, and a stored file that
 cannot be read is set aside (kept under a hidden name, never read again) and said so. `run`,
-`gate --from/--to` and `bisect` all store through it. `reusable_cells` reads the stored cells a
+`gate --from/--to`, `bisect` and `chapter` all store through it. Before anything is stored, every credential this
+process knows (`childenv.known_secrets`: the values of the variables no child is given, URLs' user information)
+is masked in what the children wrote (`scrub.mask_secrets`). `reusable_cells` reads the stored cells a
 new run may reuse (the pytest plugin's `--jax-reuse`).
 """
 
@@ -22,9 +24,11 @@ from filelock import FileLock
 from packaging.version import Version
 
 from conformance.atomic import write_text_atomically
+from conformance.childenv import known_secrets
 from conformance.core.case import DEFAULT_CASE_PACKAGE
 from conformance.results.merge import merge_report_json, retired_stored_cells
 from conformance.errors import ConformanceError
+from conformance.scrub import mask_secrets
 from conformance.results.schema import (SCHEMA_VERSION, CellResult, RunHeader, SchemaError, build_identity,
                                         result_file_from_json,
                                         unjudged_cell)
@@ -140,17 +144,23 @@ class ResultStore:
         return reusable_cells(self.folder, jax, platform, shard_suffix)
 
     def merge_run(self, data: Mapping[str, Any], *, retired: Callable[[str], bool] = lambda cell_id: False,
-                  shard_suffix: str = "") -> Stored:
+                  shard_suffix: str = "", stored_as: Callable[[dict[str, Any] | None], dict[str, Any] | None] | None
+                  = None) -> Stored:
         """Merge a finished run (a pytest-json-report object with the suite's header) into its version's file.
 
         The file is locked while it is read, merged and replaced. Cells the run did not run keep their
-        stored results; stored cells for which `retired(cell_id)` holds are dropped (and listed).
+        stored results; stored cells for which `retired(cell_id)` holds are dropped (and listed). `stored_as`
+        (given by `chapter`) may correct the stored file as read, under the lock, before the merge: the probe
+        cells as they were before a chapter's blocks ran, whatever a block wrote meanwhile.
         """
+        data = mask_secrets(data, known_secrets(os.environ))  # what a child wrote, before it is stored
         head = data.get("jax_conformance") or {}
         self.folder.mkdir(parents=True, exist_ok=True)
         final = self.path_for(str(head["jax"]), str(head["platform"]), shard_suffix)
         with FileLock(str(self.folder / f".{final.name}.lock")):
             stored, aside, bad = self.read_stored(final, str(head["jax"]), str(head["platform"]))
+            if stored_as is not None:
+                stored = stored_as(stored)
             if stored is not None and aside is None:
                 stored, aside = self._apart_from_other_build(final, stored, head)
             dropped = retired_stored_cells(stored, data, retired)
