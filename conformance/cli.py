@@ -250,7 +250,7 @@ def command_api(args: argparse.Namespace) -> int:
         print("\n".join(found.lines()) + (f"\njson: {args.json}" if args.json else ""))
         return 0
     scanned = run_scan(ScanRequest(tuple(args.paths), args.to, args.from_version, args.results, args.format,
-                                   args.rerun), lambda: make_builder(args), _say)
+                                   args.rerun, args.private), lambda: make_builder(args), _say)
     for line in scanned.skipped:
         _err(f"note: {line}")
     print(scanned.text)

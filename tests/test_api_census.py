@@ -356,3 +356,21 @@ def test_a_census_probes_the_names_other_stored_censuses_hold(tmp_path, monkeypa
     monkeypatch.setattr(store, "run_census", lambda python, probe=None: probed.append(probe) or _payload("0.6.0"))
     store.take_census(Release("0.6.0"), FakeBuilder(tmp_path / "p"), tmp_path)
     assert probed == [["jax", "jax.tree_util.build_tree"]]  # usable elsewhere: read with getattr before "removed"
+
+
+def test_a_private_census_reads_only_the_names_asked_for(tmp_path, fake_census):
+    root = Path(fake_census["_root"])
+    wanted = tmp_path / "private.json"
+    wanted.write_text(json.dumps(["jax._src.tree.tree_map", "jax._src.tree.gone", "jax._src.nowhere.f",
+                                  "jax._src.tree"]))
+    out = tmp_path / "census.json"
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}
+    environ["PYTHONPATH"] = os.pathsep.join([str(root), SOURCE_ROOT])
+    done = subprocess.run([sys.executable, "-m", "conformance.api.census", "--out", str(out), "--private",
+                           str(wanted)], env=environ, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["private"] is True and data["modules"]["jax._src.tree"]["status"] == "ok"
+    assert data["names"]["jax._src.tree.tree_map"]["private"] is True
+    assert set(data["names"]) == {"jax._src", "jax._src.tree", "jax._src.tree.tree_map"}  # nothing else is read
+    assert "jax.numpy" not in data["modules"]

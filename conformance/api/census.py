@@ -3,6 +3,7 @@
     python -m conformance.api.census --out FILE
 
     python -m conformance.api.census --out FILE --probe NAMES.json   # also read these names (of other releases)
+    python -m conformance.api.census --out FILE --private NAMES.json  # only these private names (`jax._src...`)
 
 In a fresh process it imports `jax`, walks jax's public modules (every submodule whose dotted path has no part
 starting with `_`, found with `pkgutil` from `jax.__path__` down, those in `SKIPPED` left out) and reads the config
@@ -463,6 +464,35 @@ def walk(probe: list[str] | None = None) -> dict[str, Any]:
     return {"modules": modules, "names": dict(sorted(names.items()))}
 
 
+def walk_private(wanted: list[str]) -> dict[str, Any]:
+    """The private census (`--private`): only the names listed (uses of `jax._src...` a scanned repository makes),
+    each read the same way from the longest prefix that imports as a module, every entry `private: true`."""
+    modules: dict[str, dict[str, Any]] = {}
+    names: dict[str, dict[str, Any]] = {}
+    for full in sorted(set(wanted))[:MAX_NAMES_PER_MODULE]:
+        parts = full.split(".")
+        for end in range(len(parts), 1, -1):
+            path = ".".join(parts[:end])
+            if path not in modules:
+                module, error, _, seconds = import_bounded(path)
+                if module is None and error.startswith("ModuleNotFoundError"):
+                    continue  # not a module (an attribute of a shorter prefix), or gone: read from a shorter one
+                modules[path] = {"status": "failed" if module is None else "ok", "seconds": round(seconds, 3),
+                                 "private": True, **({"error": error} if error else {})}
+            if modules[path]["status"] != "ok":
+                break
+            names.setdefault(path, {"kind": "module", "state": "present", "origin": path, "private": True})
+            if end < len(parts):
+                entry = read_name(sys.modules[path], path, parts[end], deprecation_table(sys.modules[path]))
+                if entry["state"] == "removed" or "error" in entry:
+                    break  # not there: absent from the census
+                entry["private"] = True
+                names[f"{path}.{parts[end]}"] = entry
+            break
+    mark_aliases(names)
+    return {"private": True, "modules": modules, "names": dict(sorted(names.items()))}
+
+
 def mark_aliases(names: dict[str, dict[str, Any]]) -> None:
     """`alias_of` on every name of a group of two or more that are one object (by id, within this process): the
     group's canonical path, its origin where that is one of the group, else the shortest (fewest dots, then
@@ -500,10 +530,10 @@ def environment() -> dict[str, Any]:
             "packages": installed_packages()}
 
 
-def census(probe: list[str] | None = None) -> dict[str, Any]:
-    """The census file's content."""
+def census(probe: list[str] | None = None, private: list[str] | None = None) -> dict[str, Any]:
+    """The census file's content (of the `private` names only, where given)."""
     started = time.perf_counter()
-    found = walk(probe)
+    found = walk_private(private) if private is not None else walk(probe)
     described = environment()
     return {"format": FORMAT, "format_version": FORMAT_VERSION, **described, **found,
             "census_seconds": round(time.perf_counter() - started, 3)}
@@ -514,12 +544,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance.api.census")
     parser.add_argument("--out", required=True)
     parser.add_argument("--probe", help="a JSON list of dotted names (of other releases) to read with getattr")
+    parser.add_argument("--private", help="a JSON list of private names (jax._src...): a census of those only")
     args = parser.parse_args(argv)
-    probe = []
-    if args.probe:
-        with open(args.probe, encoding="utf-8") as listed:
-            probe = [n for n in json.load(listed) if isinstance(n, str)]
-    payload = census(probe)
+    listed_names = {}
+    for option in ("probe", "private"):
+        if getattr(args, option):
+            with open(getattr(args, option), encoding="utf-8") as listed:
+                listed_names[option] = [n for n in json.load(listed) if isinstance(n, str)]
+    payload = census(listed_names.get("probe", []), listed_names.get("private"))
     text = json.dumps(payload, allow_nan=False, separators=(",", ":"), sort_keys=False)
     temp = f"{args.out}.{os.getpid()}.tmp"
     with open(temp, "w", encoding="utf-8", errors="backslashreplace") as out:
