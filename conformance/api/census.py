@@ -227,11 +227,16 @@ def source_bindings(module: Any) -> tuple[set[str], set[str]] | None:
 def is_public(name: str, obj: Any, exports: list[str] | None, bound: tuple[set[str], set[str]] | None) -> bool:
     """Public means public: listed in the module's `__all__` where it has one; else re-exported on purpose in its
     source, a jax object (`defined_under_jax`), or a plain constant the module defines. A foreign object the module
-    imports for its own use (stdlib, numpy, typing, a `jax._src` module) is not."""
+    imports for its own use (stdlib, numpy, typing, a `jax._src` module) is not, nor a module it imports without
+    re-exporting it (`import jax` in `jax.lax`'s source does not make `jax.lax.jax` a name)."""
     if exports is not None:
         return name in exports
     exported, defined = bound if bound is not None else (set(), set())
-    if name in exported or defined_under_jax(obj):
+    if name in exported:
+        return True
+    if isinstance(obj, types.ModuleType) and bound is not None:
+        return False  # a module imported for the module's own use (`import jax`, `import jax.numpy as jnp`)
+    if defined_under_jax(obj):
         return True
     if isinstance(obj, _PLAIN):
         return bound is None or name in defined
@@ -387,6 +392,9 @@ def probe_names(names: dict[str, dict[str, Any]], modules: dict[str, dict[str, A
         module = sys.modules.get(path)
         if module is None:
             continue
+        own = getattr(module, "__dict__", {})
+        if name in own and not is_public(name, own[name], _exports(module), source_bindings(module)):
+            continue  # there, but not public: the walk left it out on purpose
         entry = read_name(module, path, name, {})
         if entry["state"] == "removed" or "error" in entry:
             continue
