@@ -44,6 +44,15 @@ TOKEN = re.compile(r"(?:\{(func|obj|mod|class|data|attr|meth)\}\s*)?`([^`]+)`")
 ALIASES = {"jnp.": "jax.numpy.", "lax.": "jax.lax.", "jsp.": "jax.scipy.", "jtu.": "jax.tree_util.",
            "jaxlib.": "jaxlib."}
 REMOVED_WORDS = ("removed", "been deleted", "no longer available", "no longer exported", "deleted")
+# Where a bullet goes on to name what replaces the thing: only the text before it names what went.
+REPLACEMENT = re.compile(r"(;|\.|,)?\s*\b(please use|use |instead|in favou?r of|replaced (?:by|with)|replacement|"
+                         r"going forward|migrate to|see |can be used|are available|is available|should be used|"
+                         r"moved to|now lives|is now)", re.I)
+# A bullet about behaviour, not about a name, an option, a module or a parameter going.
+BEHAVIOUR = re.compile(r"no longer (accept|support|allow|return|round|canonicali)|now (raises|errors|returns|"
+                       r"requires|round)|will be treated|show a deprecation warning|resulted in a|default (value|"
+                       r"behavio)|deprecation warning (for|when)|has changed|implementation|non-`|warning for", re.I)
+NOT_NAMES_RE = re.compile(r".*(Error|Warning|Exception)$")
 DEPRECATED_WORDS = ("deprecat",)
 
 
@@ -110,14 +119,16 @@ def entries(changelog: str, first: str, last: str, modules: set[str] = frozenset
         if not low <= version_order(release) <= high:
             continue
         for bullet, parent in bullets(text):
-            lower = bullet.lower()
             event = _event(bullet) or (_event(parent) if parent.rstrip().endswith(":") else "")
-            if not event:
+            if not event or BEHAVIOUR.search(bullet):
                 continue
-            tokens = [(role, _path(tok)) for role, tok in TOKEN.findall(bullet)]
+            subject = REPLACEMENT.split(bullet, maxsplit=1)[0]
+            lower = subject.lower()
+            tokens = [(role, _path(tok)) for role, tok in TOKEN.findall(subject)]
             paths = [(role, p) for role, p in tokens if re.fullmatch(r"jax(lib)?(\.\w+)+", p)]
             options = [p for _, p in tokens if re.fullmatch(r"jax_\w+", p)]
-            bare = [p for _, p in tokens if BARE.fullmatch(p) and not p.startswith("jax_") and p not in NOT_NAMES]
+            bare = [p for _, p in tokens if BARE.fullmatch(p) and not p.startswith("jax_") and p not in NOT_NAMES
+                    and not NOT_NAMES_RE.match(p)]
             keywordy = re.search(r"\b(argument|parameter|keyword|kwarg)s?\b", lower)
             if keywordy and bare and paths:
                 fns = [p for role, p in paths if role != "mod"]

@@ -252,7 +252,7 @@ def command_api(args: argparse.Namespace) -> int:
         _say("\n".join(found.lines()) + (f"\njson: {args.json}" if args.json else ""), sys.stdout)
         return 0
     scanned = run_scan(ScanRequest(tuple(args.paths), args.to, args.from_version, args.results, args.format,
-                                   args.rerun), lambda: make_builder(args), _say)
+                                   args.rerun, args.private), lambda: make_builder(args), _say)
     for line in scanned.skipped:
         _err(f"note: {line}")
     print(scanned.text)  # made safe by its format (`api.findings`)

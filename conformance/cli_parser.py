@@ -256,6 +256,9 @@ def add_api_parsers(commands: Any) -> None:
                       "wheels folder or interpreter)")
     scan.add_argument("--from", dest="from_version", metavar="VERSION",
                       help="the release run today: also name the uses it does not have yet")
+    scan.add_argument("--private", action="store_true",
+                      help="also judge the private names (jax._src...) the code uses, against a census of just those "
+                           "names taken in --to's environment (labelled private)")
     scan.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
                       help="text (default), json, github (workflow annotations) or sarif (2.1.0, for code scanning)")
     for parser in (census, diff, scan):

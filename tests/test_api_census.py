@@ -91,6 +91,7 @@ FAKE_JAX = {
         """,
     "jax/exported.py": """
         import os
+        import jax
         from jax._src.tree import tree_map
         __all__ = ["tree_map"]
         """,
@@ -105,6 +106,8 @@ FAKE_JAX = {
         del _deprecations
         """,
     "jax/lazy.py": """
+        import jax
+        import jax.numpy as jnp
         from jax._src.tree import tree_map as _tree_map
 
 
@@ -307,7 +310,8 @@ def test_a_census_with_far_more_names_than_a_release_has_is_refused_in_one_line(
 
 def test_public_means_exported_or_defined_under_jax(fake_census):
     names = fake_census["names"]
-    for foreign in ("jax.os", "jax.partial", "jax.Any", "jax.tree", "jax.deprecations", "jax.exported.os"):
+    for foreign in ("jax.os", "jax.partial", "jax.Any", "jax.tree", "jax.deprecations", "jax.exported.os",
+                    "jax.lazy.jax", "jax.lazy.jnp"):
         assert foreign not in names, foreign  # stdlib, typing, a jax._src module or class imported for internal use
     assert names["jax.sep"]["kind"] == "constant"  # re-exported on purpose (`from os import sep as sep`)
     assert names["jax.exported.tree_map"]["state"] == "present"  # listed in __all__
@@ -334,7 +338,7 @@ def test_a_deprecated_arg_default_is_read_as_jax_handles_it(fake_census):
 def test_names_a_neighbouring_release_had_are_probed(tmp_path, fake_census):
     root = Path(fake_census["_root"])
     probe = tmp_path / "probe.json"
-    probe.write_text(json.dumps(["jax.lazy.hidden", "jax.lazy.gone", "jax.nowhere.x"]))
+    probe.write_text(json.dumps(["jax.lazy.hidden", "jax.lazy.gone", "jax.nowhere.x", "jax.lazy.jnp"]))
     out = tmp_path / "census.json"
     environ = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}
     environ["PYTHONPATH"] = os.pathsep.join([str(root), SOURCE_ROOT])
@@ -344,6 +348,7 @@ def test_names_a_neighbouring_release_had_are_probed(tmp_path, fake_census):
     names = json.loads(out.read_text(encoding="utf-8"))["names"]
     assert names["jax.lazy.hidden"]["state"] == "present" and names["jax.lazy.hidden"]["probed"] is True
     assert "jax.lazy.gone" not in names and "jax.nowhere.x" not in names
+    assert "jax.lazy.jnp" not in names  # another census listed it: still not public here
 
 
 def test_a_census_probes_the_names_other_stored_censuses_hold(tmp_path, monkeypatch):
@@ -356,3 +361,21 @@ def test_a_census_probes_the_names_other_stored_censuses_hold(tmp_path, monkeypa
     monkeypatch.setattr(store, "run_census", lambda python, probe=None: probed.append(probe) or _payload("0.6.0"))
     store.take_census(Release("0.6.0"), FakeBuilder(tmp_path / "p"), tmp_path)
     assert probed == [["jax", "jax.tree_util.build_tree"]]  # usable elsewhere: read with getattr before "removed"
+
+
+def test_a_private_census_reads_only_the_names_asked_for(tmp_path, fake_census):
+    root = Path(fake_census["_root"])
+    wanted = tmp_path / "private.json"
+    wanted.write_text(json.dumps(["jax._src.tree.tree_map", "jax._src.tree.gone", "jax._src.nowhere.f",
+                                  "jax._src.tree"]))
+    out = tmp_path / "census.json"
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}
+    environ["PYTHONPATH"] = os.pathsep.join([str(root), SOURCE_ROOT])
+    done = subprocess.run([sys.executable, "-m", "conformance.api.census", "--out", str(out), "--private",
+                           str(wanted)], env=environ, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["private"] is True and data["modules"]["jax._src.tree"]["status"] == "ok"
+    assert data["names"]["jax._src.tree.tree_map"]["private"] is True
+    assert set(data["names"]) == {"jax._src", "jax._src.tree", "jax._src.tree.tree_map"}  # nothing else is read
+    assert "jax.numpy" not in data["modules"]

@@ -390,3 +390,15 @@ def test_a_keyword_jax_removed_behind_its_sentinel_is_an_error_from_that_release
     assert "raises ValueError" in finding.message and exit_status([finding]) == 1
     (warned,) = judge(uses, Censuses(old, None, (old,)))
     assert warned.state == "deprecated" and exit_status([warned]) == 0
+
+
+def test_with_a_private_census_a_private_name_that_went_is_missing_labelled_private():
+    to = census("0.12.0.1", {"jax.numpy": module()})
+    private = census("0.12.0.1", {"jax._src": module(), "jax._src.core": module(), "jax._src.core.Tracer": fn()})
+    uses = uses_in_source("from jax._src import core\ncore.Tracer\ncore.gone_name\nimport jax\njax.__version__\n",
+                          "a.py")
+    found = judge(uses, Censuses(to, private=private))
+    states = {(f.name, f.state) for f in found}
+    assert ("jax._src.core.gone_name", "missing") in states and ("jax.__version__", "not_judged") in states
+    assert not any(f.name == "jax._src.core.Tracer" for f in found)
+    assert [f.message for f in found if f.state == "missing"][0].startswith("private: ")

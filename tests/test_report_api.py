@@ -130,6 +130,8 @@ def test_removed_between_two_releases_lists_each_name_with_its_replacement_and_r
          "replacement": "raises ValueError Use 'vmap_method' instead."},
         {"name": "jax.tree_map", "platform": PLATFORM, "removed": "0.6.0", "replacement": "jax.tree.map"}]
     assert [r["name"] for r in removed_between(view, "0.6.0", "0.12.0.1")] == ["jax.old"]
+    later = api_view([chain[0], census("0.5.4", chain[0].names), *chain[1:]])  # usable on 0.5.3 and after it
+    assert "jax.pure_callback(vectorized=)" in [r["name"] for r in removed_between(later, "0.5.3", "0.12.0.1")]
 
 
 LONG = "jax.experimental.pallas.mosaic_gpu.a_rather_long_public_name_that_would_spill_over_its_column"

@@ -3,6 +3,7 @@
     python -m conformance.api.census --out FILE
 
     python -m conformance.api.census --out FILE --probe NAMES.json   # also read these names (of other releases)
+    python -m conformance.api.census --out FILE --private NAMES.json  # only these private names (`jax._src...`)
 
 In a fresh process it imports `jax`, walks jax's public modules (every submodule whose dotted path has no part
 starting with `_`, found with `pkgutil` from `jax.__path__` down, those in `SKIPPED` left out) and reads the config
@@ -226,11 +227,16 @@ def source_bindings(module: Any) -> tuple[set[str], set[str]] | None:
 def is_public(name: str, obj: Any, exports: list[str] | None, bound: tuple[set[str], set[str]] | None) -> bool:
     """Public means public: listed in the module's `__all__` where it has one; else re-exported on purpose in its
     source, a jax object (`defined_under_jax`), or a plain constant the module defines. A foreign object the module
-    imports for its own use (stdlib, numpy, typing, a `jax._src` module) is not."""
+    imports for its own use (stdlib, numpy, typing, a `jax._src` module) is not, nor a module it imports without
+    re-exporting it (`import jax` in `jax.lax`'s source does not make `jax.lax.jax` a name)."""
     if exports is not None:
         return name in exports
     exported, defined = bound if bound is not None else (set(), set())
-    if name in exported or defined_under_jax(obj):
+    if name in exported:
+        return True
+    if isinstance(obj, types.ModuleType) and bound is not None:
+        return False  # a module imported for the module's own use (`import jax`, `import jax.numpy as jnp`)
+    if defined_under_jax(obj):
         return True
     if isinstance(obj, _PLAIN):
         return bound is None or name in defined
@@ -386,6 +392,9 @@ def probe_names(names: dict[str, dict[str, Any]], modules: dict[str, dict[str, A
         module = sys.modules.get(path)
         if module is None:
             continue
+        own = getattr(module, "__dict__", {})
+        if name in own and not is_public(name, own[name], _exports(module), source_bindings(module)):
+            continue  # there, but not public: the walk left it out on purpose
         entry = read_name(module, path, name, {})
         if entry["state"] == "removed" or "error" in entry:
             continue
@@ -463,6 +472,35 @@ def walk(probe: list[str] | None = None) -> dict[str, Any]:
     return {"modules": modules, "names": dict(sorted(names.items()))}
 
 
+def walk_private(wanted: list[str]) -> dict[str, Any]:
+    """The private census (`--private`): only the names listed (uses of `jax._src...` a scanned repository makes),
+    each read the same way from the longest prefix that imports as a module, every entry `private: true`."""
+    modules: dict[str, dict[str, Any]] = {}
+    names: dict[str, dict[str, Any]] = {}
+    for full in sorted(set(wanted))[:MAX_NAMES_PER_MODULE]:
+        parts = full.split(".")
+        for end in range(len(parts), 1, -1):
+            path = ".".join(parts[:end])
+            if path not in modules:
+                module, error, _, seconds = import_bounded(path)
+                if module is None and error.startswith("ModuleNotFoundError"):
+                    continue  # not a module (an attribute of a shorter prefix), or gone: read from a shorter one
+                modules[path] = {"status": "failed" if module is None else "ok", "seconds": round(seconds, 3),
+                                 "private": True, **({"error": error} if error else {})}
+            if modules[path]["status"] != "ok":
+                break
+            names.setdefault(path, {"kind": "module", "state": "present", "origin": path, "private": True})
+            if end < len(parts):
+                entry = read_name(sys.modules[path], path, parts[end], deprecation_table(sys.modules[path]))
+                if entry["state"] == "removed" or "error" in entry:
+                    break  # not there: absent from the census
+                entry["private"] = True
+                names[f"{path}.{parts[end]}"] = entry
+            break
+    mark_aliases(names)
+    return {"private": True, "modules": modules, "names": dict(sorted(names.items()))}
+
+
 def mark_aliases(names: dict[str, dict[str, Any]]) -> None:
     """`alias_of` on every name of a group of two or more that are one object (by id, within this process): the
     group's canonical path, its origin where that is one of the group, else the shortest (fewest dots, then
@@ -500,10 +538,10 @@ def environment() -> dict[str, Any]:
             "packages": installed_packages()}
 
 
-def census(probe: list[str] | None = None) -> dict[str, Any]:
-    """The census file's content."""
+def census(probe: list[str] | None = None, private: list[str] | None = None) -> dict[str, Any]:
+    """The census file's content (of the `private` names only, where given)."""
     started = time.perf_counter()
-    found = walk(probe)
+    found = walk_private(private) if private is not None else walk(probe)
     described = environment()
     return {"format": FORMAT, "format_version": FORMAT_VERSION, **described, **found,
             "census_seconds": round(time.perf_counter() - started, 3)}
@@ -514,12 +552,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance.api.census")
     parser.add_argument("--out", required=True)
     parser.add_argument("--probe", help="a JSON list of dotted names (of other releases) to read with getattr")
+    parser.add_argument("--private", help="a JSON list of private names (jax._src...): a census of those only")
     args = parser.parse_args(argv)
-    probe = []
-    if args.probe:
-        with open(args.probe, encoding="utf-8") as listed:
-            probe = [n for n in json.load(listed) if isinstance(n, str)]
-    payload = census(probe)
+    listed_names = {}
+    for option in ("probe", "private"):
+        if getattr(args, option):
+            with open(getattr(args, option), encoding="utf-8") as listed:
+                listed_names[option] = [n for n in json.load(listed) if isinstance(n, str)]
+    payload = census(listed_names.get("probe", []), listed_names.get("private"))
     text = json.dumps(payload, allow_nan=False, separators=(",", ":"), sort_keys=False)
     temp = f"{args.out}.{os.getpid()}.tmp"
     with open(temp, "w", encoding="utf-8", errors="backslashreplace") as out:

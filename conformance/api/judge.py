@@ -17,6 +17,8 @@ judged. States of a `Finding`:
   an `hasattr` or version-comparison guard, a `try` that catches AttributeError or ImportError), at note level;
 - `not_judged`: what the census does not cover, with why, never an error: a name under a private module
   (`jax._src...`), a dunder (`jax.__version__`), a name under a module the census skipped or could not import.
+  With a private census (`Censuses.private`, `api scan --private`) a private use is judged against it instead:
+  `missing` (labelled private) where its module no longer imports or lacks the name.
 
 A keyword argument whose default is JAX's `DeprecatedArg` sentinel on `to` is judged as JAX handles it (census
 `keywords`): `removed` where passing it raises, `deprecated` where it warns.
@@ -65,6 +67,7 @@ class Censuses:
     to: Census
     before: Census | None = None
     history: tuple[Census, ...] = ()
+    private: Census | None = None  # `--private`: the census of the private names the code uses, on `to`
 
     @property
     def all(self) -> list[Census]:
@@ -166,6 +169,33 @@ def not_covered(name: str, censuses: Censuses) -> str:
     return ""
 
 
+def private_name(name: str) -> bool:
+    """Whether a use is under a private module (`jax._src...`) and no dunder."""
+    parts = name.split(".")
+    return any(p.startswith("_") for p in parts) and not any(p.startswith("__") and p.endswith("__") for p in parts)
+
+
+def judge_private(use: Use, private: Census) -> list[Finding]:
+    """A private use judged against the private census (`--private`): `missing` when its module no longer imports
+    or the module lacks the name, each message labelled private; nothing when it resolves."""
+    parts = use.name.split(".")
+    at = (use.path, use.line, use.col)
+    for end in range(len(parts), 1, -1):
+        path = ".".join(parts[:end])
+        record = private.modules.get(path)
+        if record is None:
+            continue
+        if record.get("status") != "ok":
+            return [Finding(*at, path, "missing", private.jax, f"private: {path} does not import on jax "
+                            f"{private.jax} ({record.get('error', '')}); private names go without deprecation")]
+        name = ".".join(parts[:end + 1])
+        if private.usable(name):
+            return []
+        return [Finding(*at, name, "missing", private.jax, f"private: jax {private.jax} has no {name}; private "
+                        "names go without deprecation")]
+    return [Finding(*at, use.name, "not_judged", private.jax, f"{use.name}: no private module of it imports")]
+
+
 def _guarded(findings: list[Finding], use: Use) -> list[Finding]:
     """Breaking findings of a guarded use, as `guarded` notes."""
     if not use.guarded:
@@ -219,6 +249,9 @@ def judge(uses: Sequence[Use], censuses: Censuses) -> list[Finding]:
     findings = []
     for use in uses:
         why = not_covered(use.name, censuses)
+        if why and censuses.private is not None and private_name(use.name):
+            findings += _guarded(judge_private(use, censuses.private), use)
+            continue
         if why:
             findings.append(Finding(use.path, use.line, use.col, use.name, "not_judged", censuses.to.jax, why))
             continue

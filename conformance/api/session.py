@@ -3,7 +3,8 @@ of progress go to `say`).
 
 - `run_censuses` (`api census`): the census of each target, answered from storage or taken and stored;
 - `run_api_diff` (`api diff A B`): the changes from A to B, dated over the censuses between them;
-- `run_scan` (`api scan PATH... --to V [--from V]`): the uses of JAX names in a team's files, judged.
+- `run_scan` (`api scan PATH... --to V [--from V] [--private]`): the uses of JAX names in a team's files, judged
+  (with `--private`, its `jax._src` uses against a census of just those names on V).
 
 A side (`A`, `B`, `--to`, `--from`) is a census file (an existing `.json` file), a folder of wheels (an existing
 folder), an interpreter with jax (another existing file) or a JAX release (anything else).
@@ -20,10 +21,10 @@ from typing import Any
 import conformance
 from conformance.api.diff import Change, changes_json, diff_chain
 from conformance.api.findings import render
-from conformance.api.judge import Censuses, Finding, exit_status, judge
+from conformance.api.judge import Censuses, Finding, exit_status, judge, private_name
 from conformance.api.model import Census, load_census
 from conformance.api.scan import uses_in_files
-from conformance.api.store import CensusRun, stored_censuses, take_census
+from conformance.api.store import CensusRun, private_census, stored_censuses, take_census
 from conformance.atomic import write_text_atomically
 from conformance.engine.targets import ExistingPython, Release, WheelFolder
 from conformance.envs.matrix import matrix_versions
@@ -199,6 +200,7 @@ class ScanRequest:
     results: Path = Path("results")
     fmt: str = "text"
     rerun: bool = False
+    private: bool = False
 
 
 @dataclass(frozen=True)
@@ -253,6 +255,12 @@ def run_scan(request: ScanRequest, builder: Callable[[], Any], say: Say = _quiet
     uses, skipped = uses_in_files(sources)
     to = sides.census(to_side)
     before = sides.census(before_side) if before_side else None
-    findings = judge(uses, Censuses(to, before, tuple(history_for(to, before, request.results))))
+    private = None
+    if request.private:
+        if isinstance(to_side, Path):
+            raise ConformanceError("--private takes its census in the release's environment: give --to a release or "
+                                   "a build, not a census file")
+        private = private_census(to_side, sides.builder, [u.name for u in uses if private_name(u.name)])
+    findings = judge(uses, Censuses(to, before, tuple(history_for(to, before, request.results)), private))
     text = render(findings, request.fmt, to.jax, before.jax if before else "", len(sources), conformance.__version__)
     return ScanOutcome(findings, text, exit_status(findings), len(sources), skipped)

@@ -126,16 +126,17 @@ def _child_environment(python: str) -> dict[str, str]:
     return environ
 
 
-def run_census(python: str, probe: list[str] | None = None) -> dict[str, Any]:
+def run_census(python: str, probe: list[str] | None = None, private: list[str] | None = None) -> dict[str, Any]:
     """The census of the interpreter at `python`, in a fresh process (bounded: its output is kept as a tail, and at
     `CENSUS_TIMEOUT_S` it and what it started are stopped), the census extras on its path and the `probe` names
     read too; `ConformanceError` when it produced none."""
     with tempfile.TemporaryDirectory(prefix="jaxconf-census-") as workdir:
         out = Path(workdir) / "census.json"
         command = [python, "-m", "conformance.api.census", "--out", str(out)]
-        if probe:
-            (Path(workdir) / "probe.json").write_text(json.dumps(probe), encoding="utf-8")
-            command += ["--probe", str(Path(workdir) / "probe.json")]
+        for option, listed in (("probe", probe), ("private", private)):
+            if listed:
+                (Path(workdir) / f"{option}.json").write_text(json.dumps(listed), encoding="utf-8")
+                command += [f"--{option}", str(Path(workdir) / f"{option}.json")]
         try:
             done = run_bounded(command, env=_child_environment(python), timeout=CENSUS_TIMEOUT_S,
                                limit=8192, cwd=workdir)
@@ -147,6 +148,13 @@ def run_census(python: str, probe: list[str] | None = None) -> dict[str, Any]:
             last = (done.output.strip().splitlines() or ["no output"])[-1]
             raise ConformanceError(f"the census in {python} failed (exit {done.returncode}): {one_line(last)[:300]}")
         return json.loads(out.read_text(encoding="utf-8"))
+
+
+def private_census(target: Any, builder: Any, names: list[str]) -> Census:
+    """The census of the private `names` (`jax._src...`) in the target's environment, taken now (never stored: it
+    depends on the scanned code); its names are labelled `private`."""
+    env = target.prepare(builder)
+    return census_from(run_census(env.python, private=sorted(set(names))), f"private census of {env.version}")
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ class ApiView:
     def data(self) -> dict[str, Any]:
         """The page's data block for the section (read by its script only when the section is used): `versions`
         per platform oldest first, `replacements` name → the name JAX's message points to, `keywords` each
-        `[name(keyword=), platform index, removed in, last usable, JAX's message]`."""
+        `[name(keyword=), platform index, removed in, first usable, JAX's message]`."""
         return {"platforms": list(self.platforms), "releases": list(self.releases), "names": self.names,
                 "versions": [list(v) for v in self.versions], "replacements": self.replacements or {},
                 "keywords": [list(k) for k in self.keywords]}
@@ -80,7 +80,7 @@ def _plain(version: str) -> str:
 
 def keyword_removals(found: Sequence[Census], platform: int) -> list[tuple[str, int, str, str, str]]:
     """The keywords JAX removed behind its sentinel over one platform's censuses (oldest first): each
-    `(name(keyword=), platform, removed in, last usable, JAX's message)`."""
+    `(name(keyword=), platform, removed in, first usable, JAX's message)`."""
     out = []
     marked = sorted({(n, k) for c in found for n, e in c.names.items() for k in (e.get("keywords") or {})})
     for name, keyword in marked:
@@ -89,11 +89,11 @@ def keyword_removals(found: Sequence[Census], platform: int) -> list[tuple[str, 
         usable = [i for i, (_, s) in enumerate(states) if s in ("present", "deprecated")]
         if not usable or usable[-1] + 1 >= len(states):
             continue
-        gone, last = states[usable[-1] + 1][0], states[usable[-1]][0]
+        gone, first = states[usable[-1] + 1][0], states[usable[0]][0]
         said = next((c.keyword(name, keyword) for c, _ in states if (c.keyword(name, keyword) or {}).get("state")
                      == "removed"), None) or {}
         message = " ".join(x for x in (str(said.get("effect") or ""), str(said.get("message") or "")) if x)
-        out.append((f"{name}({keyword}=)", platform, gone.jax, last.jax, message or "removed from the signature"))
+        out.append((f"{name}({keyword}=)", platform, gone.jax, first.jax, message or "removed from the signature"))
     return out
 
 
@@ -113,7 +113,7 @@ def removed_between(view: ApiView, a: str, b: str) -> list[dict[str, str]]:
             if ia < at.get(h[2], -1) <= ib:
                 out.append({"name": name, "platform": view.platforms[k], "removed": h[2],
                             "replacement": (view.replacements or {}).get(name, "")})
-        for label, platform, gone, last, message in view.keywords:
-            if platform == k and at.get(last, 99) <= ia < at.get(gone, -1) <= ib:
+        for label, platform, gone, first, message in view.keywords:
+            if platform == k and at.get(first, 99) <= ia < at.get(gone, -1) <= ib:
                 out.append({"name": label, "platform": view.platforms[k], "removed": gone, "replacement": message})
     return sorted(out, key=lambda r: (r["name"], r["platform"]))
