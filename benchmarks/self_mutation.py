@@ -38,7 +38,7 @@ from typing import Iterable, Mapping
 ROOT = Path(__file__).resolve().parent.parent
 EQUIVALENTS = ROOT / "benchmarks" / "equivalent_mutants.txt"
 
-# The pure logic under test: whole packages, and the pure modules of engine/ and report/.
+# The pure logic under test: whole packages, and the pure modules of engine/, report/, chapter/ and api/.
 MODULES = (
     [f"conformance/core/{n}.py" for n in ("case", "casefolders", "compare", "observation", "rowlist", "status",
                                          "verdict", "versions")]
@@ -47,6 +47,10 @@ MODULES = (
                                               "versions")]
     + [f"conformance/engine/{n}.py" for n in ("selection", "shards", "keys")]
     + ["conformance/report/model.py"]
+    + [f"conformance/chapter/{n}.py" for n in ("blocks", "cells", "grid", "headings", "listing", "magics", "mapfile",
+                                              "markdown", "model", "printed", "publicjson", "skiplist", "stated",
+                                              "statuses", "textsplit", "transcript")]
+    + [f"conformance/api/{n}.py" for n in ("diff", "findings", "judge", "model", "scan", "table")]
 )
 
 KILLED, SURVIVED, TIMEOUT = "killed", "survived", "timeout"

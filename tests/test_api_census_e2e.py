@@ -1,6 +1,8 @@
 """The API census of real releases (0.5.3, 0.6.0, 0.6.2), their environments built with the project's builder, then
 `api diff` and `api scan` on what was measured. Needs the package index and a Python those releases accept; slow,
-marked `e2e`."""
+marked `e2e`. The environments are built from an empty environment cache as `.ci/run` gives it
+(`JAX_CONFORMANCE_CACHE`, a fresh folder): nothing an earlier run left under `~/.cache/jax-conformance` is read, and
+the censuses go to a results folder of the test's own."""
 
 from __future__ import annotations
 
@@ -23,8 +25,8 @@ RELEASES = ("0.5.3", "0.6.0", "0.6.2")
 
 @pytest.fixture(scope="module")
 def censused(tmp_path_factory):
-    """The three releases' environments built (or found valid in the cache) by the builder, then their censuses
-    taken through the CLI into a fresh results folder."""
+    """The three releases' environments built by the builder (under `.ci/run`, into its empty cache; elsewhere found
+    valid in the cache), then their censuses taken through the CLI into a fresh results folder."""
     builder = EnvironmentBuilder()
     for version in RELEASES:
         builder.prepare(version)

@@ -1,7 +1,9 @@
 """End to end (issue 37): a small Markdown chapter and a small notebook, written here, run as written on two real
 releases through the CLI, each block's status checked, then answered from storage and compared with `diff`.
 
-The releases' environments are built with the project's builder from the package index (`e2e`; slow: minutes).
+The releases' environments are built with the project's builder from the package index (`e2e`; slow: minutes),
+from an empty environment cache as `.ci/run` gives it (`JAX_CONFORMANCE_CACHE`, a fresh folder): nothing an earlier
+run left under `~/.cache/jax-conformance` is read, and the results folder is the test's own.
 0.4.38 and 0.12.0.1 differ in a way the chapters assert: a jaxpr prints a literal with its type (`2.0:f32[]`) on
 0.12.0.1 only (`2.0` on 0.4.38), so that assert fails on the old release only, and the printed jaxpr differs there.
 """

@@ -4,7 +4,9 @@ notebook page and one run all the same, a fence indented in a list item, a `>>>`
 `%timeit` and a magic not run, `# OR` alternatives and a comment that is not output, an error raised in a callback
 (`jax.debug.breakpoint()` reading end-of-input), and a flag an earlier block left on.
 
-The releases' environments are built with the project's builder from the package index (`e2e`; slow: minutes).
+The releases' environments are built with the project's builder from the package index (`e2e`; slow: minutes),
+from an empty environment cache as `.ci/run` gives it (`JAX_CONFORMANCE_CACHE`, a fresh folder): nothing an earlier
+run left under `~/.cache/jax-conformance` is read, and the results folder is the test's own.
 """
 
 from __future__ import annotations

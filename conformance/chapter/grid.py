@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
 from conformance.chapter.cells import HEADING_PREFIX, block_status, is_block_cell
-from conformance.chapter.model import AS_WRITTEN, STATUS_WORDS, BlockStatus
+from conformance.chapter.model import AS_WRITTEN, FAILED, NOT_JUDGED, BlockStatus
 from conformance.core.rowlist import load_rows
 from conformance.core.status import Status
 from conformance.core.versions import DOCUMENTED_CHAPTER
@@ -52,7 +52,7 @@ def _words(status: str) -> str:
         return status.replace("_", " ")
 
 
-BLOCK_BAD = frozenset({BlockStatus.ASSERT_FAILED, BlockStatus.RAISED, BlockStatus.TIMEOUT, BlockStatus.CRASH})
+BLOCK_BAD = FAILED  # a block that ran but not as written (raised otherwise and did not raise included)
 PROBE_GOOD, PROBE_BAD = frozenset({Status.CONFORMS}), frozenset({Status.DIFFERS, Status.UNSUPPORTED})
 
 
@@ -101,12 +101,12 @@ class ChapterGrid:
 @dataclass(frozen=True)
 class ReleaseSummary:
     """One release's line, counts that add up to its blocks: `0.12.0.1: 89 ran as written, 1 raised, 1 skipped (of 91
-    blocks)`; `ran` counts the blocks run as written (ran, raised as documented), `judged` those not skipped, `total`
+    blocks)`; `ran` counts the blocks run as written (ran, raised as documented), `judged` those neither skipped nor listings, `total`
     every block, `counts` every status."""
 
     version: str
-    ran: int
-    judged: int
+    ran: int  # run as written: ran, or raised as the page states
+    judged: int  # every block but the skipped ones and the listings
     skipped: int
     printed_differs: int
     counts: dict[str, int]
@@ -244,7 +244,8 @@ def release_summaries(grid: ChapterGrid) -> tuple[ReleaseSummary, ...]:
         skipped = counts.get(BlockStatus.SKIPPED.value, 0)
         printed = sum(row.cells[version].printed_differs for row in grid.rows if version in row.cells)
         ran = sum(counts.get(status.value, 0) for status in AS_WRITTEN)
-        found.append(ReleaseSummary(version, ran, len(statuses) - skipped, skipped, printed, counts, len(statuses)))
+        judged = sum(n for s, n in counts.items() if s not in {w.value for w in NOT_JUDGED})
+        found.append(ReleaseSummary(version, ran, judged, skipped, printed, counts, len(statuses)))
     return tuple(found)
 
 
@@ -255,7 +256,7 @@ def runs_since(grid: ChapterGrid) -> dict[str, Since]:
         measured = [v for v in grid.versions if v in row.cells]
         streak = []
         for version in reversed(measured):
-            if row.cells[version].status != BlockStatus.RAN.value:
+            if row.cells[version].status not in {s.value for s in AS_WRITTEN}:
                 break
             streak.append(version)
         since[row.block] = Since(streak[-1] if streak else "", bool(streak) and len(streak) == len(measured))
@@ -336,7 +337,8 @@ def _observed(cell: CellResult) -> str:
         return "; ".join(parts) + more
     if cell.status is Status.CONFORMS:
         return "every fact it asserts holds"
-    return (cell.reason or "")[:300]
+    # A cell that differs without a fact-level diff (a plain observation) still says what it observed.
+    return (cell.reason or (repr(cell.observation) if cell.observation is not None else ""))[:300]
 
 
 def disagreements(grid: ChapterGrid, runs: Sequence[MergedRun], sections_of_rows: Mapping[str, str] | None = None
@@ -352,7 +354,7 @@ def disagreements(grid: ChapterGrid, runs: Sequence[MergedRun], sections_of_rows
                 status = BlockStatus(cell.status)
             except ValueError:
                 continue
-            if status not in BLOCK_BAD and status is not BlockStatus.RAN:
+            if status not in BLOCK_BAD and status not in AS_WRITTEN:
                 continue
             judged = [(cell_id, by_label[version]) for cell_id, by_label in sorted(probes.items())
                       if version in by_label and by_label[version].status in PROBE_GOOD | PROBE_BAD]
@@ -360,7 +362,7 @@ def disagreements(grid: ChapterGrid, runs: Sequence[MergedRun], sections_of_rows
                 continue
             if status in BLOCK_BAD and all(p.status in PROBE_GOOD for _, p in judged):
                 says = "every probe conforms"
-            elif status is BlockStatus.RAN and all(p.status in PROBE_BAD for _, p in judged):
+            elif status in AS_WRITTEN and all(p.status in PROBE_BAD for _, p in judged):
                 says = "every probe differs"
             else:
                 continue

@@ -55,8 +55,10 @@ def transcript_steps(code: str) -> tuple[str, tuple[Step, ...], tuple[str, ...]]
                 runnable[example.lineno + offset] = text
         stated, message, shown = "", "", example.want
         if example.exc_msg is not None:
-            found = stated_in_comment("# " + example.exc_msg.strip().split("\n")[0])
-            stated, message = found if found else (example.exc_msg.split(":")[0].strip(), "")
+            first_line = example.exc_msg.strip().split("\n")[0]
+            found = stated_in_comment("# " + first_line)
+            named, _, said = first_line.partition(":")
+            stated, message = found if found else (named.strip(), said.strip())
             if "\n" in example.exc_msg.strip():
                 message = "\n".join([message] + example.exc_msg.strip().split("\n")[1:])
             shown = ""

@@ -1,0 +1,91 @@
+"""The report's data of a chapter (`conformance.chapter.grid`) and the command's summary line, on statuses the
+cell tests leave out: skipped blocks, listings and blocks that raised as their page states. No JAX, no process."""
+
+from __future__ import annotations
+
+from conformance.chapter.command import summary_line
+from conformance.chapter.grid import _observed, chapter_views
+from conformance.chapter.model import BlockStatus
+from conformance.results.merge import merge_files
+from conformance.core.status import Status
+from conformance.results.schema import CellResult
+from tests.test_chapter_cells import AFTER, ASSERTS, CHAPTER, FIRST, RAISES, cells_for, probe, result_file
+
+AFTER_ID = AFTER.id
+
+S = BlockStatus
+
+
+def summaries(*by_version: tuple[str, tuple[BlockStatus, ...]]) -> list[tuple[str, int, int]]:
+    """Each release's summary line with its counts of blocks run as written and of blocks judged."""
+    files = [result_file(version, cells_for(version, *statuses).values()) for version, statuses in by_version]
+    (view,) = chapter_views(merge_files(files), {})
+    return [(s.text, s.ran, s.judged) for s in view.summaries]
+
+
+def test_a_skipped_block_is_not_counted_as_judged_in_the_release_summary():
+    """Issue 48: an edit counting skipped blocks as judged ("2 of 4 ... (1 skipped)") survived every test."""
+    assert summaries(("0.4.38", (S.RAN, S.SKIPPED, S.RAN, S.ASSERT_FAILED))) == [
+        ("0.4.38: 2 ran as written, 1 assert failed, 1 skipped (of 4 blocks)", 2, 3)]
+    cells = cells_for("0.4.38", S.RAN, S.SKIPPED, S.RAN, S.ASSERT_FAILED)
+    assert summary_line("0.4.38", cells, 2.0, "(x)").startswith(
+        "jax 0.4.38: 2 of 3 blocks run as written (1 skipped; 1 assert_failed;")
+
+
+def test_the_release_summary_counts_as_the_command_does_listings_apart_and_raised_as_documented_as_written():
+    """Found under mutation (issue 48): the report's summary counted a listing as judged and a block that raised as
+    its page states as not run as written ("1 of 4"), where the command said "2 of 3"."""
+    statuses = (S.RAN, S.RAISED_AS_DOCUMENTED, S.LISTING, S.RAISED)
+    assert summaries(("0.4.38", statuses)) == [
+        ("0.4.38: 1 ran as written, 1 raised as documented, 1 raised, 1 not run: a listing (of 4 blocks)", 2, 3)]
+    assert summary_line("0.4.38", cells_for("0.4.38", *statuses), 1.0, "(x)").startswith(
+        "jax 0.4.38: 2 of 3 blocks run as written (1 listings not run; 1 raised, 1 raised_as_documented;")
+    assert summaries(("0.4.38", (S.SKIPPED, S.LISTING, S.RAN, S.RAN))) == [
+        ("0.4.38: 2 ran as written, 1 skipped, 1 not run: a listing (of 4 blocks)", 2, 2)]
+
+
+def test_a_block_that_raises_as_its_page_states_runs_as_written_since_its_first_release():
+    files = [result_file(v, cells_for(v, *statuses).values()) for v, statuses in [
+        ("0.4.38", (S.RAISED_AS_DOCUMENTED, S.DID_NOT_RAISE, S.RAN, S.RAN)),
+        ("0.5.3", (S.RAISED_AS_DOCUMENTED, S.RAISED_AS_DOCUMENTED, S.RAISED_OTHERWISE, S.RAN))]]
+    (view,) = chapter_views(merge_files(files), {})
+    assert [since.text for since in view.since.values()] == [
+        "≤0.4.38 (every release measured)", "since 0.5.3", "not on the newest release",
+        "≤0.4.38 (every release measured)"]
+
+
+def test_a_block_that_raised_otherwise_or_did_not_raise_disagrees_with_probes_that_conform():
+    old = cells_for("0.4.38", S.RAISED_AS_DOCUMENTED, S.RAISED_OTHERWISE, S.DID_NOT_RAISE, S.RAN)
+    new = cells_for("0.5.3", S.RAN, S.RAISED_OTHERWISE, S.RAN, S.RAN)
+    files = [result_file("0.4.38", [*old.values(), probe("numerics.a", "§3.1", Status.DIFFERS),
+                                    probe("numerics.c", "§3.2", Status.CONFORMS)]),
+             result_file("0.5.3", [*new.values(), probe("numerics.a", "§3.1", Status.CONFORMS)])]
+    (view,) = chapter_views(merge_files(files), {}, documented=CHAPTER.name)
+    # raised as documented is run as written (against a probe that differs); raised_otherwise beside a probe that
+    # differs points the same way, so it is no disagreement there
+    assert [(d.block, d.version, d.block_status, d.probes_say) for d in view.disagreements] == [
+        (FIRST.id, "0.4.38", "raised_as_documented", "every probe differs"),
+        (ASSERTS.id, "0.5.3", "raised_otherwise", "every probe conforms"),
+        (RAISES.id, "0.4.38", "did_not_raise", "every probe conforms")]
+
+
+def test_a_disagreement_says_both_sides_in_one_line_and_a_probe_what_it_observed():
+    old = cells_for("0.4.38", S.RAN, S.ASSERT_FAILED, S.RAN, S.RAN)
+    unsupported = CellResult(case="numerics.u", param="", rows=["numerics.x"], status=Status.UNSUPPORTED,
+                             section="§3.2", reason="no such API " + "x" * 500)
+    files = [result_file("0.4.38", [*old.values(), probe("numerics.a", "§3.1", Status.CONFORMS),
+                                    probe("numerics.c", "§3.2", Status.DIFFERS), unsupported,
+                                    probe("numerics.e", "§3.2", Status.ERROR)])]
+    (view,) = chapter_views(merge_files(files), {}, documented=CHAPTER.name)
+    first, second, third = view.disagreements
+    assert first.text == (f"On 0.4.38, block {ASSERTS.id} assert failed (line 1: assert old_release is False), while "
+                          f"every probe conforms of its subsection: numerics.a conforms (every fact it asserts holds).")
+    assert [p.cell_id for p in second.probes] == ["numerics.c", "numerics.u"]  # the error is not judged
+    assert second.probes[0].observed == "caught is false where the chapter says true"
+    assert second.probes[1].observed == ("no such API " + "x" * 500)[:300]  # a reason, cut
+    assert second.text.startswith("On 0.4.38, block s3_2_") and ("ran as written, while every probe differs of its "
+        "subsection: numerics.c differs (caught is false where the chapter says true); numerics.u unsupported (no "
+        "such API x") in second.text
+    assert third.block == AFTER_ID and third.block_status == "ran"
+    plain = CellResult(case="numerics.p", param="", rows=[], status=Status.DIFFERS, observation={"v": 1})
+    assert _observed(plain) == "{'v': 1}"
