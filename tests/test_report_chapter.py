@@ -180,3 +180,34 @@ def test_a_chapters_title_is_its_first_heading():
         "jax.debug and you"
     notebook = '{"cells": [{"cell_type": "code", "source": "# no"}, {"cell_type": "markdown", "source": ["## Title\\n"]}]}'
     assert chapter_title("notebook", notebook) == "Title"
+
+
+@needs_chromium
+@pytest.mark.parametrize("phone", [False, True])
+def test_axe_finds_no_violation_in_the_chapter_section_with_a_detail_open(page, phone):
+    """Issue 47: axe found 184 glyph buttons whose visible text was not in their name; the section is checked with
+    the release question answered and a block's detail open, on a desktop and on a phone."""
+    pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from tests.test_browser_questions import axe_source
+
+    source = axe_source()
+    if source is None:
+        pytest.skip("axe-core is not installed (npm install --prefix .ci axe-core, or set AXE_CORE_JS)")
+    browser = start_chromium(mobile={"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2.0,
+                                                       "touch": True}} if phone else None)
+    run = ("const done = arguments[arguments.length - 1];"
+           "axe.run(document, {resultTypes: ['violations']}).then((r) => done(r.violations.map((v) => "
+           "[v.id, v.impact, v.nodes.slice(0, 3).map((n) => n.target.join(' '))])));")
+    try:
+        browser.get(page.as_uri())
+        Select(browser.find_element(By.CSS_SELECTOR, "select.chrel")).select_by_visible_text("0.4.38")
+        browser.find_element(By.CSS_SELECTOR, "#chapter-0-answer button[data-block]").click()
+        assert browser.find_element(By.ID, "panel").is_displayed()
+        browser.execute_script(source)
+        browser.set_script_timeout(60)
+        assert browser.execute_async_script(run) == []
+    finally:
+        browser.quit()

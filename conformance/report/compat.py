@@ -46,8 +46,8 @@ FORMAT = "jax-conformance compat"
 FORMAT_VERSION = 3
 KNOWN_ISSUE_LEAD = "Known issue, a JAX bug (where this reads as supported, the bug is present): "
 # How a cell's status reads in a sentence (`<code>a.p[y]</code> differs in 0.6.0`).
-_STATUS_VERB = {"conforms": "conforms", "differs": "differs", "unsupported": "is unsupported", "error": "ends in an error",
-                "crash": "crashes", "timeout": "times out", "skipped": "is skipped", "flaky": "is flaky"}
+_STATUS_VERB = {"conforms": "conforms", "differs": "differs", "unsupported": "is unsupported",
+                "error": "ends in an error", "crash": "crashes", "timeout": "times out", "skipped": "is skipped", "flaky": "is flaky"}
 FULL, PARTIAL, NONE = "full", "partial", "none"
 NOTE_CHARS = 300  # BCD's notes are a sentence or two; the whole why is one click away, on the page
 
@@ -254,6 +254,23 @@ def _with_source_file(tree: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _row_support(context: _Context, members: Sequence[ParamRow]) -> tuple[dict[str, Any], dict[str, Any], bool]:
+    """A row's BCD support per platform, its known issue's state per platform and release, and whether it is a
+    known issue on some platform (its support then reads as the bug being present)."""
+    support, bugs, known_here = {}, {}, False
+    for platform in context.model.platforms:
+        if _known_on(members, context.model, platform):
+            known_here = True
+            if states := bug_states(context, members, platform):
+                bugs[platform] = states
+            note = ""
+        else:
+            note = _discrepancy_note(context, members, platform)
+        if (found := support_statement(context, members, platform, note)) is not None:
+            support[platform] = found
+    return support, bugs, known_here
+
+
 def row_summaries() -> dict[str, str]:
     """Each row's own summary in the project's row list (`core/rows.tsv`, from behaviours.md)."""
     return {row.id: row.summary for row in load_rows()}
@@ -286,19 +303,9 @@ def compat_data(model: ReportModel, generated_at: str = "", *, html_link: str = 
     for row_id, entries in grouped.items():
         block, members = entries[0][0], [row for _, row in entries]
         claim = " ".join(visible(block.claim).split())
-        description = feature_description(row_id, claim, summaries)
         cells[row_id] = [row.cell_id for row in members]
-        support, bugs = {}, {}
-        for platform in model.platforms:
-            if _known_on(members, model, platform):
-                if states := bug_states(context, members, platform):
-                    bugs[platform] = states
-                if (found := support_statement(context, members, platform, "")) is not None:
-                    support[platform] = found
-                description = KNOWN_ISSUE_LEAD + claim
-            elif (found := support_statement(context, members, platform,
-                                              _discrepancy_note(context, members, platform))) is not None:
-                support[platform] = found
+        support, bugs, known_here = _row_support(context, members)
+        description = KNOWN_ISSUE_LEAD + claim if known_here else feature_description(row_id, claim, summaries)
         if support:
             _place(features, row_id, "__compat", {
                 "description": description, "source_file": _source_file(block), "support": support,

@@ -199,8 +199,7 @@ def page_data(model: ReportModel) -> dict[str, Any]:
                      "newest": c.newest_in_series, "vr": ranks[c.jax], "cond": c.conditions} for c in model.columns],
         "condcase": MISCOMPILE_CASE, "sections": [s.heading for s in model.sections], "looks": cell_looks(),
         "cases": cases, "rows": rows, "cells": cells, "expected": expected_table,
-        "modules": modules, "prelude": prelude(), "scripts": script_sources(),
-        "mains": [main_template(True), main_template(False)],
+        "modules": modules, "prelude": prelude(), "scripts": script_sources(), "mains": [main_template(v) for v in (1, 0)],
     }
 
 
@@ -350,8 +349,7 @@ def write_report(
     api = api_view(censuses)
     markdown = None if markdown_path is None else markdown_summary(
         model, full=extra.markdown_full, generated_at=moment, html_link=extra.html_link, lead=since_markdown(since),
-        compare=extra.compare, site_url=extra.site_url, chapters=chapter_pages(chapters, len(model.platforms) > 1),
-        api=api)
+        compare=extra.compare, site_url=extra.site_url, api=api, chapters=chapter_pages(chapters, len(model.platforms) > 1))
     write_text_atomically(out, render_html(model, moment, since, api, chapters, perf))
     if markdown_path is not None:
         write_text_atomically(markdown_path, markdown)
