@@ -7,9 +7,9 @@ import json
 import textwrap
 
 from conformance import cli
-from conformance.api.judge import Censuses, exit_status, judge
+from conformance.api.judge import Censuses, checked_name, exit_status, judge
 from conformance.api.scan import uses_in_source
-from tests.api_censuses import census, fn, module
+from tests.api_censuses import census, fn, module, removed
 
 P = "positional_or_keyword"
 
@@ -56,3 +56,121 @@ def test_a_name_absent_on_the_target_but_usable_on_an_earlier_release_reads_as_a
     # the release it runs today (--from) is a census at hand too
     (finding,) = judged("from jax.experimental.maps import xmap\n", new, old, (new,))
     assert finding.state == "removed" and finding.message == "not in jax 0.6.2 (last seen on 0.5.3)"
+
+
+def test_a_removal_says_jaxs_words_from_the_census_that_had_them_and_its_replacement():
+    old = census("0.5.3", {"jax.old": fn(("f", P, None), state="deprecated", message="jax.old goes; use jax.new",
+                                         replacement="jax.new")})
+    new = census("0.6.2", {})
+    (finding,) = judged("import jax\njax.old\n", new, None, (old, new))
+    assert (finding.state, finding.message, finding.replacement) == (
+        "removed", "not in jax 0.6.2 (last seen on 0.5.3); jax.old goes; use jax.new", "jax.new")
+    assert (finding.path, finding.line, finding.col, finding.name) == ("a.py", 2, 1, "jax.old")
+
+
+def test_a_removal_of_a_table_keeps_its_own_words_and_dates_from_the_first_release_without_the_name():
+    first = census("0.4.30", {"jax.old": fn()})
+    old = census("0.5.3", {"jax.old": removed("jax.old was removed in 0.5.0")})
+    new = census("0.6.2", {"jax.old": removed("jax.old was removed in 0.5.0", "jax.new")})
+    (finding,) = judged("import jax\njax.old\n", new, None, (first, old, new))
+    assert (finding.state, finding.since, finding.message, finding.replacement) == (
+        "removed", "0.5.3", "jax.old was removed in 0.5.0", "jax.new")
+    (oldest,) = judged("import jax\njax.old\n", new, None, (old, new))
+    assert oldest.since == "≤0.5.3"
+
+
+def test_a_name_not_there_yet_on_the_release_of_today_is_named_with_the_release_it_came_in():
+    old = census("0.5.3", {})
+    middle = census("0.6.0", {"jax.shard_map": fn()})
+    new = census("0.6.2", {"jax.shard_map": fn()})
+    (finding,) = judged("import jax\njax.shard_map\n", new, old, (old, middle, new))
+    assert (finding.state, finding.since, finding.message, finding.replacement) == (
+        "not_yet", "0.6.0", "not in jax 0.5.3, which --from names", "")
+    (oldest,) = judged("import jax\njax.shard_map\n", new, old, (middle, new))
+    assert oldest.since == "0.6.0"  # never marked ≤
+    assert judged("import jax\njax.shard_map\n", new, new, (new,)) == []
+
+
+def test_a_deprecation_is_dated_from_its_first_deprecated_release():
+    first = census("0.4.30", {"jax.d": fn()})
+    old = census("0.5.3", {"jax.d": fn(state="deprecated", message="m0")})
+    new = census("0.6.2", {"jax.d": fn(state="deprecated", message="jax.d goes", replacement="jax.e")})
+    (finding,) = judged("import jax\njax.d\n", new, None, (first, old, new))
+    assert (finding.state, finding.since, finding.message, finding.replacement) == (
+        "deprecated", "0.5.3", "jax.d goes", "jax.e")
+    assert exit_status([finding]) == 0
+
+
+def test_a_name_under_a_module_the_census_could_not_import_is_not_judged():
+    to = census("0.6.2", {"jax.experimental": module()}, failed=("jax.experimental.x",))
+    assert judged("import jax\njax.experimental.x.f\njax.experimental.x\n", to) == []
+    assert Censuses(to).to.state("jax.experimental.x.g") == "unknown"
+
+
+def test_an_environment_variable_is_judged_only_when_a_census_knows_its_option():
+    old = census("0.5.3", {"jax.config": {"kind": "constant", "state": "present"},
+                           "jax.config.jax_old_flag": {"kind": "config", "state": "present"}})
+    new = census("0.6.2", {"jax.config": {"kind": "constant", "state": "present"}})
+    source = "import os\nos.environ['JAX_OLD_FLAG'] = '1'\nos.environ['JAX_OTHER'] = '1'\n"
+    (finding,) = judged(source, new, None, (old, new))
+    assert (finding.name, finding.state) == ("jax.config.jax_old_flag", "removed")
+
+
+def test_the_keywords_a_signature_takes():
+    takes_all = fn(("f", P, None), ("kwargs", "var_keyword", None))
+    old = census("0.5.3", {"jax.f": fn(("a", P, None), ("b", "keyword_only", None)), "jax.g": takes_all,
+                           "jax.h": fn(("a", "positional_only", None))})
+    new = census("0.6.2", {"jax.f": fn(("a", P, None)), "jax.g": takes_all,
+                           "jax.h": fn(("a", "positional_only", None)), "jax.n": {"kind": "function", "state":
+                                                                                  "present"}})
+    found = judged("import jax\njax.f(a=1, b=2)\njax.g(z=1)\njax.h(a=1)\njax.n(q=1)\n", new, None, (old, new))
+    assert [(f.line, f.name, f.state, f.since, f.message) for f in found] == [
+        (2, "jax.f(b=)", "removed", "0.6.2", "jax.f takes no keyword argument 'b' on jax 0.6.2 (it did on 0.5.3); "
+                                             "its signature: (a)"),
+        (4, "jax.h(a=)", "missing", "≤0.5.3", "jax.h takes no keyword argument 'a' on jax 0.6.2; its signature: "
+                                              "(a)")]
+    unsigned = census("0.6.2", {"jax.f": {"kind": "function", "state": "present", "params": [["a", P, None]]}})
+    (bare,) = judged("import jax\njax.f(b=1)\n", unsigned)
+    assert bare.message == "jax.f takes no keyword argument 'b' on jax 0.6.2"
+
+
+def test_what_a_use_is_checked_as_and_the_kind_of_a_name():
+    to = census("0.6.2", {"jax.numpy": module(), "jax.numpy.linalg": module(), "jax.numpy.linalg.norm": fn(),
+                          "jax.Array": fn(kind="class")})
+    censuses = Censuses(to)
+    assert checked_name("jax.numpy.linalg.norm.x", censuses) == "jax.numpy.linalg.norm"
+    assert checked_name("jax.numpy.linalg", censuses) == "jax.numpy.linalg"
+    assert checked_name("jax.Array.dtype", censuses) == "jax.Array"
+    assert checked_name("jax", censuses) is None
+    assert checked_name("jax.nope.deeper", censuses) == "jax.nope"
+    assert censuses.kind("jax.Array") == "class" and censuses.kind("jax.nope") == ""
+    old = census("0.5.3", {"jax.gone": module()})
+    assert Censuses(to, old, (old, to)).kind("jax.gone") == "module"
+    assert [c.jax for c in Censuses(to, old, (old, to)).all] == ["0.5.3", "0.6.2"]
+    assert [c.jax for c in Censuses(to, None, ()).all] == ["0.6.2"]
+
+
+def test_findings_come_in_file_and_position_order():
+    to = census("0.6.2", {})
+    uses = uses_in_source("import jax\njax.b\njax.a; jax.c\n", "b.py") + uses_in_source("import jax\njax.z\n",
+                                                                                          "a.py")
+    found = judge(uses, Censuses(to, None, (to,)))
+    assert [(f.path, f.line, f.col, f.name) for f in found] == [
+        ("a.py", 2, 1, "jax.z"), ("b.py", 2, 1, "jax.b"), ("b.py", 3, 1, "jax.a"), ("b.py", 3, 8, "jax.c")]
+
+
+def test_keywords_are_judged_only_on_a_call_of_the_checked_name_that_is_usable_there():
+    to = census("0.6.2", {"jax.f": {"kind": "function", "state": "removed", "params": [["a", P, None]],
+                                    "message": "jax.f was removed"},
+                          "jax.Array": fn(("a", P, None), kind="class")})
+    found = judged("import jax\njax.f(b=1)\njax.Array.at(q=1)\n", to)
+    assert [(f.line, f.name, f.state) for f in found] == [(2, "jax.f", "removed")]
+
+
+def test_a_keyword_is_dated_over_the_censuses_that_can_tell_and_placed_at_its_call():
+    old = census("0.5.3", {"jax.f": fn(("a", P, None), ("b", P, None))})
+    middle = census("0.6.0", {"jax.f": {"kind": "function", "state": "present"}})
+    new = census("0.6.2", {"jax.f": fn(("a", P, None))})
+    (finding,) = judged("import jax\nx = 1; jax.f(b=1)\n", new, None, (old, middle, new))
+    assert (finding.line, finding.col, finding.name, finding.state, finding.since) == (
+        2, 8, "jax.f(b=)", "removed", "0.6.2")

@@ -123,3 +123,13 @@ def test_a_traceback_in_a_transcript_states_the_error_and_its_message(said, stat
     runnable, (step,), _ = transcript_steps(code)
     assert runnable.split("\n")[0] == "f()"
     assert step == Step(1, 1, stated=stated, stated_message=message, stated_form="doctest", shown="", mode="single")
+
+
+def test_code_of_blank_lines_python_refuses_has_no_magic():
+    assert find_magics("\u00a0\n ") == ("\u00a0\n ", {}, "", ())
+
+
+def test_an_examples_source_and_output_keep_their_own_trailing_characters():
+    runnable, steps, _ = transcript_steps(">>> X = 1  \n>>> print('X  ')\nX  \n")
+    assert runnable == "X = 1  \nprint('X  ')\n\n"
+    assert [s.shown for s in steps] == ["", "X  "]

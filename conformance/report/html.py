@@ -47,7 +47,7 @@ from conformance.report.outputs import ExtraOutputs, write_extra_outputs
 from conformance.report.model import (BUG_ABSENT_GLYPH, BUG_PRESENT_GLYPH, CHANGE_GROUPS, GLYPHS, NOT_RUN, ReportModel,
                                       build_model, version_key)
 from conformance.report.since import SinceView, run_label, since_markdown
-from conformance.report.repro import module_source, prelude, script_sources, scripts_used
+from conformance.report.repro import main_template, module_source, prelude, script_sources, scripts_used
 from conformance.results.load import PathLike, load_results
 from conformance.decide.diff import warning_line
 from conformance.results.schema import SCHEMA_VERSION, ResultFile
@@ -200,6 +200,7 @@ def page_data(model: ReportModel) -> dict[str, Any]:
         "condcase": MISCOMPILE_CASE, "sections": [s.heading for s in model.sections], "looks": cell_looks(),
         "cases": cases, "rows": rows, "cells": cells, "expected": expected_table,
         "modules": modules, "prelude": prelude(), "scripts": script_sources(),
+        "mains": [main_template(True), main_template(False)],
     }
 
 
@@ -346,10 +347,12 @@ def write_report(
     extra = extra or ExtraOutputs()
     out = Path(out_path)
     # The Markdown first: a --compare naming no column is refused before anything is written.
+    api = api_view(censuses)
     markdown = None if markdown_path is None else markdown_summary(
         model, full=extra.markdown_full, generated_at=moment, html_link=extra.html_link, lead=since_markdown(since),
-        compare=extra.compare, site_url=extra.site_url)
-    write_text_atomically(out, render_html(model, moment, since, api_view(censuses), chapters, perf))
+        compare=extra.compare, site_url=extra.site_url, chapters=chapter_pages(chapters, len(model.platforms) > 1),
+        api=api)
+    write_text_atomically(out, render_html(model, moment, since, api, chapters, perf))
     if markdown_path is not None:
         write_text_atomically(markdown_path, markdown)
     if junit_path is not None:
