@@ -2,7 +2,8 @@
 status (the CLI prints them; nothing here sees parsed arguments).
 
 - `run_perf_command`: the workloads on every side in interleaved rounds; with `aa`, each side against its twin.
-  Exit 0, or 1 when an A/A run flags anything.
+  Exit 0, or 1 when an A/A run flags anything (`regressed`, `improved` or `changed`; an `unknown` is listed, not
+  a flag: the samples could not tell).
 - `run_perf_bisect`: the first release between good and bad whose metric crossed: both ends sampled interleaved
   (they must differ: `regressed` or `changed`), then each midpoint sampled interleaved with both ends and put on the
   side it is not different from.
@@ -90,7 +91,8 @@ def run_perf_command(command: PerfCommand, builder: Any, say: Say) -> tuple[list
         say("note: one side only: its samples are taken and stored, nothing is compared (add --aa for a noise check)")
     outcome = run_perf(request, say=say)
     lines = outcome_lines(outcome) + _write_json(command.json_path, outcome)
-    return lines, 1 if command.aa and outcome.flagged() else 0
+    false = [f for f in outcome.flagged() if f[4].verdict in ("regressed", "improved", "changed")]
+    return lines, 1 if command.aa and false else 0
 
 
 def between(good: str, bad: str, releases: Sequence[str]) -> list[str]:

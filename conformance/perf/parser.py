@@ -33,7 +33,7 @@ def add_perf_parser(commands: Any, add_common_options: Any, default_results: Pat
     perf.add_argument("-k", dest="expression", metavar="EXPR", help="pytest-style selection of workloads")
     _rounds_options(perf)
     perf.add_argument("--aa", action="store_true", help="the noise check: each release against a twin of itself "
-                      "(exit 1 when anything is flagged)")
+                      "(exit 1 when anything is regressed, improved or changed)")
     perf.add_argument("--rerun", action="store_true", help="sample again even where stored samples still hold")
     perf.add_argument("--json", type=Path, metavar="PATH", help="also write the samples and verdicts as JSON")
     perf.add_argument("--results", type=Path, default=default_results, metavar="DIR",
