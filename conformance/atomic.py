@@ -7,6 +7,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from conformance.interrupts import interrupts_held
+
 
 def _write_atomically(path: str | os.PathLike, mode: str, data: str | bytes, **options: str) -> Path:
     """Write `data` to `path` through a temporary file in the same folder and `os.replace`; on any failure (a full
@@ -16,14 +18,17 @@ def _write_atomically(path: str | os.PathLike, mode: str, data: str | bytes, **o
         raise IsADirectoryError(errno.EISDIR if os.path.isdir(path) else errno.EINVAL,
                                 "not a regular file; nothing was written over it", str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
+    temp: str | None = None
+    try:  # from the first instruction: Ctrl-C or SIGTERM as the file is made waits until `temp` names it
+        with interrupts_held():
+            handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(handle, mode, **options) as out:
             out.write(data)
         os.chmod(temp, 0o644)
         os.replace(temp, path)
     except BaseException:
-        Path(temp).unlink(missing_ok=True)
+        if temp is not None:
+            Path(temp).unlink(missing_ok=True)
         raise
     return path
 

@@ -1,4 +1,4 @@
-"""The command line (`list run report history matrix pin diff gate bisect expectations supported api chapter`): one short function per
+"""The command line (`list run report history matrix pin diff gate bisect expectations supported api chapter perf`): one short function per
 command that builds a request and prints its outcome, and the progress printer; the grammar is `cli_parser`. The work lives below (`engine.matrix.run_targets`
 for every `engine.targets` kind, `decide.sides`, `decide.bisect_session`, `report`, `results`), which never sees
 parsed arguments. `main(argv)` returns the exit status; expected problems are one line on stderr and exit 2."""
@@ -33,6 +33,7 @@ from conformance.envs.index import IndexOptions, sort_versions
 from conformance.envs.matrix import DEFAULT_MATRIX, expand_words, matrix_versions
 from conformance.envs.pins import compile_pins
 from conformance.errors import ConformanceError, one_line
+from conformance.perf.command import PerfCommand, perf_sides, run_perf_bisect, run_perf_command, run_perf_gate
 from conformance.interrupts import interrupted_status, sigterm_interrupts
 from conformance.report.progress import conflict_line, event_lines
 from conformance.report.outputs import ExtraOutputs, extra_outputs
@@ -299,12 +300,27 @@ def command_chapter_pages(args: argparse.Namespace) -> int:
     return 0
 
 
-LONG_COMMANDS = ("run", "diff", "gate", "bisect", "api", "chapter")
+def command_perf(args: argparse.Namespace) -> int:
+    """`perf`, `bisect WORKLOAD --metric M` and `gate --perf`: the workloads' speed, memory and compilations."""
+    builder, gate = make_builder(args), args.command == "gate"
+    request = PerfCommand(
+        perf_sides(args.jax, args.python, args.matrix, builder) if args.command == "perf" else (), args.results,
+        tuple(args.cases), getattr(args, "expression", None), args.perf_rounds if gate else args.rounds,
+        getattr(args, "max_rounds", 9), args.perf_threshold if gate else args.threshold, getattr(args, "xla_flags", ""),
+        args.rerun if gate or args.command == "perf" else False, getattr(args, "aa", False), getattr(args, "json", None))
+    done = run_perf_command(request, builder, _say) if args.command == "perf" else run_perf_gate(
+        request, args.from_version, args.to_version or args.to_python, args.expectations, builder, _say, args.today
+    ) if gate else run_perf_bisect(request, args.cell, args.metric, args.good, args.bad, builder, _say)
+    print("\n".join(done[0]))
+    return done[1]
+
+
+LONG_COMMANDS = ("run", "diff", "gate", "bisect", "api", "chapter", "perf")
 COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "history": command_history,
             "matrix": command_matrix,
             "pin": command_pin, "diff": command_diff, "gate": command_gate, "bisect": command_bisect,
             "expectations": command_expectations, "supported": command_supported, "api": command_api,
-            "chapter": command_chapter}
+            "chapter": command_chapter, "perf": command_perf}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -318,7 +334,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:  # a long command (run, gate --from/--to, bisect) ends on SIGTERM as on Ctrl-C, its temporaries removed
         with sigterm_interrupts(args.command in LONG_COMMANDS):
-            return COMMANDS[args.command](args)
+            perf = getattr(args, "metric", None) or getattr(args, "perf", False)  # bisect/gate of workloads
+            return COMMANDS["perf" if perf else args.command](args)
     except KeyboardInterrupt:
         print("\njax-conformance: interrupted; result files already written are kept", file=sys.stderr)
         return interrupted_status()

@@ -14,6 +14,7 @@ from conformance.decide.sides import JUDGING_FLAGS
 from conformance.engine.session import LAUNCHERS
 from conformance.engine.targets import BUILD_KINDS
 from conformance.envs.matrix import DEFAULT_MATRIX
+from conformance.perf.parser import add_bisect_perf_options, add_gate_perf_options, add_perf_parser
 from conformance.report.outputs import DEFAULT_HTML_LINK
 
 DEFAULT_RESULTS = Path("results")
@@ -142,6 +143,7 @@ def add_decision_parsers(commands: Any) -> None:
     bisecting.add_argument("--issue", type=Path, metavar="PATH", help="also write a bug report ready to file (Markdown)")
     bisecting.add_argument("--json", type=Path, metavar="PATH", help="also write the verdict as JSON")
     add_common_options(bisecting)
+    add_bisect_perf_options(bisecting)
 
 
 def add_gate_parser(commands: Any) -> None:
@@ -164,6 +166,7 @@ def add_gate_parser(commands: Any) -> None:
     gating.add_argument("--today", type=day, default=None, metavar="YYYY-MM-DD",
                         help="read the expectations' expiry dates on this day (default: today, UTC)")
     add_run_options(gating)
+    add_gate_perf_options(gating)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -200,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_upkeep_parsers(commands)
     add_api_parsers(commands)
     add_chapter_parser(commands)
+    add_perf_parser(commands, add_common_options, DEFAULT_RESULTS)
     return parser
 
 

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 WINDOWS = os.name == "nt"
 
@@ -50,7 +50,7 @@ def fork_unavailable_reason(platform: str = sys.platform, has_fork: bool | None 
 def kill_tree(pid: int) -> None:
     """Kill the process group led by `pid` (POSIX), or the process and its descendants (Windows `taskkill /T`)."""
     if WINDOWS:
-        subprocess.run(["taskkill", "/F", "/T", "/PID", str(pid)], capture_output=True, check=False)
+        run_child(["taskkill", "/F", "/T", "/PID", str(pid)], capture_output=True, check=False)
         return
     try:
         os.killpg(pid, signal.SIGKILL)
@@ -81,23 +81,69 @@ def become_subreaper(platform: str = sys.platform) -> bool:
 
 PR_SET_PDEATHSIG = 1
 
+RESET_SIGNALS = ("SIGINT", "SIGTERM")
 
-def parent_death_signal_options(signum: int = signal.SIGTERM, platform: str = sys.platform) -> dict[str, Any]:
-    """`subprocess.Popen` options under which the child gets `signum` when the process that started it dies (Linux
-    `prctl(PR_SET_PDEATHSIG)`, even after `kill -9`); {} elsewhere."""
-    if not platform.startswith("linux"):
-        return {}
+
+def _signals_to_reset() -> tuple[bool, list[int]]:
+    """Whether the calling thread blocks any signal (a child inherits the mask of the thread that starts it), and
+    which of SIGINT and SIGTERM this process ignores (a child inherits ignored dispositions across `exec`)."""
+    blocked = bool(signal.pthread_sigmask(signal.SIG_BLOCK, [])) if hasattr(signal, "pthread_sigmask") else False
+    ignored = [getattr(signal, name) for name in RESET_SIGNALS
+               if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) == signal.SIG_IGN]
+    return blocked, ignored
+
+
+def _death_signal_arm(signum: int) -> Callable[[], None]:
+    """What the child runs between fork and exec to get `signum` when the process that started it dies (Linux
+    `prctl(PR_SET_PDEATHSIG)`, even after `kill -9`)."""
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
     parent = os.getpid()
 
-    def arm() -> None:  # runs in the child between fork and exec
+    def arm() -> None:
         libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
         if os.getppid() != parent:  # the parent died before the signal was armed
             os.kill(os.getpid(), signum)
 
-    return {"preexec_fn": arm}
+    return arm
+
+
+def child_process_options(new_group: bool = False, parent_death_signal: int | None = None,
+                          windows: bool = WINDOWS, platform: str = sys.platform) -> dict[str, Any]:
+    """`subprocess.Popen`/`run` options for every child the suite starts: it begins with an empty signal mask and
+    SIGINT and SIGTERM at their defaults, whatever the state of this process and of the thread starting it
+    (`restore_signals` resets only SIGPIPE and SIGXFSZ; a blocked mask or an ignored SIGINT, as in a background
+    job, would otherwise reach every child, which then never gets the SIGTERM that stops it). `new_group`: in a
+    process group of its own (`new_group_options`); `parent_death_signal`: the child gets it when this process
+    dies (Linux only). The reset runs between fork and exec only when something needs resetting, so that the
+    usual child is started the fast way."""
+    options: dict[str, Any] = dict(new_group_options(windows)) if new_group else {}
+    if windows:
+        return options
+    options["restore_signals"] = True
+    blocked, ignored = _signals_to_reset()
+    arm = (_death_signal_arm(parent_death_signal) if parent_death_signal is not None
+           and platform.startswith("linux") else None)
+    if not blocked and not ignored and arm is None:
+        return options
+
+    def prepare() -> None:  # runs in the child between fork and exec, in this order: the death signal must land
+        for number in ignored:
+            signal.signal(number, signal.SIG_DFL)
+        if blocked:
+            signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        if arm is not None:
+            arm()
+
+    options["preexec_fn"] = prepare
+    return options
+
+
+def run_child(argv: Sequence[str], **options: Any) -> subprocess.CompletedProcess:
+    """`subprocess.run` with `child_process_options`: how the suite runs a short command (git, uv, an interpreter
+    asked for its version)."""
+    return subprocess.run(argv, **child_process_options(), **options)
 
 
 def _parents(proc: Path = Path("/proc")) -> dict[int, int]:
@@ -180,7 +226,7 @@ def kill_pid(pid: int) -> None:
     """Kill one process, quietly if it is gone."""
     try:
         if WINDOWS:
-            subprocess.run(["taskkill", "/F", "/PID", str(pid)], capture_output=True, check=False)
+            run_child(["taskkill", "/F", "/PID", str(pid)], capture_output=True, check=False)
         else:
             os.kill(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError, OSError):
@@ -230,7 +276,7 @@ def processes_with_variable(needle: str) -> list[int]:
         return found
     if sys.platform == "darwin":
         try:
-            listing = subprocess.run(["ps", "-E", "-ww", "-o", "pid=,command="], capture_output=True, text=True,
+            listing = run_child(["ps", "-E", "-ww", "-o", "pid=,command="], capture_output=True, text=True,
                                      errors="replace", timeout=10).stdout
         except (OSError, subprocess.TimeoutExpired):
             return []
@@ -295,7 +341,7 @@ def run_bounded(argv: list[str], *, timeout: float, limit: int = 64 * 1024, **op
     its whole group is killed. `options` go to `subprocess.Popen` (env, cwd)."""
 
     child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             **new_group_options(), **options)
+                             **child_process_options(new_group=True), **options)
     tail = bytearray()
 
     def drain() -> None:

@@ -1,4 +1,5 @@
-"""Shared fixtures: the fixture case package and a way to run its cells for real."""
+"""Shared fixtures: the fixture case package and a way to run its cells for real. The suite's check of itself (no
+test may leave a thread running, or a signal blocked, ignored or handled otherwise) is `tests.suite_checks`."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import sys
 
 import pytest
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "tests.suite_checks"]
 
 from conformance.core.case import find_case, forget_package
 from conformance.engine.launch import SpawnLauncher
@@ -36,3 +37,4 @@ def forget(monkeypatch):
     yield names
     for name in names:
         forget_package(name)
+

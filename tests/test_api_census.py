@@ -23,8 +23,15 @@ from conformance.engine.targets import Release
 
 FAKE_JAX = {
     "jax/__init__.py": """
+        import os
+        from functools import partial
+        from typing import Any
         from jax import numpy
+        from jax._src import tree
+        from jax._src import deprecations
         from jax._src.deprecations import deprecation_getattr as _deprecation_getattr
+        from jax._src.typing import DeprecatedArg
+        from os import sep as sep
         from jax._src.tree import tree_map as _tree_map
 
         __version__ = "0.0.1"
@@ -33,6 +40,21 @@ FAKE_JAX = {
 
         def jit(fun, *, static_argnums=None, donate_argnums=()):
             return fun
+
+
+        def pure_callback(callback, *args, vectorized=DeprecatedArg(), vmap_method=None):
+            if not isinstance(vectorized, DeprecatedArg):
+                raise ValueError("The 'vectorized' argument of jax.pure_callback was removed in JAX "
+                                 "v0.6.0. Use 'vmap_method' instead.")
+            return callback
+
+
+        def percentile(a, q, *, interpolation=DeprecatedArg()):
+            if not isinstance(interpolation, DeprecatedArg):
+                deprecations.warn("jax-numpy-quantile-interpolation",
+                                  ("The interpolation= argument to 'percentile' is deprecated. "
+                                   "Use 'method=' instead."), stacklevel=2)
+            return a
 
 
         class Array:
@@ -62,6 +84,35 @@ FAKE_JAX = {
         __getattr__ = _deprecation_getattr(__name__, _deprecations)
         """,
     "jax/_src/__init__.py": "",
+    "jax/_src/typing.py": """
+        class DeprecatedArg:
+            def __repr__(self):
+                return "Deprecated"
+        """,
+    "jax/exported.py": """
+        import os
+        from jax._src.tree import tree_map
+        __all__ = ["tree_map"]
+        """,
+    "jax/tree_util.py": """
+        from jax._src.deprecations import deprecation_getattr as _deprecation_getattr
+        from jax._src.tree import tree_map as tree_map
+
+        _deprecations = {
+            "build_tree": ("jax.tree_util.build_tree is deprecated: use jax.tree.build.", tree_map),
+        }
+        __getattr__ = _deprecation_getattr(__name__, _deprecations)
+        del _deprecations
+        """,
+    "jax/lazy.py": """
+        from jax._src.tree import tree_map as _tree_map
+
+
+        def __getattr__(name):
+            if name == "hidden":
+                return _tree_map
+            raise AttributeError(name)
+        """,
     "jax/_src/tree.py": """
         def tree_map(f, tree, *rest, is_leaf=None):
             return f(tree)
@@ -112,7 +163,7 @@ def fake_census(tmp_path_factory):
     done = subprocess.run([sys.executable, "-m", "conformance.api.census", "--out", str(out)], env=environ,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    return json.loads(out.read_text(encoding="utf-8"))
+    return {**json.loads(out.read_text(encoding="utf-8")), "_root": str(root)}
 
 
 def test_every_public_name_and_each_deprecation_table_entry_is_read(fake_census):
@@ -192,7 +243,7 @@ def _payload(version="0.6.2"):
 
 def test_a_stored_census_answers_until_its_key_changes(tmp_path, monkeypatch):
     taken = []
-    monkeypatch.setattr(store, "run_census", lambda python: taken.append(python) or _payload())
+    monkeypatch.setattr(store, "run_census", lambda python, probe=None: taken.append(python) or _payload())
     builder = FakeBuilder(tmp_path / "pins.txt")
     first = store.take_census(Release("0.6.2"), builder, tmp_path)
     assert not first.stored and taken == ["/env/bin/python"]
@@ -209,7 +260,7 @@ def test_a_stored_census_answers_until_its_key_changes(tmp_path, monkeypatch):
 
 
 def test_a_release_without_a_pin_file_is_never_answered_from_storage(tmp_path, monkeypatch):
-    monkeypatch.setattr(store, "run_census", lambda python: _payload())
+    monkeypatch.setattr(store, "run_census", lambda python, probe=None: _payload())
     builder = FakeBuilder(tmp_path / "pins.txt")
     store.take_census(Release("0.6.2"), builder, tmp_path)
     builder.pins = None
@@ -218,7 +269,7 @@ def test_a_release_without_a_pin_file_is_never_answered_from_storage(tmp_path, m
 
 def test_stored_censuses_are_read_oldest_first_and_a_bad_file_is_left_out(tmp_path, monkeypatch):
     for version in ("0.10.0", "0.6.2", "0.9.0"):
-        monkeypatch.setattr(store, "run_census", lambda python, v=version: _payload(v))
+        monkeypatch.setattr(store, "run_census", lambda python, probe=None, v=version: _payload(v))
         store.take_census(Release(version), FakeBuilder(tmp_path / "p"), tmp_path)
     (tmp_path / "api" / "0.7.0-linux-x86_64.json").write_text("{not json")
     assert [c.jax for c in store.stored_censuses(tmp_path)] == ["0.6.2", "0.9.0", "0.10.0"]
@@ -252,3 +303,56 @@ def test_a_census_with_far_more_names_than_a_release_has_is_refused_in_one_line(
             "modules": {"jax": {"status": "ok"}}, "names": names}
     with pytest.raises(ConformanceError, match="more than the 200000 a census may hold"):
         census_from(data, "big.json")
+
+
+def test_public_means_exported_or_defined_under_jax(fake_census):
+    names = fake_census["names"]
+    for foreign in ("jax.os", "jax.partial", "jax.Any", "jax.tree", "jax.deprecations", "jax.exported.os"):
+        assert foreign not in names, foreign  # stdlib, typing, a jax._src module or class imported for internal use
+    assert names["jax.sep"]["kind"] == "constant"  # re-exported on purpose (`from os import sep as sep`)
+    assert names["jax.exported.tree_map"]["state"] == "present"  # listed in __all__
+    assert names["jax.pi"]["kind"] == "constant"  # a plain constant defined there
+
+
+def test_a_deprecation_table_deleted_after_use_is_still_read(fake_census):
+    entry = fake_census["names"]["jax.tree_util.build_tree"]
+    assert entry["state"] == "deprecated" and entry["replacement"] == "jax.tree.build"
+
+
+def test_a_deprecated_arg_default_is_read_as_jax_handles_it(fake_census):
+    names = fake_census["names"]
+    assert names["jax.pure_callback"]["keywords"] == {"vectorized": {
+        "state": "removed", "effect": "raises ValueError",
+        "message": "The 'vectorized' argument of jax.pure_callback was removed in JAX v0.6.0. Use 'vmap_method' "
+                   "instead."}}
+    assert names["jax.percentile"]["keywords"] == {"interpolation": {
+        "state": "deprecated", "effect": "warns",
+        "message": "The interpolation= argument to 'percentile' is deprecated. Use 'method=' instead."}}
+    assert fake_census["format_version"] == 2
+
+
+def test_names_a_neighbouring_release_had_are_probed(tmp_path, fake_census):
+    root = Path(fake_census["_root"])
+    probe = tmp_path / "probe.json"
+    probe.write_text(json.dumps(["jax.lazy.hidden", "jax.lazy.gone", "jax.nowhere.x"]))
+    out = tmp_path / "census.json"
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}
+    environ["PYTHONPATH"] = os.pathsep.join([str(root), SOURCE_ROOT])
+    done = subprocess.run([sys.executable, "-m", "conformance.api.census", "--out", str(out), "--probe", str(probe)],
+                          env=environ, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    names = json.loads(out.read_text(encoding="utf-8"))["names"]
+    assert names["jax.lazy.hidden"]["state"] == "present" and names["jax.lazy.hidden"]["probed"] is True
+    assert "jax.lazy.gone" not in names and "jax.nowhere.x" not in names
+
+
+def test_a_census_probes_the_names_other_stored_censuses_hold(tmp_path, monkeypatch):
+    probed = []
+    older = _payload("0.5.3")
+    older["names"]["jax.tree_util.build_tree"] = {"kind": "function", "state": "deprecated", "message": "x"}
+    older["names"]["jax.gone"] = {"kind": None, "state": "removed", "message": "gone"}
+    monkeypatch.setattr(store, "run_census", lambda python, probe=None: older)
+    store.take_census(Release("0.5.3"), FakeBuilder(tmp_path / "p"), tmp_path)
+    monkeypatch.setattr(store, "run_census", lambda python, probe=None: probed.append(probe) or _payload("0.6.0"))
+    store.take_census(Release("0.6.0"), FakeBuilder(tmp_path / "p"), tmp_path)
+    assert probed == [["jax", "jax.tree_util.build_tree"]]  # usable elsewhere: read with getattr before "removed"

@@ -158,7 +158,9 @@ def test_the_json_shape_is_the_public_one():
 @pytest.mark.parametrize("data, words", [
     ({"format": "something else"}, "not a census file"),
     ({"format": "jax-conformance api census", "format_version": 99}, "format_version 99"),
-    ({"format": "jax-conformance api census", "format_version": 1, "names": [], "modules": {}}, "objects"),
+    ({"format": "jax-conformance api census", "format_version": 2, "names": [], "modules": {}}, "objects"),
+    ({"format": "jax-conformance api census", "format_version": 1, "jax": "0.6.0"},
+     "take it again: jax-conformance api census --jax 0.6.0 --rerun"),
 ])
 def test_a_file_that_is_not_a_census_is_one_error(data, words):
     with pytest.raises(ConformanceError, match=words):
@@ -176,7 +178,7 @@ def test_no_move_to_a_path_that_is_itself_deprecated():
 
 def _census_data(jax: str = "0.6.2", **entries) -> dict:
     """A census file's data with the `entries` (names) and a walked `jax` module."""
-    return {"format": "jax-conformance api census", "format_version": 1, "jax": jax, "platform": "linux-x86_64",
+    return {"format": "jax-conformance api census", "format_version": 2, "jax": jax, "platform": "linux-x86_64",
             "modules": {"jax": {"status": "ok"}}, "names": {"jax": module(), **entries}}
 
 
@@ -209,3 +211,36 @@ def test_api_scan_and_diff_refuse_a_malformed_census_with_exit_2_never_1(tmp_pat
     assert cli.main(["api", "diff", str(good), str(bad), *results]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all("params should be a list of" in line for line in err)
+
+
+def _callback(keyword: dict | None, *params):
+    entry = fn(("callback", "positional_or_keyword", None), *params)
+    if keyword is not None:
+        entry["keywords"] = {"vectorized": keyword}
+    return entry
+
+
+VEC = ("vectorized", "keyword_only", "Deprecated")
+WARNS = {"state": "deprecated", "effect": "warns", "message": "The vectorized argument is deprecated."}
+RAISES = {"state": "removed", "effect": "raises ValueError",
+          "message": "The 'vectorized' argument of jax.pure_callback was removed in JAX v0.6.0."}
+
+
+def test_a_keyword_jax_keeps_as_a_deprecated_arg_is_dated_when_passing_it_warns_and_raises():
+    chain = [census("0.4.38", {"jax.pure_callback": _callback(None, ("vectorized", "keyword_only", "False"))}),
+             census("0.5.3", {"jax.pure_callback": _callback(WARNS, VEC)}),
+             census("0.6.0", {"jax.pure_callback": _callback(RAISES, VEC)}),
+             census("0.10.0", {"jax.pure_callback": _callback(None, ("kwargs", "var_keyword", None))})]
+    found = {(c.name, c.change): c for c in diff_chain(chain)}
+    removed = found[("jax.pure_callback(vectorized=)", "removed")]
+    assert removed.since == "0.6.0" and "raises ValueError" in removed.message and "v0.6.0" in removed.message
+    assert found[("jax.pure_callback", "signature")].since == "0.10.0"  # the parameter leaves the signature later
+    early = {(c.name, c.change) for c in diff_chain(chain[:2])}
+    assert ("jax.pure_callback(vectorized=)", "deprecated") in early
+
+
+def test_every_change_of_a_name_is_listed_not_only_the_first():
+    before = fn(("f", "positional_or_keyword", None), ("auto", "keyword_only", "frozenset()"))
+    after = fn(("f", "positional_or_keyword", None), state="deprecated", message="use jax.shard_map")
+    changes = diff_chain([census("0.7.2", {"jax.sm": before}), census("0.8.0", {"jax.sm": after})])
+    assert {c.change for c in changes if c.name == "jax.sm"} == {"deprecated", "signature"}

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from conformance import cli
-from conformance.api.findings import FORMATS, github_lines, render, sarif_log
+from conformance.api.findings import FORMATS, LEVELS, github_lines, render, sarif_log
 from conformance.api.judge import Censuses, Finding, checked_name, exit_status, judge
 from conformance.api.scan import uses_in_files, uses_in_source
 from conformance.api.session import python_files
@@ -312,3 +312,81 @@ def test_columns_count_characters_not_utf8_bytes_in_every_format():
     log = sarif_log(finding, "0.2.0")
     assert log["runs"][0]["columnKind"] == "unicodeCodePoints"
     assert log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startColumn"] == 16
+
+
+COPES = {"copes.py": """
+    import jax
+    import jax.numpy as jnp
+    from jax._src import core
+    from jax._src.lib import xla_client
+
+    print(jax.__version__, jax.__file__)
+    tracer = core.Tracer
+    if hasattr(jax, "tree_map"):
+        mapped = jax.tree_map(abs, [1])
+    else:
+        mapped = jax.tree.map(abs, [1])
+    try:
+        from jax import tree_map
+    except (AttributeError, ImportError):
+        tree_map = None
+    try:
+        flat = jax.tree_flatten([1])
+    except AttributeError:
+        flat = None
+    if jax.__version_info__ < (0, 6, 0):
+        leaves = jax.tree_leaves([1])
+    from packaging import version
+    if version.parse(jax.__version__) >= version.parse("0.6.0"):
+        pass
+    else:
+        leaves = jax.tree_leaves([1])
+    """}
+
+
+def _release(version: str, tree_state: str):
+    tree = {"jax.tree": module(), "jax.tree.map": fn(("f", P, None))}
+    if tree_state == "removed":
+        tree.update({"jax.tree_map": removed(REMOVED_MSG, "jax.tree.map"),
+                     "jax.tree_flatten": removed("jax.tree_flatten was removed", "jax.tree.flatten"),
+                     "jax.tree_leaves": removed("jax.tree_leaves was removed", "jax.tree.leaves")})
+    else:
+        tree.update({"jax.tree_map": fn(("f", P, None)), "jax.tree_flatten": fn(("t", P, None)),
+                     "jax.tree_leaves": fn(("t", P, None))})
+    return census(version, {"jax.numpy": module(), **tree})
+
+
+def test_code_that_copes_exits_0_on_every_release(tmp_path):
+    root = write_repository(tmp_path / "repo", COPES)
+    for to in (_release("0.5.3", "present"), _release("0.6.0", "removed")):
+        found = scan(root, to)
+        assert exit_status(found) == 0, [f"{f.line}: {f.name} {f.state}" for f in found]
+    states = {(f.line, f.name): f.state for f in scan(root, _release("0.6.0", "removed"))}
+    assert states[(6, "jax.__version__")] == "not_judged" and states[(7, "jax._src.core.Tracer")] == "not_judged"
+    assert states[(9, "jax.tree_map")] == "guarded" and states[(13, "jax.tree_map")] == "guarded"
+    assert states[(17, "jax.tree_flatten")] == "guarded" and states[(21, "jax.tree_leaves")] == "guarded"
+    assert states[(26, "jax.tree_leaves")] == "guarded"
+    levels = {f.state: LEVELS[f.state] for f in scan(root, _release("0.6.0", "removed"))}
+    assert levels == {"not_judged": "note", "guarded": "note"}
+
+
+def test_a_use_under_a_skipped_module_is_not_judged_with_why():
+    to = census("0.6.0", {"jax.numpy": module()}, failed=("jax.export",))
+    (finding,) = judge(uses_in_source("import jax.export\njax.export.export(f)\n", "a.py")[1:], Censuses(to))
+    assert finding.state == "not_judged" and "jax.export" in finding.message and "absl" in finding.message
+
+
+def test_a_keyword_jax_removed_behind_its_sentinel_is_an_error_from_that_release():
+    def release(version, handled):
+        entry = fn(("callback", P, None), ("vectorized", K, "Deprecated"))
+        entry["keywords"] = {"vectorized": handled}
+        return census(version, {"jax.pure_callback": entry})
+    old = release("0.5.3", {"state": "deprecated", "effect": "warns", "message": "vectorized is deprecated"})
+    new = release("0.6.0", {"state": "removed", "effect": "raises ValueError",
+                            "message": "The 'vectorized' argument of jax.pure_callback was removed in JAX v0.6.0."})
+    uses = uses_in_source("import jax\njax.pure_callback(f, vectorized=True)\n", "a.py")
+    (finding,) = judge(uses, Censuses(new, None, (old, new)))
+    assert (finding.name, finding.state, finding.since) == ("jax.pure_callback(vectorized=)", "removed", "0.6.0")
+    assert "raises ValueError" in finding.message and exit_status([finding]) == 1
+    (warned,) = judge(uses, Censuses(old, None, (old,)))
+    assert warned.state == "deprecated" and exit_status([warned]) == 0

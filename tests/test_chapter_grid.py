@@ -16,16 +16,17 @@ AFTER_ID = AFTER.id
 S = BlockStatus
 
 
-def summaries(*by_version: tuple[str, tuple[BlockStatus, ...]]) -> list[str]:
+def summaries(*by_version: tuple[str, tuple[BlockStatus, ...]]) -> list[tuple[str, int, int]]:
+    """Each release's summary line with its counts of blocks run as written and of blocks judged."""
     files = [result_file(version, cells_for(version, *statuses).values()) for version, statuses in by_version]
     (view,) = chapter_views(merge_files(files), {})
-    return [s.text for s in view.summaries]
+    return [(s.text, s.ran, s.judged) for s in view.summaries]
 
 
 def test_a_skipped_block_is_not_counted_as_judged_in_the_release_summary():
     """Issue 48: an edit counting skipped blocks as judged ("2 of 4 ... (1 skipped)") survived every test."""
     assert summaries(("0.4.38", (S.RAN, S.SKIPPED, S.RAN, S.ASSERT_FAILED))) == [
-        "2 of 3 blocks run as written on 0.4.38 (1 skipped)"]
+        ("0.4.38: 2 ran as written, 1 assert failed, 1 skipped (of 4 blocks)", 2, 3)]
     cells = cells_for("0.4.38", S.RAN, S.SKIPPED, S.RAN, S.ASSERT_FAILED)
     assert summary_line("0.4.38", cells, 2.0, "(x)").startswith(
         "jax 0.4.38: 2 of 3 blocks run as written (1 skipped; 1 assert_failed;")
@@ -35,11 +36,12 @@ def test_the_release_summary_counts_as_the_command_does_listings_apart_and_raise
     """Found under mutation (issue 48): the report's summary counted a listing as judged and a block that raised as
     its page states as not run as written ("1 of 4"), where the command said "2 of 3"."""
     statuses = (S.RAN, S.RAISED_AS_DOCUMENTED, S.LISTING, S.RAISED)
-    assert summaries(("0.4.38", statuses)) == ["2 of 3 blocks run as written on 0.4.38 (1 listings not run)"]
+    assert summaries(("0.4.38", statuses)) == [
+        ("0.4.38: 1 ran as written, 1 raised as documented, 1 raised, 1 not run: a listing (of 4 blocks)", 2, 3)]
     assert summary_line("0.4.38", cells_for("0.4.38", *statuses), 1.0, "(x)").startswith(
         "jax 0.4.38: 2 of 3 blocks run as written (1 listings not run; 1 raised, 1 raised_as_documented;")
     assert summaries(("0.4.38", (S.SKIPPED, S.LISTING, S.RAN, S.RAN))) == [
-        "2 of 2 blocks run as written on 0.4.38 (1 skipped; 1 listings not run)"]
+        ("0.4.38: 2 ran as written, 1 skipped, 1 not run: a listing (of 4 blocks)", 2, 2)]
 
 
 def test_a_block_that_raises_as_its_page_states_runs_as_written_since_its_first_release():
@@ -76,13 +78,14 @@ def test_a_disagreement_says_both_sides_in_one_line_and_a_probe_what_it_observed
                                     probe("numerics.e", "§3.2", Status.ERROR)])]
     (view,) = chapter_views(merge_files(files), {}, documented=CHAPTER.name)
     first, second, third = view.disagreements
-    assert first.text == (f"{ASSERTS.id} on 0.4.38: the block assert_failed (line 1: assert old_release is False); "
-                          f"every probe conforms of its subsection (numerics.a conforms)")
+    assert first.text == (f"On 0.4.38, block {ASSERTS.id} assert failed (line 1: assert old_release is False), while "
+                          f"every probe conforms of its subsection: numerics.a conforms (every fact it asserts holds).")
     assert [p.cell_id for p in second.probes] == ["numerics.c", "numerics.u"]  # the error is not judged
-    assert second.probes[0].observed == "caught: expected True, observed False"
-    assert second.probes[1].observed == ("no such API " + "x" * 500)[:400]
-    assert second.text.endswith("the block ran; every probe differs of its subsection (numerics.c differs, "
-                                "numerics.u unsupported)")
+    assert second.probes[0].observed == "caught is false where the chapter says true"
+    assert second.probes[1].observed == ("no such API " + "x" * 500)[:300]  # a reason, cut
+    assert second.text.startswith("On 0.4.38, block s3_2_") and ("ran as written, while every probe differs of its "
+        "subsection: numerics.c differs (caught is false where the chapter says true); numerics.u unsupported (no "
+        "such API x") in second.text
     assert third.block == AFTER_ID and third.block_status == "ran"
     plain = CellResult(case="numerics.p", param="", rows=[], status=Status.DIFFERS, observation={"v": 1})
     assert _observed(plain) == "{'v': 1}"

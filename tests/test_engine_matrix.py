@@ -142,6 +142,59 @@ def test_an_interrupt_as_the_running_file_is_made_leaves_no_temporary_file(monke
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.skipif(not hasattr(__import__("signal"), "pthread_sigmask"), reason="a POSIX signal mask")
+@pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM"])
+def test_an_interrupt_taken_by_another_thread_as_the_running_file_is_made_is_held(monkeypatch, tmp_path, fake_pytest,
+                                                                                  signum):
+    """Issue 49, deterministically: with another thread alive, a signal sent to the process the moment the
+    `.running-*` file exists is taken by that thread (a mask blocks it for the calling thread only), and Python
+    raises it in the main thread at its next instruction. The hold must keep it until the cleanup is in place,
+    then let it surface, and leave the signal mask and the handlers as they were."""
+    import os
+    import signal
+    import tempfile
+    import threading
+
+    from conformance.interrupts import sigterm_interrupts
+
+    number = getattr(signal, signum)
+    made = tempfile.mkstemp
+    go, sent = threading.Event(), threading.Event()
+
+    def send() -> None:  # started before the run: a thread made inside a hold would inherit a blocking mask
+        if go.wait(timeout=60):
+            os.kill(os.getpid(), number)
+        sent.set()
+
+    def made_then_signalled_from_another_thread(*args, **kwargs):
+        found = made(*args, **kwargs)
+        go.set()
+        sent.wait(timeout=60)  # the main thread is delayed until the signal is in, right after the file is made
+        return found
+
+    sender = threading.Thread(target=send)
+    sender.start()
+
+    fake_pytest({"config.x": "conforms"})
+    monkeypatch.setattr(matrix.tempfile, "mkstemp", made_then_signalled_from_another_thread)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # a runner (mutmut) may have replaced it
+    try:
+        with sigterm_interrupts():  # SIGTERM raises KeyboardInterrupt, as under the CLI
+            handlers = {n: signal.getsignal(n) for n in (signal.SIGINT, signal.SIGTERM)}
+            with pytest.raises(KeyboardInterrupt):
+                matrix.run_version(environment("0.12.0.1"),
+                                   RunRequest(versions=("0.12.0.1",), results=tmp_path, retries=0))
+            assert {n: signal.getsignal(n) for n in (signal.SIGINT, signal.SIGTERM)} == handlers
+        mask_after = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    finally:
+        go.set()
+        sender.join()
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a regression must not poison the tests after this one
+        signal.signal(signal.SIGINT, previous)
+    assert ([p.name for p in tmp_path.iterdir()], mask_after) == ([], mask)
+
+
 class FakeBuilder:
     def __init__(self, broken=()):
         self.broken, self.notices = broken, []

@@ -92,3 +92,89 @@ def test_marked_processes_are_found_on_linux():
     finally:
         child.kill()
         child.wait()
+
+
+SIGNAL_STATUS = ("import re, sys; s = open('/proc/self/status').read(); "
+                 "print(re.search(r'SigBlk:\\s*(\\w+)', s)[1], re.search(r'SigIgn:\\s*(\\w+)', s)[1])")
+
+
+def _masks_of_a_child_started(start) -> tuple[int, int]:
+    """The blocked and ignored signal sets (as numbers) of a child that `start()` runs from a thread blocking
+    SIGINT and SIGTERM while this process ignores SIGINT (a background job's state)."""
+    import signal
+    import threading
+
+    found: list[str] = []
+
+    def body() -> None:  # a thread of its own: the main thread's mask is never touched
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        found.append(start())
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        worker = threading.Thread(target=body)
+        worker.start()
+        worker.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    blocked, ignored = found[0].split()
+    return int(blocked, 16), int(ignored, 16)
+
+
+def _without_pythons_own(ignored: int) -> int:
+    """The ignored set less SIGPIPE and SIGXFSZ, which a Python interpreter ignores itself at start-up."""
+    import signal
+
+    return ignored & ~(1 << (signal.SIGPIPE - 1)) & ~(1 << (signal.SIGXFSZ - 1))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/<pid>/status")
+@pytest.mark.parametrize("way", ["run_child", "run_bounded", "pytest_process_options", "spawn launcher"])
+def test_every_child_starts_with_an_empty_mask_and_interrupts_at_their_defaults(way, tmp_path):
+    """Issue 49: a child inherits the mask of the thread that starts it and the ignored dispositions of its
+    parent; one started by a process whose SIGTERM is blocked never gets the SIGTERM that should stop it."""
+    import signal
+
+    from conformance.engine.launch import SpawnLauncher
+    from conformance.engine.matrix import pytest_process_options
+    from conformance.portable import run_bounded
+
+    argv = [sys.executable, "-c", SIGNAL_STATUS]
+
+    def start() -> str:
+        if way == "run_child":
+            from conformance.portable import run_child
+
+            return run_child(argv, capture_output=True, text=True, timeout=60).stdout
+        if way == "run_bounded":
+            return run_bounded(argv, timeout=60).output
+        if way == "pytest_process_options":
+            return subprocess.run(argv, capture_output=True, text=True, timeout=60,
+                                  **pytest_process_options()).stdout
+        from conformance.engine.launch import CellCommand  # the way a cell is spawned
+
+        command = CellCommand(argv=tuple(argv), env=dict(os.environ), workdir=str(tmp_path), timeout_s=60,
+                              python=sys.executable, case_id="x", param="", out_path=str(tmp_path / "out.json"),
+                              package="tests.fixture_cases")
+        SpawnLauncher()(command)
+        return (tmp_path / "stdout.txt").read_text()
+
+    blocked, ignored = _masks_of_a_child_started(start)
+    assert blocked == 0, f"{way}: the child starts with signals blocked ({blocked:#x})"
+    assert _without_pythons_own(ignored) & (1 << (signal.SIGINT - 1) | 1 << (signal.SIGTERM - 1)) == 0, \
+        f"{way}: the child starts with SIGINT or SIGTERM ignored ({ignored:#x})"
+
+
+def test_a_child_needs_no_reset_when_nothing_is_blocked_or_ignored(monkeypatch):
+    import signal
+
+    from conformance import portable
+
+    monkeypatch.setattr(portable, "_signals_to_reset", lambda: (False, []))
+    assert portable.child_process_options() == {"restore_signals": True}
+    assert portable.child_process_options(new_group=True) == {"restore_signals": True, "start_new_session": True}
+    assert "preexec_fn" in portable.child_process_options(parent_death_signal=signal.SIGTERM, platform="linux")
+    assert "preexec_fn" not in portable.child_process_options(parent_death_signal=signal.SIGTERM, platform="darwin")
+    assert portable.child_process_options(new_group=True, windows=True) == portable.new_group_options(windows=True)
+    monkeypatch.setattr(portable, "_signals_to_reset", lambda: (True, []))
+    assert "preexec_fn" in portable.child_process_options()

@@ -102,3 +102,77 @@ def test_a_name_is_found_with_its_history_and_a_miss_says_so(results, tmp_path):
         assert "Removed (1)\njax.tree_map" in release.text
     finally:
         browser.quit()
+
+
+def test_removed_between_two_releases_lists_each_name_with_its_replacement_and_release():
+    from conformance.api.model import census_from
+    from conformance.report.apiview import api_view, removed_between
+
+    def census(jax, names):
+        names = {"jax": {"kind": "module", "state": "present"}, **names}
+        return census_from({"format": FORMAT, "format_version": FORMAT_VERSION, "jax": jax, "platform": PLATFORM,
+                            "python": "3.13.0", "modules": {"jax": {"status": "ok"}}, "names": names})
+    vec = {**FN, "params": [["f", "positional_or_keyword", None], ["vectorized", "keyword_only", "Deprecated"]]}
+    chain = [census("0.5.3", {"jax.tree_map": {**FN, "state": "deprecated", "replacement": "jax.tree.map",
+                                               "message": "jax.tree_map is deprecated: use jax.tree.map"},
+                              "jax.old": FN, "jax.pure_callback": {**vec, "keywords": {"vectorized": {
+                                  "state": "deprecated", "effect": "warns", "message": "deprecated"}}}}),
+             census("0.6.0", {"jax.tree_map": {"kind": None, "state": "removed", "message": "removed"},
+                              "jax.old": FN, "jax.pure_callback": {**vec, "keywords": {"vectorized": {
+                                  "state": "removed", "effect": "raises ValueError",
+                                  "message": "Use 'vmap_method' instead."}}}}),
+             census("0.12.0.1", {"jax.tree_map": {"kind": None, "state": "removed", "message": "removed"},
+                                 "jax.pure_callback": FN})]
+    view = api_view(chain)
+    assert removed_between(view, "0.5.3", "0.12.0.1") == [
+        {"name": "jax.old", "platform": PLATFORM, "removed": "0.12.0.1", "replacement": ""},
+        {"name": "jax.pure_callback(vectorized=)", "platform": PLATFORM, "removed": "0.6.0",
+         "replacement": "raises ValueError Use 'vmap_method' instead."},
+        {"name": "jax.tree_map", "platform": PLATFORM, "removed": "0.6.0", "replacement": "jax.tree.map"}]
+    assert [r["name"] for r in removed_between(view, "0.6.0", "0.12.0.1")] == ["jax.old"]
+
+
+LONG = "jax.experimental.pallas.mosaic_gpu.a_rather_long_public_name_that_would_spill_over_its_column"
+
+
+@needs_chromium
+@pytest.mark.parametrize("width", [1400, 390])
+def test_removed_between_two_releases_is_answered_in_two_steps_and_lists_never_overlap(results, tmp_path, width):
+    pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    census_file(results, "0.5.3", {"jax.tree_map": {**FN, "state": "deprecated", "replacement": "jax.tree.map",
+                                                    "message": "jax.tree_map is deprecated: use jax.tree.map"},
+                                   "jax.numpy": {"kind": "module", "state": "present"}, "jax.numpy.fix": FN,
+                                   **{f"{LONG}{i}": FN for i in range(12)}})
+    page = tmp_path / "index.html"
+    assert cli.main(["report", str(results), "-o", str(page)]) == 0
+    browser = start_chromium(width, 900)
+    try:
+        browser.get(page.as_uri())
+        browser.find_element(By.CSS_SELECTOR, 'a[href="#api"]').click()
+        Select(browser.find_element(By.ID, "api-from")).select_by_visible_text("0.5.3")  # step 1
+        Select(browser.find_element(By.ID, "api-to")).select_by_visible_text("0.6.1")  # step 2
+        out = browser.find_element(By.ID, "api-between").text
+        assert "jax.tree_map: removed in 0.6.0; use jax.tree.map" in out and "jax.numpy.fix: removed in 0.6.0" in out
+        assert f"{LONG}0: removed in 0.6.0 (JAX names no replacement)" in out.replace("\n", "")
+        box = browser.find_element(By.ID, "api-q")
+        box.send_keys("jnp.fix")
+        assert "jax.numpy.fix: usable since 0.5.3 or earlier; removed in 0.6.0" in browser.find_element(
+            By.ID, "api-out").text
+        release = browser.find_element(By.CSS_SELECTOR, 'details[data-api="0"]')
+        release.find_element(By.TAG_NAME, "summary").click()
+        boxes = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#api li')).filter((li) => li.offsetParent)"
+            ".map((li) => { const r = li.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })")
+        assert len(boxes) > 12
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                overlap = min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 1
+                assert not overlap, (a, b)
+        spill = browser.execute_script("const s = document.getElementById('api'); return [s.scrollWidth, s.clientWidth]")
+        assert spill[0] <= spill[1] + 1  # nothing in the section spills sideways
+        browser.save_screenshot(str(tmp_path / f"api-{width}.png"))
+    finally:
+        browser.quit()

@@ -98,7 +98,7 @@ def test_support_comes_and_goes_as_an_array_newest_first_and_version_last_only_w
     assert data["browsers"][PLATFORM]["releases"] == {
         "0.4.38": {"status": "retired"}, "0.5.0": {"status": "retired"}, "0.6.0": {"status": "retired"},
         "0.7.0": {"status": "retired"}, "0.8.0": {"status": "current"}}
-    assert data["__meta"]["timestamp"] == STAMP and data["jax_conformance"]["format_version"] == 2
+    assert data["__meta"]["timestamp"] == STAMP and data["jax_conformance"]["format_version"] == 3
 
 
 def test_conforming_from_the_oldest_release_is_ranged_and_never_is_false_with_a_note():
@@ -118,16 +118,22 @@ def test_a_partial_note_tells_an_unsupported_cell_from_a_differing_one():
     statement = entry(data, "a.shared")["support"][PLATFORM]
     assert statement["partial_implementation"] is True
     assert statement["notes"] == ("In 0.4.38–0.6.0, 1 of this row's 2 cells behaves as the chapter says; "
-                                  "<code>a.p[y]</code> is unsupported in 0.4.38–0.5.0, differs in 0.6.0.")
+                                  "<code>a.p[y]</code> is unsupported in 0.4.38–0.5.0 and differs in 0.6.0.")
     assert data["jax_conformance"]["cells"]["a.shared"] == ["a.p[x]", "a.p[y]"]
     assert every_problem(data) == []
 
 
-def test_a_known_issue_is_never_support_and_has_the_bugs_state_per_release():
+def test_a_known_issue_is_a_feature_whose_support_reads_as_the_bug_present_and_has_its_state_per_release():
+    """Issue 47: a BCD reader never saw the known issue; now it is a feature named as the bug, so "yes since" reads as
+    "present since", and its state per release stays in the project's own tree."""
     bug = {"known_issue": True}
     data = compat_data(model_of({"0.4.38": [cell("n.vm", "vmap", **bug), cell("n.ok")],
                                  "0.5.0": [cell("n.vm", "vmap", status="differs", **bug), cell("n.ok")]}), STAMP)
-    assert "vm" not in data["jax"].get("n", {})  # no BCD renderer can read the bug as "supported since"
+    feature = entry(data, "n.vm.vmap")
+    assert feature["description"].startswith("Known issue, a JAX bug (where this reads as supported, the bug is "
+                                              "present): ")
+    assert feature["support"][PLATFORM] == {"version_added": "≤0.4.38", "version_removed": "0.5.0",
+                                            "version_last": "0.4.38"}
     issue = entry(data, "n.vm.vmap", tree="known_issues")
     assert issue["bug"] == {PLATFORM: {"0.4.38": "bug still present", "0.5.0": "bug absent"}}
     assert issue["cells"] == ["n.vm[vmap]"]
@@ -231,8 +237,15 @@ def test_the_published_compat_json_is_read_by_bcds_rules_and_holds_every_row_onc
     _walk(published["jax_conformance"]["known_issues"], [], issues, "__known_issue")
     rows = set(published["jax_conformance"]["cells"])
     assert set(features) | set(issues) == rows and len(rows) > 180
-    assert not set(features) & set(issues)  # one platform here: a row is a behaviour or a known issue, never both
+    assert set(issues) <= set(features)  # a known issue is a feature too, named as the bug
     vmap = entry(published, "numerics.debug_nans.vmap_miss.vmap", tree="known_issues")
+    # where BCD readers look: the bug present from 0.8.0; its siblings described by their own rows, not the bug
+    shown = entry(published, "numerics.debug_nans.vmap_miss.vmap")
+    assert shown["description"].startswith("Known issue") and \
+        shown["support"][PLATFORM]["version_added"] == "0.8.0" and "version_removed" not in shown["support"][PLATFORM]
+    for sibling in ("none", "clear", "with"):
+        described = entry(published, f"numerics.debug_nans.vmap_miss.{sibling}")["description"]
+        assert described != vmap["description"] and "stops the NaN checks" not in described
     assert vmap["bug"][PLATFORM]["0.12.0.1"] == "bug still present" and vmap["bug"][PLATFORM]["0.4.38"] == "bug absent"
     statements = list(_statements(published["jax"]))
     assert all("version_removed" in s for s in statements if "version_last" in s)
@@ -267,3 +280,15 @@ def test_the_api_category_is_every_censused_name_computed_per_release():
                                              "version_last": "0.5.3"}
     assert tree_map["status"]["deprecated"] is True and tree_map["source_file"] == "conformance/api/census.py"
     assert data["api"]["jax"]["shard_map"]["__compat"]["support"][PLATFORM] == {"version_added": "0.6.0"}
+
+
+def test_a_bcd_rendering_shows_the_known_issue_as_the_bug_present_and_its_siblings_as_their_own_rows(published):
+    """Issue 47, as a BCD reader sees it (tests/bcd_render.py follows MDN's table rules): the known issue is a row of
+    its own whose "Yes 0.8.0" reads as the bug present from 0.8.0; no sibling row carries the bug's words."""
+    from tests.bcd_render import features, render, statement_text
+
+    table = render(published, "jax.numerics.debug_nans.vmap_miss")
+    rows = dict(features(published["jax"]["numerics"]["debug_nans"]["vmap_miss"], "vmap_miss"))
+    shown = rows["vmap_miss.vmap"]
+    assert "Known issue, a JAX bug" in table and statement_text(shown["support"][PLATFORM]) == "Yes 0.8.0"
+    assert sum("stops the NaN checks" in compat["description"] for compat in rows.values()) == 1

@@ -2,11 +2,18 @@
 
     python -m conformance.api.census --out FILE
 
+    python -m conformance.api.census --out FILE --probe NAMES.json   # also read these names (of other releases)
+
 In a fresh process it imports `jax`, walks jax's public modules (every submodule whose dotted path has no part
 starting with `_`, found with `pkgutil` from `jax.__path__` down, those in `SKIPPED` left out) and reads the config
-options (`jax.config`). For every module it lists each name not starting with `_` and each name its deprecation
-table (`_deprecations`, served by `jax._src.deprecations.deprecation_getattr`) holds, which `dir()` does not show,
-and reads each one as a user would (`getattr`), recording:
+options (`jax.config`). For every module it lists each public name and each name its deprecation table
+(`_deprecations`, served by `jax._src.deprecations.deprecation_getattr`; where the module deleted it, the table that
+function's closure holds) holds, which `dir()` does not show, and reads each one as a user would (`getattr`).
+Public means public (`is_public`): listed in the module's `__all__` where it has one; else re-exported on purpose
+(`from m import x as x`), a jax object (a public jax module, or an object whose `__module__` is under jax or
+jaxlib), or a plain constant the module defines; a foreign object it imports for its own use (stdlib, numpy,
+typing, a `jax._src` module) is left out. Names of `--probe` (those other releases have) that the walk did not find
+are read with `getattr` too, and recorded with `probed: true` where they resolve. For each name it records:
 
 - `kind`: module, function, class, constant or config;
 - `state` as the release itself reports it: `present`; `deprecated` (reading it warned; `message` is JAX's
@@ -14,6 +21,9 @@ and reads each one as a user would (`getattr`), recording:
   AttributeError; `message` is what the error carries);
 - `signature` (`inspect.signature`'s text) and `params` (`[name, kind, default]` each, default `null` when there is
   none, as text with memory addresses taken out) where inspect gives one;
+- `keywords`: each parameter whose default is JAX's `DeprecatedArg` sentinel, as JAX handles it when passed (read
+  from the function's source, never called): `{"state": "removed" | "deprecated", "effect": "raises ValueError" |
+  "warns" | "unknown", "message": JAX's text}`;
 - `origin` (`module.qualname` of a function, class or module) and `alias_of` (for names that are one object within
   this release: the group's canonical path, its origin where that is one of them, else the shortest path).
 A removed name's `kind` is null: nothing can be read.
@@ -26,6 +36,7 @@ recorded. Output is one JSON object (`FORMAT`, `FORMAT_VERSION`) written atomica
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import inspect
 import json
@@ -41,7 +52,7 @@ import warnings
 from typing import Any
 
 FORMAT = "jax-conformance api census"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 IMPORT_TIMEOUT_S = 60
 MAX_MODULES = 3000
 MAX_NAMES_PER_MODULE = 5000
@@ -54,6 +65,8 @@ SKIPPED = {"jax.tools": "command-line tools, not an API", "jax.collect_profile":
 SKIPPED_PARTS = ("tests",)  # and any module named `*_test`
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _JAX_NAME = re.compile(r"\bjax(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+_PLAIN = (int, float, complex, str, bytes, bool, type(None))
+SENTINEL = "DeprecatedArg"  # jax._src.typing.DeprecatedArg: the default of a parameter JAX deprecated or removed
 
 
 class _ImportTimeout(Exception):
@@ -110,7 +123,9 @@ def signature_of(obj: Any) -> tuple[str, list[list[Any]]] | None:
     params = []
     for param in sig.parameters.values():
         default = None
-        if param.default is not inspect.Parameter.empty:
+        if type(param.default).__name__ == SENTINEL:
+            default = "<sentinel>"  # kept apart while the sentinel is read; stored as its repr
+        elif param.default is not inspect.Parameter.empty:
             try:
                 default = _text(repr(param.default), MAX_DEFAULT)
             except Exception:  # noqa: BLE001
@@ -159,6 +174,133 @@ def import_bounded(path: str) -> tuple[Any, str, list[str], float]:
     return module, error, _warning_texts(caught), time.perf_counter() - started
 
 
+def _under_jax(module_name: Any) -> bool:
+    return isinstance(module_name, str) and (module_name.split(".")[0] in ("jax", "jaxlib"))
+
+
+def _public_module(module_name: Any) -> bool:
+    return _under_jax(module_name) and not any(p.startswith("_") for p in module_name.split("."))
+
+
+def defined_under_jax(obj: Any) -> bool:
+    """Whether an object belongs to jax: a public jax module, or a function, class or instance whose (class's)
+    `__module__` is under jax (or jaxlib). A plain constant (a number, text, None) belongs to no one."""
+    try:
+        if isinstance(obj, types.ModuleType):
+            return _public_module(obj.__name__)
+        if isinstance(obj, _PLAIN):
+            return False
+        owner = obj if isinstance(obj, type) or callable(obj) else type(obj)
+        return _under_jax(getattr(owner, "__module__", None)) or _under_jax(getattr(type(obj), "__module__", None))
+    except Exception:  # noqa: BLE001 - an object whose attributes raise is not judged foreign
+        return True
+
+
+def source_bindings(module: Any) -> tuple[set[str], set[str]] | None:
+    """What a module's own source binds at its top level: (names re-exported on purpose, `from m import x as x` or
+    `import a.x as x`; names defined there, by def, class or assignment). None when there is no source to read."""
+    try:
+        tree = ast.parse(inspect.getsource(module))
+    except Exception:  # noqa: BLE001 - a compiled or odd module: no source
+        return None
+    exported: set[str] = set()
+    defined: set[str] = set()
+    pending = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            for block in ("body", "orelse", "finalbody"):
+                pending += getattr(node, block, [])
+            for handler in getattr(node, "handlers", []):
+                pending += handler.body
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            exported |= {a.asname for a in node.names if a.asname and a.asname == a.name.split(".")[-1]}
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            defined |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return exported, defined
+
+
+def is_public(name: str, obj: Any, exports: list[str] | None, bound: tuple[set[str], set[str]] | None) -> bool:
+    """Public means public: listed in the module's `__all__` where it has one; else re-exported on purpose in its
+    source, a jax object (`defined_under_jax`), or a plain constant the module defines. A foreign object the module
+    imports for its own use (stdlib, numpy, typing, a `jax._src` module) is not."""
+    if exports is not None:
+        return name in exports
+    exported, defined = bound if bound is not None else (set(), set())
+    if name in exported or defined_under_jax(obj):
+        return True
+    if isinstance(obj, _PLAIN):
+        return bound is None or name in defined
+    return False
+
+
+def deprecation_table(module: Any) -> dict:
+    """The module's deprecation table: `_deprecations`, or, where the module deleted it after installing
+    `__getattr__` (jax 0.6.0's `jax.tree_util`), the table `deprecation_getattr`'s closure still holds."""
+    table = getattr(module, "__dict__", {}).get("_deprecations")
+    if isinstance(table, dict):
+        return table
+    hook = getattr(module, "__dict__", {}).get("__getattr__")
+    for fn in (hook, getattr(hook, "__wrapped__", None)):
+        for cell in getattr(fn, "__closure__", None) or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            if isinstance(value, dict) and value and all(isinstance(v, tuple) for v in value.values()):
+                return value
+    return {}
+
+
+def _strings(node: ast.AST | None) -> str:
+    """The text of string constants (concatenated, in a tuple or an f-string's plain parts)."""
+    if node is None:
+        return ""
+    return "".join(n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+
+
+def _sentinel_effect(body: list[ast.stmt]) -> dict[str, str] | None:
+    for node in body:
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Raise) and inner.exc is not None:
+                call = inner.exc if isinstance(inner.exc, ast.Call) else None
+                kind = ast.unparse(call.func) if call else ast.unparse(inner.exc)
+                message = _strings(call.args[0]) if call and call.args else ""
+                return {"state": "removed", "effect": f"raises {kind}", "message": " ".join(message.split())}
+            if isinstance(inner, ast.Call) and ast.unparse(inner.func).split(".")[-1] == "warn":
+                texts = [_strings(a) for a in inner.args if _strings(a)]
+                message = max(texts, key=len) if texts else ""
+                return {"state": "deprecated", "effect": "warns", "message": " ".join(message.split())}
+    return None
+
+
+def sentinel_keywords(obj: Any, params: list[list[Any]]) -> dict[str, dict[str, str]]:
+    """The parameters whose default is JAX's `DeprecatedArg` sentinel, as JAX handles them: read from the
+    function's own source, the `if not isinstance(param, DeprecatedArg)` branch: `removed` where it raises (the
+    exception and message), `deprecated` where it warns (the warning's text). Nothing is called."""
+    marked = [p[0] for p in params if p[2] == "<sentinel>"]
+    if not marked:
+        return {}
+    found = {name: {"state": "deprecated", "effect": "unknown", "message": ""} for name in marked}
+    try:
+        tree = ast.parse(inspect.cleandoc("\n" + inspect.getsource(inspect.unwrap(obj))))
+    except Exception:  # noqa: BLE001 - no source: the sentinel alone says deprecated
+        return found
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.If):
+            continue
+        test = ast.unparse(node.test)
+        for name in marked:
+            if f"isinstance({name}, {SENTINEL})" in test and "not " in test:
+                effect = _sentinel_effect(node.body)
+                if effect is not None and found[name]["effect"] == "unknown":
+                    found[name] = effect
+    return found
+
+
 def read_name(module: Any, path: str, name: str, table: dict) -> dict[str, Any]:
     """One name of a module, read as a user reads it, and its entry (without `alias_of`)."""
     full = f"{path}.{name}"
@@ -194,28 +336,61 @@ def read_name(module: Any, path: str, name: str, table: dict) -> dict[str, Any]:
         found = signature_of(obj)
         if found is not None:
             entry["signature"], entry["params"] = found
+            keywords = sentinel_keywords(obj, entry["params"])
+            if keywords:
+                entry["keywords"] = keywords
+            entry["params"] = [[p[0], p[1], "Deprecated" if p[2] == "<sentinel>" else p[2]] for p in entry["params"]]
     entry["_id"] = id(obj) if entry["kind"] != "constant" else None
     entry["_obj"] = obj  # kept alive until aliases are found, so ids stay unique
     return entry
 
 
+def _exports(module: Any) -> list[str] | None:
+    exports = getattr(module, "__dict__", {}).get("__all__")
+    if isinstance(exports, (list, tuple)) and all(isinstance(n, str) for n in exports):
+        return list(exports)
+    return None
+
+
 def module_names(module: Any, path: str) -> dict[str, dict[str, Any]]:
-    """Every public name of a module and every name of its deprecation table, read; its own public submodules
-    (walked as modules of their own) left out."""
+    """Every public name of a module (`is_public`) and every name of its deprecation table, read; its own public
+    submodules (walked as modules of their own) left out."""
     try:
         listed = [n for n in dir(module) if isinstance(n, str) and not n.startswith("_")]
     except Exception:  # noqa: BLE001
         listed = []
-    table = getattr(module, "__dict__", {}).get("_deprecations")
-    table = table if isinstance(table, dict) else {}
-    names = sorted(set(listed) | {n for n in table if isinstance(n, str) and not n.startswith("_")})
+    table = deprecation_table(module)
+    tabled = {n for n in table if isinstance(n, str) and not n.startswith("_")}
+    exports, bound = _exports(module), source_bindings(module)
+    own = getattr(module, "__dict__", {})
     found = {}
-    for name in names[:MAX_NAMES_PER_MODULE]:
-        value = getattr(module, "__dict__", {}).get(name)
+    for name in sorted(set(listed) | tabled)[:MAX_NAMES_PER_MODULE]:
+        value = own.get(name)
         if isinstance(value, types.ModuleType) and value.__name__ == f"{path}.{name}":
             continue  # a submodule: the walk records it
+        if name not in tabled and name in own and not is_public(name, value, exports, bound):
+            continue  # a foreign object the module imported for its own use
         found[f"{path}.{name}"] = read_name(module, path, name, table)
     return found
+
+
+def probe_names(names: dict[str, dict[str, Any]], modules: dict[str, dict[str, Any]], wanted: list[str]) -> None:
+    """Names another release has, read with `getattr` here where the walk did not find them (not in `dir()` nor a
+    deprecation table: a module `__getattr__` can still serve them); each one found is added, `probed: true`."""
+    for full in wanted:
+        if full in names or "." not in full:
+            continue
+        path, name = full.rsplit(".", 1)
+        if name.startswith("_") or (modules.get(path) or {}).get("status") != "ok":
+            continue
+        module = sys.modules.get(path)
+        if module is None:
+            continue
+        entry = read_name(module, path, name, {})
+        if entry["state"] == "removed" or "error" in entry:
+            continue
+        entry["probed"] = True
+        names[full] = entry
 
 
 def submodules(module: Any, path: str) -> list[str]:
@@ -246,8 +421,9 @@ def config_options(jax: Any) -> dict[str, dict[str, Any]]:
     return found
 
 
-def walk() -> dict[str, Any]:
-    """The whole census of the running interpreter's jax (without the environment part)."""
+def walk(probe: list[str] | None = None) -> dict[str, Any]:
+    """The whole census of the running interpreter's jax (without the environment part); `probe`: names of other
+    releases to read with `getattr` where the walk did not find them."""
     modules: dict[str, dict[str, Any]] = {}
     names: dict[str, dict[str, Any]] = {}
     queue, seen = ["jax"], {"jax"}
@@ -282,6 +458,7 @@ def walk() -> dict[str, Any]:
     import jax
 
     names.update(config_options(jax))
+    probe_names(names, modules, probe or [])
     mark_aliases(names)
     return {"modules": modules, "names": dict(sorted(names.items()))}
 
@@ -323,10 +500,10 @@ def environment() -> dict[str, Any]:
             "packages": installed_packages()}
 
 
-def census() -> dict[str, Any]:
+def census(probe: list[str] | None = None) -> dict[str, Any]:
     """The census file's content."""
     started = time.perf_counter()
-    found = walk()
+    found = walk(probe)
     described = environment()
     return {"format": FORMAT, "format_version": FORMAT_VERSION, **described, **found,
             "census_seconds": round(time.perf_counter() - started, 3)}
@@ -336,8 +513,13 @@ def main(argv: list[str] | None = None) -> int:
     """Write the census to --out."""
     parser = argparse.ArgumentParser(prog="python -m conformance.api.census")
     parser.add_argument("--out", required=True)
+    parser.add_argument("--probe", help="a JSON list of dotted names (of other releases) to read with getattr")
     args = parser.parse_args(argv)
-    payload = census()
+    probe = []
+    if args.probe:
+        with open(args.probe, encoding="utf-8") as listed:
+            probe = [n for n in json.load(listed) if isinstance(n, str)]
+    payload = census(probe)
     text = json.dumps(payload, allow_nan=False, separators=(",", ":"), sort_keys=False)
     temp = f"{args.out}.{os.getpid()}.tmp"
     with open(temp, "w", encoding="utf-8", errors="backslashreplace") as out:

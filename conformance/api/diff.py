@@ -12,7 +12,12 @@ B, one `Change` each:
   path on B, not deprecated there: the replacement JAX's message names, or the same jax function or class (the same
   `module.qualname`) at its canonical path on B (not an `alias_of` another path there);
 - `signature`: usable on both, with a parameter added, removed or renamed, its kind changed or a default changed
-  (a keyword-only parameter is never renamed: one removed and another added at its place are both listed).
+  (a keyword-only parameter is never renamed: one removed and another added at its place are both listed);
+- a keyword as JAX handles it (`name(keyword=)`, `removed` or `deprecated`): a parameter whose default became JAX's
+  `DeprecatedArg` sentinel, dated where passing it starts to warn (`deprecated`) or to raise (`removed`, also where
+  the parameter leaves the signature), with JAX's own message (census `keywords`).
+
+Every change of a name is listed (deprecated and its signature changed in one release: both).
 
 A name under a module that failed to import (or was skipped) on either side is left out: nothing is known of it.
 A whole module added or removed (absent, or removed through its parent's deprecation table) is one change, its names
@@ -31,6 +36,7 @@ from typing import Any
 from conformance.api.model import USABLE, Census
 
 CHANGES = ("added", "removed", "deprecated", "undeprecated", "moved", "signature")
+KEYWORD_KINDS = ("positional_or_keyword", "keyword_only")
 MAX_SIGNATURE = 160
 
 
@@ -162,6 +168,46 @@ def _signature_change(chain: Sequence[Census], name: str) -> Change | None:
     return Change(name, "signature", since, "; ".join(words))
 
 
+def keyword_state(census: Census, name: str, keyword: str) -> str | None:
+    """How `keyword` of `name` stands on a census: `present`, `deprecated` (passing it warns), `removed` (it raises,
+    or the signature has no such parameter, even where a `**kwargs` would swallow it); None when the census cannot
+    tell (no usable name, no signature)."""
+    params = census.params(name) if census.usable(name) else None
+    if params is None:
+        return None
+    handled = census.keyword(name, keyword)
+    if handled is not None:
+        return str(handled.get("state"))
+    if any(p[0] == keyword and p[1] in KEYWORD_KINDS for p in params):
+        return "present"
+    return "removed"  # no longer a parameter (a **kwargs would take it as something else: no longer this keyword)
+
+
+def _keyword_message(chain: Sequence[Census], name: str, keyword: str, state: str) -> str:
+    said = next((c.keyword(name, keyword) for c in reversed(chain) if c.keyword(name, keyword)
+                 and c.keyword(name, keyword).get("state") == state), None)
+    if said is None:
+        return f"parameter {keyword} removed from the signature of {name}"
+    effect = "passing it " + str(said.get("effect") or "is deprecated").replace("unknown", "is deprecated")
+    return f"{effect}: {said.get('message')}" if said.get("message") else effect
+
+
+def keyword_changes(chain: Sequence[Census], name: str) -> list[Change]:
+    """The keywords of `name` that JAX deprecated or removed from A to B (see the module docstring)."""
+    first, last = chain[0], chain[-1]
+    keywords = {k for c in chain for k in ((c.entry(name) or {}).get("keywords") or {})}  # JAX's sentinel somewhere
+    out = []
+    for keyword in sorted(keywords):
+        before, after = keyword_state(first, name, keyword), keyword_state(last, name, keyword)
+        if before is None or after is None or before == after or before == "removed":
+            continue
+        if after == "removed" or (before, after) == ("present", "deprecated"):
+            since = since_of(chain, lambda c, k=keyword, a=after: None if keyword_state(c, name, k) is None
+                             else keyword_state(c, name, k) == a)
+            out.append(Change(f"{name}({keyword}=)", after, since, _keyword_message(chain, name, keyword, after)))
+    return out
+
+
 def _replacement(chain: Sequence[Census], name: str) -> str:
     """The replacement the newest census of the chain that names one gives ('' when none does)."""
     return next((c.replacement(name) for c in reversed(chain) if c.replacement(name)), "")
@@ -217,9 +263,9 @@ def diff_chain(chain: Sequence[Census]) -> list[Change]:
     first, last = chain[0], chain[-1]
     changes = []
     for name in sorted(set(first.names) | set(last.names)):
-        found = _state_change(chain, name) or _signature_change(chain, name)
-        if found is not None:
-            changes.append(found)
+        changes += [c for c in (_state_change(chain, name), _signature_change(chain, name)) if c is not None]
+        if first.usable(name) and last.usable(name):
+            changes += keyword_changes(chain, name)
     added = {c.name for c in changes if c.change == "added"}
     # a module removed through a deprecation table has kind null on B: its kind on A says it was a module
     whole = {c.name for c in changes if c.change in ("added", "removed")

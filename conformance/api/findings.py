@@ -4,7 +4,7 @@
 - json: `{"findings": [{"path", "line", "col", "name", "state", "since", "message", "replacement"}]}` (col is
   1-based, in characters, as in every format; replacement is null when JAX names none);
 - github: one workflow command per finding, `::error` for removed and missing, `::warning` for deprecated,
-  `::notice` for not_yet (`file=`, `line=`, `col=`, `title=`; values escaped as the runner's toolkit does);
+  `::notice` for not_yet, guarded and not_judged (`file=`, `line=`, `col=`, `title=`; values escaped as the runner's toolkit does);
 - sarif: a SARIF 2.1.0 log with one run of the tool `jax-conformance`, one rule per state, one result per finding
   (level error, warning or note), each located in its file (relative paths against `%SRCROOT%`; columns in
   Unicode code points, `columnKind`).
@@ -23,13 +23,17 @@ from conformance.api.judge import FINDING_STATES, Finding
 
 FORMATS = ("text", "json", "github", "sarif")
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-LEVELS = {"removed": "error", "missing": "error", "deprecated": "warning", "not_yet": "note"}
+LEVELS = {"removed": "error", "missing": "error", "deprecated": "warning", "not_yet": "note", "guarded": "note",
+          "not_judged": "note"}
 COMMANDS = {"error": "error", "warning": "warning", "note": "notice"}
 RULES = {
     "removed": "a JAX name (or keyword argument) the target release removed: the code fails there",
     "missing": "a JAX name (or keyword argument) the target release does not have: the code fails there",
     "deprecated": "a JAX name the target release deprecates: it warns there and goes in a later release",
     "not_yet": "a JAX name the current release (--from) does not have yet",
+    "guarded": "a JAX name the target release lacks, used where the code already copes (hasattr, try/except, a "
+               "version compare)",
+    "not_judged": "a use the census does not cover (a private module, a dunder, a module skipped or not imported)",
 }
 
 

@@ -12,7 +12,14 @@ judged. States of a `Finding`:
 - `missing`: absent on `to` and on every census at hand (a typo, a private name, a name of a newer jax); a keyword
   the signature never took; an environment variable `JAX_...` is judged only when some census knows its option;
 - `deprecated`: usable on `to`, with JAX's warning;
-- `not_yet`: usable on `to` but absent (or removed) on `before`.
+- `not_yet`: usable on `to` but absent (or removed) on `before`;
+- `guarded`: a use that would be `removed` or `missing` but stands where the code already copes (`Use.guarded`:
+  an `hasattr` or version-comparison guard, a `try` that catches AttributeError or ImportError), at note level;
+- `not_judged`: what the census does not cover, with why, never an error: a name under a private module
+  (`jax._src...`), a dunder (`jax.__version__`), a name under a module the census skipped or could not import.
+
+A keyword argument whose default is JAX's `DeprecatedArg` sentinel on `to` is judged as JAX handles it (census
+`keywords`): `removed` where passing it raises, `deprecated` where it warns.
 
 `since` is the first release of the history (the censuses of `to`'s platform at hand, oldest first, up to `to`)
 from which the state holds through `to`; `≤` in front when it already holds on the oldest census at hand.
@@ -26,7 +33,7 @@ from dataclasses import dataclass
 from conformance.api.model import USABLE, Census
 from conformance.api.scan import Use
 
-FINDING_STATES = ("removed", "missing", "deprecated", "not_yet")
+FINDING_STATES = ("removed", "missing", "deprecated", "not_yet", "guarded", "not_judged")
 BREAKING = ("removed", "missing")
 KEYWORD_KINDS = ("positional_or_keyword", "keyword_only")
 
@@ -140,6 +147,33 @@ def judge_name(use: Use, name: str, censuses: Censuses) -> list[Finding]:
     return out
 
 
+def not_covered(name: str, censuses: Censuses) -> str:
+    """Why the census does not cover a use ('' when it does): a private module, a dunder, a module skipped or
+    failed to import on `to`."""
+    parts = name.split(".")
+    dunder = next((p for p in parts[1:] if p.startswith("__") and p.endswith("__")), "")
+    if dunder:
+        return f"{dunder} is a module attribute, not a name the census lists"
+    private = next((i for i, p in enumerate(parts) if p.startswith("_")), None)
+    if private is not None:
+        module = ".".join(parts[:private + 1])
+        return f"{module} is private: the census covers public names only"
+    failed = censuses.to.failed_under(name)
+    if failed:
+        record = censuses.to.modules.get(failed) or {}
+        why = record.get("reason") or record.get("error") or record.get("status")
+        return f"{failed} is not in the census of jax {censuses.to.jax} ({record.get('status')}: {why})"
+    return ""
+
+
+def _guarded(findings: list[Finding], use: Use) -> list[Finding]:
+    """Breaking findings of a guarded use, as `guarded` notes."""
+    if not use.guarded:
+        return findings
+    return [Finding(f.path, f.line, f.col, f.name, "guarded", f.since, f"{f.message} ({use.guarded})", f.replacement)
+            if f.state in BREAKING else f for f in findings]
+
+
 def _takes(params: list[list] | None, keyword: str) -> bool | None:
     if params is None:
         return None
@@ -155,6 +189,17 @@ def judge_keywords(use: Use, name: str, censuses: Censuses) -> list[Finding]:
         return []
     out = []
     for keyword in use.keywords:
+        handled = to.keyword(name, keyword)
+        if handled is not None:
+            state = str(handled.get("state"))
+            since = censuses.since(lambda c, k=keyword, s=state: None if c.params(name) is None
+                                   else (c.keyword(name, k) or {}).get("state") == s or (s == "removed" and _takes(
+                                       c.params(name), k) is False))
+            effect = str(handled.get("effect") or "").replace("unknown", "is deprecated")
+            message = f"passing {keyword}= to {name} {effect} on jax {to.jax}: {handled.get('message') or ''}"
+            out.append(Finding(use.path, use.line, use.col, f"{name}({keyword}=)", state, since.lstrip("≤")
+                               if state == "removed" else since, message.rstrip(": ")))
+            continue
         if _takes(to.params(name), keyword) is not False:
             continue
         took = [c for c in censuses.all if _takes(c.params(name), keyword)]
@@ -173,10 +218,15 @@ def judge(uses: Sequence[Use], censuses: Censuses) -> list[Finding]:
     """Every finding of the uses, in file and position order."""
     findings = []
     for use in uses:
+        why = not_covered(use.name, censuses)
+        if why:
+            findings.append(Finding(use.path, use.line, use.col, use.name, "not_judged", censuses.to.jax, why))
+            continue
         name = checked_name(use.name, censuses)
         if name is None or name == "jax":
             continue
-        findings += judge_keywords(use, name, censuses) if use.what == "call" else judge_name(use, name, censuses)
+        found = judge_keywords(use, name, censuses) if use.what == "call" else judge_name(use, name, censuses)
+        findings += _guarded(found, use)
     return sorted(findings, key=lambda f: (f.path, f.line, f.col, f.name, f.state))
 
 

@@ -85,6 +85,12 @@ class Census:
         """The replacement JAX's message names ('' when none)."""
         return str((self.names.get(name) or {}).get("replacement") or "")
 
+    def keyword(self, name: str, keyword: str) -> dict[str, str] | None:
+        """How JAX handles passing `keyword` to `name` here where its default is JAX's `DeprecatedArg` sentinel:
+        `{state: deprecated | removed, effect, message}`; None for any other parameter."""
+        found = ((self.names.get(name) or {}).get("keywords") or {}).get(keyword)
+        return found if isinstance(found, dict) else None
+
     def params(self, name: str) -> list[list[Any]] | None:
         """The name's parameters `[name, kind, default]`, or None when it has no signature here."""
         found = (self.names.get(name) or {}).get("params")
@@ -115,6 +121,11 @@ def _entry_problem(entry: dict[str, Any]) -> str:
             isinstance(p, list) and len(p) == 3 and isinstance(p[0], str) and p[1] in PARAM_KINDS
             and (p[2] is None or isinstance(p[2], str)) for p in params)):
         return f"params should be a list of [name, kind, default] (default text or null), not {params!r}"[:300]
+    keywords = entry.get("keywords")
+    if keywords is not None and not (isinstance(keywords, dict) and all(
+            isinstance(v, dict) and v.get("state") in ("deprecated", "removed")
+            and all(isinstance(v.get(k, ""), str) for k in ("effect", "message")) for v in keywords.values())):
+        return f"keywords should map a parameter to {{state, effect, message}}, not {keywords!r}"[:300]
     return ""
 
 
@@ -124,8 +135,10 @@ def census_from(data: Any, source: str = "") -> Census:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ConformanceError(f"{where}: not a census file (its \"format\" is not {FORMAT!r})")
     if data.get("format_version") != FORMAT_VERSION:
+        release = data.get("jax") if isinstance(data.get("jax"), str) else "VERSION"
         raise ConformanceError(f"{where}: census format_version {data.get('format_version')!r}, this checkout reads "
-                               f"{FORMAT_VERSION}; run the census again")
+                               f"{FORMAT_VERSION} (public names only, keywords JAX deprecated); take it again: "
+                               f"jax-conformance api census --jax {release} --rerun")
     names, modules = data.get("names"), data.get("modules")
     if not isinstance(names, dict) or not isinstance(modules, dict):
         raise ConformanceError(f"{where}: a census needs \"names\" and \"modules\" objects")

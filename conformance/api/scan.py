@@ -15,6 +15,11 @@ found through
   `os.putenv` (as `jax.config.jax_...`, `what="env"`);
 - keyword arguments passed to a JAX callable (`what="call"`, with `keywords`), for the judge's signature check.
 
+A use inside code that already copes with the name's absence carries `guarded` (why, in words): the branches of an
+`if` whose test calls `hasattr(...)` or compares a version (`jax.__version_info__`, `jax.__version__`,
+`packaging.version`'s `parse`/`Version`), and the body of a `try` with a handler for `AttributeError` or
+`ImportError` (or `ModuleNotFoundError`, or a tuple holding one).
+
 Bindings are per file and flow-insensitive: every import and alias in the file counts, the last binding of a name
 wins, wherever it stands and whatever it binds (a function's local `import jax.numpy as jnp` binds `jnp` for the
 whole file; a later `import numpy as np` unbinds an earlier `import jax.numpy as np`).
@@ -44,6 +49,7 @@ class Use:
     name: str
     what: str = "name"
     keywords: tuple[str, ...] = field(default=())
+    guarded: str = ""
 
 
 def _chain(node: ast.AST) -> list[str] | None:
@@ -117,13 +123,57 @@ def bindings(tree: ast.AST) -> dict[str, str]:
     return bound
 
 
+GUARD_ERRORS = ("AttributeError", "ImportError", "ModuleNotFoundError")
+VERSION_WORDS = ("__version_info__", "__version__", "version.parse", "parse_version", "Version(", "version_info")
+
+
+def guard_of_test(test: ast.AST) -> str:
+    """Why an `if` test makes its branches a guard ('' when it does not): a `hasattr` call or a version compare."""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr":
+            return "inside an hasattr(...) guard"
+        if isinstance(node, ast.Compare) and any(w in ast.unparse(node) for w in VERSION_WORDS):
+            return "inside a version comparison guard"
+    return ""
+
+
+def guard_of_try(node: ast.Try) -> str:
+    """Why a `try` body is a guard ('' when it is not): a handler for AttributeError or ImportError."""
+    for handler in node.handlers:
+        caught = handler.type
+        names = [ast.unparse(e) for e in (caught.elts if isinstance(caught, ast.Tuple) else [caught])] if caught else []
+        hit = [n for n in names if n.split(".")[-1] in GUARD_ERRORS]
+        if hit:
+            return f"inside try/except {hit[0].split('.')[-1]}"
+    return ""
+
+
 class _Finder(ast.NodeVisitor):
     def __init__(self, path: str, bound: dict[str, str], lines: list[str]) -> None:
         self.path, self.bound, self.lines, self.found = path, bound, lines, []
+        self.guards: list[str] = []
 
     def add(self, node: ast.AST, name: str, what: str = "name", keywords: tuple[str, ...] = ()) -> None:
         self.found.append(Use(self.path, node.lineno, self.column(node.lineno, node.col_offset), name, what,
-                              keywords))
+                              keywords, self.guards[-1] if self.guards else ""))
+
+    def guarded(self, why: str, nodes: list[ast.AST]) -> None:
+        if why:
+            self.guards.append(why)
+        for node in nodes:
+            self.visit(node)
+        if why:
+            self.guards.pop()
+
+    def visit_If(self, node: ast.If) -> None:
+        self.guarded(guard_of_test(node.test), [node.test, *node.body, *node.orelse])
+
+    def visit_Try(self, node: ast.Try) -> None:
+        self.guarded(guard_of_try(node), list(node.body))
+        for part in [*node.handlers, *node.orelse, *node.finalbody]:
+            self.visit(part)
+
+    visit_TryStar = visit_Try
 
     def column(self, line: int, offset: int) -> int:
         """The 1-based character column of `ast`'s offset, which counts UTF-8 bytes."""

@@ -12,6 +12,11 @@ A release is answered from storage without building anything, as stored cells ar
 is the release's pin file's, its `python` is the interpreter the builder would choose now, and its `key`, computed
 again from the stored `environment_digest` and this checkout's census code, is the one stored. A build is
 described first (one short process in its interpreter) and answered when its key is the stored one.
+
+A census is taken with the census extras on its path (`conformance.api.extras`: absl-py, which some public modules
+import on releases that do not declare it), and reads with `getattr` every name the stored censuses of its
+platform hold that its own walk does not find (`probe_list`): a name another release has is called removed only
+after that.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from typing import Any
 
 import conformance
 from conformance.api import census as census_module
+from conformance.api.extras import extras_digest, extras_folder
 from conformance.api.model import Census, census_from, load_census
 from conformance.atomic import write_text_atomically
 from conformance.engine.keys import environment_digest
@@ -44,7 +50,7 @@ CENSUS_TIMEOUT_S = 600
 
 def census_digest() -> str:
     """The digest of the census code (the child module and the environment description it uses)."""
-    digest = hashlib.sha256(f"format {census_module.FORMAT_VERSION}\n".encode())
+    digest = hashlib.sha256(f"format {census_module.FORMAT_VERSION}\nextras {extras_digest()}\n".encode())
     for module in (census_module.__file__, Path(conformance.__file__).parent / "child" / "envinfo.py"):
         digest.update(Path(module).read_bytes())
     return digest.hexdigest()
@@ -102,14 +108,36 @@ def answered_release(results: Path, builder: Any, version: str) -> Census | None
     return stored if head.get("key") == census_key(str(head.get("environment_digest") or "")) else None
 
 
-def run_census(python: str) -> dict[str, Any]:
+def probe_list(results: Path, platform: str) -> list[str]:
+    """The names the stored censuses of `platform` hold (config options left out): what a census reads with
+    `getattr` where its own walk does not find them."""
+    names: set[str] = set()
+    for census in stored_censuses(results, platform):
+        names |= {n for n, e in census.names.items() if e.get("kind") != "config" and e.get("state") != "removed"}
+    return sorted(names)
+
+
+def _child_environment(python: str) -> dict[str, str]:
+    environ = child_environment(os.environ, {})
+    try:
+        environ["PYTHONPATH"] += os.pathsep + str(extras_folder(python))
+    except ConformanceError:
+        pass  # the census runs without them: the modules that need them are recorded failed, with the reason
+    return environ
+
+
+def run_census(python: str, probe: list[str] | None = None) -> dict[str, Any]:
     """The census of the interpreter at `python`, in a fresh process (bounded: its output is kept as a tail, and at
-    `CENSUS_TIMEOUT_S` it and what it started are stopped); `ConformanceError` when it produced none."""
+    `CENSUS_TIMEOUT_S` it and what it started are stopped), the census extras on its path and the `probe` names
+    read too; `ConformanceError` when it produced none."""
     with tempfile.TemporaryDirectory(prefix="jaxconf-census-") as workdir:
         out = Path(workdir) / "census.json"
+        command = [python, "-m", "conformance.api.census", "--out", str(out)]
+        if probe:
+            (Path(workdir) / "probe.json").write_text(json.dumps(probe), encoding="utf-8")
+            command += ["--probe", str(Path(workdir) / "probe.json")]
         try:
-            done = run_bounded([python, "-m", "conformance.api.census", "--out", str(out)],
-                               env=child_environment(os.environ, {}), timeout=CENSUS_TIMEOUT_S,
+            done = run_bounded(command, env=_child_environment(python), timeout=CENSUS_TIMEOUT_S,
                                limit=8192, cwd=workdir)
         except OSError as exc:
             raise ConformanceError(f"the census could not start {python} ({exc})") from None
@@ -151,7 +179,7 @@ def take_census(target: Any, builder: Any, results: Path, rerun: bool = False, e
         if answered is not None:
             return CensusRun(answered, Path(answered.source), True, time.monotonic() - started)
         env = env or target.prepare(builder)
-        payload = run_census(env.python)
+        payload = run_census(env.python, probe_list(results, host_platform()))
         environment = environment_digest(payload.get("packages") or {}, str(payload.get("python") or ""))
         return _store(payload, env, environment, lambda v, p: census_path(results, v, p), time.monotonic() - started)
     env = env or target.prepare(builder)
@@ -162,5 +190,5 @@ def take_census(target: Any, builder: Any, results: Path, rerun: bool = False, e
     stored = None if rerun else _readable(census_path(results, env.version, str(described.get("platform")), build))
     if stored is not None and stored.header.get("key") == census_key(environment):
         return CensusRun(stored, Path(stored.source), True, time.monotonic() - started)
-    payload = run_census(env.python)
+    payload = run_census(env.python, probe_list(results, str(described.get("platform"))))
     return _store(payload, env, environment, lambda v, p: census_path(results, v, p, build), time.monotonic() - started)

@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from conformance.portable import run_child
 from conformance.core.case import Unsupported
 
 
@@ -256,5 +257,5 @@ def run_script(name: str, *args: str, env: dict[str, str] | None = None, stdin: 
     """Run `conformance/scripts/<name>.py` with this interpreter in a clean environment; capture its text output."""
     from conformance.scripts import script_path
 
-    return subprocess.run([sys.executable, script_path(name), *args], env=child_environment(env),
+    return run_child([sys.executable, script_path(name), *args], env=child_environment(env),
                           input=stdin, capture_output=True, text=True, timeout=timeout_s)

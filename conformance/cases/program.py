@@ -90,13 +90,15 @@ def cpu_matrix_features():
     import subprocess
     import sys
 
+    from conformance.portable import run_child
+
     features, source = None, "unavailable"
     try:
         if sys.platform.startswith("linux"):
             with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
                 features, source = matrix_features_from_cpuinfo(f.read()), "/proc/cpuinfo"
         elif sys.platform == "darwin":
-            done = subprocess.run(["sysctl", "hw.optional.arm"], capture_output=True, text=True, timeout=30)
+            done = run_child(["sysctl", "hw.optional.arm"], capture_output=True, text=True, timeout=30)
             if done.returncode == 0:
                 features, source = matrix_features_from_sysctl(done.stdout), "sysctl hw.optional.arm"
     except (OSError, subprocess.SubprocessError):

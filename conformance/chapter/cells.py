@@ -155,7 +155,7 @@ def block_cell(chapter: Chapter, block: Block, outcome: Outcome, jax_version: st
     details.update({key: value for key, value in (
         ("raising_line", outcome.line), ("stated", outcome.stated), ("notes", list(outcome.notes)),
         ("settings", list(outcome.settings)), ("cause", outcome.cause), ("listing", block.listing),
-        ("origin", chapter.origin)) if value})
+        ("origin", chapter.origin), ("title", chapter.title)) if value})
     return CellResult(
         case=case_id(chapter, block), param="", rows=[], status=STATUS_OF[outcome.status],
         expected=expected if judged else None,

@@ -6,7 +6,9 @@
 - `grid`: the block × release grid (`ChapterGrid`): per block its heading, first code line, line and hash, and per
   release its status, the detail that decided it (the failed assert and its line, the exception and the first line
   of its message, the missing name), and the printed difference;
-- `summaries`: per release, `47 of 52 blocks run as written on 0.9.2` and the counts behind it;
+- `summaries`: per release, its counts in words that add up to its blocks (`0.9.2: 47 ran as written, 3 raised, 2
+  skipped (of 52 blocks)`);
+- `grid.title`: the chapter's own name, its first heading, as its cells record it;
 - `since`: per block, since which release it runs as written (the oldest of the releases, up to the newest, on
   which it ran as written);
 - `links`: per block, the probe cells and rows of its subsection (`§3.1` blocks ↔ the cases whose `subsection` is
@@ -24,6 +26,7 @@ only: another chapter numbers its sections its own way, so its grid, summaries a
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
@@ -37,7 +40,19 @@ from conformance.results.merge import MergedRun
 from conformance.results.schema import CellResult, ResultFile
 from conformance.results.versions import version_order
 
-BLOCK_BAD = FAILED  # a block that ran but not as written
+_AS_WRITTEN_WORDS = frozenset(s.value for s in AS_WRITTEN)
+_ORDER = {s.value: i for i, s in enumerate(BlockStatus)}
+
+
+def _words(status: str) -> str:
+    """A block status in words (`assert_failed` → `assert failed`); an unknown word as it is."""
+    try:
+        return BlockStatus(status).words
+    except ValueError:
+        return status.replace("_", " ")
+
+
+BLOCK_BAD = FAILED  # a block that ran but not as written (raised otherwise and did not raise included)
 PROBE_GOOD, PROBE_BAD = frozenset({Status.CONFORMS}), frozenset({Status.DIFFERS, Status.UNSUPPORTED})
 
 
@@ -79,11 +94,15 @@ class ChapterGrid:
     platform: str
     versions: tuple[str, ...]
     rows: tuple[GridRow, ...]
+    title: str = ""  # the chapter's first heading ('' where its cells do not record one: name it by `chapter`)
+    origin: str = ""  # where a listed page comes from: `jax-ml/jax@8c0c43c0:docs/debugging.md`
 
 
 @dataclass(frozen=True)
 class ReleaseSummary:
-    """One release's line: `47 of 52 blocks run as written on 0.9.2`, and the counts of every status."""
+    """One release's line, counts that add up to its blocks: `0.12.0.1: 89 ran as written, 1 raised, 1 skipped (of 91
+    blocks)`; `ran` counts the blocks run as written (ran, raised as documented), `judged` those neither skipped nor listings, `total`
+    every block, `counts` every status."""
 
     version: str
     ran: int  # run as written: ran, or raised as the page states
@@ -91,15 +110,19 @@ class ReleaseSummary:
     skipped: int
     printed_differs: int
     counts: dict[str, int]
+    total: int = 0
+
+    @property
+    def parts(self) -> list[str]:
+        """Each status's count in words, the blocks run as written first: `89 ran as written`, `1 raised`."""
+        ordered = sorted(self.counts.items(), key=lambda item: (item[0] not in _AS_WRITTEN_WORDS, _ORDER.get(item[0], 99)))
+        return [f"{n} {_words(status)}" for status, n in ordered if n]
 
     @property
     def text(self) -> str:
-        """The line a reader sees: `2 of 3 blocks run as written on 0.9.2 (1 skipped; 1 listings not run)`."""
-        listings = self.counts.get(BlockStatus.LISTING.value, 0)
-        parts = [f"{self.skipped} skipped"] if self.skipped else []
-        parts += [f"{listings} listings not run"] if listings else []
-        said = f" ({'; '.join(parts)})" if parts else ""
-        return f"{self.ran} of {self.judged} blocks run as written on {self.version}{said}"
+        """The line a reader sees."""
+        total = self.total or sum(self.counts.values())
+        return f"{self.version}: {', '.join(self.parts) or 'no block'} (of {total} block{'' if total == 1 else 's'})"
 
 
 @dataclass(frozen=True)
@@ -152,9 +175,10 @@ class Disagreement:
     @property
     def text(self) -> str:
         """One line for a person."""
-        what = f"{self.block_status}" + (f" ({self.block_detail})" if self.block_detail else "")
-        return f"{self.block} on {self.version}: the block {what}; {self.probes_say} of its subsection " \
-               f"({', '.join(f'{p.cell_id} {p.status}' for p in self.probes)})"
+        what = _words(self.block_status) + (f" ({self.block_detail})" if self.block_detail else "")
+        return f"On {self.version}, block {self.block} {what}, while {self.probes_say} of its subsection: " + \
+            "; ".join(f"{p.cell_id} {p.status} ({p.observed})" if p.observed else f"{p.cell_id} {p.status}"
+                      for p in self.probes) + "."
 
 
 @dataclass(frozen=True)
@@ -188,6 +212,7 @@ def chapter_grid(runs: Sequence[MergedRun], chapter: str, platform: str) -> Chap
     """The grid of `chapter` on `platform` from the merged runs (rows in the newest column's block order)."""
     columns = sorted((r for r in runs if r.platform == platform), key=lambda r: (version_order(r.jax), r.build))
     rows: dict[str, dict] = {}
+    named = {"title": "", "origin": ""}
     for run in columns:
         label = _label(run)
         for cell in run.cells.values():
@@ -195,6 +220,7 @@ def chapter_grid(runs: Sequence[MergedRun], chapter: str, platform: str) -> Chap
                 continue
             block = cell.case.rsplit(".", 1)[1]
             status = block_status(cell)
+            named.update({k: str(_detail(cell, k)) for k in named if _detail(cell, k)})
             row = rows.setdefault(block, {"cells": {}})
             row.update(cell_id=cell.cell_id, index=int(_detail(cell, "index", 0) or 0),
                        line=int(_detail(cell, "line", 0) or 0), heading=str(_detail(cell, "heading")),
@@ -205,20 +231,21 @@ def chapter_grid(runs: Sequence[MergedRun], chapter: str, platform: str) -> Chap
                                            cell.stdout_tail, cell.duration_s, cell)
     labels = tuple(_label(r) for r in columns if any(_label(r) in row["cells"] for row in rows.values()))
     ordered = sorted(rows.items(), key=lambda item: (item[1]["index"], item[1]["line"], item[0]))
-    return ChapterGrid(chapter, platform, labels, tuple(GridRow(block=block, **row) for block, row in ordered))
+    return ChapterGrid(chapter, platform, labels, tuple(GridRow(block=block, **row) for block, row in ordered),
+                       named["title"], named["origin"])
 
 
 def release_summaries(grid: ChapterGrid) -> tuple[ReleaseSummary, ...]:
-    """Per release of the grid, how many blocks ran as written of those judged (every one not skipped)."""
+    """Per release of the grid, how many blocks ran as written, and each other status's count (see `ReleaseSummary`)."""
     found = []
     for version in grid.versions:
         statuses = [row.cells[version].status for row in grid.rows if version in row.cells]
         counts = {s: statuses.count(s) for s in dict.fromkeys(statuses)}
         skipped = counts.get(BlockStatus.SKIPPED.value, 0)
         printed = sum(row.cells[version].printed_differs for row in grid.rows if version in row.cells)
-        ran = sum(n for s, n in counts.items() if s in {w.value for w in AS_WRITTEN})
+        ran = sum(counts.get(status.value, 0) for status in AS_WRITTEN)
         judged = sum(n for s, n in counts.items() if s not in {w.value for w in NOT_JUDGED})
-        found.append(ReleaseSummary(version, ran, judged, skipped, printed, counts))
+        found.append(ReleaseSummary(version, ran, judged, skipped, printed, counts, len(statuses)))
     return tuple(found)
 
 
@@ -293,11 +320,25 @@ def probe_links(grid: ChapterGrid, runs: Sequence[MergedRun], sections_of_rows: 
     return links, {r: tuple(dict.fromkeys(blocks)) for r, blocks in back.items()}
 
 
+def _short(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=repr) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
 def _observed(cell: CellResult) -> str:
+    """What a probe observed, in words: for a cell that differs, each fact that differs (`mentions_tracer is false
+    where the chapter says true`); for one that conforms, that every fact it asserts holds."""
     if cell.diff:
-        parts = [f"{d.get('path')}: expected {d.get('expected')!r}, observed {d.get('observed')!r}" for d in cell.diff]
-        return "; ".join(parts)[:400]
-    return (cell.reason or repr(cell.observation))[:400]
+        parts = [f"{d.get('path')} is {_short(d.get('observed'))} where the chapter says {_short(d.get('expected'))}"
+                 if d.get("kind") not in ("missing", "unexpected")
+                 else f"{d.get('path')} {'is missing' if d.get('kind') == 'missing' else 'is not documented'}"
+                 for d in cell.diff[:3]]
+        more = f" and {len(cell.diff) - 3} more" if len(cell.diff) > 3 else ""
+        return "; ".join(parts) + more
+    if cell.status is Status.CONFORMS:
+        return "every fact it asserts holds"
+    # A cell that differs without a fact-level diff (a plain observation) still says what it observed.
+    return (cell.reason or (repr(cell.observation) if cell.observation is not None else ""))[:300]
 
 
 def disagreements(grid: ChapterGrid, runs: Sequence[MergedRun], sections_of_rows: Mapping[str, str] | None = None
@@ -340,10 +381,13 @@ def chapter_views(runs: Sequence[MergedRun], sections_of_rows: Mapping[str, str]
                   documented: str = DOCUMENTED_CHAPTER) -> list[ChapterView]:
     """One view per chapter and platform found in `runs` (see the module's docstring); `sections_of_rows` as for
     `probe_links`. Only the chapter named `documented` (the one the suite's probes encode) is linked to the probes
-    and judged against them: another chapter's "3.1" is not the suite's §3.1, so its grid and summaries stand alone."""
+    and judged against them: another chapter's "3.1" is not the suite's §3.1, so its grid and summaries stand alone.
+    The documented chapter comes first, the others in the order the runs hold them."""
     rows = row_sections() if sections_of_rows is None else sections_of_rows
     views = []
-    for chapter, platform in chapters_in(runs):
+    found_chapters = chapters_in(runs)
+    for chapter, platform in sorted(found_chapters, key=lambda pair: (pair[0] != documented,
+                                                                      found_chapters.index(pair))):
         grid = chapter_grid(runs, chapter, platform)
         if chapter == documented:
             links, back = probe_links(grid, runs, rows)

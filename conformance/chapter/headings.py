@@ -8,6 +8,7 @@ the list of exercises), after which blocks belong to no numbered section until t
 
 from __future__ import annotations
 
+import json
 import re
 
 from conformance.chapter.model import Heading
@@ -29,3 +30,45 @@ def next_heading(current: Heading, text: str) -> Heading:
     if _END_MATTER.search(text):
         return Heading("", "", text)
     return Heading(current.section, current.title, text)
+
+
+_ATX = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+TITLE_CHARS = 150
+
+
+def _first_atx(lines: list[str]) -> str:
+    fence = ""
+    for line in lines:
+        opened = _FENCE.match(line)
+        if opened and (not fence or opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence)):
+            fence = "" if fence else opened.group(1)
+            continue
+        found = None if fence else _ATX.match(line)
+        if found:
+            return found.group(1)
+    return ""
+
+
+def chapter_title(form: str, text: str) -> str:
+    """The chapter's own name, its first heading: a Markdown page's or notebook's first `#` heading (outside code
+    fences), a plain-text chapter's first line (`Chapter 8: The Debugging Toolkit`); '' when it has none (or the line
+    is longer than a title)."""
+    if form == "notebook":
+        try:
+            cells = json.loads(text).get("cells") or []
+        except (ValueError, AttributeError):
+            return ""
+        sources = ["".join(c.get("source") or "") if isinstance(c.get("source"), list) else str(c.get("source") or "")
+                   for c in cells if isinstance(c, dict) and c.get("cell_type") == "markdown"]
+        found = _first_atx("\n".join(sources).splitlines())
+    elif form == "markdown":
+        lines = text.splitlines()
+        if lines and lines[0].strip() == "---":  # front matter
+            end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), 0)
+            lines = lines[end + 1:]
+        found = _first_atx(lines)
+    else:
+        found = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    found = " ".join(found.replace("`", "").split())
+    return found if len(found) <= TITLE_CHARS else ""

@@ -179,13 +179,14 @@ class Block:
 @dataclass(frozen=True)
 class Chapter:
     """A chapter read into blocks: its name (the file's stem), the path it was read from, its form (`text`,
-    `markdown`, `notebook`) and its blocks in order."""
+    `markdown`, `notebook`), its blocks in order, where a listed page comes from and its title (its first heading)."""
 
     name: str
     path: str
     form: str
     blocks: tuple[Block, ...]
     origin: str = ""  # where the page comes from, for a page of a list: `jax-ml/jax@8c0c43c0:docs/debugging.md`
+    title: str = ""  # its own name, its first heading (`Chapter 8: The Debugging Toolkit`; '' for none)
 
 
 @dataclass(frozen=True)

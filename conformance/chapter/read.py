@@ -16,6 +16,7 @@ from pathlib import Path
 
 import conformance
 from conformance.chapter.blocks import make_blocks, stated_raise
+from conformance.chapter.headings import chapter_title
 from conformance.chapter.mapfile import ChapterMap, apply_map, parse_map
 from conformance.chapter.markdown import read_markdown
 from conformance.chapter.model import Chapter
@@ -80,7 +81,7 @@ def chapter_from_text(name: str, path: str, form: str, text: str, chapter_map: C
                 "shows_value": p.out_end > p.out_start} for p in split_text(text)]
         if chapter_map is not None:
             raw = apply_map(raw, chapter_map, lines)
-    return Chapter(name, path, form, make_blocks(raw), origin)
+    return Chapter(name, path, form, make_blocks(raw), origin, chapter_title(form, text))
 
 
 def read_chapter(path: Path, map_path: Path | None = None, name: str | None = None, shown_path: str | None = None,

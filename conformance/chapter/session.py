@@ -41,7 +41,7 @@ from typing import Any, Callable, Mapping
 from conformance.chapter.model import Block
 from conformance.engine.launch import read_tail
 from conformance.engine.runner import SOURCE_ROOT, child_environment
-from conformance.portable import kill_tree, new_group_options, parent_death_signal_options
+from conformance.portable import child_process_options, kill_tree
 
 MAX_RESTARTS = 4
 POLL_S = 0.1
@@ -193,8 +193,7 @@ def _one_process(python: str, plan: Path, records: Path, workdir: Path, blocks: 
     env = child_environment(os.environ, {})
     with open(log_out, "wb") as out, open(log_err, "wb") as err:
         child = subprocess.Popen([python, "-m", "conformance.chapter.runner", str(plan)], cwd=SOURCE_ROOT, env=env,
-                                 stdin=subprocess.DEVNULL, stdout=out, stderr=err, **new_group_options(),
-                                 **parent_death_signal_options(signal.SIGKILL))
+                                 stdin=subprocess.DEVNULL, stdout=out, stderr=err, **child_process_options(new_group=True, parent_death_signal=signal.SIGKILL))
     reader = _Records(records)
     current: int | None = None
     current_since = 0.0

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from conformance.portable import signals_kept
-from conformance.core import rowlist
+from conformance.core import rowlist, workload as workload_model
 from conformance.core.observation import encode_nonfinite, json_problem
 
 DEFAULT_CASE_PACKAGE = "conformance.cases"
@@ -379,6 +379,35 @@ class Section:
 
         return register
 
+    def workload(
+        self,
+        *,
+        claim: str,
+        rows: Sequence[str],
+        subsection: str = "",
+        notes: str = "",
+        jit: bool = True,
+        timeout_s: float = 120.0,
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Declare the decorated builder as a workload of this section (`core.workload`): it returns `(fn, args)`
+        or `(fn, args, kwargs)`, measured per release by `jax-conformance perf`, never by `run`. `jit=False` calls
+        `fn` as it is (it jits what it calls itself)."""
+
+        def register(build: Callable[..., Any]) -> Callable[..., Any]:
+            package, _, short_module = build.__module__.rpartition(".")
+            namespace = folder_namespace(package)
+            workload_id = f"{namespace}/{short_module}.{build.__name__}" if namespace else \
+                f"{short_module}.{build.__name__}"
+            declared = tuple(rows) if isinstance(rows, (list, tuple)) else rows
+            built = workload_model.Workload(
+                id=workload_id, section=f"§{subsection}" if subsection else self.number, heading=self.label,
+                claim=claim, rows=declared, build=build, notes=notes, package=package or DEFAULT_CASE_PACKAGE,
+                jit=jit, timeout_s=timeout_s)
+            workload_model.register(built, CaseDeclarationError)
+            return build
+
+        return register
+
 
 def folder_namespace(package: str) -> str:
     """The namespace of a case folder's package (`teamcases`), or '' for the built-in and dotted packages.
@@ -644,6 +673,26 @@ def load_cases(package: str = DEFAULT_CASE_PACKAGE) -> list[Case]:
     return sorted(found, key=lambda c: section_order(c.section))
 
 
+def load_workloads(package: str = DEFAULT_CASE_PACKAGE) -> list["workload_model.Workload"]:
+    """Import every case module of `package` and return the workloads they declare, in chapter order."""
+    found = []
+    for name in case_modules(package):
+        load_module_cases(name)
+        found.extend(workload_model.registered(package, name))
+    return sorted(found, key=lambda w: (section_order(w.section), w.id))
+
+
+def find_workload(workload_id: str, package: str = DEFAULT_CASE_PACKAGE) -> "workload_model.Workload":
+    """The workload called `workload_id`, importing only its module."""
+    module_short = workload_id.rpartition("/")[2].split(".", 1)[0]
+    module = f"{package}.{module_short}"
+    load_module_cases(module)
+    for found in workload_model.registered(package, module):
+        if found.id == workload_id:
+            return found
+    raise KeyError(f"no workload {workload_id!r} in {package}")
+
+
 def find_case(case_id: str, package: str = DEFAULT_CASE_PACKAGE) -> Case:
     """The case called `case_id` (`<module>.<probe>`, or `<folder>/<module>.<probe>`), importing only its module."""
     module_short = case_id.rpartition("/")[2].split(".", 1)[0]
@@ -657,5 +706,6 @@ def forget_package(package: str) -> None:
     """Drop the registered cases of `package` and its imported modules (tests load scratch packages)."""
     for key in [k for k in _REGISTRY if k[0] == package]:
         del _REGISTRY[key]
+    workload_model.forget(package)
     for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
         del sys.modules[name]

@@ -224,7 +224,7 @@ def lifecycle(entries: list[Expectation], today: datetime.date, warn_days: int =
     return found
 
 
-TOP_LEVEL_KEYS = ("expect", "fail_on_printed", "allow_missing")
+TOP_LEVEL_KEYS = ("expect", "fail_on_printed", "allow_missing", "perf")  # [[perf]]: `perf.acks`, `gate --perf`
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import io
 import re
-import subprocess
 import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any, Callable
 from conformance.decide.bisect import BisectOutcome, Memo, Untestable, bisect
 from conformance.decide.commits import BuildCommits, commit_url
 from conformance.envs.pairs import mix_problem
+from conformance.portable import run_child
 from conformance.errors import ConformanceError
 
 
@@ -81,7 +81,7 @@ class SourceOutcome:
 
 def git_lines(repo: Path, *args: str) -> list[str]:
     """`git -C repo args...`'s output lines; a failure is one line naming the repository."""
-    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
+    done = run_child(["git", "-C", str(repo), *args], capture_output=True, text=True)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise ConformanceError(f"git in {repo} failed ({' '.join(args[:2])}): {last}")
@@ -91,7 +91,7 @@ def git_lines(repo: Path, *args: str) -> list[str]:
 def resolve_build(repo: Path, build: BuildCommits) -> str:
     """The commit of `repo` that a build was made from: its recorded jax commit, else its tag `jax-vX`."""
     for ref in [r for r in (build.jax_hash, f"jax-v{build.jax}") if r]:
-        done = subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+        done = run_child(["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
                               capture_output=True, text=True)
         if done.returncode == 0 and done.stdout.strip():
             return done.stdout.strip()
@@ -123,7 +123,7 @@ def export_tree(repo: Path, commit: str, where: Path) -> Path:
     if (target / "jax" / "version.py").is_file():
         return target
     entries = [line.split("\t", 1) for line in git_lines(repo, "ls-tree", commit)]
-    done = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", "--prefix=jax/", f"{commit}:jax"],
+    done = run_child(["git", "-C", str(repo), "archive", "--format=tar", "--prefix=jax/", f"{commit}:jax"],
                           capture_output=True)
     if done.returncode != 0:
         last = (done.stderr.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
@@ -133,7 +133,7 @@ def export_tree(repo: Path, commit: str, where: Path) -> Path:
         archive.extractall(target, filter="data")
     for meta, name in entries:  # setup.py, pyproject.toml, README.md, LICENSE, ...: each read on its own
         if meta.split()[1] == "blob" and "/" not in name:
-            blob = subprocess.run(["git", "-C", str(repo), "show", f"{commit}:{name}"], capture_output=True)
+            blob = run_child(["git", "-C", str(repo), "show", f"{commit}:{name}"], capture_output=True)
             if blob.returncode == 0:
                 (target / name).write_bytes(blob.stdout)
     return target
@@ -178,7 +178,7 @@ def source_session(repo: Path, good: BuildCommits, bad: BuildCommits, work: Path
     first, last = resolve_build(repo, good), resolve_build(repo, bad)
     # `--find-fix` (or a good end newer than the bad one): the good build descends from the bad one; the history
     # between them is searched from the good end back, as the releases were.
-    backwards = first != last and subprocess.run(["git", "-C", str(repo), "merge-base", "--is-ancestor", last, first],
+    backwards = first != last and run_child(["git", "-C", str(repo), "merge-base", "--is-ancestor", last, first],
                                                  capture_output=True).returncode == 0
     commits = first_parent_commits(repo, last, first)[::-1] if backwards else first_parent_commits(repo, first, last)
     subjects = {c: (git_lines(repo, "log", "-1", "--format=%s", c) or [""])[0] for c in commits}

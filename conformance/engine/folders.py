@@ -23,6 +23,7 @@ from typing import Iterable
 from conformance.core.case import CaseDeclarationError, folder_namespace
 from conformance.core.casefolders import CaseFolderError, import_case_folder, name_refusal
 from conformance.errors import ConformanceError
+from conformance.portable import run_child
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ def importable_in(python: str, names: Iterable[str], env: dict[str, str] | None 
 
     with tempfile.TemporaryDirectory(prefix="jaxconf-names-") as workdir:
         try:
-            done = subprocess.run([python, "-c", _IMPORTABLE_PROBE, json.dumps(sorted(names))], cwd=workdir,
+            done = run_child([python, "-c", _IMPORTABLE_PROBE, json.dumps(sorted(names))], cwd=workdir,
                                   env=env if env is not None else child_environment(os.environ, {}),
                                   capture_output=True, text=True, timeout=120)
             found = json.loads(done.stdout)

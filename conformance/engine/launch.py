@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import IO, Mapping, Sequence
 
 from conformance.core.observation import TAIL_CHARS, ProcessOutcome
-from conformance.portable import fork_unavailable_reason, kill_descendants, kill_pid, kill_tree, \
-    new_group_options, processes_with_variable
+from conformance.portable import child_process_options, fork_unavailable_reason, kill_descendants, kill_pid, \
+    kill_tree, processes_with_variable
 
 MARKER_VARIABLE = "JAXCONF_CELL_TOKEN"
 _POLL_S = 0.02
@@ -182,7 +182,7 @@ class SpawnLauncher:
                 open(os.path.join(command.workdir, "stderr.txt"), "wb") as err, \
                 open(stdin_path or os.devnull, "rb") as feed:
             proc = subprocess.Popen(argv, env=env, cwd=command.workdir, stdin=feed, stdout=out, stderr=err,
-                                    **new_group_options())
+                                    **child_process_options(new_group=True))
         _register(proc.pid, token)
         timed_out = False
         try:
@@ -235,7 +235,7 @@ class ForkServer:
         self.proc = subprocess.Popen(
             [python, "-m", "conformance.child.forkserver", "--package", package],
             env=dict(env), cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-            **new_group_options())
+            **child_process_options(new_group=True))
 
     def wait_ready(self, timeout_s: float = READY_TIMEOUT_S) -> dict:
         """Wait (once, at most `timeout_s`) for the server's ready line and return it; raise `ForkServerError`

@@ -39,7 +39,8 @@ from conformance.engine.session import still_answers
 from conformance.engine.shards import Shard, check_shard_count, select_shard
 from conformance.engine.targets import Target
 from conformance.errors import ConformanceError
-from conformance.portable import parent_death_signal_options, pid_alive
+from conformance.interrupts import interrupts_held
+from conformance.portable import child_process_options, pid_alive
 from conformance.results.durations import recorded_durations
 from conformance.results.load import ResultsError, load_result_file
 from conformance.results.merge import retired_cells
@@ -482,23 +483,11 @@ def retired_in(folder: CaseFolder | None) -> Callable[[str], bool]:
     return retired_cells(declared, folder_namespace(package))
 
 
-def _hold_interrupts() -> set[int] | None:
-    """Block SIGINT and SIGTERM (where the platform can); the mask to restore."""
-    if not hasattr(signal, "pthread_sigmask"):
-        return None
-    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-
-
-def _release_interrupts(previous: set[int] | None) -> None:
-    """Restore the mask `_hold_interrupts` returned; a signal held meanwhile is handled now."""
-    if previous is not None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
 def pytest_process_options() -> dict[str, Any]:
     """How a run's pytest is started: it gets SIGTERM (and so cleans up) when the CLI that started it dies, even by
-    `kill -9`, instead of going on alone (Linux; elsewhere nothing)."""
-    return parent_death_signal_options(signal.SIGTERM)
+    `kill -9`, instead of going on alone (Linux), and starts with an empty signal mask and SIGINT and SIGTERM at
+    their defaults (`child_process_options`)."""
+    return child_process_options(parent_death_signal=signal.SIGTERM)
 
 
 def _orphaned(name: str) -> bool:
@@ -547,14 +536,13 @@ def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
     if folder is not None:  # before any file is made: a refused folder leaves nothing behind
         refuse_shadowing([folder], env.python)
     remove_orphaned_running_files(request.results)
-    # Ctrl-C or SIGTERM arriving as the file is made is held until the `try` below can remove it again.
-    held = _hold_interrupts()
-    fd, tmp_name = tempfile.mkstemp(dir=request.results, prefix=f".running-{os.getpid()}-", suffix=".json")
-    os.close(fd)
-    tmp = Path(tmp_name)
-    selection = tmp.with_name(tmp.name + ".cells")
-    try:  # from here on, whatever fails (a full disk included) leaves no `.running-*` file behind
-        _release_interrupts(held)
+    tmp: Path | None = None
+    try:  # whatever fails from the first instruction on (a full disk included) leaves no `.running-*` file behind
+        with interrupts_held():  # Ctrl-C or SIGTERM as the file is made waits until `tmp` names it
+            fd, tmp_name = tempfile.mkstemp(dir=request.results, prefix=f".running-{os.getpid()}-", suffix=".json")
+            os.close(fd)
+            tmp = Path(tmp_name)
+        selection = tmp.with_name(tmp.name + ".cells")
         selection.write_text(json.dumps(sorted(request.cell_ids)), encoding="utf-8")
         environ = dict(os.environ)
         retired = retired_in(folder)  # before the run: a case file edited meanwhile must not cost its results
@@ -604,5 +592,6 @@ def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
             on_event(CellsDropped(env.version, tuple(stored.dropped)))
         return stored.path, data
     finally:
-        tmp.unlink(missing_ok=True)
-        selection.unlink(missing_ok=True)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
+            tmp.with_name(tmp.name + ".cells").unlink(missing_ok=True)

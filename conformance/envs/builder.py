@@ -46,7 +46,7 @@ from conformance.scrub import scrub_credentials
 from conformance.envs.interpreters import Interpreter, choose_interpreter, discover_interpreters
 from conformance.envs.wheels import WheelSet, read_wheels
 from conformance.envs.matrix import MATRIX_DIR
-from conformance.portable import pid_alive, venv_python
+from conformance.portable import pid_alive, run_child, venv_python
 
 MARKER = "jax-conformance-env.json"
 ENV_LAYOUT = 2
@@ -183,7 +183,7 @@ class EnvironmentBuilder:
     """
 
     def __init__(self, root: Path | None = None, index: PackageIndex | None = None,
-                 run: Callable[..., subprocess.CompletedProcess] = subprocess.run,
+                 run: Callable[..., subprocess.CompletedProcess] = run_child,
                  interpreters: list[Interpreter] | None = None, pins_dir: Path = PINS_DIR,
                  options: IndexOptions = IndexOptions()) -> None:
         self.root = root or cache_root()

@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 
 from conformance.atomic import write_text_atomically
+from conformance.interrupts import interrupts_held
 
 MANIFEST = "jax-conformance-files.json"
 CHECKED = ("jax", "jaxlib")
@@ -53,13 +54,16 @@ def _stamp(stat: os.stat_result) -> list[int]:
 
 def _unshare(path: Path) -> None:
     """Give `path` a copy of its own (same bytes and times), atomically: a running process keeps the old inode."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    os.close(fd)
-    try:
+    tmp: str | None = None
+    try:  # from the first instruction: an interrupt as the copy is made waits until `tmp` names it
+        with interrupts_held():
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+            os.close(fd)
         shutil.copy2(path, tmp)
         os.replace(tmp, path)
     finally:
-        Path(tmp).unlink(missing_ok=True)
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
 
 
 def files_problem(env: Path, site_folders: list[Path]) -> str | None:

@@ -19,6 +19,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from conformance.errors import ConformanceError
+from conformance.portable import run_child
 
 _VERSION_QUERY = "import json, sys, platform; print(json.dumps([platform.python_version(), sys.implementation.name]))"
 
@@ -56,7 +57,7 @@ def candidate_paths(env: dict[str, str] | None = None) -> list[str]:
 def probe_interpreter(path: str) -> Interpreter | None:
     """Ask `path` for its version; None when it is not a working CPython."""
     try:
-        done = subprocess.run([path, "-c", _VERSION_QUERY], capture_output=True, text=True, timeout=30)
+        done = run_child([path, "-c", _VERSION_QUERY], capture_output=True, text=True, timeout=30)
         version, implementation = json.loads(done.stdout)
     except (OSError, ValueError, subprocess.SubprocessError):
         return None

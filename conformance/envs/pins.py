@@ -17,6 +17,7 @@ from conformance.atomic import write_text_atomically
 from conformance.envs.builder import EXTRA_PACKAGES, PINS_DIR, uv_binary
 from conformance.envs.index import PackageIndex
 from conformance.errors import ConformanceError
+from conformance.portable import run_child
 from conformance.scrub import scrub_credentials
 
 HEADER = ("# Hashed pins for jax {version}, for every platform and Python {floor}+ "
@@ -30,7 +31,7 @@ def python_floor(requires_python: str | None) -> str:
 
 
 def compile_pins(version: str, index: PackageIndex, pins_dir: Path = PINS_DIR,
-                 run: Callable[..., subprocess.CompletedProcess] = subprocess.run,
+                 run: Callable[..., subprocess.CompletedProcess] = run_child,
                  uv_options: Sequence[str] = ()) -> Path:
     """Resolve and write the hashed pin file of jax `version`; one-line `ConformanceError` when it cannot.
     `uv_options` are the index options (`IndexOptions.uv_args`), passed to `uv pip compile` as they are."""

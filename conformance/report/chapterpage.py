@@ -1,10 +1,14 @@
 """The report's section "The chapter as written": what the page draws of each chapter run block by block
 (`jax-conformance chapter`, `conformance.chapter.grid.ChapterView`). Pure logic: plain data for the template.
 
-Per chapter and platform: a block × release grid (a glyph per block and release, its status in words on hover and
-focus, what decided it on a click), the summary per release (`89 of 90 blocks run as written on 0.12.0.1`), since
-which release each block runs as written, each block's links to the probe rows of its subsection (and, in the probe
-cells' panels, back), and the list where a block and the probes that cover it point opposite ways.
+Per chapter and platform, named by its own title (its first heading; a listed page links to its source at its
+commit): the summary per release in words whose counts add up to its blocks, with the first block that does not run
+as written and why; a block × release grid (a glyph per block and release, whose accessible name is the glyph and
+its status in words; one tab stop per grid), under a row per heading; the detail of a (block, release) in the page's
+panel, beside the grid on a desktop and as a sheet on a phone (the assert or exception, the printed difference, the
+probes of its subsection on that release, since which release it runs); the list where a block and the probes that
+cover it point opposite ways, one sentence per entry with both observations. One name for a block everywhere:
+`block_name` (its section, its line and its first line of code).
 """
 
 from __future__ import annotations
@@ -13,9 +17,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
-from conformance.chapter.grid import ChapterView
-from conformance.chapter.model import BlockStatus
+from conformance.chapter.grid import ChapterView, GridRow
+from conformance.chapter.model import FAILED, BlockStatus
 from conformance.report.common import cell_address, visible
 
 GLYPHS = {BlockStatus.RAN.value: "✓", BlockStatus.ASSERT_FAILED.value: "✗", BlockStatus.RAISED.value: "!",
@@ -24,18 +29,29 @@ GLYPHS = {BlockStatus.RAN.value: "✓", BlockStatus.ASSERT_FAILED.value: "✗", 
           BlockStatus.RAISED_OTHERWISE.value: "≠", BlockStatus.DID_NOT_RAISE.value: "∅", BlockStatus.LISTING.value: "–"}
 MEANINGS = {
     BlockStatus.RAN.value: "ran as written: every assert held and nothing raised",
-    BlockStatus.ASSERT_FAILED.value: "an assert of the block failed",
-    BlockStatus.RAISED.value: "the block raised an exception",
-    BlockStatus.TIMEOUT.value: "the block ran past its time limit",
-    BlockStatus.CRASH.value: "the process died in the block",
+    BlockStatus.ASSERT_FAILED.value: "assert failed: an assert of the block failed",
+    BlockStatus.RAISED.value: "raised: the block raised an exception",
+    BlockStatus.TIMEOUT.value: "timed out: the block ran past its time limit",
+    BlockStatus.CRASH.value: "crashed: the process died in the block",
     BlockStatus.SKIPPED.value: "skipped by the chapter's skip list, with its reason",
-    BlockStatus.AFTER_FAILURE.value: "a name it needs was to come from an earlier block that failed",
+    BlockStatus.AFTER_FAILURE.value: "after an earlier failure: a name it needs was to come from an earlier block "
+                                     "that failed",
     BlockStatus.RAISED_AS_DOCUMENTED.value: "raised as documented: the error the page states, a subclass counting",
     BlockStatus.RAISED_OTHERWISE.value: "raised otherwise: an error of another class than the page states",
     BlockStatus.DID_NOT_RAISE.value: "did not raise the error the page states",
     BlockStatus.LISTING.value: "not run: a listing the page's own build does not execute",
 }
 FIRST_CODE_CHARS = 70
+_FAILED = frozenset(s.value for s in FAILED)
+_ORIGIN = re.compile(r"^([\w.-]+/[\w.-]+)@([0-9a-fA-F]{7,40}):(.+)$")
+
+
+def words(status: str) -> str:
+    """A block's status in words (`assert_failed` → `assert failed`); a probe's or an unknown word as it is."""
+    try:
+        return BlockStatus(status).words
+    except ValueError:
+        return status.replace("_", " ")
 
 
 def anchor(chapter: str, platform: str, block: str) -> str:
@@ -43,68 +59,133 @@ def anchor(chapter: str, platform: str, block: str) -> str:
     return "chb-" + re.sub(r"[^A-Za-z0-9_-]", "-", f"{chapter}-{platform}-{block}")
 
 
+def short_code(first_code: str) -> str:
+    """A block's first line of code on one line, cut to `FIRST_CODE_CHARS`."""
+    first = " ".join(visible(first_code).split())
+    return first if len(first) <= FIRST_CODE_CHARS else first[:FIRST_CODE_CHARS - 1] + "…"
+
+
+def block_name(row: GridRow) -> str:
+    """A block's one name, on the page and in every list: `§1.1, line 214: jax.debug.print("x = {x}", x=x)`."""
+    place = (f"§{row.section}, " if row.section else "") + f"line {row.line}"
+    code = short_code(row.first_code)
+    return f"{place}: {code}" if code else place
+
+
+def source_link(origin: str) -> str:
+    """Where a listed page is read, at its commit, on GitHub (`jax-ml/jax@8c0c43c0:docs/debugging.md`); '' for
+    another origin."""
+    found = _ORIGIN.match(origin)
+    if not found:
+        return ""
+    repo, commit, path = found.groups()
+    return f"https://github.com/{repo}/blob/{commit}/{quote(path)}"
+
+
 @dataclass(frozen=True)
 class ChapterPage:
-    """One chapter on one platform, as the page draws it: `rows` (per block: anchor, heading, first code line, the
-    glyph and words of each release, since, links), `summaries` (the release's line), `disagreements`, and `details`
-    (per block and release what decided it and the printed difference: the section's data block)."""
+    """One chapter on one platform, as the page draws it: its `title` (its first heading, else its file's name) and
+    `source` link, `rows` (per block: anchor, name, heading, the glyph and words of each release, since, probes),
+    `summaries` (per release, its line and the first block that does not run as written), `disagreements` (a
+    sentence's parts each), and `details` (per block and release what the panel shows: the section's data block)."""
 
     chapter: str
     platform: str
     versions: tuple[str, ...]
     rows: tuple[dict[str, Any], ...]
-    summaries: tuple[str, ...]
+    summaries: tuple[dict[str, Any], ...]
     disagreements: tuple[dict[str, Any], ...]
     details: dict[str, dict[str, Any]]
+    title: str = ""
+    source: str = ""
 
     @property
     def key(self) -> str:
-        """What names the section: the chapter and platform."""
+        """What names the section's data: the chapter and platform."""
         return f"{self.chapter} on {self.platform}"
+
+    @property
+    def name(self) -> str:
+        """What the page calls the chapter: its own title, else its file's name."""
+        return self.title or self.chapter
 
 
 def _probe_link(cell_id: str, version: str, platform: str, several: bool) -> str:
     return cell_address("", cell_id, version, platform if several else "")
 
 
+def _cell_label(version: str, status: str, printed: bool, detail: str) -> str:
+    """The words a glyph stands for (after the glyph itself, in its accessible name)."""
+    return f"{version}: {words(status)}" + (f": {detail}" if detail else "") + \
+        ("; printed output differs" if printed else "")
+
+
+def _row(view: ChapterView, row: GridRow, several: bool) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    grid = view.grid
+    key = anchor(grid.chapter, grid.platform, row.block)
+    name = visible(block_name(row))
+    since = view.since.get(row.block)
+    links = view.links.get(row.block, ())
+    cells, details = [], {}
+    for version in grid.versions:
+        cell = row.cells.get(version)
+        if cell is None:
+            cells.append({"glyph": "", "status": "not-run", "label": f"{version}: not run"})
+            continue
+        detail = visible(cell.detail)
+        probes = [[link.cell_id, link.statuses[version], _probe_link(link.cell_id, version, grid.platform, several)]
+                  for link in links if version in link.statuses]
+        details[f"{key}|{version}"] = {
+            "name": name, "heading": visible(row.heading), "version": version, "status": cell.status,
+            "words": words(cell.status), "detail": detail, "printed": [visible(line) for line in cell.printed_lines],
+            "stdout": visible(cell.stdout_tail)[-2000:], "seconds": cell.duration_s,
+            "since": since.text if since else "", "probes": probes, "section": row.section}
+        cells.append({"glyph": GLYPHS.get(cell.status, "?"), "status": cell.status, "printed": cell.printed_differs,
+                      "label": _cell_label(version, cell.status, cell.printed_differs, detail[:160])})
+    newest = grid.versions[-1] if grid.versions else ""
+    probes = [{"cell": link.cell_id, "href": _probe_link(link.cell_id, newest, grid.platform, several)}
+              for link in links]
+    return ({"anchor": key, "block": row.block, "name": name, "heading": visible(row.heading), "line": row.line,
+             "section": row.section, "first_code": short_code(row.first_code), "cells": cells,
+             "since": since.text if since else "", "probes": probes}, details)
+
+
+def _first_broken(page_rows: Sequence[dict[str, Any]], details: dict[str, dict[str, Any]], version: str
+                  ) -> dict[str, Any] | None:
+    """The first block, in the chapter's order, that does not run as written on `version` (what breaks first)."""
+    for row in page_rows:
+        found = details.get(f"{row['anchor']}|{version}")
+        if found and found["status"] in _FAILED:
+            return {"anchor": row["anchor"], "name": row["name"], "words": found["words"], "detail": found["detail"]}
+    return None
+
+
+def _disagreement(view: ChapterView, found, names: dict[str, str], several: bool) -> dict[str, Any]:
+    grid = view.grid
+    conforms = found.probes_say == "every probe conforms"
+    return {"anchor": anchor(grid.chapter, grid.platform, found.block), "name": names.get(found.block, found.block),
+            "version": found.version, "words": words(found.block_status), "detail": visible(found.block_detail),
+            "probes_say": ("every probe of its subsection conforms there" if conforms
+                           else "every probe of its subsection differs there"),
+            "probes": [{"cell": p.cell_id, "words": p.status, "observed": visible(p.observed),
+                        "href": _probe_link(p.cell_id, found.version, grid.platform, several)}
+                       for p in found.probes]}
+
+
 def chapter_page(view: ChapterView, several_platforms: bool = False) -> ChapterPage:
     """The page's data for one chapter view."""
     grid = view.grid
-    newest = grid.versions[-1] if grid.versions else ""
     rows, details = [], {}
     for row in grid.rows:
-        key = anchor(grid.chapter, grid.platform, row.block)
-        cells = []
-        for version in grid.versions:
-            cell = row.cells.get(version)
-            if cell is None:
-                cells.append({"glyph": "", "status": "not run", "title": f"{version}: not run"})
-                continue
-            details[f"{key}|{version}"] = {"status": cell.status, "detail": visible(cell.detail),
-                                           "printed": [visible(line) for line in cell.printed_lines],
-                                           "stdout": visible(cell.stdout_tail)[-2000:], "seconds": cell.duration_s}
-            cells.append({"glyph": GLYPHS.get(cell.status, "?"), "status": cell.status, "printed": cell.printed_differs,
-                          "title": f"{version}: {cell.status}" + ("; printed output differs" if cell.printed_differs
-                                                                   else "") + (f": {cell.detail}" if cell.detail
-                                                                               else "")})
-        first = " ".join(visible(row.first_code).split())
-        probes = [{"cell": link.cell_id, "href": _probe_link(link.cell_id, newest, grid.platform, several_platforms),
-                   "rows": list(link.rows)} for link in view.links.get(row.block, ())]
-        since = view.since.get(row.block)
-        rows.append({"anchor": key, "block": row.block, "heading": visible(row.heading), "line": row.line,
-                     "first_code": first if len(first) <= FIRST_CODE_CHARS else first[:FIRST_CODE_CHARS - 1] + "…",
-                     "cells": cells, "since": since.text if since else "", "probes": probes})
-    disagreements = []
-    for found in view.disagreements:
-        key = anchor(grid.chapter, grid.platform, found.block)
-        disagreements.append({"anchor": key, "block": found.block, "version": found.version,
-                              "block_status": found.block_status, "block_detail": visible(found.block_detail),
-                              "probes_say": found.probes_say,
-                              "probes": [{"cell": p.cell_id, "status": p.status, "observed": visible(p.observed),
-                                          "href": _probe_link(p.cell_id, found.version, grid.platform,
-                                                              several_platforms)} for p in found.probes]})
-    return ChapterPage(grid.chapter, grid.platform, grid.versions, tuple(rows),
-                       tuple(s.text for s in view.summaries), tuple(disagreements), details)
+        drawn, found = _row(view, row, several_platforms)
+        rows.append(drawn)
+        details.update(found)
+    summaries = tuple({"version": s.version, "text": s.text, "first": _first_broken(rows, details, s.version)}
+                      for s in view.summaries)
+    names = {row["block"]: row["name"] for row in rows}
+    disagreements = tuple(_disagreement(view, d, names, several_platforms) for d in view.disagreements)
+    return ChapterPage(grid.chapter, grid.platform, grid.versions, tuple(rows), summaries, disagreements, details,
+                       visible(grid.title), source_link(grid.origin))
 
 
 def chapter_pages(views: Sequence[ChapterView], several_platforms: bool = False) -> list[ChapterPage]:
@@ -121,6 +202,6 @@ def blocks_of_rows(pages: Sequence[ChapterPage], views: Sequence[ChapterView]) -
             for block in blocks:
                 row = by_block.get(block)
                 if row is not None:
-                    label = f"{page.chapter} {row['heading'] or block} (line {row['line']})"
-                    back.setdefault(row_id, []).append([row["anchor"], label])
+                    back.setdefault(row_id, []).append([row["anchor"], f"{page.name}, {row['name']}"])
     return back
+

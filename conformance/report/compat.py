@@ -5,18 +5,20 @@ The file is BCD's public build format, with JAX platforms where BCD has browsers
 
 - `__meta`: BCD's release metadata (`version`, the suite's; `timestamp`);
 - `browsers`: one entry per platform (`linux-x86_64`, ...) with the JAX releases measured there as its releases;
-- `jax`: one feature per chapter row that documents a behaviour, nested by the row ID's dotted parts, each with a
-  `__compat` statement: `description`, `source_file` (the case module), `support` (per platform, BCD support
+- `jax`: one feature per chapter row, nested by the row ID's dotted parts, each with a `__compat` statement:
+  `description` (the row's own summary in the row list, not its case's claim, which several rows share), `source_file`
+  (the case module), `support` (per platform, BCD support
   statements over the final releases measured: `version_added`, the first release of a span where the row behaves
   as the chapter says, `≤0.4.38` when it already does on the oldest; `version_removed` and `version_last` where the
   span ends, as BCD puts them; `partial_implementation` where only some of the row's cells do; `notes`, short HTML
-  with a link to the cell) and `status`;
+  with a link to the cell) and `status`. A row that documents a JAX bug (a known issue) is a feature of its own
+  whose description starts "Known issue, a JAX bug (where this reads as supported, the bug is present)": its support
+  reads as the bug being present, where BCD readers look;
 - `api` (when the results hold censuses, `conformance.api`): BCD's own category, every public JAX name as a feature
   whose `version_added`, `version_removed` and `status.deprecated` are computed from the release's census;
 - `jax_conformance`: what BCD has no place for: the format's name and version, the documented release, each row's
   cells, and `known_issues`, the rows that document a JAX bug (where `conforms` means the bug reproduces), as a tree
-  of their own with the bug's state per release. A known issue never has a BCD support statement: a BCD renderer
-  would read a bug that reproduces as support.
+  of their own with the bug's state per release in the report's words.
 
 The part BCD readers read validates against BCD's own schemas (tests/bcd/, with the commit they came from) with
 the browser names replaced by the platform names (docs/result-format.md). The project's schema of the whole file is
@@ -33,6 +35,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 import conformance
+from conformance.core.rowlist import load_rows
 from conformance.core.status import Status
 from conformance.core.versions import DOCUMENTED_JAX
 from conformance.report.common import cell_address, page_address, visible
@@ -40,7 +43,11 @@ from conformance.report.model import CaseBlock, ParamRow, ReportModel, TableCell
 from conformance.report.spans import Span, platform_states, spans
 
 FORMAT = "jax-conformance compat"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+KNOWN_ISSUE_LEAD = "Known issue, a JAX bug (where this reads as supported, the bug is present): "
+# How a cell's status reads in a sentence (`<code>a.p[y]</code> differs in 0.6.0`).
+_STATUS_VERB = {"conforms": "conforms", "differs": "differs", "unsupported": "is unsupported", "error": "ends in an error",
+                "crash": "crashes", "timeout": "times out", "skipped": "is skipped", "flaky": "is flaky"}
 FULL, PARTIAL, NONE = "full", "partial", "none"
 NOTE_CHARS = 300  # BCD's notes are a sentence or two; the whole why is one click away, on the page
 
@@ -94,8 +101,10 @@ def _partial_note(span: Span[str], members: Sequence[ParamRow], index: dict[str,
         states = [(release, row.cells[index[release]].status) for release in inside
                   if row.cells[index[release]].result is not None]
         if any(status != Status.CONFORMS.value for _, status in states):
-            told = ", ".join(f"{_text(part.state)} in {_text(part.text)}" for part in spans(states))
-            others.append(f"<code>{_text(row.cell_id)}</code> is {told}")
+            parts = [f"{_text(_STATUS_VERB.get(part.state, 'is ' + part.state))} in {_text(part.text)}"
+                     for part in spans(states)]
+            told = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+            others.append(f"<code>{_text(row.cell_id)}</code> {told}")
     good = len(members) - len(others)
     return (f"In {_text(span.text)}, {good} of this row's {len(members)} cells behave{'s' if good == 1 else ''} as the "
             f"chapter says; " + "; ".join(others) + ".")
@@ -245,6 +254,19 @@ def _with_source_file(tree: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def row_summaries() -> dict[str, str]:
+    """Each row's own summary in the project's row list (`core/rows.tsv`, from behaviours.md)."""
+    return {row.id: row.summary for row in load_rows()}
+
+
+def feature_description(row_id: str, claim: str, summaries: dict[str, str]) -> str:
+    """A row's BCD description: its own summary in the row list, not its case's claim, which several rows share and
+    which, for the siblings of a known issue, describes the bug; the claim where the row list says no more
+    (`KNOWN ISSUE 2.`) or has no such row."""
+    own = " ".join(summaries.get(row_id, "").split())
+    return own if own and not re.match(r"KNOWN ISSUE\b", own) else claim
+
+
 def compat_data(model: ReportModel, generated_at: str = "", *, html_link: str = "index.html",
                 site_url: str = "", api: dict[str, Any] | None = None) -> dict[str, Any]:
     """The compat JSON (see the module's docstring); its notes link to cells of the page at `html_link`, made
@@ -260,15 +282,20 @@ def compat_data(model: ReportModel, generated_at: str = "", *, html_link: str = 
     features: dict[str, Any] = {}
     known: dict[str, Any] = {}
     cells: dict[str, list[str]] = {}
+    summaries = row_summaries()
     for row_id, entries in grouped.items():
         block, members = entries[0][0], [row for _, row in entries]
-        description = " ".join(visible(block.claim).split())
+        claim = " ".join(visible(block.claim).split())
+        description = feature_description(row_id, claim, summaries)
         cells[row_id] = [row.cell_id for row in members]
         support, bugs = {}, {}
         for platform in model.platforms:
             if _known_on(members, model, platform):
                 if states := bug_states(context, members, platform):
                     bugs[platform] = states
+                if (found := support_statement(context, members, platform, "")) is not None:
+                    support[platform] = found
+                description = KNOWN_ISSUE_LEAD + claim
             elif (found := support_statement(context, members, platform,
                                               _discrepancy_note(context, members, platform))) is not None:
                 support[platform] = found
@@ -277,7 +304,7 @@ def compat_data(model: ReportModel, generated_at: str = "", *, html_link: str = 
                 "description": description, "source_file": _source_file(block), "support": support,
                 "status": {"experimental": False, "standard_track": False, "deprecated": _deprecated(members, model)}})
         if bugs:
-            _place(known, row_id, "__known_issue", {"description": description, "source_file": _source_file(block),
+            _place(known, row_id, "__known_issue", {"description": claim, "source_file": _source_file(block),
                                                      "cells": cells[row_id], "bug": bugs})
     return {
         "__meta": {"version": conformance.__version__, "timestamp": generated_at},

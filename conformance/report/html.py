@@ -35,6 +35,7 @@ from conformance.core.status import (KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED, KN
 from conformance.core.versions import DOCUMENTED_JAX
 from conformance.chapter.grid import ChapterView
 from conformance.report.apiview import ApiView, api_view
+from conformance.report.perfview import PerfView
 from conformance.report.chapterpage import (GLYPHS as BLOCK_GLYPHS, MEANINGS as BLOCK_MEANINGS, blocks_of_rows,
                                             chapter_pages)
 from conformance.report.common import STATUS_ORDER, cell_address, visible
@@ -46,7 +47,7 @@ from conformance.report.outputs import ExtraOutputs, write_extra_outputs
 from conformance.report.model import (BUG_ABSENT_GLYPH, BUG_PRESENT_GLYPH, CHANGE_GROUPS, GLYPHS, NOT_RUN, ReportModel,
                                       build_model, version_key)
 from conformance.report.since import SinceView, run_label, since_markdown
-from conformance.report.repro import module_source, prelude, script_sources, scripts_used
+from conformance.report.repro import main_template, module_source, prelude, script_sources, scripts_used
 from conformance.results.load import PathLike, load_results
 from conformance.decide.diff import warning_line
 from conformance.results.schema import SCHEMA_VERSION, ResultFile
@@ -199,6 +200,7 @@ def page_data(model: ReportModel) -> dict[str, Any]:
         "condcase": MISCOMPILE_CASE, "sections": [s.heading for s in model.sections], "looks": cell_looks(),
         "cases": cases, "rows": rows, "cells": cells, "expected": expected_table,
         "modules": modules, "prelude": prelude(), "scripts": script_sources(),
+        "mains": [main_template(True), main_template(False)],
     }
 
 
@@ -271,9 +273,11 @@ def first_warned(model: ReportModel) -> dict[str, tuple[str, str]]:
 
 
 def template_context(model: ReportModel, generated_at: dt.datetime | str, since: SinceView | None = None,
-                     api: ApiView | None = None, chapters: Sequence[ChapterView] = ()) -> dict[str, Any]:
+                     api: ApiView | None = None, chapters: Sequence[ChapterView] = (),
+                     perf: PerfView | None = None) -> dict[str, Any]:
     """What the page's template renders from (also what `benchmarks/report_scale.py` renders an older template
-    with); `api` is the API section's view (None: no section), `chapters` the chapters run as written."""
+    with); `api` is the API section's view (None: no section), `chapters` the chapters run as written, `perf` the
+    Performance section's view (None: no section)."""
     moment = generated_at.isoformat(timespec="seconds") if isinstance(generated_at, dt.datetime) else generated_at
     pages = chapter_pages(chapters, len(model.platforms) > 1)
     data = page_data(model)
@@ -290,16 +294,16 @@ def template_context(model: ReportModel, generated_at: dt.datetime | str, since:
         run_label=run_label, links=PageLinks.of(model), first_warned=first_warned(model), api=api,
         api_json=json_for_script(api.data()) if api else "", chapters=pages, chapter_glyphs=BLOCK_GLYPHS,
         chapter_meanings=BLOCK_MEANINGS,
-        chapter_json=json_for_script({p.key: p.details for p in pages}) if pages else "")
+        chapter_json=json_for_script({p.key: p.details for p in pages}) if pages else "", perf=perf)
 
 
 def render_html(model: ReportModel, generated_at: dt.datetime | str, since: SinceView | None = None,
-                api: ApiView | None = None, chapters: Sequence[ChapterView] = ()) -> str:
+                api: ApiView | None = None, chapters: Sequence[ChapterView] = (), perf: PerfView | None = None) -> str:
     """The report as one self-contained HTML page (inline CSS and script, no external resources); `since` adds
     "Since the last run" at the top, `api` the section of every public name per release, `chapters` "The chapter as
     written"."""
     return _environment().get_template(TEMPLATE_NAME).render(
-        **template_context(model, generated_at, since, api, chapters))
+        **template_context(model, generated_at, since, api, chapters, perf))
 
 
 # ---------------------------------------------------------------- writing
@@ -327,6 +331,7 @@ def write_report(
     since: SinceView | None = None,
     censuses: Sequence[Census] = (),
     chapters: Sequence[ChapterView] = (),
+    perf: PerfView | None = None,
 ) -> Path:
     """Render result files to the HTML report at `out_path` (atomically), and optionally Markdown and JUnit XML, and
     the outputs for other tools that `extra` names (compat JSON, wptreport; how full the Markdown is, its link).
@@ -334,17 +339,20 @@ def write_report(
     `releases`, the JAX releases of the package index, let the report name the exact release of each change;
     `since` (`report.since.since_view` of the run history) adds "Since the last run" to the page and the Markdown;
     `censuses` (`api census`, stored beside the results) add the API section and the compat JSON's `api` entries;
-    `chapters` (`conformance.chapter.grid.chapter_views` of the results' block cells) "The chapter as written".
+    `chapters` (`conformance.chapter.grid.chapter_views` of the results' block cells) "The chapter as written";
+    `perf` (`report.perfview.perf_view` of the results' workload samples) the Performance section.
     """
     model = build_model(_as_files(paths_or_files), load_cases() if cases is None else cases, releases)
     moment = generated_at or dt.datetime.now(dt.timezone.utc)
     extra = extra or ExtraOutputs()
     out = Path(out_path)
     # The Markdown first: a --compare naming no column is refused before anything is written.
+    api = api_view(censuses)
     markdown = None if markdown_path is None else markdown_summary(
         model, full=extra.markdown_full, generated_at=moment, html_link=extra.html_link, lead=since_markdown(since),
-        compare=extra.compare, site_url=extra.site_url)
-    write_text_atomically(out, render_html(model, moment, since, api_view(censuses), chapters))
+        compare=extra.compare, site_url=extra.site_url, chapters=chapter_pages(chapters, len(model.platforms) > 1),
+        api=api)
+    write_text_atomically(out, render_html(model, moment, since, api, chapters, perf))
     if markdown_path is not None:
         write_text_atomically(markdown_path, markdown)
     if junit_path is not None:

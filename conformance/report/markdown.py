@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -20,7 +21,10 @@ from conformance.core.observation import decode_nonfinite
 from conformance.core.status import (KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED, KNOWN_ISSUE_PRESENT,
                                      KNOWN_ISSUE_WORDING, MEANING, Status)
 from conformance.core.versions import DOCUMENTED_JAX
+from conformance.report.apiview import ApiView
+from conformance.report.chapterpage import ChapterPage
 from conformance.report.common import STATUS_ORDER, cell_address, page_address, visible
+from conformance.report.markdown_sections import api_summary, chapter_summary
 from conformance.report.model import CHANGE_GROUPS, NOT_RUN, ParamRow, ReportModel, TableCell
 from conformance.report.spans import joined, platform_states, spans
 
@@ -64,11 +68,19 @@ def literal(value: Any) -> str:
     return text(flat) if re.search(r"[<>]", flat) else code(flat)
 
 
+# A file name (`debugging.py`, `jax/_src/config.py`, `rows.tsv`): a linkifying renderer reads `.py` or `.md` as a
+# country's domain and makes the name a link to a host, so it is written as code.
+_FILE_NAME = re.compile(r"(?<![\w/.`-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.(?:py|pyi|md|toml|json|txt|ipynb|tsv|cfg|so|sh|"
+                        r"yml|yaml|html|c|cc|h))\b(?![\w/-])")
+
+
 def prose(value: Any) -> str:
     """Text that marks code with backticks, as the case notes do: each `…` pair a code span (its backticks shown as
-    escaped text where it holds `<` or `>`), the rest escaped text."""
+    escaped text where it holds `<` or `>`), the rest escaped text, where a bare file name is a code span too."""
     flat = " ".join(visible(str(value)).split())
-    parts = re.split(r"`([^`]+)`", flat)
+    parts = re.split(r"`([^`]+)`", _FILE_NAME.sub(lambda m: f"`{m.group(1)}`", flat) if "`" not in flat else
+                     "`".join(_FILE_NAME.sub(lambda m: f"`{m.group(1)}`", part) if i % 2 == 0 else part
+                              for i, part in enumerate(flat.split("`"))))
     return "".join(_escape(f"`{part}`") if i % 2 and re.search(r"[<>]", part) else code(part) if i % 2
                    else _escape(part) for i, part in enumerate(parts))
 
@@ -83,7 +95,16 @@ def _shorten(value: Any) -> str:
     return shown if len(shown) <= MAX_VALUE else shown[:MAX_VALUE - 1] + "…"
 
 
-def _header(model: ReportModel, generated_at: str, html_link: str) -> list[str]:
+def cell_name(cell_id: str, jax: str, platform: str, page: str, several: bool, in_table: bool = False) -> str:
+    """A cell id as code, linked to its cell's panel on the page (`page`, the page's absolute address; '' for no
+    link) at the release the line is about."""
+    name = code(cell_id, in_table=in_table)
+    if not page:
+        return name
+    return f"[{name}]({link_target(cell_address(page, cell_id, jax, platform if several else ''))})"
+
+
+def _header(model: ReportModel, generated_at: str, html_link: str, absolute: bool = False) -> list[str]:
     versions = [jax for jax, _ in model.versions]
     span = (f"{len(versions)} JAX release{'s' if len(versions) != 1 else ''}"
             + (f" ({text(versions[0])} to {text(versions[-1])})" if len(versions) > 1 else
@@ -96,7 +117,11 @@ def _header(model: ReportModel, generated_at: str, html_link: str) -> list[str]:
         f"{text(conformance.__version__)}.", "",
         f"**[Open the interactive report]({link_target(html_link)})** for each cell's observation, its difference "
         f"from the chapter and a script that reproduces it. The words of the tables are explained in the "
-        f"[legend](#legend) at the end.",
+        f"[legend](#legend) at the end. "
+        + ("Every cell id links to its cell in the interactive report, at the release its line is about." if absolute
+           else f"The link is relative: it works beside {code(html_link)} only, and pasted elsewhere (a pull request, a "
+                "CI summary) it leads nowhere; `report --site-url URL` makes every link absolute and links each "
+                "cell id to its cell."),
     ]
 
 
@@ -126,14 +151,15 @@ def _overview(model: ReportModel) -> list[str]:
     return lines
 
 
-def _discrepancies(model: ReportModel) -> list[str]:
+def _discrepancies(model: ReportModel, page: str = "") -> list[str]:
     lines = ["", f"## Where JAX {DOCUMENTED_JAX} differs from the chapter", ""]
     if not model.discrepancies:
         return lines + ["None: on the documented release every asserted fact holds."]
     for found in model.discrepancies:
         observed = "; ".join(f"{literal(d.get('path'))}: expected {literal(_shorten(d.get('expected')))}, observed "
                              f"{literal(_shorten(d.get('observed')))}" for d in found.result.diff)
-        lines += [f"- {code(found.cell_id)} on {text(found.platform)}", "",
+        name = cell_name(found.cell_id, found.jax, found.platform, page, len(model.platforms) > 1)
+        lines += [f"- {name} on {text(found.platform)}", "",
                   f"  **The chapter:** {prose(found.claim) or 'no claim recorded'}", "",
                   f"  **Observed:** {observed or prose(found.result.reason) or 'no difference recorded'}", "",
                   f"  **Why:** {prose(found.note)}" if found.note else "  **Why:** no note yet: unexplained.", ""]
@@ -156,7 +182,7 @@ def _history(row: ParamRow, model: ReportModel, platform: str) -> tuple[str, str
     return joined(conforming) or "never", ", ".join(others) or "–"
 
 
-def _since_tables(model: ReportModel) -> list[str]:
+def _since_tables(model: ReportModel, page: str = "") -> list[str]:
     several = len(model.platforms) > 1
     lead = "| platform " if several else ""
     known, changing = [], []
@@ -167,7 +193,10 @@ def _since_tables(model: ReportModel) -> list[str]:
             if newest is None:
                 continue
             yes, no = _history(row, model, platform)
-            start = f"| {code(row.cell_id, in_table=True)} " + (f"| {text(platform)} " if several else "")
+            newest_jax = [c.jax for c, cell in zip(model.columns, row.cells)
+                          if c.platform == platform and cell.result is not None][-1]
+            start = f"| {cell_name(row.cell_id, newest_jax, platform, page, several, in_table=True)} " + \
+                (f"| {text(platform)} " if several else "")
             if any(at):
                 known.append(f"{start}| {yes} | {no} | {text(newest.word)} |")
             elif row.changes:
@@ -186,7 +215,7 @@ def _since_tables(model: ReportModel) -> list[str]:
     return lines
 
 
-def _changes(model: ReportModel) -> list[str]:
+def _changes(model: ReportModel, page: str = "") -> list[str]:
     lines = []
     for step in model.steps:
         if not step.total:
@@ -195,7 +224,8 @@ def _changes(model: ReportModel) -> list[str]:
         lines += ["", f"### {text(step.before)} → {text(step.after)} ({text(step.platform)})", ""]
         for group in CHANGE_GROUPS[:-1]:
             for change in step.groups[group]:
-                lines.append(f"- {group}: {code(change.cell_id)} ({text(change.before)} → {text(change.after)})")
+                name = cell_name(change.cell_id, step.after, step.platform, page, len(model.platforms) > 1)
+                lines.append(f"- {group}: {name} ({text(change.before)} → {text(change.after)})")
         if printed:
             lines.append(f"- printed output changed in {printed} cell{'s' if printed != 1 else ''}, status unchanged")
     return (["", "## What changed between neighbouring releases"] + lines) if lines else []
@@ -219,10 +249,7 @@ def from_to(model: ReportModel, before: str, after: str, page: str = "") -> list
             lines.append("")
             for group, change in moved:
                 why = prose(change.why.why) if change.why else "unexplained (no declared Change)"
-                name = code(change.cell_id)
-                if page:
-                    at = cell_address(page, change.cell_id, after, step.platform if len(model.platforms) > 1 else "")
-                    name = f"[{name}]({link_target(at)})"
+                name = cell_name(change.cell_id, after, step.platform, page, len(model.platforms) > 1)
                 lines.append(f"- **{group}**: {name} ({text(change.before)} → {text(change.after)}): {why}")
         else:
             lines.append("No cell changes status.")
@@ -231,14 +258,17 @@ def from_to(model: ReportModel, before: str, after: str, page: str = "") -> list
     return lines[:-1]
 
 
-def _every_cell(model: ReportModel) -> list[str]:
+def _every_cell(model: ReportModel, page: str = "") -> list[str]:
     heads = [f"{c.label} ({c.platform})" if len(model.platforms) > 1 else c.label for c in model.columns]
     lines = ["", "## Every cell", "", "| section | cell | " + " | ".join(map(text, heads)) + " |",
              "|---|---|" + "---|" * len(heads)]
     for section in model.sections:
         for block in section.cases:
             for row in block.params:
-                name = code(row.cell_id, in_table=True) + (" (known issue)" if row.known_issue else "")
+                column = next((c for c, cell in zip(model.columns, row.cells) if cell.result is not None),
+                              model.columns[-1] if model.columns else None)
+                name = (cell_name(row.cell_id, column.jax, column.platform, page, len(model.platforms) > 1, True)
+                        if column else code(row.cell_id, in_table=True)) + (" (known issue)" if row.known_issue else "")
                 words = " | ".join(text(c.word) + (f" ({PRINTED_DIFFERS})" if c.printed_differs else "")
                                    for c in row.cells)
                 lines.append(f"| {text(section.heading)} | {name} | {words} |")
@@ -255,19 +285,24 @@ def _moment(generated_at: dt.datetime | str | None) -> str:
 
 def markdown_summary(model: ReportModel, *, full: bool = False, generated_at: dt.datetime | str | None = None,
                      html_link: str = DEFAULT_HTML_LINK, lead: list[str] | None = None,
-                     compare: tuple[str, str] | None = None, site_url: str = "") -> str:
+                     compare: tuple[str, str] | None = None, site_url: str = "",
+                     chapters: Sequence[ChapterPage] = (), api: ApiView | None = None) -> str:
     """The Markdown page: header with date, suite version, platforms and a link to the HTML page (`html_link`,
     relative `index.html` by default); overview; where the documented release differs from the chapter; known
     issues and "since which release" tables; legend. `full` adds, before the legend, what changed between
     neighbouring releases and the table of every cell. `lead` are lines to put right after the header ("Since the last
     run", `report.since.since_markdown`); `compare` (A, B) puts "From A to B" (`from_to`) first of all, an upgrade's
-    delta for its pull request. `site_url` makes the page link absolute (and links each changed cell to its panel),
-    so the pasted page has no link that breaks."""
+    delta for its pull request. `site_url` makes the page link absolute and links every cell id to its cell's panel,
+    so the pasted page has no link that breaks; without it the header says its link is relative. `chapters` (the
+    page's `ChapterPage`s) and `api` (its `ApiView`) add short summaries of those sections
+    (`report.markdown_sections`)."""
     page = page_address(html_link, site_url)
-    delta = from_to(model, *compare, page=page if site_url else "") if compare else []
-    lines: list[str] = _header(model, _moment(generated_at), page) + delta + list(lead or []) + _overview(model)
-    lines += _discrepancies(model) + _since_tables(model)
+    cells = page if site_url else ""
+    delta = from_to(model, *compare, page=cells) if compare else []
+    lines: list[str] = _header(model, _moment(generated_at), page, bool(site_url)) + delta + list(lead or [])
+    lines += _overview(model) + _discrepancies(model, cells) + _since_tables(model, cells)
+    lines += chapter_summary(chapters, text, code, cells) + api_summary(api, text, cells)
     if full:
-        lines += _changes(model) + _every_cell(model)
+        lines += _changes(model, cells) + _every_cell(model, cells)
     return "\n".join(lines + _legend()) + "\n"
 

@@ -18,6 +18,7 @@ from conformance.chapter.grid import chapter_views, without_blocks
 from conformance.envs.builder import EnvironmentBuilder
 from conformance.errors import ConformanceError
 from conformance.report.html import write_report
+from conformance.report.perfview import perf_sections, perf_view
 from conformance.report.outputs import ExtraOutputs
 from conformance.report.since import since_view
 from conformance.results.history_file import read_history
@@ -84,5 +85,5 @@ def render_results(paths: Any, out: Path, markdown: Path | None = None, junit: P
     censuses, unread = stored_censuses_of(paths)
     path = write_report(without_blocks(loaded.files), out, markdown_path=markdown, junit_path=junit, cases=cases,
                         releases=releases, extra=extra, since=since, censuses=censuses,
-                        chapters=chapter_views(merge_files(loaded.files)))
+                        chapters=chapter_views(merge_files(loaded.files)), perf=perf_view(perf_sections(paths)))
     return Rendered(path, list(loaded.problems) + unread, conflicts)

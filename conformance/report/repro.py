@@ -2,13 +2,17 @@
 
 A script needs only `pip install jax==V jaxlib==V`: imports of the suite's own modules are
 removed (the stand-ins and helpers are defined above them in the same file), and a `main`
-runs one probe and prints its facts as JSON. Pure apart from reading the sources.
+runs one probe and prints its facts as JSON. The script of a stored cell then prints, last, the expected facts, the
+release's and this machine's observed ones and its verdict, `reproduced: differs as on 0.4.38` (exit status 0) or
+`not reproduced: conforms here` (exit status 1): `verdict_main` (the HTML report fills in the same text in the
+browser). Pure apart from reading the sources.
 """
 
 from __future__ import annotations
 
 import ast
 import inspect
+import json
 import sys
 from pathlib import Path
 
@@ -57,6 +61,50 @@ def prelude() -> str:
             + "\n\n# ---- the suite's shared probe helpers\n" + _strip_future(helpers))
 
 
+MAIN_PLACES = ("__CALL__", "__EXPECTED__", "__PRINTED__", "__RELEASE__", "__STATUS__", "__OBSERVED__")
+_MAIN = """if __name__ == "__main__":
+    import sys
+    import traceback
+    EXPECTED, PRINTED_KEYS, OBSERVED = json.loads(__EXPECTED__), json.loads(__PRINTED__), json.loads(__OBSERVED__)
+    try:
+        result = __CALL__
+        status_here, facts = "observed", result.facts
+        print(json.dumps({"facts": result.facts, "details": result.details}, indent=1, default=repr))
+    except Unsupported as missing:
+        status_here, facts = "unsupported", None
+        print(f"unsupported here: {missing}")
+    except Exception:
+        status_here, facts = "error", None
+        traceback.print_exc()
+    lines, code = verdict(status_here, facts, EXPECTED, PRINTED_KEYS, __RELEASE__, __STATUS__, OBSERVED)
+    print("\\n".join(lines))
+    sys.exit(code)
+"""
+_FACTS_MAIN = """if __name__ == "__main__":
+    import json
+    result = __CALL__
+    print(json.dumps({"facts": result.facts, "details": result.details}, indent=1, default=repr))
+"""
+
+
+def main_template(verdict: bool = True) -> str:
+    """The script's `__main__`, its places (`MAIN_PLACES`) to fill: the probe's call, then, as Python string
+    literals of JSON, the expected facts, the printed tier's keys, the release, its status and its observation
+    (`verdict` False: the facts alone, for a cell with no stored result)."""
+    return _MAIN if verdict else _FACTS_MAIN
+
+
+def verdict_main(call: str, expected: object, printed_keys: list[str], release: str, status: str,
+                 observed: object) -> str:
+    """The `__main__` of a stored cell's script (see the module's docstring)."""
+    values = (call, repr(json.dumps(expected)), repr(json.dumps(list(printed_keys))), repr(release), repr(status),
+              repr(json.dumps(observed, default=repr)))
+    text = _MAIN
+    for place, value in zip(MAIN_PLACES, values):
+        text = text.replace(place, value)
+    return text
+
+
 def module_source(module_name: str) -> str:
     """A case module's source without its imports of the suite, '' when it cannot be read."""
     module = sys.modules.get(module_name)
@@ -76,9 +124,11 @@ def run_line(case: object, param: str) -> str:
     return " ".join([*(f"{k}={v}" for k, v in env.items()), "python repro.py"]) + (" < stdin.txt" if stdin else "")
 
 
-def reproduction_script(case: object, param: str, jax: str, jaxlib: str = "", suite: str = "") -> str:
+def reproduction_script(case: object, param: str, jax: str, jaxlib: str = "", suite: str = "",
+                        cell: object = None) -> str:
     """One cell's self-contained script (as the HTML report's case page assembles it): the install line, the
-    stand-ins and helpers, the case module, and a `__main__` that runs the probe and prints its facts as JSON.
+    stand-ins and helpers, the case module, and a `__main__` that runs the probe and prints its facts as JSON;
+    given the cell's stored result on `jax` (`cell`, a `CellResult`), then its verdict (`verdict_main`).
     The scripts it runs with `run_script` (`scripts_used`) must be saved beside it."""
     probe = getattr(case, "probe")
     module = module_source(probe.__module__)
@@ -91,6 +141,10 @@ def reproduction_script(case: object, param: str, jax: str, jaxlib: str = "", su
             f"#   pip install jax=={jax} jaxlib=={jaxlib or jax}", f"#   {run}"]
     if stdin:
         head += ["# stdin.txt holds:", *(f"#   {line}" for line in str(stdin).split("\n"))]
-    return ("\n".join(head) + "\n" + prelude() + "\n\n# ---- the case module\n" + module + "\n\n"
-            "if __name__ == \"__main__\":\n    import json\n    result = " + call + "\n"
-            "    print(json.dumps({\"facts\": result.facts, \"details\": result.details}, indent=1, default=repr))\n")
+    if cell is None:
+        main = _FACTS_MAIN.replace("__CALL__", call)
+    else:
+        printed = sorted((getattr(cell, "printed_expected", None) or {}).keys())
+        status = getattr(getattr(cell, "status"), "value", str(getattr(cell, "status")))
+        main = verdict_main(call, getattr(cell, "expected"), printed, jax, status, getattr(cell, "observation"))
+    return "\n".join(head) + "\n" + prelude() + "\n\n# ---- the case module\n" + module + "\n\n" + main

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
-from conformance.results.schema import CHAPTER_NAMESPACE, CellResult, ResultFile, build_identity, unjudged_cell
+from conformance.results.schema import CHAPTER_NAMESPACE, PERF_FORMAT, CellResult, ResultFile, build_identity, unjudged_cell
 
 
 def _cell_id(test: Mapping[str, Any]) -> str | None:
@@ -52,10 +52,22 @@ def merge_report_json(stored: Mapping[str, Any] | None, new: Mapping[str, Any],
     merged["tests"] = _stamped(new.get("tests", []), new)
     if stored:
         merged["tests"] += _stamped(_stored_not_rerun(stored, new, retired)[0], stored)
+    if stored and isinstance(stored.get("perf"), Mapping) or isinstance(new.get("perf"), Mapping):
+        merged["perf"] = merge_perf_sections((stored or {}).get("perf"), new.get("perf"))
     outcomes = Counter(str(t.get("outcome", "unknown")) for t in merged.get("tests", []))
     merged["summary"] = {**dict(outcomes), "total": sum(outcomes.values()),
                          "collected": sum(outcomes.values())}
     return merged
+
+
+def merge_perf_sections(stored: Any, new: Any) -> dict[str, Any]:
+    """The `perf` object of a merged result file (schema 5): the new run's workloads, and every stored workload
+    the new run did not measure, kept as it is (as cells are)."""
+    workloads = {}
+    for section in (stored, new):
+        if isinstance(section, Mapping) and isinstance(section.get("workloads"), Mapping):
+            workloads.update({str(k): v for k, v in section["workloads"].items() if isinstance(v, Mapping)})
+    return {"format": PERF_FORMAT, "workloads": dict(sorted(workloads.items()))}
 
 
 def _stamped(tests: Any, report: Mapping[str, Any]) -> list[Any]:

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from conformance.atomic import write_bytes_atomically
+from conformance.interrupts import interrupts_held
 from conformance.readfile import TooLarge, read_regular_bytes
 from conformance.results.history_file import MAX_HISTORY_BYTES
 from conformance.results.load import MAX_RESULT_BYTES, RESULT_NAME, ResultsError, load_result_file
@@ -216,12 +217,11 @@ def restore_one(source: str, entry: dict[str, Any], into: Path, keep: Path | Non
     except FetchError as exc:
         return f"cannot be fetched: {exc}"
     problem: str | None = None
-    try:
-        handle, temporary_name = tempfile.mkstemp(prefix=f".restoring-{name}.", dir=into)
-    except OSError as exc:
-        return f"cannot be written here ({shown(exc.strerror or str(exc))})"
-    temporary = Path(temporary_name)
-    try:
+    temporary: Path | None = None
+    try:  # from the first instruction: an interrupt as the file is made waits until `temporary` names it
+        with interrupts_held():
+            handle, temporary_name = tempfile.mkstemp(prefix=f".restoring-{name}.", dir=into)
+            temporary = Path(temporary_name)
         with os.fdopen(handle, "wb") as out:
             out.write(data)
         problem = file_problem(temporary, name, data, entry)
@@ -231,11 +231,12 @@ def restore_one(source: str, entry: dict[str, Any], into: Path, keep: Path | Non
             os.replace(temporary, into / name)
         return problem
     except OSError as exc:  # a full disk, a quota: set aside (its cells run), the partial file removed
-        if keep is not None and problem is None:  # a partial copy of a file that is not restored
+        if keep is not None and problem is None and temporary is not None:  # a partial copy of one not restored
             (keep / name).unlink(missing_ok=True)
         return f"cannot be written here ({shown(exc.strerror or str(exc))})"
     finally:
-        temporary.unlink(missing_ok=True)
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
 
 
 def restore_results(source: str, into: Path, keep: Path | None = None,

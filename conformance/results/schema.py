@@ -18,7 +18,9 @@ from conformance.core.casefolders import CHAPTER_NAMESPACE  # noqa: F401 - chapt
 from conformance.core.observation import MAX_DEPTH, WARNING_KEYS, json_problem
 from conformance.core.status import Status
 
-SCHEMA_VERSION = 4  # 4: a cell's `warnings`; the header's `jax_git_hash` and `jaxlib_git_hash`
+SCHEMA_VERSION = 5  # 4: a cell's `warnings`; the header's `jax_git_hash` and `jaxlib_git_hash`; 5: `perf`
+# The format of a result file's top-level `perf` object (schema 5): `{"format": 1, "workloads": {ID: entry}}`.
+PERF_FORMAT = 1
 OLDEST_READABLE_SCHEMA = 1
 _PEP440 = re.compile(r"^\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?$")
 

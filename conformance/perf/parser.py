@@ -1,0 +1,57 @@
+"""The grammar of the performance tier: `perf`, and the options it adds to `bisect` (`--metric`) and `gate`
+(`--perf`). `cli_parser` calls these; nothing here runs anything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conformance.perf.stats import METRICS, THRESHOLD
+
+
+def _rounds_options(parser: Any, default_rounds: int = 5) -> None:
+    parser.add_argument("--rounds", type=int, default=default_rounds, metavar="N",
+                        help=f"interleaved rounds per side (default {default_rounds}; 5 is the fewest in which the "
+                             f"rank test can reach p < 0.01)")
+    parser.add_argument("--max-rounds", type=int, default=9, metavar="N",
+                        help="the bound on rounds when a verdict is still unknown (default 9)")
+    parser.add_argument("--threshold", type=float, default=THRESHOLD, metavar="RATIO",
+                        help=f"the ratio a timed metric must pass to be regressed or improved (default {THRESHOLD})")
+    parser.add_argument("--xla-flags", default="", metavar="FLAGS",
+                        help="XLA_FLAGS for the workloads' processes, e.g. --xla_cpu_use_thunk_runtime=false")
+
+
+def add_perf_parser(commands: Any, add_common_options: Any, default_results: Path) -> None:
+    """`perf`: the releases (a matrix, versions, interpreters), the selection, the rounds and the outputs."""
+    perf = commands.add_parser("perf", help="measure the workloads on each release in interleaved rounds and say "
+                               "what regressed, improved or changed")
+    which = perf.add_mutually_exclusive_group()
+    which.add_argument("--matrix", metavar="NAME", help="a matrix name or .toml path (default: the default matrix)")
+    which.add_argument("--jax", action="append", metavar="VERSION", help="a JAX release; repeat for more")
+    perf.add_argument("--python", action="append", default=[], metavar="PATH",
+                      help="an existing interpreter with jax, measured as it is (repeatable; after the releases)")
+    perf.add_argument("-k", dest="expression", metavar="EXPR", help="pytest-style selection of workloads")
+    _rounds_options(perf)
+    perf.add_argument("--aa", action="store_true", help="the noise check: each release against a twin of itself "
+                      "(exit 1 when anything is flagged)")
+    perf.add_argument("--rerun", action="store_true", help="sample again even where stored samples still hold")
+    perf.add_argument("--json", type=Path, metavar="PATH", help="also write the samples and verdicts as JSON")
+    perf.add_argument("--results", type=Path, default=default_results, metavar="DIR",
+                      help="results folder the samples are stored in (default results/)")
+    add_common_options(perf)
+
+
+def add_bisect_perf_options(bisecting: Any) -> None:
+    """`bisect WORKLOAD --metric M`: bisect a workload's metric instead of a cell's status."""
+    bisecting.add_argument("--metric", choices=METRICS, metavar="METRIC",
+                           help=f"bisect a workload's metric ({', '.join(METRICS)}); CELL is then a workload id")
+    _rounds_options(bisecting)
+
+
+def add_gate_perf_options(gating: Any) -> None:
+    """`gate --from A --to B --perf`: judge the workloads instead of the cells."""
+    gating.add_argument("--perf", action="store_true", help="judge the workloads (samples stored or taken) instead "
+                        "of the cells: fail on a regressed or grown metric no [[perf]] entry acknowledges")
+    gating.add_argument("--perf-rounds", type=int, default=5, metavar="N", help="rounds per side with --perf")
+    gating.add_argument("--perf-threshold", type=float, default=THRESHOLD, metavar="RATIO",
+                        help=f"the timed ratio that fails with --perf (default {THRESHOLD})")

@@ -1,0 +1,90 @@
+"""Workload samples in the release's result file (schema 5: its top-level `perf` object), reused by key.
+
+`RESULTS/<jax>-<platform>.json` holds, beside its cells, `"perf": {"format": 1, "workloads": {ID: entry}}`; an
+entry is `{"key", "claim", "samples": [sample, ...]}` (or with `"error"`, the workload's failure), a sample
+`{"round", "session", "taken", "host", "xla_flags", "jax_platforms", "persistent_cache", "metrics", "info"}`.
+A workload's samples are reused when its `key` is the one this run would write: the workload's source, the perf
+child's code, the environment (pins and Python), `XLA_FLAGS` and the host's CPU model and cores all unchanged.
+Writing goes through the result store's lock and read rules (`results.store.ResultStore.read_stored`), and a new
+file gets a header of its own when the release has no cells stored yet; a stored file's cells are never touched.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+from filelock import FileLock
+
+import conformance
+from conformance.atomic import write_text_atomically
+from conformance.results.merge import merge_perf_sections
+from conformance.results.schema import SCHEMA_VERSION, RunHeader
+from conformance.results.store import ResultStore
+
+PERF_LAUNCHER = "perf (workloads only)"
+_CODE_FILES = ("perf/child.py", "perf/hlo.py", "core/workload.py")
+
+
+def perf_code_digest() -> str:
+    """The digest of the code that measures a workload in the child."""
+    digest = hashlib.sha256()
+    root = Path(conformance.__file__).parent
+    for name in _CODE_FILES:
+        digest.update((root / name).read_bytes())
+    return digest.hexdigest()
+
+
+def workload_key(source: str, environment: str, xla_flags: str, host: Mapping[str, Any]) -> str:
+    """The reuse key of a workload's samples (see the module docstring)."""
+    text = "|".join([source, perf_code_digest(), environment, xla_flags, str(host.get("cpu_model", "")),
+                     str(host.get("cores", ""))])
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def stored_perf(folder: Path, version: str, platform: str) -> dict[str, dict[str, Any]]:
+    """The stored workload entries of a release (or a build's folder), by workload id; {} when none is readable."""
+    path = ResultStore(Path(folder)).path_for(version, platform)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    section = data.get("perf") if isinstance(data, dict) else None
+    workloads = section.get("workloads") if isinstance(section, dict) else None
+    return {str(k): dict(v) for k, v in (workloads or {}).items() if isinstance(v, dict)}
+
+
+def reusable(entry: Mapping[str, Any] | None, key: str) -> list[dict[str, Any]]:
+    """The stored samples of an entry whose key is `key` (without an error), else []."""
+    if not entry or entry.get("key") != key or entry.get("error"):
+        return []
+    return [s for s in entry.get("samples") or [] if isinstance(s, dict) and isinstance(s.get("metrics"), dict)]
+
+
+def new_result_file(version: str, platform: str, header: Mapping[str, Any]) -> dict[str, Any]:
+    """A result file with no cells yet, for a release measured by `perf` before any `run`."""
+    head = RunHeader(jax=version, platform=platform, suite_version=conformance.__version__,
+                     launcher=PERF_LAUNCHER, **{k: v for k, v in header.items() if k in ("python", "pins_hash",
+                                                                                          "source")})
+    return {"created": dt.datetime.now(dt.timezone.utc).timestamp(), "duration": 0.0, "exitcode": 0,
+            "root": "", "environment": {}, "summary": {"total": 0, "collected": 0}, "tests": [],
+            "jax_conformance": head.to_json()}
+
+
+def store_perf(folder: Path, version: str, platform: str, entries: Mapping[str, Mapping[str, Any]],
+               header: Mapping[str, Any] | None = None) -> Path:
+    """Merge `entries` (by workload id) into the result file of `version` on `platform` in `folder`, under the
+    store's lock; stored workloads not measured now are kept, as cells are. Returns the file's path."""
+    store = ResultStore(Path(folder))
+    store.folder.mkdir(parents=True, exist_ok=True)
+    path = store.path_for(version, platform)
+    with FileLock(str(store.folder / f".{path.name}.lock")):
+        stored, _, _ = store.read_stored(path, version, platform)
+        data = stored if stored is not None else new_result_file(version, platform, header or {})
+        data["perf"] = merge_perf_sections(data.get("perf"), {"workloads": dict(entries)})
+        data["jax_conformance"]["schema_version"] = SCHEMA_VERSION
+        write_text_atomically(path, json.dumps(data, indent=1, allow_nan=False))
+    return path

@@ -1,0 +1,110 @@
+"""The report's Performance section: workload × release, from the `perf` objects of the result files (schema 5).
+
+Per workload and release: the medians of run time, compile time and temp bytes, every verdict other than `same`
+against the release before (by the rules of `perf.stats`, computed again from the stored samples), the noise band
+of the run time, and a sparkline of the median run time across releases. Pure but for reading the files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from conformance.core.workload import Workload
+from conformance.perf.session import PerfOutcome, PerfRequest, Side, medians
+from conformance.results.versions import version_order
+
+
+@dataclass(frozen=True)
+class PerfCell:
+    """One workload on one release: medians, verdicts against the release before, and samples counted."""
+
+    release: str
+    run_s: float | None
+    compile_s: float | None
+    temp_bytes: float | None
+    flagged: tuple[str, ...]
+    samples: int
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class PerfRow:
+    """One workload across the releases."""
+
+    id: str
+    claim: str
+    band: float
+    cells: tuple[PerfCell, ...]
+    sparkline: str
+
+
+@dataclass(frozen=True)
+class PerfView:
+    """The section: the releases (columns) and one row per workload."""
+
+    releases: tuple[str, ...]
+    rows: tuple[PerfRow, ...]
+
+
+def perf_sections(paths: Any) -> list[tuple[str, str, dict[str, Any]]]:
+    """`(jax, platform, workloads)` of every result file in the folders or files of `paths` with a `perf` object."""
+    found = []
+    for given in [Path(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]:
+        for path in sorted(given.glob("*.json")) if given.is_dir() else [given]:
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                head, perf = data.get("jax_conformance") or {}, data.get("perf") or {}
+                workloads = perf.get("workloads") if isinstance(perf, dict) else None
+            except (OSError, ValueError, AttributeError):
+                continue
+            if isinstance(workloads, dict) and workloads and isinstance(head, dict):
+                found.append((str(head.get("jax")), str(head.get("platform")), workloads))
+    return found
+
+
+def sparkline(values: Sequence[float | None], width: int = 90, height: int = 18) -> str:
+    """An inline SVG polyline of `values` (None: a gap), scaled to its own range."""
+    known = [v for v in values if v is not None]
+    if len(known) < 2:
+        return ""
+    low, high = min(known), max(known)
+    step = width / max(len(values) - 1, 1)
+    points = " ".join(f"{i * step:.1f},{height - 2 - (v - low) / ((high - low) or 1) * (height - 4):.1f}"
+                      for i, v in enumerate(values) if v is not None)
+    return (f'<svg class="spark" width="{width}" height="{height}" role="img" aria-label="run time across '
+            f'releases"><polyline fill="none" stroke="currentColor" stroke-width="1.5" points="{points}"/></svg>')
+
+
+def perf_view(sections: list[tuple[str, str, dict[str, Any]]]) -> PerfView | None:
+    """The section of the stored samples (one platform: the first found), or None when there are none."""
+    if not sections:
+        return None
+    platform = sections[0][1]
+    chosen = sorted([s for s in sections if s[1] == platform], key=lambda s: version_order(s[0]))
+    ids = sorted({wid for _, _, workloads in chosen for wid in workloads})
+    claims = {wid: str(w.get("claim", "")) for _, _, ws in chosen for wid, w in ws.items()}
+    workloads = tuple(Workload(wid, "", "", claims[wid] or wid, ("perf",), lambda: None) for wid in ids)
+    sides = tuple(Side(jax, "", jax, platform, "") for jax, _, _ in chosen)
+    samples = {(wid, i): list(ws[wid].get("samples") or []) for i, (_, _, ws) in enumerate(chosen) for wid in ws}
+    errors = {(wid, i): str(ws[wid]["error"]) for i, (_, _, ws) in enumerate(chosen) for wid in ws
+              if ws[wid].get("error")}
+    outcome = PerfOutcome(PerfRequest(sides, workloads, ""), samples, errors, {}, 0)
+    return PerfView(tuple(s.label for s in sides), tuple(_row(outcome, w) for w in workloads))
+
+
+def _row(outcome: PerfOutcome, workload: Workload) -> PerfRow:
+    cells = []
+    for index, side in enumerate(outcome.request.sides):
+        found = medians(outcome, workload.id, index)
+        flagged = () if index == 0 else tuple(
+            f"{metric} {v.verdict}" + (f" ×{v.ratio:.3g}" if v.ratio is not None else "")
+            for metric, v in outcome.verdicts(workload.id, index - 1, index).items() if v.verdict != "same")
+        cells.append(PerfCell(side.label, found.get("run_s"), found.get("compile_s"), found.get("temp_bytes"),
+                              flagged, len(outcome.samples.get((workload.id, index), [])),
+                              outcome.errors.get((workload.id, index), "")))
+    return PerfRow(workload.id, workload.claim, outcome.band(workload.id, "run_s"), tuple(cells),
+                   sparkline([c.run_s for c in cells]))

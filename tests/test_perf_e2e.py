@@ -1,0 +1,93 @@
+"""The performance tier end to end on a fake-slow JAX: a copy of the 0.12.0.1 environment whose
+`jax.block_until_ready` burns 20 ms of CPU first (as `benchmarks/sensitivity.py` edits JAX's own source). `perf`
+flags the copy, `bisect --metric run_cpu_s` names it as the first side where the metric crossed, and `gate --perf`
+fails on it unless a `[[perf]]` entry acknowledges it. One workload, five rounds; slow, marked `e2e`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import textwrap
+
+import pytest
+
+from conformance import cli
+from conformance.envs.builder import EnvironmentBuilder
+
+pytestmark = pytest.mark.e2e
+
+RELEASE = "0.12.0.1"
+WORKLOAD = "performance.scan_grad"
+OLD = "  def try_to_block(x):\n"
+BURN = "  import time as _t; _end = _t.process_time() + 0.02\n  while _t.process_time() < _end: pass\n"
+
+
+def slow_copy(env_path, into):
+    """A copy of the environment at `env_path` with its own `jax` package (edited), every other package linked."""
+    shutil.copytree(env_path, into, symlinks=True, ignore=shutil.ignore_patterns("site-packages"))
+    (site,) = env_path.glob("lib/python3*/site-packages")
+    mine = into / site.relative_to(env_path)
+    mine.mkdir(parents=True)
+    for entry in site.iterdir():
+        if entry.name == "jax":
+            shutil.copytree(entry, mine / "jax")
+        else:
+            os.symlink(entry, mine / entry.name)
+    api = mine / "jax" / "_src" / "api.py"
+    text = api.read_text(encoding="utf-8")
+    assert text.count(OLD) == 1, "the edit's anchor is not in this jax"
+    api.write_text(text.replace(OLD, BURN + OLD), encoding="utf-8")
+    return str(into / "bin" / "python")
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    """The release's interpreter and the slow copy's, measured by `perf` into a fresh results folder."""
+    env = EnvironmentBuilder().prepare(RELEASE)
+    root = tmp_path_factory.mktemp("perf")
+    slow = slow_copy(env.path, root / "slow-env")
+    results, out = root / "results", root / "perf.json"
+    status = cli.main(["perf", "--python", env.python, "--python", slow, "-k", "scan_grad", "--rounds", "5",
+                       "--max-rounds", "6", "--results", str(results), "--json", str(out)])
+    assert status == 0
+    return env.python, slow, results, json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_perf_flags_the_slow_copy_as_regressed_and_its_hlo_as_unchanged(measured):
+    _, _, _, found = measured
+    (workload,) = found["workloads"]
+    good, bad = workload["releases"]
+    assert bad["against"] == good["release"]
+    assert bad["verdicts"]["run_cpu_s"]["verdict"] == "regressed" and bad["verdicts"]["run_s"]["verdict"] == "regressed"
+    assert bad["verdicts"]["run_cpu_s"]["ratio"] > 5
+    assert bad["verdicts"]["fusions"]["verdict"] == "same" and bad["verdicts"]["compiles"]["verdict"] == "same"
+    assert len(good["samples"]) >= 5 and good["medians"]["compiles"] >= 1
+
+
+def test_bisect_metric_names_the_slow_side_from_stored_samples(measured, capsys):
+    good, slow, results, _ = measured
+    capsys.readouterr()
+    status = cli.main(["bisect", WORKLOAD, "--metric", "run_cpu_s", "--good", good, "--bad", slow,
+                       "--results", str(results)])
+    out = capsys.readouterr()
+    assert status == 0
+    assert f"first release where run_cpu_s of {WORKLOAD} crossed: {RELEASE} ({slow})" in out.out
+    assert "round" not in out.err  # answered from the stored samples: nothing sampled again
+
+
+def test_gate_perf_fails_on_the_slow_copy_unless_acknowledged(measured, tmp_path, capsys):
+    good, slow, results, _ = measured
+    gate = ["gate", "--perf", "--from", good, "--to-python", slow, "-k", "scan_grad", "--results", str(results)]
+    assert cli.main(gate) == 1
+    assert "REGRESSION: regressed: performance.scan_grad run_cpu_s" in capsys.readouterr().out
+    acks = tmp_path / "expect.toml"
+    acks.write_text(textwrap.dedent(f"""\
+        [[perf]]
+        workload = "performance.scan_*"
+        metric = ["run_s", "run_cpu_s"]
+        jax = "=={RELEASE}"
+        reason = "the copy burns 20 ms in block_until_ready on purpose"
+        """), encoding="utf-8")
+    assert cli.main([*gate, "--expectations", str(acks)]) == 0
+    assert "acknowledged (the copy burns 20 ms" in capsys.readouterr().out

@@ -1,0 +1,96 @@
+"""Perf sessions with a fake sampler: interleaved rounds, more rounds for what is unknown, A/A pairs, storage
+and reuse, the public JSON. No JAX."""
+
+from __future__ import annotations
+
+import itertools
+
+from conformance.core.workload import Workload
+from conformance.perf.render import outcome_json, outcome_lines
+from conformance.perf.session import PerfRequest, Side, run_perf
+from conformance.perf.store import stored_perf
+
+
+def build():
+    return (lambda x: x), (1,)
+
+
+WORKLOAD = Workload("performance.fake", "§P", "§P Performance", "A fake.", ("perf.fake",), build)
+
+
+def sides(tmp_path, *labels, folder=True):
+    return tuple(Side(v, "python", v, "linux-x86_64", f"env-{v}", tmp_path if folder else None) for v in labels)
+
+
+class FakeSampler:
+    """run_s per side label (a base value times a repeating jitter); records the order it was called in."""
+
+    def __init__(self, base, jitter=(1.0, 1.02, 0.98, 1.01, 0.99), exact=None):
+        self.base, self.jitter, self.exact = base, itertools.cycle(jitter), exact or {}
+        self.calls = []
+
+    def __call__(self, side, workload_ids, round_no):
+        self.calls.append((round_no, side.label))
+        metrics = {"run_s": self.base[side.label] * next(self.jitter), "compiles": 1,
+                   "temp_bytes": self.exact.get(side.label, 100)}
+        return {wid: {"metrics": metrics, "info": {}, "round": round_no} for wid in workload_ids}
+
+
+class Scripted(FakeSampler):
+    """run_s per side label from a repeating list."""
+
+    def __init__(self, values):
+        super().__init__({})
+        self.values = {label: itertools.cycle(v) for label, v in values.items()}
+
+    def __call__(self, side, workload_ids, round_no):
+        self.calls.append((round_no, side.label))
+        return {wid: {"metrics": {"run_s": next(self.values[side.label])}} for wid in workload_ids}
+
+
+def test_rounds_alternate_the_order_of_the_sides(tmp_path):
+    sampler = FakeSampler({"A": 1.0, "B": 1.0, "C": 1.0})
+    run_perf(PerfRequest(sides(tmp_path, "A", "B", "C", folder=False), (WORKLOAD,), "pkg", rounds=3), sampler)
+    assert [label for _, label in sampler.calls] == ["A", "B", "C", "C", "B", "A", "A", "B", "C"]
+
+
+def test_a_slower_release_is_regressed_and_a_grown_exact_metric_changed(tmp_path):
+    sampler = FakeSampler({"A": 1.0, "B": 2.0}, exact={"B": 150})
+    outcome = run_perf(PerfRequest(sides(tmp_path, "A", "B", folder=False), (WORKLOAD,), "pkg"), sampler)
+    verdicts = outcome.verdicts(WORKLOAD.id, 0, 1)
+    assert verdicts["run_s"].verdict == "regressed" and verdicts["temp_bytes"].verdict == "changed"
+    assert verdicts["temp_bytes"].ratio == 1.5 and verdicts["compiles"].verdict == "same"
+    assert any("regressed: performance.fake run_s A -> B: x2" in line for line in outcome_lines(outcome))
+
+
+def test_an_unknown_verdict_gets_more_rounds_up_to_the_bound(tmp_path):
+    sampler = Scripted({"A": [1.0, 2.0, 1.1, 2.1, 1.2], "B": [2.2, 1.05, 2.3, 2.4, 1.15]})
+    outcome = run_perf(PerfRequest(sides(tmp_path, "A", "B", folder=False), (WORKLOAD,), "pkg", rounds=5,
+                                   max_rounds=7), sampler)
+    assert outcome.rounds_run == 7 and len(sampler.calls) == 14
+
+
+def test_an_aa_pair_of_the_same_noisy_side_flags_nothing(tmp_path):
+    sampler = FakeSampler({"A": 1.0, "A (A/A)": 1.0}, jitter=(1.0, 1.1, 0.9, 1.05, 0.95, 1.2, 0.85))
+    request = PerfRequest(sides(tmp_path, "A", "A (A/A)", folder=False), (WORKLOAD,), "pkg", pairs=((0, 1),))
+    assert run_perf(request, sampler).flagged() == []
+
+
+def test_samples_are_stored_then_reused_without_sampling_again(tmp_path):
+    sampler = FakeSampler({"A": 1.0, "B": 1.0})
+    request = PerfRequest(sides(tmp_path, "A", "B"), (WORKLOAD,), "pkg")
+    first = run_perf(request, sampler)
+    assert len(first.stored) == 2 and len(stored_perf(tmp_path, "A", "linux-x86_64")[WORKLOAD.id]["samples"]) == 5
+    again = FakeSampler({"A": 1.0, "B": 1.0})
+    second = run_perf(request, again)
+    assert again.calls == [] and second.reused[(WORKLOAD.id, 0)] and second.stored == []
+
+
+def test_the_json_has_samples_medians_and_verdicts_per_release(tmp_path):
+    sampler = FakeSampler({"A": 1.0, "B": 2.0})
+    found = outcome_json(run_perf(PerfRequest(sides(tmp_path, "A", "B", folder=False), (WORKLOAD,), "pkg"), sampler))
+    (workload,) = found["workloads"]
+    first, second = workload["releases"]
+    assert first["against"] is None and first["verdicts"] == {} and len(first["samples"]) == 5
+    assert second["against"] == "A" and second["verdicts"]["run_s"]["verdict"] == "regressed"
+    assert second["medians"]["run_s"] == 2.0 and set(workload["noise_band"]) == {"compile_s", "run_s", "run_cpu_s"}

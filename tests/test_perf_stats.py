@@ -1,0 +1,73 @@
+"""The verdict rules of the performance tier (`perf.stats`): pure, no JAX."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.perf.stats import (exact_verdict, mann_whitney, noise_band, ratio_of, timed_verdict, upward)
+
+
+def test_exact_p_of_two_separated_samples_of_five_is_two_of_252():
+    u, p = mann_whitney([1, 2, 3, 4, 5], [6, 7, 8, 9, 10])
+    assert u == 0 and p == pytest.approx(2 / 252)
+    assert mann_whitney([6, 7, 8, 9, 10], [1, 2, 3, 4, 5]) == (25, pytest.approx(2 / 252))
+
+
+def test_interleaved_samples_are_not_different():
+    assert mann_whitney([1, 3, 5, 7, 9], [2, 4, 6, 8, 10])[1] > 0.5
+
+
+def test_ties_are_exact_for_small_samples_and_identical_samples_give_p_one():
+    assert mann_whitney([1.0] * 6, [1.0] * 6)[1] == 1.0
+    _, p = mann_whitney([1.0, 1.01, 0.99, 0.98, 1.01], [2.04, 1.96, 2.0, 2.04, 1.98])
+    assert p == pytest.approx(2 / 252)  # separated with ties: still the most extreme split of 252
+    _, p = mann_whitney([1, 1, 2, 2, 3, 3, 4, 4, 1, 2, 3], [5, 5, 6, 6, 7, 7, 8, 8, 5, 6, 7])
+    assert 0.00001 < p < 0.001  # 22 samples: the normal approximation with the tie correction
+
+
+def test_a_large_separated_sample_uses_the_normal_approximation():
+    _, p = mann_whitney(list(range(15)), list(range(100, 115)))
+    assert p < 1e-5
+
+
+def test_regressed_needs_both_the_rank_test_and_the_ratio():
+    old = [1.0, 1.01, 0.99, 1.02, 0.98]
+    assert timed_verdict(old, [x * 1.5 for x in old]).verdict == "regressed"
+    assert timed_verdict(old, [x * 1.1 for x in old]).verdict == "same"  # significant, but under x1.25
+    assert timed_verdict(old, [x * 0.5 for x in old]).verdict == "improved"
+    assert timed_verdict(old, [x * 1.1 for x in old], threshold=1.05).verdict == "regressed"
+
+
+def test_a_big_ratio_the_samples_cannot_confirm_is_unknown():
+    old = [1.0, 3.0, 1.0, 3.0, 1.0]
+    new = [2.9, 1.0, 3.1, 2.8, 3.2]
+    verdict = timed_verdict(old, new)
+    assert verdict.verdict == "unknown" and verdict.ratio == pytest.approx(2.9)
+    assert timed_verdict([1.0, 1.0], [2.0, 2.0]).verdict == "unknown"  # too few samples to decide
+    assert timed_verdict([1.0, 1.0], [1.01, 1.0]).verdict == "same"
+
+
+def test_a_noise_band_wider_than_the_threshold_raises_the_fence():
+    old = [1.0, 1.01, 0.99, 1.02, 0.98]
+    new = [x * 1.5 for x in old]
+    assert timed_verdict(old, new, band=2.0).verdict == "unknown"  # past x1.25, but inside a x2 band
+    assert timed_verdict(old, new, band=2.0).band == 2.0
+
+
+def test_exact_metrics_are_changed_with_their_ratio_or_same():
+    assert exact_verdict([10, 10], [15]).to_json() == {"verdict": "changed", "ratio": 1.5, "p": None, "band": 1.0}
+    assert exact_verdict([7], [7, 7]).verdict == "same"
+    assert exact_verdict([], [3]) is None
+    assert exact_verdict([0], [4]).ratio is None and ratio_of(0, 0) == 1.0
+
+
+def test_upward_is_a_regression_or_an_exact_metric_that_grew():
+    assert upward(exact_verdict([1], [2])) and not upward(exact_verdict([2], [1]))
+    old = [1.0, 1.01, 0.99, 1.02, 0.98]
+    assert upward(timed_verdict(old, [x * 2 for x in old])) and not upward(timed_verdict(old, old))
+
+
+def test_noise_band_is_one_plus_three_iqr_over_median_at_the_widest_release():
+    assert noise_band({"a": [1.0, 1.0, 1.0, 1.0], "b": [1.0, 2.0]}) == 1.0
+    band = noise_band({"a": [1.0, 1.0, 1.0, 1.0], "b": [0.9, 1.0, 1.0, 1.1, 1.2]})
+    assert band == pytest.approx(1 + 3 * 0.1)

@@ -1,0 +1,36 @@
+"""The report's Performance section, from the workload samples stored in result files."""
+
+from __future__ import annotations
+
+from conformance.perf.store import store_perf
+from conformance.report.perfview import perf_sections, perf_view, sparkline
+from conformance.report.render import render_results
+
+PLATFORM = "linux-x86_64"
+
+
+def samples(run_s, temp):
+    return {"key": "k", "claim": "A fake step.",
+            "samples": [{"metrics": {"run_s": run_s * j, "compile_s": 0.5, "temp_bytes": temp, "compiles": 1}}
+                        for j in (1.0, 1.01, 0.99, 1.02, 0.98)]}
+
+
+def test_the_section_shows_medians_verdicts_and_a_sparkline(tmp_path):
+    store_perf(tmp_path, "0.8.3", PLATFORM, {"performance.step": samples(0.001, 100)})
+    store_perf(tmp_path, "0.9.2", PLATFORM, {"performance.step": samples(0.002, 150)})
+    view = perf_view(perf_sections(tmp_path))
+    assert view.releases == ("0.8.3", "0.9.2")
+    (row,) = view.rows
+    first, second = row.cells
+    assert first.flagged == () and first.run_s == 0.001 and second.temp_bytes == 150
+    assert "run_s regressed ×2" in second.flagged and "temp_bytes changed ×1.5" in second.flagged
+    assert row.sparkline.startswith("<svg")
+    out = tmp_path / "report.html"
+    render_results(tmp_path, out, releases=[])
+    page = out.read_text(encoding="utf-8")
+    assert 'id="performance"' in page and "run_s regressed ×2" in page and "A fake step." in page
+
+
+def test_no_samples_no_section_and_a_single_value_draws_no_line(tmp_path):
+    assert perf_view(perf_sections(tmp_path)) is None
+    assert sparkline([1.0]) == "" and sparkline([None, 2.0, None]) == ""
