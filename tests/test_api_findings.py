@@ -4,7 +4,7 @@ tool and information address, and the text summary. Pure, no JAX."""
 from __future__ import annotations
 
 from conformance.api.findings import artifact, github_lines, render, sarif_log, text_lines
-from conformance.api.judge import Finding
+from conformance.api.judge import FINDING_STATES, Finding
 
 TYPO = Finding("src\\win dows.py", 2, 7, "jax.nu_mpy", "not_yet", "0.6.1", "a\r\nb, c: 50%", "")
 
@@ -26,8 +26,9 @@ def test_a_sarif_result_is_located_in_its_file_and_the_tool_says_who_it_is():
     assert "informationUri" not in driver
     assert sarif_log([], "0.2.0", "https://example.org/jc")["runs"][0]["tool"]["driver"]["informationUri"] == \
         "https://example.org/jc"
-    assert [rule["id"] for rule in driver["rules"]] == ["jax-api/removed", "jax-api/missing", "jax-api/deprecated",
-                                                        "jax-api/not_yet"]
+    assert [rule["id"] for rule in driver["rules"]] == [f"jax-api/{state}" for state in FINDING_STATES]
+    assert [rule["id"] for rule in driver["rules"]][:4] == ["jax-api/removed", "jax-api/missing", "jax-api/deprecated",
+                                                            "jax-api/not_yet"]
     (result,) = log["runs"][0]["results"]
     assert result["ruleIndex"] == 3 and result["level"] == "note"
     assert result["properties"] == {"name": "jax.nu_mpy", "state": "not_yet", "since": "0.6.1"}

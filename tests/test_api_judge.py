@@ -9,7 +9,7 @@ import textwrap
 from conformance import cli
 from conformance.api.judge import Censuses, checked_name, exit_status, judge
 from conformance.api.scan import uses_in_source
-from tests.api_censuses import census, fn, module, removed
+from tests.api_censuses import census, config, fn, module, removed
 
 P = "positional_or_keyword"
 
@@ -103,7 +103,9 @@ def test_a_deprecation_is_dated_from_its_first_deprecated_release():
 
 def test_a_name_under_a_module_the_census_could_not_import_is_not_judged():
     to = census("0.6.2", {"jax.experimental": module()}, failed=("jax.experimental.x",))
-    assert judged("import jax\njax.experimental.x.f\njax.experimental.x\n", to) == []
+    found = judged("import jax\njax.experimental.x.f\njax.experimental.x\n", to)
+    assert [(f.line, f.state) for f in found] == [(2, "not_judged"), (3, "not_judged")]  # said, never an error
+    assert exit_status(found) == 0
     assert Censuses(to).to.state("jax.experimental.x.g") == "unknown"
 
 
@@ -174,3 +176,57 @@ def test_a_keyword_is_dated_over_the_censuses_that_can_tell_and_placed_at_its_ca
     (finding,) = judged("import jax\nx = 1; jax.f(b=1)\n", new, None, (old, middle, new))
     assert (finding.line, finding.col, finding.name, finding.state, finding.since) == (
         2, 8, "jax.f(b=)", "removed", "0.6.2")
+
+
+def test_an_attribute_of_a_config_options_value_is_checked_as_the_option():
+    """Found under mutation (issue 48): `jax.config.jax_enable_x64.real` was judged as a name of its own and reported
+    missing (exit 1) on a release that has the option."""
+    to = census("0.6.2", {"jax.config": {"kind": "constant", "state": "present"}, **dict([config("jax_enable_x64")])})
+    assert checked_name("jax.config.jax_enable_x64.real", Censuses(to)) == "jax.config.jax_enable_x64"
+    assert judged("import jax\nif jax.config.jax_enable_x64.real:\n    pass\n", to) == []
+    (missing,) = judged("import jax\njax.config.jax_no_flag.real\n", to)
+    assert missing.name == "jax.config.jax_no_flag" and missing.state == "missing"
+
+
+def test_a_state_held_on_either_side_of_a_census_that_cannot_tell_is_dated_across_it():
+    def chain(entry_old, entry_new, new_extra=None):
+        old = census("0.5.3", {"jax.m": module(), "jax.m.f": entry_old} if entry_old else {"jax.m": module()})
+        middle = census("0.6.0", {"jax.m": module()}, failed=("jax.m",))
+        new = census("0.6.2", {"jax.m": module(), **({"jax.m.f": entry_new} if entry_new else {})})
+        return old, middle, new
+    old, middle, new = chain(fn(state="deprecated", message="m"), fn(state="deprecated", message="m"))
+    assert judged("import jax\njax.m.f\n", new, None, (old, middle, new))[0].since == "≤0.5.3"
+    first = census("0.5.0", {"jax.m": module(), "jax.m.f": fn()})
+    old, middle, new = chain(removed("gone"), removed("gone"))
+    assert judged("import jax\njax.m.f\n", new, None, (first, old, middle, new))[0].since == "0.5.3"
+    old, middle, new = chain(None, fn())
+    came = census("0.5.9", {"jax.m": module(), "jax.m.f": fn()})
+    (finding,) = judged("import jax\njax.m.f\n", new, old, (old, came, middle, new))
+    assert (finding.state, finding.since) == ("not_yet", "0.5.9")
+
+
+def test_a_name_the_release_of_today_reports_removed_is_not_there_yet_for_it():
+    before = census("0.5.3", {"jax.f": removed("gone for now")})
+    to = census("0.6.2", {"jax.f": fn()})
+    (finding,) = judged("import jax\njax.f\n", to, before, (before, to))
+    assert finding.state == "not_yet"
+
+
+def test_the_newest_release_with_the_name_is_where_it_was_last_seen_and_its_replacement_wins():
+    a = census("0.4.30", {"jax.f": fn(state="deprecated", message="old words", replacement="jax.a")})
+    b = census("0.5.3", {"jax.f": fn(state="deprecated", message="newer words", replacement="jax.b")})
+    to = census("0.6.2", {"jax.f": removed("gone", "jax.c")})
+    (finding,) = judged("import jax\njax.f\n", to, None, (a, b, to))
+    assert (finding.message, finding.replacement) == ("gone", "jax.c")
+    absent = census("0.6.2", {})
+    (finding,) = judged("import jax\njax.f\n", absent, None, (a, b, absent))
+    # found under mutation (issue 48): the replacement came from the oldest census, the words from the newest
+    assert (finding.message, finding.replacement) == ("not in jax 0.6.2 (last seen on 0.5.3); newer words", "jax.b")
+    (finding,) = judged("import jax\njax.g\n", absent, None, (a, b, absent))
+    assert finding.replacement == ""
+
+
+def test_a_use_that_cannot_be_judged_does_not_stop_the_uses_after_it():
+    to = census("0.6.2", {"jax.m": module()}, failed=("jax.m",))
+    found = judged("import jax\njax.m.f\njax.gone\n", to)
+    assert [(f.line, f.name, f.state) for f in found] == [(2, "jax.m.f", "not_judged"), (3, "jax.gone", "missing")]

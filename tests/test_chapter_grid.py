@@ -4,11 +4,11 @@ cell tests leave out: skipped blocks, listings and blocks that raised as their p
 from __future__ import annotations
 
 from conformance.chapter.command import summary_line
-from conformance.chapter.grid import _observed, chapter_views
+from conformance.chapter.grid import _observed, chapter_views, probe_links, sections_of
 from conformance.chapter.model import BlockStatus
 from conformance.results.merge import merge_files
 from conformance.core.status import Status
-from conformance.results.schema import CellResult
+from conformance.results.schema import CellResult, ResultFile, RunHeader
 from tests.test_chapter_cells import AFTER, ASSERTS, CHAPTER, FIRST, RAISES, cells_for, probe, result_file
 
 AFTER_ID = AFTER.id
@@ -89,3 +89,24 @@ def test_a_disagreement_says_both_sides_in_one_line_and_a_probe_what_it_observed
     assert third.block == AFTER_ID and third.block_status == "ran"
     plain = CellResult(case="numerics.p", param="", rows=[], status=Status.DIFFERS, observation={"v": 1})
     assert _observed(plain) == "{'v': 1}"
+
+
+def test_the_subsections_a_probes_section_covers():
+    assert sections_of("§X1") == {"X1"} and sections_of("§ 3.1 ") == {"3.1"}
+    assert sections_of("§Ex3–3") == {"Ex3"} and sections_of("§Ex2-Ex4") == {"Ex2", "Ex3", "Ex4"}
+    assert sections_of("§1–51") == {str(n) for n in range(1, 52)}
+    assert sections_of("§1–52") == {"1–52"} and sections_of("§4–3") == {"4–3"}
+    assert sections_of("") == set() and sections_of("§") == set()
+
+
+def test_probe_links_read_the_project_row_list_by_default_and_only_the_grids_platform():
+    cells = cells_for("0.4.38", S.RAN, S.RAN, S.RAN, S.RAN)
+    mac = ResultFile(RunHeader(jax="0.4.38", platform="darwin-arm64", finished_at="x"),
+                     [probe("numerics.m", "§3.1", Status.DIFFERS)], source="mac.json")
+    runs = merge_files([mac, result_file("0.4.38", [*cells.values(), probe("numerics.a", "§3.1", Status.CONFORMS)])])
+    assert [run.platform for run in runs] == ["darwin-arm64", "linux-x86_64"]  # another platform first
+    (view,) = [v for v in chapter_views(runs, {}, documented=CHAPTER.name) if v.grid.platform == "linux-x86_64"]
+    links, back = probe_links(view.grid, runs)
+    assert [(link.cell_id, link.rows, link.statuses) for link in links[FIRST.id]] == [
+        ("numerics.a", ("numerics.x",), {"0.4.38": "conforms"})]
+    assert back == {"numerics.x": (FIRST.id, ASSERTS.id)}

@@ -108,7 +108,7 @@ def checked_name(name: str, censuses: Censuses) -> str | None:
             return None
         if end == len(parts):
             return prefix
-        if parent != "jax.config" and prefix != "jax.config" and censuses.kind(prefix) != "module":
+        if prefix != "jax.config" and censuses.kind(prefix) != "module":
             return prefix
     return None
 
@@ -140,8 +140,8 @@ def judge_name(use: Use, name: str, censuses: Censuses) -> list[Finding]:
         verdict = "removed" if state == "removed" or usable_on else "missing"
         since = censuses.since(lambda c: None if c.state(name) == "unknown" else c.state(name) not in USABLE)
         message = to.message(name) if state == "removed" else _absent_message(name, censuses, usable_on)
-        replacement = to.replacement(name) or next((c.replacement(name) for c in censuses.all if c.replacement(name)),
-                                                   "")
+        replacement = to.replacement(name) or next((c.replacement(name) for c in reversed(censuses.all)
+                                                    if c.replacement(name)), "")
         out.append(Finding(*at, verdict, since, message, replacement))
     if before is not None and to.usable(name) and before.state(name) in ("absent", "removed"):
         since = censuses.since(lambda c: None if c.state(name) == "unknown" else c.usable(name))
