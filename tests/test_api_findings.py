@@ -3,6 +3,8 @@ tool and information address, and the text summary. Pure, no JAX."""
 
 from __future__ import annotations
 
+import json
+
 from conformance.api.findings import artifact, github_lines, render, sarif_log, text_lines
 from conformance.api.judge import FINDING_STATES, Finding
 
@@ -56,14 +58,18 @@ def test_a_sentence_adds_the_replacement_only_when_jaxs_words_do_not_name_it():
         "a.py:1:1: jax.x_y not yet (since 0.6.1): use jax.z"
 
 
-def test_json_and_sarif_are_indented_by_one_and_keep_non_ascii_text():
+def test_json_and_sarif_are_indented_by_one_and_keep_non_ascii_text_escaped():
+    """Non-ASCII text survives as JSON escapes: the bytes stay ASCII, so no C1 control (a raw CSI) reaches a
+    terminal that shows the file (issue 43), and a JSON reader gets the text back."""
     finding = Finding("é.py", 1, 2, "jax.x", "missing", "≤0.5.3", "jax 0.6.2 has no jax.x")
-    assert render([finding], "json", "0.6.2") == (
-        '{\n "findings": [\n  {\n   "path": "é.py",\n   "line": 1,\n   "col": 2,\n   "name": "jax.x",\n'
-        '   "state": "missing",\n   "since": "≤0.5.3",\n   "message": "jax 0.6.2 has no jax.x",\n'
+    out = render([finding], "json", "0.6.2")
+    assert out == (
+        '{\n "findings": [\n  {\n   "path": "\\u00e9.py",\n   "line": 1,\n   "col": 2,\n   "name": "jax.x",\n'
+        '   "state": "missing",\n   "since": "\\u22640.5.3",\n   "message": "jax 0.6.2 has no jax.x",\n'
         '   "replacement": null\n  }\n ]\n}')
+    assert out.isascii() and json.loads(out)["findings"][0]["path"] == "é.py"
     sarif = render([finding], "sarif", "0.6.2", version="0.2.0")
-    assert sarif.startswith('{\n "$schema": ') and '"since": "≤0.5.3"' in sarif
+    assert sarif.startswith('{\n "$schema": ') and sarif.isascii() and '"since": "\\u22640.5.3"' in sarif
     two = [finding, Finding("b.py", 3, 1, "jax.y", "deprecated", "0.6.0", "m")]
     assert render(two, "github", "0.6.2") == "\n".join(github_lines(two))
     assert render(two, "github", "0.6.2").count("\n") == 1
