@@ -350,11 +350,27 @@ class Runner:
             self.record({"event": "replay", "index": index})
             self.execute(index)
         for index in self.plan["run"]:
-            if os.getppid() != self.parent:  # its supervisor is gone (a block killed it): start no other block
+            if _supervisor_going(self.parent):  # a block killed its supervisor: start no other block
                 os._exit(3)
             self.record({"event": "start", "index": index, "pid": os.getpid()})
             self.record(self.execute(index))
         self.record({"event": "end"})
+
+
+def _supervisor_going(parent: int) -> bool:
+    """Whether this process's supervisor is gone or about to go: no longer the parent, a zombie, or a SIGKILL
+    already queued for it. A block's `os.kill(os.getppid(), SIGKILL)` queues the signal before it returns, but the
+    supervisor may die only after the next block has started; reading the queued signal ties the death to the block
+    that sent it, not to the next one."""
+    if os.getppid() != parent:
+        return True
+    try:
+        with open(f"/proc/{parent}/status", encoding="utf-8") as status:
+            fields = dict(line.split(":", 1) for line in status.read().splitlines() if ":" in line)
+    except OSError:
+        return False  # no /proc (macOS): the parent check alone
+    pending = int(fields.get("SigPnd", "0").strip() or "0", 16) | int(fields.get("ShdPnd", "0").strip() or "0", 16)
+    return fields.get("State", "").strip()[:1] in ("Z", "X") or bool(pending & (1 << (signal.SIGKILL - 1)))
 
 
 def main(argv: list[str] | None = None) -> int:
