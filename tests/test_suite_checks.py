@@ -12,6 +12,8 @@ LEAKY = '''
 import signal, threading
 import tests.suite_checks
 tests.suite_checks.THREAD_GRACE_S = 0.2
+# Python's own SIGINT handler, whatever this run was started with (a background job starts with SIGINT ignored).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 stop = threading.Event()
 
 def test_leaves_a_thread():
