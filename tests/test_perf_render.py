@@ -46,11 +46,28 @@ def test_a_time_under_a_second_reads_in_milliseconds_and_a_verdict_without_media
         "unknown: performance.fake run_s A -> C: n/a"
     assert verdict_line(outcome, (WORKLOAD.id, 1, 0, "run_cpu_s", Verdict("improved", 0.0123, 0.001, 2.0))) == \
         "improved: performance.fake run_cpu_s B -> A: x0.0123 (500ms -> 0ms), p=0.001, band x2"
-    clean = run_perf(PerfRequest(sides(tmp_path, "A", "B", folder=False), (WORKLOAD,), "pkg"),
-                     FakeSampler({"A": 0.00123, "B": 0.00123}))
-    assert outcome_lines(clean)[1:] == ["  jax A: run_s 1.23ms, temp_bytes 100, compiles 1 (5 samples)",
-                                        "  jax B: run_s 1.23ms, temp_bytes 100, compiles 1 (5 samples)",
-                                        "0 verdict(s) other than same (threshold x1.25, 5 rounds)"]
+    clean = run_perf(PerfRequest(sides(tmp_path, "A", "B", "C", folder=False), (WORKLOAD,), "pkg"),
+                     WithCompile({"A": 0.00123, "B": 0.9, "C": 1.2345}))
+    assert outcome_lines(clean)[1:4] == [
+        "  jax A: run_s 1.23ms, compile_s 999ms, temp_bytes 100, compiles 1 (5 samples)",
+        "  jax B: run_s 900ms, compile_s 999ms, temp_bytes 100, compiles 1 (5 samples)",
+        "  jax C: run_s 1.22s, compile_s 999ms, temp_bytes 100, compiles 1 (5 samples)"]
+
+
+class WithCompile(FakeSampler):
+    """compile_s 0.999 s beside the fake's metrics."""
+
+    def __call__(self, side, workload_ids, round_no):
+        out = super().__call__(side, workload_ids, round_no)
+        for found in out.values():
+            found["metrics"] = {**found["metrics"], "compile_s": 0.999}
+        return out
+
+
+def test_the_noise_band_is_written_to_four_decimals(tmp_path):
+    request = PerfRequest(sides(tmp_path, "A", folder=False), (WORKLOAD,), "pkg")
+    found = outcome_json(run_perf(request, FakeSampler({"A": 1.0}, jitter=(1.0, 1.01234, 0.98765, 1.00617, 0.99391))))
+    assert found["workloads"][0]["noise_band"]["run_s"] == 1.0368  # 1 + 3 * 0.01226
 
 
 def test_the_json_of_a_session_in_full(tmp_path):
