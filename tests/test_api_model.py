@@ -111,3 +111,17 @@ def test_states_keywords_and_params_read_back():
     assert loose.state("jax.g") == "present" and loose.params("jax.g") is None and loose.keyword("jax.g", "a") is None
     failed_root = Census("0.6.2", "linux-x86_64", {}, {"jax": {"status": "failed"}})
     assert failed_root.failed_under("jax.numpy") == "jax"
+
+
+def test_a_census_counts_its_names_by_state_and_its_modules_walked_and_failed():
+    census = census_from(data({"jax": {"kind": "module", "state": "present"}, "jax.f": {"state": "deprecated"},
+                               "jax.g": {"state": "removed"}, "jax.h": {"state": "removed"}},
+                              {"jax": {"status": "ok"}, "jax.a": {"status": "failed"}, "jax.b": {"status": "failed"},
+                               "jax.c": {"status": "skipped"}}))
+    assert census.counts() == {"present": 1, "deprecated": 1, "removed": 2, "names": 4, "modules": 1,
+                               "failed_modules": 2}
+    assert census.walked("jax") and not census.walked("jax.a") and not census.walked("jax.c")
+    assert not census.walked("jax.nope")
+    empty = census_from(data({}, {}))
+    assert empty.counts() == {"present": 0, "deprecated": 0, "removed": 0, "names": 0, "modules": 0,
+                              "failed_modules": 0}
