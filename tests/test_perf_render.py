@@ -98,3 +98,9 @@ def test_the_json_says_which_samples_were_reused_from_storage(tmp_path):
     again = outcome_json(run_perf(request, FakeSampler({"A": 1.0, "B": 1.0})))
     assert [r["reused"] for r in again["workloads"][0]["releases"]] == [True, True]
     assert again["workloads"][0]["noise_band"]["run_s"] == 1.09
+
+
+def test_a_session_that_flags_nothing_ends_with_a_count_of_zero_and_no_colon(tmp_path):
+    quiet = run_perf(PerfRequest(sides(tmp_path, "A", "B", folder=False), (WORKLOAD,), "pkg"),
+                     FakeSampler({"A": 1.0, "B": 1.0}))
+    assert outcome_lines(quiet)[-1] == "0 verdict(s) other than same (threshold x1.25, 5 rounds)"
