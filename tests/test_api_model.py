@@ -94,6 +94,11 @@ def test_a_census_keeps_its_header_and_where_it_came_from(tmp_path):
     with pytest.raises(ConformanceError) as raised:
         load_census(tmp_path / "none.json")
     assert str(raised.value).startswith(f"{tmp_path / 'none.json'}: not a readable census file ([Errno 2]")
+    long_name = tmp_path / ("n" * 240 + ".json")
+    with pytest.raises(ConformanceError) as raised:
+        load_census(long_name)
+    said = str(raised.value).split(": not a readable census file (", 1)[1]
+    assert len(said) == 201 and said.endswith(")") and said.startswith("[Errno 2]")  # cut at 200, then `)`
 
 
 def test_states_keywords_and_params_read_back():
@@ -117,9 +122,9 @@ def test_a_census_counts_its_names_by_state_and_its_modules_walked_and_failed():
     census = census_from(data({"jax": {"kind": "module", "state": "present"}, "jax.f": {"state": "deprecated"},
                                "jax.g": {"state": "removed"}, "jax.h": {"state": "removed"}},
                               {"jax": {"status": "ok"}, "jax.a": {"status": "failed"}, "jax.b": {"status": "failed"},
-                               "jax.c": {"status": "skipped"}}))
+                               "jax.c": {"status": "skipped"}, "jax.d": {"status": "failed"}}))
     assert census.counts() == {"present": 1, "deprecated": 1, "removed": 2, "names": 4, "modules": 1,
-                               "failed_modules": 2}
+                               "failed_modules": 3}
     assert census.walked("jax") and not census.walked("jax.a") and not census.walked("jax.c")
     assert not census.walked("jax.nope")
     empty = census_from(data({}, {}))
