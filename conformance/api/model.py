@@ -113,7 +113,7 @@ def _entry_problem(entry: dict[str, Any]) -> str:
         return f"state {entry.get('state')!r} is not one of {', '.join(RECORDED_STATES)}"
     if entry.get("kind") not in (*KINDS, None):
         return f"kind {entry.get('kind')!r} is not one of {', '.join(KINDS)} (or null)"
-    for key in ("message", "replacement", "signature", "origin", "alias_of", "env"):
+    for key in ("message", "replacement", "signature", "origin", "alias_of", "env", "effect", "condition"):
         if entry.get(key) is not None and not isinstance(entry[key], str):
             return f"{key} should be text, not {entry[key]!r}"
     params = entry.get("params")
@@ -137,7 +137,8 @@ def census_from(data: Any, source: str = "") -> Census:
     if data.get("format_version") != FORMAT_VERSION:
         release = data.get("jax") if isinstance(data.get("jax"), str) else "VERSION"
         raise ConformanceError(f"{where}: census format_version {data.get('format_version')!r}, this checkout reads "
-                               f"{FORMAT_VERSION} (public names only, keywords JAX deprecated); take it again: "
+                               f"{FORMAT_VERSION} (public names only, keywords and config options JAX deprecated); take it "
+                               f"again: "
                                f"jax-conformance api census --jax {release} --rerun")
     names, modules = data.get("names"), data.get("modules")
     if not isinstance(names, dict) or not isinstance(modules, dict):
