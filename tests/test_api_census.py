@@ -158,6 +158,15 @@ FAKE_JAX = {
         __getattr__ = _deprecation_getattr(__name__, _deprecations)
         del _deprecations
         """,
+    "jax/backend.py": """
+        import collections
+        from typing import TypeVar
+
+        _cache_clearing_funs = set()
+        add_clear_backends_callback = _cache_clearing_funs.add  # jax 0.6.2's jax.extend.backend binds it so
+        T = TypeVar("T")
+        OrderedDict = collections.OrderedDict
+        """,
     "jax/lazy.py": """
         import jax
         import jax.numpy as jnp
@@ -395,6 +404,9 @@ def test_public_means_exported_or_defined_under_jax(fake_census):
     assert names["jax.sep"]["kind"] == "constant"  # re-exported on purpose (`from os import sep as sep`)
     assert names["jax.exported.tree_map"]["state"] == "present"  # listed in __all__
     assert names["jax.pi"]["kind"] == "constant"  # a plain constant defined there
+    # a function its source binds by assignment is its own, even when the object is a builtin method
+    assert names["jax.backend.add_clear_backends_callback"]["kind"] == "function"
+    assert "jax.backend.T" not in names and "jax.backend.OrderedDict" not in names  # typing, a stdlib class
 
 
 def test_a_deprecation_table_deleted_after_use_is_still_read(fake_census):

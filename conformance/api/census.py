@@ -12,9 +12,10 @@ options (`jax.config`). For every module it lists each public name and each name
 function's closure holds) holds, which `dir()` does not show, and reads each one as a user would (`getattr`).
 Public means public (`is_public`): listed in the module's `__all__` where it has one; else re-exported on purpose
 (`from m import x as x`), a jax object (a public jax module, or an object whose `__module__` is under jax or
-jaxlib), or a plain constant the module defines; a foreign object it imports for its own use (stdlib, numpy,
-typing, a `jax._src` module) is left out. Names of `--probe` (those other releases have) that the walk did not find
-are read with `getattr` too, and recorded with `probed: true` where they resolve. For each name it records:
+jaxlib), a function the module binds by assignment, or a plain constant the module defines; a foreign object it
+imports for its own use (stdlib, numpy, typing, a `jax._src` module) is left out. Names of `--probe` (those other
+releases have) that the walk did not find are read with `getattr` too, and recorded with `probed: true` where they
+resolve. For each name it records:
 
 - `kind`: module, function, class, constant or config;
 - `state` as the release itself reports it: `present`; `deprecated` (reading it warned; `message` is JAX's
@@ -70,6 +71,7 @@ SKIPPED_PARTS = ("tests",)  # and any module named `*_test`
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _JAX_NAME = re.compile(r"\bjax(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _PLAIN = (int, float, complex, str, bytes, bool, type(None))
+_ROUTINES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.MethodWrapperType)
 SENTINEL = "DeprecatedArg"  # jax._src.typing.DeprecatedArg: the default of a parameter JAX deprecated or removed
 
 
@@ -232,7 +234,9 @@ def source_bindings(module: Any) -> tuple[set[str], set[str]] | None:
 
 def is_public(name: str, obj: Any, exports: list[str] | None, bound: tuple[set[str], set[str]] | None) -> bool:
     """Public means public: listed in the module's `__all__` where it has one; else re-exported on purpose in its
-    source, a jax object (`defined_under_jax`), or a plain constant the module defines. A foreign object the module
+    source, a jax object (`defined_under_jax`), a function the module's source binds by assignment (jax 0.6.2's
+    `jax.extend.backend.add_clear_backends_callback = _util.cache_clearing_funs.add`, a builtin method), or a plain
+    constant the module defines. A foreign object the module
     imports for its own use (stdlib, numpy, typing, a `jax._src` module) is not, nor a module it imports without
     re-exporting it (`import jax` in `jax.lax`'s source does not make `jax.lax.jax` a name)."""
     if exports is not None:
@@ -244,6 +248,8 @@ def is_public(name: str, obj: Any, exports: list[str] | None, bound: tuple[set[s
         return False  # a module imported for the module's own use (`import jax`, `import jax.numpy as jnp`)
     if defined_under_jax(obj):
         return True
+    if name in defined and isinstance(obj, _ROUTINES):
+        return True  # a function the module binds by assignment (`add_x = _registry.add`): its own, not imported
     if isinstance(obj, _PLAIN):
         return bound is None or name in defined
     return False
