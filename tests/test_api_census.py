@@ -73,6 +73,20 @@ FAKE_JAX = {
             if other is not None:
                 warnings.warn("other is used here", UserWarning)
             return x
+
+
+        def dot(lhs, rhs, *args, precision=None, preferred_element_type=None):
+            if args:
+                deprecations.warn("jax-lax-dot-positional-args",
+                                  ("jax.lax.dot: passing precision or preferred_element_type by position is "
+                                   "deprecated; pass them by keyword instead."), stacklevel=2)
+            return lhs
+
+
+        def stack(*arrays):
+            if arrays:
+                pass
+            return arrays
         tree_util_map = _tree_map
 
 
@@ -424,6 +438,16 @@ def test_a_deprecated_arg_default_is_read_as_jax_handles_it(fake_census):
         "state": "deprecated", "effect": "warns",
         "message": "The interpolation= argument to 'percentile' is deprecated. Use 'method=' instead."}}
     assert fake_census["format_version"] == 3
+
+
+def test_passing_by_position_what_a_star_args_catches_with_a_warning_is_deprecated(fake_census):
+    """jax 0.7.1's `jax.lax.dot(lhs, rhs, *args, precision=None, ...)`: `if args: deprecations.warn(...)`; the
+    parameters became keyword-only and a third positional argument warns."""
+    assert fake_census["names"]["jax.dot"]["positional"] == {
+        "after": 2, "state": "deprecated", "effect": "warns",
+        "message": "jax.lax.dot: passing precision or preferred_element_type by position is deprecated; pass them "
+                   "by keyword instead."}
+    assert "positional" not in fake_census["names"]["jax.stack"]  # a *args that is the API itself
 
 
 def test_a_keyword_whose_passing_warns_in_the_body_is_deprecated(fake_census):

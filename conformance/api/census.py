@@ -27,6 +27,8 @@ resolve. For each name it records:
   defaults to None and its `if param is not None:` branch warns or raises saying so), as JAX handles it when passed
   (read from the function's source, never called): `{"state": "removed" | "deprecated", "effect": "raises
   ValueError" | "warns" | "unknown", "message": JAX's text}`;
+- `positional`: where passing by position what a `*args` catches warns (`if args:` warns that it is deprecated),
+  `{"after": N, "state": "deprecated", "effect": "warns", "message"}`, N the positional parameters before it;
 - for a config option JAX's config source declares deprecated (`config_deprecations`): `state` deprecated,
   `message`, `effect` and `condition`;
 - `origin` (`module.qualname` of a function, class or module) and `alias_of` (for names that are one object within
@@ -281,18 +283,29 @@ def _strings(node: ast.AST | None) -> str:
 
 
 def _sentinel_effect(body: list[ast.stmt]) -> dict[str, str] | None:
+    return next(_effects(body), None)
+
+
+def _deprecation_effect(body: list[ast.stmt]) -> dict[str, str] | None:
+    """The first raise or warning of a branch whose text says deprecated or removed (a check before it, as
+    `jnp.array`'s "takes at most 5 positional arguments", is not the deprecation)."""
+    return next((effect for effect in _effects(body) if _says_deprecated(effect)), None)
+
+
+def _effects(body: list[ast.stmt]):
+    """Each raise (`removed`, the exception and message) and warning (`deprecated`, its text) of a branch, in
+    order."""
     for node in body:
         for inner in ast.walk(node):
             if isinstance(inner, ast.Raise) and inner.exc is not None:
                 call = inner.exc if isinstance(inner.exc, ast.Call) else None
                 kind = ast.unparse(call.func) if call else ast.unparse(inner.exc)
                 message = _strings(call.args[0]) if call and call.args else ""
-                return {"state": "removed", "effect": f"raises {kind}", "message": " ".join(message.split())}
+                yield {"state": "removed", "effect": f"raises {kind}", "message": " ".join(message.split())}
             if isinstance(inner, ast.Call) and ast.unparse(inner.func).split(".")[-1] == "warn":
                 texts = [_strings(a) for a in inner.args if _strings(a)]
                 message = max(texts, key=len) if texts else ""
-                return {"state": "deprecated", "effect": "warns", "message": " ".join(message.split())}
-    return None
+                yield {"state": "deprecated", "effect": "warns", "message": " ".join(message.split())}
 
 
 _DEPRECATION_WORDS = ("deprecat", "removed", "no longer")
@@ -350,10 +363,36 @@ def deprecated_keywords(obj: Any, params: list[list[Any]]) -> dict[str, dict[str
                     found[name] = effect
         name = _checked_as_passed(node.test, optional)
         if name and name not in found:
-            effect = _sentinel_effect(node.body)
-            if _says_deprecated(effect):
+            effect = _deprecation_effect(node.body)
+            if effect is not None:
                 found[name] = effect
     return found
+
+
+def positional_deprecation(obj: Any, params: list[list[Any]]) -> dict[str, Any] | None:
+    """Passing by position what a `*args` catches, where JAX deprecated it: the function's own source has
+    `if args:` (the `*args` placed after its positional parameters) warn with a text that says deprecated (jax
+    0.7.1's `jax.lax.dot(lhs, rhs, *args, precision=None, ...)`). `{after: the positional parameters before it,
+    state: deprecated, effect: warns, message}`, or None. Nothing is called."""
+    kinds = [p[1] for p in params]
+    if "var_positional" not in kinds:
+        return None
+    after = kinds.index("var_positional")  # the positional parameters before it
+    star = params[after][0]
+    try:
+        fn = inspect.unwrap(obj)
+        if not _may_warn_of_deprecation(fn):
+            return None
+        tree = ast.parse(inspect.cleandoc("\n" + inspect.getsource(fn)))
+    except Exception:  # noqa: BLE001 - no source: nothing is known
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and any(isinstance(n, ast.Name) and n.id == star for n in ast.walk(node.test)):
+            effect = next((e for e in _effects(node.body) if e["state"] == "deprecated" and _says_deprecated(e)),
+                          None)
+            if effect is not None:
+                return {"after": after, **effect}
+    return None
 
 
 def read_name(module: Any, path: str, name: str, table: dict) -> dict[str, Any]:
@@ -394,6 +433,9 @@ def read_name(module: Any, path: str, name: str, table: dict) -> dict[str, Any]:
             keywords = deprecated_keywords(obj, entry["params"])
             if keywords:
                 entry["keywords"] = keywords
+            positional = positional_deprecation(obj, entry["params"])
+            if positional:
+                entry["positional"] = positional
             entry["params"] = [[p[0], p[1], "Deprecated" if p[2] == "<sentinel>" else p[2]] for p in entry["params"]]
     entry["_id"] = id(obj) if entry["kind"] != "constant" else None
     entry["_obj"] = obj  # kept alive until aliases are found, so ids stay unique

@@ -91,6 +91,12 @@ class Census:
         found = ((self.names.get(name) or {}).get("keywords") or {}).get(keyword)
         return found if isinstance(found, dict) else None
 
+    def positional(self, name: str) -> dict[str, Any] | None:
+        """Where JAX deprecated passing more than `after` arguments by position to `name` here (a `*args` that
+        warns): `{after, state, effect, message}`; None otherwise."""
+        found = (self.names.get(name) or {}).get("positional")
+        return found if isinstance(found, dict) else None
+
     def params(self, name: str) -> list[list[Any]] | None:
         """The name's parameters `[name, kind, default]`, or None when it has no signature here."""
         found = (self.names.get(name) or {}).get("params")
@@ -126,6 +132,11 @@ def _entry_problem(entry: dict[str, Any]) -> str:
             isinstance(v, dict) and v.get("state") in ("deprecated", "removed")
             and all(isinstance(v.get(k, ""), str) for k in ("effect", "message")) for v in keywords.values())):
         return f"keywords should map a parameter to {{state, effect, message}}, not {keywords!r}"[:300]
+    positional = entry.get("positional")
+    if positional is not None and not (isinstance(positional, dict) and isinstance(positional.get("after"), int)
+                                       and positional.get("state") == "deprecated"
+                                       and all(isinstance(positional.get(k, ""), str) for k in ("effect", "message"))):
+        return f"positional should be {{after, state: deprecated, effect, message}}, not {positional!r}"[:300]
     return ""
 
 
