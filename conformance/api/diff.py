@@ -277,6 +277,12 @@ def diff_chain(chain: Sequence[Census]) -> list[Change]:
     return sorted(changes, key=lambda c: (c.name, order[c.change]))
 
 
+def changes_named(changes: Sequence[Change], prefixes: Sequence[str]) -> list[Change]:
+    """The changes of the names `prefixes` give (`api diff --name`): each name itself, the names under it, and its
+    keywords (`jax.pure_callback(vectorized=)` for `jax.pure_callback`)."""
+    return [c for c in changes if any(c.name == p or c.name.startswith((p + ".", p + "(")) for p in prefixes)]
+
+
 def changes_json(changes: Sequence[Change]) -> dict[str, Any]:
     """`{"changes": [{"name", "change", "since", "message"}]}`: the public shape of `api diff --json`."""
     return {"changes": [c.to_json() for c in changes]}
