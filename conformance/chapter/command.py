@@ -86,7 +86,7 @@ class ChapterOutcome:
 
 
 def summary_line(version: str, cells: dict[str, CellResult], seconds: float, source: str) -> str:
-    """`jax 0.12.0.1: 85 of 90 blocks run as written (1 skipped; 3 assert_failed, 2 raised; 7 printed differently) in
+    """`jax 0.12.0.1: 85 of 90 blocks run as written (1 skipped; 3 assert failed, 2 raised; 7 printed differently) in
     61.2s`."""
     statuses = [block_status(cell) for cell in cells.values()]
     judged = [s for s in statuses if s not in NOT_JUDGED]
@@ -94,8 +94,9 @@ def summary_line(version: str, cells: dict[str, CellResult], seconds: float, sou
               and statuses.count(s)}
     printed = sum(cell.printed_differs for cell in cells.values())
     parts = [f"{statuses.count(BlockStatus.SKIPPED)} skipped"] if BlockStatus.SKIPPED in statuses else []
-    parts += [f"{statuses.count(BlockStatus.LISTING)} listings not run"] if BlockStatus.LISTING in statuses else []
-    parts += ["; ".join([", ".join(f"{n} {s.value}" for s, n in counts.items())] if counts else [])]
+    listings = statuses.count(BlockStatus.LISTING)
+    parts += [f"{listings} listing{'s' * (listings != 1)} not run"] if listings else []
+    parts += ["; ".join([", ".join(f"{n} {s.words}" for s, n in counts.items())] if counts else [])]
     parts += [f"{printed} printed differently"] if printed else []
     detail = "; ".join(p for p in parts if p)
     return (f"jax {version}: {sum(s in AS_WRITTEN for s in statuses)} of {len(judged)} blocks run as written"
