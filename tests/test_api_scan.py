@@ -469,3 +469,25 @@ def test_a_fallback_for_a_missing_jax_does_not_hide_the_uses_of_the_installed_on
     found = {(u.line, u.name): u.guarded for u in uses_in_source(source, "a.py")}
     assert found[(12, "jax.tree_map")] == "" and found[(12, "jax.numpy.fix")] == ""
     assert found[(3, "jax.numpy")] == "inside try/except ImportError"
+
+
+def test_an_hasattr_in_an_and_chain_or_a_conditional_expression_guards_what_follows_it():
+    """chex's own pattern (asserts.py at b4942e3): `hasattr(jax, "pxla") and isinstance(x, jax.pxla.X)` in a return.
+    `api scan` called `jax.pxla` missing on every release since 0.6.0, so chex's CI step would stay red."""
+    source = textwrap.dedent("""\
+        import jax
+
+        def sharded(x):
+            return hasattr(jax, "pxla") and isinstance(x, jax.pxla.ShardedDeviceArray)
+
+        def mapper():
+            return jax.tree_map if hasattr(jax, "tree_map") else jax.tree.map
+
+        def unguarded(x):
+            return isinstance(x, jax.pxla.ShardedDeviceArray) and hasattr(jax, "pxla")
+        """)
+    found = {(u.line, u.name): u.guarded for u in uses_in_source(source, "a.py")}
+    assert found[(4, "jax.pxla.ShardedDeviceArray")] == "inside an hasattr(...) guard"
+    assert found[(7, "jax.tree_map")] == "inside an hasattr(...) guard"
+    assert found[(7, "jax.tree.map")] == "inside an hasattr(...) guard"
+    assert found[(10, "jax.pxla.ShardedDeviceArray")] == ""  # used before the test that would guard it

@@ -16,7 +16,8 @@ found through
 - keyword arguments passed to a JAX callable (`what="call"`, with `keywords`), for the judge's signature check.
 
 A use inside code that already copes with the name's absence carries `guarded` (why, in words): the branches of an
-`if` whose test calls `hasattr(...)` or compares a version (`jax.__version_info__`, `jax.__version__`,
+`if` (or of a conditional expression, or the operands of an `and` after it) whose test calls `hasattr(...)` or
+compares a version (`jax.__version_info__`, `jax.__version__`,
 `packaging.version`'s `parse`/`Version`), the body of a `try` with a handler for `AttributeError` or
 `ImportError` (or `ModuleNotFoundError`, or a tuple holding one), and that handler's own body (the fallback). A name
 bound by an assignment or a `from ... import` inside a guard carries the guard to every use of it (`take =
@@ -198,6 +199,18 @@ class _GuardWalker(ast.NodeVisitor):
 
     def visit_If(self, node: ast.If) -> None:
         self.guarded(guard_of_test(node.test), [node.test, *node.body, *node.orelse])
+
+    def visit_IfExp(self, node: ast.IfExp) -> None:
+        self.guarded(guard_of_test(node.test), [node.test, node.body, node.orelse])
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> None:
+        """`hasattr(jax, "pxla") and isinstance(x, jax.pxla.X)`: the operands after the test are guarded by it."""
+        if not isinstance(node.op, ast.And):
+            self.generic_visit(node)
+            return
+        for at, operand in enumerate(node.values):
+            why = next((w for w in map(guard_of_test, node.values[:at]) if w), "")
+            self.guarded(why, [operand])
 
     def visit_Try(self, node: ast.Try) -> None:
         self.guarded(guard_of_try(node), list(node.body))
