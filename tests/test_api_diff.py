@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from conformance.api.census import FORMAT_VERSION
 from conformance.api.diff import CHANGES, changes_json, diff_chain, signature_changes, since_of
 from conformance.api.model import census_from
 from conformance.errors import ConformanceError
@@ -158,7 +159,7 @@ def test_the_json_shape_is_the_public_one():
 @pytest.mark.parametrize("data, words", [
     ({"format": "something else"}, "not a census file"),
     ({"format": "jax-conformance api census", "format_version": 99}, "format_version 99"),
-    ({"format": "jax-conformance api census", "format_version": 2, "names": [], "modules": {}}, "objects"),
+    ({"format": "jax-conformance api census", "format_version": 3, "names": [], "modules": {}}, "objects"),
     ({"format": "jax-conformance api census", "format_version": 1, "jax": "0.6.0"},
      "take it again: jax-conformance api census --jax 0.6.0 --rerun"),
 ])
@@ -178,7 +179,8 @@ def test_no_move_to_a_path_that_is_itself_deprecated():
 
 def _census_data(jax: str = "0.6.2", **entries) -> dict:
     """A census file's data with the `entries` (names) and a walked `jax` module."""
-    return {"format": "jax-conformance api census", "format_version": 2, "jax": jax, "platform": "linux-x86_64",
+    return {"format": "jax-conformance api census", "format_version": FORMAT_VERSION, "jax": jax,
+            "platform": "linux-x86_64",
             "modules": {"jax": {"status": "ok"}}, "names": {"jax": module(), **entries}}
 
 
