@@ -192,3 +192,13 @@ def test_the_projects_list_of_jax_pages_names_five_pages_or_more_each_once():
     assert {"docs/debugging.md", "docs/jit-compilation.md", "docs/notebooks/Common_Gotchas_in_JAX.md",
             "docs/pytrees.md", "docs/random-numbers.md"} <= set(paths)
     assert all(page.skip is None or page.skip.is_file() for page in listed.pages)
+
+
+def test_numpys_column_padding_inside_brackets_is_no_difference_but_another_number_or_word_is():
+    # numpy pads an array's elements to one width: a stored output printed by another numpy (or other digits) puts
+    # the padding elsewhere, `[0. 0.5 0.25]` against `[0.   0.5  0.25 ]`
+    assert printed_difference("[0. 0.841471 0.9092974]", "[0.         0.84147096 0.9092974 ]") == ()
+    assert printed_difference("[[ 1.  2.]\n [ 3.  4.]]", "[[1. 2.]\n [3. 4.]]") == ()
+    assert printed_difference("(Array(1., dtype=float32), )", "(Array(1., dtype=float32),)") == ()
+    assert printed_difference("[0. 0.841471 0.9092974]", "[0. 0.85 0.9092974]") != ()
+    assert printed_difference("[0. 0.841471]", "[0. 0.841471 ]x") != ()

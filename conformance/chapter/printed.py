@@ -5,7 +5,9 @@ Both texts are normalised before they are compared, line by line:
 - trailing spaces and the blank lines around the text are dropped, runs of spaces become one;
 - memory addresses (`0x7f3a...`), object ids (`id=4658219312`, any number of 8 or more digits), temporary paths
   (`/tmp/...`) and timings (`28.3 ms`, `2.13 s`, `in 0.0123 sec`, `0.082 ms/call`) become placeholders;
-- numbers are compared to a tolerance (relative 1e-3, absolute 1e-6): `0.92423433` equals `0.9242344`.
+- numbers are compared to a tolerance (relative 1e-3, absolute 1e-6): `0.92423433` equals `0.9242344`; the
+  spaces after an opening bracket and before a closing one are not compared (numpy's padding: `[0. 0.841471
+  0.9092974]` equals `[0.         0.84147096 0.9092974 ]`).
 
 A difference is a printed mark on the block, as the printed tier of the probes: it never changes the block's status.
 
@@ -32,6 +34,9 @@ _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _WILDCARD = re.compile(r"<[.…]+>|\.{3,}|…|^\.\.(?=\s)")
 ALTERNATIVE = "\n# OR\n"  # as `stated.ALTERNATIVE` joins them
+# the spaces numpy pads an array's elements with, after an opening or before a closing bracket (`[ 1.  2.]`,
+# `[0.   0.5  0.25 ]`): another numpy, or other digits, pad elsewhere
+_PADDING = re.compile(r"(?<=[\[(])\s+|\s+(?=[\])])")
 _TIMEIT = re.compile(r"\(mean ± std\. dev\. of \d+ runs?, [\d,]+ loops? each\)")
 
 
@@ -65,6 +70,7 @@ def lines_equal(left: str, right: str) -> bool:
     """Whether two normalised lines are the same, numbers to the tolerance."""
     if left == right:
         return True
+    left, right = _PADDING.sub("", left), _PADDING.sub("", right)
     left_numbers, right_numbers = _NUMBER.findall(left), _NUMBER.findall(right)
     if len(left_numbers) != len(right_numbers) or _NUMBER.sub("#", left) != _NUMBER.sub("#", right):
         return False
