@@ -398,6 +398,23 @@ def positional_deprecation(obj: Any, params: list[list[Any]]) -> dict[str, Any] 
     return None
 
 
+def callable_fields(obj: Any) -> dict[str, Any]:
+    """A function's or class's `signature`, `params`, and the `keywords` and `positional` passing JAX deprecated
+    (empty where inspect gives no signature)."""
+    found = signature_of(obj)
+    if found is None:
+        return {}
+    fields: dict[str, Any] = {"signature": found[0]}
+    keywords = deprecated_keywords(obj, found[1])
+    if keywords:
+        fields["keywords"] = keywords
+    positional = positional_deprecation(obj, found[1])
+    if positional:
+        fields["positional"] = positional
+    fields["params"] = [[p[0], p[1], "Deprecated" if p[2] == "<sentinel>" else p[2]] for p in found[1]]
+    return fields
+
+
 def read_name(module: Any, path: str, name: str, table: dict) -> dict[str, Any]:
     """One name of a module, read as a user reads it, and its entry (without `alias_of`)."""
     full = f"{path}.{name}"
@@ -430,16 +447,7 @@ def read_name(module: Any, path: str, name: str, table: dict) -> dict[str, Any]:
     entry["kind"] = kind_of(obj)
     entry["origin"] = origin_of(obj, entry["kind"])
     if entry["kind"] in ("function", "class"):
-        found = signature_of(obj)
-        if found is not None:
-            entry["signature"], entry["params"] = found
-            keywords = deprecated_keywords(obj, entry["params"])
-            if keywords:
-                entry["keywords"] = keywords
-            positional = positional_deprecation(obj, entry["params"])
-            if positional:
-                entry["positional"] = positional
-            entry["params"] = [[p[0], p[1], "Deprecated" if p[2] == "<sentinel>" else p[2]] for p in entry["params"]]
+        entry.update(callable_fields(obj))
     entry["_id"] = id(obj) if entry["kind"] != "constant" else None
     entry["_obj"] = obj  # kept alive until aliases are found, so ids stay unique
     return entry

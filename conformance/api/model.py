@@ -133,9 +133,10 @@ def _entry_problem(entry: dict[str, Any]) -> str:
             and all(isinstance(v.get(k, ""), str) for k in ("effect", "message")) for v in keywords.values())):
         return f"keywords should map a parameter to {{state, effect, message}}, not {keywords!r}"[:300]
     positional = entry.get("positional")
-    if positional is not None and not (isinstance(positional, dict) and isinstance(positional.get("after"), int)
-                                       and positional.get("state") == "deprecated"
-                                       and all(isinstance(positional.get(k, ""), str) for k in ("effect", "message"))):
+    if positional is not None and not (
+            isinstance(positional, dict) and isinstance(positional.get("after"), int)
+            and positional.get("state") == "deprecated"
+            and all(isinstance(positional.get(k, ""), str) for k in ("effect", "message"))):
         return f"positional should be {{after, state: deprecated, effect, message}}, not {positional!r}"[:300]
     return ""
 
