@@ -18,9 +18,21 @@ EXERCISE = re.compile(r"^Exercise\s+(\d+)\b(?::\s*(.*))?$", re.IGNORECASE)
 _END_MATTER = re.compile(r"summary|cheat sheet|quiz|appendix|^\W*exercises\b", re.IGNORECASE)
 
 
+# a Markdown link (`[schedule.py](https://...)`) and a MyST role's name (`{func}` before `jax.jit`), read as the text
+# the rendered page shows
+_LINK = re.compile(r"\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_ROLE = re.compile(r"\{[\w:.-]+\}(?=`)")
+
+
+def heading_text(text: str) -> str:
+    """A heading's text as its page shows it: a Markdown link's text without its target, a MyST role's name
+    dropped (`Schedules ([schedule.py](https://...))` reads `Schedules (schedule.py)`)."""
+    return _ROLE.sub("", _LINK.sub(r"\1", text)).strip()
+
+
 def next_heading(current: Heading, text: str) -> Heading:
     """The heading blocks get after a heading line reading `text` (`current` is the one before it)."""
-    text = text.strip()
+    text = heading_text(text)
     numbered = NUMBERED.match(text)
     if numbered:
         return Heading(numbered.group(1), numbered.group(2).strip())
@@ -87,5 +99,5 @@ def chapter_title(form: str, text: str) -> str:
         found = next(iter(rst_headings(text.splitlines()).values()), "")
     else:
         found = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    found = " ".join(found.replace("`", "").split())
+    found = " ".join(heading_text(found).replace("`", "").split())
     return found if len(found) <= TITLE_CHARS else ""
