@@ -383,3 +383,19 @@ def test_a_headings_markdown_links_and_myst_roles_read_as_their_text():
     chapter = chapter_from_text("links", "links.md", "markdown", text)
     assert chapter.title == "Our library guide"
     assert [b.heading.subheading for b in chapter.blocks] == ["Schedules (schedule.py)", "Using `lib.run`"]
+
+
+def test_a_skip_lists_setup_is_its_code_and_reason_and_a_bad_one_is_one_line():
+    from conformance.chapter.skiplist import parse_setup
+
+    text = '[setup]\ncode = "import math as m"\nreason = "the doctest harness gives m"\n\n[[skip]]\nhash = "abcdef12"\nreason = "r"\n'
+    assert parse_setup(text) == ("import math as m", "the doctest harness gives m")
+    assert len(parse_skip_list(text)) == 1  # the other entries read as before
+    assert parse_setup('[[skip]]\nhash = "abcdef12"\nreason = "r"\n') == ("", "")
+    for bad, why in [('setup = "import m"\n', "should be a \\[setup\\] table"),
+                     ('[setup]\ncode = "import m"\n', "needs a reason"),
+                     ('[setup]\ncode = 5\nreason = "r"\n', "should be strings"),
+                     ('[setup]\ncode = "def"\nreason = "r"\n', "is not Python"),
+                     ('[setup]\ncod = "x"\n', "takes code and reason")]:
+        with pytest.raises(ConformanceError, match=why):
+            parse_setup(bad, "S")

@@ -22,7 +22,8 @@ from conformance.chapter.markdown import read_markdown
 from conformance.chapter.model import Chapter
 from conformance.chapter.notebook import read_notebook
 from conformance.chapter.rst import read_rst
-from conformance.chapter.skiplist import LimitEntry, RunEntry, SkipEntry, parse_limits, parse_runs, parse_skip_list
+from conformance.chapter.skiplist import (LimitEntry, RunEntry, SkipEntry, parse_limits, parse_runs, parse_setup,
+                                          parse_skip_list)
 from conformance.chapter.textsplit import split_text
 from conformance.errors import ConformanceError
 from conformance.readfile import read_regular_bytes
@@ -127,3 +128,10 @@ def read_runs(found: Path | None) -> tuple[RunEntry, ...]:
     if found is None:
         return ()
     return parse_runs(read_text(found, "skip list", 1024 * 1024), str(found))
+
+
+def read_setup(found: Path | None) -> tuple[str, str]:
+    """The `[setup]` of the skip list `read_skip_list` found, its code and reason (('', '') without one)."""
+    if found is None:
+        return "", ""
+    return parse_setup(read_text(found, "skip list", 1024 * 1024), str(found))
