@@ -273,3 +273,12 @@ def test_storing_a_chapter_whose_cell_ids_another_chapter_file_holds_is_refused_
                                                "my_guide.md .*--results folder of its own, or rename"):
         store("my_guide", "/docs/my_guide.md", "y = 2")
     assert [c.details["source"] for c in load_result_file(stored.path).cells] == ["my-guide.md"]
+
+
+def test_a_setup_changes_every_blocks_key_and_none_keeps_them_as_they_were():
+    from dataclasses import replace
+
+    before = block_keys(CHAPTER, {}, 120.0, "env", "runner")
+    with_setup = block_keys(replace(CHAPTER, setup="import math as m"), {}, 120.0, "env", "runner")
+    assert all(with_setup[k] != before[k] for k in before)
+    assert block_keys(replace(CHAPTER, setup=""), {}, 120.0, "env", "runner") == before

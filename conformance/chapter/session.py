@@ -85,7 +85,7 @@ def _block_file(workdir: Path, block: Block) -> str:
 
 
 def _plan(blocks: list[Block], folders: tuple[Path, Path], limits: Mapping[int, float], run: list[int],
-          replay: list[int], records: Path, argv0: str) -> Path:
+          replay: list[int], records: Path, argv0: str, setup: str = "") -> Path:
     """The runner's plan, written to the private folder; the blocks' files, to their working folder (both made again
     when a block removed them)."""
     private, workdir = folders
@@ -101,17 +101,17 @@ def _plan(blocks: list[Block], folders: tuple[Path, Path], limits: Mapping[int, 
                         "cell_magic": block.cell_magic, "raises": block.raises})
     plan = private / f"plan-{len(list(private.glob('plan-*.json')))}.json"
     plan.write_text(json.dumps({"blocks": entries, "run": run, "replay": replay, "records": str(records),
-                                "workdir": str(workdir), "argv0": argv0}), encoding="utf-8")
+                                "workdir": str(workdir), "argv0": argv0, "setup": setup}), encoding="utf-8")
     return plan
 
 
 def run_blocks(blocks: tuple[Block, ...], skip: set[int], python: str, timeout_s: float,
                on_done: Callable[[RawResult], None] = lambda result: None, workroot: str | None = None,
                argv0: str = "chapter", grace_s: float | None = None,
-               limits: Mapping[int, float] | None = None) -> ChapterRun:
+               limits: Mapping[int, float] | None = None, setup: str = "") -> ChapterRun:
     """Run every block not in `skip` (indices) in order in `python` (see the module's docstring). Each block's time
     limit is `timeout_s`, or its own in `limits` (by index); it is killed `grace_s` seconds past it (default
-    `grace_for` its limit)."""
+    `grace_for` its limit). `setup` runs first in every process (the skip list's `[setup]`)."""
     own = {b.index: float((limits or {}).get(b.index, timeout_s)) for b in blocks}
     graces = {index: grace_for(limit) if grace_s is None else grace_s for index, limit in own.items()}
     started = time.monotonic()
@@ -124,7 +124,7 @@ def run_blocks(blocks: tuple[Block, ...], skip: set[int], python: str, timeout_s
             owned_temporary_folder(BLOCKS_PREFIX, workroot) as workdir:
         while pending:
             records = private / f"records-{outcome.processes}.jsonl"
-            plan = _plan(list(blocks), (private, workdir), own, pending, replay, records, argv0)
+            plan = _plan(list(blocks), (private, workdir), own, pending, replay, records, argv0, setup)
             lost, replay_failed = _one_process(python, plan, records, (private, workdir), blocks, (own, graces),
                                                outcome, bool(replay), on_done)
             pending = [i for i in pending if i not in outcome.results]
