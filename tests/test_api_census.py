@@ -37,6 +37,7 @@ FAKE_JAX = {
 
         __version__ = "0.0.1"
         pi = 3.14
+        Relu = (lambda shape: shape, lambda params, x: x)  # a layer made by a factory, as stax's `Relu` is
 
 
         def jit(fun, *, static_argnums=None, donate_argnums=()):
@@ -418,6 +419,8 @@ def test_public_means_exported_or_defined_under_jax(fake_census):
     assert names["jax.sep"]["kind"] == "constant"  # re-exported on purpose (`from os import sep as sep`)
     assert names["jax.exported.tree_map"]["state"] == "present"  # listed in __all__
     assert names["jax.pi"]["kind"] == "constant"  # a plain constant defined there
+    # a tuple the module's source assigns (stax's `Relu = elementwise(relu)`): numpyro's 9 uses read "missing"
+    assert names["jax.Relu"]["state"] == "present"
     # a function its source binds by assignment is its own, even when the object is a builtin method
     assert names["jax.backend.add_clear_backends_callback"]["kind"] == "function"
     assert "jax.backend.T" not in names and "jax.backend.OrderedDict" not in names  # typing, a stdlib class

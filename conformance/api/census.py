@@ -73,6 +73,9 @@ SKIPPED_PARTS = ("tests",)  # and any module named `*_test`
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _JAX_NAME = re.compile(r"\bjax(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _PLAIN = (int, float, complex, str, bytes, bool, type(None))
+# Values a module's own source assigns that are its names whatever their type: stax's layers are tuples of two
+# functions (`Relu = elementwise(relu)`).
+_ASSIGNED = (*_PLAIN, tuple, list, dict, set, frozenset)
 _ROUTINES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.MethodWrapperType)
 SENTINEL = "DeprecatedArg"  # jax._src.typing.DeprecatedArg: the default of a parameter JAX deprecated or removed
 
@@ -238,7 +241,7 @@ def is_public(name: str, obj: Any, exports: list[str] | None, bound: tuple[set[s
     """Public means public: listed in the module's `__all__` where it has one; else re-exported on purpose in its
     source, a jax object (`defined_under_jax`), a function the module's source binds by assignment (jax 0.6.2's
     `jax.extend.backend.add_clear_backends_callback = _util.cache_clearing_funs.add`, a builtin method), or a plain
-    constant the module defines. A foreign object the module
+    constant or container (a tuple, a list, a dict: stax's layers) the module's source assigns. A foreign object the module
     imports for its own use (stdlib, numpy, typing, a `jax._src` module) is not, nor a module it imports without
     re-exporting it (`import jax` in `jax.lax`'s source does not make `jax.lax.jax` a name)."""
     if exports is not None:
@@ -254,7 +257,7 @@ def is_public(name: str, obj: Any, exports: list[str] | None, bound: tuple[set[s
         return True  # a function the module binds by assignment (`add_x = _registry.add`): its own, not imported
     if isinstance(obj, _PLAIN):
         return bound is None or name in defined
-    return False
+    return isinstance(obj, _ASSIGNED) and name in defined
 
 
 def deprecation_table(module: Any) -> dict:
