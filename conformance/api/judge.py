@@ -20,8 +20,10 @@ judged. States of a `Finding`:
   With a private census (`Censuses.private`, `api scan --private`) a private use is judged against it instead:
   `missing` (labelled private) where its module no longer imports or lacks the name.
 
-A keyword argument whose default is JAX's `DeprecatedArg` sentinel on `to` is judged as JAX handles it (census
-`keywords`): `removed` where passing it raises, `deprecated` where it warns.
+A keyword argument JAX deprecated on `to` (its `DeprecatedArg` sentinel, or a warning in the function's body) is
+judged as JAX handles it (census `keywords`): `removed` where passing it raises, `deprecated` where it warns. A call
+passing more arguments by position than JAX takes there without a warning (census `positional`: a `*args` that
+warns, as `jax.lax.dot`'s from 0.7.1 and `jax.numpy.array`'s from 0.10.1) is `deprecated`, named `name(…)`.
 
 `since` is the first release of the history (the censuses of `to`'s platform at hand, oldest first, up to `to`)
 from which the state holds through `to`; `≤` in front when it already holds on the oldest census at hand.
@@ -147,6 +149,8 @@ def judge_name(use: Use, name: str, censuses: Censuses) -> list[Finding]:
         since = censuses.since(lambda c: None if c.state(name) == "unknown" else c.usable(name))
         out.append(Finding(*at, "not_yet", since.lstrip("≤"), f"not in jax {before.jax}, which --from names",
                            ""))
+    if to.usable(name):
+        out += judge_positional(use, name, censuses)
     return out
 
 
@@ -210,6 +214,19 @@ def _takes(params: list[list] | None, keyword: str) -> bool | None:
     if any(p[1] == "var_keyword" for p in params):
         return True
     return any(p[0] == keyword and p[1] in KEYWORD_KINDS for p in params)
+
+
+def judge_positional(use: Use, name: str, censuses: Censuses) -> list[Finding]:
+    """A call passing more arguments by position than `to` takes without a deprecation warning (census
+    `positional`: a `*args` that warns, as `jax.lax.dot`'s from 0.7.1)."""
+    handled = censuses.to.positional(name)
+    if name != use.name or handled is None or use.positional <= int(handled.get("after", 0)):
+        return []
+    after = int(handled["after"])
+    since = censuses.since(lambda c: None if c.params(name) is None else c.positional(name) is not None)
+    message = (f"passing more than {after} positional arguments to {name} {handled.get('effect') or 'warns'} on "
+               f"jax {censuses.to.jax}: {handled.get('message') or ''}")
+    return [Finding(use.path, use.line, use.col, f"{name}(…)", "deprecated", since, message.rstrip(": "))]
 
 
 def judge_keywords(use: Use, name: str, censuses: Censuses) -> list[Finding]:

@@ -13,7 +13,8 @@ found through
   `what="config"`), and `JAX_...` environment variables set or read through `os.environ[...]`,
   `os.environ.get/setdefault/pop`, `os.environ.update({...})` or `update(JAX_...=...)`, `os.getenv` and
   `os.putenv` (as `jax.config.jax_...`, `what="env"`);
-- keyword arguments passed to a JAX callable (`what="call"`, with `keywords`), for the judge's signature check.
+- keyword arguments passed to a JAX callable (`what="call"`, with `keywords`), for the judge's signature check; a
+  called name's own use carries how many arguments the call passes by position (`positional`).
 
 A use inside code that already copes with the name's absence carries `guarded` (why, in words): the branches of an
 `if` (or of a conditional expression, or the operands of an `and` after it) whose test calls `hasattr(...)` or
@@ -56,6 +57,7 @@ class Use:
     what: str = "name"
     keywords: tuple[str, ...] = field(default=())
     guarded: str = ""
+    positional: int = 0  # a called name: its positional arguments (-1: a starred one, how many is not known)
 
 
 def _chain(node: ast.AST) -> list[str] | None:
@@ -245,12 +247,14 @@ class _Finder(_GuardWalker):
     def __init__(self, path: str, bound: tuple[dict[str, str], dict[str, str]], lines: list[str]) -> None:
         super().__init__()
         (self.bound, self.bound_guards), self.path, self.lines, self.found = bound, path, lines, []
+        self.calls: dict[int, int] = {}  # id of a call's callee node → its positional arguments
 
     def add(self, node: ast.AST, name: str, what: str = "name", keywords: tuple[str, ...] = (), via: str = "") -> None:
         """Record a use; outside any guard it carries the guard its alias `via` was bound in, if any."""
         guard = self.guards[-1] if self.guards else self.bound_guards.get(via, "")
+        positional = self.calls.get(id(node), 0) if what == "name" else 0
         self.found.append(Use(self.path, node.lineno, self.column(node.lineno, node.col_offset), name, what,
-                              keywords, guard))
+                              keywords, guard, positional))
 
     def column(self, line: int, offset: int) -> int:
         """The 1-based character column of `ast`'s offset, which counts UTF-8 bytes."""
@@ -296,6 +300,8 @@ class _Finder(_GuardWalker):
             self.add(option, f"jax.config.{_string(option)}", "config")  # type: ignore[arg-type]
         elif callee and keywords:
             self.add(node, callee, "call", keywords, via=(_chain(node.func) or [""])[0])
+        if callee:  # the callee's own use (a name) carries how many arguments it is passed by position
+            self.calls[id(node.func)] = -1 if any(isinstance(a, ast.Starred) for a in node.args) else len(node.args)
         self.env_call(node)
         self.generic_visit(node)
 
