@@ -216,3 +216,10 @@ def test_an_old_ipythons_timeit_line_matches_the_one_timeit_prints_now():
     assert printed_difference("10 loops, best of 3: 12.3 ms per loop", printed) == ()
     assert printed_difference("1000 loops, best of 5: 2.04 µs per loop", printed) == ()
     assert printed_difference("10 loops, best of 3: 12.3 ms per loop", "12.3 ms") != ()
+
+
+def test_a_transcripts_ignore_exception_detail_states_the_class_only():
+    code = (">>> int('x')  # doctest: +IGNORE_EXCEPTION_DETAIL\nTraceback (most recent call last):\n"
+            "ValueError: an older message\n>>> int('y')\nTraceback (most recent call last):\nValueError: kept\n")
+    _, steps, _ = transcript_steps(code)
+    assert [(s.stated, s.stated_message) for s in steps] == [("ValueError", ""), ("ValueError", "kept")]
