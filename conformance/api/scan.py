@@ -58,6 +58,7 @@ class Use:
     keywords: tuple[str, ...] = field(default=())
     guarded: str = ""
     positional: int = 0  # a called name: its positional arguments (-1: a starred one, how many is not known)
+    value: str = ""  # a config option set to a literal: the literal as written ('' when it is not one)
 
 
 def _chain(node: ast.AST) -> list[str] | None:
@@ -81,6 +82,15 @@ def _argument(call: ast.Call, index: int, keyword: str) -> ast.AST | None:
 
 def _string(node: ast.AST | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _literal(node: ast.AST | None) -> str:
+    """A literal (`False`, `"32"`) as written; '' for anything else."""
+    try:
+        ast.literal_eval(node)  # type: ignore[arg-type]
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        return ""
+    return ast.unparse(node)  # type: ignore[arg-type]
 
 
 def _bound_by(node: ast.AST) -> list[str]:
@@ -249,12 +259,13 @@ class _Finder(_GuardWalker):
         (self.bound, self.bound_guards), self.path, self.lines, self.found = bound, path, lines, []
         self.calls: dict[int, int] = {}  # id of a call's callee node → its positional arguments
 
-    def add(self, node: ast.AST, name: str, what: str = "name", keywords: tuple[str, ...] = (), via: str = "") -> None:
+    def add(self, node: ast.AST, name: str, what: str = "name", keywords: tuple[str, ...] = (), via: str = "",
+            value: str = "") -> None:
         """Record a use; outside any guard it carries the guard its alias `via` was bound in, if any."""
         guard = self.guards[-1] if self.guards else self.bound_guards.get(via, "")
         positional = self.calls.get(id(node), 0) if what == "name" else 0
         self.found.append(Use(self.path, node.lineno, self.column(node.lineno, node.col_offset), name, what,
-                              keywords, guard, positional))
+                              keywords, guard, positional, value))
 
     def column(self, line: int, offset: int) -> int:
         """The 1-based character column of `ast`'s offset, which counts UTF-8 bytes."""
@@ -297,7 +308,8 @@ class _Finder(_GuardWalker):
         keywords = tuple(k.arg for k in node.keywords if k.arg)
         option = _argument(node, 0, "name")
         if callee in CONFIG_UPDATE and _string(option):
-            self.add(option, f"jax.config.{_string(option)}", "config")  # type: ignore[arg-type]
+            self.add(option, f"jax.config.{_string(option)}", "config",  # type: ignore[arg-type]
+                     value=_literal(_argument(node, 1, "val")))
         elif callee and keywords:
             self.add(node, callee, "call", keywords, via=(_chain(node.func) or [""])[0])
         if callee:  # the callee's own use (a name) carries how many arguments it is passed by position
