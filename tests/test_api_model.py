@@ -30,7 +30,7 @@ BAD_ENTRIES = [
     ({"state": "present", "kind": "thing"}, "kind 'thing' is not one of module, function, class, constant, config "
                                             "(or null)"),
     *[({"state": "present", key: 1}, f"{key} should be text, not 1")
-      for key in ("message", "replacement", "signature", "origin", "alias_of", "env")],
+      for key in ("message", "replacement", "signature", "origin", "alias_of", "env", "effect", "condition")],
     ({"state": "present", "keywords": {"a": {"state": "removed", "effect": 1}}},
      "keywords should map a parameter to {state, effect, message}, not {'a': {'state': 'removed', 'effect': 1}}"),
     ({"state": "present", "keywords": {"a": {"state": "removed", "message": 2}}},
@@ -58,8 +58,8 @@ def test_a_long_bad_field_is_cut_at_300_characters():
 def test_a_census_file_is_refused_for_its_header_or_shape_in_one_line():
     stale = dict(data(), format_version=1)
     assert refusal(stale, "") == (f"census: census format_version 1, this checkout reads {FORMAT_VERSION} (public "
-                                  "names only, keywords JAX deprecated); take it again: jax-conformance api census "
-                                  "--jax 0.6.2 --rerun")
+                                  "names only, keywords and config options JAX deprecated); take it again: "
+                                  "jax-conformance api census --jax 0.6.2 --rerun")
     assert refusal(dict(stale, jax=3)).endswith("api census --jax VERSION --rerun")
     assert refusal(data(modules={"jax": {"status": "walked"}})) == (
         f"c.json: module 'jax': status 'walked' is not one of ok, failed, skipped{RERUN}")
