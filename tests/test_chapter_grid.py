@@ -3,6 +3,8 @@ cell tests leave out: skipped blocks, listings and blocks that raised as their p
 
 from __future__ import annotations
 
+import json
+
 from conformance.chapter.command import summary_line
 from conformance.chapter.grid import _observed, chapter_views, probe_links, sections_of
 from conformance.chapter.model import BlockStatus
@@ -29,7 +31,7 @@ def test_a_skipped_block_is_not_counted_as_judged_in_the_release_summary():
         ("0.4.38: 2 ran as written, 1 assert failed, 1 skipped (of 4 blocks)", 2, 3)]
     cells = cells_for("0.4.38", S.RAN, S.SKIPPED, S.RAN, S.ASSERT_FAILED)
     assert summary_line("0.4.38", cells, 2.0, "(x)").startswith(
-        "jax 0.4.38: 2 of 3 blocks run as written (1 skipped; 1 assert_failed;")
+        "jax 0.4.38: 2 of 3 blocks run as written (1 skipped; 1 assert failed;")
 
 
 def test_the_release_summary_counts_as_the_command_does_listings_apart_and_raised_as_documented_as_written():
@@ -39,7 +41,7 @@ def test_the_release_summary_counts_as_the_command_does_listings_apart_and_raise
     assert summaries(("0.4.38", statuses)) == [
         ("0.4.38: 1 ran as written, 1 raised as documented, 1 raised, 1 not run: a listing (of 4 blocks)", 2, 3)]
     assert summary_line("0.4.38", cells_for("0.4.38", *statuses), 1.0, "(x)").startswith(
-        "jax 0.4.38: 2 of 3 blocks run as written (1 listings not run; 1 raised, 1 raised_as_documented;")
+        "jax 0.4.38: 2 of 3 blocks run as written (1 listing not run; 1 raised, 1 raised as documented;")
     assert summaries(("0.4.38", (S.SKIPPED, S.LISTING, S.RAN, S.RAN))) == [
         ("0.4.38: 2 ran as written, 1 skipped, 1 not run: a listing (of 4 blocks)", 2, 2)]
 
@@ -110,3 +112,25 @@ def test_probe_links_read_the_project_row_list_by_default_and_only_the_grids_pla
     assert [(link.cell_id, link.rows, link.statuses) for link in links[FIRST.id]] == [
         ("numerics.a", ("numerics.x",), {"0.4.38": "conforms"})]
     assert back == {"numerics.x": (FIRST.id, ASSERTS.id)}
+
+
+def test_what_a_probe_observed_names_each_fact_short_and_says_how_many_more():
+    """Found under mutation (issue 48): a disagreement's probe side was checked only on one boolean fact."""
+    long_list = list(range(40))
+    diff = [{"path": "message", "expected": "ñame 'x'", "observed": "other " * 20, "kind": "changed"},
+            {"path": "shape", "expected": [2, 3], "observed": long_list},
+            {"path": "gone", "kind": "missing"}, {"path": "new", "kind": "unexpected"}, {"path": "more"}]
+    cell = CellResult(case="numerics.d", param="", rows=[], status=Status.DIFFERS, diff=diff)
+    text = _observed(cell)
+    message, shape, gone = text.split("; ")
+    assert message == ("message is " + repr("other " * 20)[:79] + "… where the chapter says \"ñame 'x'\"")
+    assert shape == "shape is " + json.dumps(long_list)[:79] + "… where the chapter says [2, 3]"
+    assert gone == "gone is missing and 2 more"
+    exact = CellResult(case="numerics.d", param="", rows=[], status=Status.DIFFERS, diff=[
+        {"path": "a", "expected": "ü", "observed": "x" * 78}, {"path": "b", "kind": "unexpected"},
+        {"path": "c", "expected": {"k": "é"}, "observed": 1 + 2j}])
+    assert _observed(exact) == (f"a is '{'x' * 78}' where the chapter says 'ü'; b is not documented; "
+                                "c is \"(1+2j)\" where the chapter says {\"k\": \"é\"}")
+    over = CellResult(case="numerics.d", param="", rows=[], status=Status.DIFFERS,
+                      diff=[{"path": "a", "expected": 0, "observed": "y" * 79}])
+    assert _observed(over) == "a is '" + "y" * 78 + "… where the chapter says 0"
