@@ -16,7 +16,8 @@ from conformance.chapter.pages import git_blob_id, locate_pages, parse_pages
 from conformance.chapter.printed import message_difference, printed_difference
 from conformance.chapter.read import chapter_from_text
 from conformance.chapter.skiplist import listings_to_run, parse_runs
-from conformance.chapter.stated import (block_steps, fence_output_lines, notes_of, printed_comments,
+from conformance.chapter.model import Step
+from conformance.chapter.stated import (block_steps, stated_raise, unquoted, fence_output_lines, notes_of, printed_comments,
                                         stated_in_comment, stated_in_string)
 from conformance.chapter.transcript import is_transcript, transcript_steps
 from conformance.errors import ConformanceError
@@ -219,3 +220,14 @@ def test_fifty_lines_that_are_not_code_are_as_many_as_a_fence_may_show():
     assert len(found) == 49 and runnable.strip() == "x = 1"
     code = "x = 1\n" + shown + "\nvalue 49 seen"
     assert fence_output_lines(code) == (code, {})
+
+
+def test_each_step_says_exactly_what_the_page_states_and_a_decorated_statement_starts_at_its_decorator():
+    code = ('@dec\ndef f():\n    pass\n# >> defined\nx = int("q")\n# ValueError: "bad"\n'
+            'y = 1  # ==> raises KeyError\nz = 2\n# >> two')
+    assert block_steps(code) == (Step(1, 3, shown="defined"), Step(5, 5, "ValueError", "bad", "comment"),
+                                 Step(7, 7, "KeyError", "", "==> raises"), Step(8, 8, shown="two"))
+    assert stated_raise("x = 1\ny  # ==> raises KeyError") == "KeyError" and stated_raise("x = 1") == ""
+    assert (unquoted('""'), unquoted("'a'"), unquoted('"'), unquoted("'a\"")) == ("", "a", '"', "'a\"")
+    assert notes_of("x = 1  # a comment\ny = 2  # ==> Pauses during execution") == (
+        "the page says: Pauses during execution",)
