@@ -230,5 +230,5 @@ def test_each_step_says_exactly_what_the_page_states_and_a_decorated_statement_s
     assert stated_raise("x = 1\ny  # ==> raises KeyError") == "KeyError" and stated_raise("x = 1") == ""
     assert unquoted("XmaxX") == "XmaxX"
     assert (unquoted('""'), unquoted("'a'"), unquoted('"'), unquoted("'a\"")) == ("", "a", '"', "'a\"")
-    assert notes_of("x = 1  # a comment\ny = 2  # ==> Pauses during execution") == (
+    assert notes_of("x = 1\ny = 2  # ==> Pauses during execution") == (
         "the page says: Pauses during execution",)
