@@ -232,3 +232,20 @@ def test_each_step_says_exactly_what_the_page_states_and_a_decorated_statement_s
     assert (unquoted('""'), unquoted("'a'"), unquoted('"'), unquoted("'a\"")) == ("", "a", '"', "'a\"")
     assert notes_of("x = 1\ny = 2  # ==> Pauses during execution") == (
         "the page says: Pauses during execution",)
+
+
+def test_a_code_cells_tags_are_read_from_every_form_of_its_options():
+    """Found under mutation (issue 48): only `:tags: [x]` and a `---` block with `tags: [x]` were read."""
+    header = "---\njupytext:\n  text_representation: {}\n...\n"
+    cells = [":tags: [ 'skip-execution' , raises-exception ]\n:other: x\ninput()",
+             "---\nlang: py\ntags:\n  - \"raises-exception\"\n  - hide-output\n---\n1 / 0",
+             "---\ntags: [raises-exception]\nx = 1",  # no closing `---`: no options, all code
+             ":tags: [raises-exception]\n:name: z\n\ny = 1 / 0"]
+    text = header + "# Page\n\n" + "".join(f"```{{code-cell}}\n{cell}\n```\n\n" for cell in cells)
+    assert is_notebook_page(text.split("\n"))
+    chapter = chapter_from_text("p", "p.md", "markdown", text)
+    assert [(b.skip != "", b.raises, b.code) for b in chapter.blocks] == [
+        (True, "*", "input()"), (False, "*", "1 / 0"), (False, "", "---\ntags: [raises-exception]\nx = 1"),
+        (False, "*", "\ny = 1 / 0")]
+    assert not is_notebook_page([]) and not is_notebook_page(["---", "---", "kernelspec: x"])
+    assert not is_notebook_page(["---", "kernelspec: x"])  # never closed
