@@ -220,6 +220,7 @@ def test_fifty_lines_that_are_not_code_are_as_many_as_a_fence_may_show():
     assert len(found) == 49 and runnable.strip() == "x = 1"
     code = "x = 1\n" + shown + "\nvalue 49 seen"
     assert fence_output_lines(code) == (code, {})
+    assert fence_output_lines("x = 1\nnan here\0") == ("x = 1\nnan here\0", {})  # Python refuses it: as written
 
 
 def test_each_step_says_exactly_what_the_page_states_and_a_decorated_statement_starts_at_its_decorator():
