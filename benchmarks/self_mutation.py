@@ -38,7 +38,7 @@ from typing import Iterable, Mapping
 ROOT = Path(__file__).resolve().parent.parent
 EQUIVALENTS = ROOT / "benchmarks" / "equivalent_mutants.txt"
 
-# The pure logic under test: whole packages, and the pure modules of engine/, report/, chapter/ and api/.
+# The pure logic under test: whole packages, and the pure modules of engine/, report/, chapter/, api/ and perf/.
 MODULES = (
     [f"conformance/core/{n}.py" for n in ("case", "casefolders", "compare", "observation", "rowlist", "status",
                                          "verdict", "versions")]
@@ -51,6 +51,7 @@ MODULES = (
                                               "markdown", "model", "printed", "publicjson", "skiplist", "stated",
                                               "statuses", "textsplit", "transcript")]
     + [f"conformance/api/{n}.py" for n in ("diff", "findings", "judge", "model", "scan", "table")]
+    + [f"conformance/perf/{n}.py" for n in ("stats", "hlo", "render", "acks")]
 )
 
 KILLED, SURVIVED, TIMEOUT = "killed", "survived", "timeout"

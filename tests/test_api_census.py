@@ -24,6 +24,7 @@ from conformance.engine.targets import Release
 FAKE_JAX = {
     "jax/__init__.py": """
         import os
+        import warnings
         from functools import partial
         from typing import Any
         from jax import numpy
@@ -36,6 +37,7 @@ FAKE_JAX = {
 
         __version__ = "0.0.1"
         pi = 3.14
+        Relu = (lambda shape: shape, lambda params, x: x)  # a layer made by a factory, as stax's `Relu` is
 
 
         def jit(fun, *, static_argnums=None, donate_argnums=()):
@@ -62,14 +64,30 @@ FAKE_JAX = {
                 self.value = value
 
 
-        class _Config:
-            def __init__(self):
-                self._value_holders = {"jax_enable_x64": object(), "jax_debug_nans": object()}
-                self.jax_enable_x64 = False
-                self.jax_debug_nans = False
+        from jax._src.config import config
 
 
-        config = _Config()
+        def eig(x, *, implementation=None, use_magma=None, other=None):
+            if use_magma is not None:
+                warnings.warn("use_magma is deprecated, please use implementation=MAGMA instead.",
+                              DeprecationWarning, stacklevel=2)
+            if other is not None:
+                warnings.warn("other is used here", UserWarning)
+            return x
+
+
+        def dot(lhs, rhs, *args, precision=None, preferred_element_type=None):
+            if args:
+                deprecations.warn("jax-lax-dot-positional-args",
+                                  ("jax.lax.dot: passing precision or preferred_element_type by position is "
+                                   "deprecated; pass them by keyword instead."), stacklevel=2)
+            return lhs
+
+
+        def stack(*arrays):
+            if arrays:
+                pass
+            return arrays
         tree_util_map = _tree_map
 
 
@@ -84,6 +102,56 @@ FAKE_JAX = {
         __getattr__ = _deprecation_getattr(__name__, _deprecations)
         """,
     "jax/_src/__init__.py": "",
+    "jax/_src/config.py": """
+        from jax._src import deprecations
+
+
+        class Config:
+            def __init__(self):
+                self._value_holders = {}
+
+            def __getattr__(self, name):
+                return False
+
+
+        config = Config()
+
+
+        def bool_state(name, default, help="", validator=None, upgrade=False):
+            config._value_holders[name] = object()
+            return default
+
+
+        def enum_state(name, enum_values, default, help="", extra_validator=None):
+            config._value_holders[name] = object()
+            return default
+
+
+        enable_x64 = bool_state(name="jax_enable_x64", default=False, help="Enable 64-bit types.")
+        debug_nans = bool_state(name="jax_debug_nans", default=False, help="Check for NaNs.")
+
+
+        def _default_pmap_no_rank_reduction(new_val):
+            if not new_val:
+                deprecations.warn("jax-pmap-no-rank-reduction",
+                                  ("Setting `jax_pmap_no_rank_reduction` to `False` is deprecated in "
+                                   "JAX v0.7.2 and will be removed in JAX v0.9.0."), stacklevel=3)
+
+
+        def _checked(new_val):
+            if new_val:
+                raise ValueError("no")
+
+
+        pmap_no_rank_reduction = bool_state(name="jax_pmap_no_rank_reduction", default=True,
+                                            help="If True, no rank reduction.",
+                                            validator=_default_pmap_no_rank_reduction)
+        checked = bool_state(name="jax_checked", default=False, help="A validator that raises, no deprecation.",
+                             validator=_checked)
+        default_dtype_bits = enum_state(name="jax_default_dtype_bits", enum_values=["_default", "32"],
+                                        default="_default", help=("[deprecated]. This flag was an experiment "
+                                                                  "and will be removed."))
+        """,
     "jax/_src/typing.py": """
         class DeprecatedArg:
             def __repr__(self):
@@ -104,6 +172,15 @@ FAKE_JAX = {
         }
         __getattr__ = _deprecation_getattr(__name__, _deprecations)
         del _deprecations
+        """,
+    "jax/backend.py": """
+        import collections
+        from typing import TypeVar
+
+        _cache_clearing_funs = set()
+        add_clear_backends_callback = _cache_clearing_funs.add  # jax 0.6.2's jax.extend.backend binds it so
+        T = TypeVar("T")
+        OrderedDict = collections.OrderedDict
         """,
     "jax/lazy.py": """
         import jax
@@ -148,6 +225,16 @@ FAKE_JAX = {
         print("a module that prints at import")
         warnings.warn("jax.experimental.noisy is deprecated; use jax.numpy instead.", DeprecationWarning)
         value = 1
+        """,
+    "jax/experimental/oldcallback.py": """
+        import warnings
+        warnings.warn("jax.experimental.oldcallback is deprecated and will be removed in JAX v0.8.0", stacklevel=1)
+        value = 1
+        """,
+    "jax/cloud_tpu_init.py": """
+        import warnings
+        warnings.warn("jax.cloud_tpu_init was deprecated in JAX v0.8.1. You should remove imports of this module.",
+                      DeprecationWarning, stacklevel=1)
         """,
     "jax/experimental/noisy_test.py": "raise RuntimeError('a test module is never imported')\n",
     "jax/tools/__init__.py": "raise RuntimeError('a skipped module is never imported')\n",
@@ -194,6 +281,20 @@ def test_aliases_origins_and_config_options(fake_census):
                                                  "env": "JAX_ENABLE_X64"}
 
 
+def test_a_config_option_whose_setting_warns_is_deprecated(fake_census):
+    """JAX deprecates an option in jax/_src/config.py: a validator that warns when it is set (to some value), or
+    "[deprecated]" in its help; the option still reads, so only the source says so."""
+    names = fake_census["names"]
+    assert names["jax.config.jax_pmap_no_rank_reduction"] == {
+        "kind": "config", "state": "deprecated", "value": "False", "env": "JAX_PMAP_NO_RANK_REDUCTION",
+        "message": "Setting `jax_pmap_no_rank_reduction` to `False` is deprecated in JAX v0.7.2 and will be removed "
+                   "in JAX v0.9.0.", "effect": "warns when set", "condition": "not new_val"}
+    assert names["jax.config.jax_default_dtype_bits"]["state"] == "deprecated"
+    assert names["jax.config.jax_default_dtype_bits"]["message"].startswith("[deprecated]. This flag")
+    assert names["jax.config.jax_checked"]["state"] == "present"  # a validator that raises is no deprecation
+    assert names["jax.config.jax_debug_nans"]["state"] == "present"
+
+
 def test_a_module_that_fails_to_import_is_recorded_not_fatal(fake_census):
     modules = fake_census["modules"]
     assert modules["jax.broken"]["status"] == "failed"
@@ -204,6 +305,8 @@ def test_a_module_that_fails_to_import_is_recorded_not_fatal(fake_census):
     assert noisy["status"] == "ok" and noisy["warnings"] == ["jax.experimental.noisy is deprecated; use jax.numpy "
                                                              "instead."]
     assert fake_census["names"]["jax.experimental.noisy"]["state"] == "deprecated"
+    assert fake_census["names"]["jax.experimental.oldcallback"]["state"] == "deprecated"  # a UserWarning saying so
+    assert fake_census["names"]["jax.cloud_tpu_init"]["state"] == "deprecated"  # importing it is safe: walked
     assert fake_census["format"] == census_module.FORMAT and fake_census["platform"]
 
 
@@ -316,6 +419,11 @@ def test_public_means_exported_or_defined_under_jax(fake_census):
     assert names["jax.sep"]["kind"] == "constant"  # re-exported on purpose (`from os import sep as sep`)
     assert names["jax.exported.tree_map"]["state"] == "present"  # listed in __all__
     assert names["jax.pi"]["kind"] == "constant"  # a plain constant defined there
+    # a tuple the module's source assigns (stax's `Relu = elementwise(relu)`): numpyro's 9 uses read "missing"
+    assert names["jax.Relu"]["state"] == "present"
+    # a function its source binds by assignment is its own, even when the object is a builtin method
+    assert names["jax.backend.add_clear_backends_callback"]["kind"] == "function"
+    assert "jax.backend.T" not in names and "jax.backend.OrderedDict" not in names  # typing, a stdlib class
 
 
 def test_a_deprecation_table_deleted_after_use_is_still_read(fake_census):
@@ -332,7 +440,25 @@ def test_a_deprecated_arg_default_is_read_as_jax_handles_it(fake_census):
     assert names["jax.percentile"]["keywords"] == {"interpolation": {
         "state": "deprecated", "effect": "warns",
         "message": "The interpolation= argument to 'percentile' is deprecated. Use 'method=' instead."}}
-    assert fake_census["format_version"] == 2
+    assert fake_census["format_version"] == 3
+
+
+def test_passing_by_position_what_a_star_args_catches_with_a_warning_is_deprecated(fake_census):
+    """jax 0.7.1's `jax.lax.dot(lhs, rhs, *args, precision=None, ...)`: `if args: deprecations.warn(...)`; the
+    parameters became keyword-only and a third positional argument warns."""
+    assert fake_census["names"]["jax.dot"]["positional"] == {
+        "after": 2, "state": "deprecated", "effect": "warns",
+        "message": "jax.lax.dot: passing precision or preferred_element_type by position is deprecated; pass them "
+                   "by keyword instead."}
+    assert "positional" not in fake_census["names"]["jax.stack"]  # a *args that is the API itself
+
+
+def test_a_keyword_whose_passing_warns_in_the_body_is_deprecated(fake_census):
+    """`if use_magma is not None: warnings.warn("... deprecated ...")` (jax.lax.linalg.eig, 0.8.0): no sentinel,
+    the function's own source says so; a warning that says nothing of deprecation is not one."""
+    assert fake_census["names"]["jax.eig"]["keywords"] == {"use_magma": {
+        "state": "deprecated", "effect": "warns",
+        "message": "use_magma is deprecated, please use implementation=MAGMA instead."}}
 
 
 def test_names_a_neighbouring_release_had_are_probed(tmp_path, fake_census):

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from conformance.api.diff import CHANGES, changes_json, diff_chain, signature_changes, since_of
+from conformance.api.census import FORMAT_VERSION
+from conformance.api.diff import CHANGES, Change, changes_json, changes_named, diff_chain, signature_changes, since_of
 from conformance.api.model import census_from
 from conformance.errors import ConformanceError
 from tests.api_censuses import census, fn, module, removed
@@ -158,7 +159,7 @@ def test_the_json_shape_is_the_public_one():
 @pytest.mark.parametrize("data, words", [
     ({"format": "something else"}, "not a census file"),
     ({"format": "jax-conformance api census", "format_version": 99}, "format_version 99"),
-    ({"format": "jax-conformance api census", "format_version": 2, "names": [], "modules": {}}, "objects"),
+    ({"format": "jax-conformance api census", "format_version": 3, "names": [], "modules": {}}, "objects"),
     ({"format": "jax-conformance api census", "format_version": 1, "jax": "0.6.0"},
      "take it again: jax-conformance api census --jax 0.6.0 --rerun"),
 ])
@@ -178,7 +179,8 @@ def test_no_move_to_a_path_that_is_itself_deprecated():
 
 def _census_data(jax: str = "0.6.2", **entries) -> dict:
     """A census file's data with the `entries` (names) and a walked `jax` module."""
-    return {"format": "jax-conformance api census", "format_version": 2, "jax": jax, "platform": "linux-x86_64",
+    return {"format": "jax-conformance api census", "format_version": FORMAT_VERSION, "jax": jax,
+            "platform": "linux-x86_64",
             "modules": {"jax": {"status": "ok"}}, "names": {"jax": module(), **entries}}
 
 
@@ -244,3 +246,13 @@ def test_every_change_of_a_name_is_listed_not_only_the_first():
     after = fn(("f", "positional_or_keyword", None), state="deprecated", message="use jax.shard_map")
     changes = diff_chain([census("0.7.2", {"jax.sm": before}), census("0.8.0", {"jax.sm": after})])
     assert {c.change for c in changes if c.name == "jax.sm"} == {"deprecated", "signature"}
+
+
+def test_a_name_given_to_diff_also_selects_its_keywords_and_the_names_under_it():
+    """`api diff 0.5.3 0.12.0.1 --name jax.pure_callback` left out `jax.pure_callback(vectorized=)`."""
+    changes = [Change("jax.pure_callback(vectorized=)", "removed", "0.6.0", ""),
+               Change("jax.pure_callback", "signature", "0.10.0", ""), Change("jax.pure_callbacks", "added", "1", ""),
+               Change("jax.lax.dot", "signature", "0.7.1", ""), Change("jax.lax", "deprecated", "1", "")]
+    assert [c.name for c in changes_named(changes, ["jax.pure_callback"])] == [
+        "jax.pure_callback(vectorized=)", "jax.pure_callback"]
+    assert [c.name for c in changes_named(changes, ["jax.lax"])] == ["jax.lax.dot", "jax.lax"]

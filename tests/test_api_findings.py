@@ -73,3 +73,13 @@ def test_json_and_sarif_are_indented_by_one_and_keep_non_ascii_text_escaped():
     two = [finding, Finding("b.py", 3, 1, "jax.y", "deprecated", "0.6.0", "m")]
     assert render(two, "github", "0.6.2") == "\n".join(github_lines(two))
     assert render(two, "github", "0.6.2").count("\n") == 1
+
+
+def test_sarif_names_a_replacement_in_the_results_properties_and_the_defaults_are_empty():
+    removal = Finding("a.py", 1, 1, "jax.tree_map", "removed", "0.6.0", "gone", "jax.tree.map")
+    (result,) = sarif_log([removal], "0.2.0")["runs"][0]["results"]
+    assert result["properties"] == {"name": "jax.tree_map", "state": "removed", "since": "0.6.0",
+                                    "replacement": "jax.tree.map"}
+    driver = json.loads(render([removal], "sarif", "0.6.2"))["runs"][0]["tool"]["driver"]
+    assert driver["version"] == driver["semanticVersion"] == ""  # no version given: none claimed
+    assert text_lines([], "0.6.2") == ["0 finding(s) in 0 file(s) against jax 0.6.2"]

@@ -178,6 +178,42 @@ def test_a_keyword_is_dated_over_the_censuses_that_can_tell_and_placed_at_its_ca
         2, 8, "jax.f(b=)", "removed", "0.6.2")
 
 
+def test_a_call_passing_by_position_what_jax_deprecated_there_is_deprecated():
+    """jax.lax.dot (0.7.1): a third positional argument warns; two do not, nor a call with a starred argument."""
+    old = census("0.7.0", {"jax.dot": fn(("lhs", P, None), ("rhs", P, None), ("precision", P, "None"))})
+    dot = fn(("lhs", P, None), ("rhs", P, None), ("args", "var_positional", None), ("precision", "keyword_only",
+                                                                                    "None"))
+    dot["positional"] = {"after": 2, "state": "deprecated", "effect": "warns",
+                         "message": "passing precision by position is deprecated"}
+    new = census("0.7.1", {"jax.dot": dot})
+    found = judged("import jax\njax.dot(a, b, p)\njax.dot(a, b)\njax.dot(a, *rest)\njax.dot(a, b, precision=p)\n",
+                   new, old, (old, new))
+    assert [(f.line, f.name, f.state, f.since, f.message) for f in found] == [
+        (2, "jax.dot(…)", "deprecated", "0.7.1", "passing more than 2 positional arguments to jax.dot warns on jax "
+                                                   "0.7.1: passing precision by position is deprecated")]
+    assert exit_status(found) == 0
+
+
+def test_setting_a_deprecated_option_to_a_value_that_does_not_warn_is_no_finding():
+    """jax 0.7.2 warns only when `jax_pmap_no_rank_reduction` is set to False (census `condition`: `not new_val`);
+    a value the scan cannot read is judged deprecated, as JAX would warn for some value."""
+    name, entry = config("jax_pmap_no_rank_reduction")
+    entry.update(state="deprecated", message="Setting it to False is deprecated.", effect="warns when set",
+                 condition="not new_val")
+    bits, bits_entry = config("jax_default_dtype_bits")
+    bits_entry.update(state="deprecated", message="deprecated", effect="warns when set", condition="val != '_default'")
+    to = census("0.7.2", {"jax.config": {"kind": "constant", "state": "present"}, name: entry, bits: bits_entry})
+    found = judged("""
+        import jax
+        jax.config.update("jax_pmap_no_rank_reduction", True)
+        jax.config.update("jax_pmap_no_rank_reduction", False)
+        jax.config.update("jax_pmap_no_rank_reduction", flag)
+        jax.config.update("jax_default_dtype_bits", "_default")
+        jax.config.update("jax_default_dtype_bits", "32")
+        """, to)
+    assert [(f.line, f.state) for f in found] == [(4, "deprecated"), (5, "deprecated"), (7, "deprecated")]
+
+
 def test_an_attribute_of_a_config_options_value_is_checked_as_the_option():
     """Found under mutation (issue 48): `jax.config.jax_enable_x64.real` was judged as a name of its own and reported
     missing (exit 1) on a release that has the option."""

@@ -402,3 +402,92 @@ def test_with_a_private_census_a_private_name_that_went_is_missing_labelled_priv
     assert ("jax._src.core.gone_name", "missing") in states and ("jax.__version__", "not_judged") in states
     assert not any(f.name == "jax._src.core.Tracer" for f in found)
     assert [f.message for f in found if f.state == "missing"][0].startswith("private: ")
+
+
+# dm-haiku's own pattern (its dot.py, jaxpr_info.py and random_test.py at f4d858a): a name bound in a guard, one
+# branch for the new home and one for the old, then used outside the guard. `api scan --to 0.12.0.1` called each
+# later use of the alias "missing" and exited 1 on code that runs on 0.12.0.1.
+FALLBACKS = {"fallbacks.py": """
+    import jax
+    from jax.extend import core as new_core
+
+    if hasattr(new_core, "take_current_trace"):
+        take = new_core.take_current_trace
+    else:
+        take = jax.core.take_current_trace
+    try:
+        Dropped = new_core.DropVar
+    except AttributeError:
+        Dropped = jax.core.DropVar
+
+    def trace_of(x):
+        with take() as current:
+            return current, isinstance(x, Dropped)
+
+    try:
+        old = jax.tree_leaves
+    except AttributeError:
+        old = None
+    print(jax.core.get_aval)
+    """}
+
+
+def test_an_alias_bound_in_a_guard_carries_the_guard_to_its_uses_and_a_fallback_handler_is_guarded(tmp_path):
+    root = write_repository(tmp_path / "repo", FALLBACKS)
+    gone = census("0.12.0.1", {"jax.extend": module(), "jax.extend.core": module(),
+                               "jax.extend.core.take_current_trace": fn(), "jax.extend.core.DropVar": fn(),
+                               "jax.core": module()})
+    found = scan(root, gone)
+    states = {(f.line, f.name): (f.state, f.message) for f in found}
+    assert exit_status(found) == 1  # jax.core.get_aval, used outside any guard, is still an error
+    assert [k for k, (state, _) in states.items() if state != "guarded"] == [(21, "jax.core.get_aval")]
+    assert states[(7, "jax.core.take_current_trace")][0] == "guarded"  # the else branch of the hasattr
+    assert states[(11, "jax.core.DropVar")][0] == "guarded"  # the except AttributeError fallback itself
+    state, message = states[(14, "jax.core.take_current_trace")]
+    assert state == "guarded" and "bound inside an hasattr(...) guard at line 7" in message, message
+    state, message = states[(15, "jax.core.DropVar")]
+    assert state == "guarded" and "bound inside an except AttributeError fallback at line 11" in message, message
+
+
+def test_a_fallback_for_a_missing_jax_does_not_hide_the_uses_of_the_installed_one():
+    """A library that imports JAX optionally (`except ImportError: jax = None`) uses JAX wherever it is installed:
+    the fallback's binding did unbind `jax`, and every use in the file went unseen."""
+    source = textwrap.dedent("""\
+        try:
+            import jax
+            import jax.numpy as jnp
+        except ImportError:
+            jax = None
+            import numpy as jnp
+
+            def tree_map(f, x):
+                return f(x)
+
+        def f(x):
+            return jax.tree_map(abs, x), jnp.fix(x)
+        """)
+    found = {(u.line, u.name): u.guarded for u in uses_in_source(source, "a.py")}
+    assert found[(12, "jax.tree_map")] == "" and found[(12, "jax.numpy.fix")] == ""
+    assert found[(3, "jax.numpy")] == "inside try/except ImportError"
+
+
+def test_an_hasattr_in_an_and_chain_or_a_conditional_expression_guards_what_follows_it():
+    """chex's own pattern (asserts.py at b4942e3): `hasattr(jax, "pxla") and isinstance(x, jax.pxla.X)` in a return.
+    `api scan` called `jax.pxla` missing on every release since 0.6.0, so chex's CI step would stay red."""
+    source = textwrap.dedent("""\
+        import jax
+
+        def sharded(x):
+            return hasattr(jax, "pxla") and isinstance(x, jax.pxla.ShardedDeviceArray)
+
+        def mapper():
+            return jax.tree_map if hasattr(jax, "tree_map") else jax.tree.map
+
+        def unguarded(x):
+            return isinstance(x, jax.pxla.ShardedDeviceArray) and hasattr(jax, "pxla")
+        """)
+    found = {(u.line, u.name): u.guarded for u in uses_in_source(source, "a.py")}
+    assert found[(4, "jax.pxla.ShardedDeviceArray")] == "inside an hasattr(...) guard"
+    assert found[(7, "jax.tree_map")] == "inside an hasattr(...) guard"
+    assert found[(7, "jax.tree.map")] == "inside an hasattr(...) guard"
+    assert found[(10, "jax.pxla.ShardedDeviceArray")] == ""  # used before the test that would guard it

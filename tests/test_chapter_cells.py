@@ -147,7 +147,7 @@ def test_the_public_json_has_the_issues_shape_with_versions_in_pep440_order():
     assert first["detail"]["0.4.38"] == "line 1: assert old_release is False" and first["detail"]["0.12.0.1"] == ""
     assert document["blocks"][3]["detail"]["0.12.0.1"].startswith("NameError: name 'checked' is not defined")
     assert summary_line("0.12.0.1", by_version["0.12.0.1"], 1.0, "(x)") == (
-        "jax 0.12.0.1: 2 of 4 blocks run as written (1 raised, 1 after_failure; 1 printed differently) (x) in 1.0s")
+        "jax 0.12.0.1: 2 of 4 blocks run as written (1 raised, 1 after an earlier failure; 1 printed differently) (x) in 1.0s")
 
 
 def test_the_report_data_grid_summaries_since_links_and_disagreements():
@@ -273,3 +273,12 @@ def test_storing_a_chapter_whose_cell_ids_another_chapter_file_holds_is_refused_
                                                "my_guide.md .*--results folder of its own, or rename"):
         store("my_guide", "/docs/my_guide.md", "y = 2")
     assert [c.details["source"] for c in load_result_file(stored.path).cells] == ["my-guide.md"]
+
+
+def test_a_setup_changes_every_blocks_key_and_none_keeps_them_as_they_were():
+    from dataclasses import replace
+
+    before = block_keys(CHAPTER, {}, 120.0, "env", "runner")
+    with_setup = block_keys(replace(CHAPTER, setup="import math as m"), {}, 120.0, "env", "runner")
+    assert all(with_setup[k] != before[k] for k in before)
+    assert block_keys(replace(CHAPTER, setup=""), {}, 120.0, "env", "runner") == before

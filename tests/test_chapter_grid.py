@@ -34,7 +34,7 @@ def test_a_skipped_block_is_not_counted_as_judged_in_the_release_summary():
         ("0.4.38: 2 ran as written, 1 assert failed, 1 skipped (of 4 blocks)", 2, 3)]
     cells = cells_for("0.4.38", S.RAN, S.SKIPPED, S.RAN, S.ASSERT_FAILED)
     assert summary_line("0.4.38", cells, 2.0, "(x)").startswith(
-        "jax 0.4.38: 2 of 3 blocks run as written (1 skipped; 1 assert_failed;")
+        "jax 0.4.38: 2 of 3 blocks run as written (1 skipped; 1 assert failed;")
 
 
 def test_the_release_summary_counts_as_the_command_does_listings_apart_and_raised_as_documented_as_written():
@@ -44,7 +44,7 @@ def test_the_release_summary_counts_as_the_command_does_listings_apart_and_raise
     assert summaries(("0.4.38", statuses)) == [
         ("0.4.38: 1 ran as written, 1 raised as documented, 1 raised, 1 not run: a listing (of 4 blocks)", 2, 3)]
     assert summary_line("0.4.38", cells_for("0.4.38", *statuses), 1.0, "(x)").startswith(
-        "jax 0.4.38: 2 of 3 blocks run as written (1 listings not run; 1 raised, 1 raised_as_documented;")
+        "jax 0.4.38: 2 of 3 blocks run as written (1 listing not run; 1 raised, 1 raised as documented;")
     assert summaries(("0.4.38", (S.SKIPPED, S.LISTING, S.RAN, S.RAN))) == [
         ("0.4.38: 2 ran as written, 1 skipped, 1 not run: a listing (of 4 blocks)", 2, 2)]
 

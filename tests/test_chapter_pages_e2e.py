@@ -196,8 +196,8 @@ def test_each_form_a_page_states_what_happens_in_is_judged_as_its_author_means_i
         # the message the page shows is compared in the printed tier: TracerBoolConversionError's is not the
         # page's ConcretizationTypeError message; every other output is as the page shows it
         assert [k for k, differs in printed.items() if differs] == [1], version
-    assert f"jax {OLD}: 8 of 12 blocks run as written (2 raised, 3 raised_as_documented, 1 raised_otherwise, " \
-           f"1 did_not_raise; 1 printed differently)" in out
+    assert f"jax {OLD}: 8 of 12 blocks run as written (2 raised, 3 raised as documented, 1 raised otherwise, " \
+           f"1 did not raise; 1 printed differently)" in out
     stored = json.loads((tmp_path / "results" / f"{NEW}-linux-x86_64.json").read_text(encoding="utf-8"))
     cells = {t["metadata"]["case"]: t["metadata"] for t in stored["tests"]}
     otherwise = cells[blocks[1]["cell"]]
@@ -225,7 +225,7 @@ def test_a_myst_notebook_pages_plain_fences_are_listings_unless_its_skip_list_ru
         assert [b["status"][version] for b in document["blocks"]] == ["ran", "listing", "ran", "ran"]
         assert document["blocks"][1]["detail"][version] == ("not run: a listing: the page is a MyST notebook, whose "
                                                             "build runs only its {code-cell}s")
-    assert f"jax {NEW}: 3 of 3 blocks run as written (1 listings not run)" in out
+    assert f"jax {NEW}: 3 of 3 blocks run as written (1 listing not run)" in out
     stored = json.loads((tmp_path / "results" / f"{NEW}-linux-x86_64.json").read_text(encoding="utf-8"))
     listing = next(t["metadata"] for t in stored["tests"] if t["metadata"]["case"] == document["blocks"][1]["cell"])
     assert listing["status"] == "skipped" and listing["observation"] == {"block": "listing"}

@@ -374,3 +374,28 @@ def test_a_cell_with_an_ipython_magic_line_still_displays_its_last_expression():
         nbformat.v4.new_output("execute_result", data={"text/plain": "2"}, execution_count=1)])]
     (block,) = chapter_from_text("n", "n.ipynb", "notebook", nbformat.writes(notebook)).blocks
     assert block.display
+
+
+def test_a_headings_markdown_links_and_myst_roles_read_as_their_text():
+    # a heading linking to the source it describes, and one with a MyST role, as optax's and JAX's pages write them
+    text = ("# Our [library](https://example.org/lib) guide\n\n## Schedules ([schedule.py](https://example.org/s.py))\n\n"
+            "```python\nx = 1\n```\n\n## Using {func}`lib.run`\n\n```python\ny = 2\n```\n")
+    chapter = chapter_from_text("links", "links.md", "markdown", text)
+    assert chapter.title == "Our library guide"
+    assert [b.heading.subheading for b in chapter.blocks] == ["Schedules (schedule.py)", "Using `lib.run`"]
+
+
+def test_a_skip_lists_setup_is_its_code_and_reason_and_a_bad_one_is_one_line():
+    from conformance.chapter.skiplist import parse_setup
+
+    text = '[setup]\ncode = "import math as m"\nreason = "the doctest harness gives m"\n\n[[skip]]\nhash = "abcdef12"\nreason = "r"\n'
+    assert parse_setup(text) == ("import math as m", "the doctest harness gives m")
+    assert len(parse_skip_list(text)) == 1  # the other entries read as before
+    assert parse_setup('[[skip]]\nhash = "abcdef12"\nreason = "r"\n') == ("", "")
+    for bad, why in [('setup = "import m"\n', "should be a \\[setup\\] table"),
+                     ('[setup]\ncode = "import m"\n', "needs a reason"),
+                     ('[setup]\ncode = 5\nreason = "r"\n', "should be strings"),
+                     ('[setup]\ncode = "def"\nreason = "r"\n', "is not Python"),
+                     ('[setup]\ncod = "x"\n', "takes code and reason")]:
+        with pytest.raises(ConformanceError, match=why):
+            parse_setup(bad, "S")

@@ -201,3 +201,23 @@ def test_a_failure_names_the_environment_variable_an_earlier_block_left_set():
     assert found[1].settings == (f"PAGE_SCALE='2' (set by block {chapter.blocks[0].id})",)
     assert found[1].detail.endswith(f"; PAGE_SCALE='2' (set by block {chapter.blocks[0].id})")
     assert found[2].status is BlockStatus.RAN
+
+
+def test_the_skip_lists_setup_runs_first_in_every_process_and_a_block_sees_its_names():
+    # a page of transcripts that relies on the names its doctest harness provides (`m` here); a block that kills
+    # its process makes a new one, where the setup runs again before the replay
+    chapter = chapter_from_text("t", "t.md", "markdown", markdown(">>> m.floor(2.5)\n2", "import os\nos._exit(3)",
+                                                                  ">>> m.sqrt(4.0)\n2.0"))
+    ran = run_blocks(chapter.blocks, set(), sys.executable, 20.0, setup="import math as m")
+    found = block_outcomes(chapter.blocks, ran.results, {}, 20.0)
+    assert [o.status for o in found.values()] == [BlockStatus.RAN, BlockStatus.CRASH, BlockStatus.RAN]
+    assert ran.processes == 2 and not any(o.printed_differs for o in found.values())
+
+
+def test_a_setup_that_raises_is_said_as_the_harnesss_and_the_blocks_still_run_once():
+    chapter = chapter_from_text("t", "t.md", "markdown", markdown("x = 1", "print(x)\n# Prints: 1"))
+    ran = run_blocks(chapter.blocks, set(), sys.executable, 20.0, setup="1 / 0")
+    found = block_outcomes(chapter.blocks, ran.results, {}, 20.0)
+    assert ran.processes == 1
+    assert ran.notes == ["harness: the runner failed: the [setup] raised ZeroDivisionError: division by zero"]
+    assert [o.status for o in found.values()] == [BlockStatus.RAN, BlockStatus.RAN]

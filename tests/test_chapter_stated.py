@@ -195,6 +195,37 @@ def test_the_projects_list_of_jax_pages_names_five_pages_or_more_each_once():
     assert all(page.skip is None or page.skip.is_file() for page in listed.pages)
 
 
+def test_numpys_column_padding_inside_brackets_is_no_difference_but_another_number_or_word_is():
+    # numpy pads an array's elements to one width: a stored output printed by another numpy (or other digits) puts
+    # the padding elsewhere, `[0. 0.5 0.25]` against `[0.   0.5  0.25 ]`
+    assert printed_difference("[0. 0.841471 0.9092974]", "[0.         0.84147096 0.9092974 ]") == ()
+    assert printed_difference("[[ 1.  2.]\n [ 3.  4.]]", "[[1. 2.]\n [3. 4.]]") == ()
+    assert printed_difference("(Array(1., dtype=float32), )", "(Array(1., dtype=float32),)") == ()
+    assert printed_difference("[0. 0.841471 0.9092974]", "[0. 0.85 0.9092974]") != ()
+    assert printed_difference("[0. 0.841471]", "[0. 0.841471 ]x") != ()
+
+
+def test_numpys_padding_before_a_comma_of_complex_elements_is_no_difference():
+    assert printed_difference("[ 5.989684 -3.5422976j, -5.1351547 +6.5593696j,",
+                              "[ 5.9896846 -3.5423026j, -5.1351523 +6.559373j ,") == ()
+    assert printed_difference("a, b", "a, c") != ()
+
+
+def test_an_old_ipythons_timeit_line_matches_the_one_timeit_prints_now():
+    # a notebook executed under IPython before 5.0 stored `10 loops, best of 3: 12.3 ms per loop`
+    printed = "5.27 ms ± 41.4 µs per loop (mean ± std. dev. of 3 runs, 10 loops each)"
+    assert printed_difference("10 loops, best of 3: 12.3 ms per loop", printed) == ()
+    assert printed_difference("1000 loops, best of 5: 2.04 µs per loop", printed) == ()
+    assert printed_difference("10 loops, best of 3: 12.3 ms per loop", "12.3 ms") != ()
+
+
+def test_a_transcripts_ignore_exception_detail_states_the_class_only():
+    code = (">>> int('x')  # doctest: +IGNORE_EXCEPTION_DETAIL\nTraceback (most recent call last):\n"
+            "ValueError: an older message\n>>> int('y')\nTraceback (most recent call last):\nValueError: kept\n")
+    _, steps, _ = transcript_steps(code)
+    assert [(s.stated, s.stated_message) for s in steps] == [("ValueError", ""), ("ValueError", "kept")]
+
+
 def test_output_comments_and_a_fences_output_lines_are_shown_under_the_statement_before_them():
     """Found under mutation (issue 48): `# >>` comments and output lines between statements were checked only once."""
     steps = block_steps("x = f()\n# >> 1.0\n# >>   2.0  \ny = 2\nz = 3\n# >> 3")

@@ -309,6 +309,22 @@ def test_the_pages_notes_and_magics_not_run_are_kept_with_every_status():
     assert found[1].detail == "E: m; n"
 
 
+def test_a_name_error_for_a_name_no_earlier_block_binds_says_so_and_names_a_later_block_that_binds_it():
+    # a page of `>>>` transcripts that uses `jnp` none of its blocks imports (a doctest harness may provide it), and a
+    # block that uses a name only a later block binds (the page's order is off)
+    blocks = [block(0, defines=("jax",)), block(1), block(2), block(3, defines=("helper",)), block(4)]
+    found = outcomes(blocks, {0: ok(), 1: raised("NameError", "name 'jnp' is not defined", name="jnp", line=3),
+                              2: raised("NameError", "name 'helper' is not defined", name="helper", line=1),
+                              3: ok(), 4: raised("NameError", "name 'jax' is not defined", name="jax")})
+    assert found[1].status is BlockStatus.RAISED
+    assert found[1].detail == ("line 3: NameError: name 'jnp' is not defined; "
+                               "no block of the page binds 'jnp' before it")
+    assert found[2].detail == ("line 1: NameError: name 'helper' is not defined; no block of the page binds "
+                               f"'helper' before it (block {blocks[3].id}, later, does)")
+    # a name an earlier block binds and that ran is not explained (the block deleted it, say)
+    assert found[4].detail == "NameError: name 'jax' is not defined"
+
+
 def test_a_stated_failure_keeps_what_the_block_printed_and_edge_cases_of_tails_ids_names_and_steps():
     steps = (Step(1, 1, "ValueError"), Step(2, 2, "KeyError"))
     found = outcomes([block(0, steps=steps), block(1, steps=steps), block(2)], {

@@ -379,11 +379,10 @@ def test_a_restore_onto_a_full_disk_sets_the_file_aside_and_leaves_no_partial_fi
     assert sorted(p.name for p in into.iterdir()) == [] and sorted(p.name for p in (tmp_path / "keep").iterdir()) == []
 
 
-def test_a_site_trickling_bytes_is_cut_off_at_the_fetch_deadline(tmp_path, monkeypatch):
-    """A05: the per-read timeout bounded each read, so a site sending a byte a second held the step for weeks."""
-    import time
 
-    from conformance.results import restore
+def trickling_site(pause_s: float) -> type[http.server.BaseHTTPRequestHandler]:
+    """A request handler that promises 100,000 bytes and sends one every `pause_s` seconds (a site that never ends)."""
+    import time
 
     class Trickle(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
@@ -394,13 +393,23 @@ def test_a_site_trickling_bytes_is_cut_off_at_the_fetch_deadline(tmp_path, monke
                 for _ in range(100000):
                     self.wfile.write(b" ")
                     self.wfile.flush()
-                    time.sleep(0.05)
+                    time.sleep(pause_s)
             except OSError:
                 pass
 
         def log_message(self, *args):
             pass
 
+    return Trickle
+
+
+def test_a_site_trickling_bytes_is_cut_off_at_the_fetch_deadline(tmp_path, monkeypatch):
+    """A05: the per-read timeout bounded each read, so a site sending a byte a second held the step for weeks."""
+    import time
+
+    from conformance.results import restore
+
+    Trickle = trickling_site(pause_s=0.05)
     monkeypatch.setattr(restore, "FETCH_DEADLINE_S", 2)
     with serving(Trickle) as site:
         started = time.monotonic()

@@ -150,33 +150,13 @@ def test_an_interrupt_taken_by_another_thread_as_the_running_file_is_made_is_hel
     `.running-*` file exists is taken by that thread (a mask blocks it for the calling thread only), and Python
     raises it in the main thread at its next instruction. The hold must keep it until the cleanup is in place,
     then let it surface, and leave the signal mask and the handlers as they were."""
-    import os
     import signal
-    import tempfile
-    import threading
 
     from conformance.interrupts import sigterm_interrupts
-
-    number = getattr(signal, signum)
-    made = tempfile.mkstemp
-    go, sent = threading.Event(), threading.Event()
-
-    def send() -> None:  # started before the run: a thread made inside a hold would inherit a blocking mask
-        if go.wait(timeout=60):
-            os.kill(os.getpid(), number)
-        sent.set()
-
-    def made_then_signalled_from_another_thread(*args, **kwargs):
-        found = made(*args, **kwargs)
-        go.set()
-        sent.wait(timeout=60)  # the main thread is delayed until the signal is in, right after the file is made
-        return found
-
-    sender = threading.Thread(target=send)
-    sender.start()
+    from tests.test_interrupts import signalled_by_another_thread_after
 
     fake_pytest({"config.x": "conforms"})
-    monkeypatch.setattr(matrix.tempfile, "mkstemp", made_then_signalled_from_another_thread)
+    sender, go = signalled_by_another_thread_after(monkeypatch, matrix, getattr(signal, signum))
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # a runner (mutmut) may have replaced it
     try:

@@ -75,7 +75,7 @@ def test_outside_the_main_thread_the_hold_runs_the_block_as_it_is():
     assert seen == [signal.getsignal(signal.SIGINT)]
 
 
-def _signalled_by_another_thread_after(monkeypatch, module, number: int):
+def signalled_by_another_thread_after(monkeypatch, module, number: int):
     """Replace `module.tempfile.mkstemp` by one that, once the file is made, has a thread alive before the call send
     `number` to the process, and waits until it is sent (issue 49's race, made certain); the thread to join."""
     import tempfile
@@ -107,7 +107,7 @@ def test_an_interrupt_as_an_atomic_write_makes_its_temporary_file_leaves_none(mo
     from conformance import atomic
 
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
-    sender, go = _signalled_by_another_thread_after(monkeypatch, atomic, getattr(signal, signum))
+    sender, go = signalled_by_another_thread_after(monkeypatch, atomic, getattr(signal, signum))
     try:
         with sigterm_interrupts(), pytest.raises(KeyboardInterrupt):
             atomic.write_text_atomically(tmp_path / "out.json", "{}")
@@ -124,7 +124,7 @@ def test_an_interrupt_as_a_shared_file_is_unshared_leaves_no_copy(monkeypatch, t
 
     target = tmp_path / "lib.so"
     target.write_bytes(b"x")
-    sender, go = _signalled_by_another_thread_after(monkeypatch, integrity, signal.SIGINT)
+    sender, go = signalled_by_another_thread_after(monkeypatch, integrity, signal.SIGINT)
     try:
         with pytest.raises(KeyboardInterrupt):
             integrity._unshare(target)

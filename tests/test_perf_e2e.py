@@ -1,7 +1,11 @@
 """The performance tier end to end on a fake-slow JAX: a copy of the 0.12.0.1 environment whose
 `jax.block_until_ready` burns 20 ms of CPU first (as `benchmarks/sensitivity.py` edits JAX's own source). `perf`
 flags the copy, `bisect --metric run_cpu_s` names it as the first side where the metric crossed, and `gate --perf`
-fails on it unless a `[[perf]]` entry acknowledges it. One workload, five rounds; slow, marked `e2e`."""
+fails on it unless a `[[perf]]` entry acknowledges it. One workload, five rounds; slow, marked `e2e`.
+
+The release's environment is built with the project's builder from the package index, from an empty environment
+cache as `.ci/run` gives it (`JAX_CONFORMANCE_CACHE`, a fresh folder): nothing an earlier run left under
+`~/.cache/jax-conformance` is read; the copy, the results and the JSON are the test's own."""
 
 from __future__ import annotations
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from conformance.perf.store import reusable, store_perf, stored_perf, workload_key
+from conformance.core.case import load_workloads
+from conformance.perf.store import measured_source, reusable, store_perf, stored_perf, workload_key
 from conformance.results.load import load_result_file
 from conformance.results.schema import SCHEMA_VERSION
 from conformance.results.store import ResultStore
@@ -53,3 +54,43 @@ def test_samples_are_reused_only_under_the_same_key():
         assert other != key
     assert len(reusable(entry(key), key)) == 1
     assert reusable(entry("old"), key) == [] and reusable({"key": key, "error": "boom", "samples": []}, key) == []
+
+
+HELPED_MODULE = '''
+from conformance.core.case import Section
+SECTION = Section("§9", "Ours")
+
+
+def shared_inputs(n):
+    return tuple(range(n))
+
+
+@SECTION.workload(rows=["ours.helped"], claim="Uses the shared inputs.")
+def helped():
+    return (lambda *xs: sum(xs)), shared_inputs(3)
+
+
+@SECTION.workload(rows=["ours.alone"], claim="Uses nothing of the module.")
+def alone():
+    return (lambda x: x.shared_inputs), (1,)
+'''
+
+
+def _helped_workloads(tmp_path, monkeypatch, forget, name, body):
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    (folder / "mine.py").write_text(body)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    forget.append(name)
+    return {w.id.rsplit(".", 1)[1]: w for w in load_workloads(name)}
+
+
+def test_the_key_covers_a_module_function_the_builder_calls(tmp_path, monkeypatch, forget):
+    before = _helped_workloads(tmp_path, monkeypatch, forget, "wlpkg_helped_a", HELPED_MODULE)
+    after = _helped_workloads(tmp_path, monkeypatch, forget, "wlpkg_helped_b",
+                              HELPED_MODULE.replace("tuple(range(n))", "tuple(range(n + 1))"))
+    assert before["helped"].source() == after["helped"].source()  # the builder's own text is the same
+    assert "def shared_inputs" in measured_source(before["helped"])
+    assert measured_source(before["helped"]) != measured_source(after["helped"])
+    assert measured_source(before["alone"]) == before["alone"].source()  # an attribute named like it is not a call

@@ -127,7 +127,7 @@ def test_removed_between_two_releases_lists_each_name_with_its_replacement_and_r
     assert removed_between(view, "0.5.3", "0.12.0.1") == [
         {"name": "jax.old", "platform": PLATFORM, "removed": "0.12.0.1", "replacement": ""},
         {"name": "jax.pure_callback(vectorized=)", "platform": PLATFORM, "removed": "0.6.0",
-         "replacement": "raises ValueError Use 'vmap_method' instead."},
+         "replacement": "raises ValueError: Use 'vmap_method' instead."},
         {"name": "jax.tree_map", "platform": PLATFORM, "removed": "0.6.0", "replacement": "jax.tree.map"}]
     assert [r["name"] for r in removed_between(view, "0.6.0", "0.12.0.1")] == ["jax.old"]
     later = api_view([chain[0], census("0.5.4", chain[0].names), *chain[1:]])  # usable on 0.5.3 and after it

@@ -4,31 +4,16 @@ restore has one deadline, under the minute and a half a CI step gives it, and en
 
 from __future__ import annotations
 
-import http.server
 import subprocess
 import sys
 import time
 
 from conformance.results import restore
 from conformance.results.restore import restore_results
-from tests.test_ci_restore import ROOT, serving
+from tests.test_ci_restore import ROOT, serving, trickling_site
 
 
-class Trickle(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        self.send_response(200)
-        self.send_header("Content-Length", "100000")
-        self.end_headers()
-        try:
-            for _ in range(100000):
-                self.wfile.write(b" ")
-                self.wfile.flush()
-                time.sleep(0.2)
-        except OSError:
-            pass
-
-    def log_message(self, *args):
-        pass
+Trickle = trickling_site(pause_s=0.2)
 
 
 def test_the_whole_restore_index_and_history_ends_by_one_deadline(tmp_path, monkeypatch):

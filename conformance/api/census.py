@@ -12,9 +12,10 @@ options (`jax.config`). For every module it lists each public name and each name
 function's closure holds) holds, which `dir()` does not show, and reads each one as a user would (`getattr`).
 Public means public (`is_public`): listed in the module's `__all__` where it has one; else re-exported on purpose
 (`from m import x as x`), a jax object (a public jax module, or an object whose `__module__` is under jax or
-jaxlib), or a plain constant the module defines; a foreign object it imports for its own use (stdlib, numpy,
-typing, a `jax._src` module) is left out. Names of `--probe` (those other releases have) that the walk did not find
-are read with `getattr` too, and recorded with `probed: true` where they resolve. For each name it records:
+jaxlib), a function the module binds by assignment, or a plain constant the module defines; a foreign object it
+imports for its own use (stdlib, numpy, typing, a `jax._src` module) is left out. Names of `--probe` (those other
+releases have) that the walk did not find are read with `getattr` too, and recorded with `probed: true` where they
+resolve. For each name it records:
 
 - `kind`: module, function, class, constant or config;
 - `state` as the release itself reports it: `present`; `deprecated` (reading it warned; `message` is JAX's
@@ -22,9 +23,14 @@ are read with `getattr` too, and recorded with `probed: true` where they resolve
   AttributeError; `message` is what the error carries);
 - `signature` (`inspect.signature`'s text) and `params` (`[name, kind, default]` each, default `null` when there is
   none, as text with memory addresses taken out) where inspect gives one;
-- `keywords`: each parameter whose default is JAX's `DeprecatedArg` sentinel, as JAX handles it when passed (read
-  from the function's source, never called): `{"state": "removed" | "deprecated", "effect": "raises ValueError" |
-  "warns" | "unknown", "message": JAX's text}`;
+- `keywords`: each parameter JAX deprecated or removed (its default is JAX's `DeprecatedArg` sentinel, or it
+  defaults to None and its `if param is not None:` branch warns or raises saying so), as JAX handles it when passed
+  (read from the function's source, never called): `{"state": "removed" | "deprecated", "effect": "raises
+  ValueError" | "warns" | "unknown", "message": JAX's text}`;
+- `positional`: where passing by position what a `*args` catches warns (`if args:` warns that it is deprecated),
+  `{"after": N, "state": "deprecated", "effect": "warns", "message"}`, N the positional parameters before it;
+- for a config option JAX's config source declares deprecated (`config_deprecations`): `state` deprecated,
+  `message`, `effect` and `condition`;
 - `origin` (`module.qualname` of a function, class or module) and `alias_of` (for names that are one object within
   this release: the group's canonical path, its origin where that is one of them, else the shortest path).
 A removed name's `kind` is null: nothing can be read.
@@ -53,7 +59,7 @@ import warnings
 from typing import Any
 
 FORMAT = "jax-conformance api census"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 IMPORT_TIMEOUT_S = 60
 MAX_MODULES = 3000
 MAX_NAMES_PER_MODULE = 5000
@@ -61,12 +67,16 @@ MAX_TEXT = 2000
 MAX_DEFAULT = 200
 MAX_WARNINGS = 20
 # Modules that are not API: command-line tools and the test folders some packages ship.
-SKIPPED = {"jax.tools": "command-line tools, not an API", "jax.collect_profile": "a command-line script",
-           "jax.cloud_tpu_init": "TPU VM start-up code that reads the host's metadata"}
+# (`jax.cloud_tpu_init` is walked: importing it only binds the start-up function, which is never called.)
+SKIPPED = {"jax.tools": "command-line tools, not an API", "jax.collect_profile": "a command-line script"}
 SKIPPED_PARTS = ("tests",)  # and any module named `*_test`
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _JAX_NAME = re.compile(r"\bjax(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _PLAIN = (int, float, complex, str, bytes, bool, type(None))
+# Values a module's own source assigns that are its names whatever their type: stax's layers are tuples of two
+# functions (`Relu = elementwise(relu)`).
+_ASSIGNED = (*_PLAIN, tuple, list, dict, set, frozenset)
+_ROUTINES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.MethodWrapperType)
 SENTINEL = "DeprecatedArg"  # jax._src.typing.DeprecatedArg: the default of a parameter JAX deprecated or removed
 
 
@@ -140,10 +150,13 @@ def signature_of(obj: Any) -> tuple[str, list[list[Any]]] | None:
 
 
 def _warning_texts(caught: list[warnings.WarningMessage]) -> list[str]:
+    """The deprecation warnings caught: a DeprecationWarning or FutureWarning, or any warning whose text says
+    deprecated (jax 0.7.1's `jax.experimental.host_callback` warns with a plain UserWarning)."""
     texts = []
     for warned in caught:
-        if issubclass(warned.category, (DeprecationWarning, FutureWarning)):
-            texts.append(_text(str(warned.message), 500))
+        text = str(warned.message)
+        if issubclass(warned.category, (DeprecationWarning, FutureWarning)) or "deprecat" in text.lower():
+            texts.append(_text(text, 500))
     return texts[:MAX_WARNINGS]
 
 
@@ -226,7 +239,9 @@ def source_bindings(module: Any) -> tuple[set[str], set[str]] | None:
 
 def is_public(name: str, obj: Any, exports: list[str] | None, bound: tuple[set[str], set[str]] | None) -> bool:
     """Public means public: listed in the module's `__all__` where it has one; else re-exported on purpose in its
-    source, a jax object (`defined_under_jax`), or a plain constant the module defines. A foreign object the module
+    source, a jax object (`defined_under_jax`), a function the module's source binds by assignment (jax 0.6.2's
+    `jax.extend.backend.add_clear_backends_callback = _util.cache_clearing_funs.add`, a builtin method), or a plain
+    constant or container (a tuple, a list, a dict: stax's layers) the module's source assigns. A foreign object the module
     imports for its own use (stdlib, numpy, typing, a `jax._src` module) is not, nor a module it imports without
     re-exporting it (`import jax` in `jax.lax`'s source does not make `jax.lax.jax` a name)."""
     if exports is not None:
@@ -238,9 +253,11 @@ def is_public(name: str, obj: Any, exports: list[str] | None, bound: tuple[set[s
         return False  # a module imported for the module's own use (`import jax`, `import jax.numpy as jnp`)
     if defined_under_jax(obj):
         return True
+    if name in defined and isinstance(obj, _ROUTINES):
+        return True  # a function the module binds by assignment (`add_x = _registry.add`): its own, not imported
     if isinstance(obj, _PLAIN):
         return bound is None or name in defined
-    return False
+    return isinstance(obj, _ASSIGNED) and name in defined
 
 
 def deprecation_table(module: Any) -> dict:
@@ -269,30 +286,73 @@ def _strings(node: ast.AST | None) -> str:
 
 
 def _sentinel_effect(body: list[ast.stmt]) -> dict[str, str] | None:
+    return next(_effects(body), None)
+
+
+def _deprecation_effect(body: list[ast.stmt]) -> dict[str, str] | None:
+    """The first raise or warning of a branch whose text says deprecated or removed (a check before it, as
+    `jnp.array`'s "takes at most 5 positional arguments", is not the deprecation)."""
+    return next((effect for effect in _effects(body) if _says_deprecated(effect)), None)
+
+
+def _effects(body: list[ast.stmt]):
+    """Each raise (`removed`, the exception and message) and warning (`deprecated`, its text) of a branch, in
+    order."""
     for node in body:
         for inner in ast.walk(node):
             if isinstance(inner, ast.Raise) and inner.exc is not None:
                 call = inner.exc if isinstance(inner.exc, ast.Call) else None
                 kind = ast.unparse(call.func) if call else ast.unparse(inner.exc)
                 message = _strings(call.args[0]) if call and call.args else ""
-                return {"state": "removed", "effect": f"raises {kind}", "message": " ".join(message.split())}
+                yield {"state": "removed", "effect": f"raises {kind}", "message": " ".join(message.split())}
             if isinstance(inner, ast.Call) and ast.unparse(inner.func).split(".")[-1] == "warn":
                 texts = [_strings(a) for a in inner.args if _strings(a)]
                 message = max(texts, key=len) if texts else ""
-                return {"state": "deprecated", "effect": "warns", "message": " ".join(message.split())}
-    return None
+                yield {"state": "deprecated", "effect": "warns", "message": " ".join(message.split())}
 
 
-def sentinel_keywords(obj: Any, params: list[list[Any]]) -> dict[str, dict[str, str]]:
-    """The parameters whose default is JAX's `DeprecatedArg` sentinel, as JAX handles them: read from the
-    function's own source, the `if not isinstance(param, DeprecatedArg)` branch: `removed` where it raises (the
-    exception and message), `deprecated` where it warns (the warning's text). Nothing is called."""
+_DEPRECATION_WORDS = ("deprecat", "removed", "no longer")
+
+
+def _says_deprecated(effect: dict[str, str] | None) -> bool:
+    return effect is not None and any(w in effect["message"].lower() for w in _DEPRECATION_WORDS)
+
+
+def _may_warn_of_deprecation(fn: Any) -> bool:
+    """A cheap look before the source is read: the function's own code holds a text that says deprecated or
+    removed."""
+    code = getattr(fn, "__code__", None)
+    texts = [c for c in getattr(code, "co_consts", ()) if isinstance(c, str)]
+    return any(w in " ".join(texts).lower() for w in _DEPRECATION_WORDS)
+
+
+def _checked_as_passed(test: ast.expr, optional: list[str]) -> str:
+    """The parameter a branch's test checks as passed, `P is not None`, where P defaults to None ('' if none)."""
+    if (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id in optional
+            and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot)
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
+        return test.left.id
+    return ""
+
+
+def deprecated_keywords(obj: Any, params: list[list[Any]]) -> dict[str, dict[str, str]]:
+    """The parameters JAX deprecated or removed, as JAX handles them when passed, read from the function's own
+    source (nothing is called): a parameter whose default is JAX's `DeprecatedArg` sentinel (its
+    `if not isinstance(param, DeprecatedArg)` branch), or one defaulting to None whose `if param is not None:`
+    branch warns or raises with a message that says deprecated or removed (`jax.lax.linalg.eig(use_magma=)`,
+    0.8.0). `removed` where the branch raises (the exception and message), `deprecated` where it warns (the
+    warning's text); a sentinel without a readable branch is `deprecated`, effect `unknown`."""
     marked = [p[0] for p in params if p[2] == "<sentinel>"]
-    if not marked:
-        return {}
+    optional = [p[0] for p in params if p[2] == "None" and p[1] in ("positional_or_keyword", "keyword_only")]
     found = {name: {"state": "deprecated", "effect": "unknown", "message": ""} for name in marked}
     try:
-        tree = ast.parse(inspect.cleandoc("\n" + inspect.getsource(inspect.unwrap(obj))))
+        fn = inspect.unwrap(obj)
+    except Exception:  # noqa: BLE001 - a wrapper chain that cannot be followed
+        return found
+    if not marked and not (optional and _may_warn_of_deprecation(fn)):
+        return found
+    try:
+        tree = ast.parse(inspect.cleandoc("\n" + inspect.getsource(fn)))
     except Exception:  # noqa: BLE001 - no source: the sentinel alone says deprecated
         return found
     for node in ast.walk(tree):
@@ -304,7 +364,55 @@ def sentinel_keywords(obj: Any, params: list[list[Any]]) -> dict[str, dict[str, 
                 effect = _sentinel_effect(node.body)
                 if effect is not None and found[name]["effect"] == "unknown":
                     found[name] = effect
+        name = _checked_as_passed(node.test, optional)
+        if name and name not in found:
+            effect = _deprecation_effect(node.body)
+            if effect is not None:
+                found[name] = effect
     return found
+
+
+def positional_deprecation(obj: Any, params: list[list[Any]]) -> dict[str, Any] | None:
+    """Passing by position what a `*args` catches, where JAX deprecated it: the function's own source has
+    `if args:` (the `*args` placed after its positional parameters) warn with a text that says deprecated (jax
+    0.7.1's `jax.lax.dot(lhs, rhs, *args, precision=None, ...)`). `{after: the positional parameters before it,
+    state: deprecated, effect: warns, message}`, or None. Nothing is called."""
+    kinds = [p[1] for p in params]
+    if "var_positional" not in kinds:
+        return None
+    after = kinds.index("var_positional")  # the positional parameters before it
+    star = params[after][0]
+    try:
+        fn = inspect.unwrap(obj)
+        if not _may_warn_of_deprecation(fn):
+            return None
+        tree = ast.parse(inspect.cleandoc("\n" + inspect.getsource(fn)))
+    except Exception:  # noqa: BLE001 - no source: nothing is known
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and any(isinstance(n, ast.Name) and n.id == star for n in ast.walk(node.test)):
+            effect = next((e for e in _effects(node.body) if e["state"] == "deprecated" and _says_deprecated(e)),
+                          None)
+            if effect is not None:
+                return {"after": after, **effect}
+    return None
+
+
+def callable_fields(obj: Any) -> dict[str, Any]:
+    """A function's or class's `signature`, `params`, and the `keywords` and `positional` passing JAX deprecated
+    (empty where inspect gives no signature)."""
+    found = signature_of(obj)
+    if found is None:
+        return {}
+    fields: dict[str, Any] = {"signature": found[0]}
+    keywords = deprecated_keywords(obj, found[1])
+    if keywords:
+        fields["keywords"] = keywords
+    positional = positional_deprecation(obj, found[1])
+    if positional:
+        fields["positional"] = positional
+    fields["params"] = [[p[0], p[1], "Deprecated" if p[2] == "<sentinel>" else p[2]] for p in found[1]]
+    return fields
 
 
 def read_name(module: Any, path: str, name: str, table: dict) -> dict[str, Any]:
@@ -339,13 +447,7 @@ def read_name(module: Any, path: str, name: str, table: dict) -> dict[str, Any]:
     entry["kind"] = kind_of(obj)
     entry["origin"] = origin_of(obj, entry["kind"])
     if entry["kind"] in ("function", "class"):
-        found = signature_of(obj)
-        if found is not None:
-            entry["signature"], entry["params"] = found
-            keywords = sentinel_keywords(obj, entry["params"])
-            if keywords:
-                entry["keywords"] = keywords
-            entry["params"] = [[p[0], p[1], "Deprecated" if p[2] == "<sentinel>" else p[2]] for p in entry["params"]]
+        entry.update(callable_fields(obj))
     entry["_id"] = id(obj) if entry["kind"] != "constant" else None
     entry["_obj"] = obj  # kept alive until aliases are found, so ids stay unique
     return entry
@@ -412,14 +514,75 @@ def submodules(module: Any, path: str) -> list[str]:
         return []
 
 
+def _warned_in(fn: ast.FunctionDef) -> tuple[str, str] | None:
+    """The first warning a validator gives whose text says deprecated, and the test of the `if` around it (''
+    where none, or where the test does not read the new value): (message, condition)."""
+    argument = fn.args.args[0].arg if fn.args.args else ""
+    pending: list[tuple[ast.AST, str]] = [(node, "") for node in fn.body]
+    while pending:
+        node, condition = pending.pop(0)
+        if isinstance(node, ast.If):
+            test = ast.unparse(node.test)
+            reads = argument and any(isinstance(n, ast.Name) and n.id == argument for n in ast.walk(node.test))
+            pending += [(inner, test if reads else condition) for inner in node.body]
+            continue
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Call) and ast.unparse(inner.func).split(".")[-1] == "warn":
+                texts = [_strings(a) for a in inner.args if _strings(a)]
+                message = " ".join(max(texts, key=len).split()) if texts else ""
+                if "deprecat" in message.lower():
+                    return message, condition
+    return None
+
+
+def config_deprecations(source: str) -> dict[str, dict[str, str]]:
+    """The options JAX's config module (`jax/_src/config.py`) declares deprecated, from its source: an option
+    whose `validator=` or `extra_validator=` function warns with a text that says deprecated (when it is set, to
+    the values the `if` around the warning tests: `condition`), or whose help starts "[deprecated]". Option →
+    `{message, effect: "warns when set", condition}` (the help's text, effect "said in its help", for the latter)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    found: dict[str, dict[str, str]] = {}
+    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        name = keywords.get("name")
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value.startswith("jax_")):
+            continue
+        for key in ("validator", "extra_validator"):
+            validator = keywords.get(key)
+            warned = _warned_in(functions[validator.id]) if isinstance(validator, ast.Name) and \
+                validator.id in functions else None
+            if warned:
+                found[name.value] = {"message": _text(warned[0], 500), "effect": "warns when set",
+                                     **({"condition": warned[1]} if warned[1] else {})}
+                break
+        help_text = " ".join(_strings(keywords.get("help")).split())
+        if name.value not in found and help_text.lower().startswith("[deprecated]"):
+            found[name.value] = {"message": _text(help_text, 500), "effect": "said in its help"}
+    return found
+
+
+def _config_source(config: Any) -> str:
+    module = sys.modules.get("jax._src.config") or sys.modules.get(getattr(type(config), "__module__", ""))
+    try:
+        return inspect.getsource(module) if module is not None else ""
+    except Exception:  # noqa: BLE001 - no source to read: no option is read as deprecated
+        return ""
+
+
 def config_options(jax: Any) -> dict[str, dict[str, Any]]:
     """The config options: `jax.config.<option>` entries with the value of this fresh process and the environment
-    variable that sets it (its name upper-cased)."""
+    variable that sets it (its name upper-cased); `deprecated` where JAX's config source declares it so
+    (`config_deprecations`: setting it warns), with JAX's message."""
     config = getattr(jax, "config", None)
     holders = getattr(config, "_value_holders", None)
     names = set(holders) if isinstance(holders, dict) else set()
     values = getattr(config, "values", None)
     names |= set(values) if isinstance(values, dict) else set()
+    deprecated = config_deprecations(_config_source(config))
     found = {}
     for name in sorted(n for n in names if isinstance(n, str)):
         try:
@@ -427,6 +590,8 @@ def config_options(jax: Any) -> dict[str, dict[str, Any]]:
         except Exception as exc:  # noqa: BLE001 - a flag whose read raises is still a flag
             value = _text(f"<{type(exc).__name__}>", MAX_DEFAULT)
         found[f"jax.config.{name}"] = {"kind": "config", "state": "present", "value": value, "env": name.upper()}
+        if name in deprecated:
+            found[f"jax.config.{name}"].update(state="deprecated", **deprecated[name])
     return found
 
 

@@ -14,8 +14,9 @@ B, one `Change` each:
 - `signature`: usable on both, with a parameter added, removed or renamed, its kind changed or a default changed
   (a keyword-only parameter is never renamed: one removed and another added at its place are both listed);
 - a keyword as JAX handles it (`name(keyword=)`, `removed` or `deprecated`): a parameter whose default became JAX's
-  `DeprecatedArg` sentinel, dated where passing it starts to warn (`deprecated`) or to raise (`removed`, also where
-  the parameter leaves the signature), with JAX's own message (census `keywords`).
+  `DeprecatedArg` sentinel, or whose passing the function's body warns of, dated where passing it starts to warn
+  (`deprecated`) or to raise (`removed`, also where the parameter leaves the signature), with JAX's own message
+  (census `keywords`).
 
 Every change of a name is listed (deprecated and its signature changed in one release: both).
 
@@ -274,6 +275,12 @@ def diff_chain(chain: Sequence[Census]) -> list[Change]:
     changes += moves(chain, added)
     order = {change: i for i, change in enumerate(CHANGES)}
     return sorted(changes, key=lambda c: (c.name, order[c.change]))
+
+
+def changes_named(changes: Sequence[Change], prefixes: Sequence[str]) -> list[Change]:
+    """The changes of the names `prefixes` give (`api diff --name`): each name itself, the names under it, and its
+    keywords (`jax.pure_callback(vectorized=)` for `jax.pure_callback`)."""
+    return [c for c in changes if any(c.name == p or c.name.startswith((p + ".", p + "(")) for p in prefixes)]
 
 
 def changes_json(changes: Sequence[Change]) -> dict[str, Any]:

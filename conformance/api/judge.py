@@ -20,8 +20,11 @@ judged. States of a `Finding`:
   With a private census (`Censuses.private`, `api scan --private`) a private use is judged against it instead:
   `missing` (labelled private) where its module no longer imports or lacks the name.
 
-A keyword argument whose default is JAX's `DeprecatedArg` sentinel on `to` is judged as JAX handles it (census
-`keywords`): `removed` where passing it raises, `deprecated` where it warns.
+A keyword argument JAX deprecated on `to` (its `DeprecatedArg` sentinel, or a warning in the function's body) is
+judged as JAX handles it (census `keywords`): `removed` where passing it raises, `deprecated` where it warns. A call
+passing more arguments by position than JAX takes there without a warning (census `positional`: a `*args` that
+warns, as `jax.lax.dot`'s from 0.7.1 and `jax.numpy.array`'s from 0.10.1) is `deprecated`, named `name(…)`. A
+deprecated config option set to a literal its warning's `condition` does not hold for is no finding.
 
 `since` is the first release of the history (the censuses of `to`'s platform at hand, oldest first, up to `to`)
 from which the state holds through `to`; `≤` in front when it already holds on the oldest census at hand.
@@ -29,6 +32,7 @@ from which the state holds through `to`; `≤` in front when it already holds on
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -122,6 +126,28 @@ def _absent_message(name: str, censuses: Censuses, usable_on: list[Census]) -> s
     return f"jax {to.jax} has no {name}"
 
 
+_CONDITION_NODES = (ast.Expression, ast.UnaryOp, ast.Not, ast.BoolOp, ast.And, ast.Or, ast.Compare, ast.Eq, ast.NotEq,
+                    ast.Is, ast.IsNot, ast.In, ast.NotIn, ast.Name, ast.Load, ast.Constant, ast.Tuple, ast.List)
+
+
+def condition_holds(condition: str, value: str) -> bool | None:
+    """Whether a config validator's warning `condition` (census, `not new_val`) holds for the literal `value` an
+    option is set to (`True`); None where either is missing or the condition is more than names, literals, `not`,
+    `and`, `or` and comparisons (nothing else is evaluated)."""
+    try:
+        tree = ast.parse(condition, mode="eval")
+        literal = ast.literal_eval(value)
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        return None
+    if not condition or not value or not all(isinstance(n, _CONDITION_NODES) for n in ast.walk(tree)):
+        return None
+    names = {n.id: literal for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    try:
+        return bool(eval(compile(tree, "<condition>", "eval"), {"__builtins__": {}}, names))  # noqa: S307
+    except Exception:  # noqa: BLE001 - a comparison the literal does not support: not known
+        return None
+
+
 def judge_name(use: Use, name: str, censuses: Censuses) -> list[Finding]:
     """The findings of one checked name (see the module docstring)."""
     to, before = censuses.to, censuses.before
@@ -132,7 +158,10 @@ def judge_name(use: Use, name: str, censuses: Censuses) -> list[Finding]:
         return []
     if use.what == "env" and not any(c.entry(name) for c in censuses.all):
         return []  # an environment variable no census knows as an option: maybe not JAX's at all
-    if state == "deprecated":
+    # an option set to a value JAX's validator does not warn of (`True` where it warns `if not new_val`) warns not
+    warns = not (use.what == "config" and condition_holds(str((to.entry(name) or {}).get("condition") or ""),
+                                                          use.value) is False)
+    if state == "deprecated" and warns:
         since = censuses.since(lambda c: None if c.state(name) == "unknown" else c.state(name) == "deprecated")
         out.append(Finding(*at, "deprecated", since, to.message(name), to.replacement(name)))
     elif state in ("removed", "absent"):
@@ -147,6 +176,8 @@ def judge_name(use: Use, name: str, censuses: Censuses) -> list[Finding]:
         since = censuses.since(lambda c: None if c.state(name) == "unknown" else c.usable(name))
         out.append(Finding(*at, "not_yet", since.lstrip("≤"), f"not in jax {before.jax}, which --from names",
                            ""))
+    if to.usable(name):
+        out += judge_positional(use, name, censuses)
     return out
 
 
@@ -210,6 +241,19 @@ def _takes(params: list[list] | None, keyword: str) -> bool | None:
     if any(p[1] == "var_keyword" for p in params):
         return True
     return any(p[0] == keyword and p[1] in KEYWORD_KINDS for p in params)
+
+
+def judge_positional(use: Use, name: str, censuses: Censuses) -> list[Finding]:
+    """A call passing more arguments by position than `to` takes without a deprecation warning (census
+    `positional`: a `*args` that warns, as `jax.lax.dot`'s from 0.7.1)."""
+    handled = censuses.to.positional(name)
+    if name != use.name or handled is None or use.positional <= int(handled.get("after", 0)):
+        return []
+    after = int(handled["after"])
+    since = censuses.since(lambda c: None if c.params(name) is None else c.positional(name) is not None)
+    message = (f"passing more than {after} positional arguments to {name} {handled.get('effect') or 'warns'} on "
+               f"jax {censuses.to.jax}: {handled.get('message') or ''}")
+    return [Finding(use.path, use.line, use.col, f"{name}(…)", "deprecated", since, message.rstrip(": "))]
 
 
 def judge_keywords(use: Use, name: str, censuses: Censuses) -> list[Finding]:

@@ -91,6 +91,12 @@ class Census:
         found = ((self.names.get(name) or {}).get("keywords") or {}).get(keyword)
         return found if isinstance(found, dict) else None
 
+    def positional(self, name: str) -> dict[str, Any] | None:
+        """Where JAX deprecated passing more than `after` arguments by position to `name` here (a `*args` that
+        warns): `{after, state, effect, message}`; None otherwise."""
+        found = (self.names.get(name) or {}).get("positional")
+        return found if isinstance(found, dict) else None
+
     def params(self, name: str) -> list[list[Any]] | None:
         """The name's parameters `[name, kind, default]`, or None when it has no signature here."""
         found = (self.names.get(name) or {}).get("params")
@@ -113,7 +119,7 @@ def _entry_problem(entry: dict[str, Any]) -> str:
         return f"state {entry.get('state')!r} is not one of {', '.join(RECORDED_STATES)}"
     if entry.get("kind") not in (*KINDS, None):
         return f"kind {entry.get('kind')!r} is not one of {', '.join(KINDS)} (or null)"
-    for key in ("message", "replacement", "signature", "origin", "alias_of", "env"):
+    for key in ("message", "replacement", "signature", "origin", "alias_of", "env", "effect", "condition"):
         if entry.get(key) is not None and not isinstance(entry[key], str):
             return f"{key} should be text, not {entry[key]!r}"
     params = entry.get("params")
@@ -126,6 +132,12 @@ def _entry_problem(entry: dict[str, Any]) -> str:
             isinstance(v, dict) and v.get("state") in ("deprecated", "removed")
             and all(isinstance(v.get(k, ""), str) for k in ("effect", "message")) for v in keywords.values())):
         return f"keywords should map a parameter to {{state, effect, message}}, not {keywords!r}"[:300]
+    positional = entry.get("positional")
+    if positional is not None and not (
+            isinstance(positional, dict) and isinstance(positional.get("after"), int)
+            and positional.get("state") == "deprecated"
+            and all(isinstance(positional.get(k, ""), str) for k in ("effect", "message"))):
+        return f"positional should be {{after, state: deprecated, effect, message}}, not {positional!r}"[:300]
     return ""
 
 
@@ -137,8 +149,8 @@ def census_from(data: Any, source: str = "") -> Census:
     if data.get("format_version") != FORMAT_VERSION:
         release = data.get("jax") if isinstance(data.get("jax"), str) else "VERSION"
         raise ConformanceError(f"{where}: census format_version {data.get('format_version')!r}, this checkout reads "
-                               f"{FORMAT_VERSION} (public names only, keywords JAX deprecated); take it again: "
-                               f"jax-conformance api census --jax {release} --rerun")
+                               f"{FORMAT_VERSION} (public names only, keywords and config options JAX deprecated); take "
+                               f"it again: jax-conformance api census --jax {release} --rerun")
     names, modules = data.get("names"), data.get("modules")
     if not isinstance(names, dict) or not isinstance(modules, dict):
         raise ConformanceError(f"{where}: a census needs \"names\" and \"modules\" objects")

@@ -13,16 +13,23 @@ found through
   `what="config"`), and `JAX_...` environment variables set or read through `os.environ[...]`,
   `os.environ.get/setdefault/pop`, `os.environ.update({...})` or `update(JAX_...=...)`, `os.getenv` and
   `os.putenv` (as `jax.config.jax_...`, `what="env"`);
-- keyword arguments passed to a JAX callable (`what="call"`, with `keywords`), for the judge's signature check.
+- keyword arguments passed to a JAX callable (`what="call"`, with `keywords`), for the judge's signature check; a
+  called name's own use carries how many arguments the call passes by position (`positional`).
 
 A use inside code that already copes with the name's absence carries `guarded` (why, in words): the branches of an
-`if` whose test calls `hasattr(...)` or compares a version (`jax.__version_info__`, `jax.__version__`,
-`packaging.version`'s `parse`/`Version`), and the body of a `try` with a handler for `AttributeError` or
-`ImportError` (or `ModuleNotFoundError`, or a tuple holding one).
+`if` (or of a conditional expression, or the operands of an `and` after it) whose test calls `hasattr(...)` or
+compares a version (`jax.__version_info__`, `jax.__version__`,
+`packaging.version`'s `parse`/`Version`), the body of a `try` with a handler for `AttributeError` or
+`ImportError` (or `ModuleNotFoundError`, or a tuple holding one), and that handler's own body (the fallback). A name
+bound by an assignment or a `from ... import` inside a guard carries the guard to every use of it (`take =
+jax.core.take_current_trace` in the `else` of an `hasattr`, then `take()` anywhere: dm-haiku's pattern); an `import
+jax...` statement does not, so a library that imports JAX optionally is still judged.
 
 Bindings are per file and flow-insensitive: every import and alias in the file counts, the last binding of a name
 wins, wherever it stands and whatever it binds (a function's local `import jax.numpy as jnp` binds `jnp` for the
-whole file; a later `import numpy as np` unbinds an earlier `import jax.numpy as np`).
+whole file; a later `import numpy as np` unbinds an earlier `import jax.numpy as np`), except in an `except
+AttributeError/ImportError` fallback: there a binding to anything but JAX (`jax = None`, `import numpy as jnp`) is
+what runs where JAX is missing, and leaves the JAX binding standing.
 """
 
 from __future__ import annotations
@@ -50,6 +57,8 @@ class Use:
     what: str = "name"
     keywords: tuple[str, ...] = field(default=())
     guarded: str = ""
+    positional: int = 0  # a called name: its positional arguments (-1: a starred one, how many is not known)
+    value: str = ""  # a config option set to a literal: the literal as written ('' when it is not one)
 
 
 def _chain(node: ast.AST) -> list[str] | None:
@@ -75,6 +84,15 @@ def _string(node: ast.AST | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
+def _literal(node: ast.AST | None) -> str:
+    """A literal (`False`, `"32"`) as written; '' for anything else."""
+    try:
+        ast.literal_eval(node)  # type: ignore[arg-type]
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        return ""
+    return ast.unparse(node)  # type: ignore[arg-type]
+
+
 def _bound_by(node: ast.AST) -> list[str]:
     """The names a statement binds in its scope (imports of anything, definitions, plain assignments)."""
     if isinstance(node, ast.Import):
@@ -96,13 +114,24 @@ def _alias_target(node: ast.AST) -> str:
     return ""
 
 
+_BINDING_KINDS = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef,
+                  ast.ClassDef)
+
+
 def bindings(tree: ast.AST) -> dict[str, str]:
     """The names the file binds to JAX paths: imports of jax, and plain aliases of them. The last binding of a name
     in the file wins, whatever it binds: `import numpy as np` after `import jax.numpy as np` unbinds `np`."""
+    return _bind(tree)[0]
+
+
+def _bind(tree: ast.AST) -> tuple[dict[str, str], dict[str, str]]:
+    """`bindings(tree)`, and for the names whose winning binding stands in a guard, why (`bound inside an
+    hasattr(...) guard at line 7`)."""
+    guard_at = _BindingGuards.of(tree)
     bound: dict[str, str] = {}
-    kinds = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef,
-             ast.ClassDef)
-    for node in sorted((n for n in ast.walk(tree) if isinstance(n, kinds)), key=lambda n: (n.lineno, n.col_offset)):
+    guards: dict[str, str] = {}
+    for node in sorted((n for n in ast.walk(tree) if isinstance(n, _BINDING_KINDS)),
+                       key=lambda n: (n.lineno, n.col_offset)):
         jax_paths: dict[str, str] = {}
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -117,10 +146,18 @@ def bindings(tree: ast.AST) -> dict[str, str]:
             parts = _chain(node.value)  # type: ignore[attr-defined]
             if parts and parts[0] in bound:
                 jax_paths[_alias_target(node)] = ".".join([bound[parts[0]], *parts[1:]])
+        # A fallback for a JAX that is missing (`except ImportError: jax = None`) is not what runs where JAX is
+        # installed, which is what a scan is for: it leaves the JAX binding as it was.
+        fallback = guard_at.get(id(node), "").startswith("inside an except")
         for name in _bound_by(node):
+            if fallback and name not in jax_paths:
+                continue
             bound.pop(name, None)
+            guards.pop(name, None)
         bound.update(jax_paths)
-    return bound
+        if id(node) in guard_at and not isinstance(node, ast.Import):
+            guards.update({name: f"bound {guard_at[id(node)]} at line {node.lineno}" for name in jax_paths})
+    return bound, guards
 
 
 GUARD_ERRORS = ("AttributeError", "ImportError", "ModuleNotFoundError")
@@ -137,25 +174,32 @@ def guard_of_test(test: ast.AST) -> str:
     return ""
 
 
+def _guard_error(handler: ast.ExceptHandler) -> str:
+    """The AttributeError or ImportError (or ModuleNotFoundError) an `except` handler catches, '' when none."""
+    caught = handler.type
+    names = [ast.unparse(e) for e in (caught.elts if isinstance(caught, ast.Tuple) else [caught])] if caught else []
+    hit = [n.split(".")[-1] for n in names if n.split(".")[-1] in GUARD_ERRORS]
+    return hit[0] if hit else ""
+
+
 def guard_of_try(node: ast.Try) -> str:
     """Why a `try` body is a guard ('' when it is not): a handler for AttributeError or ImportError."""
-    for handler in node.handlers:
-        caught = handler.type
-        names = [ast.unparse(e) for e in (caught.elts if isinstance(caught, ast.Tuple) else [caught])] if caught else []
-        hit = [n for n in names if n.split(".")[-1] in GUARD_ERRORS]
-        if hit:
-            return f"inside try/except {hit[0].split('.')[-1]}"
-    return ""
+    caught = [e for e in map(_guard_error, node.handlers) if e]
+    return f"inside try/except {caught[0]}" if caught else ""
 
 
-class _Finder(ast.NodeVisitor):
-    def __init__(self, path: str, bound: dict[str, str], lines: list[str]) -> None:
-        self.path, self.bound, self.lines, self.found = path, bound, lines, []
+def guard_of_handler(handler: ast.ExceptHandler) -> str:
+    """Why an `except` handler's body is a guard ('' when it is not): it is the fallback for AttributeError or
+    ImportError."""
+    caught = _guard_error(handler)
+    return f"inside an except {caught} fallback" if caught else ""
+
+
+class _GuardWalker(ast.NodeVisitor):
+    """A visitor that knows the guards (why, in words) around the node it visits, innermost last."""
+
+    def __init__(self) -> None:
         self.guards: list[str] = []
-
-    def add(self, node: ast.AST, name: str, what: str = "name", keywords: tuple[str, ...] = ()) -> None:
-        self.found.append(Use(self.path, node.lineno, self.column(node.lineno, node.col_offset), name, what,
-                              keywords, self.guards[-1] if self.guards else ""))
 
     def guarded(self, why: str, nodes: list[ast.AST]) -> None:
         if why:
@@ -168,12 +212,60 @@ class _Finder(ast.NodeVisitor):
     def visit_If(self, node: ast.If) -> None:
         self.guarded(guard_of_test(node.test), [node.test, *node.body, *node.orelse])
 
+    def visit_IfExp(self, node: ast.IfExp) -> None:
+        self.guarded(guard_of_test(node.test), [node.test, node.body, node.orelse])
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> None:
+        """`hasattr(jax, "pxla") and isinstance(x, jax.pxla.X)`: the operands after the test are guarded by it."""
+        if not isinstance(node.op, ast.And):
+            self.generic_visit(node)
+            return
+        for at, operand in enumerate(node.values):
+            why = next((w for w in map(guard_of_test, node.values[:at]) if w), "")
+            self.guarded(why, [operand])
+
     def visit_Try(self, node: ast.Try) -> None:
         self.guarded(guard_of_try(node), list(node.body))
-        for part in [*node.handlers, *node.orelse, *node.finalbody]:
+        for handler in node.handlers:
+            self.guarded(guard_of_handler(handler), [handler])
+        for part in [*node.orelse, *node.finalbody]:
             self.visit(part)
 
     visit_TryStar = visit_Try
+
+
+class _BindingGuards(_GuardWalker):
+    """The guard each binding statement (an import, an assignment, a definition) stands in, by the node's id."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.at: dict[int, str] = {}
+
+    @classmethod
+    def of(cls, tree: ast.AST) -> dict[int, str]:
+        walker = cls()
+        walker.visit(tree)
+        return walker.at
+
+    def generic_visit(self, node: ast.AST) -> None:
+        if self.guards and isinstance(node, _BINDING_KINDS):
+            self.at[id(node)] = self.guards[-1]
+        super().generic_visit(node)
+
+
+class _Finder(_GuardWalker):
+    def __init__(self, path: str, bound: tuple[dict[str, str], dict[str, str]], lines: list[str]) -> None:
+        super().__init__()
+        (self.bound, self.bound_guards), self.path, self.lines, self.found = bound, path, lines, []
+        self.calls: dict[int, int] = {}  # id of a call's callee node → its positional arguments
+
+    def add(self, node: ast.AST, name: str, what: str = "name", keywords: tuple[str, ...] = (), via: str = "",
+            value: str = "") -> None:
+        """Record a use; outside any guard it carries the guard its alias `via` was bound in, if any."""
+        guard = self.guards[-1] if self.guards else self.bound_guards.get(via, "")
+        positional = self.calls.get(id(node), 0) if what == "name" else 0
+        self.found.append(Use(self.path, node.lineno, self.column(node.lineno, node.col_offset), name, what,
+                              keywords, guard, positional, value))
 
     def column(self, line: int, offset: int) -> int:
         """The 1-based character column of `ast`'s offset, which counts UTF-8 bytes."""
@@ -205,20 +297,23 @@ class _Finder(ast.NodeVisitor):
         if name is None:
             self.generic_visit(node)
         else:
-            self.add(node, name)
+            self.add(node, name, via=(_chain(node) or [""])[0])
 
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Load) and node.id in self.bound and self.bound[node.id] != "jax":
-            self.add(node, self.bound[node.id])
+            self.add(node, self.bound[node.id], via=node.id)
 
     def visit_Call(self, node: ast.Call) -> None:
         callee = self.resolve(node.func)
         keywords = tuple(k.arg for k in node.keywords if k.arg)
         option = _argument(node, 0, "name")
         if callee in CONFIG_UPDATE and _string(option):
-            self.add(option, f"jax.config.{_string(option)}", "config")  # type: ignore[arg-type]
+            self.add(option, f"jax.config.{_string(option)}", "config",  # type: ignore[arg-type]
+                     value=_literal(_argument(node, 1, "val")))
         elif callee and keywords:
-            self.add(node, callee, "call", keywords)
+            self.add(node, callee, "call", keywords, via=(_chain(node.func) or [""])[0])
+        if callee:  # the callee's own use (a name) carries how many arguments it is passed by position
+            self.calls[id(node.func)] = -1 if any(isinstance(a, ast.Starred) for a in node.args) else len(node.args)
         self.env_call(node)
         self.generic_visit(node)
 
@@ -255,7 +350,7 @@ def uses_in_source(text: str | bytes, path: str) -> list[Use]:
         text = importlib.util.decode_source(text)  # as Python reads it: its coding cookie or BOM, universal newlines
     tree = ast.parse(text, filename=path)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # the lines `ast` counts
-    finder = _Finder(path, bindings(tree), lines)
+    finder = _Finder(path, _bind(tree), lines)
     finder.visit(tree)
     return sorted(finder.found, key=lambda u: (u.line, u.col, u.name, u.what))
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import conformance
-from conformance.api.diff import Change, changes_json, diff_chain
+from conformance.api.diff import Change, changes_json, changes_named, diff_chain
 from conformance.api.findings import render
 from conformance.api.judge import Censuses, Finding, exit_status, judge, private_name
 from conformance.api.model import Census, load_census
@@ -183,7 +183,7 @@ def run_api_diff(request: ApiDiffRequest, builder: Callable[[], Any], say: Say =
     chain = [first, *between, last]
     changes = diff_chain(chain)
     if request.names:
-        changes = [c for c in changes if any(c.name == n or c.name.startswith(n + ".") for n in request.names)]
+        changes = changes_named(changes, request.names)
     if request.json_path is not None:
         write_text_atomically(request.json_path, json.dumps(changes_json(changes), indent=1, ensure_ascii=False))
     return ApiDiffOutcome(changes, chain)

@@ -12,6 +12,16 @@ from conformance.core.case import Section
 SECTION = Section("§P", "Performance")
 
 
+def small_weight_and_batch(weight_seed: int, batch_seed: int, batch: int):
+    """The inputs scan_grad and vmap_grad share: a 32x32 weight (normal x 0.1, from `weight_seed`) and `batch`
+    32-vectors (normal, from `batch_seed`)."""
+    import jax
+
+    w = jax.random.normal(jax.random.PRNGKey(weight_seed), (32, 32)) * 0.1
+    xs = jax.random.normal(jax.random.PRNGKey(batch_seed), (batch, 32))
+    return w, xs
+
+
 @SECTION.workload(
     rows=["perf.mlp_train_step"],
     claim="An MLP training step: forward pass, loss, grad, and an SGD-with-momentum update of every parameter.",
@@ -49,8 +59,7 @@ def scan_grad():
     import jax
     import jax.numpy as jnp
 
-    w = jax.random.normal(jax.random.PRNGKey(1), (32, 32)) * 0.1
-    xs = jax.random.normal(jax.random.PRNGKey(2), (200, 32))
+    w, xs = small_weight_and_batch(weight_seed=1, batch_seed=2, batch=200)
 
     def loss(w, xs):
         def cell(h, x):
@@ -161,8 +170,7 @@ def vmap_grad():
     import jax
     import jax.numpy as jnp
 
-    w = jax.random.normal(jax.random.PRNGKey(5), (32, 32)) * 0.1
-    xs = jax.random.normal(jax.random.PRNGKey(6), (256, 32))
+    w, xs = small_weight_and_batch(weight_seed=5, batch_seed=6, batch=256)
 
     def loss(w, x):
         return jnp.sum(jnp.tanh(jnp.tanh(x @ w) @ w) ** 2)

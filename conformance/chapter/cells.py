@@ -104,7 +104,8 @@ def block_keys(chapter: Chapter, skip_reasons: Mapping[str, str], timeout_s: flo
                                                     sort_keys=True).encode()).hexdigest()[:16]
         limit = float((limits or {}).get(block.id, timeout_s))
         text = json.dumps({"block": own, "before": before, "timeout_s": limit, "environment": environment,
-                           "runner": runner, "suite": conformance.__version__}, sort_keys=True)
+                           "runner": runner, "suite": conformance.__version__}
+                          | ({"setup": chapter.setup} if chapter.setup else {}), sort_keys=True)
         keys[block.id] = hashlib.sha256(text.encode()).hexdigest()[:32]
         before.append([block.hash, bool(own["skip"])] if "plan" not in own else
                       [block.hash, bool(own["skip"]), own["plan"]])

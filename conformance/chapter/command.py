@@ -14,7 +14,7 @@ and the outcome the summary lines.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -25,7 +25,7 @@ from conformance.chapter.listing import block_lines
 from conformance.chapter.model import AS_WRITTEN, NOT_JUDGED, BlockStatus, Chapter
 from conformance.chapter.pages import locate_pages, read_pages
 from conformance.chapter.publicjson import chapter_json, dumps
-from conformance.chapter.read import chapter_inputs, read_chapter, read_runs, read_skip_list
+from conformance.chapter.read import chapter_inputs, read_chapter, read_runs, read_setup, read_skip_list
 from conformance.chapter.session import run_blocks
 from conformance.chapter.skiplist import block_limits, listings_to_run, skip_reasons
 from conformance.chapter.statuses import block_outcomes
@@ -86,7 +86,7 @@ class ChapterOutcome:
 
 
 def summary_line(version: str, cells: dict[str, CellResult], seconds: float, source: str) -> str:
-    """`jax 0.12.0.1: 85 of 90 blocks run as written (1 skipped; 3 assert_failed, 2 raised; 7 printed differently) in
+    """`jax 0.12.0.1: 85 of 90 blocks run as written (1 skipped; 3 assert failed, 2 raised; 7 printed differently) in
     61.2s`."""
     statuses = [block_status(cell) for cell in cells.values()]
     judged = [s for s in statuses if s not in NOT_JUDGED]
@@ -94,8 +94,9 @@ def summary_line(version: str, cells: dict[str, CellResult], seconds: float, sou
               and statuses.count(s)}
     printed = sum(cell.printed_differs for cell in cells.values())
     parts = [f"{statuses.count(BlockStatus.SKIPPED)} skipped"] if BlockStatus.SKIPPED in statuses else []
-    parts += [f"{statuses.count(BlockStatus.LISTING)} listings not run"] if BlockStatus.LISTING in statuses else []
-    parts += ["; ".join([", ".join(f"{n} {s.value}" for s, n in counts.items())] if counts else [])]
+    listings = statuses.count(BlockStatus.LISTING)
+    parts += [f"{listings} listing{'s' * (listings != 1)} not run"] if listings else []
+    parts += ["; ".join([", ".join(f"{n} {s.words}" for s, n in counts.items())] if counts else [])]
     parts += [f"{printed} printed differently"] if printed else []
     detail = "; ".join(p for p in parts if p)
     return (f"jax {version}: {sum(s in AS_WRITTEN for s in statuses)} of {len(judged)} blocks run as written"
@@ -134,6 +135,10 @@ def run_chapter(request: ChapterRequest, builder: Any, on_line: Callable[[str], 
     reasons, unmatched = skip_reasons(chapter.blocks, entries)
     limits, unmatched_limits = block_limits(chapter.blocks, limit_entries)
     run_listings, unmatched_runs = listings_to_run(chapter.blocks, read_runs(skip_file))
+    setup, why = read_setup(skip_file)
+    if setup:
+        chapter = replace(chapter, setup=setup)
+        on_line(f"note: {skip_file}: [setup] runs before the first block: {why}")
     outcome = ChapterOutcome(chapter, limits=limits, run_listings=run_listings)
     for entry in [*unmatched, *unmatched_limits, *unmatched_runs]:
         on_line(f"note: {skip_file}: the entry {entry.describe()} names no block of {request.path.name} (edited "
@@ -189,7 +194,8 @@ def _one_release(request: ChapterRequest, chapter: Chapter, reasons: dict[str, s
                or (b.listing and b.id not in outcome.run_listings)}
     before = probe_snapshot(request.results, version, host_platform()) if request.results is not None else None
     ran = run_blocks(chapter.blocks, not_run, env.python, request.timeout_s, argv0=str(request.path.name),
-                     limits={b.index: outcome.limits[b.id] for b in chapter.blocks if b.id in outcome.limits})
+                     limits={b.index: outcome.limits[b.id] for b in chapter.blocks if b.id in outcome.limits},
+                     setup=chapter.setup)
     for note in ran.notes:
         on_line(f"jax {version}: {note}")
     keys = keys_for(digest_of(described))

@@ -18,9 +18,21 @@ EXERCISE = re.compile(r"^Exercise\s+(\d+)\b(?::\s*(.*))?$", re.IGNORECASE)
 _END_MATTER = re.compile(r"summary|cheat sheet|quiz|appendix|^\W*exercises\b", re.IGNORECASE)
 
 
+# a Markdown link (`[schedule.py](https://...)`) and a MyST role's name (`{func}` before `jax.jit`), read as the text
+# the rendered page shows
+_LINK = re.compile(r"\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_ROLE = re.compile(r"\{[\w:.-]+\}(?=`)")
+
+
+def heading_text(text: str) -> str:
+    """A heading's text as its page shows it: a Markdown link's text without its target, a MyST role's name
+    dropped (`Schedules ([schedule.py](https://...))` reads `Schedules (schedule.py)`)."""
+    return _ROLE.sub("", _LINK.sub(r"\1", text)).strip()
+
+
 def next_heading(current: Heading, text: str) -> Heading:
     """The heading blocks get after a heading line reading `text` (`current` is the one before it)."""
-    text = text.strip()
+    text = heading_text(text)
     numbered = NUMBERED.match(text)
     if numbered:
         return Heading(numbered.group(1), numbered.group(2).strip())
@@ -30,6 +42,21 @@ def next_heading(current: Heading, text: str) -> Heading:
     if _END_MATTER.search(text):
         return Heading("", "", text)
     return Heading(current.section, current.title, text)
+
+
+_ADORNMENT = re.compile(r"^([=\-~^\"'`*+#_:.<>])\1{2,}\s*$")
+
+
+def rst_headings(lines: list[str]) -> dict[int, str]:
+    """A reStructuredText page's headings, by the index of their text line: a line of text at column 0 under which
+    (and maybe over which) is a line of one repeated punctuation character at least as long."""
+    found = {}
+    for k in range(len(lines) - 1):
+        text, under = lines[k].rstrip(), lines[k + 1].rstrip()
+        if (text and not text[0].isspace() and not _ADORNMENT.match(text) and _ADORNMENT.match(under)
+                and len(under) >= len(text.strip())):
+            found[k] = text.strip()
+    return found
 
 
 _ATX = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
@@ -52,7 +79,7 @@ def _first_atx(lines: list[str]) -> str:
 
 def chapter_title(form: str, text: str) -> str:
     """The chapter's own name, its first heading: a Markdown page's or notebook's first `#` heading (outside code
-    fences), a plain-text chapter's first line (`Chapter 8: The Debugging Toolkit`); '' when it has none (or the line
+    fences), a reStructuredText page's first heading, a plain-text chapter's first line (`Chapter 8: The Debugging Toolkit`); '' when it has none (or the line
     is longer than a title)."""
     if form == "notebook":
         try:
@@ -68,7 +95,9 @@ def chapter_title(form: str, text: str) -> str:
             end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), 0)
             lines = lines[end + 1:]
         found = _first_atx(lines)
+    elif form == "rst":
+        found = next(iter(rst_headings(text.splitlines()).values()), "")
     else:
         found = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    found = " ".join(found.replace("`", "").split())
+    found = " ".join(heading_text(found).replace("`", "").split())
     return found if len(found) <= TITLE_CHARS else ""

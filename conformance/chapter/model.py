@@ -187,6 +187,7 @@ class Chapter:
     blocks: tuple[Block, ...]
     origin: str = ""  # where the page comes from, for a page of a list: `jax-ml/jax@8c0c43c0:docs/debugging.md`
     title: str = ""  # its own name, its first heading (`Chapter 8: The Debugging Toolkit`; '' for none)
+    setup: str = ""  # the skip list's `[setup]` code, run before the first block in every process ('' for none)
 
 
 @dataclass(frozen=True)

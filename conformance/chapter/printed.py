@@ -5,7 +5,11 @@ Both texts are normalised before they are compared, line by line:
 - trailing spaces and the blank lines around the text are dropped, runs of spaces become one;
 - memory addresses (`0x7f3a...`), object ids (`id=4658219312`, any number of 8 or more digits), temporary paths
   (`/tmp/...`) and timings (`28.3 ms`, `2.13 s`, `in 0.0123 sec`, `0.082 ms/call`) become placeholders;
-- numbers are compared to a tolerance (relative 1e-3, absolute 1e-6): `0.92423433` equals `0.9242344`.
+- numbers are compared to a tolerance (relative 1e-3, absolute 1e-6): `0.92423433` equals `0.9242344`; the
+  spaces after an opening bracket and before a closing one or a comma are not compared (numpy's padding: `[0.
+  0.841471 0.9092974]` equals `[0.         0.84147096 0.9092974 ]`);
+- a `%timeit` line is compared without its times and counts, and IPython's line before 5.0 (`10 loops, best of
+  3: 12.3 ms per loop`, as an old notebook stored it) is the line it prints now.
 
 A difference is a printed mark on the block, as the printed tier of the probes: it never changes the block's status.
 
@@ -32,7 +36,12 @@ _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _WILDCARD = re.compile(r"<[.…]+>|\.{3,}|…|^\.\.(?=\s)")
 ALTERNATIVE = "\n# OR\n"  # as `stated.ALTERNATIVE` joins them
+# the spaces numpy pads an array's elements with, after an opening or before a closing bracket (`[ 1.  2.]`,
+# `[0.   0.5  0.25 ]`): another numpy, or other digits, pad elsewhere
+_PADDING = re.compile(r"(?<=[\[(])\s+|\s+(?=[\]),])")
 _TIMEIT = re.compile(r"\(mean ± std\. dev\. of \d+ runs?, [\d,]+ loops? each\)")
+# IPython's %timeit line before 5.0, as old notebooks stored it: the line IPython prints now, times and counts apart
+_OLD_TIMEIT = re.compile(r"^[\d,]+ loops?, best of \d+: (\S+ \S+) per loop$")
 
 
 def normalised_lines(text: str, rules: bool = True) -> list[str]:
@@ -40,7 +49,8 @@ def normalised_lines(text: str, rules: bool = True) -> list[str]:
     addresses, paths and times (what a wildcard of the page's may stand for)."""
     lines = []
     for line in _ANSI.sub("", text.replace("\r\n", "\n")).split("\n"):
-        line = _TIMEIT.sub("(mean ± std. dev. of <runs>)", " ".join(line.split()))
+        line = _OLD_TIMEIT.sub(r"\1 ± \1 per loop (mean ± std. dev. of <runs>)", " ".join(line.split()))
+        line = _TIMEIT.sub("(mean ± std. dev. of <runs>)", line)
         for pattern, replacement in _RULES if rules else ():
             line = pattern.sub(replacement, line)
         lines.append(line)
@@ -65,6 +75,7 @@ def lines_equal(left: str, right: str) -> bool:
     """Whether two normalised lines are the same, numbers to the tolerance."""
     if left == right:
         return True
+    left, right = _PADDING.sub("", left), _PADDING.sub("", right)
     left_numbers, right_numbers = _NUMBER.findall(left), _NUMBER.findall(right)
     if len(left_numbers) != len(right_numbers) or _NUMBER.sub("#", left) != _NUMBER.sub("#", right):
         return False

@@ -1,7 +1,7 @@
 """Reading a chapter file, its map file and its skip list (the chapter package's only file reads).
 
-The form is told by the file's suffix: `.ipynb` a notebook, `.md`/`.markdown`/`.myst` Markdown or MyST, anything
-else plain text exported from a notebook. Every file is read as a regular file only (`readfile.read_regular_bytes`):
+The form is told by the file's suffix: `.ipynb` a notebook, `.md`/`.markdown`/`.myst` Markdown or MyST, `.rst`
+reStructuredText, anything else plain text exported from a notebook. Every file is read as a regular file only (`readfile.read_regular_bytes`):
 a FIFO, a device or a folder is one line, never a hang. The chapter is read at run time; nothing of it is copied
 into the project.
 
@@ -21,7 +21,9 @@ from conformance.chapter.mapfile import ChapterMap, apply_map, parse_map
 from conformance.chapter.markdown import read_markdown
 from conformance.chapter.model import Chapter
 from conformance.chapter.notebook import read_notebook
-from conformance.chapter.skiplist import LimitEntry, RunEntry, SkipEntry, parse_limits, parse_runs, parse_skip_list
+from conformance.chapter.rst import read_rst
+from conformance.chapter.skiplist import (LimitEntry, RunEntry, SkipEntry, parse_limits, parse_runs, parse_setup,
+                                          parse_skip_list)
 from conformance.chapter.textsplit import split_text
 from conformance.errors import ConformanceError
 from conformance.readfile import read_regular_bytes
@@ -29,6 +31,7 @@ from conformance.readfile import read_regular_bytes
 PROJECT_CHAPTERS = Path(conformance.__file__).resolve().parent.parent / "chapters"
 CHAPTER_LIMIT = 16 * 1024 * 1024
 _MARKDOWN = {".md", ".markdown", ".myst", ".mystnb"}
+_RST = {".rst", ".rest"}
 
 
 def read_text(path: Path, what: str, limit: int = CHAPTER_LIMIT) -> str:
@@ -45,9 +48,10 @@ def read_text(path: Path, what: str, limit: int = CHAPTER_LIMIT) -> str:
 
 
 def form_of(path: Path) -> str:
-    """`notebook`, `markdown` or `text`, by the file's suffix."""
+    """`notebook`, `markdown`, `rst` or `text`, by the file's suffix."""
     suffix = path.suffix.lower()
-    return "notebook" if suffix == ".ipynb" else "markdown" if suffix in _MARKDOWN else "text"
+    return ("notebook" if suffix == ".ipynb" else "markdown" if suffix in _MARKDOWN
+            else "rst" if suffix in _RST else "text")
 
 
 def companion(chapter: Path, kind: str, given: Path | None = None) -> Path | None:
@@ -77,6 +81,8 @@ def chapter_from_text(name: str, path: str, form: str, text: str, chapter_map: C
         raw = read_notebook(text)
     elif form == "markdown":
         raw = read_markdown(text)
+    elif form == "rst":
+        raw = read_rst(text)
     else:
         lines = text.splitlines()
         raw = [{"code": "\n".join(lines[p.start:p.end]), "line": p.start + 1, "end_line": p.end,
@@ -122,3 +128,10 @@ def read_runs(found: Path | None) -> tuple[RunEntry, ...]:
     if found is None:
         return ()
     return parse_runs(read_text(found, "skip list", 1024 * 1024), str(found))
+
+
+def read_setup(found: Path | None) -> tuple[str, str]:
+    """The `[setup]` of the skip list `read_skip_list` found, its code and reason (('', '') without one)."""
+    if found is None:
+        return "", ""
+    return parse_setup(read_text(found, "skip list", 1024 * 1024), str(found))

@@ -345,7 +345,14 @@ class Runner:
         return found
 
     def run(self) -> None:
-        """Replay what the plan says, quietly, then run its blocks, recording each."""
+        """Run the page's setup (the skip list's `[setup]`: the names a doctest harness provides), replay what the
+        plan says, quietly, then run its blocks, recording each. A setup that raises is said as the harness's, and the
+        blocks run without the rest of it."""
+        if self.plan.get("setup"):
+            try:
+                exec(compile(self.plan["setup"], "<setup>", "exec"), self.module.__dict__)  # noqa: S102 - the page's
+            except Exception as exc:  # noqa: BLE001 - said as the harness's, and the blocks run without it
+                self.record({"event": "harness", "message": f"the [setup] raised {type(exc).__name__}: {exc}"[:300]})
         for index in self.plan.get("replay", []):
             self.record({"event": "replay", "index": index})
             self.execute(index)

@@ -45,8 +45,9 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from conformance.chapter.model import Block
 from conformance.chapter.supervisor import Records, RawResult, check_record, exit_text
@@ -84,7 +85,7 @@ def _block_file(workdir: Path, block: Block) -> str:
 
 
 def _plan(blocks: list[Block], folders: tuple[Path, Path], limits: Mapping[int, float], run: list[int],
-          replay: list[int], records: Path, argv0: str) -> Path:
+          replay: list[int], records: Path, argv0: str, setup: str = "") -> Path:
     """The runner's plan, written to the private folder; the blocks' files, to their working folder (both made again
     when a block removed them)."""
     private, workdir = folders
@@ -100,17 +101,17 @@ def _plan(blocks: list[Block], folders: tuple[Path, Path], limits: Mapping[int, 
                         "cell_magic": block.cell_magic, "raises": block.raises})
     plan = private / f"plan-{len(list(private.glob('plan-*.json')))}.json"
     plan.write_text(json.dumps({"blocks": entries, "run": run, "replay": replay, "records": str(records),
-                                "workdir": str(workdir), "argv0": argv0}), encoding="utf-8")
+                                "workdir": str(workdir), "argv0": argv0, "setup": setup}), encoding="utf-8")
     return plan
 
 
 def run_blocks(blocks: tuple[Block, ...], skip: set[int], python: str, timeout_s: float,
                on_done: Callable[[RawResult], None] = lambda result: None, workroot: str | None = None,
                argv0: str = "chapter", grace_s: float | None = None,
-               limits: Mapping[int, float] | None = None) -> ChapterRun:
+               limits: Mapping[int, float] | None = None, setup: str = "") -> ChapterRun:
     """Run every block not in `skip` (indices) in order in `python` (see the module's docstring). Each block's time
     limit is `timeout_s`, or its own in `limits` (by index); it is killed `grace_s` seconds past it (default
-    `grace_for` its limit)."""
+    `grace_for` its limit). `setup` runs first in every process (the skip list's `[setup]`)."""
     own = {b.index: float((limits or {}).get(b.index, timeout_s)) for b in blocks}
     graces = {index: grace_for(limit) if grace_s is None else grace_s for index, limit in own.items()}
     started = time.monotonic()
@@ -123,7 +124,7 @@ def run_blocks(blocks: tuple[Block, ...], skip: set[int], python: str, timeout_s
             owned_temporary_folder(BLOCKS_PREFIX, workroot) as workdir:
         while pending:
             records = private / f"records-{outcome.processes}.jsonl"
-            plan = _plan(list(blocks), (private, workdir), own, pending, replay, records, argv0)
+            plan = _plan(list(blocks), (private, workdir), own, pending, replay, records, argv0, setup)
             lost, replay_failed = _one_process(python, plan, records, (private, workdir), blocks, (own, graces),
                                                outcome, bool(replay), on_done)
             pending = [i for i in pending if i not in outcome.results]
@@ -153,6 +154,19 @@ def run_blocks(blocks: tuple[Block, ...], skip: set[int], python: str, timeout_s
     return outcome
 
 
+@dataclass
+class _Watch:
+    """What the CLI knows of one runner process while it watches its records: the block running and since when,
+    whether it is replaying, whether it said `end` or a harness failure, and the last block done."""
+
+    current: int | None = None
+    since: float = 0.0
+    in_replay: bool = False
+    saw_end: bool = False
+    harness: bool = False
+    last_done: int | None = None
+
+
 def _one_process(python: str, plan: Path, records: Path, folders: tuple[Path, Path], blocks: tuple[Block, ...],
                  limits: tuple[Mapping[int, float], Mapping[int, float]], outcome: ChapterRun, replayed: bool,
                  on_done: Callable[[RawResult], None]) -> tuple[int | None, bool]:
@@ -164,70 +178,86 @@ def _one_process(python: str, plan: Path, records: Path, folders: tuple[Path, Pa
     own, graces = limits
     outcome.processes += 1
     process = _Supervised(python, plan, records, private, outcome.processes)
-    reader = Records(records)
-    current: int | None = None
-    current_since = 0.0
-    in_replay = saw_end = harness = False
-    last_done: int | None = None
+    reader, watch = Records(records), _Watch()
+    lose = partial(_lost, outcome, workdir=workdir, replayed=replayed, on_done=on_done)
     try:
         while True:
             ended = process.ended()
-            for record in reader.new() if process.pid is not None else []:
-                why = check_record(record, set(own), current, process.pid)
-                if why and current is not None:
-                    process.kill()
-                    _lost(outcome, current, "crash", f"its process wrote a record the runner did not ({why}); it "
-                          f"was killed", workdir, replayed, current_since, on_done)
-                    return current, False
-                if why:
-                    outcome.notes.append(f"harness: a forged line in the runner's records was ignored ({why})")
-                    continue
-                event = record["event"]
-                in_replay = event == "replay"
-                if event == "start":
-                    current, current_since = int(record["index"]), time.monotonic()
-                elif event == "done":
-                    index = int(record["index"])
-                    outcome.results[index] = RawResult(index, record, replayed=replayed,
-                                                       duration_s=float(record.get("duration_s") or 0.0))
-                    on_done(outcome.results[index])
-                    current, last_done = None, index
-                elif event == "harness":
-                    harness = True
-                    outcome.notes.append(f"harness: the runner failed: {one_line(str(record.get('message')))[:300]}")
-                elif event == "end":
-                    current, saw_end = None, True
-            if current is not None and time.monotonic() - current_since > own[current] + graces[current]:
+            if process.pid is not None and _take_records(reader.new(), watch, process, own, outcome, replayed,
+                                                         lose, on_done):
+                return watch.current, False
+            current = watch.current
+            if current is not None and time.monotonic() - watch.since > own[current] + graces[current]:
                 process.kill()
-                _lost(outcome, current, "timeout", f"killed {graces[current]:.0f}s after its time limit of "
-                      f"{own[current]:g}s (it did not stop at the limit)", workdir, replayed, current_since, on_done)
+                lose(current, "timeout", f"killed {graces[current]:.0f}s after its time limit of {own[current]:g}s "
+                     f"(it did not stop at the limit)", since=watch.since)
                 return current, False
             if ended is not None:
-                if process.pid is not None:
-                    for record in reader.new():  # what it wrote just before it ended
-                        if check_record(record, set(own), current, process.pid):
-                            continue
-                        if record["event"] == "done":
-                            index = int(record["index"])
-                            outcome.results[index] = RawResult(index, record, replayed=replayed)
-                            on_done(outcome.results[index])
-                            current = None
-                if current is not None:
-                    tail = read_tail(process.log_err, 600).strip().splitlines()
-                    _lost(outcome, current, "crash", f"the process {ended}" + (f": {tail[-1][:200]}" if tail else ""),
-                          workdir, replayed, current_since, on_done)
-                    return current, False
-                if process.pid is None:
-                    outcome.notes.append(f"harness: the supervisor of the blocks {ended} before it started them")
-                    return -1, True
-                if in_replay:
-                    return -1, True
-                if saw_end or harness or last_done is None:
-                    return (None, False) if saw_end else (-1, False)
-                return _ended_after(outcome, last_done, ended, on_done), False
+                return _after_end(ended, reader, watch, process, own, outcome, replayed, lose, on_done)
             time.sleep(POLL_S)
     finally:
         process.kill()
+
+
+def _take_records(new: Iterable[dict], watch: _Watch, process: "_Supervised", own: Mapping[int, float],
+                  outcome: ChapterRun, replayed: bool, lose: Callable[..., None],
+                  on_done: Callable[[RawResult], None]) -> bool:
+    """Read the runner's new records into `watch` and `outcome`; True when a forged record written while a block
+    ran got the block killed (it is `watch.current`, recorded lost)."""
+    for record in new:
+        why = check_record(record, set(own), watch.current, process.pid)
+        if why and watch.current is not None:
+            process.kill()
+            lose(watch.current, "crash", f"its process wrote a record the runner did not ({why}); it was killed",
+                 since=watch.since)
+            return True
+        if why:
+            outcome.notes.append(f"harness: a forged line in the runner's records was ignored ({why})")
+            continue
+        event = record["event"]
+        watch.in_replay = event == "replay"
+        if event == "start":
+            watch.current, watch.since = int(record["index"]), time.monotonic()
+        elif event == "done":
+            index = int(record["index"])
+            outcome.results[index] = RawResult(index, record, replayed=replayed,
+                                               duration_s=float(record.get("duration_s") or 0.0))
+            on_done(outcome.results[index])
+            watch.current, watch.last_done = None, index
+        elif event == "harness":
+            watch.harness = True
+            outcome.notes.append(f"harness: the runner failed: {one_line(str(record.get('message')))[:300]}")
+        elif event == "end":
+            watch.current, watch.saw_end = None, True
+    return False
+
+
+def _after_end(ended: str, reader: Records, watch: _Watch, process: "_Supervised", own: Mapping[int, float],
+               outcome: ChapterRun, replayed: bool, lose: Callable[..., None],
+               on_done: Callable[[RawResult], None]) -> tuple[int | None, bool]:
+    """What one runner process's end means, once it has ended (`ended`, in words): `_one_process`'s answer."""
+    if process.pid is not None:
+        for record in reader.new():  # what it wrote just before it ended
+            if check_record(record, set(own), watch.current, process.pid):
+                continue
+            if record["event"] == "done":
+                index = int(record["index"])
+                outcome.results[index] = RawResult(index, record, replayed=replayed)
+                on_done(outcome.results[index])
+                watch.current = None
+    if watch.current is not None:
+        tail = read_tail(process.log_err, 600).strip().splitlines()
+        lose(watch.current, "crash", f"the process {ended}" + (f": {tail[-1][:200]}" if tail else ""),
+             since=watch.since)
+        return watch.current, False
+    if process.pid is None:
+        outcome.notes.append(f"harness: the supervisor of the blocks {ended} before it started them")
+        return -1, True
+    if watch.in_replay:
+        return -1, True
+    if watch.saw_end or watch.harness or watch.last_done is None:
+        return (None, False) if watch.saw_end else (-1, False)
+    return _ended_after(outcome, watch.last_done, ended, on_done), False
 
 
 class _Supervised:
@@ -322,7 +352,7 @@ def _ended_after(outcome: ChapterRun, index: int, ended: str, on_done: Callable[
     return index
 
 
-def _lost(outcome: ChapterRun, index: int, how: str, message: str, workdir: Path, replayed: bool, since: float,
+def _lost(outcome: ChapterRun, index: int, how: str, message: str, *, workdir: Path, replayed: bool, since: float,
           on_done: Callable[[RawResult], None]) -> None:
     """Record a block whose process was killed or died while it ran, with what it had printed."""
     out, err = workdir / f"block-{index}.out", workdir / f"block-{index}.err"

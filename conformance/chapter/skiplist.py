@@ -34,6 +34,15 @@ heading = "🔪 Miscellaneous divergences from NumPy"
 index = 1
 reason = "JAX's documentation workflow runs it as a doctest (pytest --doctest-glob='*.md')"
 ```
+
+And a `[setup]`: code run before the first block in every process, for the names a page takes from its doctest
+harness (JAX's `conftest.py` gives every doctest `jax`, `lax`, `jnp` and `np`), with its reason:
+
+```toml
+[setup]
+code = "import jax\nimport jax.numpy as jnp"
+reason = "JAX's conftest.py gives its doctests jax and jnp"
+```
 """
 
 from __future__ import annotations
@@ -90,11 +99,14 @@ def _load(text: str, source: str) -> dict:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConformanceError(f"{source} is not valid TOML: {exc}") from None
-    if set(data) - {"skip", "limit", "run"}:
-        raise ConformanceError(f"{source}: unknown table(s) {', '.join(sorted(set(data) - {'skip', 'limit', 'run'}))};"
-                               f" it takes [[skip]], [[limit]] and [[run]] entries")
+    if set(data) - {"skip", "limit", "run", "setup"}:
+        unknown = ", ".join(sorted(set(data) - {"skip", "limit", "run", "setup"}))
+        raise ConformanceError(f"{source}: unknown table(s) {unknown}; it takes [[skip]], [[limit]] and [[run]] "
+                               f"entries and a [setup]")
+    if not isinstance(data.get("setup", {}), dict):
+        raise ConformanceError(f"{source}: setup should be a [setup] table, not setup = {data['setup']!r}")
     for key, value in data.items():
-        if not isinstance(value, list):
+        if key != "setup" and not isinstance(value, list):
             raise ConformanceError(f"{source}: {key} should be [[{key}]] entries (an array of tables), not "
                                    f"{key} = {value!r}")
     return data
@@ -172,6 +184,24 @@ def parse_runs(text: str, source: str = "the skip list") -> tuple[RunEntry, ...]
             raise ConformanceError(f"{where}: reason should be a string")
         entries.append(RunEntry(reason.strip(), **named))
     return tuple(entries)
+
+
+def parse_setup(text: str, source: str = "the skip list") -> tuple[str, str]:
+    """The `[setup]` of a skip list: the code run before the page's first block in every process, and why ('', ''
+    without one)."""
+    setup = _load(text, source).get("setup", {})
+    if set(setup) - {"code", "reason"}:
+        raise ConformanceError(f"{source}: [setup] takes code and reason, not {', '.join(sorted(set(setup) - {'code', 'reason'}))}")
+    code, reason = setup.get("code", ""), setup.get("reason", "")
+    if not isinstance(code, str) or not isinstance(reason, str):
+        raise ConformanceError(f"{source}: [setup] code and reason should be strings")
+    if code.strip() and not reason.strip():
+        raise ConformanceError(f"{source}: [setup] needs a reason (whose names it provides, and why)")
+    try:
+        compile(code, "<setup>", "exec")
+    except SyntaxError as exc:
+        raise ConformanceError(f"{source}: [setup] code is not Python: {exc.msg} (line {exc.lineno})") from None
+    return code.strip(), reason.strip()
 
 
 def listings_to_run(blocks: tuple[Block, ...], entries: tuple[RunEntry, ...]) -> tuple[set[str], list[RunEntry]]:

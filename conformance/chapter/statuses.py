@@ -15,7 +15,8 @@
   assert's block and line are kept).
 - `after_failure`: it raised NameError for a name that an earlier block which did not finish (failed, timed out,
   crashed, skipped, a listing, or itself after_failure) binds at top level.
-- `raised`: anything else it raised (the exception's type, the first line of its message and the block's line).
+- `raised`: anything else it raised (the exception's type, the first line of its message and the block's line);
+  a NameError for a name no earlier block binds says so (and names a later block that binds it).
 
 What explains a failure is kept with it: for an error raised in a callback, the callback's own exception and the
 tail of what the block wrote to stderr; a JAX config flag or environment variable an earlier block left set, when
@@ -95,6 +96,15 @@ def _after_failure(name: str, block: Block, blocks: tuple[Block, ...], earlier: 
                  and b.index in earlier and earlier[b.index].status in DID_NOT_FINISH), None)
 
 
+def _unbound(name: str, block: Block, blocks: tuple[Block, ...]) -> str:
+    """What explains a NameError for a name no earlier block binds (a doctest harness's namespace the page relies
+    on, a page whose order is off); '' where an earlier block binds it."""
+    if any(name in b.defines for b in blocks[:block.index]):
+        return ""
+    later = next((b for b in blocks[block.index + 1:] if name in b.defines), None)
+    return f"no block of the page binds {name!r} before it" + (f" (block {later.id}, later, does)" if later else "")
+
+
 def _raised(record: Mapping[str, Any]) -> dict[str, Any]:
     return {"exception": str(record.get("exception") or ""), "message": str(record.get("message") or ""),
             "line": int(record.get("line") or 0)}
@@ -132,6 +142,7 @@ def _from_record(block: Block, raw: RawResult, blocks: tuple[Block, ...], timeou
         because = _after_failure(name, block, blocks, earlier)
         if because is not None:
             return Outcome(BlockStatus.AFTER_FAILURE, name=name, because=because.id, **raised, **common)
+        common.update(cause=common["cause"] or _unbound(name, block, blocks))
     if block.raises:
         mro = [str(n) for n in record.get("mro") or [raised["exception"]]]
         matches = record.get("matches")

@@ -26,7 +26,7 @@ from conformance.engine.runner import child_environment
 from conformance.errors import ConformanceError, one_line
 from conformance.perf import stats
 from conformance.perf.child import host_facts
-from conformance.perf.store import reusable, store_perf, stored_perf, workload_key
+from conformance.perf.store import measured_source, reusable, store_perf, stored_perf, workload_key
 from conformance.portable import run_bounded
 
 Say = Callable[[str], None]
@@ -147,7 +147,7 @@ def _reuse(request: PerfRequest, outcome: PerfOutcome, host: dict[str, Any]) -> 
     for index, side in enumerate(request.sides):
         stored = stored_perf(side.folder, side.version, side.platform) if side.folder and not request.rerun else {}
         for workload in request.workloads:
-            key = workload_key(workload.source(), side.environment, request.xla_flags, host)
+            key = workload_key(measured_source(workload), side.environment, request.xla_flags, host)
             found = reusable(stored.get(workload.id), key)
             if len(found) >= request.rounds:
                 outcome.samples[(workload.id, index)] = found
@@ -218,7 +218,7 @@ def _store(request: PerfRequest, outcome: PerfOutcome, host: dict[str, Any]) -> 
         for workload in request.workloads:
             if outcome.reused.get((workload.id, index)):
                 continue
-            key = workload_key(workload.source(), side.environment, request.xla_flags, host)
+            key = workload_key(measured_source(workload), side.environment, request.xla_flags, host)
             error = outcome.errors.get((workload.id, index), "")
             entries[workload.id] = {"key": key, "claim": workload.claim,
                                     "samples": outcome.samples.get((workload.id, index), []),

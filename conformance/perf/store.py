@@ -3,8 +3,9 @@
 `RESULTS/<jax>-<platform>.json` holds, beside its cells, `"perf": {"format": 1, "workloads": {ID: entry}}`; an
 entry is `{"key", "claim", "samples": [sample, ...]}` (or with `"error"`, the workload's failure), a sample
 `{"round", "session", "taken", "host", "xla_flags", "jax_platforms", "persistent_cache", "metrics", "info"}`.
-A workload's samples are reused when its `key` is the one this run would write: the workload's source, the perf
-child's code, the environment (pins and Python), `XLA_FLAGS` and the host's CPU model and cores all unchanged.
+A workload's samples are reused when its `key` is the one this run would write: the workload's source (its builder
+and each function of its module the builder calls, `measured_source`), the perf child's code, the environment
+(pins and Python), `XLA_FLAGS` and the host's CPU model and cores all unchanged.
 Writing goes through the result store's lock and read rules (`results.store.ResultStore.read_stored`), and a new
 file gets a header of its own when the release has no cells stored yet; a stored file's cells are never touched.
 """
@@ -12,8 +13,11 @@ file gets a header of its own when the release has no cells stored yet; a stored
 from __future__ import annotations
 
 import datetime as dt
+import dis
 import hashlib
+import inspect
 import json
+import types
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -36,6 +40,34 @@ def perf_code_digest() -> str:
     for name in _CODE_FILES:
         digest.update((root / name).read_bytes())
     return digest.hexdigest()
+
+
+def _global_names(code: types.CodeType) -> set[str]:
+    """The global names `code` and the functions nested in it load."""
+    names = {i.argval for i in dis.get_instructions(code) if i.opname == "LOAD_GLOBAL"}
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _global_names(const)
+    return names
+
+
+def measured_source(workload: Any) -> str:
+    """The source a workload's samples depend on: its builder's, then that of each function of the builder's module
+    it loads by global name (a shared input builder), in name order, recursively."""
+    build = getattr(workload, "build", None)
+    parts, seen, todo = [workload.source()], {build}, [build]
+    while todo:
+        code, module_globals = getattr(todo.pop(), "__code__", None), getattr(build, "__globals__", {})
+        for name in sorted(_global_names(code)) if code else []:
+            found = module_globals.get(name)
+            if inspect.isfunction(found) and found not in seen and found.__module__ == build.__module__:
+                seen.add(found)
+                todo.append(found)
+                try:
+                    parts.append(inspect.getsource(found))
+                except (OSError, TypeError):
+                    continue
+    return "".join(parts)
 
 
 def workload_key(source: str, environment: str, xla_flags: str, host: Mapping[str, Any]) -> str:

@@ -92,7 +92,7 @@ def keyword_removals(found: Sequence[Census], platform: int) -> list[tuple[str, 
         gone, first = states[usable[-1] + 1][0], states[usable[0]][0]
         said = next((c.keyword(name, keyword) for c, _ in states if (c.keyword(name, keyword) or {}).get("state")
                      == "removed"), None) or {}
-        message = " ".join(x for x in (str(said.get("effect") or ""), str(said.get("message") or "")) if x)
+        message = ": ".join(x for x in (str(said.get("effect") or ""), str(said.get("message") or "")) if x)
         out.append((f"{name}({keyword}=)", platform, gone.jax, first.jax, message or "removed from the signature"))
     return out
 
