@@ -179,6 +179,7 @@ def test_the_grids_columns_are_in_release_order_a_build_labelled_and_an_unknown_
     assert view.grid.versions == ("0.4.38", "0.5.3 (wheels-1a2b3c4d5e)")
     (plain,) = chapter_views([runs[1], runs[0]], {})
     assert plain.grid.versions == ("0.4.38", "0.5.3")
+    assert view.summaries[0].skipped == 0  # no block skipped on it
     assert view.summaries[1].text == "0.5.3 (wheels-1a2b3c4d5e): 3 ran as written, 1 differs (of 4 blocks)"
 
 
