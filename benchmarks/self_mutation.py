@@ -51,7 +51,7 @@ MODULES = (
                                               "markdown", "model", "printed", "publicjson", "skiplist", "stated",
                                               "statuses", "textsplit", "transcript")]
     + [f"conformance/api/{n}.py" for n in ("diff", "findings", "judge", "model", "scan", "table")]
-    + [f"conformance/perf/{n}.py" for n in ("stats", "hlo", "render")]
+    + [f"conformance/perf/{n}.py" for n in ("stats", "hlo", "render", "acks")]
 )
 
 KILLED, SURVIVED, TIMEOUT = "killed", "survived", "timeout"

@@ -97,3 +97,25 @@ def test_the_status_of_a_name():
     assert sorted(tree["jax"]) == ["__compat", "experimental", "experimentalish", "r"]
     assert sorted(tree["jax"]["experimental"]) == ["__compat", "x"]
     assert "d" in compat_entries(censuses)["jax"]
+
+
+def test_the_description_is_the_newest_usable_censuss_whatever_order_they_come_in():
+    newer = census("0.6.2", {"jax.f": fn(("a", P, None), ("b", P, None))})
+    older = census("0.5.3", {"jax.f": fn(("a", P, None))})
+    assert description([newer, older], "jax.f") == "function jax.f(a, b)"
+    assert description([older, newer], "jax.f") == "function jax.f(a, b)"
+
+
+def test_a_signature_of_exactly_the_limit_is_kept_whole():
+    exact = "(" + "a" * 198 + ")"
+    assert len(exact) == 200
+    entry = fn()
+    entry["signature"] = exact
+    assert description([census("0.6.2", {"jax.f": entry})], "jax.f") == f"function jax.f{exact}"
+    entry["signature"] = exact + "b"
+    assert description([census("0.6.2", {"jax.f": entry})], "jax.f") == f"function jax.f{exact[:199]}…"
+
+
+def test_a_name_history_names_its_name_and_platform():
+    history = name_history([census("0.6.2", {"jax.f": fn()})], "jax.f")
+    assert (history.name, history.platform, history.added) == ("jax.f", "linux-x86_64", "≤0.6.2")

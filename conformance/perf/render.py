@@ -44,8 +44,10 @@ def outcome_json(outcome: PerfOutcome) -> dict[str, Any]:
 
 
 def _short(metric: str, value: float) -> str:
+    """A median for a person: a time in ms under a second, else in s (never `1e+03ms`); a count as an integer."""
     if metric.endswith("_s"):
-        return f"{value * 1e3:.3g}ms"
+        milliseconds = f"{value * 1e3:.3g}"
+        return f"{milliseconds}ms" if "e" not in milliseconds else f"{value:.3g}s"
     return f"{value:.0f}"
 
 
