@@ -24,6 +24,7 @@ def refusal(found, source="c.json") -> str:
     return str(raised.value)
 
 
+POSITIONAL = "positional should be {after, state: deprecated, effect, message}, not "
 RERUN = "; take the census again (api census --rerun)"
 BAD_ENTRIES = [
     ({"state": "gone"}, "state 'gone' is not one of present, deprecated, removed"),
@@ -38,6 +39,9 @@ BAD_ENTRIES = [
     ({"state": "present", "keywords": {"a": {"state": "present"}}},
      "keywords should map a parameter to {state, effect, message}, not {'a': {'state': 'present'}}"),
     ({"state": "present", "keywords": ["a"]}, "keywords should map a parameter to {state, effect, message}, not ['a']"),
+    *[({"state": "present", "positional": value}, POSITIONAL + repr(value)) for value in (
+        ["x"], {"after": "1", "state": "deprecated"}, {"after": 1, "state": "removed"},
+        {"after": 1, "state": "deprecated", "effect": 2}, {"after": 1, "state": "deprecated", "message": 3})],
 ]
 
 
@@ -50,6 +54,8 @@ def test_a_long_bad_field_is_cut_at_300_characters():
     message = refusal(data({"jax.f": {"state": "present", "params": "x" * 500}}))
     assert message == "c.json: name 'jax.f': " + (
         "params should be a list of [name, kind, default] (default text or null), not '" + "x" * 500)[:300] + RERUN
+    message = refusal(data({"jax.f": {"state": "present", "positional": {"p" * 400: 1}}}))
+    assert message == "c.json: name 'jax.f': " + (POSITIONAL + "{'" + "p" * 400)[:300] + RERUN
     message = refusal(data({"jax.f": {"state": "present", "keywords": {"k" * 400: 1}}}))
     assert message == "c.json: name 'jax.f': " + (
         "keywords should map a parameter to {state, effect, message}, not {'" + "k" * 400)[:300] + RERUN
@@ -110,9 +116,13 @@ def test_states_keywords_and_params_read_back():
     assert good.failed_under("jax.h") == ""
     assert good.keyword("jax.f", "a") == {"state": "removed", "effect": "raises", "message": "m"}
     assert good.keyword("jax.f", "b") is None and good.params("jax.f") is None
+    warned = {"after": 1, "state": "deprecated", "effect": "warns", "message": "m"}
+    positional = census_from(data({"jax.p": {"state": "present", "positional": warned}}))
+    assert positional.positional("jax.p") == warned and positional.positional("jax.q") is None
     # built in memory (no file): an entry without a state is present; fields of the wrong type read as none
     loose = Census("0.6.2", "linux-x86_64", {"jax.g": {"kind": None, "params": "no list", "keywords": {"a": "x"}}},
                    {"jax": {"status": "ok"}})
+    assert Census("0.6.2", "p", {"jax.g": {"positional": "x"}}, {}).positional("jax.g") is None
     assert loose.state("jax.g") == "present" and loose.params("jax.g") is None and loose.keyword("jax.g", "a") is None
     failed_root = Census("0.6.2", "linux-x86_64", {}, {"jax": {"status": "failed"}})
     assert failed_root.failed_under("jax.numpy") == "jax"
