@@ -4,11 +4,14 @@ cell tests leave out: skipped blocks, listings and blocks that raised as their p
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from conformance.chapter.command import summary_line
-from conformance.chapter.grid import _observed, chapter_views, probe_links, sections_of
-from conformance.chapter.model import BlockStatus
-from conformance.results.merge import merge_files
+from conformance.chapter.grid import _observed, chapter_of, chapter_views, disagreements, probe_links, sections_of
+from conformance.chapter.cells import block_cell, block_keys
+from conformance.chapter.model import BlockStatus, Outcome
+from conformance.chapter.read import chapter_from_text
+from conformance.results.merge import MergedRun, merge_files
 from conformance.core.status import Status
 from conformance.results.schema import CellResult, ResultFile, RunHeader
 from tests.test_chapter_cells import AFTER, ASSERTS, CHAPTER, FIRST, RAISES, cells_for, probe, result_file
@@ -134,3 +137,86 @@ def test_what_a_probe_observed_names_each_fact_short_and_says_how_many_more():
     over = CellResult(case="numerics.d", param="", rows=[], status=Status.DIFFERS,
                       diff=[{"path": "a", "expected": 0, "observed": "y" * 79}])
     assert _observed(over) == "a is '" + "y" * 78 + "… where the chapter says 0"
+
+
+def _views(files, rows=None, documented=CHAPTER.name):
+    return chapter_views(merge_files(files), {} if rows is None else rows, documented=documented)
+
+
+def test_cells_without_the_chapter_detail_are_found_by_their_heading_or_their_case_id():
+    """Found under mutation (issue 48): cells of an older suite name their chapter only in the heading or the id."""
+    cells = list(cells_for("0.4.38", S.RAN, S.RAN, S.RAN, S.RAN).values())
+    no_name = [replace(c, details={k: v for k, v in c.details.items() if k not in ("chapter", "title")}) for c in cells]
+    assert [chapter_of(c) for c in no_name] == ["000_seedlike"] * 4
+    plain = [replace(c, heading="Blocks") for c in no_name]
+    assert [chapter_of(c) for c in plain] == ["ch000_seedlike"] * 4
+    (view,) = _views([result_file("0.4.38", plain)], documented="ch000_seedlike")
+    assert view.grid.chapter == "ch000_seedlike" and len(view.grid.rows) == 4
+    assert (view.grid.title, view.grid.origin) == ("", "")  # no cell records one
+
+
+def test_grid_rows_keep_each_blocks_place_and_missing_details_read_as_empty():
+    cells = list(cells_for("0.4.38", S.RAN, S.RAN, S.RAN, S.RAN).values())
+    bare = [replace(cells[0], details={"index": 0}), replace(cells[1], details=None)]
+    (view,) = _views([result_file("0.4.38", [probe("numerics.a", "§3.1", Status.CONFORMS), *cells[2:], *bare])])
+    rows = view.grid.rows
+    # two blocks with no place: by their ids (ASSERTS's sorts first)
+    assert [(r.index, r.cell_id) for r in rows] == [(0, cells[1].cell_id), (0, cells[0].cell_id),
+                                                    (3, cells[2].cell_id), (4, cells[3].cell_id)]
+    for row in rows[:2]:
+        assert (row.heading, row.section, row.first_code, row.hash, row.line) == ("", "", "", "", 0)
+    assert view.grid.title == "3.1 NaNs"
+    assert view.grid.chapter == "000_seedlike"  # found by its heading
+
+
+def test_the_grids_columns_are_in_release_order_a_build_labelled_and_an_unknown_status_said_as_it_is():
+    old = result_file("0.4.38", cells_for("0.4.38", S.RAN, S.RAN, S.RAN, S.RAN).values())
+    newer = list(cells_for("0.5.3", S.RAN, S.RAN, S.RAN, S.RAN).values())
+    newer[0] = replace(newer[0], observation={"block": "some_newer_status"}, status=Status.DIFFERS)
+    runs = merge_files([old, result_file("0.5.3", newer)])
+    built = MergedRun("0.5.3", "linux-x86_64", runs[1].files, runs[1].cells, [], build="wheels-1a2b3c4d5e")
+    (view,) = chapter_views([built, runs[0]], {})
+    assert view.grid.versions == ("0.4.38", "0.5.3 (wheels-1a2b3c4d5e)")
+    (plain,) = chapter_views([runs[1], runs[0]], {})
+    assert plain.grid.versions == ("0.4.38", "0.5.3")
+    assert view.summaries[0].skipped == 0  # no block skipped on it
+    assert view.summaries[1].text == "0.5.3 (wheels-1a2b3c4d5e): 3 ran as written, 1 differs (of 4 blocks)"
+
+
+def test_disagreements_read_the_row_list_given_or_the_projects_and_look_at_every_release_of_a_block():
+    first = list(cells_for("0.4.38", S.SKIPPED, S.RAN, S.RAN, S.RAN).values())
+    first[1] = replace(first[1], observation={"block": "some_newer_status"}, status=Status.DIFFERS)
+    by_row = CellResult(case="numerics.r", param="", rows=["numerics.zz"], status=Status.CONFORMS, section="")
+    files = [result_file("0.4.38", [*first, probe("numerics.a", "§3.1", Status.ERROR)]),
+             result_file("0.5.0", [*cells_for("0.5.0", S.RAN, S.RAN, S.RAN, S.RAN).values(),
+                                   probe("numerics.a", "§3.1", Status.CONFORMS)]),  # they agree
+             result_file("0.5.3", [*cells_for("0.5.3", S.ASSERT_FAILED, S.ASSERT_FAILED, S.RAN, S.RAN).values(),
+                                   by_row])]
+    runs = merge_files(files)
+    (view,) = chapter_views(runs, {"numerics.zz": "3.1"}, documented=CHAPTER.name)
+    assert [(d.block, d.version) for d in view.disagreements] == [(FIRST.id, "0.5.3"), (ASSERTS.id, "0.5.3")]
+    assert disagreements(view.grid, runs) == ()  # the project's row list has no row numerics.zz
+
+
+def test_a_grid_row_and_cell_hold_what_the_blocks_cell_records_and_a_summary_its_counts():
+    cells = cells_for("0.4.38", S.RAN, S.SKIPPED, S.RAN, S.ASSERT_FAILED)
+    (view,) = _views([result_file("0.4.38", cells.values())])
+    row = view.grid.rows[0]
+    assert (row.block, row.index, row.line, row.heading, row.section, row.first_code, row.hash) == (
+        FIRST.id, 1, 4, "3.1 NaNs", "3.1", "import jax", FIRST.hash)
+    cell = row.cells["0.4.38"]
+    assert cell.cell is cells[FIRST.id] and cell.printed_lines == ("-ok", "+OK") and cell.printed_differs
+    (summary,) = view.summaries
+    assert (summary.ran, summary.judged, summary.skipped, summary.printed_differs, summary.total) == (2, 3, 1, 1, 4)
+    assert [r.index for r in view.grid.rows] == [1, 2, 3, 4]
+
+
+def test_the_documented_chapter_comes_first_and_the_others_keep_the_order_the_runs_hold_them():
+    other = chapter_from_text("zz_other", "/x/zz_other.md", "markdown", "## 1.1 A\n\n```python\nx = 1\n```\n")
+    keys = block_keys(other, {}, 120.0, "env", "runner")
+    extra = [block_cell(other, b, Outcome(S.RAN), "0.4.38", keys[b.id]) for b in other.blocks]
+    alpha = chapter_from_text("aa_other", "/x/aa_other.md", "markdown", "## 1.1 A\n\n```python\ny = 1\n```\n")
+    keys = block_keys(alpha, {}, 120.0, "env", "runner")
+    extra += [block_cell(alpha, b, Outcome(S.RAN), "0.4.38", keys[b.id]) for b in alpha.blocks]
+    files = [result_file("0.4.38", [*extra, *cells_for("0.4.38", S.RAN, S.RAN, S.RAN, S.RAN).values()])]
+    assert [v.grid.chapter for v in _views(files, documented="zz_other")] == ["zz_other", "aa_other", "000_seedlike"]

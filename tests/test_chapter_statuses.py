@@ -323,3 +323,33 @@ def test_a_name_error_for_a_name_no_earlier_block_binds_says_so_and_names_a_late
                                f"'helper' before it (block {blocks[3].id}, later, does)")
     # a name an earlier block binds and that ran is not explained (the block deleted it, say)
     assert found[4].detail == "NameError: name 'jax' is not defined"
+
+
+def test_a_stated_failure_keeps_what_the_block_printed_and_edge_cases_of_tails_ids_names_and_steps():
+    steps = (Step(1, 1, "ValueError"), Step(2, 2, "KeyError"))
+    found = outcomes([block(0, steps=steps), block(1, steps=steps), block(2)], {
+        0: ok(stdout="out\n", duration_s=1.5, steps=[{"step": 0, "outcome": "ok"}, {"step": 1, "outcome": "ok"}]),
+        1: ok(stdout="out\n", steps=[{"step": 0, "outcome": "ok"}]),
+        2: raised("AssertionError", **{"assert": {"block": 3, "line": 1, "text": "assert w"}}),
+    })
+    assert (found[0].status, found[0].stdout, found[0].duration_s) == (BlockStatus.DID_NOT_RAISE, "out\n", 1.5)
+    assert found[1].stdout == "out\n"
+    assert found[2].assert_text == "in block ?: assert w"  # one past the last block
+    cut = outcomes([block(0)], {0: raised("E", callback="c", stderr_tail="v" * 201)})
+    assert cut[0].cause == "raised in a callback: c (stderr: … " + "v" * 200 + ")"
+    flags = outcomes([block(0), block(1)], {0: ok(environ={"XLA_FLAGS": [None, "--x"]}),
+                                            1: raised("E", "bad FLAGS given")})
+    assert flags[1].settings == ()  # only a jax_ flag is also found by its short name
+
+
+def test_statement_output_is_compared_past_a_step_that_shows_none_and_twelve_lines_are_not_cut():
+    steps = (Step(1, 1), Step(2, 2, shown="b"))
+    found = outcomes([block(0, output="b", step_output=True, steps=steps),
+                      block(1, output="b", step_output=True, steps=steps)],
+                     {0: ok(steps=[{"step": 0, "outcome": "ok"}, {"step": 1, "outcome": "ok", "stdout": "c\n"}]),
+                      1: ok(steps=[{"outcome": "ok", "stdout": "c\n"}])})  # a record without its step number
+    assert found[0].printed_diff == ("-b", "+c") and found[1].printed_diff == ()
+    six = tuple(Step(n, n, shown=str(n)) for n in range(6))
+    found = outcomes([block(0, output="x", step_output=True, steps=six)],
+                     {0: ok(steps=[{"step": n, "outcome": "ok", "stdout": f"{n + 100}\n"} for n in range(6)])})
+    assert len(found[0].printed_diff) == 12 and not found[0].printed_diff[-1].startswith("…")

@@ -34,3 +34,17 @@ def test_the_section_shows_medians_verdicts_and_a_sparkline(tmp_path):
 def test_no_samples_no_section_and_a_single_value_draws_no_line(tmp_path):
     assert perf_view(perf_sections(tmp_path)) is None
     assert sparkline([1.0]) == "" and sparkline([None, 2.0, None]) == ""
+
+
+def test_times_read_in_ms_under_a_second_and_in_s_from_one_never_as_an_exponent(tmp_path):
+    """27 releases of compile_heavy read `compile 2.04e+03 ms` in the Performance section."""
+    for version, compile_s in (("0.8.3", 2.04), ("0.9.2", 0.9997), ("0.10.0", 0.0283)):
+        entry = samples(0.001, 100)
+        for sample in entry["samples"]:
+            sample["metrics"]["compile_s"] = compile_s
+        store_perf(tmp_path, version, PLATFORM, {"performance.step": entry})
+    out = tmp_path / "report.html"
+    render_results(tmp_path, out, releases=[])
+    section = out.read_text(encoding="utf-8").split('id="performance"', 1)[1]
+    assert "compile 2.04 s" in section and "compile 1 s" in section and "compile 28.3 ms" in section
+    assert "e+0" not in section and "run 1 ms" in section
