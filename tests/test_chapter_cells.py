@@ -4,6 +4,7 @@ and chapter disagree" list). No JAX, no process."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -282,3 +283,30 @@ def test_a_setup_changes_every_blocks_key_and_none_keeps_them_as_they_were():
     with_setup = block_keys(replace(CHAPTER, setup="import math as m"), {}, 120.0, "env", "runner")
     assert all(with_setup[k] != before[k] for k in before)
     assert block_keys(replace(CHAPTER, setup=""), {}, 120.0, "env", "runner") == before
+
+
+def test_the_public_json_is_written_one_block_a_line_with_every_version_and_what_no_cell_or_word_reads_as():
+    chapter = chapter_from_text("001_tiny", "p/001_tiny.md", "markdown",
+                                "## 1 Ünïcode\n\n```python\nx = 'é'\n```\n\n```python\nprint(x)\n```\n")
+    first, second = chapter.blocks
+    keys = block_keys(chapter, {}, 120.0, "env", "runner")
+    ran = block_cell(chapter, first, Outcome(BlockStatus.RAN, stdout="", printed_differs=True,
+                                             printed_diff=("-a", "+b")), "0.10.0", keys[first.id])
+    unknown_word = dataclasses.replace(ran, observation={**ran.observation, "block": "no such word"})
+    raised = block_cell(chapter, second, Outcome(BlockStatus.RAISED, exception="NameError", message="x"),
+                        "0.4.38", keys[second.id])
+    cells = {"0.10.0": {first.id: ran}, "0.4.38": {first.id: unknown_word, second.id: raised}}
+    text = dumps(chapter_json(chapter, cells, "linux-x86_64"))
+    head = ('{"format": "jax-conformance chapter", "format_version": 1, "chapter": "001_tiny", "path": '
+            '"p/001_tiny.md", "form": "markdown", "platform": "linux-x86_64", "versions": ["0.4.38", "0.10.0"], '
+            '"blocks": [\n')
+    one = (f'{{"id": "{first.id}", "cell": "chapter/ch001_tiny.{first.id}", "index": 1, "heading": "1 Ünïcode", '
+           f'"section": "1", "line": 4, "end_line": 4, "hash": "{first.hash}", "first_code": "x = \'é\'", '
+           '"status": {"0.4.38": "crash", "0.10.0": "ran"}, "detail": {"0.4.38": "", "0.10.0": ""}, '
+           '"printed_differs": {"0.4.38": true, "0.10.0": true}}')
+    two = (f'{{"id": "{second.id}", "cell": "chapter/ch001_tiny.{second.id}", "index": 2, "heading": "1 Ünïcode", '
+           f'"section": "1", "line": 8, "end_line": 8, "hash": "{second.hash}", "first_code": "print(x)", '
+           '"status": {"0.4.38": "raised", "0.10.0": "not run"}, "detail": {"0.4.38": "NameError: x", "0.10.0": ""}, '
+           '"printed_differs": {"0.4.38": false, "0.10.0": false}}')
+    assert text == head + one + ",\n" + two + "\n]}\n"
+    assert json.loads(text)["blocks"][1]["status"]["0.10.0"] == "not run"
