@@ -286,7 +286,7 @@ def test_a_setup_changes_every_blocks_key_and_none_keeps_them_as_they_were():
 
 
 def test_the_public_json_is_written_one_block_a_line_with_every_version_and_what_no_cell_or_word_reads_as():
-    chapter = chapter_from_text("001_tiny", "p/001_tiny.md", "markdown",
+    chapter = chapter_from_text("001_tiny", "pagés/001_tiny.md", "markdown",
                                 "## 1 Ünïcode\n\n```python\nx = 'é'\n```\n\n```python\nprint(x)\n```\n")
     first, second = chapter.blocks
     keys = block_keys(chapter, {}, 120.0, "env", "runner")
@@ -298,7 +298,7 @@ def test_the_public_json_is_written_one_block_a_line_with_every_version_and_what
     cells = {"0.10.0": {first.id: ran}, "0.4.38": {first.id: unknown_word, second.id: raised}}
     text = dumps(chapter_json(chapter, cells, "linux-x86_64"))
     head = ('{"format": "jax-conformance chapter", "format_version": 1, "chapter": "001_tiny", "path": '
-            '"p/001_tiny.md", "form": "markdown", "platform": "linux-x86_64", "versions": ["0.4.38", "0.10.0"], '
+            '"pagés/001_tiny.md", "form": "markdown", "platform": "linux-x86_64", "versions": ["0.4.38", "0.10.0"], '
             '"blocks": [\n')
     one = (f'{{"id": "{first.id}", "cell": "chapter/ch001_tiny.{first.id}", "index": 1, "heading": "1 Ünïcode", '
            f'"section": "1", "line": 4, "end_line": 4, "hash": "{first.hash}", "first_code": "x = \'é\'", '
