@@ -399,3 +399,48 @@ def test_a_skip_lists_setup_is_its_code_and_reason_and_a_bad_one_is_one_line():
                      ('[setup]\ncod = "x"\n', "takes code and reason")]:
         with pytest.raises(ConformanceError, match=why):
             parse_setup(bad, "S")
+
+
+# --- conformance.chapter.markdown's helpers, edge by edge (issue 48: each pins a mutant that survived) ---
+
+def test_cell_options_empty_yaml_header_all_option_lines_quoted_and_yaml_list_tags():
+    """A `---` header closed on the very next line holds no options yet skips both lines; a cell that is only
+    `:tags:` lines ends its options at the body's end; quoted tags keep an `X` (only quotes are stripped) and commas
+    split them, not spaces; a YAML `- name` list reads the same."""
+    from conformance.chapter.markdown import _cell_options
+    assert _cell_options(["---", "---", "x = 1"]) == ([], 2)
+    assert _cell_options([":tags: [skip-execution]"]) == (["skip-execution"], 1)
+    assert _cell_options([":tags: [ 'XLA', \"raises-exception\"]", "1"]) == (["XLA", "raises-exception"], 1)
+    assert _cell_options(["---", "tags:", "- XLA", "- 'raises-exception'", "---", "x"]) == (
+        ["XLA", "raises-exception"], 5)
+
+
+def test_fences_an_empty_fence_closes_on_the_next_line_and_an_unclosed_one_runs_to_the_end():
+    from conformance.chapter.markdown import _fences
+    assert _fences(["```", "```", "```python", "x = 1", "```"]) == [(0, 1, "", 0), (2, 4, "python", 0)]
+    assert _fences(["~~~python", "x = 1"]) == [(0, 2, "python", 0)]
+
+
+def test_dedented_takes_at_most_a_lines_own_leading_spaces():
+    """A line less indented than the fence loses only its own spaces, never its text."""
+    from conformance.chapter.markdown import dedented
+    assert dedented(["    a", "  b", "c", "      d"], 4) == ["a", "b", "c", "  d"]
+
+
+def test_notebook_front_matter_closed_by_dots_and_keys_on_any_line_of_it():
+    """YAML's `...` closes the front matter too, with no `---` anywhere later; the keys may sit on any line of it;
+    an empty front matter (`---` then `---`) names no keys, whatever the page says after it."""
+    from conformance.chapter.markdown import is_notebook_page
+    assert is_notebook_page(["---", "jupytext:", "...", "# Title"]) is True
+    assert is_notebook_page(["---", "title: a", "kernelspec:", "---"]) is True
+    assert is_notebook_page(["---", "---", "kernelspec: x", "---"]) is False
+    assert is_notebook_page(["---", "title: a", "...", "kernelspec: x", "---"]) is False
+
+
+def test_markdown_headings_next_to_fences_a_comment_in_code_is_no_heading_and_a_bare_fence_is_skipped():
+    """A `# 2 ...` comment as a fence's last line is code, not a heading; a heading right under a closing fence
+    (no blank line) counts; a fence with no info string is no block."""
+    from conformance.chapter.markdown import read_markdown
+    text = ("# 1 One\n\n```python\nx = 1\n# 2 Not a heading\n```\n# 3 Three\n```\n```\n```python\ny = 2\n```\n")
+    raw = read_markdown(text)
+    assert [(b["code"], b["heading"].section) for b in raw] == [("x = 1\n# 2 Not a heading", "1"), ("y = 2", "3")]
