@@ -444,3 +444,29 @@ def test_markdown_headings_next_to_fences_a_comment_in_code_is_no_heading_and_a_
     text = ("# 1 One\n\n```python\nx = 1\n# 2 Not a heading\n```\n# 3 Three\n```\n```\n```python\ny = 2\n```\n")
     raw = read_markdown(text)
     assert [(b["code"], b["heading"].section) for b in raw] == [("x = 1\n# 2 Not a heading", "1"), ("y = 2", "3")]
+
+
+def test_markdown_raw_blocks_whole_an_output_fence_after_a_blank_line_or_last_and_none_after_text():
+    """Every field of the raw blocks: an output fence counts after blank lines (and as the page's last fence), not
+    after a line of text; a plain fence's `:tags:` line is its code, not options; an empty fence ends on its own
+    line; only a {code-cell} with a stated output shows its value."""
+    from conformance.chapter.markdown import read_markdown
+    page = "\n".join([
+        "```python", "x = 1", "```", "", "```output", "a", "b", "```",
+        "```python", ":tags: [skip-execution]", "```", "not blank", "```text", "t", "```",
+        "```{code-cell}", ":tags: [skip-execution]", "print(2)", "# Prints: 2", "```",
+        "```{code-cell}", "y", "```",
+        "```python", "```",
+        "```python", "z = 3", "```", "```text", "3", "```"]) + "\n"
+    skipped = "tagged skip-execution in the chapter"
+    expected = [("x = 1", 2, 2, "a\nb", True, "", False),
+                (":tags: [skip-execution]", 10, 10, "", False, "", False),
+                ("print(2)\n# Prints: 2", 18, 19, "2", True, skipped, True),
+                ("y", 22, 22, "", False, "", False),
+                ("", 25, 25, "", False, "", False),
+                ("z = 3", 27, 27, "3", True, "", False)]
+    raw = read_markdown(page)
+    assert [(b["code"], b["line"], b["end_line"], b["output"], b["output_known"], b["skip"], b["shows_value"])
+            for b in raw] == expected
+    assert {(b["joined"], b["output_line"], b["markdown"], b["raises"], b["listing"]) for b in raw} == {
+        (False, 0, True, "", "")}
