@@ -50,7 +50,8 @@ STATUS_OF = {
 HEADING_PREFIX = "The chapter as written: "
 LAUNCHER = "chapter"
 _RUNNER_SOURCES = ("runner.py", "session.py", "statuses.py", "printed.py", "blocks.py", "cells.py", "stated.py",
-                   "transcript.py", "magics.py", "runmagic.py", "runsteps.py", "markdown.py")
+                   "transcript.py", "magics.py", "runmagic.py", "runsteps.py", "markdown.py", "supervisor.py",
+                   "model.py", "headings.py")  # with every module of this package they import
 
 
 def chapter_ident(name: str) -> str:

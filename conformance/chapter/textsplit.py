@@ -65,7 +65,7 @@ def _compiles(text: str) -> str:
         return ""
     except SyntaxError as exc:
         message = str(exc.msg).lower()
-        if any(word in message for word in _INCOMPLETE):
+        if text.endswith("\\") or any(word in message for word in _INCOMPLETE):  # a backslash joins the next line
             return "incomplete"
         last = text.count("\n") + 1
         return "incomplete" if exc.lineno is not None and exc.lineno >= last else "invalid"
@@ -248,8 +248,6 @@ def split_text(text: str) -> list[Piece]:
         bounds = [k, *cuts, end]
         for index, (first, last) in enumerate(zip(bounds, bounds[1:])):
             final = index == len(bounds) - 2
-            while last > first and _is_blank(lines[last - 1]):
-                last -= 1
             pieces.append(Piece(first, last, out_start if final else last, out_end if final else last,
                                 output_known=final, heading=heading))
         k = out_end if out_end > end else end
