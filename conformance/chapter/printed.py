@@ -105,8 +105,9 @@ def _difference(want: list[str], got: list[str], wildcards: bool, raw: list[str]
             return []
     import difflib
 
-    return [line for line in difflib.unified_diff(want, got, n=0, lineterm="")
-            if not line.startswith(("---", "+++", "@@"))]
+    # its two header lines and its hunks' `@@` lines dropped, not the lines that differ (`-----`, a table's rule)
+    return [line for line in list(difflib.unified_diff(want, got, n=0, lineterm=""))[2:]
+            if not line.startswith("@@")]
 
 
 def alternatives(shown: str) -> list[str]:
