@@ -28,8 +28,9 @@ jax...` statement does not, so a library that imports JAX optionally is still ju
 Bindings are per file and flow-insensitive: every import and alias in the file counts, the last binding of a name
 wins, wherever it stands and whatever it binds (a function's local `import jax.numpy as jnp` binds `jnp` for the
 whole file; a later `import numpy as np` unbinds an earlier `import jax.numpy as np`), except in an `except
-AttributeError/ImportError` fallback: there a binding to anything but JAX (`jax = None`, `import numpy as jnp`) is
-what runs where JAX is missing, and leaves the JAX binding standing.
+AttributeError/ImportError` fallback (or a handler that catches them with everything else: `except Exception:`, a bare
+`except:`): there a binding to anything but JAX (`jax = None`, `import numpy as jnp`) is what runs where JAX is
+missing, and leaves the JAX binding standing.
 """
 
 from __future__ import annotations
@@ -128,6 +129,8 @@ def _bind(tree: ast.AST) -> tuple[dict[str, str], dict[str, str]]:
     """`bindings(tree)`, and for the names whose winning binding stands in a guard, why (`bound inside an
     hasattr(...) guard at line 7`)."""
     guard_at = _BindingGuards.of(tree)
+    broad = {id(statement) for handler in ast.walk(tree) if isinstance(handler, ast.ExceptHandler)
+             and _catches_broadly(handler) for statement in handler.body}
     bound: dict[str, str] = {}
     guards: dict[str, str] = {}
     for node in sorted((n for n in ast.walk(tree) if isinstance(n, _BINDING_KINDS)),
@@ -146,9 +149,10 @@ def _bind(tree: ast.AST) -> tuple[dict[str, str], dict[str, str]]:
             parts = _chain(node.value)  # type: ignore[attr-defined]
             if parts and parts[0] in bound:
                 jax_paths[_alias_target(node)] = ".".join([bound[parts[0]], *parts[1:]])
-        # A fallback for a JAX that is missing (`except ImportError: jax = None`) is not what runs where JAX is
-        # installed, which is what a scan is for: it leaves the JAX binding as it was.
-        fallback = guard_at.get(id(node), "").startswith("inside an except")
+        # A fallback for a JAX that is missing (`except ImportError: jax = None`, or in a handler that catches
+        # ImportError with everything else: `except Exception:`) is not what runs where JAX is installed, which is
+        # what a scan is for: it leaves the JAX binding as it was.
+        fallback = guard_at.get(id(node), "").startswith("inside an except") or id(node) in broad
         for name in _bound_by(node):
             if fallback and name not in jax_paths:
                 continue
@@ -180,6 +184,16 @@ def _guard_error(handler: ast.ExceptHandler) -> str:
     names = [ast.unparse(e) for e in (caught.elts if isinstance(caught, ast.Tuple) else [caught])] if caught else []
     hit = [n.split(".")[-1] for n in names if n.split(".")[-1] in GUARD_ERRORS]
     return hit[0] if hit else ""
+
+
+def _catches_broadly(handler: ast.ExceptHandler) -> bool:
+    """Whether an `except` handler catches ImportError with every other error: a bare `except:`, or one for
+    Exception or BaseException (alone or in a tuple). Its body is a fallback for a missing JAX, never a guard."""
+    caught = handler.type
+    if caught is None:
+        return True
+    return any(ast.unparse(e).split(".")[-1] in ("Exception", "BaseException")
+               for e in (caught.elts if isinstance(caught, ast.Tuple) else [caught]))
 
 
 def guard_of_try(node: ast.Try) -> str:
