@@ -210,3 +210,9 @@ def test_an_index_past_the_blocks_under_a_heading_names_none():
     assert reasons == {"b2": "two"} and unmatched == [entries[1]]
     limits, unmatched = block_limits(blocks, (LimitEntry(5.0, heading="1.3", index=3),))
     assert limits == {} and [e.describe() for e in unmatched] == ["heading '1.3' index 3"]
+
+
+@pytest.mark.parametrize("parse", [parse_skip_list, parse_limits, parse_runs])
+def test_a_skip_list_without_a_parsers_table_gives_no_entries_of_it(parse):
+    assert parse("") == ()
+    assert parse('[setup]\ncode = "x = 1"\n') == ()
