@@ -211,3 +211,30 @@ def test_axe_finds_no_violation_in_the_chapter_section_with_a_detail_open(page, 
         assert browser.execute_async_script(run) == []
     finally:
         browser.quit()
+
+
+def test_a_chapter_grid_wider_than_a_phone_scrolls_in_its_box_and_never_widens_the_page(tmp_path):
+    """Its glyphs' hidden words (`.vh`, absolutely placed) sat in cells of no positioned box, so they escaped the grid's
+    scroll box: the published page (9 releases) was 657 px wide on a 390 px phone, which the browser zoomed out to."""
+    pytest.importorskip("selenium.webdriver")
+    from conformance.chapter.grid import chapter_views, without_blocks
+    from conformance.results.merge import merge_files
+
+    releases = ("0.4.38", "0.5.3", "0.6.2", "0.7.2", "0.8.3", "0.9.2", "0.10.2", "0.11.2", "0.12.0.1")
+    files = [result_file(v, [*cells_for(v, BlockStatus.RAN, BlockStatus.ASSERT_FAILED, BlockStatus.RAISED,
+                                        BlockStatus.RAN).values(), probe("numerics.a", "§3.1", Status.CONFORMS)])
+             for v in releases]
+    out = write_report(without_blocks(files), tmp_path / "index.html", cases=[],
+                       chapters=chapter_views(merge_files(files), {"numerics.x": "3.1"}, documented="000_seedlike"),
+                       generated_at="2026-12-02T00:00:00+00:00")
+    browser = start_chromium(390, 844, mobile={"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2.0,
+                                                                 "touch": True}})
+    try:
+        browser.get(out.as_uri())
+        grid, box, page, viewport = browser.execute_script(
+            "const w = document.querySelector('.chwrap');"
+            "return [w.scrollWidth, w.clientWidth, document.documentElement.scrollWidth, window.innerWidth]")
+        assert grid > box  # the grid is wider than the phone: it scrolls inside its box
+        assert (page, viewport) == (390, 390)
+    finally:
+        browser.quit()

@@ -6,8 +6,10 @@ renderer)."""
 
 from __future__ import annotations
 
+import json
 import re
 from html import unescape
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import cmarkgfm
@@ -20,11 +22,13 @@ from conformance.report.apiview import ApiView
 from conformance.report.chapterpage import chapter_pages
 from conformance.report.markdown import markdown_summary, prose
 from conformance.report.model import build_model
+from conformance.report.perfview import perf_view
 from conformance.results.merge import merge_files
 from tests.test_chapter_cells import cells_for, probe, result_file
 from tests.test_report_outputs import MARKDOWN_BUDGET
 
 SITE = "https://reports.example/jax/"
+PERF_ALL = Path(__file__).resolve().parent.parent / "benchmarks" / "results" / "perf-all-5rounds.json"
 
 
 @pytest.fixture(scope="module")
@@ -116,8 +120,24 @@ def test_the_published_page_has_no_bare_file_name(published):
     assert not re.findall(r"\b[\w-]+\.(?:py|md|toml|json|tsv)\b", outside_code.replace("\\_", "_"))
 
 
+def published_perf():
+    """The Performance section of the published run: the `all` matrix's perf JSON (benchmarks/results), its samples
+    as the result files store them."""
+    data = json.loads(PERF_ALL.read_text(encoding="utf-8"))
+    by_release: dict[str, dict] = {}
+    for workload in data["workloads"]:
+        for release in workload["releases"]:
+            by_release.setdefault(release["release"], {})[workload["id"]] = {
+                "claim": workload["claim"], "samples": [{"metrics": m} for m in release["samples"]]}
+    return perf_view([(jax, "linux-x86_64", workloads) for jax, workloads in by_release.items()])
+
+
 def test_with_every_section_and_site_links_the_published_page_stays_under_its_budget(published, chapter):
     _, model = published
-    page = markdown_summary(model, generated_at="2026-12-03 14:00 UTC", chapters=chapter, api=API, site_url=SITE)
+    perf = published_perf()
+    assert len(perf.releases) == 27 and len(perf.rows) == 13
+    page = markdown_summary(model, generated_at="2026-12-03 14:00 UTC", chapters=chapter, api=API, site_url=SITE,
+                            perf=perf)
+    assert "\n## Performance\n" in page
     size = len(page.encode("utf-8"))
     assert size < MARKDOWN_BUDGET, f"the Markdown page is {size} bytes"

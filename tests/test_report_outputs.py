@@ -31,7 +31,9 @@ SCHEMAS = Path(__file__).resolve().parent.parent / "conformance" / "report" / "s
 COMPAT_SCHEMA = SCHEMAS / "compat.schema.json"
 WPT_SCHEMA = SCHEMAS / "wptreport.schema.json"
 PLATFORM = "linux-x86_64"
-MARKDOWN_BUDGET = 25 * 1024
+# A page one pastes: half of GitHub's 65,536-character limit on a comment, so a team's own words fit beside it.
+# (25 KiB until the Performance summary; the page with every section and site links is about 26 KiB.)
+MARKDOWN_BUDGET = 32 * 1024
 
 
 def render(markdown: str) -> str:
@@ -148,7 +150,7 @@ def test_printed_only_changes_are_counted_not_listed():
     assert "- printed output changed in 1 cell, status unchanged" in page and "`a.b` (conforms" not in page
 
 
-def test_the_published_page_is_under_25_kb_and_renders_its_tables(published):
+def test_the_published_page_is_under_its_budget_and_renders_its_tables(published):
     page = markdown_summary(published, generated_at="2026-12-01 12:00 UTC")
     full = markdown_summary(published, full=True, generated_at="2026-12-01 12:00 UTC")
     size = len(page.encode("utf-8"))

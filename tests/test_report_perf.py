@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from conformance.perf.store import store_perf
+from conformance.report.markdown_sections import perf_summary
 from conformance.report.perfview import perf_sections, perf_view, sparkline
 from conformance.report.render import render_results
 
@@ -48,3 +49,25 @@ def test_times_read_in_ms_under_a_second_and_in_s_from_one_never_as_an_exponent(
     section = out.read_text(encoding="utf-8").split('id="performance"', 1)[1]
     assert "compile 2.04 s" in section and "compile 1 s" in section and "compile 28.3 ms" in section
     assert "e+0" not in section and "run 1 ms" in section
+
+
+def test_the_markdown_page_sorts_each_decided_move_by_direction_and_counts_the_undecided(tmp_path):
+    """A Markdown reader sees what moved per release in one table, without opening the page."""
+    store_perf(tmp_path, "0.8.3", PLATFORM, {"performance.step": samples(0.001, 100_000)})
+    store_perf(tmp_path, "0.9.2", PLATFORM, {"performance.step": samples(0.002, 150_000)})
+    store_perf(tmp_path, "0.9.3", PLATFORM, {"performance.step": samples(0.002, 150_000)})
+    wide = samples(0.001, 150_010)  # faster again; 10 bytes more; a compile time too spread to decide
+    for sample, compile_s in zip(wide["samples"], (1.0, 0.3, 3.0, 1.1, 0.9)):
+        sample["metrics"]["compile_s"] = compile_s
+    store_perf(tmp_path, "0.10.0", PLATFORM, {"performance.step": wide})
+    out, markdown = tmp_path / "report.html", tmp_path / "report.md"
+    render_results(tmp_path, out, markdown=markdown, releases=[])
+    section = markdown.read_text(encoding="utf-8").split("## Performance\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| 0")]
+    assert rows == ["| 0.9.2 | step: temp_bytes ×1.5, run_s ×2 | none | none |",
+                    "| 0.10.0 | step: temp_bytes ×1.0001 | step: run_s ×0.5 | none |"]
+    assert section.startswith("\n1 workload on 4 releases, in interleaved rounds. What moved against the release ")
+    assert "1 more move past ×1.25 that the samples could not decide (`unknown`) is in the interactive" in section
+    assert "temp_bytes changed ×1.0001" in out.read_text(encoding="utf-8")  # never `×1` for a move
+
+    assert perf_summary(None, str, "") == []  # no samples: no section

@@ -349,7 +349,8 @@ def write_report(
     api = api_view(censuses)
     markdown = None if markdown_path is None else markdown_summary(
         model, full=extra.markdown_full, generated_at=moment, html_link=extra.html_link, lead=since_markdown(since),
-        compare=extra.compare, site_url=extra.site_url, api=api, chapters=chapter_pages(chapters, len(model.platforms) > 1))
+        compare=extra.compare, site_url=extra.site_url, api=api, chapters=chapter_pages(chapters, len(model.platforms) > 1),
+        perf=perf)
     write_text_atomically(out, render_html(model, moment, since, api, chapters, perf))
     if markdown_path is not None:
         write_text_atomically(markdown_path, markdown)

@@ -24,8 +24,9 @@ from conformance.core.versions import DOCUMENTED_JAX
 from conformance.report.apiview import ApiView
 from conformance.report.chapterpage import ChapterPage
 from conformance.report.common import STATUS_ORDER, cell_address, page_address, visible
-from conformance.report.markdown_sections import api_summary, chapter_summary
+from conformance.report.markdown_sections import api_summary, chapter_summary, perf_summary
 from conformance.report.model import CHANGE_GROUPS, NOT_RUN, ParamRow, ReportModel, TableCell
+from conformance.report.perfview import PerfView
 from conformance.report.spans import joined, platform_states, spans
 
 CHAPTER = "The Debugging Toolkit"
@@ -286,7 +287,8 @@ def _moment(generated_at: dt.datetime | str | None) -> str:
 def markdown_summary(model: ReportModel, *, full: bool = False, generated_at: dt.datetime | str | None = None,
                      html_link: str = DEFAULT_HTML_LINK, lead: list[str] | None = None,
                      compare: tuple[str, str] | None = None, site_url: str = "",
-                     chapters: Sequence[ChapterPage] = (), api: ApiView | None = None) -> str:
+                     chapters: Sequence[ChapterPage] = (), api: ApiView | None = None,
+                     perf: PerfView | None = None) -> str:
     """The Markdown page: header with date, suite version, platforms and a link to the HTML page (`html_link`,
     relative `index.html` by default); overview; where the documented release differs from the chapter; known
     issues and "since which release" tables; legend. `full` adds, before the legend, what changed between
@@ -294,7 +296,7 @@ def markdown_summary(model: ReportModel, *, full: bool = False, generated_at: dt
     run", `report.since.since_markdown`); `compare` (A, B) puts "From A to B" (`from_to`) first of all, an upgrade's
     delta for its pull request. `site_url` makes the page link absolute and links every cell id to its cell's panel,
     so the pasted page has no link that breaks; without it the header says its link is relative. `chapters` (the
-    page's `ChapterPage`s) and `api` (its `ApiView`) add short summaries of those sections
+    page's `ChapterPage`s), `api` (its `ApiView`) and `perf` (its `PerfView`) add short summaries of those sections
     (`report.markdown_sections`)."""
     page = page_address(html_link, site_url)
     cells = page if site_url else ""
@@ -302,6 +304,7 @@ def markdown_summary(model: ReportModel, *, full: bool = False, generated_at: dt
     lines: list[str] = _header(model, _moment(generated_at), page, bool(site_url)) + delta + list(lead or [])
     lines += _overview(model) + _discrepancies(model, cells) + _since_tables(model, cells)
     lines += chapter_summary(chapters, text, code, cells) + api_summary(api, text, cells)
+    lines += perf_summary(perf, text, cells)
     if full:
         lines += _changes(model, cells) + _every_cell(model, cells)
     return "\n".join(lines + _legend()) + "\n"

@@ -29,6 +29,8 @@ class PerfCell:
     flagged: tuple[str, ...]
     samples: int
     error: str = ""
+    # `(metric, verdict, ratio)` of each verdict other than `same`, as `flagged` says them in words
+    verdicts: tuple[tuple[str, str, float | None], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,12 @@ class PerfView:
 
     releases: tuple[str, ...]
     rows: tuple[PerfRow, ...]
+
+
+def ratio_text(ratio: float) -> str:
+    """A ratio as `×2.36`, with the digits it needs not to read as ×1 when it is not 1 (`×1.0005`)."""
+    short = f"{ratio:.3g}"
+    return f"×{f'{ratio:.5g}' if short == '1' and ratio != 1 else short}"
 
 
 def perf_sections(paths: Any) -> list[tuple[str, str, dict[str, Any]]]:
@@ -100,11 +108,13 @@ def _row(outcome: PerfOutcome, workload: Workload) -> PerfRow:
     cells = []
     for index, side in enumerate(outcome.request.sides):
         found = medians(outcome, workload.id, index)
-        flagged = () if index == 0 else tuple(
-            f"{metric} {v.verdict}" + (f" ×{v.ratio:.3g}" if v.ratio is not None else "")
-            for metric, v in outcome.verdicts(workload.id, index - 1, index).items() if v.verdict != "same")
+        verdicts = () if index == 0 else tuple(
+            (metric, v.verdict, v.ratio) for metric, v in outcome.verdicts(workload.id, index - 1, index).items()
+            if v.verdict != "same")
+        flagged = tuple(f"{metric} {verdict}" + (f" {ratio_text(ratio)}" if ratio is not None else "")
+                        for metric, verdict, ratio in verdicts)
         cells.append(PerfCell(side.label, found.get("run_s"), found.get("compile_s"), found.get("temp_bytes"),
                               flagged, len(outcome.samples.get((workload.id, index), [])),
-                              outcome.errors.get((workload.id, index), "")))
+                              outcome.errors.get((workload.id, index), ""), verdicts))
     return PerfRow(workload.id, workload.claim, outcome.band(workload.id, "run_s"), tuple(cells),
                    sparkline([c.run_s for c in cells]))
