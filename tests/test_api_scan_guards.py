@@ -221,7 +221,8 @@ def test_a_broad_fallback_for_a_missing_jax_does_not_hide_the_uses_of_the_instal
     `except:` (`jax = None`, `jnp = None` after it); those bindings unbound `jax` and `jnp`, and every use of JAX in
     the file went unseen. As with `except ImportError`, the fallback leaves the JAX binding standing, and the
     broad handler still guards nothing."""
-    for handler in ("except Exception:", "except:", "except (RuntimeError, BaseException):"):
+    for handler in ("except Exception:", "except:", "except (RuntimeError, BaseException):",
+                    "except builtins.Exception:"):
         source = f"""\
             try:
                 import jax
