@@ -68,7 +68,11 @@ def _first_atx(lines: list[str]) -> str:
     fence = ""
     for line in lines:
         opened = _FENCE.match(line)
-        if opened and (not fence or opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence)):
+        # A fence closes only on a line of the same character, at least as long, with nothing after it (CommonMark:
+        # a closing fence takes no info string; ```python inside an open fence is a line of its code).
+        closes = opened and fence and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \
+            and not line[opened.end():].strip()
+        if opened and (not fence or closes):
             fence = "" if fence else opened.group(1)
             continue
         found = None if fence else _ATX.match(line)
@@ -92,7 +96,7 @@ def chapter_title(form: str, text: str) -> str:
     elif form == "markdown":
         lines = text.splitlines()
         if lines and lines[0].strip() == "---":  # front matter
-            end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), 0)
+            end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() in ("---", "...")), 0)  # YAML's ends
             lines = lines[end + 1:]
         found = _first_atx(lines)
     elif form == "rst":
