@@ -102,11 +102,29 @@ def _death_signal_arm(signum: int) -> Callable[[], None]:
     parent = os.getpid()
 
     def arm() -> None:
-        libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
-        if os.getppid() != parent:  # the parent died before the signal was armed
-            os.kill(os.getpid(), signum)
+        _arm_death_signal(libc, signum, parent)
 
     return arm
+
+
+def _arm_death_signal(libc: Any, signum: int, parent: int) -> None:
+    libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os.kill(os.getpid(), signum)
+
+
+def die_with_parent(signum: int, parent: int, platform: str = sys.platform) -> bool:
+    """Get `signum` when the parent process `parent` dies, armed from inside the process itself (a process forked
+    by a server, where no `preexec_fn` runs); False where the platform has no such call."""
+    if not platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        _arm_death_signal(ctypes.CDLL(None, use_errno=True), signum, parent)
+    except (OSError, AttributeError):
+        return False
+    return True
 
 
 def child_process_options(new_group: bool = False, parent_death_signal: int | None = None,

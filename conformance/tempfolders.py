@@ -19,7 +19,7 @@ from typing import Iterator
 
 from conformance.portable import pid_alive
 
-PREFIXES = ("jaxconf-run-", "jaxconf-chapter-", "jaxconf-blocks-")
+PREFIXES = ("jaxconf-run-", "jaxconf-chapter-", "jaxconf-blocks-", "jaxconf-perf-")
 _OWNED = re.compile(r"^(?P<prefix>[a-z-]+-)(?P<pid>\d+)-[^/]+$")
 
 

@@ -1,7 +1,10 @@
 """A perf session: workloads sampled on every side in interleaved rounds, decided, stored.
 
 Round 0 runs the sides in order (A B C), round 1 in reverse (C B A), and so on, one fresh child process
-(`perf.child`) per side and round, so a busy minute of a shared machine falls on every side. After the asked
+(`perf.child`) per side and round, each workload in a process of its own under its `timeout_s`, so a busy minute of
+a shared machine falls on every side. A workload that times out, crashes or fails gets that status of its own (and
+is not asked again in the session on that side); the other workloads' samples of the round are kept. Only the
+workloads asked are taken from a sampler's answer, and only samples whose numbers pass `perf.numbers`. After the asked
 rounds, every workload whose timed verdict against its neighbour is `unknown` gets more rounds (on those two sides
 only), up to `max_rounds`. A side's samples are reused from its result file where their key still holds
 (`perf.store`), and stored there after every round (an interrupted session keeps what it sampled; a later one
@@ -11,10 +14,8 @@ same environment, sampled apart, never stored): the noise check, which must flag
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
-import tempfile
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,12 +26,16 @@ from conformance.core.workload import Workload
 from conformance.engine.runner import child_environment
 from conformance.errors import ConformanceError, one_line
 from conformance.perf import stats
+from conformance.perf.child import START_BOUND_S as CHILD_START_S
 from conformance.perf.child import host_facts
+from conformance.perf.childrun import ChildCommand, measure_workloads
+from conformance.perf.numbers import STATUSES, sample_problem
 from conformance.perf.store import measured_source, reusable, store_perf, stored_perf, workload_key
-from conformance.portable import run_bounded
+from conformance.tempfolders import owned_temporary_folder, remove_orphaned_folders
 
 Say = Callable[[str], None]
-CHILD_TIMEOUT_S = 600
+PERF_FOLDER_PREFIX = "jaxconf-perf-"
+DEFAULT_TIMEOUT_S = 120.0
 
 
 @dataclass(frozen=True)
@@ -73,26 +78,23 @@ Sampler = Callable[[Side, Sequence[str], int], dict[str, Any]]
 
 
 def child_sampler(request: PerfRequest, session: str) -> Sampler:
-    """Samples by a fresh `perf.child` process in the side's interpreter (bounded; ConformanceError when it fails)."""
+    """Samples by a fresh `perf.child` per side and round, in the side's interpreter, each workload bounded by its
+    `timeout_s` in a process of its own (`perf.childrun`); ConformanceError when the child cannot start."""
+    bounds = {w.id: float(w.timeout_s) for w in request.workloads}
 
     def sample(side: Side, workload_ids: Sequence[str], round_no: int) -> dict[str, Any]:
         extra = {"JAX_PLATFORMS": "cpu", "JAX_ENABLE_COMPILATION_CACHE": "false"}
         if request.xla_flags:
             extra["XLA_FLAGS"] = request.xla_flags
-        with tempfile.TemporaryDirectory(prefix="jaxconf-perf-") as workdir:
-            out = Path(workdir) / "samples.json"
-            command = [side.python, "-m", "conformance.perf.child", "--out", str(out), "--package", request.package,
-                       "--min-time", str(request.min_time), *workload_ids]
-            done = run_bounded(command, env=child_environment(os.environ, extra, case_folders=request.case_folders),
-                               timeout=CHILD_TIMEOUT_S, limit=8192, cwd=workdir)
-            if done.timed_out or done.returncode != 0 or not out.is_file():
-                last = (done.output.strip().splitlines() or ["no output"])[-1]
-                raise ConformanceError(f"the perf child of {side.label} failed (exit {done.returncode}): "
-                                       f"{one_line(last)[:300]}")
-            record = json.loads(out.read_text(encoding="utf-8"))
-        shared = {k: record.get(k) for k in ("host", "xla_flags", "jax_platforms", "persistent_cache")}
-        return {wid: ({**found, **shared, "round": round_no, "session": session} if "metrics" in found else found)
-                for wid, found in (record.get("workloads") or {}).items()}
+        with owned_temporary_folder(PERF_FOLDER_PREFIX) as workdir:
+            command = ChildCommand([side.python, "-m", "conformance.perf.child", "--package", request.package,
+                                    "--min-time", str(request.min_time)],
+                                   child_environment(os.environ, extra, case_folders=request.case_folders),
+                                   str(workdir))
+            found = measure_workloads(command, side.label, [(w, bounds.get(w, DEFAULT_TIMEOUT_S))
+                                                            for w in workload_ids], CHILD_START_S)
+        return {wid: ({**record, "round": round_no, "session": session} if "metrics" in record else record)
+                for wid, record in found.items()}
 
     return sample
 
@@ -158,16 +160,23 @@ def _sample_round(request: PerfRequest, outcome: PerfOutcome, sampler: Sampler, 
                   wanted: dict[int, list[str]], say: Say) -> None:
     """One round: each side that still wants samples, in this round's order."""
     for index in _order(len(request.sides), round_no):
-        ids = wanted.get(index) or []
+        ids = [wid for wid in wanted.get(index) or [] if (wid, index) not in outcome.errors]
         if not ids:
             continue
         side = request.sides[index]
         say(f"round {round_no + 1}: jax {side.label} ({len(ids)} workloads)")
-        for wid, found in sampler(side, ids, round_no).items():
-            if "metrics" in found:
+        answered = sampler(side, ids, round_no)
+        for wid in ids:  # only what was asked: an answer for another workload is not taken
+            found = answered.get(wid)
+            problem = sample_problem(found) if isinstance(found, dict) and "metrics" in found else ""
+            if isinstance(found, dict) and "metrics" in found and not problem:
                 outcome.samples.setdefault((wid, index), []).append(found)
-            else:
-                outcome.errors[(wid, index)] = str(found.get("error") or "no metrics")
+                continue
+            status = found.get("status") if isinstance(found, dict) and found.get("status") in STATUSES else "error"
+            why = problem or (str(found.get("error") or "no metrics") if isinstance(found, dict) else "no answer")
+            outcome.errors[(wid, index)] = f"{status}: {why}"
+            say(one_line(f"round {round_no + 1}: jax {side.label}: {wid} {status}: {why}; "
+                              f"the other workloads' samples of the round are kept"))
 
 
 def _unknown_sides(request: PerfRequest, outcome: PerfOutcome) -> dict[int, list[str]]:
@@ -188,7 +197,9 @@ def run_perf(request: PerfRequest, sampler: Sampler | None = None, say: Say = la
     if request.rounds < 1 or request.max_rounds < request.rounds:
         raise ConformanceError("--rounds must be at least 1 and at most --max-rounds")
     session = uuid.uuid4().hex[:12]
-    sampler = sampler or child_sampler(request, session)
+    if sampler is None:
+        remove_orphaned_folders()  # those of a perf command killed with SIGKILL
+        sampler = child_sampler(request, session)
     host = host_facts()
     outcome = PerfOutcome(request, {}, {}, {}, 0)
     _reuse(request, outcome, host)
@@ -220,9 +231,11 @@ def _store(request: PerfRequest, outcome: PerfOutcome, host: dict[str, Any]) -> 
                 continue
             key = workload_key(measured_source(workload), side.environment, request.xla_flags, host)
             error = outcome.errors.get((workload.id, index), "")
+            status = error.split(":", 1)[0]
             entries[workload.id] = {"key": key, "claim": workload.claim,
                                     "samples": outcome.samples.get((workload.id, index), []),
-                                    **({"error": error} if error else {})}
+                                    **({"error": error} if error else {}),
+                                    **({"status": status} if error and status in STATUSES else {})}
         written = store_perf(side.folder, side.version, side.platform, entries, side.header) if entries else None
         if written is not None and written not in outcome.stored:
             outcome.stored.append(written)

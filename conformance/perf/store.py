@@ -30,7 +30,7 @@ from conformance.results.schema import SCHEMA_VERSION, RunHeader
 from conformance.results.store import ResultStore
 
 PERF_LAUNCHER = "perf (workloads only)"
-_CODE_FILES = ("perf/child.py", "perf/hlo.py", "core/workload.py")
+_CODE_FILES = ("perf/child.py", "perf/hlo.py", "perf/numbers.py", "core/workload.py")
 
 
 def perf_code_digest() -> str:
