@@ -127,7 +127,7 @@ def render_report(paths: Any, out: Path, markdown: Path | None = None, junit: Pa
     done = render_results(paths, out, markdown, junit, cases, EnvironmentBuilder().index.cached_releases("jax"), extra,
                           history)
     for problem in done.problems:
-        _err(f"skipped unreadable {'' if problem.startswith('census ') else 'result file: '}{problem}")
+        _err(f"skipped unreadable {'' if problem.startswith(('census ', 'perf ')) else 'result file: '}{problem}")
     for conflict in done.conflicts:
         print(conflict_line(conflict), file=sys.stderr)
     return done.path, done.problems

@@ -41,6 +41,13 @@ def test_a_workload_is_declared_and_found_with_its_section_and_claim(tmp_path, m
     ('@SECTION.workload(rows="ours.step", claim="A step.")', "rows= takes a non-empty list"),
     ('@SECTION.workload(rows=["Ours Step"], claim="A step.")', "row IDs are lower-case"),
     ('@SECTION.workload(rows=["ours.step"], claim=" ")', "needs claim="),
+    # timeout_s was accepted whatever it was and never enforced (issue 57)
+    ('@SECTION.workload(rows=["ours.step"], claim="A step.", timeout_s=0)', "timeout_s= takes the seconds"),
+    ('@SECTION.workload(rows=["ours.step"], claim="A step.", timeout_s=-2)', "timeout_s= takes the seconds"),
+    ('@SECTION.workload(rows=["ours.step"], claim="A step.", timeout_s=float("nan"))', "timeout_s= takes the seconds"),
+    ('@SECTION.workload(rows=["ours.step"], claim="A step.", timeout_s=float("inf"))', "timeout_s= takes the seconds"),
+    ('@SECTION.workload(rows=["ours.step"], claim="A step.", timeout_s="5")', "timeout_s= takes the seconds"),
+    ('@SECTION.workload(rows=["ours.step"], claim="A step.", timeout_s=True)', "timeout_s= takes the seconds"),
 ])
 def test_a_wrong_declaration_is_one_line_naming_the_workload(tmp_path, monkeypatch, forget, decorator, message):
     body = WORKLOAD_MODULE.replace('@SECTION.workload(rows=["ours.step"], claim="A step.", notes="n")', decorator)

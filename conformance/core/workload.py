@@ -16,8 +16,11 @@ A case module declares workloads with its section's `workload` decorator, beside
 The decorated function builds the workload: it returns `(fn, args)` or `(fn, args, kwargs)`, a function to
 jit and its example arguments (`args` a tuple, `kwargs` a mapping). `jit=False` says `fn` is called as it is
 (it jits what it calls itself, as a Python loop of small jitted calls does); the exact HLO metrics are then
-absent. The builder runs in the child (`conformance.perf.child`), after jax is imported. A wrong declaration
-raises `CaseDeclarationError` at import, one line naming the workload. Standard library only.
+absent. The builder runs in the child (`conformance.perf.child`), after jax is imported, in a process of the
+workload's own. `timeout_s` (default 120, at most `MAX_TIMEOUT_S`) bounds one measurement of it: the builder, the
+first call, the compilation and the steady calls; past it the workload's process is stopped and the workload gets
+the status `timeout` for that release. A wrong declaration raises `CaseDeclarationError` at import, one line naming
+the workload. Standard library only.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 WORKLOAD_ROW = re.compile(r"[a-z0-9_.]+")
+MAX_TIMEOUT_S = 3600.0
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,10 @@ def check_declaration(workload: Workload, error: type[Exception]) -> None:
         raise error(f"{where}: notes= takes a string, not {type(workload.notes).__name__}")
     if not isinstance(workload.jit, bool):
         raise error(f"{where}: jit= takes True or False")
+    bound = workload.timeout_s
+    if isinstance(bound, bool) or not isinstance(bound, (int, float)) or not 0 < bound <= MAX_TIMEOUT_S:  # NaN too
+        raise error(f"{where}: timeout_s= takes the seconds one measurement of it may last, a number above 0 and "
+                    f"at most {MAX_TIMEOUT_S:g}, not {bound!r}")
     if workload.build.__name__.startswith("test"):
         raise error(f"{where}: a workload's name must not start with 'test' (pytest would collect it)")
     try:

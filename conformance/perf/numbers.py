@@ -65,20 +65,19 @@ def entry_problem(entry: Any) -> str:
 
 def checked_workloads(section: Any, source: str) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """The well-formed entries of a result file's `perf` object by workload id, and one line per malformed one
-    (`FILE: perf workload ID skipped: sample 2: run_s is nan, not a finite number >= 0`); a `perf` object that is not
-    `{"format": 1, "workloads": {...}}` is skipped whole in one line."""
+    (`perf workload ID in FILE: sample 2: run_s is nan, not a finite number >= 0`); a `perf` object that is not
+    `{"format": 1, "workloads": {...}}` is skipped whole in one line (`perf object of FILE: ...`)."""
     if section is None:
         return {}, []
     workloads = section.get("workloads") if isinstance(section, Mapping) else None
     if not isinstance(workloads, Mapping) or section.get("format", PERF_FORMAT) != PERF_FORMAT:
-        return {}, [f"{source}: its `perf` object is skipped: not {{\"format\": {PERF_FORMAT}, \"workloads\": "
-                    f"{{...}}}}"]
+        return {}, [f"perf object of {source}: not {{\"format\": {PERF_FORMAT}, \"workloads\": {{...}}}}"]
     kept: dict[str, dict[str, Any]] = {}
     problems = []
     for workload_id, entry in workloads.items():
         problem = entry_problem(entry)
         if problem:
-            problems.append(f"{source}: perf workload {str(workload_id)[:200]} skipped: {problem}")
+            problems.append(f"perf workload {str(workload_id)[:200]} in {source}: {problem}")
         else:
             kept[str(workload_id)] = dict(entry)
     return kept, problems

@@ -25,6 +25,9 @@ from filelock import FileLock
 
 import conformance
 from conformance.atomic import write_text_atomically
+from conformance.perf.numbers import checked_workloads
+from conformance.readfile import read_regular_text
+from conformance.results.load import MAX_RESULT_BYTES
 from conformance.results.merge import merge_perf_sections
 from conformance.results.schema import SCHEMA_VERSION, RunHeader
 from conformance.results.store import ResultStore
@@ -78,15 +81,15 @@ def workload_key(source: str, environment: str, xla_flags: str, host: Mapping[st
 
 
 def stored_perf(folder: Path, version: str, platform: str) -> dict[str, dict[str, Any]]:
-    """The stored workload entries of a release (or a build's folder), by workload id; {} when none is readable."""
+    """The well-formed stored workload entries of a release (or a build's folder), by workload id (`perf.numbers`);
+    {} when none is readable."""
     path = ResultStore(Path(folder)).path_for(version, platform)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_regular_text(path, MAX_RESULT_BYTES))
+    except (OSError, ValueError, RecursionError):
         return {}
-    section = data.get("perf") if isinstance(data, dict) else None
-    workloads = section.get("workloads") if isinstance(section, dict) else None
-    return {str(k): dict(v) for k, v in (workloads or {}).items() if isinstance(v, dict)}
+    workloads, _ = checked_workloads(data.get("perf") if isinstance(data, dict) else None, str(path))
+    return workloads  # a malformed entry is sampled again, and its new entry replaces it
 
 
 def reusable(entry: Mapping[str, Any] | None, key: str) -> list[dict[str, Any]]:

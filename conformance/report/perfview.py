@@ -14,7 +14,11 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from conformance.core.workload import Workload
+from conformance.perf.numbers import checked_workloads
 from conformance.perf.session import PerfOutcome, PerfRequest, Side, medians
+from conformance.readfile import read_regular_text
+from conformance.results.load import MAX_RESULT_BYTES
+from conformance.results.schema import is_version
 from conformance.results.versions import version_order
 
 
@@ -58,19 +62,27 @@ def ratio_text(ratio: float) -> str:
     return f"×{f'{ratio:.5g}' if short == '1' and ratio != 1 else short}"
 
 
-def perf_sections(paths: Any) -> list[tuple[str, str, dict[str, Any]]]:
-    """`(jax, platform, workloads)` of every result file in the folders or files of `paths` with a `perf` object."""
+def perf_sections(paths: Any, problems: list[str] | None = None) -> list[tuple[str, str, dict[str, Any]]]:
+    """`(jax, platform, workloads)` of every result file in the folders or files of `paths` with a `perf` object,
+    read with the bounded reader; each malformed workload entry (or `perf` object) is left out and named in one line
+    in `problems` (`perf.numbers.checked_workloads`), as an unreadable cell's file is."""
     found = []
     for given in [Path(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]:
         for path in sorted(given.glob("*.json")) if given.is_dir() else [given]:
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-                head, perf = data.get("jax_conformance") or {}, data.get("perf") or {}
-                workloads = perf.get("workloads") if isinstance(perf, dict) else None
-            except (OSError, ValueError, AttributeError):
+                data = json.loads(read_regular_text(path, MAX_RESULT_BYTES))
+            except (OSError, ValueError, RecursionError):
+                continue  # named by the result files' own reading
+            head = data.get("jax_conformance") if isinstance(data, dict) else None
+            if not isinstance(head, dict) or data.get("perf") is None:
                 continue
-            if isinstance(workloads, dict) and workloads and isinstance(head, dict):
-                found.append((str(head.get("jax")), str(head.get("platform")), workloads))
+            workloads, bad = checked_workloads(data.get("perf"), str(path))
+            if not (is_version(head.get("jax")) and isinstance(head.get("platform"), str)):
+                workloads, bad = {}, [f"perf object of {path}: its header names no JAX version and platform"]
+            if problems is not None:
+                problems.extend(bad)
+            if workloads:
+                found.append((str(head["jax"]), str(head["platform"]), workloads))
     return found
 
 

@@ -83,7 +83,9 @@ def render_results(paths: Any, out: Path, markdown: Path | None = None, junit: P
     # A chapter's blocks (`jax-conformance chapter`) are not probes: the page's table, overview and the outputs for
     # other tools leave them out, and its section "The chapter as written" shows them (`chapter_views`).
     censuses, unread = stored_censuses_of(paths)
+    malformed_perf: list[str] = []  # a malformed workload entry is left out and named, as an unreadable file is
+    perf = perf_view(perf_sections(paths, malformed_perf))
     path = write_report(without_blocks(loaded.files), out, markdown_path=markdown, junit_path=junit, cases=cases,
                         releases=releases, extra=extra, since=since, censuses=censuses,
-                        chapters=chapter_views(merge_files(loaded.files)), perf=perf_view(perf_sections(paths)))
-    return Rendered(path, list(loaded.problems) + unread, conflicts)
+                        chapters=chapter_views(merge_files(loaded.files)), perf=perf)
+    return Rendered(path, list(loaded.problems) + unread + malformed_perf, conflicts)

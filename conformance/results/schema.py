@@ -17,10 +17,11 @@ from conformance.core.case import folder_namespace
 from conformance.core.casefolders import CHAPTER_NAMESPACE  # noqa: F401 - chapters' blocks: `chapter/<chapter>.<block>`
 from conformance.core.observation import MAX_DEPTH, WARNING_KEYS, json_problem
 from conformance.core.status import Status
+# The format of a result file's top-level `perf` object (schema 5): `{"format": 1, "workloads": {ID: entry}}`; its
+# one check, for a result file's as for the perf child's numbers, is `perf.numbers.checked_workloads`.
+from conformance.perf.numbers import PERF_FORMAT  # noqa: F401 - defined once, with its check
 
 SCHEMA_VERSION = 5  # 4: a cell's `warnings`; the header's `jax_git_hash` and `jaxlib_git_hash`; 5: `perf`
-# The format of a result file's top-level `perf` object (schema 5): `{"format": 1, "workloads": {ID: entry}}`.
-PERF_FORMAT = 1
 OLDEST_READABLE_SCHEMA = 1
 _PEP440 = re.compile(r"^\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?$")
 
