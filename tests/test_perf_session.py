@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
+
 from conformance.core.workload import Workload
 from conformance.perf.render import outcome_json, outcome_lines
 from conformance.perf.session import PerfRequest, Side, run_perf
@@ -94,3 +96,56 @@ def test_the_json_has_samples_medians_and_verdicts_per_release(tmp_path):
     assert first["against"] is None and first["verdicts"] == {} and len(first["samples"]) == 5
     assert second["against"] == "A" and second["verdicts"]["run_s"]["verdict"] == "regressed"
     assert second["medians"]["run_s"] == 2.0 and set(workload["noise_band"]) == {"compile_s", "run_s", "run_cpu_s"}
+
+
+OTHER = Workload("performance.other", "§P", "§P Performance", "Another.", ("perf.other",), build)
+
+
+class Hostile(FakeSampler):
+    """Answers for `performance.fake` with what a broken or forging child would hand back; `performance.other` is
+    sound."""
+
+    def __init__(self, answer_for_fake, extra=None):
+        super().__init__({"A": 1.0})
+        self.answer, self.extra = answer_for_fake, extra or {}
+
+    def __call__(self, side, workload_ids, round_no):
+        self.calls.append((round_no, tuple(workload_ids)))
+        found = {wid: {"metrics": {"run_s": 1.0 + 0.01 * round_no, "compiles": 1}} for wid in workload_ids}
+        if WORKLOAD.id in workload_ids:
+            found[WORKLOAD.id] = self.answer
+        return {**found, **self.extra}
+
+
+def test_an_answer_for_a_workload_not_asked_is_not_taken(tmp_path):
+    """Before: whatever id the child's file named became a sample of that workload (a workload could forge
+    another's)."""
+    forged = {"performance.never_asked": {"metrics": {"run_s": 9.0}}}
+    outcome = run_perf(PerfRequest(sides(tmp_path, "A", folder=False), (OTHER,), "pkg", rounds=2),
+                       Hostile({"metrics": {"run_s": 1.0}}, forged))
+    assert ("performance.never_asked", 0) not in outcome.samples and len(outcome.samples[(OTHER.id, 0)]) == 2
+
+
+@pytest.mark.parametrize("answer, why", [
+    ({"metrics": {"run_s": -0.5}}, "run_s is -0.5, not a finite number >= 0"),  # a clock running backwards
+    ({"metrics": {"run_s": float("nan")}}, "run_s is nan"),
+    ({"metrics": {"run_s": float("inf"), "compiles": 1}}, "run_s is inf"),
+    ({"metrics": {"run_s": 0.1, "compiles": "1"}}, "compiles is str, not a number"),
+    ({"metrics": {"run_s": 0.1}, "info": {"calls": -3}}, "info calls is -3"),
+    ({"status": "timeout", "error": "ran past its timeout_s of 2 s"}, "timeout: ran past its timeout_s of 2 s"),
+    ({"status": "crash", "error": "its process died of SIGSEGV"}, "crash: its process died of SIGSEGV"),
+    (7, "error: no answer"),
+])
+def test_a_workload_with_bad_numbers_or_no_sample_gets_a_status_and_the_others_are_kept(tmp_path, answer, why):
+    """Before: a negative time was stored and printed, a NaN ended the command in a traceback."""
+    said = []
+    sampler = Hostile(answer)
+    outcome = run_perf(PerfRequest(sides(tmp_path, "A"), (WORKLOAD, OTHER), "pkg", rounds=3), sampler, said.append)
+    assert (WORKLOAD.id, 0) not in outcome.samples and why in outcome.errors[(WORKLOAD.id, 0)]
+    assert len(outcome.samples[(OTHER.id, 0)]) == 3  # the others' samples of every round are kept
+    assert any(WORKLOAD.id in line and why in line for line in said)
+    assert [ids for _, ids in sampler.calls][1:] == [(OTHER.id,), (OTHER.id,)]  # not asked again
+    stored = stored_perf(tmp_path, "A", "linux-x86_64")
+    assert why in stored[WORKLOAD.id]["error"] and stored[WORKLOAD.id]["samples"] == []
+    status = why.split(":")[0]
+    assert stored[WORKLOAD.id]["status"] == (status if status in ("timeout", "crash") else "error")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from conformance import cli
 from conformance.perf.store import store_perf
 from conformance.report.markdown_sections import perf_summary
 from conformance.report.perfview import perf_sections, perf_view, sparkline
@@ -71,3 +74,67 @@ def test_the_markdown_page_sorts_each_decided_move_by_direction_and_counts_the_u
     assert "temp_bytes changed ×1.0001" in out.read_text(encoding="utf-8")  # never `×1` for a move
 
     assert perf_summary(None, str, "") == []  # no samples: no section
+
+
+GOOD = {"metrics": {"run_s": 0.001, "compile_s": 0.5, "temp_bytes": 100, "compiles": 1}}
+MALFORMED = {  # one workload entry of a result file's perf object each (issue 57: 5 of 13 ended in a traceback)
+    "m.an_int": 3,
+    "m.a_list": [GOOD],
+    "m.samples_a_dict": {"samples": {"1": GOOD}},
+    "m.sample_an_int": {"samples": [1, GOOD]},
+    "m.metrics_a_list": {"samples": [{"metrics": [0.1]}]},
+    "m.no_metrics": {"samples": [{"info": {}}]},
+    "m.run_s_inf": {"samples": [{"metrics": {"run_s": float("inf")}}]},
+    "m.run_s_nan": {"samples": [{"metrics": {"run_s": float("nan")}}]},
+    "m.run_s_negative": {"samples": [GOOD, {"metrics": {"run_s": -1.0}}]},
+    "m.temp_bytes_a_string": {"samples": [{"metrics": {"temp_bytes": "100"}}]},
+    "m.compiles_a_bool": {"samples": [{"metrics": {"compiles": True}}]},
+    "m.info_negative": {"samples": [{**GOOD, "info": {"flops": -5}}]},
+    "m.error_a_dict": {"error": {"why": 1}, "samples": []},
+    "m.claim_a_number": {"claim": 7, "samples": [GOOD]},
+}
+
+
+def _file_with(tmp_path, perf):
+    """A result file of 0.8.3 stored by `store_perf`, its perf object then replaced by `perf` (NaN and inf
+    written as JSON's non-standard literals, as a hand edit or another writer might)."""
+    import json
+
+    path = store_perf(tmp_path, "0.8.3", PLATFORM, {"performance.step": samples(0.001, 100)})
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["perf"] = perf
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_each_malformed_perf_entry_is_skipped_in_one_line_naming_workload_metric_and_file(tmp_path):
+    path = _file_with(tmp_path, {"format": 1, "workloads": {**MALFORMED, "m.good": {"samples": [GOOD]}}})
+    problems: list[str] = []
+    (found,) = perf_sections(tmp_path, problems)
+    assert list(found[2]) == ["m.good"]
+    assert len(problems) == len(MALFORMED)
+    for workload_id, line in zip(MALFORMED, problems):
+        assert line.startswith(f"perf workload {workload_id} in {path}: ") and "\n" not in line
+    assert "run_s is inf, not a finite number >= 0" in problems[6] and "sample 2: run_s is -1.0" in problems[8]
+    out = tmp_path / "report.html"
+    done = render_results(tmp_path, out, releases=[])
+    assert done.problems == problems and "m.good" in out.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("perf", [[], 5, {"format": 1, "workloads": []}, {"format": 2, "workloads": {}},
+                                  {"workloads": "m.step"}])
+def test_a_malformed_perf_object_is_skipped_whole_in_one_line_and_report_exits_1(tmp_path, perf, capsys):
+    path = _file_with(tmp_path, perf)
+    status = cli.main(["report", str(tmp_path), "-o", str(tmp_path / "report.html")])
+    err = capsys.readouterr().err
+    assert status == 1 and err.strip() == f"jax-conformance: skipped unreadable perf object of {path}: not " \
+                                                         '{"format": 1, "workloads": {...}}'
+    assert "Traceback" not in err
+
+
+def test_report_names_a_nan_time_and_draws_the_rest(tmp_path, capsys):
+    _file_with(tmp_path, {"format": 1, "workloads": {"m.nan": MALFORMED["m.run_s_nan"], "m.good": {"samples": [GOOD]}}})
+    status = cli.main(["report", str(tmp_path), "-o", str(tmp_path / "report.html")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 1 and len(err) == 1 and err[0].startswith("jax-conformance: skipped unreadable perf workload m.nan in ")
+    assert err[0].endswith("sample 1: run_s is nan, not a finite number >= 0")
