@@ -95,3 +95,56 @@ def test_gate_perf_fails_on_the_slow_copy_unless_acknowledged(measured, tmp_path
         """), encoding="utf-8")
     assert cli.main([*gate, "--expectations", str(acks)]) == 0
     assert "acknowledged (the copy burns 20 ms" in capsys.readouterr().out
+
+
+HOSTILE = '''
+from conformance.core.case import Section
+
+SECTION = Section("§H", "Hostile")
+
+
+@SECTION.workload(rows=["perf.h"], claim="Sleeps past its bound.", timeout_s=2)
+def a_hang():
+    import time
+    time.sleep(30)
+
+
+@SECTION.workload(rows=["perf.h"], claim="Calls os._exit.")
+def b_exits():
+    import os
+    os._exit(3)
+
+
+@SECTION.workload(rows=["perf.h"], claim="Turns on x64.")
+def c_x64():
+    import jax
+    import jax.numpy as jnp
+    jax.config.update("jax_enable_x64", True)
+    return (lambda x: x * 2.0), (jnp.ones((256, 256), dtype=jnp.float64),)
+
+
+@SECTION.workload(rows=["perf.h"], claim="A float32 256x256 product, after the x64 one.")
+def d_after():
+    import jax.numpy as jnp
+    return (lambda x: x * 2.0), (jnp.ones((256, 256)),)
+'''
+
+
+def test_a_hang_an_exit_and_x64_on_a_real_release_cost_only_themselves(tmp_path, capsys):
+    """Issue 57 on a real release: one child measured them all, so `b_exits` lost the round ("failed (exit 3): no
+    output"), `a_hang` was measured as normal past its `timeout_s=2`, and `d_after`'s exact `output_bytes` was
+    524,288 after x64 (262,144 alone)."""
+    folder = tmp_path / "hostile57"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    (folder / "wl.py").write_text(HOSTILE)
+    out = tmp_path / "perf.json"
+    status = cli.main(["perf", "--jax", RELEASE, "--cases", str(folder), "-k", "hostile57", "--rounds", "1",
+                       "--max-rounds", "1", "--results", str(tmp_path / "results"), "--json", str(out)])
+    err = capsys.readouterr().err
+    assert status in (0, 1)
+    assert "hostile57/wl.a_hang timeout: ran past its timeout_s of 2 s" in err
+    assert "hostile57/wl.b_exits crash: its process exited with status 3" in err
+    found = {w["id"]: w["releases"][0] for w in json.loads(out.read_text(encoding="utf-8"))["workloads"]}
+    assert found["hostile57/wl.c_x64"]["medians"]["output_bytes"] == 524288
+    assert found["hostile57/wl.d_after"]["medians"]["output_bytes"] == 262144

@@ -4,12 +4,12 @@ Round 0 runs the sides in order (A B C), round 1 in reverse (C B A), and so on, 
 (`perf.child`) per side and round, each workload in a process of its own under its `timeout_s`, so a busy minute of
 a shared machine falls on every side. A workload that times out, crashes or fails gets that status of its own (and
 is not asked again in the session on that side); the other workloads' samples of the round are kept. Only the
-workloads asked are taken from a sampler's answer, and only samples whose numbers pass `perf.numbers`. After the asked
-rounds, every workload whose timed verdict against its neighbour is `unknown` gets more rounds (on those two sides
-only), up to `max_rounds`. A side's samples are reused from its result file where their key still holds
+workloads asked are taken from a sampler's answer, and only samples whose numbers pass `perf.numbers`. After the
+asked rounds, every workload whose timed verdict against its neighbour is `unknown` gets more rounds (on those two
+sides only), up to `max_rounds`. A side's samples are reused from its result file where their key still holds
 (`perf.store`), and stored there after every round (an interrupted session keeps what it sampled; a later one
-reuses a workload's samples only when there are as many as it asks rounds). An A/A session compares each side with a twin of itself (the
-same environment, sampled apart, never stored): the noise check, which must flag nothing.
+reuses a workload's samples only when there are as many as it asks rounds). An A/A session compares each side with
+a twin of itself (the same environment, sampled apart, never stored): the noise check, which must flag nothing.
 """
 
 from __future__ import annotations
