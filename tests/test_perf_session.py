@@ -8,6 +8,7 @@ import itertools
 import pytest
 
 from conformance.core.workload import Workload
+from conformance.errors import ConformanceError
 from conformance.perf.render import outcome_json, outcome_lines
 from conformance.perf.session import PerfRequest, Side, run_perf
 from conformance.perf.store import stored_perf
@@ -149,3 +150,13 @@ def test_a_workload_with_bad_numbers_or_no_sample_gets_a_status_and_the_others_a
     assert why in stored[WORKLOAD.id]["error"] and stored[WORKLOAD.id]["samples"] == []
     status = why.split(":")[0]
     assert stored[WORKLOAD.id]["status"] == (status if status in ("timeout", "crash") else "error")
+
+
+@pytest.mark.parametrize("threshold", [float("nan"), float("inf"), 1.0, 0.5])
+def test_a_threshold_that_is_not_a_finite_ratio_above_1_is_refused_before_sampling(tmp_path, threshold):
+    """Before: `--threshold nan` passed the command's `<= 1` check and every verdict compared against NaN."""
+    sampler = FakeSampler({"A": 1.0, "B": 1.0})
+    request = PerfRequest(sides(tmp_path, "A", "B", folder=False), (WORKLOAD,), "pkg", threshold=threshold)
+    with pytest.raises(ConformanceError, match="--threshold must be a finite ratio above 1") as raised:
+        run_perf(request, sampler)
+    assert sampler.calls == [] and "\n" not in str(raised.value)

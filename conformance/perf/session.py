@@ -29,7 +29,7 @@ from conformance.perf import stats
 from conformance.perf.child import START_BOUND_S as CHILD_START_S
 from conformance.perf.child import host_facts
 from conformance.perf.childrun import ChildCommand, measure_workloads
-from conformance.perf.numbers import STATUSES, sample_problem
+from conformance.perf.numbers import STATUSES, number_problem, sample_problem
 from conformance.perf.store import measured_source, reusable, store_perf, stored_perf, workload_key
 from conformance.tempfolders import owned_temporary_folder, remove_orphaned_folders
 
@@ -196,6 +196,10 @@ def run_perf(request: PerfRequest, sampler: Sampler | None = None, say: Say = la
     """Sample, decide, extend what is unknown, and store (see the module docstring)."""
     if request.rounds < 1 or request.max_rounds < request.rounds:
         raise ConformanceError("--rounds must be at least 1 and at most --max-rounds")
+    if number_problem(request.threshold) or request.threshold <= 1:  # NaN and infinity too
+        raise ConformanceError(f"--threshold must be a finite ratio above 1 (such as 1.25), not {request.threshold!r}")
+    if number_problem(request.min_time):
+        raise ConformanceError(f"the least time of a workload's steady calls is {number_problem(request.min_time)}")
     session = uuid.uuid4().hex[:12]
     if sampler is None:
         remove_orphaned_folders()  # those of a perf command killed with SIGKILL
