@@ -139,3 +139,18 @@ def test_report_names_a_nan_time_and_draws_the_rest(tmp_path, capsys):
     assert status == 1 and len(err) == 1
     assert err[0].startswith("jax-conformance: skipped unreadable perf workload m.nan in ")
     assert err[0].endswith("sample 1: run_s is nan, not a finite number >= 0")
+
+
+def test_a_release_in_two_result_folders_is_one_column_never_judged_against_itself(tmp_path):
+    """Before: `report A B` with 0.8.3 in both made two Performance columns, the second judged against the first."""
+    first, second = tmp_path / "a", tmp_path / "b"
+    store_perf(first, "0.8.3", PLATFORM, {"performance.step": samples(0.001, 100)})
+    store_perf(first, "0.9.2", PLATFORM, {"performance.step": samples(0.001, 100)})
+    store_perf(second, "0.8.3", PLATFORM, {"performance.step": samples(0.002, 150),
+                                          "performance.other": samples(0.001, 100)})
+    view = perf_view(perf_sections([first, second]))
+    assert view.releases == ("0.8.3", "0.9.2")
+    step = next(row for row in view.rows if row.id == "performance.step")
+    assert step.cells[0].run_s == 0.002 and step.cells[0].flagged == ()  # the later folder's entry
+    assert "run_s improved ×0.5" in step.cells[1].flagged
+    assert [c.samples for c in next(r for r in view.rows if r.id == "performance.other").cells] == [5, 0]

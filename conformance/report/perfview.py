@@ -18,6 +18,7 @@ from conformance.perf.numbers import checked_workloads
 from conformance.perf.session import PerfOutcome, PerfRequest, Side, medians
 from conformance.readfile import read_regular_text
 from conformance.results.load import MAX_RESULT_BYTES
+from conformance.results.merge import merge_perf_sections
 from conformance.results.schema import is_version
 from conformance.results.versions import version_order
 
@@ -100,11 +101,17 @@ def sparkline(values: Sequence[float | None], width: int = 90, height: int = 18)
 
 
 def perf_view(sections: list[tuple[str, str, dict[str, Any]]]) -> PerfView | None:
-    """The section of the stored samples (one platform: the first found), or None when there are none."""
+    """The section of the stored samples (one platform: the first found; one column per release: a release given
+    twice, as by `report A B` with the release in both, has its workloads merged as a result file's are, the later
+    file's entry of a workload replacing the earlier's), or None when there are none."""
     if not sections:
         return None
     platform = sections[0][1]
-    chosen = sorted([s for s in sections if s[1] == platform], key=lambda s: version_order(s[0]))
+    by_release: dict[str, dict[str, Any]] = {}
+    for jax, _, workloads in [s for s in sections if s[1] == platform]:  # one column per release, however given
+        by_release[jax] = merge_perf_sections({"workloads": by_release.get(jax, {})}, {"workloads": workloads})[
+            "workloads"]
+    chosen = sorted([(jax, platform, ws) for jax, ws in by_release.items()], key=lambda s: version_order(s[0]))
     ids = sorted({wid for _, _, workloads in chosen for wid in workloads})
     claims = {wid: str(w.get("claim", "")) for _, _, ws in chosen for wid, w in ws.items()}
     workloads = tuple(Workload(wid, "", "", claims[wid] or wid, ("perf",), lambda: None) for wid in ids)
