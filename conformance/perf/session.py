@@ -109,6 +109,8 @@ class PerfOutcome:
     reused: dict[tuple[str, int], bool]
     rounds_run: int
     stored: list[Path] = field(default_factory=list)
+    # the status of each (workload, side) in `errors`: `timeout`, `crash` or `error` (`perf.numbers.STATUSES`)
+    statuses: dict[tuple[str, int], str] = field(default_factory=dict)
 
     def values(self, workload_id: str, side: int, metric: str) -> list[float]:
         """The sampled values of one metric of a workload on a side."""
@@ -174,7 +176,8 @@ def _sample_round(request: PerfRequest, outcome: PerfOutcome, sampler: Sampler, 
                 continue
             status = found.get("status") if isinstance(found, dict) and found.get("status") in STATUSES else "error"
             why = problem or (str(found.get("error") or "no metrics") if isinstance(found, dict) else "no answer")
-            outcome.errors[(wid, index)] = f"{status}: {why}"
+            outcome.errors[(wid, index)] = why if status == "error" else f"{status}: {why}"
+            outcome.statuses[(wid, index)] = status
             say(one_line(f"round {round_no + 1}: jax {side.label}: {wid} {status}: {why}; "
                               f"the other workloads' samples of the round are kept"))
 
@@ -235,11 +238,10 @@ def _store(request: PerfRequest, outcome: PerfOutcome, host: dict[str, Any]) -> 
                 continue
             key = workload_key(measured_source(workload), side.environment, request.xla_flags, host)
             error = outcome.errors.get((workload.id, index), "")
-            status = error.split(":", 1)[0]
+            status = outcome.statuses.get((workload.id, index), "error")
             entries[workload.id] = {"key": key, "claim": workload.claim,
                                     "samples": outcome.samples.get((workload.id, index), []),
-                                    **({"error": error} if error else {}),
-                                    **({"status": status} if error and status in STATUSES else {})}
+                                    **({"error": error, "status": status} if error else {})}
         written = store_perf(side.folder, side.version, side.platform, entries, side.header) if entries else None
         if written is not None and written not in outcome.stored:
             outcome.stored.append(written)
