@@ -213,7 +213,7 @@ def command_expectations(args: argparse.Namespace) -> int:
 def command_supported(args: argparse.Namespace) -> int:
     """Print the supported range of each platform over the selected cells."""
     print("\n".join(supported_lines(args.cases, args.expression, args.results or [DEFAULT_RESULTS],
-                                    args.expectations, args.current, args.format == "constraints")))
+                                    args.expectations, args.current, args.format == "constraints", args.fixes_exclude)))
     return 0
 
 
