@@ -25,7 +25,7 @@ from conformance.engine import matrix
 from conformance.engine.targets import BUILD_KINDS, Release, Target
 from conformance.errors import ConformanceError
 from conformance.results.load import load_results
-from conformance.results.outputs import check_outputs
+from conformance.results.outputs import check_outputs, inputs_read
 from conformance.results.schema import is_version
 from conformance.results.versions import normalized_or_same
 from conformance.results.store import ResultStore
@@ -132,7 +132,7 @@ def run_diff(request: DiffRequest, make_builder: Callable[[], Any],
     sides = [stored_build(results, side) for side in (request.baseline, request.candidate)]
     versions = [str(side) for side in sides if not side.exists() and is_version(str(side))]
     if versions:
-        check_outputs([], results=results)
+        check_outputs([], results=results, writing=True)
         targets = [Release(v) for v in dict.fromkeys(versions)]
         ran = dict(zip((t.label for t in targets),
                        matrix.run_for_answers(request.settings, make_builder(), targets, on_event)))
@@ -178,9 +178,9 @@ def run_gate(request: GateRequest, make_builder: Callable[[], Any],
     given = [p for p in request.baseline + request.candidate if p.exists()]
     running = bool(request.from_version or request.to)
     check_outputs([("--markdown", request.markdown)], inputs=given,
-                  results=request.settings.results if running else None,
-                  reads=[request.expectations, *(getattr(t, "python", None) or getattr(t, "folder", None)
-                                                 for t in request.to)])
+                  results=request.settings.results if running else None, writing=running,
+                  reads=[request.expectations, *inputs_read(request.settings.cases),
+                         *(getattr(t, "python", None) or getattr(t, "folder", None) for t in request.to)])
     scope = decision_scope(matrix.case_folders(request.settings.cases), request.settings.expression)
     baseline_paths, candidate_paths = gate_sides(request, make_builder, on_event)
     baseline = result_set(load_results(baseline_paths), "baseline")
