@@ -23,7 +23,7 @@ from conformance.report.outputs import ExtraOutputs
 from conformance.report.since import since_view
 from conformance.results.history_file import read_history
 from conformance.results.load import read_results_tolerantly
-from conformance.results.merge import merge_files
+from conformance.results.merge import merge_files, merge_perf_sections
 
 
 @dataclass
@@ -60,6 +60,17 @@ def stored_censuses_of(paths: Any) -> tuple[list[Census], list[str]]:
     return found, problems
 
 
+def perf_by_release(sections: list[tuple[str, str, dict[str, Any]]]) -> list[tuple[str, str, dict[str, Any]]]:
+    """One `(jax, platform, workloads)` per release and platform, as result files of one release are merged into one
+    (`results.merge.merge_perf_sections`: a later file's workload replaces an earlier one's, the others are kept).
+    `report A B` with one release in both then shows one column, never one of its sessions judged against the other."""
+    merged: dict[tuple[str, str], dict[str, Any]] = {}
+    for jax, platform, workloads in sections:
+        before = merged.get((jax, platform), {})
+        merged[(jax, platform)] = merge_perf_sections({"workloads": before}, {"workloads": workloads})["workloads"]
+    return [(jax, platform, workloads) for (jax, platform), workloads in merged.items()]
+
+
 def render_results(paths: Any, out: Path, markdown: Path | None = None, junit: Path | None = None,
                    cases: list | None = None, releases: Any = None, extra: ExtraOutputs | None = None,
                    history: Path | None = None) -> Rendered:
@@ -85,5 +96,6 @@ def render_results(paths: Any, out: Path, markdown: Path | None = None, junit: P
     censuses, unread = stored_censuses_of(paths)
     path = write_report(without_blocks(loaded.files), out, markdown_path=markdown, junit_path=junit, cases=cases,
                         releases=releases, extra=extra, since=since, censuses=censuses,
-                        chapters=chapter_views(merge_files(loaded.files)), perf=perf_view(perf_sections(paths)))
+                        chapters=chapter_views(merge_files(loaded.files)),
+                        perf=perf_view(perf_by_release(perf_sections(paths))))
     return Rendered(path, list(loaded.problems) + unread, conflicts)
