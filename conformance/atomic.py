@@ -26,9 +26,11 @@ def _write_atomically(path: str | os.PathLike, mode: str, data: str | bytes, **o
             out.write(data)
         os.chmod(temp, 0o644)
         os.replace(temp, path)
-    except BaseException:
+    except BaseException as exc:
         if temp is not None:
             Path(temp).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is None:  # a full disk on write or close names no file
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
         raise
     return path
 

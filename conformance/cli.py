@@ -42,7 +42,7 @@ from conformance.report.terminal import cases_listing, run_heading, run_summary
 from conformance.results.history import entry_lines
 from conformance.results.history_file import HistoryRequest, record_run
 from conformance.results.load import ResultsError
-from conformance.results.outputs import check_outputs
+from conformance.results.outputs import check_outputs, inputs_read
 from conformance.safetext import terminal_lines
 
 
@@ -97,7 +97,7 @@ def command_run(args: argparse.Namespace) -> int:
               f"nothing to run")
         return 0
     report_path = args.report or (DEFAULT_REPORT if args.results == DEFAULT_RESULTS else args.results / "report.html")
-    check_outputs([("-o", report_path)], results=args.results)
+    check_outputs([("-o", report_path)], results=args.results, reads=inputs_read(args.cases, args.matrix), writing=True)
     progress, targets = Progress(gap="\n"), releases(versions) + builds
     prepared = matrix.prepare_targets(builder, targets, progress)  # bad input: one line, before anything is stored
     print(run_heading(conformance.__version__, len(selection.chosen), len(selection.selected),
@@ -213,7 +213,7 @@ def command_expectations(args: argparse.Namespace) -> int:
 def command_supported(args: argparse.Namespace) -> int:
     """Print the supported range of each platform over the selected cells."""
     print("\n".join(supported_lines(args.cases, args.expression, args.results or [DEFAULT_RESULTS],
-                                    args.expectations, args.current, args.format == "constraints")))
+                                    args.expectations, args.current, args.format == "constraints", args.fixes_exclude)))
     return 0
 
 
@@ -301,6 +301,7 @@ def command_chapter_pages(args: argparse.Namespace) -> int:
 
 def command_perf(args: argparse.Namespace) -> int:
     """`perf`, `bisect WORKLOAD --metric M` and `gate --perf`: the workloads' speed, memory and compilations."""
+    check_outputs([("--json", vars(args).get("json"))], reads=inputs_read(args.cases, vars(args).get("matrix")))
     builder, gate = make_builder(args), args.command == "gate"
     request = PerfCommand(
         perf_sides(args.jax, args.python, args.matrix, builder) if args.command == "perf" else (), args.results,

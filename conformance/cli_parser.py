@@ -225,6 +225,9 @@ def add_upkeep_parsers(commands: Any) -> None:
                             help="the specifier in use now ('jax<0.10'): say whether its cap can be lifted")
     supporting.add_argument("--format", choices=("text", "constraints"), default="text",
                             help="text (default), or constraints: one pip constraints line per platform")
+    supporting.add_argument("--fixes-exclude", action="store_true",
+                            help="the old reading: a known issue that differs after the documented release (maybe "
+                                 "fixed) excludes that release; by default it is allowed and named")
     for parser in (pruning, supporting):
         parser.add_argument("--results", action="append", type=Path, metavar="DIR",
                             help="result files or folders to read (repeatable; default results/)")

@@ -491,3 +491,50 @@ def test_an_hasattr_in_an_and_chain_or_a_conditional_expression_guards_what_foll
     assert found[(7, "jax.tree_map")] == "inside an hasattr(...) guard"
     assert found[(7, "jax.tree.map")] == "inside an hasattr(...) guard"
     assert found[(10, "jax.pxla.ShardedDeviceArray")] == ""  # used before the test that would guard it
+
+
+def _census_files(tmp_path):
+    files = {}
+    for side in synthetic_pair():
+        files[side.jax] = tmp_path / f"census-{side.jax}.json"
+        files[side.jax].write_text(json.dumps({**side.header, "names": side.names, "modules": side.modules}))
+    return files
+
+
+def test_sarif_is_written_for_a_file_whose_name_is_not_utf8(tmp_path, capsys, monkeypatch):
+    """issue 57: a file name that is not UTF-8 gave UnicodeEncodeError and 0 bytes of SARIF; its URI is now the
+    name's own bytes, percent-encoded, and the log validates."""
+    import os
+
+    files = _census_files(tmp_path)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / os.fsdecode(b"caf\xe9.py")).write_bytes(b"import jax\njax.tree_map(f, t)\n")
+    monkeypatch.chdir(repo)  # a relative path, as a CI step scans `.`
+    assert cli.main(["api", "scan", ".", "--to", str(files["0.6.2"]), "--format", "sarif",
+                     "--results", str(tmp_path / "results")]) == 1
+    log = json.loads(capsys.readouterr().out)
+    jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))).validate(log)
+    (result,) = log["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": "caf%E9.py",
+                                                                              "uriBaseId": "%SRCROOT%"}
+    from conformance.api.findings import artifact
+
+    assert artifact(os.fsdecode(b"/abs/caf\xe9.py")) == {"uri": "file:///abs/caf%E9.py"}
+    assert artifact(os.fsdecode(b"C:\\w\\caf\xe9.py")) == {"uri": "file:///C:/w/caf%E9.py"}
+
+
+def test_a_file_over_the_size_bound_is_a_note_and_the_scan_goes_on(tmp_path, capsys):
+    """issue 57: one .py file over 16 MB ended the whole scan."""
+    from conformance.api.session import MAX_SOURCE_BYTES
+
+    files = _census_files(tmp_path)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a_big.py").write_bytes(b"#" * (MAX_SOURCE_BYTES + 1))
+    (repo / "b_fine.py").write_bytes(b"import jax\njax.tree_map(f, t)\n")
+    assert cli.main(["api", "scan", str(repo), "--to", str(files["0.6.2"]), "--results", str(tmp_path / "r")]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == f"jax-conformance: note: {repo / 'a_big.py'}: not scanned (larger than 16 MB)\n"
+    assert f"{repo / 'b_fine.py'}:2:1: jax.tree_map removed" in captured.out
+    assert captured.out.rstrip().endswith("1 finding(s) in 1 file(s) against jax 0.6.2: 1 removed")

@@ -281,3 +281,46 @@ def test_a_code_cells_tags_are_read_from_every_form_of_its_options():
         (False, "*", "\ny = 1 / 0")]
     assert not is_notebook_page([]) and not is_notebook_page(["---", "---", "kernelspec: x"])
     assert not is_notebook_page(["---", "kernelspec: x"])  # never closed
+
+
+def _listed(tmp_path, pages: list[dict[str, str]]) -> str:
+    """A pages list of `pages` (path, and optionally name and skip), each with a made-up commit and blob."""
+    entries = "".join(f'[[page]]\n{"".join(f"{k} = {v!r}" + chr(10) for k, v in page.items())}commit = "{"1" * 40}"\n'
+                      f'blob = "{"2" * 40}"\n' for page in pages)
+    return 'repository = "jax-ml/jax"\n' + entries.replace("'", '"')
+
+
+def test_two_pages_that_give_one_chapter_id_are_refused_when_the_list_is_read(tmp_path):
+    """issue 57: `docs/a-b/index.md` and `docs/a_b/index.md` both become chapter id docs_a_b_index; the second's
+    cells and JSON replaced the first's, exit 0."""
+    text = _listed(tmp_path, [{"path": "docs/a-b/index.md"}, {"path": "docs/a_b/index.md"}])
+    with pytest.raises(ConformanceError, match=r"\[\[page\]\] 2 \('docs/a_b/index'\) and \[\[page\]\] 1 "
+                                               r"\('docs/a-b/index'\) give one chapter id 'docs_a_b_index'"):
+        parse_pages(text, "list.toml", tmp_path)
+    renamed = _listed(tmp_path, [{"path": "docs/a-b/index.md"}, {"path": "docs/a_b/index.md", "name": "a_b"}])
+    assert [p.name for p in parse_pages(renamed, "list.toml", tmp_path).pages] == ["docs/a-b/index", "a_b"]
+
+
+@pytest.mark.parametrize("skip", ["../outside.skip.toml", "sub/../../outside.skip.toml", "/etc/passwd",
+                                  "\\\\server\\share.toml"])
+def test_a_skip_path_that_leaves_the_lists_folder_is_refused_like_a_page_path(tmp_path, skip):
+    with pytest.raises(ConformanceError, match=r"\[\[page\]\] 1: skip should be .*inside its folder"):
+        parse_pages(_listed(tmp_path, [{"path": "docs/a.md", "skip": skip}]), "list.toml", tmp_path)
+
+
+def test_each_skip_list_is_read_and_checked_when_the_list_is_read(tmp_path):
+    """Not when its page runs: a missing or malformed skip list of the second page stops the command before the
+    first page runs."""
+    from conformance.chapter.pages import read_pages
+
+    listed = tmp_path / "list.toml"
+    listed.write_text(_listed(tmp_path, [{"path": "docs/a.md"}, {"path": "docs/b.md", "skip": "b.skip.toml"}]),
+                      encoding="utf-8")
+    with pytest.raises(ConformanceError, match=r"the skip list of docs/b.md \(in .*list.toml\) .*b.skip.toml does "
+                                               r"not exist"):
+        read_pages(listed)
+    (tmp_path / "b.skip.toml").write_text("[[skip]]\nreason = 1\n", encoding="utf-8")
+    with pytest.raises(ConformanceError, match="b.skip.toml"):
+        read_pages(listed)
+    (tmp_path / "b.skip.toml").write_text('[[skip]]\nhash = "4c1d0e9a"\nreason = "slow"\n', encoding="utf-8")
+    assert read_pages(listed).pages[1].skip == tmp_path / "b.skip.toml"

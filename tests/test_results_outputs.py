@@ -240,3 +240,95 @@ def test_a_symlink_loop_is_never_a_traceback(tmp_path, capsys):
     assert cli.main(["report", str(loop), "-o", str(tmp_path / "page.html")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "Traceback" not in err[0] and str(loop) in err[0]
+
+
+def test_an_output_equal_to_a_case_module_or_the_matrix_file_or_inside_a_case_folder_is_refused(tmp_path):
+    """issue 57: `perf --json PATH` overwrote the team's case module or the --matrix file."""
+    cases = tmp_path / "teamcases"
+    cases.mkdir()
+    (cases / "checks.py").write_text("# a case module\n")
+    matrix = tmp_path / "mine.toml"
+    matrix.write_text('versions = ["0.12.0.1"]\n')
+    reads = outputs.inputs_read([cases], str(matrix))
+    assert refused([("--json", cases / "checks.py")], reads=reads) == (
+        f"--json {cases / 'checks.py'} is inside {cases}, a folder this command reads; write the output elsewhere")
+    assert refused([("--json", cases / "new.json")], reads=reads).startswith(f"--json {cases / 'new.json'} is inside")
+    assert refused([("--json", matrix)], reads=reads) == (
+        f"--json {matrix} is {matrix}, which this command reads; write the output elsewhere")
+    assert refused([("-o", outputs.matrix_path("default"))], reads=outputs.inputs_read()).endswith(
+        "which this command reads; write the output elsewhere")  # no --matrix: the default matrix's file
+    check_outputs([("--json", tmp_path / "out.json")], reads=reads)  # beside them is fine
+
+
+def test_a_folder_of_outputs_holding_or_inside_an_input_is_refused(tmp_path):
+    listed = tmp_path / "lists" / "pages.toml"
+    listed.parent.mkdir()
+    listed.write_text("")
+    assert refused([], folders=[("--json", tmp_path / "lists")], reads=[listed]) == (
+        f"--json {tmp_path / 'lists'} holds {listed}, which this command reads; write the outputs to another folder")
+    assert refused([], folders=[("--json", tmp_path / "lists" / "out")], reads=[tmp_path / "lists"]).startswith(
+        f"--json {tmp_path / 'lists' / 'out'} is inside {tmp_path / 'lists'}")
+
+
+def test_the_commands_refuse_an_output_over_what_they_read_before_any_work(tmp_path, capsys):
+    from conformance import cli
+
+    cases = tmp_path / "teamcases"
+    cases.mkdir()
+    module = cases / "checks.py"
+    module.write_text("# a case module\n")
+    matrix = tmp_path / "mine.toml"
+    matrix.write_text('versions = ["0.12.0.1"]\n')
+    for argv in (["perf", "--jax", "0.0.1", "--cases", str(cases), "--json", str(module)],
+                 ["perf", "--matrix", str(matrix), "--json", str(matrix)],
+                 ["run", "--matrix", str(matrix), "-o", str(matrix), "--results", str(tmp_path / "r")]):
+        before = module.read_text() + matrix.read_text()
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and ("which this command reads" in err or "a folder this command reads" in err)
+        assert module.read_text() + matrix.read_text() == before
+
+
+def _limited(code: str, tmp_path) -> "subprocess.CompletedProcess[str]":
+    """Run `code` in a child whose files may not grow past 4 KiB (RLIMIT_FSIZE): writes fail as on a full disk,
+    also as root, with no stand-in."""
+    import subprocess
+    import sys
+
+    prelude = ("import resource, signal\nsignal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+               "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n")
+    root = Path(__file__).resolve().parents[1]
+    return subprocess.run([sys.executable, "-c", prelude + code], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(root)})
+
+
+def test_a_results_folder_that_cannot_take_a_file_is_one_line_before_any_work(tmp_path):
+    """issue 57: a full or read-only results folder was found only after a perf round was sampled."""
+    done = _limited(f"from conformance.results.outputs import check_results_writable\n"
+                    f"check_results_writable(__import__('pathlib').Path({str(tmp_path / 'r')!r}))", tmp_path)
+    assert "ConformanceError: the results folder" in done.stderr and "cannot be written (File too large" in done.stderr
+    assert list(tmp_path.iterdir()) == []  # the probe file is removed
+    outputs.check_results_writable(tmp_path / "r" / "new")  # unlimited: fine, and nothing is left
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "file").write_text("")
+    for results in (tmp_path / "file", tmp_path / "file" / "under"):
+        with pytest.raises(ConformanceError, match="--results .* is not a folder|cannot be written"):
+            outputs.check_results_writable(results)
+
+
+@pytest.mark.parametrize("command", ["run", "perf"])
+def test_run_and_perf_refuse_a_results_folder_that_cannot_be_written_before_building(tmp_path, command):
+    done = _limited(f"import sys\nfrom conformance import cli\nsys.exit(cli.main([{command!r}, '--jax', '0.0.1', "
+                    f"'--results', {str(tmp_path / 'r')!r}]))", tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith(f"jax-conformance: error: the results folder {tmp_path / 'r'} cannot be written "
+                                  f"(File too large, writing a test file in {tmp_path})")
+    assert done.stderr.count("\n") == 1 and "jax 0.0.1" not in done.stdout
+
+
+def test_a_write_that_fails_on_a_full_disk_names_its_file(tmp_path):
+    done = _limited(f"from conformance.atomic import write_text_atomically\n"
+                    f"try:\n    write_text_atomically({str(tmp_path / 'big.json')!r}, 'x' * 100000)\n"
+                    f"except OSError as exc:\n    print(exc.filename, exc.strerror)", tmp_path)
+    assert done.stdout.strip() == f"{tmp_path / 'big.json'} File too large", done.stderr
+    assert list(tmp_path.iterdir()) == []

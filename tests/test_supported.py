@@ -6,11 +6,14 @@ import pytest
 from packaging.specifiers import SpecifierSet
 
 from conformance import cli
+from conformance.decide.diff import cell_change
 from conformance.decide.expectations import parse_expectations
+from conformance.decide.gate import GOOD, classify
 from conformance.decide.supported import marker, parse_current, supported_ranges
 from conformance.errors import ConformanceError
 from conformance.results.load import load_results
 from conformance.results.merge import merge_files
+from conformance.results.schema import CellResult
 from tests.synthetic_results import VMAP, cell, write
 
 PLATFORM = "linux-x86_64"
@@ -160,3 +163,55 @@ def test_platform_markers(platform, expected):
 def test_cap_verdict_notes_a_lower_bound_that_excludes_behaving_releases(stored, current, liftable, line):
     (found,) = _ranges(stored, parse_expectations(EXPECT), current)
     assert (found.cap.liftable, found.cap.line) == (liftable, line)
+
+
+def _fixed_on_0_13(tmp_path, counter_after="conforms"):
+    """0.12.0.1 (documented) shows the vmap miss; on 0.13.0 it no longer shows (`differs` on a known-issue row)."""
+    folder = tmp_path / "results"
+    write(folder, "0.12.0.1", PLATFORM, _cells())
+    write(folder, "0.13.0", PLATFORM, _cells(vmap="differs", counter=counter_after))
+    return folder
+
+
+def test_a_known_issue_fixed_after_the_documented_release_does_not_cap_the_range(tmp_path):
+    """issue 56 item 5: the wrong edit is a fixed known issue capping the range below the fix."""
+    (found,) = _ranges(_fixed_on_0_13(tmp_path), current="jax<0.13")
+    assert found.specifier == ">=0.12.0.1,<=0.13.0" and found.excluded == {}
+    assert found.fixed == {"0.13.0": [f"{VMAP}[vmap]"]}
+    assert found.cap.liftable
+    # gate calls the same change good news: the two commands agree
+    change = cell_change(PLATFORM, CellResult.from_json(cell(VMAP, "vmap", "conforms", known_issue=True)),
+                         CellResult.from_json(cell(VMAP, "vmap", "differs", known_issue=True)), "0.12.0.1", "0.13.0")
+    assert classify(change)[0] == GOOD
+
+
+def test_the_old_reading_excludes_the_release_of_the_fix(tmp_path):
+    folder = _fixed_on_0_13(tmp_path)
+    selected = [(VMAP, p) for p in PARAMS] + [(COUNTER, "")]
+    (found,) = supported_ranges(merge_files(load_results(folder)), selected, (), parse_current("jax<0.13"),
+                                "jax<0.13", fixes_exclude=True)
+    assert found.specifier == ">=0.12.0.1,<=0.12.0.1" and found.excluded == {"0.13.0": [f"{VMAP}[vmap] (differs)"]}
+    assert found.fixed == {} and not found.cap.liftable
+
+
+@pytest.mark.parametrize("version, known_issue", [("0.12.0.1", True), ("0.11.2", True), ("0.13.0", False)])
+def test_only_a_known_issue_after_the_documented_release_counts_as_fixed(tmp_path, version, known_issue):
+    """A known issue that differs on the documented release or an older one, and a plain row that differs after
+    it, still exclude their release."""
+    folder = tmp_path / "results"
+    write(folder, version, PLATFORM, [cell(VMAP, "vmap", "differs", known_issue=known_issue)])
+    (found,) = supported_ranges(merge_files(load_results(folder)), [(VMAP, "vmap")])
+    assert found.excluded == {version: [f"{VMAP}[vmap] (differs)"]} and found.fixed == {}
+
+
+def test_the_command_says_a_fix_is_allowed_and_takes_the_old_reading(tmp_path, capsys):
+    folder = _fixed_on_0_13(tmp_path)
+    assert cli.main(["supported", "-k", SELECTION, "--results", str(folder), "--current", "jax<0.13"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"{PLATFORM}: jax>=0.12.0.1,<=0.13.0"
+    assert (f"  allowed jax 0.13.0: known issue changed: maybe fixed (a fix is no reason to cap; --fixes-exclude "
+            f"excludes it): {VMAP}[vmap]") in lines
+    assert "  current jax<0.13 can be lifted: every selected cell behaves on 0.13.0" in lines
+    assert cli.main(["supported", "-k", SELECTION, "--results", str(folder), "--fixes-exclude"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{PLATFORM}: jax>=0.12.0.1,<=0.12.0.1\n") and "allowed jax" not in out

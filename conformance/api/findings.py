@@ -17,9 +17,10 @@ JSON and SARIF are written in ASCII (Unicode escapes such as `\\u00e9`): a contr
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from pathlib import PurePosixPath, PureWindowsPath
-from urllib.parse import quote
+from urllib.parse import quote_from_bytes
 from collections.abc import Sequence
 from typing import Any
 
@@ -78,11 +79,17 @@ def github_lines(findings: Sequence[Finding]) -> list[str]:
 
 
 def artifact(path: str) -> dict[str, str]:
-    """SARIF's artifactLocation of a path: relative to `%SRCROOT%`, or an absolute file URI."""
+    """SARIF's artifactLocation of a path: relative to `%SRCROOT%`, or an absolute file URI. A file name that is not
+    UTF-8 (its bytes kept by Python as surrogate escapes) is percent-encoded from its own bytes, so the URI names
+    that very file and the log is always written."""
     for flavour in (PurePosixPath, PureWindowsPath):
         if flavour(path).is_absolute():
-            return {"uri": flavour(path).as_uri()}
-    return {"uri": quote(path.replace("\\", "/")), "uriBaseId": "%SRCROOT%"}
+            try:
+                return {"uri": flavour(path).as_uri()}
+            except UnicodeEncodeError:  # a Windows-style path with a surrogate: its bytes, as on POSIX
+                return {"uri": "file:///" + quote_from_bytes(os.fsencode(path.replace("\\", "/")).lstrip(b"/"),
+                                                                safe="/:")}
+    return {"uri": quote_from_bytes(os.fsencode(path.replace("\\", "/"))), "uriBaseId": "%SRCROOT%"}
 
 
 def sarif_log(findings: Sequence[Finding], version: str, information_uri: str = "") -> dict[str, Any]:

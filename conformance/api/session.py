@@ -29,7 +29,7 @@ from conformance.atomic import write_text_atomically
 from conformance.engine.targets import ExistingPython, Release, WheelFolder
 from conformance.envs.matrix import matrix_versions
 from conformance.errors import ConformanceError
-from conformance.readfile import read_regular_bytes
+from conformance.readfile import TooLarge, read_regular_bytes
 from conformance.results.versions import version_order
 
 Say = Callable[[str], None]
@@ -246,13 +246,16 @@ def run_scan(request: ScanRequest, builder: Callable[[], Any], say: Say = _quiet
     sides = _Sides(builder, request.results, request.rerun, say)
     to_side, before_side = side_of(request.to), side_of(request.before) if request.before else None
     sides.check([to_side, *([before_side] if before_side else [])])
-    sources = []
+    sources, too_large = [], []
     for path in files:
         try:
             sources.append((str(path), read_regular_bytes(path, MAX_SOURCE_BYTES)))
+        except TooLarge:  # a note, like a file that does not parse: the scan goes on
+            too_large.append(f"{path}: not scanned (larger than {MAX_SOURCE_BYTES // 2**20} MB)")
         except OSError as exc:
             raise ConformanceError(f"{path}: cannot be read ({exc})") from None
     uses, skipped = uses_in_files(sources)
+    skipped = too_large + skipped
     to = sides.census(to_side)
     before = sides.census(before_side) if before_side else None
     private = None

@@ -233,8 +233,10 @@ class PagesRequest:
     rerun: bool = False
 
     def inputs(self) -> list[Path]:
-        """Every file the command reads before its pages: the list and the skip lists it names."""
-        return [self.pages, *(page.skip for page in read_pages(self.pages).pages if page.skip is not None)]
+        """Every file the command reads: the list, the skip lists it names and the pages in the checkout."""
+        listed = read_pages(self.pages).pages
+        return [self.pages, *(page.skip for page in listed if page.skip is not None),
+                *(self.docs / page.path for page in listed)]
 
 
 def run_pages(request: PagesRequest, builder: Any, on_line: Callable[[str], None] = lambda line: None

@@ -15,7 +15,9 @@ acknowledges (renew it or remove it); one that expires within 14 days is warned 
 
 The gate never passes on nothing: it fails when no cell was compared, when the candidate lacks a
 cell the baseline has, and when a platform was run on one side only, unless `allow_missing`
-(`--allow-missing`, or `allow_missing = true` in the expectations file) accepts the last two.
+(`--allow-missing`, or `allow_missing = true` in the expectations file) accepts the last two. A stored cell the
+checkout no longer declares is not missing: the caller (`decide.scope`) leaves it out of both sides and it is
+listed apart, "no longer in the suite", without failing the gate.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ class GateOutcome:
     only_in_baseline: list[str] = field(default_factory=list)
     only_in_candidate: list[str] = field(default_factory=list)
     not_gated: list[str] = field(default_factory=list)
+    retired: list[str] = field(default_factory=list)  # stored cells the checkout no longer declares (not judged)
     allow_missing: bool = False
     dates: Lifecycle | None = None  # the entries' expiry, read on the day the caller passed
 
@@ -135,18 +138,20 @@ def stale_expectations(expectations: Sequence[Expectation], candidate: ResultSet
 
 
 def gate(set_diff: SetDiff, expectations: Sequence[Expectation] = (), fail_on_printed: bool = False,
-         allow_missing: bool = False, today: datetime.date | None = None) -> GateOutcome:
+         allow_missing: bool = False, today: datetime.date | None = None,
+         retired: Sequence[str] = ()) -> GateOutcome:
     """Judge every change of `set_diff`; an entry accepting the candidate's status acknowledges a regression.
 
     With `fail_on_printed`, a change of printed output alone is a regression too; with `allow_missing`, baseline
     cells the candidate lacks and platforms run on one side only are listed without failing the gate. With `today`,
-    the entries' expiry dates are read on that day: an expired entry fails the gate.
+    the entries' expiry dates are read on that day: an expired entry fails the gate. `retired` (the cells left out
+    because the checkout no longer declares them) is listed apart and never fails the gate.
     """
     expectations = list(expectations)
     outcome = GateOutcome(unchanged=set_diff.unchanged, compared=set_diff.compared,
                           only_in_baseline=set_diff.only_in_baseline, only_in_candidate=set_diff.only_in_candidate,
                           stale=stale_expectations(expectations, set_diff.candidate), allow_missing=allow_missing,
-                          not_gated=set_diff.not_gated,
+                          not_gated=set_diff.not_gated, retired=list(retired),
                           dates=lifecycle(expectations, today) if today is not None else None)
     for change in set_diff.changes:
         kind, why = classify(change)

@@ -136,6 +136,10 @@ SECTIONS = (("regressions", "Regressions"), ("missing", "Missing from the candid
             ("printed", "Printed output changes (not failing)"), ("good", "Good news"))
 
 
+# Stored cells the checkout no longer declares: listed, never judged as "missing: it was not run".
+RETIRED_HEADING = "No longer in the suite (not compared, not failing)"
+
+
 def _verdict(outcome: GateOutcome) -> str:
     printed = f", {len(outcome.printed)} printed-output change(s)" if outcome.printed else ""
     if not outcome.compared:
@@ -157,8 +161,9 @@ def _verdict(outcome: GateOutcome) -> str:
 def _compared_line(outcome: GateOutcome) -> str:
     accepted = " (accepted with --allow-missing)" if outcome.allow_missing and (
         outcome.missing or outcome.only_in_baseline or outcome.only_in_candidate) else ""
+    retired = f", {len(outcome.retired)} no longer in the suite" if outcome.retired else ""
     return (f"{outcome.compared} cell(s) compared, {outcome.unchanged} unchanged, {len(outcome.missing)} missing "
-            f"from the candidate{accepted}.")
+            f"from the candidate{accepted}{retired}.")
 
 
 def _dated_lines(outcome: GateOutcome, lead: str) -> list[str]:
@@ -194,6 +199,9 @@ def gate_text(outcome: GateOutcome, title: str) -> str:
     lines.extend(f"\nnote: {line}" for line in one_sided_platforms(outcome.only_in_baseline,
                                                                     outcome.only_in_candidate))
     lines.extend(f"\nnote: {platform} is not gated: the baseline has no results for it" for platform in outcome.not_gated)
+    if outcome.retired:
+        lines.append(f"\n{RETIRED_HEADING.upper()} ({len(outcome.retired)})")
+        lines.extend(f"  {line}" for line in outcome.retired)
     lines.append(f"\n{_compared_line(outcome)} {_verdict(outcome)}")
     # Only a heading's own leading newline is kept; any other control character, from result data, is escaped.
     return "\n".join(("\n" if line.startswith("\n") else "") + terminal_safe(line.lstrip("\n")) for line in lines)
@@ -222,6 +230,9 @@ def gate_markdown(outcome: GateOutcome, title: str) -> str:
         f"{platform} is not gated: the baseline has no results for it" for platform in outcome.not_gated]
     if sided:
         lines += ["", "### Platforms on one side only", ""] + [f"- {md(line)}" for line in sided]
+    if outcome.retired:
+        lines += ["", f"### {RETIRED_HEADING} ({len(outcome.retired)})", ""] + [f"- {md(line)}"
+                                                                              for line in outcome.retired]
     lines += ["", md(_compared_line(outcome))]
     return "\n".join(lines) + "\n"
 

@@ -20,12 +20,12 @@ from packaging.version import Version
 from conformance.decide.diff import SetDiff, diff_sets, result_set, version_mismatch
 from conformance.decide.expectations import ExpectationsFile, load_expectations_file, utc_today
 from conformance.decide.gate import GateOutcome, gate
-from conformance.decide.scope import decision_scope, scoped_pair
+from conformance.decide.scope import decision_scope, retired_note, scoped_pair
 from conformance.engine import matrix
 from conformance.engine.targets import BUILD_KINDS, Release, Target
 from conformance.errors import ConformanceError
 from conformance.results.load import load_results
-from conformance.results.outputs import check_outputs
+from conformance.results.outputs import check_outputs, inputs_read
 from conformance.results.schema import is_version
 from conformance.results.versions import normalized_or_same
 from conformance.results.store import ResultStore
@@ -132,14 +132,16 @@ def run_diff(request: DiffRequest, make_builder: Callable[[], Any],
     sides = [stored_build(results, side) for side in (request.baseline, request.candidate)]
     versions = [str(side) for side in sides if not side.exists() and is_version(str(side))]
     if versions:
-        check_outputs([], results=results)
+        check_outputs([], results=results, writing=True)
         targets = [Release(v) for v in dict.fromkeys(versions)]
         ran = dict(zip((t.label for t in targets),
                        matrix.run_for_answers(request.settings, make_builder(), targets, on_event)))
         sides = [ran.get(str(side), side) for side in sides]
     baseline = result_set(load_results(sides[0]), "baseline")
     candidate = result_set(load_results(sides[1]), "candidate")
-    baseline, candidate, notes = scoped_pair(baseline, candidate, scope)
+    pair = scoped_pair(baseline, candidate, scope)
+    baseline, candidate = pair.baseline, pair.candidate
+    notes = pair.notes + ([retired_note(pair.retired)] if pair.retired else [])
     on_event(SidesRead(tuple(baseline.conflicts + candidate.conflicts), notes=tuple(notes)))
     return DiffReport(diff_sets(baseline, candidate), version_mismatch(baseline, candidate))
 
@@ -176,22 +178,24 @@ def run_gate(request: GateRequest, make_builder: Callable[[], Any],
     given = [p for p in request.baseline + request.candidate if p.exists()]
     running = bool(request.from_version or request.to)
     check_outputs([("--markdown", request.markdown)], inputs=given,
-                  results=request.settings.results if running else None,
-                  reads=[request.expectations, *(getattr(t, "python", None) or getattr(t, "folder", None)
-                                                 for t in request.to)])
+                  results=request.settings.results if running else None, writing=running,
+                  reads=[request.expectations, *inputs_read(request.settings.cases),
+                         *(getattr(t, "python", None) or getattr(t, "folder", None) for t in request.to)])
     scope = decision_scope(matrix.case_folders(request.settings.cases), request.settings.expression)
     baseline_paths, candidate_paths = gate_sides(request, make_builder, on_event)
     baseline = result_set(load_results(baseline_paths), "baseline")
     candidate = result_set(load_results(candidate_paths), "candidate", newest=request.newest)
-    baseline, candidate, notes = scoped_pair(baseline, candidate, scope)
-    on_event(SidesRead(tuple(baseline.conflicts + candidate.conflicts), tuple(candidate.left_out), tuple(notes)))
+    pair = scoped_pair(baseline, candidate, scope)
+    baseline, candidate = pair.baseline, pair.candidate
+    on_event(SidesRead(tuple(baseline.conflicts + candidate.conflicts), tuple(candidate.left_out), tuple(pair.notes)))
     mismatch = version_mismatch(baseline, candidate)
     if mismatch and not request.allow_version_mismatch:
         raise ConformanceError(f"refusing to compare result sets of different versions: {mismatch}; "
                                f"pass --allow-version-mismatch to compare them anyway")
     outcome = gate(diff_sets(baseline, candidate, baseline_platforms_only=request.baseline_platforms),
                    settings.entries, fail_on_printed=request.fail_on_printed or settings.fail_on_printed,
-                   allow_missing=request.allow_missing or settings.allow_missing, today=request.today or utc_today())
+                   allow_missing=request.allow_missing or settings.allow_missing, today=request.today or utc_today(),
+                   retired=pair.retired)
     sides = ", ".join(f"{p}: jax {baseline.jax(p)} -> {candidate.jax(p)}" for p in sorted(baseline.runs)
                       if p in candidate.runs)
     title = f"gate ({sides})" + (f" [versions differ: {mismatch}]" if mismatch else "")

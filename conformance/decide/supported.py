@@ -9,6 +9,11 @@ excludes every stored release between them that misbehaves (`jax>=0.8.1,!=0.9.0,
 releases only, so a release the results folder does not hold is neither excluded nor vouched for. Builds with a
 local label (`0.12.0.1+corp.3`, `+future`) are not releases and are left out.
 
+A known issue that no longer shows is not a reason to cap: a known-issue cell that `differs` on a release newer than
+the documented one (the bug the chapter documents is maybe fixed, what `gate` calls good news) behaves, and each such
+cell is named as allowed. `fixes_exclude` restores the old reading (it excludes the release). The rule is written
+once, for `gate` and `supported`, in docs/decisions.md ("A known issue that is fixed").
+
 With the specifier a team uses now (`jax<0.10`), `cap_verdict` says whether every stored release above the newest
 one it allows behaves (the cap can be lifted) or which cells keep it, and which releases it allows that misbehave.
 """
@@ -22,7 +27,8 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from conformance.core.status import Status
+from conformance.core.status import KNOWN_ISSUE_CHANGED, Status
+from conformance.core.versions import NEWER, direction
 from conformance.decide.expectations import Expectation
 from conformance.errors import ConformanceError
 from conformance.results.merge import MergedRun
@@ -49,6 +55,7 @@ class PlatformRange:
     cells: int                                                       # selected cells
     excluded: dict[str, list[str]] = field(default_factory=dict)    # release -> ["cell (status)", ...]
     left_out: list[str] = field(default_factory=list)                # stored builds that are not releases
+    fixed: dict[str, list[str]] = field(default_factory=dict)       # release -> known issues maybe fixed there
     cap: CapVerdict | None = None
 
     @property
@@ -91,6 +98,12 @@ def behaves(status: Status, platform: str, case: str, param: str, jax: str,
         entry.applies_to(platform, case, param, jax) and entry.accepts(status) for entry in expectations)
 
 
+def maybe_fixed(status: Status, known_issue: bool, jax: str) -> bool:
+    """Whether a cell's status is a known issue that no longer shows on a release after the documented one: what
+    `gate` calls good news ("changed: maybe fixed"), so it is allowed rather than a reason to cap."""
+    return known_issue and status is Status.DIFFERS and direction(jax) == NEWER
+
+
 def _release(version: str) -> Version | None:
     try:
         parsed = Version(version)
@@ -101,8 +114,11 @@ def _release(version: str) -> Version | None:
 
 def supported_ranges(runs: Sequence[MergedRun], selected: Sequence[tuple[str, str]],
                      expectations: Sequence[Expectation] = (), current: SpecifierSet | None = None,
-                     current_text: str = "") -> list[PlatformRange]:
-    """The range of each platform the runs hold, over the selected cells (`(case, param)` pairs, in order)."""
+                     current_text: str = "", fixes_exclude: bool = False) -> list[PlatformRange]:
+    """The range of each platform the runs hold, over the selected cells (`(case, param)` pairs, in order).
+
+    A known issue maybe fixed on a release after the documented one (`maybe_fixed`) is allowed there and named in
+    `fixed`; with `fixes_exclude` (the old reading) it excludes the release like any other `differs`."""
     by_platform: dict[str, list[MergedRun]] = {}
     for run in runs:
         by_platform.setdefault(run.platform, []).append(run)
@@ -117,7 +133,11 @@ def supported_ranges(runs: Sequence[MergedRun], selected: Sequence[tuple[str, st
                 cell = run.cells.get(f"{case}[{param}]" if param else case)
                 if cell is None:
                     against.append(f"{case}[{param}] ({NOT_STORED})" if param else f"{case} ({NOT_STORED})")
-                elif not behaves(cell.status, platform, case, param, run.jax, expectations):
+                elif behaves(cell.status, platform, case, param, run.jax, expectations):
+                    continue
+                elif not fixes_exclude and maybe_fixed(cell.status, cell.known_issue, run.jax):
+                    found.fixed.setdefault(run.jax, []).append(cell.cell_id)
+                else:
                     against.append(f"{cell.cell_id} ({cell.status.value})")
             if against:
                 found.excluded[run.jax] = against
@@ -199,6 +219,9 @@ def range_text(ranges: Sequence[PlatformRange]) -> list[str]:
         for version in found.releases:
             if version in found.excluded:
                 lines.append(f"  excluded jax {version}: {', '.join(found.excluded[version])}")
+            if version in found.fixed:
+                lines.append(f"  allowed jax {version}: known issue {KNOWN_ISSUE_CHANGED} (a fix is no reason to cap; "
+                             f"--fixes-exclude excludes it): {', '.join(found.fixed[version])}")
         if found.left_out:
             lines.append(f"  left out (not releases): {', '.join(found.left_out)}")
         if found.cap is not None:

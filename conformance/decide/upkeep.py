@@ -40,11 +40,14 @@ def prune_file(path: Path, results: Sequence[Path], write: bool) -> list[str]:
 
 
 def supported_lines(cases: Sequence[str], expression: str | None, results: Sequence[Path],
-                    expectations: Path | None, current: str | None, constraints_format: bool) -> list[str]:
-    """The supported range of each platform over the selected cells, as text or constraints lines."""
+                    expectations: Path | None, current: str | None, constraints_format: bool,
+                    fixes_exclude: bool = False) -> list[str]:
+    """The supported range of each platform over the selected cells, as text or constraints lines; with
+    `fixes_exclude`, a known issue maybe fixed after the documented release excludes it (`decide.supported`)."""
     spec = parse_current(current) if current is not None else None
     entries = load_expectations_file(expectations).entries if expectations else []
     selected = [(cell.case.id, cell.param) for cell in
                 matrix.select_run(matrix.case_folders(cases), expression).selected]
-    ranges = supported_ranges(merge_files(load_results(list(results))), selected, entries, spec, current or "")
+    ranges = supported_ranges(merge_files(load_results(list(results))), selected, entries, spec, current or "",
+                              fixes_exclude)
     return [terminal_safe(line) for line in (constraints(ranges) if constraints_format else range_text(ranges))]

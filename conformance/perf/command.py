@@ -81,7 +81,7 @@ def run_perf_command(command: PerfCommand, builder: Any, say: Say) -> tuple[list
     """`perf`: the lines to print and the exit status (see the module docstring)."""
     if not command.sides:
         raise ConformanceError("name the releases to measure (--jax VERSION ..., --matrix NAME or --python PATH)")
-    check_outputs([("--json", command.json_path)], results=command.results)
+    check_outputs([("--json", command.json_path)], results=command.results, writing=True)
     request = _request(command, builder)
     if command.aa:
         doubled = tuple(s for side in request.sides for s in (side, twin(side)))

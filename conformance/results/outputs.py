@@ -3,16 +3,25 @@ file or another output, and never into a folder of result files.
 
 Checked before any work, so a wrong path costs one line on stderr, never a result file. The files a command reads
 are all named to the check, those given on the command line and those it finds by itself (a chapter's skip list
-and map file beside it or in `chapters/`: `chapter.read.chapter_inputs`), and so are the folders it will make (the
-results folder, even when it does not exist yet: `bisect --json r2 --results r2` is refused before the search).
+and map file beside it or in `chapters/`: `chapter.read.chapter_inputs`; the case folders and the matrix file:
+`inputs_read`), and so are the folders it will make (the results folder, even when it does not exist yet:
+`bisect --json r2 --results r2` is refused before the search). An output equal to a file the command reads, or
+inside a folder it reads (a `--cases` folder: its modules are imported, and any file there changes the folder's
+digest and so every stored cell's reuse key), is refused; so is a folder of outputs that holds something it reads.
+
+A command that writes into the results folder (`run`, `perf`, `gate --from/--to`) passes `writing=True`: the folder
+is checked writable (`check_results_writable`: a file made, written and removed there), so a read-only or full disk
+is one line before anything is built or sampled, not an error after a perf round.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import Sequence
 
+from conformance.envs.matrix import DEFAULT_MATRIX, matrix_path
 from conformance.errors import ConformanceError
 from conformance.readfile import special_kind
 from conformance.results.load import is_result_name, result_files
@@ -23,16 +32,27 @@ def real(path: Path | str) -> Path:
     return Path(os.path.realpath(path))
 
 
+def inputs_read(cases: Sequence[Path | str] = (), matrix: str | None = None) -> list[Path]:
+    """What a command reads that the output check must know: each `--cases` folder, and the matrix file `matrix`
+    names (by name or path; None: the default matrix's file, which a run that names no versions reads)."""
+    return [Path(folder) for folder in cases] + [matrix_path(matrix or DEFAULT_MATRIX)]
+
+
 def check_outputs(outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[Path] = (),
                   results: Path | None = None, folders: Sequence[tuple[str, Path | None]] = (),
-                  reads: Sequence[Path | str | None] = ()) -> None:
+                  reads: Sequence[Path | str | None] = (), writing: bool = False) -> None:
     """Fail with one line, before any work, when an output would overwrite a result file (one of `inputs`, or any
-    result file in the `results` folder), a census of `results/api/`, a file the command reads (`reads`: an
-    expectations file, a chapter, an interpreter), another output of the same command, or a file inside an output
-    folder, or cannot be written. `folders` are outputs that are folders of files (`report --wptreport DIR`),
-    checked by `check_output_folder`."""
+    result file in the `results` folder), a census of `results/api/`, a file the command reads or lies inside a
+    folder it reads (`reads`: an expectations file, a chapter, an interpreter, a case folder, a matrix file: see
+    `inputs_read`), another output of the same command, or a file inside an output folder, or cannot be written.
+    `folders` are outputs that are folders of files (`report --wptreport DIR`), checked by `check_output_folder`
+    and refused when they hold, or lie inside, something the command reads. With `writing`, the `results` folder
+    must be writable (`check_results_writable`)."""
+    if writing and results is not None:
+        check_results_writable(results)
     protected = {real(p) for p in result_files(list(inputs))} if inputs else set()
     read = {real(p): str(p) for p in reads if p is not None and os.path.lexists(p)}
+    read_folders = {where: shown for where, shown in read.items() if where.is_dir()}
     census = real(results) / "api" if results is not None else None
     if results is not None and results.is_dir():
         protected |= {real(p) for p in [*results.iterdir(), *results.glob("builds/*/*")]  # builds stored apart
@@ -62,6 +82,7 @@ def check_outputs(outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[P
         if where in read:
             raise ConformanceError(f"{option} {out} is {read[where]}, which this command reads; write the output "
                                    f"elsewhere")
+        _refuse_inside_read(option, out, where, read_folders)
         if where in seen:
             raise ConformanceError(f"{option} and {seen[where]} both name {out}; give each output its own file")
         seen[where] = option
@@ -69,11 +90,47 @@ def check_outputs(outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[P
     for option, folder in folders:
         if folder is not None:
             check_output_folder(folder, option, seen)
+            _refuse_inside_read(option, folder, real(folder), read_folders)
+            holds = [shown for where, shown in read.items() if where == real(folder) or real(folder) in where.parents]
+            if holds:
+                raise ConformanceError(f"{option} {folder} holds {holds[0]}, which this command reads; write the "
+                                       f"outputs to another folder")
             inside = [(o, p) for p, o in seen.items() if real(folder) in p.parents]
             if inside:
                 raise ConformanceError(f"{inside[0][0]} {inside[0][1]} is inside {option} {folder}, whose files "
                                        f"that command writes; write it elsewhere")
             seen[real(folder)] = option
+
+
+def _refuse_inside_read(option: str, out: Path, where: Path, read_folders: dict[Path, str]) -> None:
+    for folder, shown in read_folders.items():
+        if folder in where.parents:
+            raise ConformanceError(f"{option} {out} is inside {shown}, a folder this command reads; write the "
+                                   f"output elsewhere")
+
+
+def check_results_writable(results: Path) -> None:
+    """Fail with one line, before any work, when the results folder cannot take a file: it is not a folder, or a
+    file made there cannot be written (read-only, no space left). A folder yet to be made is checked at the nearest
+    folder that exists; the probe file is removed."""
+    if results.exists() and not results.is_dir():
+        raise ConformanceError(f"--results {results} is not a folder; name the folder result files are kept in")
+    folder = results
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    probe: str | None = None
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".writable-", suffix=".tmp", dir=folder)
+        with os.fdopen(handle, "wb") as out:
+            out.write(b"\0" * 65536)  # a full disk fails here or on the flush of close, not on creating the name
+            out.flush()
+            os.fsync(out.fileno())
+    except OSError as exc:
+        raise ConformanceError(f"the results folder {results} cannot be written ({exc.strerror or exc}, writing a "
+                               f"test file in {folder}); free space or name another folder with --results") from None
+    finally:
+        if probe is not None:
+            Path(probe).unlink(missing_ok=True)
 
 
 def check_output_folder(folder: Path, option: str, taken: dict[Path, str]) -> None:
