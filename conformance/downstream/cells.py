@@ -26,7 +26,7 @@ from typing import Any, Mapping, Sequence
 import conformance
 from conformance.core.status import PYTEST_OUTCOME, Status
 from conformance.downstream.judge import Judged
-from conformance.downstream.outcomes import UNINSTALLABLE_ID, TestOutcome
+from conformance.downstream.outcomes import UNINSTALLABLE_ID, NodeOutcome
 from conformance.downstream.signature import is_test_file, masked, relative_path, signature
 from conformance.results.schema import CellResult
 
@@ -35,7 +35,9 @@ LAUNCHER = "downstream"
 STATUS_OF = {"passed": Status.CONFORMS, "failed": Status.DIFFERS, "error": Status.ERROR, "skipped": Status.SKIPPED,
              "xfail": Status.SKIPPED, "collection_error": Status.ERROR, "timeout": Status.TIMEOUT,
              "crash": Status.CRASH, "uninstallable": Status.ERROR, "flaky": Status.FLAKY}
-_SOURCES = ("plugin.py", "outcomes.py", "runner.py", "signature.py", "cells.py", "lock.py")
+# What runs pytest and reads its events: a change there reruns every suite. Signatures are computed when judging,
+# from the stored exception and frames, so a better signature needs no rerun.
+_SOURCES = ("plugin.py", "outcomes.py", "runner.py")
 FRAMES_KEPT = 12
 
 
@@ -70,7 +72,7 @@ def run_key(spec: str, manifest_text: str, files_digest: str, environment: str, 
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def own_warnings(outcome: TestOutcome, roots: Sequence[str], packages: Sequence[str]) -> list[dict[str, str]]:
+def own_warnings(outcome: NodeOutcome, roots: Sequence[str], packages: Sequence[str]) -> list[dict[str, str]]:
     """The deprecation warnings the test raised from the library's own non-test code."""
     found = []
     for warned in outcome.warnings:
@@ -84,7 +86,7 @@ def own_warnings(outcome: TestOutcome, roots: Sequence[str], packages: Sequence[
     return found
 
 
-def to_cell(ident: str, suite_label: str, outcome: TestOutcome, key: str, roots: Sequence[str],
+def to_cell(ident: str, suite_label: str, outcome: NodeOutcome, key: str, roots: Sequence[str],
             libraries: Mapping[str, Sequence[str]], packages: Sequence[str]) -> CellResult:
     """The cell of one node id's outcome."""
     observation: dict[str, Any] = {"test": outcome.status}
@@ -124,13 +126,20 @@ def node_of(cell: CellResult) -> str:
     return str(details.get("nodeid") or cell.claim)
 
 
-def judged(cell: CellResult) -> Judged:
-    """What the judge reads of a stored downstream cell."""
+def judged(cell: CellResult, libraries: Mapping[str, Sequence[str]] | None = None) -> Judged:
+    """What the judge reads of a stored downstream cell: its word, and its signature computed now from the stored
+    exception and frames with `libraries` (name → top-level packages: every suite judged together, so a frame in
+    another suite's library is filed under it); the stored signature when no libraries are given."""
     obs = cell.observation if isinstance(cell.observation, dict) else {}
+    details = cell.details if isinstance(cell.details, dict) else {}
     words = tuple(sorted({f"{w.get('category')}: {masked(str(w.get('message', '')))} @ {w.get('module')}"
                           for w in cell.warnings}))
-    return Judged(str(obs.get("test") or cell.status.value), str(obs.get("signature") or ""),
-                  str(obs.get("owner") or ""), bool(obs.get("reached", True)), words)
+    sig, owner = str(obs.get("signature") or ""), str(obs.get("owner") or "")
+    if libraries is not None and details.get("exception"):
+        found = signature({"type": details.get("exception"), "message": details.get("message", ""),
+                           "frames": details.get("frames") or []}, None, libraries)
+        sig, owner = found.text, found.owner
+    return Judged(str(obs.get("test") or cell.status.value), sig, owner, bool(obs.get("reached", True)), words)
 
 
 def durations(cells: Sequence[CellResult]) -> dict[str, float]:

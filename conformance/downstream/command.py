@@ -26,7 +26,7 @@ from conformance.downstream.cells import durations, judged, node_of, run_key, to
 from conformance.downstream.judge import Judgement, judge
 from conformance.downstream.lock import Uninstallable, lock_for, prepare_suite_env, suite_env_digest
 from conformance.downstream.manifest import Suite, folder_digest, read_suite
-from conformance.downstream.outcomes import UNINSTALLABLE_ID, TestOutcome
+from conformance.downstream.outcomes import UNINSTALLABLE_ID, NodeOutcome
 from conformance.downstream.runner import run_suite, where_it_runs
 from conformance.downstream.shards import shard_for, shard_index
 from conformance.downstream.store import store_suite, stored_suite, suite_cells
@@ -99,7 +99,7 @@ def _release(suite: Suite, lock: Any, version: str, selected: Sequence[str] | No
     env = prepare_suite_env(suite, lock, version, builder)
     built = time.monotonic() - started
     if isinstance(env, Uninstallable):
-        outcome = TestOutcome(UNINSTALLABLE_ID, "uninstallable", reason=env.reason)
+        outcome = NodeOutcome(UNINSTALLABLE_ID, "uninstallable", reason=env.reason)
         cells = [to_cell(suite.ident, suite.label, outcome, key, [], {}, ())]
         python = ""
     else:
@@ -168,24 +168,23 @@ def run_downstream(request: DownstreamRequest, builder: Any, say: Callable[[str]
             raise ConformanceError("--shard reads JOB_COMPLETION_INDEX (Kubernetes) or SLURM_ARRAY_TASK_ID (SLURM); "
                                    "neither is set")
         chosen = shard_for(suites, versions, index)
-        suites, versions = [chosen.suite], [versions[0]] + ([chosen.release] if chosen.release != versions[0] else [])
-        say(f"shard {index}: {chosen.suite} on jax {chosen.release}")
+        suites, versions = [chosen.suite], [chosen.release]
+        say(f"shard {index}: {chosen.suite} on jax {chosen.release} (lock resolved against jax {request.versions[0]})")
     outcome, everything = DownstreamOutcome(), {}
-    for spec in suites:
-        suite = read_suite(spec, request.manifest)
-        say(f"downstream {suite.label}: lock resolved against jax {versions[0]}")
-        lock = lock_for(suite, versions[0], builder)
+    named = [read_suite(spec, request.manifest) for spec in suites]
+    libraries = {k: v for suite in named for k, v in _libraries(suite).items()}
+    for suite in named:
+        say(f"downstream {suite.label}: lock resolved against jax {request.versions[0]}")
+        lock = lock_for(suite, request.versions[0], builder)
         selected = _selection(suite, request, say)
         cells = {v: _release(suite, lock, v, selected, request, builder, say) for v in versions}
-        if request.shard:
-            cells = {v: c for v, c in cells.items() if v == versions[-1]}
         base = versions[0]
-        for cand in versions[1:] if not request.shard else []:
+        for cand in versions[1:]:
             acks = load_acks(request.expectations, request.today or datetime.date.today(), cand)
             for line in acks.expired:
                 say(f"  note: {line}")
-            judgement = judge(suite.spec, {node_of(c): judged(c) for c in cells[base]},
-                              {node_of(c): judged(c) for c in cells[cand]}, acks.acks,
+            judgement = judge(suite.spec, {node_of(c): judged(c, libraries) for c in cells[base]},
+                              {node_of(c): judged(c, libraries) for c in cells[cand]}, acks.acks,
                               [node for node, _ in suite.manifest.flaky])
             outcome.judgements.append(judgement)
             for line in _judgement_lines(judgement, base, cand):

@@ -1,6 +1,6 @@
 """What one pytest run of a downstream suite did, read from the plugin's event lines. Pure.
 
-Each node id gets one `TestOutcome` with its downstream status:
+Each node id gets one `NodeOutcome` with its downstream status:
 
 | status | meaning |
 |---|---|
@@ -28,7 +28,7 @@ UNINSTALLABLE_ID = "(install)"
 
 
 @dataclass(frozen=True)
-class TestOutcome:
+class NodeOutcome:
     """One node id's outcome in one run: its status, seconds, exception (`type`, `message`, `frames`), the
     deprecation warnings it raised, and a reason (why it was skipped, crashed or could not be installed)."""
 
@@ -46,7 +46,7 @@ class TestOutcome:
 class RunRead:
     """A run's outcomes by node id, and whether pytest finished its session."""
 
-    outcomes: dict[str, TestOutcome] = field(default_factory=dict)
+    outcomes: dict[str, NodeOutcome] = field(default_factory=dict)
     finished: bool = False
     collected: list[str] = field(default_factory=list)
 
@@ -68,13 +68,13 @@ def read_events(text: str, *, killed: bool = False, exit_code: int | None = 0) -
             run.collected = [str(n) for n in event.get("nodeids") or []]
         elif kind == "collect_error":
             node = str(event.get("nodeid") or "?")
-            run.outcomes[node] = TestOutcome(node, "collection_error", exception=event.get("exception"))
+            run.outcomes[node] = NodeOutcome(node, "collection_error", exception=event.get("exception"))
         elif kind == "start":
             started = str(event.get("nodeid"))
         elif kind == "test":
             node = str(event.get("nodeid"))
             status = str(event.get("outcome"))
-            run.outcomes[node] = TestOutcome(
+            run.outcomes[node] = NodeOutcome(
                 node, status if status in STATUSES else "error", float(event.get("duration") or 0.0),
                 event.get("exception"), tuple(event.get("warnings") or ()), str(event.get("message") or ""))
             started = None if started == node else started
@@ -84,16 +84,16 @@ def read_events(text: str, *, killed: bool = False, exit_code: int | None = 0) -
         how = (f"the run's time bound ended pytest" if killed else
                f"pytest died (exit status {exit_code})" if exit_code is not None else "pytest died")
         if started is not None and started not in run.outcomes:
-            run.outcomes[started] = TestOutcome(started, "timeout" if killed else "crash",
+            run.outcomes[started] = NodeOutcome(started, "timeout" if killed else "crash",
                                                 reason=f"{how} while this test ran")
         for node in run.collected:
             if node not in run.outcomes:
-                run.outcomes[node] = TestOutcome(node, "crash", reason=f"{how} before this test was reached",
+                run.outcomes[node] = NodeOutcome(node, "crash", reason=f"{how} before this test was reached",
                                                  reached=False)
     return run
 
 
-def with_rerun(first: dict[str, TestOutcome], rerun: dict[str, TestOutcome]) -> dict[str, TestOutcome]:
+def with_rerun(first: dict[str, NodeOutcome], rerun: dict[str, NodeOutcome]) -> dict[str, NodeOutcome]:
     """The outcomes with each rerun test's second status: a failed or error test that passed when rerun is `flaky`
     (it never gates); one that failed again keeps its first status, with the rerun's status recorded."""
     merged = dict(first)
@@ -102,12 +102,12 @@ def with_rerun(first: dict[str, TestOutcome], rerun: dict[str, TestOutcome]) -> 
         if before is None or before.status not in ("failed", "error"):
             continue
         status = "flaky" if again.status == "passed" else before.status
-        merged[node] = TestOutcome(node, status, before.duration, before.exception, before.warnings, before.reason,
+        merged[node] = NodeOutcome(node, status, before.duration, before.exception, before.warnings, before.reason,
                                    again.status)
     return merged
 
 
-def rerun_candidates(outcomes: dict[str, TestOutcome]) -> list[str]:
+def rerun_candidates(outcomes: dict[str, NodeOutcome]) -> list[str]:
     """The tests rerun once in the same environment: those that failed or errored (a crash or a timeout is never
     retried, as PkgEval does not retry crashes; a collection error is the module's, not a test's)."""
     return sorted(n for n, o in outcomes.items() if o.status in ("failed", "error"))

@@ -21,7 +21,7 @@ from typing import Sequence
 from conformance.childenv import SOURCE_ROOT, child_environment
 from conformance.downstream.lock import SuiteEnv
 from conformance.downstream.manifest import Suite
-from conformance.downstream.outcomes import TestOutcome, read_events, rerun_candidates, with_rerun
+from conformance.downstream.outcomes import NodeOutcome, read_events, rerun_candidates, with_rerun
 from conformance.errors import ConformanceError
 from conformance.portable import run_bounded
 
@@ -32,7 +32,7 @@ PLUGIN = "conformance.downstream.plugin"
 class SuiteRun:
     """The outcomes of a run (with reruns), its wall seconds, and the tail of what pytest printed."""
 
-    outcomes: dict[str, TestOutcome]
+    outcomes: dict[str, NodeOutcome]
     wall_s: float
     tail: str
     command: str

@@ -76,15 +76,17 @@ def library_of(relative: str, libraries: Mapping[str, Sequence[str]]) -> str:
     return ""
 
 
-def signature(exception: Mapping, roots: Sequence[str], libraries: Mapping[str, Sequence[str]]) -> Signature:
+def signature(exception: Mapping | None, roots: Sequence[str] | None,
+              libraries: Mapping[str, Sequence[str]]) -> Signature:
     """The signature of a failure from its `exception` (`type`, `message`, `frames` as [path, line, function],
-    outermost first), the folders paths are relative to, and the libraries (name → top-level packages)."""
+    outermost first), the folders paths are relative to (None: the paths are relative already, as stored), and the
+    libraries (name → top-level packages)."""
     exception = exception or {}
     frames = []
     for frame in exception.get("frames") or []:
         path, function = str(frame[0]), str(frame[2]) if len(frame) > 2 else ""
-        frames.append((relative_path(path, roots) or path.replace("\\", "/").rsplit("/", 1)[-1], function,
-                       relative_path(path, roots) is not None))
+        rel = path.replace("\\", "/") if roots is None else relative_path(path, roots)
+        frames.append((rel or path.replace("\\", "/").rsplit("/", 1)[-1], function, rel is not None))
     chosen, owner = "", ""
     for rel, function, known in reversed(frames):
         lib = library_of(rel, libraries) if known else ""
