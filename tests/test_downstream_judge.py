@@ -61,6 +61,8 @@ def test_a_frame_in_another_suites_library_is_filed_under_that_library():
 def test_numbers_and_addresses_are_masked_and_the_message_is_one_line():
     assert masked("shape (3, 4) at 0x7f00ab12 differs\nmore") == "shape (N, N) at 0x? differs"
     assert masked("float32[8]") == "float32[N]"
+    assert masked("cannot import name 'x' from 'jax' (/root/env-0.6.0/site-packages/jax/__init__.py)") == \
+        "cannot import name 'x' from 'jax' (.../__init__.py)"
 
 
 def test_a_missing_exception_gives_an_empty_signature_not_a_crash():

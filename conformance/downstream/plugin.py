@@ -82,7 +82,8 @@ def pytest_make_collect_report(collector):
             text = str(report.longrepr)
             last = [line for line in text.splitlines() if line.startswith("E   ")]
             kind, _, message = (last[-1][4:] if last else text.splitlines()[-1]).partition(": ")
-            frames = [[str(excinfo.path), excinfo.lineno, ""]] if excinfo is not None else []
+            frames = ([[str(excinfo.path), excinfo.lineno, ""]] if excinfo is not None else
+                      [[str(collector.path), 1, "<module>"]])
             _STATE["collect_exc"] = {"type": kind.strip().rsplit(".", 1)[-1][:200], "message": message[:MESSAGE_CHARS],
                                      "frames": frames}
         except Exception:

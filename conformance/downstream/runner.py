@@ -47,6 +47,7 @@ def pytest_argv(suite: Suite, env: SuiteEnv, selected: Sequence[str] | None) -> 
     """The pytest command line: the selected node ids, or the whole suite (`--pyargs` packages or the folder)."""
     root = where_it_runs(suite, env)
     argv = [env.python, "-m", "pytest", "-p", PLUGIN, "-p", "no:cacheprovider", "-q", "-rN", "--rootdir", str(root),
+            "--continue-on-collection-errors",
             *suite.manifest.pytest_args]
     for node, _ in suite.manifest.deselect:
         argv += ["--deselect", node]

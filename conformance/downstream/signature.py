@@ -20,13 +20,16 @@ from typing import Mapping, Sequence
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)*(?:[eE][-+]?\d+)?(?!\w)")
 _SPACE = re.compile(r"\s+")
+_PATH = re.compile(r"(?:[A-Za-z]:)?[/\\][^\s'\"(),:]*[/\\]")
 MESSAGE_CHARS = 200
 JAX_PACKAGES = ("jax", "jaxlib")
 
 
 def masked(message: str) -> str:
-    """The message's first line with addresses as `0x?` and numbers as `N`, spaces collapsed, bounded."""
+    """The message's first line with addresses as `0x?`, numbers as `N` and folders of absolute paths as `.../`,
+    spaces collapsed, bounded."""
     first = (message.strip().splitlines() or [""])[0]
+    first = _PATH.sub(".../", first)  # where a library is installed differs between environments
     text = _NUMBER.sub("N", _ADDRESS.sub("<address>", first)).replace("<address>", "0x?")
     return _SPACE.sub(" ", text).strip()[:MESSAGE_CHARS]
 
