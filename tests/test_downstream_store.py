@@ -84,3 +84,69 @@ def test_a_shard_index_outside_the_shards_is_bad_input(monkeypatch, capsys, tmp_
     code = main(["downstream", "chex==0.1.90", "--jax", "0.8.0", "--jax", "0.9.0", "--shard",
                  "--results", str(tmp_path)])
     assert code == 2 and "outside the 2 shards" in capsys.readouterr().err
+
+
+class _Options:
+    def uv_args(self):
+        return []
+
+    def urls(self):
+        return []
+
+    def digest(self):
+        return "idx"
+
+
+class _Builder:
+    """A builder whose uv answers as told: `fail` names the step that fails (`install` or `check`) and what uv says."""
+
+    def __init__(self, root, fail=None, said=""):
+        self.root, self.options, self.fail, self.said, self.steps = root, _Options(), fail, said, []
+
+    def interpreter_for(self, version):
+        from conformance.envs.interpreters import Interpreter
+        return Interpreter("/usr/bin/python3", "3.11.7")
+
+    def jaxlib_for(self, version):
+        return version
+
+    def run(self, argv, **kwargs):
+        import subprocess
+        step = "venv" if argv[1] == "venv" else argv[2]
+        self.steps.append(step)
+        if step == "venv":
+            import os
+            os.makedirs(argv[-1])
+        if step == "compile":
+            out = argv[argv.index("-o") + 1]
+            with open(out, "w") as f:
+                f.write("jax==0.8.0\njaxlib==0.8.0\nlib==1\n")
+        failed = step == self.fail
+        return subprocess.CompletedProcess(argv, 1 if failed else 0, self.said if failed else "",
+                                           self.said if failed else "")
+
+
+@pytest.mark.parametrize("fail, said, why", [
+    ("install", "  x No solution found when resolving dependencies:\n  lib==1 depends on jax<0.9", "does not install"),
+    ("check", "lib 1 requires jax<0.9, but jax 0.10.0 is installed", "uv pip check"),
+])
+def test_a_release_the_lock_cannot_serve_is_uninstallable_with_uvs_reason(tmp_path, fail, said, why):
+    from conformance.downstream.lock import Uninstallable, lock_for, prepare_suite_env
+    from conformance.downstream.manifest import read_suite
+    suite = read_suite("lib==1")
+    builder = _Builder(tmp_path, fail, said)
+    lock = lock_for(suite, "0.8.0", builder)
+    assert "jax==0.8.0" in lock.text and builder.steps == ["compile"]
+    lock_for(suite, "0.8.0", builder)
+    assert builder.steps == ["compile"]  # resolved once, then read from the cache
+    found = prepare_suite_env(suite, lock, "0.10.0", builder)
+    assert isinstance(found, Uninstallable) and why in found.reason and "jax<0.9" in found.reason
+    assert not list((tmp_path / "downstream" / "envs").glob("lib_1-*-*[!k]"))  # nothing kept but the lock file
+
+
+def test_a_baseline_the_requirements_do_not_resolve_with_is_one_line(tmp_path):
+    from conformance.downstream.lock import lock_for
+    from conformance.downstream.manifest import read_suite
+    from conformance.errors import ConformanceError
+    with pytest.raises(ConformanceError, match="do not resolve with jax 0.8.0: no solution"):
+        lock_for(read_suite("lib==1"), "0.8.0", _Builder(tmp_path, "compile", "no solution"))

@@ -32,6 +32,7 @@ from conformance.downstream.shards import shard_for, shard_index
 from conformance.downstream.store import store_suite, stored_suite, suite_cells
 from conformance.engine.matrix import host_platform
 from conformance.errors import ConformanceError
+from conformance.results.outputs import check_outputs
 from conformance.results.schema import CellResult
 
 try:
@@ -161,6 +162,8 @@ def run_downstream(request: DownstreamRequest, builder: Any, say: Callable[[str]
         raise ConformanceError("--manifest describes one suite; name one suite with it")
     if request.budget_s is not None and request.budget_s <= 0:
         raise ConformanceError(f"--budget is {request.budget_s:g}; give a positive number of seconds")
+    check_outputs([("--json", request.json_path)], results=request.results,
+                  reads=[request.expectations, request.manifest])
     suites, versions = list(request.suites), list(request.versions)
     if request.shard:
         index = shard_index(os.environ)
@@ -192,6 +195,10 @@ def run_downstream(request: DownstreamRequest, builder: Any, say: Callable[[str]
             if judgement.gating:
                 outcome.exit_code = 1
         everything[suite.spec] = {v: [c.to_json() for c in cs] for v, cs in cells.items()}
+    if outcome.judgements:
+        gating = sum(len(j.gating) for j in outcome.judgements)
+        say(f"downstream: {'FAIL' if gating else 'pass'}: {gating} regressed test{'s' if gating != 1 else ''} no "
+            f"[[downstream]] entry acknowledges" + (" (exit 1)" if gating else ""))
     if request.json_path is not None:
         write_text_atomically(request.json_path, json.dumps(public_json(everything, outcome.judgements), indent=1))
         say(f"json: {request.json_path}")
