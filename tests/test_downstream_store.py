@@ -150,3 +150,17 @@ def test_a_baseline_the_requirements_do_not_resolve_with_is_one_line(tmp_path):
     from conformance.errors import ConformanceError
     with pytest.raises(ConformanceError, match="do not resolve with jax 0.8.0: no solution"):
         lock_for(read_suite("lib==1"), "0.8.0", _Builder(tmp_path, "compile", "no solution"))
+
+
+def test_a_budgets_run_keeps_what_it_left_out_and_is_answered_by_its_own_cells(tmp_path):
+    whole = _cells("lib_1", "k1", [("a.py::fast", "passed", None), ("a.py::slow", "passed", None),
+                                   ("b.py::t", "passed", None)])
+    store_suite(tmp_path, "0.8.0", "linux-x86_64", "lib_1", whole, "3.11.7", 1.0)
+    part = _cells("lib_1", "k2", [("a.py::fast", "passed", None), ("b.py", "collection_error", None)])
+    store_suite(tmp_path, "0.8.0", "linux-x86_64", "lib_1", part, "3.11.7", 1.0, whole=False)
+    assert {node_of(c) for c in suite_cells(tmp_path, "0.8.0", "linux-x86_64", "lib_1")} == {
+        "a.py::fast", "a.py::slow", "b.py::t", "b.py"}  # the slow test keeps its recorded duration
+    found = stored_suite(tmp_path, "0.8.0", "linux-x86_64", "lib_1", "k2", ["a.py::fast", "b.py::t"])
+    assert {node_of(c) for c in found} == {"a.py::fast", "b.py"}  # b.py::t answered by its module's error
+    assert stored_suite(tmp_path, "0.8.0", "linux-x86_64", "lib_1", "k2", ["a.py::fast", "a.py::slow"]) is None
+    assert stored_suite(tmp_path, "0.8.0", "linux-x86_64", "lib_1", "k1") is None  # the whole run: run again

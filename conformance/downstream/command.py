@@ -92,7 +92,7 @@ def _release(suite: Suite, lock: Any, version: str, selected: Sequence[str] | No
     platform = host_platform()
     files = folder_digest(suite.folder) if suite.kind == "folder" and suite.folder is not None else ""
     key = run_key(suite.spec, suite.manifest.text, files, suite_env_digest(lock, version, builder), selected)
-    stored = None if request.rerun else stored_suite(request.results, version, platform, suite.ident, key)
+    stored = None if request.rerun else stored_suite(request.results, version, platform, suite.ident, key, selected)
     if stored is not None:
         say(f"  jax {version}: {_counts(stored)} (stored results)")
         return stored
@@ -111,7 +111,7 @@ def _release(suite: Suite, lock: Any, version: str, selected: Sequence[str] | No
                  for o in ran.outcomes.values()]
         python = env.python_version
     stored_as = store_suite(request.results, version, platform, suite.ident, cells, python,
-                            time.monotonic() - started)
+                            time.monotonic() - started, whole=selected is None)
     say(f"  jax {version}: {_counts(cells)} ({time.monotonic() - started:.0f} s wall, {_cpu() - cpu:.0f} CPU s, "
         f"environment {built:.0f} s; stored in {stored_as.path})")
     return cells

@@ -10,6 +10,9 @@ file named by `JAXCONF_DOWNSTREAM_OUT`, flushed as it goes, so a pytest that die
   `outcome` is passed, failed, error (setup or teardown), skipped, xfail or timeout;
 - `{"event": "finished"}` at the end of the session.
 
+A selection of node ids is read from the file `JAXCONF_DOWNSTREAM_SELECT` names (one a line); the tests not in it
+are deselected.
+
 pytest-json-report writes its report when the session finishes, so a pytest killed or crashed mid-run leaves
 nothing; streaming is what lets a dead run name the tests it never reached. The per-test bound
 (`JAXCONF_DOWNSTREAM_TEST_TIMEOUT`, seconds) is a SIGALRM timer around each test's setup, call and teardown that
@@ -58,6 +61,21 @@ def _exception(excinfo) -> dict:
 
 
 _STATE: dict = {}
+
+
+def pytest_collection_modifyitems(session, config, items) -> None:
+    # A selection (a budget's subset, the rerun of failures) is given as a file of node ids, not as arguments: pytest
+    # stops the whole session at a node id whose module no longer collects, and it runs the files instead.
+    path = os.environ.get("JAXCONF_DOWNSTREAM_SELECT")
+    if not path:
+        return
+    with open(path, encoding="utf-8") as given:
+        wanted = set(given.read().splitlines())
+    kept = [item for item in items if item.nodeid in wanted]
+    dropped = [item for item in items if item.nodeid not in wanted]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
 
 
 def pytest_collection_finish(session) -> None:

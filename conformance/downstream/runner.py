@@ -51,8 +51,8 @@ def pytest_argv(suite: Suite, env: SuiteEnv, selected: Sequence[str] | None) -> 
             *suite.manifest.pytest_args]
     for node, _ in suite.manifest.deselect:
         argv += ["--deselect", node]
-    if selected is not None:
-        return argv + list(selected)
+    if selected is not None:  # their files; the plugin keeps the node ids themselves (`JAXCONF_DOWNSTREAM_SELECT`)
+        return argv + list(dict.fromkeys(node.split("::", 1)[0] for node in selected))
     if suite.manifest.tests == "pyargs":
         return argv + ["--pyargs", *suite.manifest.packages]
     return argv + ["."]
@@ -66,6 +66,10 @@ def _once(suite: Suite, env: SuiteEnv, selected: Sequence[str] | None, bound_s: 
                  "JAX_PLATFORMS": "cpu"}
         if suite.manifest.device_count:
             extra["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={suite.manifest.device_count}"
+        if selected is not None:
+            chosen = Path(work) / "selected.txt"
+            chosen.write_text("\n".join(selected) + "\n", encoding="utf-8")
+            extra["JAXCONF_DOWNSTREAM_SELECT"] = str(chosen)
         env_vars = child_environment(os.environ, extra)
         if suite.kind == "folder" and suite.folder is not None:
             env_vars["PYTHONPATH"] = os.pathsep.join([str(suite.folder), SOURCE_ROOT])
