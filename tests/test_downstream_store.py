@@ -164,3 +164,11 @@ def test_a_budgets_run_keeps_what_it_left_out_and_is_answered_by_its_own_cells(t
     assert {node_of(c) for c in found} == {"a.py::fast", "b.py"}  # b.py::t answered by its module's error
     assert stored_suite(tmp_path, "0.8.0", "linux-x86_64", "lib_1", "k2", ["a.py::fast", "a.py::slow"]) is None
     assert stored_suite(tmp_path, "0.8.0", "linux-x86_64", "lib_1", "k1") is None  # the whole run: run again
+
+
+def test_the_reports_probe_table_leaves_downstream_tests_out(tmp_path):
+    from conformance.downstream.cells import without_tests
+    store_suite(tmp_path, "0.8.0", "linux-x86_64", "lib_1", _cells("lib_1", "k", [("a.py::t", "passed", None)]),
+                "3.11.7", 1.0)
+    loaded = load_result_file(tmp_path / "0.8.0-linux-x86_64.json")
+    assert len(loaded.cells) == 1 and without_tests([loaded])[0].cells == []

@@ -145,3 +145,14 @@ def judged(cell: CellResult, libraries: Mapping[str, Sequence[str]] | None = Non
 def durations(cells: Sequence[CellResult]) -> dict[str, float]:
     """Recorded seconds by node id (what `--budget` plans from)."""
     return {node_of(c): c.duration_s for c in cells if node_of(c) != UNINSTALLABLE_ID}
+
+
+def without_tests(files: Sequence[Any]) -> list[Any]:
+    """The result files (`results.schema.ResultFile`) with downstream tests' cells left out: the report's probe
+    table, overview and outputs for other tools read these (a suite of 654 tests is not 654 behaviours)."""
+    from dataclasses import replace
+    kept = []
+    for result_file in files:
+        probes = [cell for cell in result_file.cells if not is_downstream(cell.case)]
+        kept.append(replace(result_file, cells=probes) if len(probes) != len(result_file.cells) else result_file)
+    return kept
