@@ -97,6 +97,7 @@ def _release(suite: Suite, lock: Any, version: str, selected: Sequence[str] | No
         say(f"  jax {version}: {_counts(stored)} (stored results)")
         return stored
     started, cpu = time.monotonic(), _cpu()
+    say(f"  jax {version}: preparing the suite's environment and running its tests...")
     env = prepare_suite_env(suite, lock, version, builder)
     built = time.monotonic() - started
     if isinstance(env, Uninstallable):
