@@ -63,6 +63,7 @@ def test_numbers_and_addresses_are_masked_and_the_message_is_one_line():
     assert masked("float32[8]") == "float32[N]"
     assert masked("cannot import name 'x' from 'jax' (/root/env-0.6.0/site-packages/jax/__init__.py)") == \
         "cannot import name 'x' from 'jax' (.../__init__.py)"
+    assert masked("See https://docs.jax.dev/en/latest/x.html") == "See https://docs.jax.dev/en/latest/x.html"
 
 
 def test_a_missing_exception_gives_an_empty_signature_not_a_crash():

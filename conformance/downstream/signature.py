@@ -20,7 +20,7 @@ from typing import Mapping, Sequence
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)*(?:[eE][-+]?\d+)?(?!\w)")
 _SPACE = re.compile(r"\s+")
-_PATH = re.compile(r"(?:[A-Za-z]:)?[/\\][^\s'\"(),:]*[/\\]")
+_PATH = re.compile(r"(?<![\w:/.])(?:[A-Za-z]:)?[/\\][^\s'\"(),:]*[/\\]")  # not a URL's path
 MESSAGE_CHARS = 200
 JAX_PACKAGES = ("jax", "jaxlib")
 
