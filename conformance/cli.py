@@ -1,4 +1,4 @@
-"""The command line (`list run report history matrix pin diff gate bisect expectations supported api chapter perf`): one short function per
+"""The command line (`list run report history matrix pin diff gate bisect expectations supported api chapter perf downstream`): one short function per
 command that builds a request and prints its outcome, and the progress printer; the grammar is `cli_parser`. The work lives below (`engine.matrix.run_targets`
 for every `engine.targets` kind, `decide.sides`, `decide.bisect_session`, `report`, `results`), which never sees
 parsed arguments. `main(argv)` returns the exit status; expected problems are one line on stderr and exit 2."""
@@ -20,10 +20,10 @@ from conformance.decide.render import bisect_session_text, diff_text, gate_markd
 from conformance.cli_parser import DEFAULT_REPORT, DEFAULT_RESULTS, build_parser
 from conformance.decide.sides import JUDGING_FLAGS, DiffRequest, GateRequest, run_diff, run_gate
 from conformance.decide.upkeep import prune_file, supported_lines
-from conformance.api.session import (ApiDiffRequest, CensusRequest, ScanRequest, run_api_diff, run_censuses,
-                                      run_scan)
+from conformance.api.session import ApiDiffRequest, CensusRequest, ScanRequest, run_api_diff, run_censuses, run_scan
 from conformance.atomic import write_text_atomically
 from conformance.chapter.command import ChapterRequest, PagesRequest, run_chapter, run_pages
+from conformance.downstream.parser import request_of, run_downstream
 from conformance.engine import matrix
 from conformance.engine.ciwork import WorkRequest, plan_work
 from conformance.engine.shards import parse_shard
@@ -54,9 +54,8 @@ def make_builder(args: argparse.Namespace) -> EnvironmentBuilder:
 
 def settings(args: argparse.Namespace, shard: Any = None) -> matrix.RunSettings:
     """The run settings the command was given."""
-    return matrix.RunSettings(args.results, args.expression, tuple(args.cases), shard, getattr(
-        args, "shard_durations", None), args.workers, args.retries, args.retry_differs, args.launch, args.rerun,
-        getattr(args, "future", False))
+    return matrix.RunSettings(args.results, args.expression, tuple(args.cases), shard, getattr(args, "shard_durations", None),
+        args.workers, args.retries, args.retry_differs, args.launch, args.rerun, getattr(args, "future", False))
 
 
 def _err(text: str) -> None:
@@ -120,12 +119,10 @@ def command_run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def render_report(paths: Any, out: Path, markdown: Path | None = None, junit: Path | None = None,
-                  cases: list | None = None, extra: ExtraOutputs | None = None,
-                  history: Path | None = None) -> tuple[Path, list[str]]:
+def render_report(paths: Any, out: Path, markdown: Path | None = None, junit: Path | None = None, cases: list | None = None,
+                  extra: ExtraOutputs | None = None, history: Path | None = None) -> tuple[Path, list[str]]:
     """Render every readable result file, naming each unreadable one and each conflict; the report and problems."""
-    done = render_results(paths, out, markdown, junit, cases, EnvironmentBuilder().index.cached_releases("jax"), extra,
-                          history)
+    done = render_results(paths, out, markdown, junit, cases, EnvironmentBuilder().index.cached_releases("jax"), extra, history)
     for problem in done.problems:
         _err(f"skipped unreadable {'' if problem.startswith(('census ', 'perf ')) else 'result file: '}{problem}")
     for conflict in done.conflicts:
@@ -315,12 +312,16 @@ def command_perf(args: argparse.Namespace) -> int:
     return done[1]
 
 
-LONG_COMMANDS = ("run", "diff", "gate", "bisect", "api", "chapter", "perf")
+def command_downstream(args: argparse.Namespace) -> int:
+    """`downstream SUITE...`, `gate --downstream SUITE`: each suite per release, judged; exit 1 on a regression."""
+    return run_downstream(request_of(args, builder := make_builder(args)), builder, lambda line: _say(line, sys.stdout)).exit_code
+
+
+LONG_COMMANDS = ("run", "diff", "gate", "bisect", "api", "chapter", "perf", "downstream")
 COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "history": command_history,
-            "matrix": command_matrix,
-            "pin": command_pin, "diff": command_diff, "gate": command_gate, "bisect": command_bisect,
+            "matrix": command_matrix, "pin": command_pin, "diff": command_diff, "gate": command_gate, "bisect": command_bisect,
             "expectations": command_expectations, "supported": command_supported, "api": command_api,
-            "chapter": command_chapter, "perf": command_perf}
+            "chapter": command_chapter, "perf": command_perf, "downstream": command_downstream}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -335,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     try:  # a long command (run, gate --from/--to, bisect) ends on SIGTERM as on Ctrl-C, its temporaries removed
         with sigterm_interrupts(args.command in LONG_COMMANDS):
             perf = getattr(args, "metric", None) or getattr(args, "perf", False)  # bisect/gate of workloads
-            return COMMANDS["perf" if perf else args.command](args)
+            return COMMANDS["perf" if perf else "downstream" if getattr(args, "downstream", None) else args.command](args)
     except KeyboardInterrupt:
         print("\njax-conformance: interrupted; result files already written are kept", file=sys.stderr)
         return interrupted_status()

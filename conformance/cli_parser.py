@@ -14,6 +14,7 @@ from conformance.decide.sides import JUDGING_FLAGS
 from conformance.engine.session import LAUNCHERS
 from conformance.engine.targets import BUILD_KINDS
 from conformance.envs.matrix import DEFAULT_MATRIX
+from conformance.downstream.parser import add_downstream_parser, add_gate_downstream_options
 from conformance.perf.parser import add_bisect_perf_options, add_gate_perf_options, add_perf_parser
 from conformance.report.outputs import DEFAULT_HTML_LINK
 
@@ -167,6 +168,7 @@ def add_gate_parser(commands: Any) -> None:
                         help="read the expectations' expiry dates on this day (default: today, UTC)")
     add_run_options(gating)
     add_gate_perf_options(gating)
+    add_gate_downstream_options(gating)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -204,6 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_api_parsers(commands)
     add_chapter_parser(commands)
     add_perf_parser(commands, add_common_options, DEFAULT_RESULTS)
+    add_downstream_parser(commands, add_common_options, DEFAULT_RESULTS)
     return parser
 
 

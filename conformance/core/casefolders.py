@@ -34,6 +34,8 @@ RESERVED_NAMES = frozenset({"jax", "jaxlib", "numpy", "ml_dtypes", "opt_einsum",
 # The namespace of a chapter's blocks in result files (`chapter/<chapter>.<block>`, `conformance.chapter`): no case
 # folder may take it, so a merge never mistakes a block for a retired case of a folder.
 CHAPTER_NAMESPACE = "chapter"
+# The namespace of downstream suites' tests (`downstream/<suite>.t<hash>`, `conformance.downstream`): reserved alike.
+DOWNSTREAM_NAMESPACE = "downstream"
 
 
 class CaseFolderError(ImportError):
@@ -49,9 +51,9 @@ def name_refusal(name: str) -> str:
     """Why a folder called `name` cannot be imported as a package ('' when it can), by its name alone."""
     if not name.isidentifier():
         return f"the folder's name {name!r} must be a Python identifier (it is imported as a package of that name)"
-    if name == CHAPTER_NAMESPACE:
-        return (f"the folder's name {name!r} is the namespace of chapters' blocks in result files "
-                f"(chapter/<chapter>.<block>); rename the folder")
+    if name in (CHAPTER_NAMESPACE, DOWNSTREAM_NAMESPACE):
+        return (f"the folder's name {name!r} is the namespace of chapters' blocks or downstream suites' tests in "
+                f"result files ({name}/...); rename the folder")
     if name in RESERVED_NAMES or name in stdlib_names():
         what = "a standard-library module" if name in stdlib_names() else "a package the suite or JAX imports"
         return f"the folder's name {name!r} is {what}; rename the folder (its package would shadow that module)"

@@ -151,6 +151,14 @@ def _entry(data: object, number: int, line: int, text: str, source: str) -> Expe
     platforms = [platforms] if isinstance(platforms, str) else platforms
     if not isinstance(platforms, list) or not all(isinstance(p, str) and p for p in platforms):
         fail("platform", "`platform` should be a pattern such as \"linux-*\" or a list of them")
+    common = common_fields(data, fail)  # type: ignore[arg-type]
+    return Expectation(line=line, cell=cell, statuses=statuses, intermittent=intermittent,  # type: ignore[arg-type]
+                       platforms=tuple(platforms), **common)
+
+
+def common_fields(data: dict, fail) -> dict:
+    """The keys every kind of entry shares, checked (`jax`, `reason`, `bug`, `owner`, `added`, `expires`), as
+    keyword arguments; `fail(key, message)` raises the caller's one-line error. `[[downstream]]` entries use it too."""
     jax = data.get("jax", "")  # type: ignore[union-attr]
     if not isinstance(jax, str):
         fail("jax", "`jax` should be a version specifier string such as \">=0.8\"")
@@ -167,9 +175,8 @@ def _entry(data: object, number: int, line: int, text: str, source: str) -> Expe
     added, expires = (_date(data.get(key), key, fail) for key in ("added", "expires"))  # type: ignore[union-attr]
     if added and expires and expires <= added:
         fail("expires", f"`expires` ({expires}) should come after `added` ({added})")
-    return Expectation(line=line, cell=cell, statuses=statuses, intermittent=intermittent,  # type: ignore[arg-type]
-                       platforms=tuple(platforms), jax=jax, reason=data.get("reason", ""),  # type: ignore[union-attr]
-                       bug=bug, owner=data.get("owner", ""), added=added, expires=expires)  # type: ignore[union-attr]
+    return {"jax": jax, "reason": data.get("reason", ""), "bug": bug, "owner": data.get("owner", ""),
+            "added": added, "expires": expires}
 
 
 _URL = re.compile(r"^https?://[^\s/]+\S*$")
@@ -224,7 +231,8 @@ def lifecycle(entries: list[Expectation], today: datetime.date, warn_days: int =
     return found
 
 
-TOP_LEVEL_KEYS = ("expect", "fail_on_printed", "allow_missing", "perf")  # [[perf]]: `perf.acks`, `gate --perf`
+# [[perf]]: `perf.acks`, `gate --perf`; [[downstream]]: `downstream.acks`, `gate --downstream`
+TOP_LEVEL_KEYS = ("expect", "fail_on_printed", "allow_missing", "perf", "downstream")
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
+from conformance.core.casefolders import DOWNSTREAM_NAMESPACE
 from conformance.results.schema import CHAPTER_NAMESPACE, PERF_FORMAT, CellResult, ResultFile, build_identity, unjudged_cell
 
 
@@ -91,12 +92,14 @@ def _stamped(tests: Any, report: Mapping[str, Any]) -> list[Any]:
 def retired_cells(declared: Iterable[str], namespace: str = "") -> Callable[[str], bool]:
     """A `retired` test for `merge_report_json`: a cell of the package just run (ids `<namespace>/...`, or
     ids without a namespace for the built-in cases) that the package no longer declares. A chapter's block
-    (`chapter/...`) is never a case package's: a chapter's own run retires its blocks."""
+    (`chapter/...`) or a downstream suite's test (`downstream/...`) is never a case package's: a chapter's or a suite's
+    own run retires its cells."""
     current = set(declared)
 
     def retired(cell_id: str) -> bool:
         ours = cell_id.startswith(f"{namespace}/") if namespace else "/" not in cell_id.split("[", 1)[0]
-        return ours and cell_id not in current and not cell_id.startswith(f"{CHAPTER_NAMESPACE}/")
+        return ours and cell_id not in current and not cell_id.startswith((f"{CHAPTER_NAMESPACE}/",
+                                                                           f"{DOWNSTREAM_NAMESPACE}/"))
 
     return retired
 

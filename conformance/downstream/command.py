@@ -1,0 +1,218 @@
+"""`downstream SUITE...` and `gate --from A --to B --downstream SUITE`: typed requests to lines and an exit status.
+
+For each suite: its lock is resolved once against the baseline (the first release), then each release is answered
+from the stored cells when every one carries the run's reuse key, or its suite environment is prepared, the tests
+run (failures rerun once) and the cells stored in the release's result file. Each later release is then judged
+against the baseline (`judge`), and `gate` exits 1 on a regressed test no `[[downstream]]` entry acknowledges.
+`--budget` plans a subset from the durations recorded on the baseline (`budget`); `--shard` takes the one
+(suite, release) pair a Kubernetes Indexed Job or SLURM array task names (`shards`). The CPU seconds of each run are
+the children's (`resource.getrusage`), said per release.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from conformance.atomic import write_text_atomically
+from conformance.downstream.acks import load_acks
+from conformance.downstream.budget import plan_budget
+from conformance.downstream.cells import durations, judged, node_of, run_key, to_cell
+from conformance.downstream.judge import Judgement, judge
+from conformance.downstream.lock import Uninstallable, lock_for, prepare_suite_env, suite_env_digest
+from conformance.downstream.manifest import Suite, folder_digest, read_suite
+from conformance.downstream.outcomes import UNINSTALLABLE_ID, NodeOutcome
+from conformance.downstream.runner import run_suite, where_it_runs
+from conformance.downstream.shards import shard_for, shard_index
+from conformance.downstream.store import store_suite, stored_suite, suite_cells
+from conformance.engine.matrix import host_platform
+from conformance.errors import ConformanceError
+from conformance.results.outputs import check_outputs
+from conformance.results.schema import CellResult
+
+try:
+    import resource
+except ImportError:  # Windows: no CPU seconds of children
+    resource = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class DownstreamRequest:
+    """The suites, the releases (the baseline first), the results folder, a manifest for a single suite, the budget
+    in seconds, the JSON output, whether to run again where stored cells would answer, and whether to run only the
+    shard the task index names."""
+
+    suites: tuple[str, ...]
+    versions: tuple[str, ...]
+    results: Path
+    manifest: Path | None = None
+    budget_s: float | None = None
+    json_path: Path | None = None
+    rerun: bool = False
+    shard: bool = False
+    expectations: Path | None = None
+    today: datetime.date | None = None
+
+
+@dataclass
+class DownstreamOutcome:
+    """The lines to print, each suite's judgements, and the exit status."""
+
+    lines: list[str] = field(default_factory=list)
+    judgements: list[Judgement] = field(default_factory=list)
+    exit_code: int = 0
+
+
+def _cpu() -> float:
+    if resource is None:
+        return 0.0
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _counts(cells: Sequence[CellResult]) -> str:
+    found: dict[str, int] = {}
+    for cell in cells:
+        word = judged(cell).status
+        found[word] = found.get(word, 0) + 1
+    return ", ".join(f"{n} {w}" for w, n in sorted(found.items(), key=lambda kv: -kv[1]))
+
+
+def _libraries(suite: Suite) -> dict[str, tuple[str, ...]]:
+    return {suite.name or suite.ident: suite.manifest.packages}
+
+
+def _release(suite: Suite, lock: Any, version: str, selected: Sequence[str] | None, request: DownstreamRequest,
+             builder: Any, say: Callable[[str], None]) -> list[CellResult]:
+    platform = host_platform()
+    files = folder_digest(suite.folder) if suite.kind == "folder" and suite.folder is not None else ""
+    key = run_key(suite.spec, suite.manifest.text, files, suite_env_digest(lock, version, builder), selected)
+    stored = None if request.rerun else stored_suite(request.results, version, platform, suite.ident, key, selected)
+    if stored is not None:
+        say(f"  jax {version}: {_counts(stored)} (stored results)")
+        return stored
+    started, cpu = time.monotonic(), _cpu()
+    say(f"  jax {version}: preparing the suite's environment and running its tests...")
+    env = prepare_suite_env(suite, lock, version, builder)
+    built = time.monotonic() - started
+    if isinstance(env, Uninstallable):
+        outcome = NodeOutcome(UNINSTALLABLE_ID, "uninstallable", reason=env.reason)
+        cells = [to_cell(suite.ident, suite.label, outcome, key, [], {}, ())]
+        python = ""
+    else:
+        cpu = _cpu()
+        ran = run_suite(suite, env, selected)
+        roots = [str(where_it_runs(suite, env)), str(env.site_packages())]
+        cells = [to_cell(suite.ident, suite.label, o, key, roots, _libraries(suite), suite.manifest.packages)
+                 for o in ran.outcomes.values()]
+        python = env.python_version
+    stored_as = store_suite(request.results, version, platform, suite.ident, cells, python,
+                            time.monotonic() - started, whole=selected is None)
+    say(f"  jax {version}: {_counts(cells)} ({time.monotonic() - started:.0f} s wall, {_cpu() - cpu:.0f} CPU s, "
+        f"environment {built:.0f} s; stored in {stored_as.path})")
+    return cells
+
+
+def _judgement_lines(judgement: Judgement, base: str, cand: str) -> list[str]:
+    counts = judgement.counts()
+    order = ("regressed", "uninstallable", "flaky", "spurious", "fixed", "broken_same", "broken_changed", "appeared",
+             "vanished")
+    said = ", ".join(f"{counts[k]} {k.replace('_', ' ')}" for k in order if counts.get(k)) or "no change"
+    lines = [f"  {base} -> {cand}: {said}"]
+    for kind in ("regressed", "uninstallable"):
+        for cause in judgement.causes(kind):
+            lines.append(f"    {kind}: {cause.line()}")
+        for cause in judgement.causes(kind, acknowledged=True):
+            lines.append(f"    acknowledged: {cause.line()}")
+    for change in judgement.of("flaky"):
+        lines.append(f"    flaky (never gates): {change.node} ({change.before} -> {change.after})")
+    for change in judgement.of("spurious"):
+        lines.append(f"    spurious (never gates): {change.node} ({change.after})")
+    for warned in judgement.new_warnings[:10]:
+        lines.append(f"    new deprecation warning from the library's code: {warned}")
+    return lines
+
+
+def _selection(suite: Suite, request: DownstreamRequest, say: Callable[[str], None]) -> list[str] | None:
+    if request.budget_s is None:
+        return None
+    recorded: dict[str, float] = {}
+    for version in request.versions:
+        recorded = durations(suite_cells(request.results, version, host_platform(), suite.ident))
+        if recorded:
+            break
+    if not recorded:
+        say(f"  budget {request.budget_s:g} s: no recorded durations yet, the whole suite runs (the next run plans "
+            f"from this one)")
+        return None
+    planned = plan_budget(list(recorded), recorded, request.budget_s, suite.manifest.time_multiplier)
+    say(f"  {planned.line(request.budget_s)}")
+    return list(planned.kept)
+
+
+def run_downstream(request: DownstreamRequest, builder: Any, say: Callable[[str], None]) -> DownstreamOutcome:
+    """Run or answer each suite on each release, store the cells and judge each release against the first."""
+    if not request.versions:
+        raise ConformanceError("name the releases: --from A --to B, --jax V (repeatable) or --matrix NAME")
+    if request.manifest is not None and len(request.suites) != 1:
+        raise ConformanceError("--manifest describes one suite; name one suite with it")
+    if request.budget_s is not None and request.budget_s <= 0:
+        raise ConformanceError(f"--budget is {request.budget_s:g}; give a positive number of seconds")
+    check_outputs([("--json", request.json_path)], results=request.results,
+                  reads=[request.expectations, request.manifest])
+    suites, versions = list(request.suites), list(request.versions)
+    if request.shard:
+        index = shard_index(os.environ)
+        if index is None:
+            raise ConformanceError("--shard reads JOB_COMPLETION_INDEX (Kubernetes) or SLURM_ARRAY_TASK_ID (SLURM); "
+                                   "neither is set")
+        chosen = shard_for(suites, versions, index)
+        suites, versions = [chosen.suite], [chosen.release]
+        say(f"shard {index}: {chosen.suite} on jax {chosen.release} (lock resolved against jax {request.versions[0]})")
+    outcome, everything = DownstreamOutcome(), {}
+    named = [read_suite(spec, request.manifest) for spec in suites]
+    libraries = {k: v for suite in named for k, v in _libraries(suite).items()}
+    for suite in named:
+        say(f"downstream {suite.label}: lock resolved against jax {request.versions[0]}")
+        lock = lock_for(suite, request.versions[0], builder)
+        selected = _selection(suite, request, say)
+        cells = {v: _release(suite, lock, v, selected, request, builder, say) for v in versions}
+        base = versions[0]
+        for cand in versions[1:]:
+            acks = load_acks(request.expectations, request.today or datetime.date.today(), cand)
+            for line in acks.expired:
+                say(f"  note: {line}")
+            judgement = judge(suite.spec, {node_of(c): judged(c, libraries) for c in cells[base]},
+                              {node_of(c): judged(c, libraries) for c in cells[cand]}, acks.acks,
+                              [node for node, _ in suite.manifest.flaky])
+            outcome.judgements.append(judgement)
+            for line in _judgement_lines(judgement, base, cand):
+                say(line)
+            if judgement.gating:
+                outcome.exit_code = 1
+        everything[suite.spec] = {v: [c.to_json() for c in cs] for v, cs in cells.items()}
+    if outcome.judgements:
+        gating = sum(len(j.gating) for j in outcome.judgements)
+        say(f"downstream: {'FAIL' if gating else 'pass'}: {gating} regressed test{'s' if gating != 1 else ''} no "
+            f"[[downstream]] entry acknowledges" + (" (exit 1)" if gating else ""))
+    if request.json_path is not None:
+        write_text_atomically(request.json_path, json.dumps(public_json(everything, outcome.judgements), indent=1))
+        say(f"json: {request.json_path}")
+    return outcome
+
+
+def public_json(cells: dict[str, Any], judgements: Sequence[Judgement]) -> dict[str, Any]:
+    """`--json`: format 1; per suite and release the status of each node id, and each judgement's changes."""
+    return {"format": 1, "suites": {
+        spec: {version: {c["details"]["nodeid"] if isinstance(c.get("details"), dict) and "nodeid" in c["details"]
+                         else c["case"]: (c.get("observation") or {}).get("test") for c in found}
+               for version, found in by_version.items()} for spec, by_version in cells.items()},
+        "judgements": [{"suite": j.suite, "counts": j.counts(), "new_warnings": j.new_warnings,
+                        "changes": [{"node": c.node, "kind": c.kind, "before": c.before, "after": c.after,
+                                     "signature": c.signature, "owner": c.owner, "acknowledged": c.acknowledged}
+                                    for c in j.changes]} for j in judgements]}
