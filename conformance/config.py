@@ -40,7 +40,8 @@ class Config:
     def describe(self) -> str:
         """One line naming the file and the keys it set (what `-v` prints)."""
         if self.source is None:
-            return "jax-conformance: no configuration file (pyproject.toml [tool.jax-conformance], jax-conformance.toml)"
+            return ("jax-conformance: no configuration file (pyproject.toml [tool.jax-conformance], "
+                    "jax-conformance.toml)")
         keys = ", ".join(k for k, (dest, _) in KEYS.items() if dest in self.values) or "no keys"
         return f"jax-conformance: defaults from {self.source}: {keys}"
 

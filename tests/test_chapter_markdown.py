@@ -50,7 +50,8 @@ def test_a_longer_fence_holds_a_shorter_one_as_its_text():
 def test_a_code_cells_first_line_is_after_its_options_and_the_blank_line_after_them():
     """MyST drops a directive body's first line when blank (after the options): the code, its line numbers and
     `--blocks` start at the first line of code, as myst-nb reads the cell."""
-    page = "```{code-cell} ipython3\n:tags: [raises-exception]\n\n1 / 0\n```\n\n```{code-cell}\n---\ntags: [x]\n---\n\ny = 2\n```\n"
+    page = ("```{code-cell} ipython3\n:tags: [raises-exception]\n\n1 / 0\n```\n\n"
+            "```{code-cell}\n---\ntags: [x]\n---\n\ny = 2\n```\n")
     blocks = read_markdown(page)
     assert [(b["code"], b["line"], b["end_line"], b["raises"]) for b in blocks] == [
         ("1 / 0", 4, 4, "*"), ("y = 2", 12, 12, "")]

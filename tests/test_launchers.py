@@ -201,8 +201,8 @@ def test_stored_results_with_the_same_key_are_reused():
 def test_sigterm_to_a_conformance_pytest_kills_every_child(launcher, tmp_path):
     env = {**os.environ, "PYTHONPATH": child_environment(os.environ, {})["PYTHONPATH"]}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "--pyargs", "tests.fixture_cases", "--conformance-cases", FIXTURES, *PYTEST_PLUGIN,
-         "-p", "no:cacheprovider", "-o", "addopts=", "-q", "-k", "sleeping", "--jax-launch", launcher],
+        [sys.executable, "-m", "pytest", "--pyargs", "tests.fixture_cases", "--conformance-cases", FIXTURES,
+         *PYTEST_PLUGIN, "-p", "no:cacheprovider", "-o", "addopts=", "-q", "-k", "sleeping", "--jax-launch", launcher],
         cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     assert wait_until(leftover_sleepers, timeout_s=120), "the cell never started"
     proc.terminate()

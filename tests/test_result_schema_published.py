@@ -24,8 +24,9 @@ def fresh() -> dict:
                        python="3.12.1", devices=["TFRT_CPU_0"], jax_git_hash="dc4af684446e65ee98eee8090e1ff6f8211473fb",
                        source={"kind": "index", "index_url": "https://pypi.org/simple"})
     cells = [CellResult("numerics.debug_nans_vmap_miss", "", ["3.1.a"], Status.DIFFERS, known_issue=True,
-                        observation={"nan": float("nan").__repr__()}, duration_s=0.25,
-                        warnings=[{"category": "DeprecationWarning", "message": "m", "module": "jax", "deprecation": ""}]),
+                        observation={"value": "nan"}, duration_s=0.25,
+                        warnings=[{"category": "DeprecationWarning", "message": "m", "module": "jax",
+                                   "deprecation": ""}]),
              CellResult("values.dtype", "float16", ["2.1.b"], Status.CONFORMS)]
     return {"created": 0.0, "duration": 1.0, "exitcode": 0, "summary": {}, "jax_conformance": header.to_json(),
             "tests": [{"nodeid": f"x.py::{c.cell_id}", "outcome": "passed", "metadata": c.to_json()} for c in cells]}

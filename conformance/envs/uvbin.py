@@ -16,5 +16,6 @@ def uv_binary() -> str:
     except (ImportError, FileNotFoundError):
         found = shutil.which("uv")
         if not found:
-            raise ConformanceError("uv is not installed; run `pip install uv` (it builds the JAX environments)")
+            raise ConformanceError(
+                "uv is not installed; run `pip install uv` (it builds the JAX environments)") from None
         return found
