@@ -1,4 +1,7 @@
-"""Writing a file so that readers see the old content or the new, never half of it. Standard library only."""
+"""Writing a file so that readers see the old content or the new, never half of it, even after a power loss: the
+data is flushed to the disk (`fsync`) before the rename, and the rename itself after it (the folder's `fsync`, where
+the system has one). The new file gets the mode any new file gets (0666 less the umask), as `open` would give it.
+Standard library only."""
 
 from __future__ import annotations
 
@@ -8,6 +11,33 @@ import tempfile
 from pathlib import Path
 
 from conformance.interrupts import interrupts_held
+
+
+def _umask() -> int:
+    """The process's umask: read where the system shows it (Linux's /proc), else set and put back at once."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename in `folder` durable; a no-op where folders cannot be opened (Windows)."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:  # some filesystems refuse a folder's fsync: the file's own fsync still held
+        pass
+    finally:
+        os.close(descriptor)
 
 
 def _write_atomically(path: str | os.PathLike, mode: str, data: str | bytes, **options: str) -> Path:
@@ -24,8 +54,13 @@ def _write_atomically(path: str | os.PathLike, mode: str, data: str | bytes, **o
             handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(handle, mode, **options) as out:
             out.write(data)
-        os.chmod(temp, 0o644)
+            out.flush()
+            # without it, a filesystem that orders no data before a rename (ext4 without auto_da_alloc, XFS, btrfs)
+            # may show an empty file after a power loss
+            os.fsync(out.fileno())
+        os.chmod(temp, 0o666 & ~_umask())  # mkstemp makes 0600; a file the user's tools share gets their umask
         os.replace(temp, path)
+        _sync_folder(path.parent)
     except BaseException as exc:
         if temp is not None:
             Path(temp).unlink(missing_ok=True)

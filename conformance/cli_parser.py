@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import conformance
+from conformance.config import configured
 from conformance.decide.sides import JUDGING_FLAGS
 from conformance.engine.session import LAUNCHERS
 from conformance.engine.targets import BUILD_KINDS
@@ -207,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_chapter_parser(commands)
     add_perf_parser(commands, add_common_options, DEFAULT_RESULTS)
     add_downstream_parser(commands, add_common_options, DEFAULT_RESULTS)
-    return parser
+    return configured(parser)  # no abbreviations, -v/-q, the team's [tool.jax-conformance] defaults
 
 
 def add_upkeep_parsers(commands: Any) -> None:

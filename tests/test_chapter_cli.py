@@ -107,3 +107,17 @@ def test_pages_lists_each_page_of_a_list_from_a_checkout_and_bad_input_is_one_li
         assert cli.main(["chapter", *args, "--blocks"]) == 2
         err = capsys.readouterr().err
         assert said in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_without_sigalrm_chapter_says_in_one_line_that_it_needs_it_and_blocks_still_lists(tmp_path, capsys,
+                                                                                          monkeypatch):
+    """Windows has no SIGALRM/setitimer, each block's time limit (issue 60): one line, exit 2, before any build."""
+    import signal
+
+    chapter = tmp_path / "small.txt"
+    chapter.write_text(CHAPTER, encoding="utf-8")
+    monkeypatch.delattr(signal, "setitimer")
+    line = _error(["chapter", str(chapter), "--jax", "0.12.0.1", "--results", str(tmp_path / "results")], capsys)
+    assert "needs POSIX signals (SIGALRM" in line and "WSL" in line
+    assert not (tmp_path / "results").exists()
+    assert cli.main(["chapter", str(chapter), "--blocks"]) == 0

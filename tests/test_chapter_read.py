@@ -416,15 +416,16 @@ def test_cell_options_empty_yaml_header_all_option_lines_quoted_and_yaml_list_ta
 
 
 def test_fences_an_empty_fence_closes_on_the_next_line_and_an_unclosed_one_runs_to_the_end():
-    from conformance.chapter.markdown import _fences
-    assert _fences(["```", "```", "```python", "x = 1", "```"]) == [(0, 1, "", 0), (2, 4, "python", 0)]
-    assert _fences(["~~~python", "x = 1"]) == [(0, 2, "python", 0)]
+    from conformance.chapter.markdown import _fences, _tokens
+    assert _fences(_tokens("```\n```\n```python\nx = 1\n```\n")) == [(0, 1, "", []), (2, 4, "python", ["x = 1"])]
+    assert _fences(_tokens("~~~python\nx = 1\n")) == [(0, 2, "python", ["x = 1"])]
 
 
-def test_dedented_takes_at_most_a_lines_own_leading_spaces():
-    """A line less indented than the fence loses only its own spaces, never its text."""
-    from conformance.chapter.markdown import dedented
-    assert dedented(["    a", "  b", "c", "      d"], 4) == ["a", "b", "c", "  d"]
+def test_a_fence_in_a_list_item_loses_at_most_its_own_indentation():
+    """A line less indented than the fence loses only its own spaces, never its text (CommonMark)."""
+    from conformance.chapter.markdown import read_markdown
+    page = "1. Item:\n\n   ```python\n     a = 1\n   b = 2\n    c = 3\n   ```\n"
+    assert [b["code"] for b in read_markdown(page)] == ["  a = 1\nb = 2\n c = 3"]
 
 
 def test_notebook_front_matter_closed_by_dots_and_keys_on_any_line_of_it():

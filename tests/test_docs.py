@@ -183,8 +183,8 @@ def test_the_checks_can_fail(tmp_path):
 
 
 def test_ci_runs_the_readmes_test_line():
-    """`.ci/run` runs exactly the quick start's second line, the project's own tests."""
+    """`.ci/run` runs exactly the quick start's second line: the lint (ruff) and the project's own tests."""
     sh = next(lines for language, lines in blocks((ROOT / "README.md").read_text(encoding="utf-8")) if language == "sh")
     test_line = sh[1].strip()
-    assert test_line == "python3 -m pip install -e '.[test]' && python3 -m pytest"
+    assert test_line == "python3 -m pip install -e '.[test]' && python3 -m ruff check . && python3 -m pytest"
     assert (ROOT / ".ci" / "run").read_text(encoding="utf-8").rstrip().endswith(test_line)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import platform
+import sys
+
 import pytest
 
 from conformance.envs.builder import requirements_for
@@ -82,3 +86,33 @@ def test_a_bad_pin_file_is_blamed_on_itself_with_the_fix(tmp_path, text, problem
     (tmp_path / "jax-0.12.0.1.txt").write_text(text)
     with pytest.raises(ConformanceError, match=f"{problem}; run `jax-conformance pin 0.12.0.1`"):
         requirements_for("0.12.0.1", True, tmp_path)
+
+
+def test_candidates_the_variable_first_then_this_python_then_uvs_then_path_and_pyenv_on_any_layout(tmp_path):
+    """Issue 60: uv lists interpreters on every OS; pyenv's (POSIX and pyenv-win layouts) still count."""
+    from conformance.envs.interpreters import candidate_paths
+
+    for layout in ("versions/3.12.1/bin/python3", "versions/3.13.0/python.exe"):
+        (tmp_path / layout).parent.mkdir(parents=True)
+        (tmp_path / layout).write_text("")
+    env = {"JAX_CONFORMANCE_PYTHONS": os.pathsep.join(["/explicit/a", "/explicit/b"]), "PATH": str(tmp_path / "none"),
+           "PYENV_ROOT": str(tmp_path)}
+    found = candidate_paths(env, listed=lambda seen: ["/uv/listed"] if seen == env else [])
+    assert found == ["/explicit/a", "/explicit/b", sys.executable, "/uv/listed",
+                     str(tmp_path / "versions/3.12.1/bin/python3"), str(tmp_path / "versions/3.13.0/python.exe")]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a symlink stands for an installed interpreter")
+def test_uv_lists_an_interpreter_on_path(tmp_path):
+    """`uv python list` (uv is a dependency) finds a CPython on PATH, which the discovery then probes."""
+    from conformance.envs.interpreters import uv_pythons
+
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    minor = f"python3.{sys.version_info[1]}"
+    (folder / minor).symlink_to(os.path.realpath(sys.executable))
+    env = {"PATH": str(folder), "HOME": str(tmp_path), "UV_PYTHON_INSTALL_DIR": str(tmp_path / "managed"),
+           "UV_CACHE_DIR": str(tmp_path / "cache"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    listed = uv_pythons(env)
+    assert str(folder / minor) in listed
+    assert [i.version for i in discover_interpreters([str(folder / minor)])] == [platform.python_version()]

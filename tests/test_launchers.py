@@ -15,6 +15,7 @@ import pytest
 from conformance.core.case import find_case
 from conformance.core.status import Status
 from conformance.engine.launch import ForkLauncher, ForkServer, ForkServerError
+from conformance.engine.matrix import PYTEST_PLUGIN
 from conformance.engine.runner import Target, child_environment
 from conformance.engine.selection import Cell
 from conformance.engine.session import RunSession
@@ -201,7 +202,7 @@ def test_sigterm_to_a_conformance_pytest_kills_every_child(launcher, tmp_path):
     env = {**os.environ, "PYTHONPATH": child_environment(os.environ, {})["PYTHONPATH"]}
     proc = subprocess.Popen(
         [sys.executable, "-m", "pytest", "--pyargs", "tests.fixture_cases", "--conformance-cases", FIXTURES,
-         "-p", "no:cacheprovider", "-o", "addopts=", "-q", "-k", "sleeping", "--jax-launch", launcher],
+         *PYTEST_PLUGIN, "-p", "no:cacheprovider", "-o", "addopts=", "-q", "-k", "sleeping", "--jax-launch", launcher],
         cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     assert wait_until(leftover_sleepers, timeout_s=120), "the cell never started"
     proc.terminate()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from conformance.errors import ConformanceError
@@ -50,3 +52,25 @@ def test_all_matrix_is_every_final_release_since_0_4_38_read_from_the_index():
 def test_bad_since_is_one_line(text):
     with pytest.raises(ConformanceError, match="`since` must be a JAX version"):
         parse_matrix(text, "bad", "bad.toml")
+
+
+def test_a_version_in_any_spelling_packaging_reads_is_one_version_in_its_one_spelling(tmp_path):
+    """`v0.4.38`, `0.5.0-rc1`, `0.4.38+corp_3` are versions (issue 60: a regex of the suite's own refused them, and
+    the refused word was then read as a matrix name or a path); each is used as PEP 440 spells it."""
+    from conformance.envs.matrix import expand_words
+
+    def no_matrix(word, index):
+        raise AssertionError(f"{word!r} was read as a matrix name")
+
+    words = ["v0.4.38", "0.5.0-rc1", "0.4.38+corp_3", "0.4.38"]
+    assert expand_words(words, None, resolve=no_matrix) == ["0.4.38", "0.5.0rc1", "0.4.38+corp.3"]
+    matrix = parse_matrix('versions = ["v0.4.38", "0.5.0-rc1"]\n', "m", "m.toml")
+    assert matrix.versions == ("0.4.38", "0.5.0rc1")
+    with pytest.raises(ConformanceError, match="lists a JAX version twice"):
+        parse_matrix('versions = ["v0.4.38", "0.4.38"]\n', "m", "m.toml")
+
+
+def test_diff_takes_a_v_spelled_version_for_the_version_not_a_path(tmp_path):
+    from conformance.decide.sides import stored_build
+    assert stored_build(tmp_path, Path("v0.4.38"), lambda: "linux-x86_64") == Path("0.4.38")
+    assert stored_build(tmp_path, Path("0.5.0-rc1"), lambda: "linux-x86_64") == Path("0.5.0rc1")

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from conformance.engine.matrix import PYTEST_PLUGIN
 from conformance.engine.runner import SOURCE_ROOT
 from conformance.results.schema import SCHEMA_VERSION
 
@@ -18,7 +19,7 @@ def run_suite(pytester, monkeypatch):
     def run(*extra):
         report = pytester.path / "report.json"
         result = pytester.runpytest_subprocess(
-            "--pyargs", "tests.fixture_cases", "--conformance-cases", "tests.fixture_cases",
+            "--pyargs", "tests.fixture_cases", "--conformance-cases", "tests.fixture_cases", *PYTEST_PLUGIN,
             "-p", "no:cacheprovider", "--json-report", f"--json-report-file={report}", "-v", *extra)
         return result, json.loads(report.read_text())
 
@@ -66,11 +67,25 @@ def test_row_ids_select_cells_with_k(run_suite):
 def test_plugin_is_quiet_in_an_unrelated_session(pytester):
     pytester.makepyfile(test_plain="def test_ok():\n    assert 1 + 1 == 2\n")
     report = pytester.path / "report.json"
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--json-report",
+    result = pytester.runpytest_subprocess(*PYTEST_PLUGIN, "-p", "no:cacheprovider", "--json-report",
                                            f"--json-report-file={report}")
     result.assert_outcomes(passed=1)
     assert "jax_conformance" not in json.loads(report.read_text())
     assert "jax-conformance" not in result.stdout.str().split("plugins:")[0]
+
+
+def test_the_plugin_is_loaded_only_where_asked_for(pytester):
+    """Installing the tool registers no `pytest11` entry point (issue 60: a user's `pytest --help` gained our
+    options); `-p conformance.engine.plugin`, as the CLI and tox.ini pass it, loads it."""
+    from pathlib import Path
+
+    from conformance.config import tomllib
+
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "pytest11" not in project["project"].get("entry-points", {})
+    assert "conformance.engine.plugin" in (Path(__file__).resolve().parents[1] / "tox.ini").read_text()
+    helped = pytester.runpytest_subprocess(*PYTEST_PLUGIN, "--help")
+    assert "--jax-python" in helped.stdout.str()
 
 
 def test_workers_run_cells_ahead_and_keep_order(run_suite):

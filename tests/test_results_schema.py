@@ -161,8 +161,10 @@ def test_header_versions_and_names_are_checked():
 
 @pytest.mark.parametrize("text, ok", [
     ("0.4.38", True), ("0.12.0.1", True), ("0.13.0rc1", True), ("0.13.0.dev20261201", True),
-    ("0.12.0.1+corp.3", True), ("1.0.post2", True), ("v1.0", False), ("latest", False), ("1.0+", False), (1, False),
-    (None, False), ("1.0\n", False),
+    ("0.12.0.1+corp.3", True), ("1.0.post2", True), ("latest", False), ("1.0+", False), (1, False),
+    (None, False), ("1.0\n", False), (" 0.4.38", False), ("0.4.38/results", False),
+    # what packaging (and pip) read as versions, that a regex of its own refused (issue 60)
+    ("0.4.38+corp_3", True), ("v0.4.38", True), ("v1.0", True), ("0.5.0-rc1", True), ("0.4.38+CORP-3", True),
 ])
 def test_jax_versions(text, ok):
     assert is_version(text) is ok

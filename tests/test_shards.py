@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conformance import cli
+from conformance.engine.matrix import PYTEST_PLUGIN
 from conformance.engine.shards import Shard, parse_shard, select_shard, split
 from conformance.errors import ConformanceError
 from conformance.results.durations import durations_from, recorded_durations
@@ -177,7 +178,8 @@ def test_the_plugin_runs_one_shard_of_the_k_selection_and_names_it_in_the_header
     for shard in ("1/2", "2/2"):
         report = pytester.path / f"report-{shard[0]}.json"
         result = pytester.runpytest_subprocess(
-            "--pyargs", "tests.fixture_cases", "--conformance-cases", "tests.fixture_cases", "-p", "no:cacheprovider",
+            "--pyargs", "tests.fixture_cases", "--conformance-cases", "tests.fixture_cases", *PYTEST_PLUGIN,
+            "-p", "no:cacheprovider",
             "-k", selection, "--jax-shard", shard, "--jax-shard-durations", str(pytester.path / "none"),
             "--json-report", f"--json-report-file={report}")
         assert result.ret in (0, 1)
@@ -188,7 +190,8 @@ def test_the_plugin_runs_one_shard_of_the_k_selection_and_names_it_in_the_header
     assert seen[0] and seen[1] and not seen[0] & seen[1]
     assert seen[0] | seen[1] == {"conforming", "differing", "echo[a]", "echo[b]", "unsupported"}
     bad = pytester.runpytest_subprocess("--pyargs", "tests.fixture_cases", "--conformance-cases",
-                                        "tests.fixture_cases", "-p", "no:cacheprovider", "--jax-shard", "0/2")
+                                        "tests.fixture_cases", *PYTEST_PLUGIN, "-p", "no:cacheprovider",
+                                        "--jax-shard", "0/2")
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
     assert "--jax-shard" in bad.stderr.str()
 
@@ -202,7 +205,8 @@ def test_the_plugin_does_not_split_again_cells_that_already_are_the_shard(pytest
     cells.write_text(json.dumps(["machinery.conforming", "machinery.differing", "machinery.unsupported"]))
     report = pytester.path / "report.json"
     result = pytester.runpytest_subprocess(
-        "--pyargs", "tests.fixture_cases", "--conformance-cases", "tests.fixture_cases", "-p", "no:cacheprovider",
+        "--pyargs", "tests.fixture_cases", "--conformance-cases", "tests.fixture_cases", *PYTEST_PLUGIN,
+            "-p", "no:cacheprovider",
         "--jax-cells", str(cells), "--jax-cells-are-shard", "--jax-shard", "2/3",
         "--jax-shard-durations", str(pytester.path / "none"), "--json-report", f"--json-report-file={report}")
     assert result.ret in (0, 1)

@@ -26,6 +26,7 @@ from conformance.chapter.model import AS_WRITTEN, NOT_JUDGED, BlockStatus, Chapt
 from conformance.chapter.pages import locate_pages, read_pages
 from conformance.chapter.publicjson import chapter_json, dumps
 from conformance.chapter.read import chapter_inputs, read_chapter, read_runs, read_setup, read_skip_list
+from conformance.chapter.runner import block_limit_missing
 from conformance.chapter.session import run_blocks
 from conformance.chapter.skiplist import block_limits, listings_to_run, skip_reasons
 from conformance.chapter.statuses import block_outcomes
@@ -114,6 +115,11 @@ def check_timeout(timeout_s: float) -> None:
                                f"not {timeout_s:g}")
 
 
+def _require_block_limit() -> None:
+    if block_limit_missing():
+        raise ConformanceError(block_limit_missing())
+
+
 def _check_versions(versions: Sequence[str], builder: Any) -> None:
     if not versions:
         raise ConformanceError("name the releases to run the chapter on (--jax VERSION or --matrix NAME), or list "
@@ -146,6 +152,7 @@ def run_chapter(request: ChapterRequest, builder: Any, on_line: Callable[[str], 
     if request.blocks_only:
         outcome.lines = block_lines(chapter, reasons, run_listings)
         return outcome
+    _require_block_limit()
     if request.bisect is not None:
         name, good, bad = request.bisect
         block = find_block(chapter, name)
@@ -247,6 +254,7 @@ def run_pages(request: PagesRequest, builder: Any, on_line: Callable[[str], None
     listed = read_pages(request.pages)
     located = locate_pages(listed, request.docs)
     if not request.blocks_only:
+        _require_block_limit()
         _check_versions(request.versions, builder)
     if request.json_dir is not None:
         request.json_dir.mkdir(parents=True, exist_ok=True)

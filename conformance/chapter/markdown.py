@@ -12,8 +12,14 @@
 - A MyST notebook page (a front matter with `jupytext:` or `kernelspec:`, as jupytext writes it): its build
   (myst-nb) executes only its `{code-cell}`s, so its plain fences are **listings**, shown and not run (a skip
   list's `[[run]]` entry runs one).
-- A fence indented in a list item is dedented as CommonMark reads it: each line loses up to the fence's own
-  indentation.
+- Fences, their info strings, headings and the front matter are found by markdown-it-py (the CommonMark parser MyST
+  is built on, with mdit-py-plugins' front matter and MyST block syntax), so the page splits as its build reads it:
+  a fence inside an HTML comment (`<!-- ... -->`) is no block, a fence indented under a paragraph is the
+  paragraph's text, a fence inside a `>` quote or a list item is found (its content as CommonMark reads it: without
+  the quote markers, dedented by the fence's own indentation), and a setext heading (a line underlined with `===`
+  or `---`) is a heading.
+- A `{code-cell}`'s first code line is the one after its options and the one blank line after them (MyST drops a
+  directive body's first line when blank), as myst-nb numbers it.
 - What the page says of each statement (stated errors, `# Prints:` per statement, output lines in the fence, a
   `>>>` transcript) is read by `blocks.block_plan` (`markdown`: True).
 """
@@ -21,57 +27,74 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import NamedTuple
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.front_matter import front_matter_plugin
+from mdit_py_plugins.myst_blocks import myst_block_plugin
 
 from conformance.chapter.blocks import printed_comments, stated_raise
 from conformance.chapter.headings import next_heading
 from conformance.chapter.model import Heading
 
-_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*(.*?)\s*$")
 _PYTHON = {"python", "py", "python3", "ipython", "ipython3"}
 _OUTPUT = {"output", "text"}
-_HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
 _FRONT_KEYS = re.compile(r"^(?:jupytext|kernelspec)\s*:", re.MULTILINE)
 LISTING = "a listing: the page is a MyST notebook, whose build runs only its {code-cell}s"
 
 
+class Fence(NamedTuple):
+    """A fenced block: its opening line, its closing line (0-based; an unclosed fence's is the line after its
+    last), its info string and its content lines as CommonMark reads them."""
+
+    start: int
+    close: int
+    info: str
+    body: list[str]
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    # MyST's own base: CommonMark with tables, its front matter and its block syntax (`+++`, `% comment`, targets)
+    return MarkdownIt("commonmark").enable("table").use(front_matter_plugin).use(myst_block_plugin)
+
+
+def _tokens(text: str) -> list[Token]:
+    return _parser().parse(text)
+
+
+def _front_matter(tokens: list[Token]) -> str | None:
+    return next((t.content for t in tokens if t.type == "front_matter"), None)
+
+
 def is_notebook_page(lines: list[str]) -> bool:
-    """Whether the page is a MyST notebook: a front matter (`---` ... `---` on its first lines) naming `jupytext` or
-    `kernelspec`."""
-    if not lines or lines[0].strip() != "---":
-        return False
-    end = next((k for k in range(1, len(lines)) if lines[k].strip() in ("---", "...")), None)
-    return end is not None and bool(_FRONT_KEYS.search("\n".join(lines[1:end])))
+    """Whether the page is a MyST notebook: a front matter (`---` on the first line, closed by `---` or YAML's
+    `...`) naming `jupytext` or `kernelspec`."""
+    front = _front_matter(_tokens("\n".join(lines) + "\n"))
+    return front is not None and bool(_FRONT_KEYS.search(front))
 
 
-def dedented(body: list[str], indent: int) -> list[str]:
-    """A fence's lines without the fence's own indentation (at most `indent` leading spaces of each)."""
-    out = []
-    for line in body:
-        spaces = len(line) - len(line.lstrip(" "))
-        out.append(line[min(spaces, indent):])
-    return out
-
-
-def _fences(lines: list[str]) -> list[tuple[int, int, str, int]]:
-    """(the opening line, the closing line, the info string, the fence's indentation) of every fenced block; an
-    unclosed one runs to the end."""
-    found, k = [], 0
-    while k < len(lines):
-        opened = _FENCE.match(lines[k])
-        if not opened:
-            k += 1
+def _fences(tokens: list[Token]) -> list[Fence]:
+    """Every fenced block of the page, in order."""
+    found = []
+    for token in tokens:
+        if token.type != "fence" or token.map is None:
             continue
-        marker = opened.group(2)
-        closing = marker[0] * len(marker)
-        close = next((j for j in range(k + 1, len(lines))
-                      if lines[j].strip().startswith(closing) and not lines[j].strip().strip(marker[0])), len(lines))
-        found.append((k, close, opened.group(3), len(opened.group(1).expandtabs(4))))
-        k = close + 1
+        body = token.content.split("\n")[:-1] if token.content else []
+        found.append(Fence(token.map[0], token.map[0] + len(body) + 1, token.info.strip(), body))
     return found
 
 
+def _headings(tokens: list[Token]) -> dict[int, str]:
+    """The page's headings (ATX and setext) by the index of their first line: their text as written."""
+    return {opened.map[0]: text.content for opened, text in zip(tokens, tokens[1:])
+            if opened.type == "heading_open" and opened.map is not None and text.type == "inline"}
+
+
 def _cell_options(body: list[str]) -> tuple[list[str], int]:
-    """A `{code-cell}`'s tags and how many lines of options precede its code."""
+    """A `{code-cell}`'s tags and how many lines of options precede its code (with the blank line after them)."""
     tags: list[str] = []
     skip = 0
     if body and body[0].strip() == "---":
@@ -85,6 +108,8 @@ def _cell_options(body: list[str]) -> tuple[list[str], int]:
         while skip < len(body) and re.match(r"^\s*:[\w-]+:", body[skip]):
             options.append(body[skip])
             skip += 1
+    if skip < len(body) and not body[skip].strip():
+        skip += 1  # MyST drops the directive body's first line when it is blank
     text = " ".join(options)
     found = re.search(r"tags\s*:\s*\[([^\]]*)\]", text)
     if found:
@@ -96,18 +121,24 @@ def _cell_options(body: list[str]) -> tuple[list[str], int]:
     return tags, skip
 
 
+def _blank(line: str) -> bool:
+    """A line with nothing but quote markers and spaces (blank inside a `>` quote)."""
+    return not line.replace(">", "").strip()
+
+
 def read_markdown(text: str) -> list[dict]:
     """The raw blocks of a Markdown/MyST chapter, in order (see the module's docstring)."""
-    lines = text.splitlines()
-    fences = _fences(lines)
-    inside = {k for start, close, _, _ in fences for k in range(start, close + 1)}
-    notebook_page = is_notebook_page(lines)
-    headings = {k: _HEADING.match(line).group(1) for k, line in enumerate(lines)  # type: ignore[union-attr]
-                if k not in inside and _HEADING.match(line)}
+    # lines as markdown-it counts them (`splitlines` would also break at a vertical tab or a form feed in the page)
+    lines = re.split(r"\r\n?|\n", text)
+    tokens = _tokens(text)
+    fences = _fences(tokens)
+    front = _front_matter(tokens)
+    notebook_page = front is not None and bool(_FRONT_KEYS.search(front))
+    headings = _headings(tokens)
     raw: list[dict] = []
     heading = Heading()
     position = 0
-    for number, (start, close, info, indent) in enumerate(fences):
+    for number, (start, close, info, body) in enumerate(fences):
         for k in sorted(h for h in headings if position <= h < start):
             heading = next_heading(heading, headings[k])
         position = close + 1
@@ -115,15 +146,14 @@ def read_markdown(text: str) -> list[dict]:
         cell = language.startswith("{code-cell}")
         if language not in _PYTHON and not cell:
             continue
-        body = dedented(lines[start + 1:close], indent)
         tags, skip = _cell_options(body) if cell else ([], 0)
         code_lines = body[skip:]
         code = "\n".join(code_lines)
         output = printed_comments(code)
         following = fences[number + 1] if number + 1 < len(fences) else None
-        if (following and following[2].split()[:1] and following[2].split()[0].lower() in _OUTPUT
-                and all(not lines[k].strip() for k in range(close + 1, following[0]))):
-            output = "\n".join(dedented(lines[following[0] + 1:following[1]], following[3]))
+        if (following and following.info.split()[:1] and following.info.split()[0].lower() in _OUTPUT
+                and all(_blank(lines[k]) for k in range(close + 1, following.start))):
+            output = "\n".join(following.body)
         raises = stated_raise(code) or ("*" if "raises-exception" in tags else "")
         first = start + 1 + skip
         raw.append({"code": code, "line": first + 1, "end_line": max(first + 1, close), "heading": heading,

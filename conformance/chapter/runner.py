@@ -53,6 +53,16 @@ from conformance.portable import become_subreaper, bound_cell_processes, limit_c
 OUTPUT_CHARS = 256 * 1024  # what a block printed, kept for the comparison (its head; a tail is kept apart)
 STEP_CHARS = 16 * 1024  # what one step printed, kept for its own comparison
 
+# A block's time limit is SIGALRM's (`setitimer`), which Windows has not: `chapter` says so before it starts (the
+# parent's watchdog alone would kill the process, not interrupt the block, at every limit).
+NO_BLOCK_LIMIT = ("chapter needs POSIX signals (SIGALRM, each block's time limit), which this system has not; run it "
+                  "on Linux or macOS (on Windows: in WSL). --blocks works here")
+
+
+def block_limit_missing() -> str:
+    """'' where this system has the alarm a block's time limit needs; else the one line `chapter` stops with."""
+    return "" if hasattr(signal, "SIGALRM") and hasattr(signal, "setitimer") else NO_BLOCK_LIMIT
+
 
 class BlockTimeout(BaseException):
     """The block ran past its time limit (a BaseException: the block's own `except Exception` lets it through)."""

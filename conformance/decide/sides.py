@@ -116,7 +116,7 @@ def stored_build(results: Path, side: Path, platform: Callable[[], str] | None =
     if stored.is_file() and (built.local or built.is_prerelease or built.is_devrelease):
         return stored
     if "+" not in text:
-        return side
+        return Path(text)  # `v0.4.38` and `0.5.0-rc1` are run and stored as 0.4.38 and 0.5.0rc1
     if not stored.is_file():
         raise ConformanceError(f"jax {text} is a local build, on no package index, and {results} holds no result "
                                f"file {stored.name}; run it first with `run --wheels DIR` or `run --python PATH`")

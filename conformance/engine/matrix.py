@@ -455,12 +455,17 @@ def run_version(env: Any, request: RunRequest, on_event: OnEvent = _ignore) -> V
                       reused=sum(bool(m.get("reused")) for m in ran), launcher=" + ".join(dict.fromkeys(launchers)))
 
 
+# The pytest plugin, loaded by name (it has no `pytest11` entry point, so other pytest sessions never see it); the
+# entry point an older install left behind is blocked, so that the plugin is not registered twice.
+PYTEST_PLUGIN = ("-p", "no:jax_conformance", "-p", "conformance.engine.plugin")
+
+
 def pytest_argv(env: Any, json_path: Path, request: RunRequest, folder: CaseFolder | None = None) -> list[str]:
     """The pytest command that runs the selected cells of the built-in cases (or of one case folder)."""
     where = [str(folder.path), "--conformance-cases", folder.name] if folder else [str(CASES_DIR)]
     # --noconftest: a team's conftest.py files (in or above its folder) are not part of a conformance run.
     argv = [sys.executable, "-m", "pytest", *where, "--rootdir", SOURCE_ROOT, "--noconftest",
-            "-p", "no:cacheprovider", "-o", "addopts=", "-qq", "--no-header", "--tb=no", "-rN",
+            "-p", "no:cacheprovider", *PYTEST_PLUGIN, "-o", "addopts=", "-qq", "--no-header", "--tb=no", "-rN",
             "--jax-python", env.python, "--jax-workers", str(request.workers),
             "--jax-retries", str(request.retries), "--jax-launch", request.launcher,
             "--jax-reuse", str(request.results),

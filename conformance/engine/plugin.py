@@ -1,6 +1,8 @@
 """The pytest plugin: one test item per (case, param), each run in its own child of the target interpreter.
 
-Registered through the `pytest11` entry point, it stays quiet in other pytest sessions: it
+Loaded only where asked for (`-p conformance.engine.plugin`, as the CLI and tox.ini load it; no `pytest11` entry
+point, so installing the tool changes no other pytest session), it stays quiet in sessions that are not a
+conformance run: it
 collects cells, adds the `jax_conformance` header to a JSON report and prints its line only
 in a conformance run, that is when `--jax-python` or `--conformance-cases` is given, or a
 path on the command line lies in the case package (`pytest conformance/cases --jax-python ENV/bin/python`).

@@ -44,6 +44,7 @@ from conformance.envs.integrity import files_problem
 from conformance.envs.index import IndexOptions, PackageIndex, check_cache_folder
 from conformance.scrub import scrub_credentials
 from conformance.envs.interpreters import Interpreter, choose_interpreter, discover_interpreters
+from conformance.envs.uvbin import uv_binary  # noqa: F401 - where the others import it from
 from conformance.envs.wheels import WheelSet, read_wheels
 from conformance.envs.matrix import MATRIX_DIR
 from conformance.portable import pid_alive, run_child, venv_python
@@ -60,19 +61,6 @@ def cache_root() -> Path:
         return Path(os.environ["JAX_CONFORMANCE_CACHE"]).absolute()
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "jax-conformance"
-
-
-def uv_binary() -> str:
-    """The uv executable: the one the `uv` package ships, else one on PATH."""
-    try:
-        from uv import find_uv_bin
-
-        return find_uv_bin()
-    except (ImportError, FileNotFoundError):
-        found = shutil.which("uv")
-        if not found:
-            raise ConformanceError("uv is not installed; run `pip install uv` (it builds the JAX environments)")
-        return found
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Finding the Python interpreters installed on this machine, and choosing one for a JAX release.
 
-Looks in JAX_CONFORMANCE_PYTHONS, the current interpreter, PATH, pyenv's versions
-and uv-managed Pythons. The choice itself (`choose_interpreter`) is pure.
+Looks in JAX_CONFORMANCE_PYTHONS (first), the current interpreter, the interpreters `uv python list` finds (uv's own
+and those on PATH, on every OS), PATH, and pyenv's versions (which uv does not see; pyenv-win's too). The choice
+itself (`choose_interpreter`) is pure.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from conformance.childenv import without_credentials
+from conformance.envs.uvbin import uv_binary
 from conformance.errors import ConformanceError
 from conformance.portable import run_child
 
@@ -39,19 +41,41 @@ class Interpreter:
         return f"cp{major}{minor}"
 
 
-def candidate_paths(env: dict[str, str] | None = None) -> list[str]:
-    """Paths that may be interpreters, most explicit first; not yet checked."""
+def uv_pythons(env: dict[str, str] | None = None) -> list[str]:
+    """The CPython interpreters `uv python list --only-installed` finds (uv's managed ones and those on PATH, on
+    Linux, macOS and Windows alike); none where uv is missing or fails."""
+    try:
+        done = run_child([uv_binary(), "python", "list", "--only-installed", "--output-format", "json"],
+                         capture_output=True, text=True, timeout=120,
+                         env=without_credentials(dict(os.environ if env is None else env)))
+        listed = json.loads(done.stdout)
+    except (OSError, ValueError, subprocess.SubprocessError, ConformanceError):
+        return []
+    if not isinstance(listed, list):
+        return []
+    return [entry["path"] for entry in listed if isinstance(entry, dict) and entry.get("implementation") == "cpython"
+            and isinstance(entry.get("path"), str)]
+
+
+def pyenv_pythons(pyenv_root: Path) -> list[str]:
+    """pyenv's versions (`versions/*/bin/python3`; pyenv-win's `versions/*/python.exe`)."""
+    return sorted(str(p) for pattern in ("versions/*/bin/python3", "versions/*/python.exe")
+                  for p in pyenv_root.glob(pattern))
+
+
+def candidate_paths(env: dict[str, str] | None = None,
+                    listed: Callable[[dict[str, str]], list[str]] = uv_pythons) -> list[str]:
+    """Paths that may be interpreters, most explicit first (JAX_CONFORMANCE_PYTHONS), then `sys.executable`, what
+    `listed` (uv) finds, PATH's `python3.X` and pyenv's; not yet checked."""
     env = dict(os.environ if env is None else env)
     found = [p for p in env.get("JAX_CONFORMANCE_PYTHONS", "").split(os.pathsep) if p]
     found.append(sys.executable)
+    found += listed(env)
     for minor in range(20, 7, -1):
         path = shutil.which(f"python3.{minor}", path=env.get("PATH"))
         if path:
             found.append(path)
-    pyenv_root = Path(env.get("PYENV_ROOT") or Path.home() / ".pyenv")
-    found += sorted(str(p) for p in pyenv_root.glob("versions/*/bin/python3"))
-    uv_dir = Path(env.get("UV_PYTHON_INSTALL_DIR") or Path.home() / ".local/share/uv/python")
-    found += sorted(str(p) for p in uv_dir.glob("*/bin/python3"))
+    found += pyenv_pythons(Path(env.get("PYENV_ROOT") or Path.home() / ".pyenv"))
     return found
 
 

@@ -23,6 +23,7 @@ except ModuleNotFoundError:  # Python 3.10
 from conformance.errors import ConformanceError
 from conformance.readfile import read_regular_text
 from conformance.results.schema import is_version
+from conformance.results.versions import normalized_or_same
 
 MATRIX_DIR = Path(__file__).resolve().parents[2] / "matrix"
 DEFAULT_MATRIX = "default"
@@ -82,11 +83,12 @@ def parse_matrix(text: str, name: str, source: str) -> Matrix:
     if not isinstance(versions, list) or not versions or not all(isinstance(v, str) and v for v in versions):
         raise ConformanceError(
             f'matrix file {source} needs `versions = ["0.4.38", ...]`, a non-empty list of JAX version strings')
-    if len(set(versions)) != len(versions):
-        raise ConformanceError(f"matrix file {source} lists a JAX version twice")
     bad = [v for v in versions if not is_version(v)]
     if bad:
         raise ConformanceError(f"matrix file {source}: {bad[0]!r} is not a JAX version such as 0.4.38")
+    versions = [normalized_or_same(v) for v in versions]  # `v0.4.38` is 0.4.38, as result files name it
+    if len(set(versions)) != len(versions):
+        raise ConformanceError(f"matrix file {source} lists a JAX version twice")
     return Matrix(name=name, versions=tuple(versions))
 
 
@@ -148,5 +150,6 @@ def expand_words(words: Iterable[str], index, resolve=matrix_versions) -> list[s
     name or `.toml` path as its versions (`resolve(word, index)`; `latest` asks the index)."""
     found: list[str] = []
     for word in words:
-        found += [word] if is_version(word) and not Path(word).exists() else resolve(word, index)
+        # a version in any spelling packaging reads (`v0.4.38`, `0.5.0-rc1`) as its one spelling, `0.5.0rc1`
+        found += [normalized_or_same(word)] if is_version(word) and not Path(word).exists() else resolve(word, index)
     return list(dict.fromkeys(found))

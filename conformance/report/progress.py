@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.config import VERBOSITY
 from conformance.decide.bisect_session import BisectStarted, BisectStep, ReleaseTested
 from conformance.decide.sides import SidesRead
 from conformance.engine import matrix
@@ -32,7 +33,13 @@ def _dropped(event: matrix.CellsDropped) -> str:
 
 
 def event_lines(event: Any, gap: str = "") -> list[tuple[str, str]]:
-    """What to print for one event, as `(stream, text)` pairs (none for an event that says nothing)."""
+    """What to print for one event, as `(stream, text)` pairs (none for an event that says nothing); under `-q`
+    only its warnings and errors (stderr)."""
+    lines = _event_lines(event, gap)
+    return [line for line in lines if line[0] == "stderr"] if VERBOSITY[0] < 0 else lines
+
+
+def _event_lines(event: Any, gap: str = "") -> list[tuple[str, str]]:
     if isinstance(event, matrix.Notice):
         return [("stderr", f"jax-conformance: {event.text}")]
     if isinstance(event, matrix.VersionFailed):

@@ -3,7 +3,7 @@
 A result file is a pytest-json-report file. Its top-level `jax_conformance` object is a
 `RunHeader`; each test entry's `metadata` is a `CellResult`. `from_json` checks the shape of
 every field and raises `SchemaError` naming the field, so a reader never meets a half-valid
-record. Standard library only; reading results never imports pytest.
+record. Standard library and `packaging` (what a version is) only; reading results never imports pytest.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import math
 import re
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Mapping
+
+from packaging.version import InvalidVersion, Version
 
 from conformance.core.case import folder_namespace
 from conformance.core.casefolders import CHAPTER_NAMESPACE  # noqa: F401 - chapters' blocks: `chapter/<chapter>.<block>`
@@ -23,7 +25,6 @@ from conformance.perf.numbers import PERF_FORMAT  # noqa: F401 - defined once, w
 
 SCHEMA_VERSION = 5  # 4: a cell's `warnings`; the header's `jax_git_hash` and `jaxlib_git_hash`; 5: `perf`
 OLDEST_READABLE_SCHEMA = 1
-_PEP440 = re.compile(r"^\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?$")
 
 
 # A case id is `<module>.<probe>`, or `<folder>/<module>.<probe>` for a team's own case folder.
@@ -64,9 +65,18 @@ def _check(value: Any, kind: Any, where: str, optional: bool = False) -> Any:
 
 
 def is_version(text: Any) -> bool:
-    """Whether `text` is a PEP 440 version: a release such as `0.4.38` or `0.12.0.1`, a pre-release (`0.13.0rc1`), a
-    dev build (`0.13.0.dev20261201`) or a build with a local label (`0.12.0.1+corp.3`)."""
-    return isinstance(text, str) and bool(_PEP440.fullmatch(text))  # `$` alone lets "0.8.3\n" through
+    """Whether `text` is a version as `packaging` (pip's own reading of PEP 440) reads one: a release such as
+    `0.4.38` or `0.12.0.1`, a pre-release (`0.13.0rc1`, `0.5.0-rc1`), a dev build (`0.13.0.dev20261201`), a build
+    with a local label (`0.12.0.1+corp.3`, `0.4.38+corp_3`) or one spelled with a `v` (`v0.4.38`);
+    `results.versions.normalized_or_same` gives its one spelling. Text with spaces or a line break around it is not
+    one (packaging would strip them)."""
+    if not isinstance(text, str) or text != text.strip():
+        return False
+    try:
+        Version(text)
+    except InvalidVersion:
+        return False
+    return True
 
 
 @dataclass
