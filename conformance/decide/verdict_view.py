@@ -5,11 +5,11 @@ failing ones first; the last line is the one verdict. Every line of text goes th
 workload's error text, a `[[perf]]` reason or a scanned file's name are not the suite's own), Markdown through
 `decide.render.md`.
 
-The JSON (`GATE_FORMAT`, schema `report/schemas/gate-1.schema.json`): `{"format": 1, "kind": "gate", "title",
+The JSON (`GATE_FORMAT`, schema `report/schemas/gate.schema.json`): `{"format": 1, "kind": "gate", "title",
 "passed", "exit_code", "tiers": [{"name", "title", "judged", "passed", "counts": {state: n}, "problems": [...],
 "findings": [{"subject", "state", "reason", "detail"}]}], "skipped": [...], "expired": [...], "expiring": [...]}`.
 
-`diff --json PATH` (`DIFF_FORMAT`, schema `report/schemas/diff-1.schema.json`): `{"format": 1, "kind": "diff",
+`diff --json PATH` (`DIFF_FORMAT`, schema `report/schemas/gate.schema.json`, its `diff`): `{"format": 1, "kind": "diff",
 "compared", "unchanged", "mismatch", "changes": [{"platform", "cell", "baseline", "candidate", "baseline_jax",
 "candidate_jax", "printed_only", "known_issue"}], "only_in_baseline": [...], "only_in_candidate": [...]}`; a status
 is null on the side that lacks the cell.
@@ -54,8 +54,8 @@ def verdict_line(verdict: Verdict) -> str:
 
 def verdict_text(verdict: Verdict) -> str:
     """The gate's text: a cell tier alone prints as the cell gate always did; with more tiers each is a section."""
-    if len(verdict.tiers) == 1 and verdict.tiers[0].name == "cells" and not (verdict.skipped or verdict.expired
-                                                                           or verdict.expiring or verdict.notes):
+    alone = len(verdict.tiers) == 1 and verdict.tiers[0].name == "cells" and verdict.tiers[0].lines
+    if alone and not (verdict.skipped or verdict.expired or verdict.expiring or verdict.notes):
         return "\n".join(verdict.tiers[0].lines)
     lines: list[str] = []
     for tier in verdict.tiers:

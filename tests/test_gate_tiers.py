@@ -1,0 +1,168 @@
+"""The one gate through the command line on a fake sampler (no JAX, no environment): a workload that raises on the
+candidate fails and is named, one made slower fails without `--perf`, `--markdown` and `--json` are written (the JSON
+valid against its schema), an acknowledged change passes, and a workload's hostile error text reaches the terminal
+escaped. `bisect --metric` writes `--json` and `--issue`. The tiers' verdict and a cell gate as a tier."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from conformance import cli
+from conformance.decide.tiers import ACKNOWLEDGED, NOTED, REGRESSED, UNJUDGED, Finding, Tier, Verdict, cell_tier
+from conformance.decide.verdict_view import verdict_json, verdict_text
+from conformance.perf import command
+from conformance.perf.session import Side, run_perf
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "conformance" / "report" / "schemas" /
+                     "gate.schema.json").read_text(encoding="utf-8"))
+FORGED = "bad\n::error file=ci.py,line=1::FORGED \x1b[2J\x1b]0;title\x07"
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """Sides without environments; `fake.run_s[label]` and `fake.errors[label]` say what each side's child gives."""
+    class Fake:
+        run_s = {"0.8.0": 1.0, "0.9.0": 1.0, "0.8.5": 1.0}
+        errors: dict = {}
+        temp = {}
+
+    def prepare(text, builder, results):
+        return Side(text, "python", text, "linux-x86_64", f"env-{text}")
+
+    def sampler(side, ids, round_no):
+        if side.label in Fake.errors:
+            return {wid: {"error": Fake.errors[side.label]} for wid in ids}
+        jitter = 1 + 0.01 * round_no
+        return {wid: {"metrics": {"run_s": Fake.run_s[side.label] * jitter, "compiles": 1,
+                                  "temp_bytes": Fake.temp.get(side.label, 64)}} for wid in ids}
+
+    monkeypatch.setattr(command, "prepare_side", prepare)
+    monkeypatch.setattr(command, "run_perf", lambda request, say: run_perf(request, sampler, say))
+    monkeypatch.setattr(command, "matrix_versions", lambda name, index: ["0.8.0", "0.8.5", "0.9.0"])
+    return Fake
+
+
+def gate(tmp_path, *extra):
+    return cli.main(["gate", "--from", "0.8.0", "--to", "0.9.0", "-k", "fft", "--results", str(tmp_path / "r"),
+                     *extra])
+
+
+def test_a_workload_that_raises_on_the_candidate_fails_the_gate_and_is_named(fake, tmp_path, capsys):
+    fake.errors = {"0.9.0": "AttributeError: jax.numpy.fft is gone"}
+    assert gate(tmp_path, "--perf") == 1
+    out = capsys.readouterr().out
+    assert "REGRESSION: performance.fft: fails on 0.9.0: AttributeError: jax.numpy.fft is gone" in out
+    assert "gate: FAIL: workloads failed (exit 1)" in out
+
+
+def test_a_workload_made_slower_fails_without_perf_and_writes_markdown_and_valid_json(fake, tmp_path, capsys):
+    fake.run_s = {"0.8.0": 1.0, "0.9.0": 3.0}
+    md, out_json = tmp_path / "gate.md", tmp_path / "gate.json"
+    assert gate(tmp_path, "--perf-rounds", "5", "--markdown", str(md), "--json", str(out_json)) == 1
+    out = capsys.readouterr().out
+    assert "REGRESSION: performance.fft run_s: regressed -- regressed: performance.fft run_s 0.8.0 -> 0.9.0" in out
+    assert "not judged: cells: -k selects no cell" in out
+    written = json.loads(out_json.read_text(encoding="utf-8"))
+    jsonschema.validate(written, SCHEMA)
+    assert written["exit_code"] == 1 and [t["name"] for t in written["tiers"]] == ["workloads"]
+    assert written["tiers"][0]["counts"]["regressed"] == 1
+    assert "**REGRESSION** performance.fft run\\_s" in md.read_text(encoding="utf-8") or \
+        "**REGRESSION** performance.fft run_s" in md.read_text(encoding="utf-8")
+
+
+def test_an_acknowledged_slowdown_passes_and_an_expired_entry_fails(fake, tmp_path, capsys):
+    fake.run_s = {"0.8.0": 1.0, "0.9.0": 3.0}
+    expect = tmp_path / "expect.toml"
+    expect.write_text('[[perf]]\nworkload = "performance.fft"\njax = ">=0.9"\nreason = "known"\n', encoding="utf-8")
+    assert gate(tmp_path, "--perf", "--expectations", str(expect)) == 0
+    assert "acknowledged: performance.fft run_s: known" in capsys.readouterr().out
+    expect.write_text('[[perf]]\nworkload = "performance.fft"\nreason = "known"\nexpires = 2026-01-01\n',
+                      encoding="utf-8")
+    assert gate(tmp_path, "--perf", "--expectations", str(expect), "--today", "2026-12-01") == 1
+    assert "FAIL: expectation [[perf]] performance.fft (line 1) expired on 2026-01-01" in capsys.readouterr().out
+
+
+def test_a_workloads_hostile_error_text_reaches_the_terminal_escaped(fake, tmp_path, capsys):
+    fake.errors = {"0.9.0": FORGED}
+    assert gate(tmp_path, "--perf") == 1
+    captured = capsys.readouterr()
+    for text in (captured.out, captured.err):
+        assert "\x1b" not in text and "\x07" not in text
+        assert not any(line.lstrip().startswith("::") for line in text.splitlines())
+    assert "bad\\n\\x3a:error file=ci.py,line=1::FORGED \\x1b[2J" in captured.out or \
+        "bad\\n::error file=ci.py,line=1::FORGED \\x1b[2J" in captured.out
+
+
+def test_a_datetime_expiry_and_a_fifo_expectations_file_are_refused_in_one_line(fake, tmp_path, capsys):
+    import os
+
+    expect = tmp_path / "expect.toml"
+    expect.write_text('[[perf]]\nworkload = "x"\nreason = "r"\nexpires = 2027-01-01T00:00:00\n', encoding="utf-8")
+    assert gate(tmp_path, "--perf", "--expectations", str(expect)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "[[perf]] entry 1: `expires` is datetime.datetime(2027, 1, 1, 0, 0)" in err
+    os.mkfifo(tmp_path / "fifo.toml")
+    assert gate(tmp_path, "--perf", "--expectations", str(tmp_path / "fifo.toml")) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a FIFO" in err
+
+
+def test_bisect_metric_writes_its_json_and_issue(fake, tmp_path, capsys):
+    fake.run_s = {"0.8.0": 3.0, "0.8.5": 1.0, "0.9.0": 1.0}  # an improvement, in at 0.8.5
+    out_json, issue = tmp_path / "b.json", tmp_path / "b.md"
+    status = cli.main(["bisect", "performance.fft", "--metric", "run_s", "--good", "0.8.0", "--bad", "0.9.0",
+                       "--results", str(tmp_path / "r"), "--json", str(out_json), "--issue", str(issue)])
+    out = capsys.readouterr().out
+    assert status == 0 and "first release where run_s of performance.fft crossed: 0.8.5 (last before it: 0.8.0)" in out
+    written = json.loads(out_json.read_text(encoding="utf-8"))
+    assert (written["first"], written["last_good"], written["refused"]) == ("0.8.5", "0.8.0", None)
+    assert written["steps"][0]["release"] == "0.8.5" and written["steps"][0]["side"] == "bad"
+    assert "**0.8.5**" in issue.read_text(encoding="utf-8")
+
+
+def test_a_bisect_that_blames_nothing_writes_its_json_and_no_issue(fake, tmp_path, capsys):
+    fake.run_s = {"0.8.0": 1.0, "0.8.5": 1.0, "0.9.0": 1.0}
+    out_json, issue = tmp_path / "b.json", tmp_path / "b.md"
+    status = cli.main(["bisect", "performance.fft", "--metric", "run_s", "--good", "0.8.0", "--bad", "0.9.0",
+                       "--results", str(tmp_path / "r"), "--json", str(out_json), "--issue", str(issue)])
+    assert status == 1 and json.loads(out_json.read_text(encoding="utf-8"))["refused"] and not issue.exists()
+    assert f"no bug report written to {issue}" in capsys.readouterr().out
+
+
+# The verdict over tiers, pure
+
+def tier(name, *states, judged=1, problems=()):
+    return Tier(name, "t", judged, tuple(Finding(f"{name}.{i}", s, "why") for i, s in enumerate(states)), problems)
+
+
+@pytest.mark.parametrize("tiers, expired, code", [
+    ((tier("cells", NOTED, ACKNOWLEDGED), tier("workloads", NOTED)), (), 0),
+    ((tier("cells", NOTED), tier("workloads", REGRESSED)), (), 1),
+    ((tier("cells"), tier("names", UNJUDGED)), (), 1),
+    ((tier("cells", problems=("no cell was compared",)),), (), 1),
+    ((tier("cells", judged=0), tier("workloads", judged=0)), (), 1),  # nothing judged never passes
+    ((tier("cells"),), ("expectation [[perf]] x expired",), 1),
+])
+def test_one_verdict_over_every_tier(tiers, expired, code):
+    verdict = Verdict("gate", tiers, expired=expired)
+    assert verdict.exit_code == code
+    jsonschema.validate(verdict_json(verdict), SCHEMA)
+    assert verdict_text(verdict).splitlines()[-1].startswith("gate: PASS" if code == 0 else "gate: FAIL")
+
+
+def test_a_cell_gate_becomes_a_tier_that_fails_exactly_when_the_cell_gate_does():
+    from conformance.decide.gate import GateOutcome
+
+    assert cell_tier(GateOutcome(compared=3), "t").failed is False
+    assert cell_tier(GateOutcome(compared=0), "t").problems == ("no cell was compared",)
+    assert cell_tier(GateOutcome(compared=3, only_in_baseline=["mac"]), "t").failed
+    assert not cell_tier(GateOutcome(compared=3, only_in_baseline=["mac"], allow_missing=True), "t").failed
+
+
+def test_a_cell_only_gate_prints_as_the_cell_gate_always_did():
+    verdict = Verdict("gate", (Tier("cells", "t", 3, lines=("gate (x)", "", "3 cell(s) compared. PASS")),))
+    assert verdict_text(verdict) == "gate (x)\n\n3 cell(s) compared. PASS"
