@@ -166,3 +166,82 @@ def test_a_cell_gate_becomes_a_tier_that_fails_exactly_when_the_cell_gate_does()
 def test_a_cell_only_gate_prints_as_the_cell_gate_always_did():
     verdict = Verdict("gate", (Tier("cells", "t", 3, lines=("gate (x)", "", "3 cell(s) compared. PASS")),))
     assert verdict_text(verdict) == "gate (x)\n\n3 cell(s) compared. PASS"
+
+
+def test_perf_prints_a_workloads_claimless_error_and_a_perf_reason_escaped(fake, tmp_path, capsys):
+    fake.errors = {"0.9.0": FORGED}
+    assert cli.main(["perf", "--jax", "0.8.0", "--jax", "0.9.0", "-k", "fft", "--results", str(tmp_path / "r"),
+                     "--rounds", "1", "--max-rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and not any(line.lstrip().startswith("::") for line in out.splitlines())
+    fake.errors, fake.run_s = {}, {"0.8.0": 1.0, "0.9.0": 3.0}
+    expect = tmp_path / "expect.toml"
+    expect.write_text('[[perf]]\nworkload = "performance.fft"\nreason = "ok\\u001b[31m\\n::warning::x"\n',
+                      encoding="utf-8")
+    assert gate(tmp_path, "--perf", "--expectations", str(expect)) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and not any(line.lstrip().startswith("::") for line in out.splitlines())
+    assert "acknowledged: performance.fft run_s: ok\\x1b[31m\\n::warning::x" in out
+
+
+def test_the_names_tier_fails_on_a_removed_name_unless_a_name_entry_acknowledges_it():
+    from conformance.api.judge import Finding as Use
+    from conformance.decide.expectations import parse_expectations_file
+    from conformance.decide.tiers import name_findings
+
+    uses = [Use("a.py", 3, 0, "jax.tree_map", "removed", "0.6.0", "removed in 0.6.0", "jax.tree.map"),
+            Use("a.py", 4, 0, "jax.numpy.round_", "deprecated", "0.5.0", "deprecated"),
+            Use("b.py", 1, 0, "jax.foo", "not_judged", "", "no census")]
+    found = name_findings(uses, [], "0.12.0.1")
+    assert [(f.subject, f.state) for f in found] == [("jax.tree_map", REGRESSED), ("jax.numpy.round_", NOTED),
+                                                     ("jax.foo", UNJUDGED)]
+    assert found[0].detail == "a.py:3: removed in 0.6.0" and found[0].reason == "removed in jax 0.12.0.1"
+    names = parse_expectations_file('[[name]]\nname = "jax.tree_map"\njax = ">=0.12"\nreason = "moving"\n').names
+    assert name_findings(uses[:1], names, "0.12.0.1")[0].state == ACKNOWLEDGED
+    assert name_findings(uses[:1], names, "0.11.0")[0].state == REGRESSED  # the specifier reads the candidate
+
+
+def test_scan_adds_the_names_tier_to_the_one_verdict(fake, tmp_path, capsys, monkeypatch):
+    from conformance.api.judge import Finding as Use
+    from conformance.api.session import ScanOutcome
+    from conformance.decide import onegate
+
+    asked = []
+
+    def scan(request, builder, say):
+        asked.append(request)
+        return ScanOutcome([Use("team/a.py", 3, 0, "jax.tree_map", "removed", "0.6.0", "removed")], "", 1, 1, [])
+
+    monkeypatch.setattr(onegate, "run_scan", scan)
+    (tmp_path / "team").mkdir()
+    out_json = tmp_path / "g.json"
+    assert gate(tmp_path, "--perf-rounds", "5", "--scan", str(tmp_path / "team"), "--json", str(out_json)) == 1
+    assert asked[0].to == "0.9.0" and asked[0].before == "0.8.0"
+    out = capsys.readouterr().out
+    assert "names (1 file(s) scanned against jax 0.9.0): 1 judged, 1 regressed" in out
+    assert "REGRESSION: jax.tree_map: removed in jax 0.9.0 -- team/a.py:3: removed" in out
+    written = json.loads(out_json.read_text(encoding="utf-8"))
+    jsonschema.validate(written, SCHEMA)
+    assert [(t["name"], t["passed"]) for t in written["tiers"]] == [("workloads", True), ("names", False)]
+
+
+def test_gate_and_diff_of_result_sets_write_json_valid_against_the_schema(tmp_path, capsys):
+    from tests.synthetic_results import cell, write
+
+    before = write(tmp_path / "a", "0.7.2", "linux-x86_64", [cell("a.x", status="conforms"), cell("a.gone")])
+    after = write(tmp_path / "b", "0.8.3", "linux-x86_64", [cell("a.x", status="differs")])
+    gate_json, diff_json = tmp_path / "g.json", tmp_path / "d.json"
+    assert cli.main(["gate", "--baseline", str(before), "--candidate", str(after), "--json", str(gate_json)]) == 1
+    written = json.loads(gate_json.read_text(encoding="utf-8"))
+    jsonschema.validate(written, SCHEMA)
+    (cells,) = written["tiers"]
+    assert cells["name"] == "cells" and cells["counts"]["regressed"] == 1 and cells["counts"]["unjudged"] == 1
+    assert {f["subject"]: f["state"] for f in cells["findings"]} == {"linux-x86_64 a.x": "regressed",
+                                                                     "linux-x86_64 a.gone": "unjudged"}
+    assert cli.main(["diff", str(before), str(after), "--json", str(diff_json)]) == 0
+    written = json.loads(diff_json.read_text(encoding="utf-8"))
+    jsonschema.validate(written, SCHEMA)
+    assert {c["cell"]: (c["baseline"], c["candidate"]) for c in written["changes"]} == {
+        "a.x": ("conforms", "differs"), "a.gone": ("conforms", None)}
+    assert f"json: {diff_json}" in capsys.readouterr().out
+    assert cli.main(["diff", str(before), str(after), "--json", str(before)]) == 2  # never over an input
