@@ -22,6 +22,7 @@ from conformance.perf.decisions import acknowledging
     (["gate", "--from", "0.8.3", "--to", "0.9.2", "--perf-threshold", "inf"], "--perf-threshold must be a finite"),
     (["gate", "--from", "0.8.3", "--to", "0.9.2", "--perf", "--perf-threshold", "1"], "--perf-threshold must be"),
     (["gate", "--from", "0.8.3", "--to", "0.9.2", "--perf-rounds", "0"], "--perf-rounds must be at least 1"),
+    (["gate", "--perf", "--from", "0.8.3"], "the workloads are judged with --from VERSION and --to VERSION"),
     (["bisect", "performance.nope", "--metric", "run_s", "--good", "0.8.3", "--bad", "0.9.2"],
      "no workload 'performance.nope'"),
 ])
