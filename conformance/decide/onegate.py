@@ -90,6 +90,13 @@ def _stored_both(request: OneGateRequest, candidate: str) -> bool:
                for version in (request.cells.from_version, candidate))
 
 
+def _workloads_wanted(request: OneGateRequest) -> bool:
+    """Whether the workloads are selected: asked for (`--perf`, `--perf-rounds`), or stored for both releases."""
+    candidate = _candidate(request)
+    return request.workloads_only or request.perf_rounds is not None or bool(
+        request.cells.from_version and candidate and _stored_both(request, candidate))
+
+
 def _workloads(request: OneGateRequest, entries: list, builder: Callable[[], Any], say: Say,
                skipped: list[str]) -> Tier | None:
     """The workloads tier when workloads are selected; else None, and why in `skipped`."""
@@ -143,8 +150,7 @@ def run_one_gate(request: OneGateRequest, make_builder: Callable[[], Any], on_ev
     built: list[Any] = []
     builder = lambda: built[0] if built else built.append(make_builder()) or built[0]  # noqa: E731 - one builder
     tiers, skipped, markdown = [], [], ""
-    judge_cells = not request.workloads_only and (not (request.perf_rounds is not None and cells.from_version)
-                                                  or _selects_cells(cells))
+    judge_cells = not request.workloads_only and (_selects_cells(cells) or not _workloads_wanted(request))
     if judge_cells:
         decided = run_gate(replace(cells, markdown=None), builder, on_event)
         tiers.append(cell_tier(decided.outcome, decided.title, gate_text(decided.outcome, decided.title).split("\n")))

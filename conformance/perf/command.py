@@ -186,6 +186,7 @@ def workload_tier(command: PerfCommand, baseline: str, candidate: str, entries: 
     `perf.decisions.workload_findings` against the `[[perf]]` entries."""
     outcome = run_perf(_request(command, builder, [baseline, candidate]), say=say)
     sides = outcome.request.sides
-    title = f"jax {sides[0].label} -> {sides[1].label}, threshold x{command.threshold:g}, {outcome.rounds_run} rounds"
+    rounds = f"{outcome.rounds_run} rounds" if outcome.rounds_run else "answered from stored samples"
+    title = f"jax {sides[0].label} -> {sides[1].label}, threshold x{command.threshold:g}, {rounds}"
     return Tier("workloads", title, judged_workloads(outcome), tuple(workload_findings(outcome, entries, verdict_line))
                 ), outcome
