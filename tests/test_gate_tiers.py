@@ -245,3 +245,23 @@ def test_gate_and_diff_of_result_sets_write_json_valid_against_the_schema(tmp_pa
         "a.x": ("conforms", "differs"), "a.gone": ("conforms", None)}
     assert f"json: {diff_json}" in capsys.readouterr().out
     assert cli.main(["diff", str(before), str(after), "--json", str(before)]) == 2  # never over an input
+
+
+def test_a_further_tier_plugs_into_the_one_verdict(tmp_path, capsys, monkeypatch):
+    """The downstream test-suite tier's plug: one more `TierJudge` in `OneGateRequest.more`."""
+    from tests.synthetic_results import cell, write
+
+    from conformance.decide import onegate
+    from conformance.decide.sides import GateRequest
+    from conformance.engine.matrix import RunSettings
+
+    before = write(tmp_path / "a", "0.7.2", "linux-x86_64", [cell("a.x")])
+    after = write(tmp_path / "b", "0.8.3", "linux-x86_64", [cell("a.x")])
+    downstream = lambda request, expectations, builder, say: Tier(  # noqa: E731
+        "downstream", "team suite", 3, (Finding("tests/test_a.py::test_b", REGRESSED, "passed -> failed"),))
+    cells = GateRequest(RunSettings(tmp_path / "r"), (before,), (after,))
+    done = onegate.run_one_gate(onegate.OneGateRequest(cells=cells, more=(downstream,)), lambda: None,
+                                lambda event: None, lambda line: None)
+    assert [t.name for t in done.verdict.tiers] == ["cells", "downstream"] and done.exit_code == 1
+    assert done.verdict.failing_tiers() == ["downstream"]
+    assert "gate: FAIL: downstream failed (exit 1)" in verdict_text(done.verdict)

@@ -38,6 +38,9 @@ from conformance.perf.store import stored_perf
 from conformance.results.outputs import check_outputs
 
 Say = Callable[[str], None]
+# A tier of its own: given the request, the expectations file, the builder (made once) and the progress printer, its
+# `Tier`, or None when it has nothing to judge. A downstream test-suite tier is one of these.
+TierJudge = Callable[["OneGateRequest", ExpectationsFile, Callable[[], Any], Say], "Tier | None"]
 PERF_ROUNDS = 5  # rounds per side when `--perf` samples without `--perf-rounds`
 
 
@@ -53,6 +56,7 @@ class OneGateRequest:
     scan: tuple[Path, ...] = ()
     json_path: Path | None = None
     candidate_python: str | None = None  # `--to-python PATH`: the workloads' candidate side
+    more: tuple[TierJudge, ...] = ()  # further tiers (a downstream test suite), each judged after the built-in ones
 
 
 @dataclass
@@ -161,10 +165,11 @@ def run_one_gate(request: OneGateRequest, make_builder: Callable[[], Any], on_ev
     workloads = _workloads(request, expectations.perf, builder, say, skipped)
     tiers += [workloads] if workloads else []
     tiers += [_names(request, expectations.names, builder, say)] if request.scan else []
+    tiers += [found for judge in request.more if (found := judge(request, expectations, builder, say)) is not None]
     dates = lifecycle([*expectations.perf, *expectations.names], cells.today or utc_today())
     title = "gate " + (f"jax {cells.from_version} -> {_candidate(request)}" if cells.from_version else
                        f"{', '.join(map(str, cells.baseline))} -> {', '.join(map(str, cells.candidate))}")
-    verdict = Verdict(title, tuple(tiers), tuple(skipped) if len(tiers) > 1 or not judge_cells else (),
+    verdict = Verdict(title, tuple(tiers), tuple(skipped),
                       tuple(dates.expired_line(e) for e in dates.expired),
                       tuple(dates.expiring_line(e) for e in dates.expiring))
     return OneGateReport(verdict, _write(request, verdict, markdown))
@@ -172,9 +177,10 @@ def run_one_gate(request: OneGateRequest, make_builder: Callable[[], Any], on_ev
 
 def _write(request: OneGateRequest, verdict: Verdict, cells_markdown: str) -> list[str]:
     written = []
-    if request.cells.markdown is not None:
-        write_text_atomically(request.cells.markdown, verdict_markdown(verdict, cells_markdown) if (
-            len(verdict.tiers) != 1 or verdict.tiers[0].name != "cells") else cells_markdown)
+    if request.cells.markdown is not None:  # a gate of cells alone: the cell gate's Markdown as it always was
+        alone = [t.name for t in verdict.tiers] == ["cells"] and not (verdict.expired or verdict.expiring)
+        write_text_atomically(request.cells.markdown, cells_markdown if alone else
+                              verdict_markdown(verdict, cells_markdown))
         written.append(f"markdown: {request.cells.markdown}")
     if request.json_path is not None:
         write_text_atomically(request.json_path, json.dumps(verdict_json(verdict), indent=1) + "\n")

@@ -53,9 +53,10 @@ def verdict_line(verdict: Verdict) -> str:
 
 
 def verdict_text(verdict: Verdict) -> str:
-    """The gate's text: a cell tier alone prints as the cell gate always did; with more tiers each is a section."""
+    """The gate's text: a cell tier alone prints as the cell gate always did (the tiers not judged are in the JSON);
+    with more tiers each is a section."""
     alone = len(verdict.tiers) == 1 and verdict.tiers[0].name == "cells" and verdict.tiers[0].lines
-    if alone and not (verdict.skipped or verdict.expired or verdict.expiring or verdict.notes):
+    if alone and not (verdict.expired or verdict.expiring or verdict.notes):  # what was not judged: in the JSON
         return "\n".join(verdict.tiers[0].lines)
     lines: list[str] = []
     for tier in verdict.tiers:
