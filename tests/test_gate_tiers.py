@@ -265,3 +265,42 @@ def test_a_further_tier_plugs_into_the_one_verdict(tmp_path, capsys, monkeypatch
     assert [t.name for t in done.verdict.tiers] == ["cells", "downstream"] and done.exit_code == 1
     assert done.verdict.failing_tiers() == ["downstream"]
     assert "gate: FAIL: downstream failed (exit 1)" in verdict_text(done.verdict)
+
+
+def test_a_cell_gate_becomes_findings_one_per_judged_cell_in_its_state():
+    from conformance.decide.diff import diff_sets, result_set
+    from conformance.decide.expectations import parse_expectations
+    from conformance.decide.gate import gate as cell_gate
+    from tests.synthetic_results import cell, files
+
+    before = files("0.7.2", "linux-x86_64", [cell("a.reg"), cell("a.ack"), cell("a.gone"),
+                                             cell("a.good", status="differs"), cell("a.rev", status="differs",
+                                                                                    observation={"n": 1})])
+    after = files("0.8.3", "linux-x86_64", [cell("a.reg", status="differs"), cell("a.ack", status="differs"),
+                                            cell("a.good"), cell("a.rev", status="differs", observation={"n": 2})])
+    sets = diff_sets(result_set([before], "baseline"), result_set([after], "candidate"))
+    entries = parse_expectations('[[expect]]\ncell = "a.ack"\nstatus = ["differs"]\nreason = "known"\n')
+    found = cell_tier(cell_gate(sets, entries), "t", ["the lines"])
+    assert sorted((f.subject, f.state, f.reason) for f in found.findings) == [
+        ("linux-x86_64 a.ack", ACKNOWLEDGED, "known"),
+        ("linux-x86_64 a.gone", UNJUDGED, "the candidate does not have this cell (it was not run)"),
+        ("linux-x86_64 a.good", NOTED, "good news"),
+        ("linux-x86_64 a.reg", REGRESSED, "stops conforming to the documented behaviour"),
+        ("linux-x86_64 a.rev", NOTED, "review")]
+    assert {f.subject: f.detail for f in found.findings}["linux-x86_64 a.ack"] == \
+        "stops conforming to the documented behaviour"
+    assert found.lines == ("the lines",) and found.failed and found.judged == 4  # a.gone is not compared
+    unnamed = parse_expectations('[[expect]]\ncell = "a.ack"\nstatus = ["differs"]\n')
+    acknowledged = [f for f in cell_tier(cell_gate(sets, unnamed), "t").findings if f.state == ACKNOWLEDGED]
+    assert [f.reason for f in acknowledged] == ["accepted as expected"]
+    accepted = cell_tier(cell_gate(sets, entries, allow_missing=True), "t")
+    assert {f.subject: f.state for f in accepted.findings}["linux-x86_64 a.gone"] == NOTED
+
+
+def test_one_platform_on_either_side_only_is_a_problem_of_the_cell_tier():
+    from conformance.decide.gate import GateOutcome
+
+    assert cell_tier(GateOutcome(compared=3, only_in_candidate=["win"]), "t").problems == (
+        "a platform was run on one side only",)
+    clean = cell_tier(GateOutcome(compared=3), "t")
+    assert clean.findings == () and clean.problems == () and not clean.failed

@@ -95,6 +95,32 @@ def test_the_specifier_is_read_against_the_candidate(specifier, acknowledged):
 
 # (f) a workload that fails on the candidate fails the gate and is named; one that fails on the baseline is unjudged
 
+def test_a_failing_workload_does_not_stop_the_others_being_judged():
+    slow = [{"run_s": 9.0 * (1 + 0.01 * i), "temp_bytes": 2} for i in range(5)]
+    for failing_side in (0, 1):
+        samples = {("performance.sort_big", 1 - failing_side): same_runs(), ("performance.fast", 0): same_runs(
+            temp_bytes=1), ("performance.fast", 1): slow}
+        found = workload_findings(outcome(samples, {("performance.sort_big", failing_side): "boom"},
+                                          workloads=(SORT, FAST)), [], verdict_line)
+        assert [(f.subject, f.state) for f in found] == [
+            ("performance.sort_big", REGRESSED if failing_side else UNJUDGED),
+            ("performance.fast temp_bytes", REGRESSED), ("performance.fast run_s", REGRESSED)]
+        assert all(f.detail.startswith(("changed: performance.fast", "regressed: performance.fast"))
+                   for f in found[1:])
+
+
+def test_noted_and_acknowledged_findings_carry_the_measured_line():
+    samples = {("performance.sort_big", 0): same_runs(temp_bytes=200), ("performance.sort_big", 1): same_runs(
+        temp_bytes=100, fusions=1)}
+    samples[("performance.sort_big", 0)] = [{**m, "fusions": 0} for m in samples[("performance.sort_big", 0)]]
+    found = workload_findings(outcome(samples), entries('[[perf]]\nworkload = "*"\nreason = "r"\n'), verdict_line)
+    assert {f.subject: (f.state, f.detail) for f in found} == {
+        "performance.sort_big temp_bytes": (NOTED, "changed: performance.sort_big temp_bytes 0.8.0 -> 0.9.0: x0.5 "
+                                                   "(200 -> 100)"),
+        "performance.sort_big fusions": (ACKNOWLEDGED, "changed: performance.sort_big fusions 0.8.0 -> 0.9.0: n/a "
+                                                       "(0 -> 1)")}
+
+
 def test_a_workload_that_raises_on_the_candidate_is_a_named_regression():
     samples = {("performance.sort_big", 0): same_runs(), ("performance.fast", 0): same_runs(),
                ("performance.fast", 1): same_runs()}
@@ -191,6 +217,22 @@ def test_a_midpoint_that_moved_the_other_way_or_cannot_be_told_is_refused_never_
     assert found.exit_code == 1 and found.first is None and "cannot be placed (regressed against" in found.refused
     found = bisect({r: 3.0 if RELEASES.index(r) < 3 else 1.0 for r in RELEASES}, "0.5.0", "0.10.0", unknown=("0.8.0",))
     assert found.exit_code == 1 and found.first is None and "0.8.0 cannot be placed (unknown" in found.refused
+
+
+def test_the_steps_are_taken_in_version_order_whatever_order_they_come_in():
+    values = {"0.8.0": 3.0, "0.9.0": 3.0, "0.10.0": 1.0, "0.11.0": 1.0, "0.12.0": 1.0}
+    verdict = lambda old, new: StatsVerdict("same" if values[old] == values[new] else "improved",  # noqa: E731
+                                            values[new] / values[old])
+    found = bisect_metric("0.8.0", "0.12.0", ["0.11.0", "0.9.0", "0.10.0"], verdict("0.8.0", "0.12.0"),
+                          lambda low, middle, high: verdict(low, middle))
+    assert (found.first, found.last_good) == ("0.10.0", "0.9.0")
+    assert [release for release, _, _ in found.steps] == ["0.10.0", "0.9.0"]
+
+
+def test_a_midpoint_that_cannot_be_placed_is_the_last_step_said_unplaced():
+    found = bisect({r: 3.0 if RELEASES.index(r) < 3 else 1.0 for r in RELEASES}, "0.5.0", "0.10.0",
+                   unknown=("0.8.0",))
+    assert [(release, side) for release, side, _ in found.steps] == [("0.8.0", "unplaced")]
 
 
 def test_ends_that_do_not_differ_are_refused():

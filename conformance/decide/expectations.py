@@ -334,7 +334,8 @@ def parse_expectations_file(text: str, source: str = "expectations") -> Expectat
     unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
     if unknown:
         line = _key_line(text, 1, unknown[0])
-        raise ConformanceError(f"{source}:{line}: unknown top-level key `{unknown[0]}`; entries are [[expect]], [[perf]] and [[name]] tables "
+        raise ConformanceError(f"{source}:{line}: unknown top-level key `{unknown[0]}`; entries are [[expect]], "
+                               f"[[perf]] and [[name]] tables "
                                f"(top-level keys: {', '.join(TOP_LEVEL_KEYS)})")
     for flag in ("fail_on_printed", "allow_missing"):
         if not isinstance(data.get(flag, False), bool):
@@ -346,7 +347,8 @@ def parse_expectations_file(text: str, source: str = "expectations") -> Expectat
             raise ConformanceError(f"{source}: `{table}` should be a list of [[{table}]] tables")
         lines = _entry_lines(text, table)
         tables[table] = list(zip(entries, lines if len(lines) == len(entries) else [0] * len(entries)))
-    return ExpectationsFile([_entry(entry, i, line, text, source) for i, (entry, line) in enumerate(tables["expect"], 1)],
+    cells = [_entry(entry, i, line, text, source) for i, (entry, line) in enumerate(tables["expect"], 1)]
+    return ExpectationsFile(cells,
                             data.get("fail_on_printed", False), data.get("allow_missing", False),
                             *([_acknowledgement(kind, entry, i, line, text, source)
                                for i, (entry, line) in enumerate(tables[kind], 1)] for kind in ("perf", "name")))

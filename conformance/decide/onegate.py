@@ -79,7 +79,8 @@ def _candidate(request: OneGateRequest) -> str | None:
 
 def _selects_cells(request: GateRequest) -> bool:
     try:
-        return bool(matrix.select_run(matrix.case_folders(request.settings.cases), request.settings.expression).selected)
+        folders = matrix.case_folders(request.settings.cases)
+        return bool(matrix.select_run(folders, request.settings.expression).selected)
     except ConformanceError:
         return False
 
@@ -108,7 +109,8 @@ def _workloads(request: OneGateRequest, entries: list, builder: Callable[[], Any
     candidate = _candidate(request)
     if not request.cells.from_version or not candidate:
         if asked:
-            raise ConformanceError("the workloads are judged with --from VERSION and --to VERSION (or --to-python PATH)")
+            raise ConformanceError("the workloads are judged with --from VERSION and --to VERSION "
+                                   "(or --to-python PATH)")
         skipped.append("workloads: judged with --from and --to (releases), not result files")
         return None
     try:

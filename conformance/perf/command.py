@@ -127,7 +127,8 @@ def run_perf_bisect(command: PerfCommand, workload: str, metric: str, good: str,
     check_outputs([("--json", command.json_path), ("--issue", command.issue_path)], results=command.results)
     command = replace(command, expression=None)
     if not [w for w in select_workloads(command.case_folders, None)[0] if w.id == workload]:
-        raise ConformanceError(f"no workload {workload!r}; `jax-conformance perf -k ...` selects from the declared ones")
+        raise ConformanceError(f"no workload {workload!r}; `jax-conformance perf -k ...` selects from the declared "
+                               f"ones")
     paths = is_interpreter(good) or is_interpreter(bad)
     steps = [] if paths else between(good, bad, matrix_versions("all", builder.index))
     named: dict[str, str] = {}
