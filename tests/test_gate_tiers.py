@@ -193,11 +193,12 @@ def test_the_names_tier_fails_on_a_removed_name_unless_a_name_entry_acknowledges
             Use("a.py", 4, 0, "jax.numpy.round_", "deprecated", "0.5.0", "deprecated"),
             Use("b.py", 1, 0, "jax.foo", "not_judged", "", "no census")]
     found = name_findings(uses, [], "0.12.0.1")
-    assert [(f.subject, f.state) for f in found] == [("jax.tree_map", REGRESSED), ("jax.numpy.round_", NOTED),
-                                                     ("jax.foo", UNJUDGED)]
-    assert found[0].detail == "a.py:3: removed in 0.6.0" and found[0].reason == "removed in jax 0.12.0.1"
+    assert found == [Finding("jax.tree_map", REGRESSED, "removed in jax 0.12.0.1", "a.py:3: removed in 0.6.0"),
+                     Finding("jax.numpy.round_", NOTED, "deprecated", "a.py:4: deprecated"),
+                     Finding("jax.foo", UNJUDGED, "no census can judge it", "b.py:1: no census")]
     names = parse_expectations_file('[[name]]\nname = "jax.tree_map"\njax = ">=0.12"\nreason = "moving"\n').names
-    assert name_findings(uses[:1], names, "0.12.0.1")[0].state == ACKNOWLEDGED
+    assert name_findings(uses[:1], names, "0.12.0.1") == [
+        Finding("jax.tree_map", ACKNOWLEDGED, "moving", "a.py:3: removed in 0.6.0")]
     assert name_findings(uses[:1], names, "0.11.0")[0].state == REGRESSED  # the specifier reads the candidate
 
 
@@ -287,8 +288,10 @@ def test_a_cell_gate_becomes_findings_one_per_judged_cell_in_its_state():
         ("linux-x86_64 a.good", NOTED, "good news"),
         ("linux-x86_64 a.reg", REGRESSED, "stops conforming to the documented behaviour"),
         ("linux-x86_64 a.rev", NOTED, "review")]
-    assert {f.subject: f.detail for f in found.findings}["linux-x86_64 a.ack"] == \
-        "stops conforming to the documented behaviour"
+    details = {f.subject: f.detail for f in found.findings}
+    assert details["linux-x86_64 a.ack"] == "stops conforming to the documented behaviour"
+    assert (details["linux-x86_64 a.good"], details["linux-x86_64 a.rev"]) == (
+        "now conforms to the documented behaviour", "same status, different observation")
     assert found.lines == ("the lines",) and found.failed and found.judged == 4  # a.gone is not compared
     unnamed = parse_expectations('[[expect]]\ncell = "a.ack"\nstatus = ["differs"]\n')
     acknowledged = [f for f in cell_tier(cell_gate(sets, unnamed), "t").findings if f.state == ACKNOWLEDGED]

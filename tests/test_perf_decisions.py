@@ -140,6 +140,8 @@ def test_a_workload_that_fails_on_the_baseline_is_unjudged_and_fails_the_gate():
                                       {("performance.sort_big", 0): "boom"}), [], verdict_line)
     assert [(f.state, f.reason) for f in found] == [(UNJUDGED, "nothing to compare with: no samples on 0.8.0: boom")]
     assert Tier("workloads", "t", 0, tuple(found)).failed
+    (silent,) = workload_findings(outcome({("performance.sort_big", 1): same_runs()}), [], verdict_line)
+    assert silent.reason == "nothing to compare with: no samples on 0.8.0: no samples"
 
 
 def test_improvements_and_undecided_verdicts_are_noted_not_failing():
