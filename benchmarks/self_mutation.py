@@ -42,7 +42,8 @@ EQUIVALENTS = ROOT / "benchmarks" / "equivalent_mutants.txt"
 MODULES = (
     [f"conformance/core/{n}.py" for n in ("case", "casefolders", "compare", "observation", "rowlist", "status",
                                          "verdict", "versions")]
-    + [f"conformance/decide/{n}.py" for n in ("bisect", "cellref", "diff", "expectations", "gate", "render", "runs")]
+    + [f"conformance/decide/{n}.py" for n in ("bisect", "cellref", "diff", "expectations", "gate", "render", "runs",
+                                             "tiers", "verdict_view")]
     + [f"conformance/results/{n}.py" for n in ("durations", "load", "merge", "outputs", "schema", "store",
                                               "versions")]
     + [f"conformance/engine/{n}.py" for n in ("selection", "shards", "keys")]
@@ -51,7 +52,7 @@ MODULES = (
                                               "markdown", "model", "printed", "publicjson", "skiplist", "stated",
                                               "statuses", "textsplit", "transcript")]
     + [f"conformance/api/{n}.py" for n in ("diff", "findings", "judge", "model", "scan", "table")]
-    + [f"conformance/perf/{n}.py" for n in ("stats", "hlo", "render", "acks")]
+    + [f"conformance/perf/{n}.py" for n in ("stats", "hlo", "render", "decisions")]
 )
 
 KILLED, SURVIVED, TIMEOUT = "killed", "survived", "timeout"

@@ -16,7 +16,9 @@ import conformance
 from conformance.core.case import CaseDeclarationError
 from conformance.ciplan import plan_json
 from conformance.decide.bisect_session import BisectRequest, run_bisect, write_bisect_files
-from conformance.decide.render import bisect_session_text, diff_text, gate_markdown, gate_text
+from conformance.decide.onegate import OneGateRequest, run_one_gate
+from conformance.decide.render import bisect_session_text, diff_text
+from conformance.decide.verdict_view import verdict_text
 from conformance.cli_parser import DEFAULT_REPORT, DEFAULT_RESULTS, build_parser
 from conformance.decide.sides import JUDGING_FLAGS, DiffRequest, GateRequest, run_diff, run_gate
 from conformance.decide.upkeep import prune_file, supported_lines
@@ -33,7 +35,7 @@ from conformance.envs.index import IndexOptions, sort_versions
 from conformance.envs.matrix import DEFAULT_MATRIX, expand_words, matrix_versions
 from conformance.envs.pins import compile_pins
 from conformance.errors import ConformanceError, one_line
-from conformance.perf.command import PerfCommand, perf_sides, run_perf_bisect, run_perf_command, run_perf_gate
+from conformance.perf.command import PerfCommand, perf_sides, run_perf_bisect, run_perf_command
 from conformance.interrupts import interrupted_status, sigterm_interrupts
 from conformance.report.progress import conflict_line, event_lines
 from conformance.report.outputs import ExtraOutputs, extra_outputs
@@ -179,26 +181,26 @@ def command_pin(args: argparse.Namespace) -> int:
 
 def command_diff(args: argparse.Namespace) -> int:
     """Print the cells whose status or observation differ between two result sets (or versions, run if need be)."""
-    found = run_diff(DiffRequest(args.baseline, args.candidate, settings(args)), lambda: make_builder(args), Progress())
+    found = run_diff(DiffRequest(args.baseline, args.candidate, settings(args), args.json), lambda: make_builder(args),
+                     Progress())
     if found.mismatch:
         print(f"note: the two sets differ in version: {found.mismatch}")
-    print(diff_text(found.diff))
+    print(diff_text(found.diff) + (f"\njson: {args.json}" if args.json else ""))
     return 0
 
 
 def command_gate(args: argparse.Namespace) -> int:
-    """Judge the candidate against the baseline: exit 0 without unacknowledged regressions, 1 with, 2 on bad input."""
+    """Judge every tier given in one verdict: exit 0 when each passes, 1 when one fails, 2 on bad input."""
     candidates = ([Release(args.to_version)] if args.to_version else []) + given_builds(
         {kind.option: [v] for kind in BUILD_KINDS if (v := getattr(args, f"to_{kind.option}"))})
     flags = {flag: getattr(args, flag) for flag in JUDGING_FLAGS}
-    request = GateRequest(settings(args), tuple(args.baseline or ()), tuple(args.candidate or ()), args.from_version,
-                          tuple(candidates), args.expectations, args.markdown, today=args.today, **flags)
-    decided = run_gate(request, lambda: make_builder(args), Progress())
-    print(gate_text(decided.outcome, decided.title))
-    if args.markdown is not None:
-        write_text_atomically(args.markdown, gate_markdown(decided.outcome, decided.title))
-        print(f"markdown: {args.markdown}")
-    return decided.exit_code
+    cells = GateRequest(settings(args), tuple(args.baseline or ()), tuple(args.candidate or ()), args.from_version,
+                        tuple(candidates), args.expectations, args.markdown, today=args.today, **flags)
+    done = run_one_gate(OneGateRequest(cells=cells, workloads_only=args.perf, perf_rounds=args.perf_rounds,
+                                       perf_threshold=args.perf_threshold, scan=tuple(args.scan), json_path=args.json,
+                                       candidate_python=args.to_python), lambda: make_builder(args), Progress(), _say)
+    print("\n".join([verdict_text(done.verdict), *done.written]))
+    return done.exit_code
 
 
 def command_expectations(args: argparse.Namespace) -> int:
@@ -297,19 +299,18 @@ def command_chapter_pages(args: argparse.Namespace) -> int:
 
 
 def command_perf(args: argparse.Namespace) -> int:
-    """`perf`, `bisect WORKLOAD --metric M` and `gate --perf`: the workloads' speed, memory and compilations."""
-    check_outputs([("--json", vars(args).get("json"))], reads=inputs_read(args.cases, vars(args).get("matrix")))
-    builder, gate = make_builder(args), args.command == "gate"
+    """`perf` and `bisect WORKLOAD --metric M`: the workloads' speed, memory and compilations."""
+    builder, perf = make_builder(args), args.command == "perf"
+    check_outputs([("--json", args.json)], reads=inputs_read(args.cases, vars(args).get("matrix")))
     request = PerfCommand(
-        perf_sides(args.jax, args.python, args.matrix, builder) if args.command == "perf" else (), args.results,
-        tuple(args.cases), getattr(args, "expression", None), args.perf_rounds if gate else args.rounds,
-        getattr(args, "max_rounds", 9), args.perf_threshold if gate else args.threshold, getattr(args, "xla_flags", ""),
-        args.rerun if gate or args.command == "perf" else False, getattr(args, "aa", False), getattr(args, "json", None))
-    done = run_perf_command(request, builder, _say) if args.command == "perf" else run_perf_gate(
-        request, args.from_version, args.to_version or args.to_python, args.expectations, builder, _say, args.today
-    ) if gate else run_perf_bisect(request, args.cell, args.metric, args.good, args.bad, builder, _say)
-    print("\n".join(done[0]))
-    return done[1]
+        sides=perf_sides(args.jax, args.python, args.matrix, builder) if perf else (), results=args.results,
+        case_folders=tuple(args.cases), expression=args.expression if perf else None, rounds=args.rounds,
+        max_rounds=args.max_rounds, threshold=args.threshold, xla_flags=args.xla_flags, rerun=perf and args.rerun,
+        aa=perf and args.aa, json_path=args.json, issue_path=None if perf else args.issue)
+    lines, status = run_perf_command(request, builder, _say) if perf else run_perf_bisect(
+        request, args.cell, args.metric, args.good, args.bad, builder, _say)
+    print("\n".join(lines))
+    return status
 
 
 def command_downstream(args: argparse.Namespace) -> int:
@@ -335,8 +336,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:  # a long command (run, gate --from/--to, bisect) ends on SIGTERM as on Ctrl-C, its temporaries removed
         with sigterm_interrupts(args.command in LONG_COMMANDS):
-            perf = getattr(args, "metric", None) or getattr(args, "perf", False)  # bisect/gate of workloads
-            return COMMANDS["perf" if perf else "downstream" if getattr(args, "downstream", None) else args.command](args)
+            perf, down = getattr(args, "metric", None), getattr(args, "downstream", None)  # bisect --metric, gate --downstream
+            return COMMANDS["perf" if perf else "downstream" if down else args.command](args)
     except KeyboardInterrupt:
         print("\njax-conformance: interrupted; result files already written are kept", file=sys.stderr)
         return interrupted_status()

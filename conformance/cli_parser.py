@@ -126,6 +126,7 @@ def add_decision_parsers(commands: Any) -> None:
     diff.add_argument("baseline", type=Path, metavar="A", help="baseline result file, a folder of them, or a JAX "
                       "version (its stored results; cells not stored yet are run)")
     diff.add_argument("candidate", type=Path, metavar="B", help="candidate result file, folder or JAX version")
+    diff.add_argument("--json", type=Path, metavar="PATH", help="also write the differences as JSON (docs/decisions.md)")
     add_run_options(diff)
     add_gate_parser(commands)
     bisecting = commands.add_parser("bisect", help="find the first JAX release whose verdict on one cell changes")

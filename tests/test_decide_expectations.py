@@ -121,8 +121,9 @@ ENTRY = '[[expect]]\ncell = "a.b"\nstatus = "conforms"\n'
     (ENTRY + 'reason = 1\n', "exp.toml:4: expectation entry 1: `reason` should be a string"),
     (ENTRY + 'bug = 3\n', "exp.toml:4: expectation entry 1: `bug` should be a string"),
     ('expect = [1]\n', "exp.toml: expectation entry 1: is not a table"),
-    ('cell = "a.b"\n', "exp.toml:1: unknown top-level key `cell`; entries are [[expect]] tables (top-level keys: "
-                       "expect, fail_on_printed, allow_missing, perf, downstream)"),
+    ('cell = "a.b"\n', "exp.toml:1: unknown top-level key `cell`; entries are [[expect]], [[perf]] and [[name]] tables "
+                           "(top-level keys: "
+                       "expect, perf, name, downstream, fail_on_printed, allow_missing)"),
 ])
 def test_each_refusal_says_exactly_where_and_what(text, message):
     with pytest.raises(ConformanceError) as raised:

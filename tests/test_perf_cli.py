@@ -9,13 +9,20 @@ import pytest
 
 from conformance import cli
 from conformance.errors import ConformanceError
-from conformance.perf.acks import acknowledging, load_acks
+from conformance.decide.expectations import load_expectations_file, parse_expectations_file
+from conformance.perf.decisions import acknowledging
 
 
 @pytest.mark.parametrize("argv, message", [
     (["perf", "--jax", "0.8.3", "-k", "no_such_workload"], "-k 'no_such_workload' selects no workload"),
-    (["perf", "--jax", "0.8.3", "--threshold", "0.9"], "--threshold must be a ratio above 1"),
-    (["gate", "--perf", "--from", "0.8.3"], "gate --perf needs --from VERSION and --to VERSION"),
+    (["perf", "--jax", "0.8.3", "--threshold", "0.9"], "--threshold must be a finite ratio above 1"),
+    (["perf", "--jax", "0.8.3", "--threshold", "nan"], "--threshold must be a finite ratio above 1"),
+    (["gate", "--from", "0.8.3", "--to", "0.9.2", "--perf-threshold", "nan"],
+     "--perf-threshold must be a finite ratio above 1 (such as 1.25), not nan"),
+    (["gate", "--from", "0.8.3", "--to", "0.9.2", "--perf-threshold", "inf"], "--perf-threshold must be a finite"),
+    (["gate", "--from", "0.8.3", "--to", "0.9.2", "--perf", "--perf-threshold", "1"], "--perf-threshold must be"),
+    (["gate", "--from", "0.8.3", "--to", "0.9.2", "--perf-rounds", "0"], "--perf-rounds must be at least 1"),
+    (["gate", "--perf", "--from", "0.8.3"], "the workloads are judged with --from VERSION and --to VERSION"),
     (["bisect", "performance.nope", "--metric", "run_s", "--good", "0.8.3", "--bad", "0.9.2"],
      "no workload 'performance.nope'"),
 ])
@@ -50,31 +57,30 @@ expires = 2026-01-01
 """
 
 
-def test_perf_entries_acknowledge_by_pattern_metric_and_version_until_they_expire(tmp_path):
+def test_perf_entries_acknowledge_by_pattern_metric_and_version(tmp_path):
     path = tmp_path / "expect.toml"
     path.write_text(ACKS, encoding="utf-8")
-    acks = load_acks(path, datetime.date(2026, 12, 3))
-    assert acknowledging(acks, "performance.sort_top_k", "run_s", "0.9.2") == "sort is slower"
+    acks = load_expectations_file(path).perf
+    assert acknowledging(acks, "performance.sort_top_k", "run_s", "0.9.2").reason == "sort is slower"
     assert acknowledging(acks, "performance.sort_top_k", "run_cpu_s", "0.9.2") is None
     assert acknowledging(acks, "performance.sort_top_k", "run_s", "0.8.3") is None
-    assert acknowledging(acks, "performance.fft", "run_s", "0.9.2") is None  # expired
 
 
 @pytest.mark.parametrize("entry, message", [
-    ('workload = "x"\n', "needs workload"),
-    ('workload = "x"\nreason = "r"\nmetric = ["speed"]\n', "metric takes names"),
-    ('workload = "x"\nreason = "r"\njax = "0.9"\n', "not a PEP 440 specifier"),
+    ('workload = "x"\n', "needs `reason"),
+    ('workload = "x"\nreason = "r"\nmetric = ["speed"]\n', "`metric` takes names"),
+    ('workload = "x"\nreason = "r"\njax = "0.9"\n', "not a version specifier"),
     ('workload = "x"\nreason = "r"\nowner2 = "me"\n', "unknown key `owner2`"),
 ])
 def test_a_malformed_perf_entry_is_one_line_naming_it(tmp_path, entry, message):
     path = tmp_path / "expect.toml"
     path.write_text("[[perf]]\n" + entry, encoding="utf-8")
     with pytest.raises(ConformanceError, match=message) as raised:
-        load_acks(path)
+        load_expectations_file(path)
     assert "[[perf]] entry 1" in str(raised.value)
 
 
-def test_the_cell_gate_reads_a_file_with_perf_entries_and_ignores_them():
-    from conformance.decide.expectations import parse_expectations_file
-
-    assert [e.cell.case for e in parse_expectations_file(ACKS, "expect.toml").entries] == ["a.b"]
+def test_the_cell_gate_reads_a_file_with_perf_entries_as_its_own_kind():
+    read = parse_expectations_file(ACKS, "expect.toml")
+    assert [e.cell.case for e in read.entries] == ["a.b"] and [a.pattern for a in read.perf] == [
+        "performance.sort_*", "performance.fft"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.perf.stats import (exact_verdict, mann_whitney, noise_band, ratio_of, timed_verdict, upward)
+from conformance.perf.stats import (exact_verdict, mann_whitney, noise_band, ratio_of, timed_verdict)
+from conformance.perf.decisions import upward
 
 
 def test_exact_p_of_two_separated_samples_of_five_is_two_of_252():

@@ -22,6 +22,20 @@ A top-level `fail_on_printed = true` makes the gate fail on a change of printed 
 (wording, reprs, counts the chapter only prints), as `--fail-on-printed` does; `allow_missing = true`
 accepts baseline cells the candidate lacks and platforms run on one side only, as `--allow-missing` does.
 
+The same file holds the other tiers' entries, read by this one reader with the same `jax`, `reason`, `bug`,
+`owner`, `added` and `expires` rules (an expired entry of any kind fails the gate)::
+
+    [[perf]]                                       # a workload change acknowledged (the workloads tier)
+    workload = "performance.sort_*"                # fnmatch pattern on the workload id
+    metric = ["run_s", "run_cpu_s"]                # metrics acknowledged (optional: every metric)
+    jax = ">=0.9"                                  # PEP 440 specifier on the candidate's version (optional)
+    reason = "sort moved to a new comparator; 1.4x slower on CPU"
+
+    [[name]]                                       # a JAX name the team uses, its removal acknowledged (names tier)
+    name = "jax.tree_map"                          # fnmatch pattern on the dotted name
+    jax = ">=0.6"                                  # on the candidate's version (optional)
+    reason = "replaced by jax.tree.map in the next sprint"
+
 A malformed entry is one `ConformanceError` line that names the file, the line and the entry.
 """
 
@@ -44,6 +58,7 @@ from conformance.decide.tomllines import header_lines, toml_lines
 from conformance.readfile import read_regular_text
 from conformance.decide.cellref import CellRef, parse_cell_ref
 from conformance.errors import ConformanceError
+from conformance.perf.stats import METRICS
 
 KEYS = ("cell", "status", "intermittent", "platform", "jax", "reason", "bug", "owner", "added", "expires")
 WARN_DAYS = 14  # an entry this many days (or fewer) from its expiry is warned about
@@ -97,14 +112,15 @@ class Expectation:
         return None
 
 
-def _entry_lines(text: str) -> list[int]:
-    """Each entry's header line (1-based), as TOML reads the file: never a line inside a multi-line string."""
-    return [i + 1 for i in header_lines(text)]
+def _entry_lines(text: str, table: str = "expect") -> list[int]:
+    """Each `[[table]]` entry's header line (1-based), as TOML reads the file: never a line inside a multi-line
+    string."""
+    return [i + 1 for i in header_lines(text, table)]
 
 
 def _key_line(text: str, start: int, key: str) -> int:
     lines = toml_lines(text)
-    headers = set(_entry_lines(text))
+    headers = {line for table in TABLES for line in _entry_lines(text, table)}
     for number in range(start, len(lines) + 1):
         if number > start and number in headers:
             break
@@ -126,17 +142,27 @@ def _statuses(value: object, fail, key: str) -> frozenset[Status]:
     return frozenset(found)
 
 
-def _entry(data: object, number: int, line: int, text: str, source: str) -> Expectation:
+def _failing(kind: str, number: int, line: int, text: str, source: str):
+    """The one-line refusal of entry `number` of a kind, at the line of the key it names (else its header's)."""
     def fail(key: str | None, message: str):
         where = _key_line(text, line, key) if key and line else line
         place = f"{source}:{where}" if where else source
-        raise ConformanceError(f"{place}: expectation entry {number}: {message}")
+        raise ConformanceError(f"{place}: {kind} entry {number}: {message}")
+    return fail
 
+
+def _table(data: object, keys: tuple[str, ...], fail) -> dict:
     if not isinstance(data, dict):
         fail(None, "is not a table")
-    unknown = [k for k in data if k not in KEYS]  # type: ignore[union-attr]
+    unknown = [k for k in data if k not in keys]  # type: ignore[union-attr]
     if unknown:
-        fail(unknown[0], f"unknown key `{unknown[0]}` (known keys: {', '.join(KEYS)})")
+        fail(unknown[0], f"unknown key `{unknown[0]}` (known keys: {', '.join(keys)})")
+    return data  # type: ignore[return-value]
+
+
+def _entry(data: object, number: int, line: int, text: str, source: str) -> Expectation:
+    fail = _failing("expectation", number, line, text, source)
+    data = _table(data, KEYS, fail)
     cell_text = data.get("cell")  # type: ignore[union-attr]
     if cell_text is None:
         fail(None, "needs `cell = \"case[param]\"`")
@@ -151,15 +177,15 @@ def _entry(data: object, number: int, line: int, text: str, source: str) -> Expe
     platforms = [platforms] if isinstance(platforms, str) else platforms
     if not isinstance(platforms, list) or not all(isinstance(p, str) and p for p in platforms):
         fail("platform", "`platform` should be a pattern such as \"linux-*\" or a list of them")
-    common = common_fields(data, fail)  # type: ignore[arg-type]
     return Expectation(line=line, cell=cell, statuses=statuses, intermittent=intermittent,  # type: ignore[arg-type]
-                       platforms=tuple(platforms), **common)
+                       platforms=tuple(platforms), **common_fields(data, fail))  # type: ignore[arg-type]
 
 
-def common_fields(data: dict, fail) -> dict:
-    """The keys every kind of entry shares, checked (`jax`, `reason`, `bug`, `owner`, `added`, `expires`), as
-    keyword arguments; `fail(key, message)` raises the caller's one-line error. `[[downstream]]` entries use it too."""
-    jax = data.get("jax", "")  # type: ignore[union-attr]
+def common_fields(data: dict, fail, reason_needed: bool = False) -> dict:
+    """The keys every kind of entry shares, checked by one rule: `jax` (a PEP 440 specifier on the candidate),
+    `reason`, `bug` (an http(s) link), `owner`, `added` and `expires` (TOML dates, `expires` after `added`), as keyword
+    arguments; `fail(key, message)` raises the caller's one-line error. `[[downstream]]` entries use it too."""
+    jax = data.get("jax", "")
     if not isinstance(jax, str):
         fail("jax", "`jax` should be a version specifier string such as \">=0.8\"")
     try:
@@ -167,16 +193,18 @@ def common_fields(data: dict, fail) -> dict:
     except InvalidSpecifier:
         fail("jax", f"`jax` is {jax!r}, not a version specifier such as \">=0.8\" or \">=0.7,<0.9\"")
     for key in ("reason", "bug", "owner"):
-        if not isinstance(data.get(key, ""), str):  # type: ignore[union-attr]
+        if not isinstance(data.get(key, ""), str):
             fail(key, f"`{key}` should be a string")
-    bug = data.get("bug", "")  # type: ignore[union-attr]
+    if reason_needed and not data.get("reason", "").strip():
+        fail(None, "needs `reason = \"...\"` (why the change is accepted)")
+    bug = data.get("bug", "")
     if bug and not _URL.match(bug):
         fail("bug", f"`bug` is {bug!r}, not a link such as \"https://github.com/jax-ml/jax/issues/12345\"")
-    added, expires = (_date(data.get(key), key, fail) for key in ("added", "expires"))  # type: ignore[union-attr]
+    added, expires = (_date(data.get(key), key, fail) for key in ("added", "expires"))
     if added and expires and expires <= added:
         fail("expires", f"`expires` ({expires}) should come after `added` ({added})")
-    return {"jax": jax, "reason": data.get("reason", ""), "bug": bug, "owner": data.get("owner", ""),
-            "added": added, "expires": expires}
+    return {"jax": jax, "reason": data.get("reason", "").strip() if reason_needed else data.get("reason", ""),
+            "bug": bug, "owner": data.get("owner", ""), "added": added, "expires": expires}
 
 
 _URL = re.compile(r"^https?://[^\s/]+\S*$")
@@ -217,7 +245,7 @@ class Lifecycle:
                 f"({entry.who})")
 
 
-def lifecycle(entries: list[Expectation], today: datetime.date, warn_days: int = WARN_DAYS) -> Lifecycle:
+def lifecycle(entries: list, today: datetime.date, warn_days: int = WARN_DAYS) -> Lifecycle:
     """Which entries have expired on `today` (their `expires` day has come) and which expire within `warn_days`."""
     found = Lifecycle(today)
     for entry in entries:
@@ -231,17 +259,72 @@ def lifecycle(entries: list[Expectation], today: datetime.date, warn_days: int =
     return found
 
 
-# [[perf]]: `perf.acks`, `gate --perf`; [[downstream]]: `downstream.acks`, `gate --downstream`
-TOP_LEVEL_KEYS = ("expect", "fail_on_printed", "allow_missing", "perf", "downstream")
+PERF_KEYS = ("workload", "metric", "jax", "reason", "bug", "owner", "added", "expires")
+NAME_KEYS = ("name", "jax", "reason", "bug", "owner", "added", "expires")
+TABLES = ("expect", "perf", "name")
+# [[downstream]]: `downstream.acks`, `gate --downstream`
+TOP_LEVEL_KEYS = (*TABLES, "downstream", "fail_on_printed", "allow_missing")
+
+
+@dataclass(frozen=True)
+class Acknowledgement:
+    """A `[[perf]]` or `[[name]]` entry: what it acknowledges (`pattern`, fnmatch; for `[[perf]]` the `metrics`, none
+    meaning every metric), on which candidate versions (`jax`), and the keys every entry shares."""
+
+    kind: str
+    line: int
+    pattern: str
+    metrics: tuple[str, ...] = ()
+    jax: str = ""
+    reason: str = ""
+    bug: str = ""
+    owner: str = ""
+    added: datetime.date | None = None
+    expires: datetime.date | None = None
+
+    @property
+    def label(self) -> str:
+        """How the entry is named in the gate's output: its kind, pattern and line."""
+        return f"[[{self.kind}]] {self.pattern} (line {self.line})"
+
+    who = Expectation.who
+    days_left = Expectation.days_left
+
+    def applies(self, subject: str, candidate: str, metric: str = "") -> bool:
+        """Whether it acknowledges `subject` (a workload id or a name; for `[[perf]]` its `metric`) on the candidate
+        version `candidate` (the version the team moves to: the specifier is never read against the baseline)."""
+        if not fnmatch.fnmatchcase(subject, self.pattern) or (self.metrics and metric not in self.metrics):
+            return False
+        return not self.jax or SpecifierSet(self.jax).contains(candidate, prereleases=True)
+
+
+def _acknowledgement(kind: str, data: object, number: int, line: int, text: str, source: str) -> Acknowledgement:
+    fail = _failing(f"[[{kind}]]", number, line, text, source)
+    data = _table(data, PERF_KEYS if kind == "perf" else NAME_KEYS, fail)
+    key = "workload" if kind == "perf" else "name"
+    pattern = data.get(key)
+    if not isinstance(pattern, str) or not pattern.strip():
+        fail(key if key in data else None, f"needs `{key} = \"PATTERN\"` (an fnmatch pattern)")
+    metrics = data.get("metric", [])
+    metrics = [metrics] if isinstance(metrics, str) else metrics
+    if not isinstance(metrics, list) or any(m not in METRICS for m in metrics):
+        fail("metric", f"`metric` takes names of {', '.join(METRICS)}")
+    return Acknowledgement(kind, line, pattern.strip(), tuple(metrics), **common_fields(data, fail, reason_needed=True))
 
 
 @dataclass(frozen=True)
 class ExpectationsFile:
-    """A parsed expectations file: its entries and the gate's settings."""
+    """A parsed expectations file: its entries of every kind and the gate's settings."""
 
     entries: list[Expectation]
     fail_on_printed: bool = False
     allow_missing: bool = False
+    perf: list[Acknowledgement] = field(default_factory=list)
+    names: list[Acknowledgement] = field(default_factory=list)
+
+    def dated(self) -> list:
+        """Every entry of every kind, for `lifecycle` (one expiry rule for all)."""
+        return [*self.entries, *self.perf, *self.names]
 
 
 def parse_expectations_file(text: str, source: str = "expectations") -> ExpectationsFile:
@@ -253,19 +336,24 @@ def parse_expectations_file(text: str, source: str = "expectations") -> Expectat
     unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
     if unknown:
         line = _key_line(text, 1, unknown[0])
-        raise ConformanceError(f"{source}:{line}: unknown top-level key `{unknown[0]}`; entries are [[expect]] tables "
+        raise ConformanceError(f"{source}:{line}: unknown top-level key `{unknown[0]}`; entries are [[expect]], "
+                               f"[[perf]] and [[name]] tables "
                                f"(top-level keys: {', '.join(TOP_LEVEL_KEYS)})")
     for flag in ("fail_on_printed", "allow_missing"):
         if not isinstance(data.get(flag, False), bool):
             raise ConformanceError(f"{source}:{_key_line(text, 1, flag)}: `{flag}` should be true or false")
-    entries = data.get("expect", [])
-    if not isinstance(entries, list):
-        raise ConformanceError(f"{source}: `expect` should be a list of [[expect]] tables")
-    lines = _entry_lines(text)
-    if len(lines) != len(entries):
-        lines = [0] * len(entries)
-    return ExpectationsFile([_entry(entry, i, lines[i - 1], text, source) for i, entry in enumerate(entries, 1)],
-                            data.get("fail_on_printed", False), data.get("allow_missing", False))
+    tables = {}
+    for table in TABLES:
+        entries = data.get(table, [])
+        if not isinstance(entries, list):
+            raise ConformanceError(f"{source}: `{table}` should be a list of [[{table}]] tables")
+        lines = _entry_lines(text, table)
+        tables[table] = list(zip(entries, lines if len(lines) == len(entries) else [0] * len(entries)))
+    cells = [_entry(entry, i, line, text, source) for i, (entry, line) in enumerate(tables["expect"], 1)]
+    return ExpectationsFile(cells,
+                            data.get("fail_on_printed", False), data.get("allow_missing", False),
+                            *([_acknowledgement(kind, entry, i, line, text, source)
+                               for i, (entry, line) in enumerate(tables[kind], 1)] for kind in ("perf", "name")))
 
 
 def parse_expectations(text: str, source: str = "expectations") -> list[Expectation]:

@@ -11,6 +11,7 @@ prints.
 from __future__ import annotations
 
 import datetime
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -21,6 +22,8 @@ from conformance.decide.diff import SetDiff, diff_sets, result_set, version_mism
 from conformance.decide.expectations import ExpectationsFile, load_expectations_file, utc_today
 from conformance.decide.gate import GateOutcome, gate
 from conformance.decide.scope import decision_scope, retired_note, scoped_pair
+from conformance.decide.verdict_view import diff_json
+from conformance.atomic import write_text_atomically
 from conformance.engine import matrix
 from conformance.engine.targets import BUILD_KINDS, Release, Target
 from conformance.errors import ConformanceError
@@ -38,6 +41,7 @@ class DiffRequest:
     baseline: Path
     candidate: Path
     settings: matrix.RunSettings
+    json_path: Path | None = None  # `diff --json PATH` (`decide.verdict_view.diff_json`)
 
 
 @dataclass(frozen=True)
@@ -131,6 +135,8 @@ def run_diff(request: DiffRequest, make_builder: Callable[[], Any],
     scope = decision_scope(matrix.case_folders(request.settings.cases), request.settings.expression)
     sides = [stored_build(results, side) for side in (request.baseline, request.candidate)]
     versions = [str(side) for side in sides if not side.exists() and is_version(str(side))]
+    check_outputs([("--json", request.json_path)], inputs=[side for side in sides if side.exists()],
+                  results=results if versions else None)
     if versions:
         check_outputs([], results=results, writing=True)
         targets = [Release(v) for v in dict.fromkeys(versions)]
@@ -143,7 +149,10 @@ def run_diff(request: DiffRequest, make_builder: Callable[[], Any],
     baseline, candidate = pair.baseline, pair.candidate
     notes = pair.notes + ([retired_note(pair.retired)] if pair.retired else [])
     on_event(SidesRead(tuple(baseline.conflicts + candidate.conflicts), notes=tuple(notes)))
-    return DiffReport(diff_sets(baseline, candidate), version_mismatch(baseline, candidate))
+    report = DiffReport(diff_sets(baseline, candidate), version_mismatch(baseline, candidate))
+    if request.json_path is not None:
+        write_text_atomically(request.json_path, json.dumps(diff_json(report.diff, report.mismatch), indent=1) + "\n")
+    return report
 
 
 def gate_sides(request: GateRequest, make_builder: Callable[[], Any],

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import re
 
-# A header of the array of tables `expect`, its name bare or quoted, with an optional comment after it.
-HEADER = re.compile(r"""^\s*\[\[\s*(?:expect|"expect"|'expect')\s*\]\]\s*(#.*)?$""")
+# A header of an array of tables (`expect`, `perf`, `name`), its name bare or quoted, an optional comment after it.
+def _header(table: str) -> re.Pattern[str]:
+    return re.compile(rf"""^\s*\[\[\s*(?:{table}|"{table}"|'{table}')\s*\]\]\s*(#.*)?$""")
+
+
+HEADER = _header("expect")
 
 
 def toml_lines(text: str) -> list[str]:
@@ -66,8 +70,8 @@ def line_starts_in_string(text: str) -> list[bool]:
     return inside
 
 
-def header_lines(text: str) -> list[int]:
-    """The 0-based numbers of the lines that are an `[[expect]]` header (none inside a multi-line string)."""
-    in_string = line_starts_in_string(text)
+def header_lines(text: str, table: str = "expect") -> list[int]:
+    """The 0-based numbers of the lines that are a `[[table]]` header (none inside a multi-line string)."""
+    in_string, header = line_starts_in_string(text), HEADER if table == "expect" else _header(re.escape(table))
     return [i for i, line in enumerate(toml_lines(text)) if not (i < len(in_string) and in_string[i])
-            and HEADER.match(line.rstrip("\r\n"))]
+            and header.match(line.rstrip("\r\n"))]

@@ -5,10 +5,13 @@ status (the CLI prints them; nothing here sees parsed arguments).
   Exit 0, or 1 when an A/A run flags anything (`regressed`, `improved` or `changed`; an `unknown` is listed, not
   a flag: the samples could not tell).
 - `run_perf_bisect`: the first release between good and bad whose metric crossed: both ends sampled interleaved
-  (they must differ: `regressed` or `changed`), then each midpoint sampled interleaved with both ends and put on the
-  side it is not different from.
-- `run_perf_gate`: the candidate against the baseline; exit 1 on a `regressed` timed metric or an exact metric that
-  grew, unless a `[[perf]]` entry of the expectations file acknowledges it.
+  (they must differ), then each midpoint sampled interleaved with both ends and placed (`perf.decisions`); writes
+  `--json` and `--issue` when asked.
+- `workload_tier`: the workloads tier of the one gate (`decide.onegate`): the candidate against the baseline,
+  judged by `perf.decisions.workload_findings`.
+
+The rules themselves live in `perf.decisions` (pure, tested where they live); every line returned is made safe for
+a terminal (`safetext`): a workload's claim and error text are not the suite's.
 """
 
 from __future__ import annotations
@@ -24,23 +27,25 @@ from conformance.core.case import DEFAULT_CASE_PACKAGE
 from conformance.envs.matrix import DEFAULT_MATRIX, matrix_versions
 from conformance.errors import ConformanceError
 from conformance.perf import stats
-from conformance.perf.acks import acknowledging, load_acks
-from conformance.perf.render import outcome_json, outcome_lines, verdict_line
+from conformance.decide.tiers import Tier
+from conformance.perf.decisions import MetricBisect, bisect_metric, check_ratio, judged_workloads, workload_findings
+from conformance.perf.render import bisect_json, bisect_markdown, outcome_json, outcome_lines, verdict_line
 from conformance.perf.session import PerfOutcome, PerfRequest, run_perf
 from conformance.perf.sides import is_interpreter, prepare_side, select_workloads, twin
 from conformance.results.outputs import check_outputs
 from conformance.results.versions import version_order
+from conformance.safetext import terminal_text
 
 Say = Callable[[str], None]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PerfCommand:
     """`perf`: the sides (releases or interpreter paths), the results folder, case folders, `-k`, the rounds and
     their bound, the threshold, XLA_FLAGS, reuse, A/A, and the JSON file to write."""
 
-    sides: tuple[str, ...]
-    results: Path
+    sides: tuple[str, ...] = ()
+    results: Path = Path("results")
     case_folders: tuple[str, ...] = ()
     expression: str | None = None
     rounds: int = 5
@@ -50,6 +55,8 @@ class PerfCommand:
     rerun: bool = False
     aa: bool = False
     json_path: Path | None = None
+    issue_path: Path | None = None
+    threshold_option: str = "--threshold"
 
 
 def perf_sides(jax: Sequence[str] | None, pythons: Sequence[str], matrix: str | None, builder: Any) -> list[str]:
@@ -61,8 +68,7 @@ def perf_sides(jax: Sequence[str] | None, pythons: Sequence[str], matrix: str | 
 
 
 def _request(command: PerfCommand, builder: Any, sides: Sequence[str] | None = None) -> PerfRequest:
-    if command.threshold <= 1:
-        raise ConformanceError(f"--threshold must be a ratio above 1 (such as 1.25), not {command.threshold:g}")
+    check_ratio(command.threshold, command.threshold_option)
     workloads, folders = select_workloads(command.case_folders, command.expression)
     prepared = [prepare_side(text, builder, command.results) for text in (sides or command.sides)]
     return PerfRequest(tuple(prepared), tuple(workloads), DEFAULT_CASE_PACKAGE, tuple(folders),
@@ -92,7 +98,7 @@ def run_perf_command(command: PerfCommand, builder: Any, say: Say) -> tuple[list
     outcome = run_perf(request, say=say)
     lines = outcome_lines(outcome) + _write_json(command.json_path, outcome)
     false = [f for f in outcome.flagged() if f[4].verdict in ("regressed", "improved", "changed")]
-    return lines, 1 if command.aa and false else 0
+    return [terminal_text(line) for line in lines], 1 if command.aa and false else 0
 
 
 def between(good: str, bad: str, releases: Sequence[str]) -> list[str]:
@@ -102,44 +108,68 @@ def between(good: str, bad: str, releases: Sequence[str]) -> list[str]:
                   key=version_order)
 
 
-def _differs(outcome: PerfOutcome, workload: str, old: int, new: int, metric: str) -> stats.Verdict:
+def _verdict_of(outcome: PerfOutcome, workload: str, old: int, new: int, metric: str) -> stats.Verdict:
     verdict = outcome.verdicts(workload, old, new).get(metric)
     if verdict is None:
-        raise ConformanceError(f"{workload} has no {metric} on {outcome.request.sides[new].label}")
+        side = outcome.request.sides[new if outcome.samples.get((workload, old)) else old]
+        error = outcome.errors.get((workload, new)) or outcome.errors.get((workload, old)) or "no samples"
+        raise ConformanceError(f"{workload} has no {metric} on {side.label}: {terminal_text(error)}")
     return verdict
 
 
 def run_perf_bisect(command: PerfCommand, workload: str, metric: str, good: str, bad: str, builder: Any,
                     say: Say) -> tuple[list[str], int]:
-    """`bisect WORKLOAD --metric M --good A --bad B`: the first release whose metric crossed (module docstring);
-    the releases between are those of the `all` matrix (none when an end is an interpreter path)."""
+    """`bisect WORKLOAD --metric M --good A --bad B`: the first release whose metric crossed (`perf.decisions`);
+    the releases between are those of the `all` matrix (none when an end is an interpreter path). Writes
+    `--json` (always) and `--issue` (when a release is blamed)."""
     if metric not in stats.METRICS:
         raise ConformanceError(f"--metric {metric!r} is not a metric; one of {', '.join(stats.METRICS)}")
+    check_outputs([("--json", command.json_path), ("--issue", command.issue_path)], results=command.results)
     command = replace(command, expression=None)
-    chosen = [w for w in select_workloads(command.case_folders, None)[0] if w.id == workload]
-    if not chosen:
-        raise ConformanceError(f"no workload {workload!r}; `jax-conformance perf -k ...` selects from the declared ones")
+    if not [w for w in select_workloads(command.case_folders, None)[0] if w.id == workload]:
+        raise ConformanceError(f"no workload {workload!r}; `jax-conformance perf -k ...` selects from the declared "
+                               f"ones")
     paths = is_interpreter(good) or is_interpreter(bad)
     steps = [] if paths else between(good, bad, matrix_versions("all", builder.index))
-    lo, hi, lines, named = good, bad, [], {}
-    ends = _bisect_step(command, chosen[0].id, builder, [lo, hi], say, named)
-    verdict = _differs(ends, chosen[0].id, 0, 1, metric)
-    lines.append(verdict_line(ends, (chosen[0].id, 0, 1, metric, verdict)))
-    if verdict.verdict in ("same", "unknown"):
-        return lines + [f"{metric} of {workload} does not differ between {named[good]} and {named[bad]} "
-                        f"({verdict.verdict}); nothing to bisect"], 1
-    while steps:
-        middle = steps[len(steps) // 2]
-        step = _differs(_bisect_step(command, chosen[0].id, builder, [lo, middle, hi], say, named), chosen[0].id, 0,
-                        1, metric)
-        like_bad = step.verdict in ("regressed", "improved", "changed")
-        lines.append(f"{middle}: like {named[hi] if like_bad else named[lo]} ({step.verdict} against {named[lo]})")
-        if like_bad:
-            hi, steps = middle, [s for s in steps if version_order(s) < version_order(middle)]
+    named: dict[str, str] = {}
+    ends_outcome = _bisect_step(command, workload, builder, [good, bad], say, named)
+    ends = _verdict_of(ends_outcome, workload, 0, 1, metric)
+
+    def judge(low: str, middle: str, high: str) -> stats.Verdict:
+        step = _verdict_of(_bisect_step(command, workload, builder, [low, middle, high], say, named), workload, 0, 1,
+                           metric)
+        say(f"{named.get(middle, middle)}: {step.verdict} against {named.get(low, low)}")
+        return step
+
+    found = bisect_metric(good, bad, steps, ends, judge)
+    lines = [verdict_line(ends_outcome, (workload, 0, 1, metric, ends)), *_bisect_lines(found, workload, metric, named)]
+    return [terminal_text(line) for line in lines + _bisect_files(command, found, workload, metric, named)], \
+        found.exit_code
+
+
+def _bisect_lines(found: MetricBisect, workload: str, metric: str, named: dict[str, str]) -> list[str]:
+    lines = [f"{named.get(r, r)}: like {named.get(found.bad if side == 'bad' else found.good, side)} "
+             f"({verdict.verdict})" for r, side, verdict in found.steps if side != "unplaced"]
+    if found.refused:
+        return lines + [f"{metric} of {workload}: no release blamed: {found.refused}"]
+    return lines + [f"first release where {metric} of {workload} crossed: {named.get(found.first, found.first)} "
+                    f"(last before it: {named.get(found.last_good, found.last_good)})"]
+
+
+def _bisect_files(command: PerfCommand, found: MetricBisect, workload: str, metric: str,
+                  named: dict[str, str]) -> list[str]:
+    said = []
+    if command.json_path is not None:
+        text = json.dumps(bisect_json(found, workload, metric, named), indent=1, allow_nan=False)
+        write_text_atomically(command.json_path, text + "\n")
+        said.append(f"json: {command.json_path}")
+    if command.issue_path is not None:
+        if found.refused:
+            said.append(f"no bug report written to {command.issue_path}: no release is blamed")
         else:
-            lo, steps = middle, [s for s in steps if version_order(s) > version_order(middle)]
-    lines.append(f"first release where {metric} of {workload} crossed: {named[hi]} (last before it: {named[lo]})")
-    return lines, 0
+            write_text_atomically(command.issue_path, bisect_markdown(found, workload, metric, named))
+            said.append(f"issue: {command.issue_path}")
+    return said
 
 
 def _bisect_step(command: PerfCommand, workload: str, builder: Any, sides: list[str], say: Say,
@@ -151,25 +181,13 @@ def _bisect_step(command: PerfCommand, workload: str, builder: Any, sides: list[
     return run_perf(request, say=say)
 
 
-def run_perf_gate(command: PerfCommand, baseline: str, candidate: str, expectations: Path | None,
-                  builder: Any, say: Say, today: Any = None) -> tuple[list[str], int]:
-    """`gate --perf`: exit 1 on an unacknowledged upward verdict of the candidate (module docstring)."""
-    if not baseline or not candidate:
-        raise ConformanceError("gate --perf needs --from VERSION and --to VERSION (or --to-python PATH)")
-    acks = load_acks(expectations, today) if expectations else []
+def workload_tier(command: PerfCommand, baseline: str, candidate: str, entries: Sequence[Any], builder: Any,
+                  say: Say) -> tuple[Tier, PerfOutcome]:
+    """The workloads tier of the gate: both sides sampled interleaved (or answered from storage), judged by
+    `perf.decisions.workload_findings` against the `[[perf]]` entries."""
     outcome = run_perf(_request(command, builder, [baseline, candidate]), say=say)
-    lines, failing = [], 0
-    for flagged in outcome.flagged():
-        workload, _, _, metric, verdict = flagged
-        line = verdict_line(outcome, flagged)
-        if not stats.upward(verdict):
-            lines.append(f"  ok ({verdict.verdict}): {line}")
-            continue
-        ack = acknowledging(acks, workload, metric, outcome.request.sides[1].version)
-        if ack is not None:
-            lines.append(f"  acknowledged ({ack}): {line}")
-        else:
-            failing += 1
-            lines.append(f"  REGRESSION: {line}")
-    head = f"perf gate {baseline} -> {candidate}: " + (f"FAIL, {failing} unacknowledged" if failing else "pass")
-    return [head, *lines, *_write_json(command.json_path, outcome)], 1 if failing else 0
+    sides = outcome.request.sides
+    rounds = f"{outcome.rounds_run} rounds" if outcome.rounds_run else "answered from stored samples"
+    title = f"jax {sides[0].label} -> {sides[1].label}, threshold x{command.threshold:g}, {rounds}"
+    return Tier("workloads", title, judged_workloads(outcome), tuple(workload_findings(outcome, entries, verdict_line))
+                ), outcome

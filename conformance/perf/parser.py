@@ -1,5 +1,5 @@
 """The grammar of the performance tier: `perf`, and the options it adds to `bisect` (`--metric`) and `gate`
-(`--perf`). `cli_parser` calls these; nothing here runs anything."""
+(`--perf-rounds`, `--perf`, `--scan`, `--json`). `cli_parser` calls these; nothing here runs anything."""
 
 from __future__ import annotations
 
@@ -49,9 +49,17 @@ def add_bisect_perf_options(bisecting: Any) -> None:
 
 
 def add_gate_perf_options(gating: Any) -> None:
-    """`gate --from A --to B --perf`: judge the workloads instead of the cells."""
-    gating.add_argument("--perf", action="store_true", help="judge the workloads (samples stored or taken) instead "
-                        "of the cells: fail on a regressed or grown metric no [[perf]] entry acknowledges")
-    gating.add_argument("--perf-rounds", type=int, default=5, metavar="N", help="rounds per side with --perf")
+    """`gate`'s other tiers: the workloads (`--perf-rounds`, `--perf`, `--perf-threshold`), the names (`--scan`),
+    and the one verdict as JSON (`--json`)."""
+    gating.add_argument("--perf-rounds", type=int, metavar="N", help="sample the workloads now, N interleaved rounds "
+                        "per side, and judge them with the cells (without it, workloads are judged when both sides' "
+                        "samples are stored)")
+    gating.add_argument("--perf", action="store_true", help="judge the workloads only, not the cells (5 rounds "
+                        "unless --perf-rounds)")
     gating.add_argument("--perf-threshold", type=float, default=THRESHOLD, metavar="RATIO",
-                        help=f"the timed ratio that fails with --perf (default {THRESHOLD})")
+                        help=f"the timed ratio that fails a workload (default {THRESHOLD})")
+    gating.add_argument("--scan", action="append", type=Path, default=[], metavar="PATH",
+                        help="judge the JAX names this code uses at --to (api scan): a removed one fails unless a "
+                             "[[name]] entry acknowledges it (repeatable)")
+    gating.add_argument("--json", type=Path, metavar="PATH", help="also write the one verdict as JSON "
+                        "(docs/decisions.md)")

@@ -4,6 +4,10 @@ The JSON (format 1): `{"format", "threshold", "rounds_run", "xla_flags", "sides"
 "noise_band": {metric: band}, "releases": [{"release", "reused", "error", "samples": [{metric: value}],
 "medians": {metric: value}, "against", "verdicts": {metric: {"verdict", "ratio", "p", "band"}}}]}]}`; a
 release's `verdicts` are against `against`, the side it is compared with (null for the first).
+
+`bisect WORKLOAD --metric M --json PATH` (format 1): `{"format", "workload", "metric", "good", "bad", "ends": verdict,
+"steps": [{"release", "side": "good"|"bad"|"unplaced", "verdict"}], "first", "last_good", "refused"}` (`first` and
+`last_good` null and `refused` the reason when no release is blamed); `--issue PATH` is the same as Markdown.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.perf import stats
+from conformance.perf.decisions import MetricBisect
 from conformance.perf.session import PerfOutcome, medians
 
 JSON_FORMAT = 1
@@ -80,3 +85,28 @@ def outcome_lines(outcome: PerfOutcome) -> list[str]:
                  + f" (threshold x{outcome.request.threshold:g}, {outcome.rounds_run} rounds)")
     lines.extend(f"  {verdict_line(outcome, f)}" for f in flagged)
     return lines
+
+
+def bisect_json(found: MetricBisect, workload: str, metric: str, named: dict[str, str]) -> dict[str, Any]:
+    """The public JSON of a metric bisect (see the module docstring); `named` gives each side's label."""
+    label = lambda side: None if side is None else named.get(side, side)  # noqa: E731
+    return {"format": JSON_FORMAT, "workload": workload, "metric": metric, "good": label(found.good),
+            "bad": label(found.bad), "ends": found.ends.to_json(),
+            "steps": [{"release": label(r), "side": side, "verdict": v.to_json()} for r, side, v in found.steps],
+            "first": label(found.first), "last_good": label(found.last_good), "refused": found.refused or None}
+
+
+def bisect_markdown(found: MetricBisect, workload: str, metric: str, named: dict[str, str]) -> str:
+    """A bug report of a metric bisect that blamed a release, in Markdown (`bisect --metric --issue PATH`)."""
+    label = lambda side: named.get(side, side)  # noqa: E731
+    ratio = "n/a" if found.ends.ratio is None else f"x{found.ends.ratio:.3g}"
+    rows = [f"| {label(r)} | {side} | {v.verdict} | {'n/a' if v.ratio is None else f'x{v.ratio:.3g}'} |"
+            for r, side, v in found.steps]
+    return "\n".join([
+        f"# `{workload}`: {metric} {found.ends.verdict} first in jax {label(found.first)}", "",
+        f"{metric} of `{workload}` is {found.ends.verdict} ({ratio}) from jax {label(found.good)} to "
+        f"{label(found.bad)}; the first release where it crossed is **{label(found.first)}** (the last before it: "
+        f"{label(found.last_good)}).", "",
+        "| release | side | verdict against the good end | ratio |", "|---|---|---|---|", *rows, "",
+        f"Found with `jax-conformance bisect {workload} --metric {metric} --good {label(found.good)} "
+        f"--bad {label(found.bad)}`.", ""])

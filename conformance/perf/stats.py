@@ -154,9 +154,3 @@ def noise_band(samples_by_release: Mapping[str, Sequence[float]]) -> float:
             widest = max(widest, (q3 - q1) / middle)
     return 1.0 + 3.0 * widest
 
-
-def upward(verdict: Verdict) -> bool:
-    """Whether a verdict is a step the gate refuses: a timed metric regressed, or an exact one grew."""
-    if verdict.verdict == "regressed":
-        return True
-    return verdict.verdict == "changed" and (verdict.ratio is None or verdict.ratio > 1)
