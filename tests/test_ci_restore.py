@@ -482,3 +482,13 @@ def test_a_local_site_whose_index_names_a_fifo_sets_it_aside_without_waiting(tmp
     done = subprocess.run([sys.executable, "-c", code, str(site), "--into", str(tmp_path / "results")],
                           capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0 and "not a regular file" in done.stdout and "its cells run" in done.stdout
+
+
+def test_the_publish_script_refuses_inputs_that_do_not_exist_in_one_line(tmp_path):
+    """`.github/scripts/publish_results.py` (the report job's publishing step, outside the package so that cli.py is
+    its one argparse user): no input folder exists, nothing is written, one line, exit 2."""
+    done = subprocess.run([sys.executable, str(ROOT / ".github" / "scripts" / "publish_results.py"),
+                           str(tmp_path / "missing"), "--out", str(tmp_path / "site")], cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and not (tmp_path / "site").exists()
+    assert done.stderr == f"jax-conformance: publish: none of {tmp_path / 'missing'} exists; nothing to publish\n"
