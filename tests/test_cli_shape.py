@@ -31,7 +31,6 @@ OWN_COMMAND_LINES = {
     "child/forkserver.py": "child side: the per-version fork server, started by the parent",
     "child/envinfo.py": "child side: the environment's description, started by the parent",
     "perf/child.py": "child side: a workload's timing process, started by the parent",
-    "results/restore.py": "parent side, not yet moved: .github/scripts/restore-results.sh runs it",
     "core/rowlist.py": "parent side, not yet moved: the maintainer's import of behaviours.md",
 }
 
@@ -50,7 +49,7 @@ def argparse_use(source: str) -> tuple[bool, bool]:
 
 def test_no_module_below_the_cli_sees_parsed_arguments():
     """Nothing below the CLI imports it or takes its Namespace; a module that uses argparse at all is one of the
-    listed command lines of their own (census, screenshots and publish parse theirs elsewhere: issue 60), and every
+    listed command lines of their own (census, screenshots, publish and restore parse theirs elsewhere: issue 60), and every
     listed one still is (a stale entry fails too)."""
     seen, parsers = [], set()
     for path in sorted(PACKAGE.rglob("*.py")):
