@@ -38,7 +38,7 @@ from conformance.core.model import (DEFAULT_CASE_PACKAGE, NO_PARAM, PARAM_NAME, 
 # `_REGISTRY` too, though private: tests and scratch case packages read and clean the one registry through here.
 from conformance.core.registry import (_REGISTRY, _register, case_modules, find_case, find_workload, forget_package,
                                        import_failure, load_cases, load_module_cases, load_workloads, section_order)
-from conformance.core.validation import _declared_params, validate
+from conformance.core.validation import declared_params, validate
 
 __all__ = [
     "DEFAULT_CASE_PACKAGE", "NO_PARAM", "PARAM_NAME", "RELEASE", "SAMPLE_PLATFORMS", "Case", "CaseDeclarationError",
@@ -93,7 +93,7 @@ class Section:
             package, _, short_module = module.rpartition(".")
             namespace = folder_namespace(package)
             case_id = f"{namespace}/{short_module}.{probe.__name__}" if namespace else f"{short_module}.{probe.__name__}"
-            declared = _declared_params(case_id, rows, expect, known_issue, params)
+            declared = declared_params(case_id, rows, expect, known_issue, params)
             built = Case(
                 id=case_id,
                 section=f"§{subsection}" if subsection else self.number,

@@ -17,7 +17,10 @@ from conformance.core.model import (DEFAULT_CASE_PACKAGE, NO_PARAM, PARAM_NAME, 
                                     CaseDeclarationError, Change, Expect, Param, Skip)
 from conformance.core.observation import json_problem
 
-def _declared_params(case_id: str, rows, expect, known_issue, params) -> tuple[Param, ...]:
+
+def declared_params(case_id: str, rows, expect, known_issue, params) -> tuple[Param, ...]:
+    """The parameters a `Section.case` decorator was given: its `params=` list checked, or one unnamed `Param` of
+    its `rows=`, `expect=` and `known_issue=`; `CaseDeclarationError` when the two forms are mixed or one is wrong."""
     if params is not None:
         if rows is not None or expect is not None or known_issue:
             raise CaseDeclarationError(f"{case_id}: give rows, expect and known_issue inside each Param, "
