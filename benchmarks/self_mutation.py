@@ -40,8 +40,8 @@ EQUIVALENTS = ROOT / "benchmarks" / "equivalent_mutants.txt"
 
 # The pure logic under test: whole packages, and the pure modules of engine/, report/, chapter/, api/ and perf/.
 MODULES = (
-    [f"conformance/core/{n}.py" for n in ("case", "casefolders", "compare", "observation", "rowlist", "status",
-                                         "verdict", "versions")]
+    [f"conformance/core/{n}.py" for n in ("case", "casefolders", "compare", "model", "observation", "registry",
+                                         "rowlist", "status", "validation", "verdict", "versions")]
     + [f"conformance/decide/{n}.py" for n in ("bisect", "cellref", "diff", "expectations", "gate", "render", "runs",
                                              "tiers", "verdict_view")]
     + [f"conformance/results/{n}.py" for n in ("durations", "load", "merge", "outputs", "schema", "store",

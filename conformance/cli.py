@@ -56,8 +56,9 @@ def make_builder(args: argparse.Namespace) -> EnvironmentBuilder:
 
 def settings(args: argparse.Namespace, shard: Any = None) -> matrix.RunSettings:
     """The run settings the command was given."""
-    return matrix.RunSettings(args.results, args.expression, tuple(args.cases), shard, getattr(args, "shard_durations", None),
-        args.workers, args.retries, args.retry_differs, args.launch, args.rerun, getattr(args, "future", False))
+    return matrix.RunSettings(results=args.results, expression=args.expression, cases=tuple(args.cases), shard=shard,
+        shard_durations=getattr(args, "shard_durations", None), workers=args.workers, retries=args.retries,
+        retry_differs=args.retry_differs, launcher=args.launch, rerun=args.rerun, future=getattr(args, "future", False))
 
 
 def _err(text: str) -> None:

@@ -505,3 +505,22 @@ def test_a_private_census_reads_only_the_names_asked_for(tmp_path, fake_census):
     assert data["names"]["jax._src.tree.tree_map"]["private"] is True
     assert set(data["names"]) == {"jax._src", "jax._src.tree", "jax._src.tree.tree_map"}  # nothing else is read
     assert "jax.numpy" not in data["modules"]
+
+
+@pytest.mark.parametrize("argv, wrong", [
+    ([], "--out FILE is required"), (["--probe", "p.json"], "--out FILE is required"), (["--out"], "--out needs a FILE"),
+    (["--out", "a", "--out", "b"], "--out given twice"), (["--out", "a", "--js", "b"], "unknown argument '--js'"),
+    (["--out", "a", "extra"], "unknown argument 'extra'")])
+def test_the_census_command_line_refuses_in_one_line_what_it_cannot_read(argv, wrong, capsys):
+    """The child's argv is parsed by hand (no argparse below cli.py): each wrong form is one line and exit 2, and no
+    abbreviation is taken for an option."""
+    assert census_module.parse_argv(argv).startswith(wrong)
+    assert census_module.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"conformance.api.census: {wrong}") and err.count("\n") == 1
+
+
+def test_the_census_command_line_reads_each_option_as_a_pair_or_with_equals():
+    assert census_module.parse_argv(["--out", "c.json", "--probe=p.json", "--private", "q.json"]) == {
+        "--out": "c.json", "--probe": "p.json", "--private": "q.json"}
+    assert census_module.parse_argv(["--out=x=y.json"]) == {"--out": "x=y.json"}

@@ -371,7 +371,8 @@ def test_a_restore_onto_a_full_disk_sets_the_file_aside_and_leaves_no_partial_fi
     into = tmp_path / "results"
     size = json.loads((site / "results" / "index.json").read_text())["files"][0]["size"]
     code = (f"import resource, sys; resource.setrlimit(resource.RLIMIT_FSIZE, ({size // 2}, {size // 2})); "
-            "from conformance.results.restore import main; sys.exit(main(sys.argv[1:]))")
+            f"sys.path.insert(0, {str(ROOT / '.github' / 'scripts')!r}); from restore_results import main; "
+            "sys.exit(main(sys.argv[1:]))")
     done = subprocess.run([sys.executable, "-c", code, str(site), "--into", str(into), "--keep", str(tmp_path / "keep")],
                           capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
@@ -477,8 +478,18 @@ def test_a_local_site_whose_index_names_a_fifo_sets_it_aside_without_waiting(tmp
     target = site / "results" / f"0.8.0-{LINUX}.json"
     target.unlink()
     os.mkfifo(target)
-    code = ("import sys; from conformance.results.restore import main; "
-            "sys.exit(main(sys.argv[1:]))")
+    code = (f"import sys; sys.path.insert(0, {str(ROOT / '.github' / 'scripts')!r}); "
+            "from restore_results import main; sys.exit(main(sys.argv[1:]))")
     done = subprocess.run([sys.executable, "-c", code, str(site), "--into", str(tmp_path / "results")],
                           capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0 and "not a regular file" in done.stdout and "its cells run" in done.stdout
+
+
+def test_the_publish_script_refuses_inputs_that_do_not_exist_in_one_line(tmp_path):
+    """`.github/scripts/publish_results.py` (the report job's publishing step, outside the package so that cli.py is
+    its one argparse user): no input folder exists, nothing is written, one line, exit 2."""
+    done = subprocess.run([sys.executable, str(ROOT / ".github" / "scripts" / "publish_results.py"),
+                           str(tmp_path / "missing"), "--out", str(tmp_path / "site")], cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and not (tmp_path / "site").exists()
+    assert done.stderr == f"jax-conformance: publish: none of {tmp_path / 'missing'} exists; nothing to publish\n"

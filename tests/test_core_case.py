@@ -791,3 +791,18 @@ def test_a_module_that_fails_to_import_is_one_line(tmp_path, monkeypatch):
         load_module_cases("scratch_failing_case")
     assert str(excinfo.value) == (f"scratch_failing_case: the case module failed to import: RuntimeError: broken on "
                                   f"purpose ({tmp_path / 'scratch_failing_case.py'}:3)")
+
+
+def test_the_case_api_is_one_import_path_over_the_split_modules():
+    """core/case.py re-exports every public name of the model, the checks and the loader (docs/writing-cases.md:
+    team case folders import from it), as the same objects, and the registry it exposes is the loader's own."""
+    from conformance.core import model, registry, validation
+
+    for module in (model, registry, validation):
+        public = {name for name, value in vars(module).items() if not name.startswith("_")
+                  and getattr(value, "__module__", module.__name__) == module.__name__
+                  and not isinstance(value, type(model))}
+        missing = sorted(name for name in public if getattr(case_module, name, None) is not getattr(module, name))
+        assert missing == [], (module.__name__, missing)
+    assert set(case_module.__all__) <= set(vars(case_module)) and "Section" in case_module.__all__
+    assert case_module._REGISTRY is registry._REGISTRY  # noqa: SLF001

@@ -71,3 +71,27 @@ def test_the_command_names_why_a_file_cannot_be_read_and_explains_itself(tmp_pat
     shown = " ".join(capsys.readouterr().out.split())
     assert shown.startswith("usage: python -m conformance.core.rowlist [-h] [--check] behaviours")
     assert "behaviours the chapter's behaviours.md" in shown and "--check exit 1 if rows.tsv differs from it" in shown
+
+
+def test_the_committed_row_list_is_its_own_source_and_regenerates_byte_for_byte():
+    """rows.tsv is the source of truth inside the repository: read from the committed text (git's, when this is a
+    clone), parsed and rendered again, it is the same bytes, and it holds each ID once."""
+    import subprocess
+
+    path = rowlist.ROWS_FILE
+    try:
+        shown = subprocess.run(["git", "show", "HEAD:conformance/core/rows.tsv"], cwd=path.parent, capture_output=True,
+                               check=True, timeout=30).stdout.decode("utf-8")
+    except (OSError, subprocess.SubprocessError):  # not a clone (an installed wheel): the file itself
+        shown = path.read_text(encoding="utf-8")
+    for text in (shown, path.read_text(encoding="utf-8")):
+        assert rowlist.render_tsv(rowlist.parse_tsv(text)) == text
+    ids = [r.id for r in rowlist.parse_tsv(shown)]
+    assert len(ids) == len(set(ids)) > 100
+
+
+@pytest.mark.parametrize("drift", ["# old header\na.b\t§1\tx\n", f"{rowlist.HEADER}\na.b\t§1\n",
+                                   f"{rowlist.HEADER}\na.b\t§1\tx\ty\n", f"{rowlist.HEADER}\na.b\t§1\tx"])
+def test_a_hand_edit_off_the_canonical_form_does_not_regenerate_to_itself(drift):
+    """The byte-for-byte check above can fail: a changed header, a missing field, a stray tab, no final newline."""
+    assert rowlist.render_tsv(rowlist.parse_tsv(drift)) != drift

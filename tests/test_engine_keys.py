@@ -103,3 +103,15 @@ def test_declarations_become_plain_json():
 
     plain = keys._plain({"t": Thing(1, (2, "x")), 3: [None, 1.5, True], "o": object})  # noqa: SLF001
     assert plain == {"t": {"Thing": {"n": 1, "items": [2, "x"]}}, "3": [None, 1.5, True], "o": repr(object)}
+
+
+def test_every_module_behind_the_case_api_is_in_every_cells_key():
+    """`core/case.py` re-exports the model, the checks and the loader from modules of their own (issue 60): each
+    module it imports from core/ is a shared source, so an edit to `Case.run_probe` in core/model.py reruns cells."""
+    import ast
+
+    tree = ast.parse((keys._PACKAGE_ROOT / "core" / "case.py").read_text(encoding="utf-8"))  # noqa: SLF001
+    behind = {f"core/{node.module.rpartition('.')[2]}.py" for node in ast.walk(tree)
+              if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("conformance.core.")}
+    assert {"core/model.py", "core/validation.py", "core/registry.py"} <= behind
+    assert sorted(behind - {"core/workload.py"} - set(keys._SHARED_SOURCES)) == []  # noqa: SLF001

@@ -395,3 +395,19 @@ def test_the_running_files_of_a_builds_folder_are_removed_too(tmp_path):
     dead.write_text("{}")
     remove_orphans(tmp_path / "results")
     assert not dead.exists()
+
+
+def test_run_settings_take_keywords_only_and_the_cli_maps_each_option_to_its_field(tmp_path):
+    """Eleven fields, several of one type: a positional call could swap `-j` and `--retries` unseen, so it is refused,
+    and each option of `run` lands in its own field (distinct values, so a swap shows)."""
+    from conformance import cli
+    from conformance.cli_parser import build_parser
+
+    with pytest.raises(TypeError):
+        matrix.RunSettings(tmp_path)  # type: ignore[misc]
+    args = build_parser().parse_args(["run", "-k", "a or b", "-j", "3", "--retries", "2", "--retry-differs",
+                                      "--launch", "spawn", "--rerun", "--results", str(tmp_path), "--cases", "team"])
+    got = cli.settings(args, shard="S")
+    assert got == matrix.RunSettings(results=tmp_path, expression="a or b", cases=("team",), shard="S",
+                                     shard_durations=None, workers=3, retries=2, retry_differs=True, launcher="spawn",
+                                     rerun=True, future=False)

@@ -4,7 +4,7 @@
 # summary to the job's summary page. The tests run this very script.
 #
 # With PUBLISH=1 (the workflow's report job) the result files are first merged into one file per JAX version and
-# platform under $SITE/results/ with results/index.json (`python -m conformance.results.publish`: the restored
+# platform under $SITE/results/ with results/index.json (`publish_results.py` beside this script: the restored
 # results of the last run and this run's shard files, a cell run now replacing the restored one), and the report is
 # rendered from those: the site carries the data behind its table. With PREVIOUS (the restored results, kept apart),
 # `jax-conformance history` appends this run to $SITE/history.json and the report shows what changed since the last
@@ -33,7 +33,7 @@ if [[ "${PUBLISH:-}" == "1" ]]; then
         exit 1
     fi
     rm -rf "$site/results"
-    "$py" -m conformance.results.publish "$results" --out "$site/results" --commit "${COMMIT:-}"
+    "$py" "$(dirname "${BASH_SOURCE[0]}")/publish_results.py" "$results" --out "$site/results" --commit "${COMMIT:-}"
     results="$site/results"
     if [[ -n "${PREVIOUS:-}" ]]; then
         if "$py" -m conformance history --help > /dev/null 2>&1; then

@@ -33,7 +33,7 @@ else
     args=("$site_url" --into "$results")
     if [[ -n "${KEEP:-}" ]]; then args+=(--keep "$KEEP"); fi
     if [[ -n "${PLATFORM:-}" ]]; then args+=(--platform "$PLATFORM"); fi
-    "$py" -m conformance.results.restore "${args[@]}" || echo "jax-conformance: restore failed; every cell runs"
+    "$py" "$(dirname "${BASH_SOURCE[0]}")/restore_results.py" "${args[@]}" || echo "jax-conformance: restore failed; every cell runs"
 fi
 if [[ -n "${GITHUB_OUTPUT:-}" ]]; then
     "$py" - "$results" >> "$GITHUB_OUTPUT" <<'PY'

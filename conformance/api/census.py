@@ -42,7 +42,6 @@ recorded. Output is one JSON object (`FORMAT`, `FORMAT_VERSION`) written atomica
 
 from __future__ import annotations
 
-import argparse
 import ast
 import importlib
 import inspect
@@ -712,24 +711,48 @@ def census(probe: list[str] | None = None, private: list[str] | None = None) -> 
             "census_seconds": round(time.perf_counter() - started, 3)}
 
 
+OPTIONS = ("--out", "--probe", "--private")
+USAGE = "usage: python -m conformance.api.census --out FILE [--probe NAMES.json] [--private NAMES.json]"
+
+
+def parse_argv(argv: list[str]) -> dict[str, str] | str:
+    """The options of the command line (`--out FILE`, `--probe FILE`, `--private FILE`, each at most once, `--out`
+    required), or the one line saying what is wrong. Parsed by hand, not with argparse: the parent
+    (`conformance.api.store.run_census`) is its only caller and writes exactly these pairs, and `cli.py` stays the
+    package's one argparse command line (tests/test_cli_shape.py)."""
+    given: dict[str, str] = {}
+    pairs = iter(argv)
+    for option in pairs:
+        name, equals, value = option.partition("=")
+        if name not in OPTIONS:
+            return f"unknown argument {option!r}; {USAGE}"
+        if not equals:
+            value = next(pairs, None)
+            if value is None:
+                return f"{name} needs a FILE; {USAGE}"
+        if name in given:
+            return f"{name} given twice; {USAGE}"
+        given[name] = value
+    return given if "--out" in given else f"--out FILE is required; {USAGE}"
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Write the census to --out."""
-    parser = argparse.ArgumentParser(prog="python -m conformance.api.census")
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--probe", help="a JSON list of dotted names (of other releases) to read with getattr")
-    parser.add_argument("--private", help="a JSON list of private names (jax._src...): a census of those only")
-    args = parser.parse_args(argv)
+    """Write the census to --out (a wrong command line: one line on stderr, exit 2)."""
+    given = parse_argv(sys.argv[1:] if argv is None else list(argv))
+    if isinstance(given, str):
+        print(f"conformance.api.census: {given}", file=sys.stderr)
+        return 2
     listed_names = {}
     for option in ("probe", "private"):
-        if getattr(args, option):
-            with open(getattr(args, option), encoding="utf-8") as listed:
+        if given.get(f"--{option}"):
+            with open(given[f"--{option}"], encoding="utf-8") as listed:
                 listed_names[option] = [n for n in json.load(listed) if isinstance(n, str)]
     payload = census(listed_names.get("probe", []), listed_names.get("private"))
     text = json.dumps(payload, allow_nan=False, separators=(",", ":"), sort_keys=False)
-    temp = f"{args.out}.{os.getpid()}.tmp"
+    temp = f"{given['--out']}.{os.getpid()}.tmp"
     with open(temp, "w", encoding="utf-8", errors="backslashreplace") as out:
         out.write(text)
-    os.replace(temp, args.out)
+    os.replace(temp, given["--out"])
     return 0
 
 

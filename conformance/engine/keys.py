@@ -21,7 +21,9 @@ from conformance.core.case import Case
 
 _PACKAGE_ROOT = Path(conformance.__file__).resolve().parent
 # What every cell's observation and verdict depend on besides its own module.
-_SHARED_SOURCES = ("cases/helpers.py", "child/main.py", "child/warned.py", "child/future.py", "child/forkserver.py", "core/case.py", "core/observation.py",
+# The case API's modules are all here (`core/case.py` and what it re-exports: model, validation, registry).
+_SHARED_SOURCES = ("cases/helpers.py", "child/main.py", "child/warned.py", "child/future.py", "child/forkserver.py",
+                   "core/case.py", "core/model.py", "core/validation.py", "core/registry.py", "core/observation.py",
                    "core/compare.py", "core/verdict.py", "core/versions.py")
 
 

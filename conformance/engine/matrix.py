@@ -98,10 +98,11 @@ class RunRequest:
         ResultStore(self.results).refuse_newer_files()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunSettings:
     """How a command asked to run, as given: the selection expression, the case folders (`--cases`), the shard,
-    workers, retries, launcher, reuse and the results folder. `plan_run` turns it into a checked `RunRequest`."""
+    workers, retries, launcher, reuse and the results folder. `plan_run` turns it into a checked `RunRequest`.
+    Keyword arguments only: eleven fields, several of one type, are too easy to pass in the wrong order."""
 
     results: Path
     expression: str | None = None

@@ -1,6 +1,8 @@
 """Screenshots of a rendered report in headless Chromium, for the published page's README.
 
-    python -m conformance.report.screenshots reports/index.html [--cell CELL_ID] [--out reports]
+    python benchmarks/screenshots.py reports/index.html [--cell CELL_ID] [--out reports]
+
+(that script parses the command line and calls `take`: `cli.py` is the package's one argparse user.)
 
 Writes `screenshot-overview.png` (the page at 1400 px), `screenshot-table.png` (the table of
 every cell, in the view the page opens in: compact with more than 12 version columns) and
@@ -12,9 +14,7 @@ cells differ across versions), `screenshot-compare.png` (What changed, comparing
 
 from __future__ import annotations
 
-import argparse
 import shutil
-import sys
 from pathlib import Path
 from urllib.parse import quote
 
@@ -96,22 +96,3 @@ def take(page: Path, out: Path, cell: str | None = None) -> list[Path]:
     finally:
         phone.quit()
     return [overview, table, detail, compare, shot]
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Parse, take, say where."""
-    parser = argparse.ArgumentParser(prog="python -m conformance.report.screenshots")
-    parser.add_argument("page", type=Path)
-    parser.add_argument("--cell", help="the cell whose detail to open (default: the first row that changes)")
-    parser.add_argument("--out", type=Path, help="folder for the PNG files (default: the page's folder)")
-    args = parser.parse_args(argv)
-    if not args.page.is_file():
-        print(f"error: {args.page} is not a file; render one with `jax-conformance report`", file=sys.stderr)
-        return 2
-    for written in take(args.page, args.out or args.page.parent, args.cell):
-        print(written)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -8,16 +8,14 @@ name, sha256, size, JAX version, platform and suite version, with the date, comm
 publication. `restore` reads that folder back; `report`, `diff` and `gate` read it as any results folder
 (`index.json` is not named like a result file, so it is never read as one).
 
-    python -m conformance.results.publish --out site/results [--date YYYY-MM-DD] [--commit SHA] FOLDER...
+The report job calls it through `.github/scripts/publish_results.py --out site/results [--date YYYY-MM-DD]
+[--commit SHA] FOLDER...` (that script parses the command line: `cli.py` is the package's one argparse user).
 """
 
 from __future__ import annotations
 
-import argparse
-import datetime
 import hashlib
 import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -94,32 +92,3 @@ def publish_results(inputs: Sequence[Path], out: Path, date: str, commit: str = 
     published.files = sorted(written)
     published.index = write_index(out, published.files, date, commit)
     return published
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point (the report job's script calls it): publish the folders given into `--out`."""
-    parser = argparse.ArgumentParser(prog="python -m conformance.results.publish", description=__doc__.split("\n")[0])
-    parser.add_argument("inputs", nargs="+", type=Path, metavar="FOLDER", help="folders (or files) of result files")
-    parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="the site's results folder")
-    parser.add_argument("--date", default=datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
-                        metavar="YYYY-MM-DD", help="the date the index records (default: today, UTC)")
-    parser.add_argument("--commit", default="", metavar="SHA", help="the commit the run checked out")
-    args = parser.parse_args(argv)
-    inputs = [path for path in args.inputs if path.exists()]
-    if not inputs:
-        print(f"jax-conformance: publish: none of {', '.join(map(str, args.inputs))} exists; nothing to publish",
-              file=sys.stderr)
-        return 2
-    from conformance.results.load import ResultsError
-
-    try:
-        done = publish_results(inputs, args.out, args.date, args.commit)
-    except ResultsError as exc:
-        print(f"jax-conformance: publish: {exc}", file=sys.stderr)
-        return 2
-    print("\n".join(done.lines()))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

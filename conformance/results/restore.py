@@ -12,19 +12,18 @@ history.json that could not be read (it did not answer, or too large; a 404 is n
 `history.json.unread` with the reason, and the report job's script refuses to publish: a new history would replace
 the site's. The outcome is a `Restored`; nothing here raises for bad input from the site.
 
-    python -m conformance.results.restore SOURCE --into DIR [--keep DIR] [--platform NAME ...]
+The CI calls it through `.github/scripts/restore_results.py SOURCE --into DIR [--keep DIR] [--platform NAME ...]`
+(that script parses the command line: `cli.py` is the package's one argparse user).
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import http.client
 import json
 import os
 import re
 import shutil
-import sys
 import tempfile
 import threading
 import time
@@ -317,25 +316,3 @@ def restore_history(source: str, keep: Path, stop_at: float | None = None) -> st
     except OSError as exc:  # kept nowhere: a publication now would replace the site's history, so say why
         return f"{HISTORY_PATH} could not be written here ({shown(exc.strerror or str(exc))})"
     return ""
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point (`.github/scripts/restore-results.sh` calls it). Exit 0 unless the arguments are wrong: a restore
-    that fails is a notice, and the run runs every cell."""
-    parser = argparse.ArgumentParser(prog="python -m conformance.results.restore", description=__doc__.split("\n")[0])
-    parser.add_argument("source", metavar="SOURCE", help="the published site: an http(s) or file:// URL, or a folder")
-    parser.add_argument("--into", type=Path, required=True, metavar="DIR", help="the results folder of this run")
-    parser.add_argument("--keep", type=Path, metavar="DIR", help="also copy the restored files (and history.json) "
-                        "into this folder, which the run leaves untouched")
-    parser.add_argument("--platform", action="append", default=[], metavar="NAME",
-                        help="restore only this platform's files (repeatable; default: every platform)")
-    args = parser.parse_args(argv)
-    if args.into.exists() and not args.into.is_dir():
-        print(f"jax-conformance: restore: --into {args.into} is a file; name a folder", file=sys.stderr)
-        return 2
-    print("\n".join(restore_results(args.source, args.into, args.keep, args.platform).lines()))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
