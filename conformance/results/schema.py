@@ -18,7 +18,8 @@ from conformance.core.casefolders import CHAPTER_NAMESPACE  # noqa: F401 - chapt
 from conformance.core.observation import MAX_DEPTH, WARNING_KEYS, json_problem
 from conformance.core.status import Status
 
-SCHEMA_VERSION = 5  # 4: a cell's `warnings`; the header's `jax_git_hash` and `jaxlib_git_hash`; 5: `perf`
+SCHEMA_VERSION = 6  # 4: a cell's `warnings`; the header's `jax_git_hash` and `jaxlib_git_hash`; 5: `perf`;
+# 6: a cell's `harness` (a fault of the harness around its probe)
 # The format of a result file's top-level `perf` object (schema 5): `{"format": 1, "workloads": {ID: entry}}`.
 PERF_FORMAT = 1
 OLDEST_READABLE_SCHEMA = 1
@@ -102,6 +103,10 @@ class CellResult:
     # The DeprecationWarnings and FutureWarnings the probe triggered: {"category", "message", "module",
     # "deprecation"} each (schema 4; older files have none). Compared like printed facts: they never decide a status.
     warnings: list[dict[str, str]] = field(default_factory=list)
+    # A fault of the harness (pytest, the plugin, the run session) on this cell, outside its probe: `<phase>:
+    # <exception>` (schema 6; "" when none). With status `error` it kept the cell from being judged: no result of
+    # JAX's, which the gate calls missing, not a regression. With another status, it came after the judgment.
+    harness: str = ""
 
     @property
     def printed_differs(self) -> bool:
@@ -192,6 +197,7 @@ class CellResult:
             suite_version=_check(data.get("suite_version", ""), str, f"{where}.suite_version"),
             build=_check(data.get("build", ""), str, f"{where}.build"),
             warnings=[{key: entry.get(key, "") for key in WARNING_KEYS} for entry in warned],
+            harness=_check(data.get("harness", ""), str, f"{where}.harness"),
         )
 
 
