@@ -18,8 +18,7 @@ from conformance.core.casefolders import CHAPTER_NAMESPACE  # noqa: F401 - chapt
 from conformance.core.observation import MAX_DEPTH, WARNING_KEYS, json_problem
 from conformance.core.status import Status
 
-SCHEMA_VERSION = 6  # 4: a cell's `warnings`; the header's `jax_git_hash` and `jaxlib_git_hash`; 5: `perf`;
-# 6: a cell's `harness` (a fault of the harness around its probe)
+SCHEMA_VERSION = 5  # 4: a cell's `warnings`; the header's `jax_git_hash` and `jaxlib_git_hash`; 5: `perf`
 # The format of a result file's top-level `perf` object (schema 5): `{"format": 1, "workloads": {ID: entry}}`.
 PERF_FORMAT = 1
 OLDEST_READABLE_SCHEMA = 1
@@ -104,8 +103,9 @@ class CellResult:
     # "deprecation"} each (schema 4; older files have none). Compared like printed facts: they never decide a status.
     warnings: list[dict[str, str]] = field(default_factory=list)
     # A fault of the harness (pytest, the plugin, the run session) on this cell, outside its probe: `<phase>:
-    # <exception>` (schema 6; "" when none). With status `error` it kept the cell from being judged: no result of
-    # JAX's, which the gate calls missing, not a regression. With another status, it came after the judgment.
+    # <exception>` ("" when none; an additive key of schema 5, which older readers ignore). With status `error` it
+    # kept the cell from being judged: no result of JAX's, which the gate calls missing, not a regression. With
+    # another status it came after the judgment, which stands.
     harness: str = ""
 
     @property
