@@ -312,7 +312,8 @@ class ConformanceRun:
             verdict = call.when == "call" and call.excinfo.errisinstance((CellFailure, pytest.skip.Exception))
             if not verdict:  # pytest's runner, another plugin's hook, the session: not the probe
                 item.note_harness_fault(harness_fault_text(call.when, call.excinfo.value))
-        if item.cell_result is None and (item.harness_fault or call.when == "teardown"):
+        never_called = call.when == "teardown" and not item.config.getoption("setuponly", False)
+        if item.cell_result is None and (item.harness_fault or never_called):
             item.cell_result = self.harness_result(item)
         return item.cell_result.to_json() if item.cell_result is not None else {}
 
