@@ -15,6 +15,12 @@ process of `run`):
   user part (`https://user:token@host/simple`);
 - kept: everything else (`PATH`, `HOME`, locale, CUDA and accelerator settings, proxies without credentials).
 
+Every reader here takes a `snapshot` of its base first: `os.environ` is shared with other threads (pytest's main
+thread sets and pops `PYTEST_CURRENT_TEST` around every item while the run's worker threads build their cells'
+environments), and iterating it item by item raises `KeyError` for a name removed between listing the names and
+reading its value. `PYTEST_CURRENT_TEST` itself is not passed on: it names the parent's item under way, so a
+child's environment would depend on which item pytest had reached.
+
 `known_secrets(environ)` gives what the parent knows to be secret (the values of dropped credential variables,
 and the user information of every URL with one), for `conformance.scrub.mask_secrets` to mask in whatever a child
 wrote before it is stored. Standard library only.
@@ -35,7 +41,7 @@ SOURCE_ROOT = str(Path(conformance.__file__).resolve().parent.parent)
 
 _STRIPPED_PREFIXES = ("JAX_", "XLA_FLAGS", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT",
                       "PYTHONWARNINGS", "PYTHONOPTIMIZE", "PYTHONSAFEPATH", "PYTHONNOUSERSITE", "PYTHONUSERBASE",
-                      FOLDERS_VARIABLE)
+                      FOLDERS_VARIABLE, "PYTEST_CURRENT_TEST")
 _CREDENTIAL_PREFIXES = ("PIP_", "TWINE_", "POETRY_HTTP_", "POETRY_PYPI_", "HATCH_INDEX_", "PDM_")
 _CREDENTIAL_WORDS = ("PASSWORD", "PASSWD", "TOKEN", "SECRET", "CREDENTIAL", "API_KEY", "APIKEY", "AUTH", "NETRC")
 _UV_WORDS = ("INDEX", "FIND_LINKS", "PUBLISH", "KEYRING")
@@ -54,9 +60,22 @@ def credential_variable(name: str, value: str) -> bool:
     return bool(_URL_WITH_USER.search(value or ""))
 
 
+def snapshot(base: Mapping[str, str]) -> dict[str, str]:
+    """A plain copy of `base` that another thread changing it cannot break: the names are listed at once (for
+    `os.environ`, one atomic copy of its keys), then each value is read with `get`, so a name removed meanwhile is
+    left out instead of raising `KeyError` (`dict(os.environ)` and `os.environ.items()` read each listed name with
+    `[]`)."""
+    found: dict[str, str] = {}
+    for name in list(base):
+        value = base.get(name)
+        if value is not None:
+            found[name] = value
+    return found
+
+
 def without_credentials(base: Mapping[str, str]) -> dict[str, str]:
-    """`base` without the variables that can carry a credential (`credential_variable`)."""
-    return {k: v for k, v in base.items() if not credential_variable(k, v)}
+    """A `snapshot` of `base` without the variables that can carry a credential (`credential_variable`)."""
+    return {k: v for k, v in snapshot(base).items() if not credential_variable(k, v)}
 
 
 def known_secrets(base: Mapping[str, str]) -> list[str]:
@@ -65,7 +84,7 @@ def known_secrets(base: Mapping[str, str]) -> list[str]:
     is no plain setting (`true`, `no`), and the user information of every URL in any value, its parts as written and
     decoded; longest first, none shorter than `MIN_SECRET_CHARS`."""
     found: set[str] = set()
-    for name, value in base.items():
+    for name, value in snapshot(base).items():
         upper = name.upper()
         named = any(upper.endswith(word) or f"_{word}_" in f"_{upper}_" for word in _CREDENTIAL_WORDS[:-1])
         if named and (value or "").strip().lower() not in _NOT_SECRET:

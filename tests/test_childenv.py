@@ -9,11 +9,12 @@ import json
 import os
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from conformance.chapter.read import chapter_from_text
 from conformance.chapter.session import run_blocks
-from conformance.childenv import child_environment, credential_variable, known_secrets, without_credentials
+from conformance.childenv import child_environment, credential_variable, known_secrets, snapshot, without_credentials
 from conformance.results.store import ResultStore
 from conformance.scrub import mask_secrets
 
@@ -83,3 +84,32 @@ def test_stored_results_are_masked_of_every_credential_the_parent_knows(tmp_path
     text = Path(stored.path).read_text(encoding="utf-8")
     assert not [s for s in SECRETS if s in text] and "*** ***" in text  # the message kept, its tokens masked
     assert os.environ["FOO_PASSWORD"] == "tok5secret"  # the parent's own environment is left as it is
+
+
+class _Vanishing(Mapping):
+    """A mapping like os.environ from which another thread removes `GONE` between the listing of its names and the
+    reading of their values, as pytest's main thread pops PYTEST_CURRENT_TEST while a run's worker reads os.environ
+    (issue 57)."""
+
+    def __init__(self, **values):
+        self.values = values
+
+    def __getitem__(self, name):
+        return self.values[name]
+
+    def __len__(self):
+        return len(self.values)
+
+    def __iter__(self):
+        names = list(self.values)
+        self.values.pop("GONE", None)
+        return iter(names)
+
+
+def test_a_snapshot_leaves_out_a_name_removed_while_it_reads_and_a_child_never_sees_pytests_variable():
+    base = _Vanishing(PATH="/usr/bin", GONE="x", HOME="/home/u")
+    assert snapshot(base) == {"PATH": "/usr/bin", "HOME": "/home/u"}
+    assert without_credentials(_Vanishing(PATH="/usr/bin", GONE="x")) == {"PATH": "/usr/bin"}
+    assert known_secrets(_Vanishing(GONE="https://u:tok1secret@h/x")) == []
+    env = child_environment(_Vanishing(PATH="/usr/bin", GONE="x", PYTEST_CURRENT_TEST="a.py::b (call)"), {})
+    assert env["PATH"] == "/usr/bin" and "GONE" not in env and "PYTEST_CURRENT_TEST" not in env

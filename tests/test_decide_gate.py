@@ -106,6 +106,32 @@ def test_gate_files_each_change_under_its_class_with_its_reason():
     assert accepted.allow_missing and accepted.unaccepted_gaps == 0
 
 
+def test_an_error_of_the_harness_is_missing_naming_its_fault_and_an_error_of_the_probe_still_regresses():
+    """Issue 57: a cell pytest or the run failed around (`harness`) has no result of JAX's; it fails the gate as a
+    missing cell does (run it again, or --allow-missing), saying it was the harness, never as JAX's regression."""
+    fault = "call: KeyError: 'PYTEST_CURRENT_TEST'"
+    side = lambda status, **extra: CellResult.from_json(cell("a.b", "p", status, None, False, **extra))  # noqa: E731
+    harness = cell_change("linux-x86_64", side("conforms"), side("error", harness=fault), "0.7.2", "0.8.3")
+    assert classify(harness) == (MISSING, "the candidate's cell was not judged: the harness failed around the probe "
+                                          f"({fault}), not JAX; run it again")
+    probe = cell_change("linux-x86_64", side("conforms"), side("error"), "0.7.2", "0.8.3")
+    assert classify(probe) == (REGRESSION, "a clean run becomes error")
+    judged = cell_change("linux-x86_64", side("conforms"), side("differs", harness="teardown: KeyError: 'X'"),
+                         "0.7.2", "0.8.3")
+    assert classify(judged)[0] == REGRESSION  # judged before the fault: its status stands
+    before = cell_change("linux-x86_64", side("error", harness=fault), side("differs"), "0.7.2", "0.8.3")
+    assert classify(before) == (REVIEW, f"the baseline's cell was not judged (the harness failed: {fault})")
+    from conformance.decide.diff import diff_sets, result_set
+    from tests.synthetic_results import files
+
+    set_diff = diff_sets(result_set([files("0.7.2", "linux-x86_64", [cell("a.b", "p")])], "baseline"),
+                         result_set([files("0.8.3", "linux-x86_64", [cell("a.b", "p", "error", harness=fault)])],
+                                    "candidate"))
+    outcome = gate(set_diff)
+    assert outcome.regressions == [] and [j.kind for j in outcome.missing] == [MISSING] and outcome.exit_code == 1
+    assert gate(set_diff, allow_missing=True).exit_code == 0
+
+
 def test_same_status_with_another_observation_is_a_change_to_review():
     change = cell_change("linux-x86_64", CellResult.from_json(cell("a.b", "", "differs", {"m": "x"})),
                          CellResult.from_json(cell("a.b", "", "differs", {"m": "y"})), "0.7.2", "0.8.3")

@@ -8,7 +8,7 @@ import pytest
 
 from conformance.engine.matrix import PYTEST_PLUGIN
 from conformance.engine.runner import SOURCE_ROOT
-from conformance.results.schema import SCHEMA_VERSION
+from conformance.results.schema import SCHEMA_VERSION, CellResult
 
 
 @pytest.fixture
@@ -96,3 +96,54 @@ def test_workers_run_cells_ahead_and_keep_order(run_suite):
 def test_failure_text_shows_the_diff_and_the_reproduction(run_suite):
     result, _ = run_suite("-k", "differing")
     result.stdout.fnmatch_lines(["*answer: expected 42, observed 41 (changed)*", "*reproduce: jax-conformance run --jax *-k machinery.differing*"])
+
+
+HARNESS_FAULTS = '''
+import os
+import pytest
+from conformance.engine import session
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_setup(item):
+    if item.name == "conforming":  # removed before pytest's runner pops it at the end of teardown, as the race did
+        item.addfinalizer(lambda: os.environ.pop("PYTEST_CURRENT_TEST"))
+    if item.name == "echo[a]":
+        raise RuntimeError("setup broke")
+
+
+answer = session.RunSession.result
+
+
+def result(self, cell):
+    if cell.id == "machinery.differing":  # what the worker's race raised, re-raised by the session
+        raise KeyError("PYTEST_CURRENT_TEST")
+    return answer(self, cell)
+
+
+session.RunSession.result = result
+'''
+
+
+def test_a_harness_fault_in_any_phase_is_stored_with_its_cause_and_the_full_cell(run_suite, pytester):
+    """Issue 57: pytest's runner (teardown), the run session (call) and another plugin's hook (setup) failing around
+    a probe each leave an entry with the whole cell and the fault as its `harness` cause; before, two of them had no
+    metadata (an `error` the report and the gate could not read) and the third no cause."""
+    pytester.makepyfile(harness_faults=HARNESS_FAULTS)
+    _, report = run_suite("-k", "conforming or differing or echo", "-p", "harness_faults")
+    found = {t["nodeid"].split("::")[1]: t["metadata"] for t in report["tests"]}
+    assert sorted(found) == ["conforming", "differing", "echo[a]", "echo[b]"]
+    for name, metadata in found.items():
+        assert metadata["rows"] and metadata["claim"] and metadata["section"], name
+        assert metadata["command"].startswith("jax-conformance run --jax ") and metadata["case"].startswith("machinery.")
+    assert (found["conforming"]["status"], found["conforming"]["harness"]) == (
+        "conforms", "teardown: KeyError: 'PYTEST_CURRENT_TEST'")  # judged before the fault: its status stands
+    assert (found["differing"]["status"], found["differing"]["harness"]) == (
+        "error", "call: KeyError: 'PYTEST_CURRENT_TEST'")
+    assert found["differing"]["rows"] == ["fixture.differs"] and found["differing"]["param"] == ""
+    assert (found["echo[a]"]["status"], found["echo[a]"]["harness"], found["echo[a]"]["param"]) == (
+        "error", "setup: RuntimeError: setup broke", "a")
+    assert (found["echo[b]"]["status"], found["echo[b]"]["harness"]) == ("conforms", "")
+    assert "harness failed" in found["echo[a]"]["reason"]
+    cells = {name: CellResult.from_json(metadata) for name, metadata in found.items()}  # what the store reads
+    assert cells["differing"].harness and cells["echo[a]"].rows == ["fixture.param.a"]

@@ -45,7 +45,7 @@ def test_every_field_round_trips():
             "attempts": [{"status": "differs"}], "printed_expected": {"m": "w"},
             "printed_diff": [{"path": "m"}], "section": "§1", "heading": "§1 H", "claim": "c", "discrepancy": "q",
             "suite_version": "0.2.0", "build": "wheel-1",
-            "warnings": [{"category": "DeprecationWarning", "message": "m"}]}
+            "warnings": [{"category": "DeprecationWarning", "message": "m"}], "harness": "teardown: KeyError: 'X'"}
     found = CellResult.from_json(full)
     assert found.to_json() == {**full, "duration_s": 2.0, "warnings": [
         {"category": "DeprecationWarning", "message": "m", "module": "", "deprecation": ""}]}
@@ -59,7 +59,7 @@ def test_every_field_round_trips():
     ("duration_s", "1", "float"), ("duration_s", True, "float"), ("stdout_tail", 1, "str"), ("stderr_tail", 1, "str"),
     ("command", 1, "str"), ("launcher", 1, "str"), ("key", 1, "str"), ("reused", "yes", "bool"),
     ("section", 1, "str"), ("heading", 1, "str"), ("claim", 1, "str"), ("discrepancy", 1, "str"),
-    ("suite_version", 1, "str"), ("build", 1, "str"), ("status", 1, "str"),
+    ("suite_version", 1, "str"), ("build", 1, "str"), ("status", 1, "str"), ("harness", None, "str"),
 ])
 def test_each_cell_field_of_the_wrong_type_is_named(name, value, kind):
     assert refusal({**MINIMAL, name: value}, "tests[3].metadata") == (

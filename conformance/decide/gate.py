@@ -4,6 +4,9 @@ A cell regresses from baseline to candidate when
 - a row of intended behaviour stops conforming (`conforms` -> anything else);
 - a known issue that was absent appears (on a known-issue row `conforms` means the bug is there);
 - a clean run (one that reached an observation) becomes `crash`, `timeout` or `error`.
+An `error` the harness caused (pytest or the run failed around the probe: the cell's `harness` cause) is no result
+of JAX's: the gate calls the candidate's cell missing, naming the fault (run it again, or accept it with
+`--allow-missing`), and a baseline's such cell is a change to review, never a regression either way.
 A known issue that disappears, and an intended row that starts to conform, are good news.
 A change of printed facts alone (wording, reprs, counts the chapter only shows; same status,
 same asserted facts) is reported apart and does not fail the gate, unless `fail_on_printed`
@@ -29,6 +32,7 @@ from typing import Sequence
 from conformance.core.status import BROKEN, Status
 from conformance.decide.diff import CellChange, ResultSet, SetDiff
 from conformance.decide.expectations import Expectation, Lifecycle, lifecycle
+from conformance.results.schema import CellResult
 
 REGRESSION, REVIEW, GOOD, PRINTED, MISSING = "regression", "review", "good news", "printed output", "missing"
 
@@ -88,6 +92,11 @@ class GateOutcome:
         return 1 if self.regressions or not self.compared or self.unaccepted_gaps or self.expired else 0
 
 
+def not_judged(cell: CellResult | None) -> bool:
+    """Whether a cell is an `error` of the harness (its `harness` cause), not of its probe: no result of JAX's."""
+    return cell is not None and cell.status is Status.ERROR and bool(cell.harness)
+
+
 def classify(change: CellChange) -> tuple[str, str]:
     """The class of one change (regression, review or good news) and a short reason."""
     before = change.baseline.status if change.baseline else None
@@ -96,6 +105,11 @@ def classify(change: CellChange) -> tuple[str, str]:
         return REVIEW, "new cell: the baseline does not have it"
     if after is None:
         return MISSING, "the candidate does not have this cell (it was not run)"
+    if not_judged(change.candidate):
+        return MISSING, (f"the candidate's cell was not judged: the harness failed around the probe "
+                         f"({change.candidate.harness}), not JAX; run it again")
+    if not_judged(change.baseline):
+        return REVIEW, f"the baseline's cell was not judged (the harness failed: {change.baseline.harness})"
     clean_before = before not in BROKEN and before is not Status.FLAKY
     if clean_before and after in BROKEN:
         return REGRESSION, f"a clean run becomes {after.value}"

@@ -7,7 +7,9 @@ collects cells, adds the `jax_conformance` header to a JSON report and prints it
 in a conformance run, that is when `--jax-python` or `--conformance-cases` is given, or a
 path on the command line lies in the case package (`pytest conformance/cases --jax-python ENV/bin/python`).
 Cells run through a `RunSession` (fork server by default); with pytest-json-report every
-test entry's `metadata` is the cell's `CellResult`.
+test entry's `metadata` is the cell's `CellResult`. That holds when the harness itself fails around a probe
+(pytest's runner, another plugin's hook, the run session raising in setup, call or teardown): the entry is an
+`error` cell with the fault as its `harness` cause and the cell's full description, never an entry without metadata.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from conformance.engine.folders import package_folder, package_folder_entry
 from conformance.portable import run_bounded
 from conformance.engine.keys import cell_key, environment_digest
 from conformance.childenv import child_environment
-from conformance.engine.runner import SOURCE_KINDS, Target
+from conformance.engine.runner import SOURCE_KINDS, Target, harness_fault_result, harness_fault_text
 from conformance.engine.selection import Cell
 from conformance.engine.shards import Shard, parse_shard, select_shard
 from conformance.errors import ConformanceError
@@ -258,6 +260,13 @@ class ConformanceRun:
             self.session = self.make_session()
         return self.session.result(Cell(item.case, item.param))
 
+    def harness_result(self, item: "CaseItem") -> CellResult:
+        """The `error` cell of an item whose probe the harness never judged (`item.harness_fault` says why)."""
+        described = self.describe()
+        target = Target(self.python, described["platform"], described.get("jax"), self.package,
+                        source_kind=self.config.getoption("jax_source_kind"))
+        return harness_fault_result(item.case, item.param, target, item.harness_fault or "no result was recorded")
+
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         """Keep exactly the cells of `--jax-cells` (when given), then, with `--jax-shard K/N`, only shard K of them."""
@@ -297,10 +306,18 @@ class ConformanceRun:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_json_runtest_metadata(self, item: pytest.Item, call: pytest.CallInfo) -> dict[str, Any]:
-        """Put the cell's result into its test entry's metadata."""
-        if call.when != "call" or not isinstance(item, CaseItem) or item.cell_result is None:
+        """Put the cell's result into its test entry's metadata, after every phase (pytest-json-report keeps the
+        last): a phase that raised anything but the item's own verdict is a harness fault, stored with the cell."""
+        if not isinstance(item, CaseItem):
             return {}
-        return item.cell_result.to_json()
+        if call.excinfo is not None:
+            verdict = call.when == "call" and call.excinfo.errisinstance((CellFailure, pytest.skip.Exception))
+            if not verdict:  # pytest's runner, another plugin's hook, the session: not the probe
+                item.note_harness_fault(harness_fault_text(call.when, call.excinfo.value))
+        never_called = call.when == "teardown" and not item.config.getoption("setuponly", False)
+        if item.cell_result is None and (item.harness_fault or never_called):
+            item.cell_result = self.harness_result(item)
+        return item.cell_result.to_json() if item.cell_result is not None else {}
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_json_modifyreport(self, json_report: dict[str, Any]) -> None:
@@ -398,12 +415,26 @@ class CaseItem(pytest.Item):
         self.case = case
         self.param = param
         self.cell_result: CellResult | None = None
+        self.harness_fault = ""  # the first fault of the harness around this cell (`<phase>: <exception>`)
         self.extra_keyword_matches.update(case.rows(param))
         self.extra_keyword_matches.update({case.id, case.cell_id(param)})
 
+    def note_harness_fault(self, fault: str) -> None:
+        """Keep a harness fault on the cell: the first one is the cause; a judged result keeps its status."""
+        if not self.harness_fault:
+            self.harness_fault = fault
+        if self.cell_result is not None and not self.cell_result.harness:
+            self.cell_result.harness = fault
+
     def runtest(self) -> None:
-        """Run the cell and turn its status into a pytest outcome."""
-        result = self.config.stash[_RUN].result_for(self)
+        """Run the cell and turn its status into a pytest outcome; a harness fault on the way (the run session
+        raising instead of answering) is the cell's `error` with that cause, not an entry without metadata."""
+        run = self.config.stash[_RUN]
+        try:
+            result = run.result_for(self)
+        except Exception as exc:  # the probe's own failures come back as statuses; this is the harness's
+            self.note_harness_fault(harness_fault_text("call", exc))
+            result = run.harness_result(self)
         self.cell_result = result
         outcome = PYTEST_OUTCOME[result.status]
         if outcome == "skipped":

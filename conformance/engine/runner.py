@@ -62,14 +62,37 @@ def reproduction_command(case: Case, param: str, jax_version: str | None, packag
 Launch = Callable[[CellCommand, bool], ProcessOutcome]
 
 
+def _described(case: Case, param: str) -> dict[str, str]:
+    """Where the chapter documents a cell and what it claims: every stored cell carries these."""
+    return {"section": case.section, "heading": case.heading, "claim": case.claim,
+            "discrepancy": case.discrepancy_note(param)}
+
+
+def harness_fault_result(case: Case, param: str, target: Target, fault: str) -> CellResult:
+    """The `error` cell of a probe the harness never judged: pytest, the plugin or the run session failed around it
+    (`fault`: the phase and the exception, as `harness_fault_text` writes it). It carries the cell's full description
+    (rows, section, claim, reproduce line), so the report shows it and the gate can tell it from JAX's error."""
+    return CellResult(case=case.id, param=param, rows=list(case.rows(param)), status=Status.ERROR,
+                      known_issue=case.is_known_issue(param, target.platform),
+                      reason=f"not judged: the harness failed around the probe ({fault})"[:MESSAGE_CHARS],
+                      harness=fault[:MESSAGE_CHARS],
+                      command=reproduction_command(case, param, target.jax_version, target.package,
+                                                   target.source_kind), **_described(case, param))
+
+
+def harness_fault_text(phase: str, exc: BaseException) -> str:
+    """`<phase>: <exception type>: <message>` on one line, bounded: the cause a harness fault is stored with."""
+    message = " ".join(str(exc).split())
+    return f"{phase}: {type(exc).__name__}{': ' + message if message else ''}"[:MESSAGE_CHARS]
+
+
 def run_cell_once(case: Case, param: str, target: Target, launch: Launch, launcher_name: str,
                   workroot: str | None = None) -> CellResult:
     """Run one cell in one child and judge it."""
     rows = list(case.rows(param))
     expected = case.expected(param, target.platform)
     known_issue = case.is_known_issue(param, target.platform)
-    described = {"section": case.section, "heading": case.heading, "claim": case.claim,
-                 "discrepancy": case.discrepancy_note(param)}
+    described = _described(case, param)
     if isinstance(expected, Skip):
         return CellResult(case=case.id, param=param, rows=rows, status=Status.SKIPPED, reason=expected.reason,
                           known_issue=known_issue, **described)

@@ -113,6 +113,11 @@ class CellResult:
     # The DeprecationWarnings and FutureWarnings the probe triggered: {"category", "message", "module",
     # "deprecation"} each (schema 4; older files have none). Compared like printed facts: they never decide a status.
     warnings: list[dict[str, str]] = field(default_factory=list)
+    # A fault of the harness (pytest, the plugin, the run session) on this cell, outside its probe: `<phase>:
+    # <exception>` ("" when none; an additive key of schema 5, which older readers ignore). With status `error` it
+    # kept the cell from being judged: no result of JAX's, which the gate calls missing, not a regression. With
+    # another status it came after the judgment, which stands.
+    harness: str = ""
 
     @property
     def printed_differs(self) -> bool:
@@ -203,6 +208,7 @@ class CellResult:
             suite_version=_check(data.get("suite_version", ""), str, f"{where}.suite_version"),
             build=_check(data.get("build", ""), str, f"{where}.build"),
             warnings=[{key: entry.get(key, "") for key in WARNING_KEYS} for entry in warned],
+            harness=_check(data.get("harness", ""), str, f"{where}.harness"),
         )
 
 
