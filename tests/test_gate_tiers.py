@@ -260,7 +260,7 @@ def test_a_further_tier_plugs_into_the_one_verdict(tmp_path, capsys, monkeypatch
     after = write(tmp_path / "b", "0.8.3", "linux-x86_64", [cell("a.x")])
     downstream = lambda request, expectations, builder, say: Tier(  # noqa: E731
         "downstream", "team suite", 3, (Finding("tests/test_a.py::test_b", REGRESSED, "passed -> failed"),))
-    cells = GateRequest(RunSettings(tmp_path / "r"), (before,), (after,))
+    cells = GateRequest(RunSettings(results=tmp_path / "r"), (before,), (after,))
     done = onegate.run_one_gate(onegate.OneGateRequest(cells=cells, more=(downstream,)), lambda: None,
                                 lambda event: None, lambda line: None)
     assert [t.name for t in done.verdict.tiers] == ["cells", "downstream"] and done.exit_code == 1
