@@ -1,7 +1,6 @@
-"""The command line (`list run report history matrix pin diff gate bisect expectations supported api chapter perf`): one short function per
-command that builds a request and prints its outcome, and the progress printer; the grammar is `cli_parser`. The work lives below (`engine.matrix.run_targets`
-for every `engine.targets` kind, `decide.sides`, `decide.bisect_session`, `report`, `results`), which never sees
-parsed arguments. `main(argv)` returns the exit status; expected problems are one line on stderr and exit 2."""
+"""The command line: one short function per command that builds a request and prints its outcome, and the progress
+printer. The grammar is `cli_parser`; the work lives below (`engine`, `decide`, `api`, `chapter`, `perf`, `report`,
+`results`), which never sees parsed arguments. `main(argv)` returns the exit status; bad input is one line, exit 2."""
 
 from __future__ import annotations
 
@@ -20,8 +19,8 @@ from conformance.decide.render import bisect_session_text, diff_text, gate_markd
 from conformance.cli_parser import DEFAULT_REPORT, DEFAULT_RESULTS, build_parser
 from conformance.decide.sides import JUDGING_FLAGS, DiffRequest, GateRequest, run_diff, run_gate
 from conformance.decide.upkeep import prune_file, supported_lines
-from conformance.api.session import (ApiDiffRequest, CensusRequest, ScanRequest, run_api_diff, run_censuses,
-                                      run_scan)
+from conformance.decide.upgrade import UpgradeRequest, run_upgrade
+from conformance.api.session import ApiDiffRequest, CensusRequest, ScanRequest, run_api_diff, run_censuses, run_scan
 from conformance.atomic import write_text_atomically
 from conformance.chapter.command import ChapterRequest, PagesRequest, run_chapter, run_pages
 from conformance.engine import matrix
@@ -120,9 +119,8 @@ def command_run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def render_report(paths: Any, out: Path, markdown: Path | None = None, junit: Path | None = None,
-                  cases: list | None = None, extra: ExtraOutputs | None = None,
-                  history: Path | None = None) -> tuple[Path, list[str]]:
+def render_report(paths: Any, out: Path, markdown: Path | None = None, junit: Path | None = None, cases: list | None = None,
+                  extra: ExtraOutputs | None = None, history: Path | None = None) -> tuple[Path, list[str]]:
     """Render every readable result file, naming each unreadable one and each conflict; the report and problems."""
     done = render_results(paths, out, markdown, junit, cases, EnvironmentBuilder().index.cached_releases("jax"), extra,
                           history)
@@ -181,7 +179,10 @@ def command_pin(args: argparse.Namespace) -> int:
 
 
 def command_diff(args: argparse.Namespace) -> int:
-    """Print the cells whose status or observation differ between two result sets (or versions, run if need be)."""
+    """Print the cells that differ between two result sets or versions (run if need be); `upgrade`: every tier."""
+    if args.command == "upgrade":  # what changes from A to B, one list per tier (`decide.upgrade`); exit 0
+        return _say(run_upgrade(UpgradeRequest(args.from_version, args.to_version, settings(args), tuple(args.scan),
+            args.perf_rounds, args.markdown, args.json), lambda: make_builder(args), Progress(), _say).text, sys.stdout) or 0
     found = run_diff(DiffRequest(args.baseline, args.candidate, settings(args)), lambda: make_builder(args), Progress())
     if found.mismatch:
         print(f"note: the two sets differ in version: {found.mismatch}")
@@ -314,9 +315,9 @@ def command_perf(args: argparse.Namespace) -> int:
     return done[1]
 
 
-LONG_COMMANDS = ("run", "diff", "gate", "bisect", "api", "chapter", "perf")
+LONG_COMMANDS = ("run", "diff", "gate", "bisect", "api", "chapter", "perf", "upgrade")
 COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "history": command_history,
-            "matrix": command_matrix,
+            "matrix": command_matrix, "upgrade": command_diff,
             "pin": command_pin, "diff": command_diff, "gate": command_gate, "bisect": command_bisect,
             "expectations": command_expectations, "supported": command_supported, "api": command_api,
             "chapter": command_chapter, "perf": command_perf}
