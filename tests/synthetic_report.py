@@ -14,6 +14,7 @@ from pathlib import Path
 from conformance.core.case import Case, Change, Expect, Observation, Param
 from conformance.report.html import write_report
 from conformance.report.perfview import perf_view
+from conformance.results.versions import version_order
 from tests import synthetic_results as synth
 
 VERSIONS = ["0.4.38", "0.7.2", "0.8.0", "0.11.2", "0.12.0.1"]
@@ -93,7 +94,11 @@ def _censuses() -> list:
         found = {"jax.tree_util.tree_map": fn(("f", "positional_or_keyword", None))}
         found["jax.tree_map"] = fn(("f", "positional_or_keyword", None), state="deprecated",
                                    message="jax.tree_map is deprecated: use jax.tree.map") \
-            if version < "0.8" else removed("jax.tree_map was removed")
+            if version_order(version) < version_order("0.8") else removed("jax.tree_map was removed", "jax.tree.map")
+        # deprecated from 0.11.2 on: "Everything that changes" lists it as deprecated between 0.8.0 and 0.12.0.1
+        found["jax.demo_api"] = fn(("x", "positional_or_keyword", None), **(
+            {"state": "deprecated", "message": "jax.demo_api is deprecated: use jax.demo", "replacement": "jax.demo"}
+            if version_order(version) >= version_order("0.11.2") else {}))
         return found
 
     return [census(v, names(v), platform=PLATFORM) for v in VERSIONS]
