@@ -221,7 +221,7 @@ def add_upgrade_parser(commands: Any) -> None:
     upgrade.add_argument("--markdown", type=Path, metavar="PATH", help="also write the review as Markdown (a pull "
                          "request comment)")
     upgrade.add_argument("--json", type=Path, metavar="PATH", help="also write the review as JSON (format "
-                         "jax-conformance-upgrade 1, docs/upgrade.md)")
+                         "jax-conformance-upgrade 1, docs/decisions.md#upgrade)")
     add_run_options(upgrade)
 
 

@@ -6,7 +6,7 @@
   items up to a bound per tier, the rest counted; text from JAX, workloads and the team's files escaped
   (`decide.render.md`).
 - `review_json`: the documented, versioned JSON (`FORMAT`, `VERSION`; its JSON Schema is
-  `conformance/decide/schemas/upgrade-1.schema.json`, described in docs/upgrade.md).
+  `conformance/decide/schemas/upgrade-1.schema.json`, described in docs/decisions.md#upgrade).
 """
 
 from __future__ import annotations
