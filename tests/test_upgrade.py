@@ -89,7 +89,8 @@ def test_names_carry_their_replacement_and_the_places_that_use_them():
     assert by_name["jax.tree_map"].weight == BREAKS and by_name["jax.f"].weight == WARNS
     assert "jax.new" not in by_name  # an added name is counted in the notes, not listed as a change to act on
     assert by_name["jax.tree_leaves"].detail.endswith("(use jax.tree.leaves)")  # found by the scan, not the diff
-    assert tier.checked == 3 and "1 name(s) added" in tier.notes and "2 use(s) in the scanned code" in tier.notes
+    assert tier.checked == 3 and names_tier(changes, names=5400).heading == "Public names: 2 of 5400 change"
+    assert "1 name(s) added" in tier.notes and "2 use(s) in the scanned code" in tier.notes
     assert names_tier(None, missing="no census of 0.8.0").heading == "Public names: not judged (no census of 0.8.0)"
 
 
@@ -150,10 +151,11 @@ def test_the_json_follows_its_schema_and_counts_every_item():
         jsonschema.validate(broken, schema)
 
 
-@pytest.mark.parametrize("before, after, rounds, said", [
-    ("x", "0.12.0.1", 5, "--from takes a JAX release"), ("0.8.0", "0.8.0", 5, "name the same release"),
-    ("0.8.0", "0.12.0.1", -1, "--perf-rounds takes 0")])
-def test_bad_input_is_one_line_before_any_work(tmp_path, before, after, rounds, said):
-    request = UpgradeRequest(before, after, RunSettings(tmp_path / "results"), perf_rounds=rounds)
+@pytest.mark.parametrize("before, after, rounds, scan, said", [
+    ("x", "0.12.0.1", 5, (), "--from takes a JAX release"), ("0.8.0", "0.8.0", 5, (), "name the same release"),
+    ("0.8.0", "0.12.0.1", -1, (), "--perf-rounds takes 0"),
+    ("0.8.0", "0.12.0.1", 5, (Path("no/such/code"),), "--scan no/such/code: no such file")])
+def test_bad_input_is_one_line_before_any_work(tmp_path, before, after, rounds, scan, said):
+    request = UpgradeRequest(before, after, RunSettings(tmp_path / "results"), scan=scan, perf_rounds=rounds)
     with pytest.raises(ConformanceError, match=said):
         check_request(request)

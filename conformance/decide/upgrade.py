@@ -72,13 +72,16 @@ class UpgradeOutcome:
 
 
 def check_request(request: UpgradeRequest) -> None:
-    """Bad input in one line: each side a release version, two different ones, rounds not negative, the outputs
-    writable where `check_outputs` allows."""
+    """Bad input in one line, before any work: each side a release version, two different ones, each `--scan` path
+    there, rounds not negative, the outputs writable where `check_outputs` allows."""
     for option, version in (("--from", request.before), ("--to", request.after)):
         if not is_version(version):
             raise ConformanceError(f"{option} takes a JAX release such as 0.8.0, not {version!r}")
     if version_order(request.before) == version_order(request.after):
         raise ConformanceError(f"--from and --to name the same release ({request.before}); name two")
+    for path in request.scan:
+        if not path.exists():
+            raise ConformanceError(f"--scan {path}: no such file or folder; name your code's files or folders")
     if request.perf_rounds < 0:
         raise ConformanceError(f"--perf-rounds takes 0 (no performance tier) or more, not {request.perf_rounds}")
     check_outputs([("--markdown", request.markdown), ("--json", request.json_path)], results=request.settings.results)
@@ -112,7 +115,7 @@ def _behaviours(request: UpgradeRequest, make_builder: Callable[[], Any], on_eve
 def _names(request: UpgradeRequest, make_builder: Callable[[], Any], say: Say) -> Tier:
     results = request.settings.results
     try:
-        changes = run_api_diff(ApiDiffRequest(request.before, request.after, results), make_builder, say).changes
+        found = run_api_diff(ApiDiffRequest(request.before, request.after, results), make_builder, say)
     except ConformanceError as exc:
         return names_tier(None, missing=one_line(str(exc)))
     findings: list[Any] = []
@@ -122,7 +125,8 @@ def _names(request: UpgradeRequest, make_builder: Callable[[], Any], say: Say) -
                                 say).findings
         except ConformanceError as exc:
             return names_tier(None, missing=f"--scan: {one_line(str(exc))}")
-    return names_tier(changes, findings, scanned=bool(request.scan))
+    compared = len(set(found.chain[0].names) | set(found.chain[-1].names))  # every name either release has
+    return names_tier(found.changes, findings, scanned=bool(request.scan), names=compared)
 
 
 def _performance(request: UpgradeRequest, make_builder: Callable[[], Any], say: Say) -> Tier:

@@ -133,10 +133,11 @@ NAME_CHANGES = {"removed": BREAKS, "signature": WARNS, "moved": WARNS, "deprecat
 
 
 def names_tier(changes: Sequence[Any] | None, findings: Sequence[Any] = (), scanned: bool = False,
-               missing: str = "") -> Tier:
+               missing: str = "", names: int | None = None) -> Tier:
     """The public names removed, deprecated, moved or changed in signature from A to B (`api.diff.Change`s), each
     with the places that use it (`api.judge.Finding`s at B, when the team's code was scanned); a name the scan
-    found that the diff does not list (removed before A, say) is listed too."""
+    found that the diff does not list (removed before A, say) is listed too. `names`: how many names the two
+    censuses hold (what was compared; the changes counted when not given)."""
     if changes is None or missing:
         return not_judged("names", "Public names", missing or "no census for a side")
     where: dict[str, list[str]] = {}
@@ -155,7 +156,8 @@ def names_tier(changes: Sequence[Any] | None, findings: Sequence[Any] = (), scan
     notes = [f"{n} name(s) {kind}" for kind, n in counted.items() if n]
     if scanned:
         notes.append(f"{len(findings)} use(s) in the scanned code")
-    return Tier("names", "Public names", tuple(sorted(items, key=lambda i: -i.weight)), len(changes), notes=tuple(notes))
+    checked = len(changes) if names is None else names
+    return Tier("names", "Public names", tuple(sorted(items, key=lambda i: -i.weight)), checked, notes=tuple(notes))
 
 
 def ratio_words(ratio: float | None) -> str:
