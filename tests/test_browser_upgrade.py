@@ -96,6 +96,20 @@ def test_a_choice_of_one_release_twice_or_none_says_so(browser, page):
     assert "Choose the release you use now" in browser.find_element(By.ID, "up-sum").text
 
 
+def test_with_too_many_releases_to_test_every_pair_the_page_shows_the_ratio_of_medians(browser, tmp_path,
+                                                                                      monkeypatch):
+    from conformance.report import upgradeview
+    monkeypatch.setattr(upgradeview, "MAX_JUDGED", 0)  # as on a page of 27 releases
+    page = synthetic_report.write(tmp_path / "index.html").as_uri()
+    fresh(browser, page + "#from=0.4.38&to=0.12.0.1")
+    heading, listed = tier(browser, "perf")
+    assert heading == "Performance (3)" and "slower perf.dispatch_loop run_s: ×1.36" in listed
+    assert "not a rank-test verdict" in listed and "fails perf.gone on 0.12.0.1" in listed
+    fresh(browser, page + "#from=0.11.2&to=0.12.0.1")  # one step of the drift stays inside the band: not listed
+    assert "dispatch_loop" not in tier(browser, "perf")[1]
+    assert axe(browser) == []
+
+
 def test_the_performance_table_scrolls_by_keyboard_with_its_heads_in_view(browser, page):
     fresh(browser, page)
     box = browser.find_element(By.CSS_SELECTOR, ".perfwrap")

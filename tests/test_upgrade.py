@@ -159,3 +159,29 @@ def test_bad_input_is_one_line_before_any_work(tmp_path, before, after, rounds, 
     request = UpgradeRequest(before, after, RunSettings(tmp_path / "results"), scan=scan, perf_rounds=rounds)
     with pytest.raises(ConformanceError, match=said):
         check_request(request)
+
+
+def _outcome():
+    from conformance.report.perfview import perf_view
+    from tests.synthetic_report import _perf_sections
+    return perf_view(_perf_sections()).outcome
+
+
+def test_the_page_judges_every_pair_of_releases_so_a_drift_gets_a_verdict():
+    from conformance.report.upgradeview import upgrade_data
+    data = upgrade_data(["0.4.38"], _outcome())["perf"]
+    drift = [v for v in data["pairs"].get("0-4", []) if v[:2] == ["perf.dispatch_loop", "run_s"]]
+    assert drift and drift[0][2] == "regressed" and drift[0][3] > 1.25  # oldest to newest: judged
+    steps = [v for i in range(4) for v in data["pairs"].get(f"{i}-{i + 1}", []) if v[:2] == ["perf.dispatch_loop", "run_s"]]
+    assert steps == []  # each step alone stays inside ×1.25: the neighbours' verdicts never flag the drift
+    assert data["errors"] == {"perf.gone": ["0.12.0.1"]} and "medians" not in data
+
+
+def test_with_too_many_pairs_the_page_gets_medians_and_bands_not_verdicts():
+    from conformance.report.upgradeview import upgrade_data
+    data = upgrade_data([], _outcome(), judged=0)["perf"]
+    assert "pairs" not in data and data["threshold"] == stats.THRESHOLD
+    first, last = data["medians"]["perf.dispatch_loop"][0], data["medians"]["perf.dispatch_loop"][-1]
+    assert last[0]["run_s"] / first[0]["run_s"] == pytest.approx(1.08 ** 4, rel=1e-3)
+    assert 1 < first[1]["run_s"] < 1.25  # the band within one release, from its own samples
+    assert data["medians"]["perf.gone"][-1] is None  # no samples on the release it failed on
