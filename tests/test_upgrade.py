@@ -34,7 +34,8 @@ def _sides():
     after = [synth.cell("demo.fixed"), synth.cell("demo.broken", status="differs", observation={"ok": False}),
              synth.cell("demo.same"), synth.cell("demo.printed", observation={"text": "y"},
                                                  printed_expected={"text": "x"}),
-             synth.cell("team/mod.own", status="crash", observation=None), synth.cell("demo.added")]
+             synth.cell("team/mod.own", status="crash", observation=None), synth.cell("demo.added"),
+             synth.cell("team/mod.new")]  # a team cell on one side only: no change, and not compared
     return (result_set([synth.files("0.8.0", "linux-x86_64", before)], "baseline"),
             result_set([synth.files("0.12.0.1", "linux-x86_64", after)], "candidate"))
 
@@ -58,7 +59,7 @@ def test_behaviours_list_each_change_with_its_why_and_the_team_cells_apart():
     # both sides hold 5 cells in common (the team's one among them): counted apart, never twice
     assert (suite.checked, team.checked) == (4, 1)
     assert suite.heading == "Behaviours: 3 of 4 change" and team.heading == "Your cases: 1 of 1 change"
-    assert any("2 cell(s) on one side only" in note for note in suite.notes)
+    assert any("3 cell(s) on one side only" in note for note in suite.notes)
 
 
 def test_a_behaviour_tier_missing_a_side_is_named_not_empty():

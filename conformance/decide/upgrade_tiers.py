@@ -121,8 +121,9 @@ def behaviour_tiers(diff: SetDiff | None, why_of: Why, team_case: Callable[[str]
     one_sided = sum(c.baseline is None or c.candidate is None for c in diff.changes)
     extra = [f"{one_sided} cell(s) on one side only (a case added or retired between the two)"] if one_sided else []
     compared = diff.compared
-    team_checked = sum(1 for platform in diff.baseline.runs if platform in diff.candidate.runs
-                       for cell in diff.candidate.runs[platform].cells.values() if team_case(cell.case))
+    team_checked = sum(1 for platform, run in diff.baseline.runs.items() if platform in diff.candidate.runs
+                       for cell_id, cell in run.cells.items()
+                       if cell_id in diff.candidate.runs[platform].cells and team_case(cell.case))  # on both sides
     return [Tier("behaviours", titles[0], tuple(suite), compared - team_checked, notes=tuple(notes) + tuple(extra)),
             Tier("cases", titles[1], tuple(team), team_checked) if team_asked
             else not_judged("cases", titles[1], "not asked: give --cases DIR")]
