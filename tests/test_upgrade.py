@@ -92,6 +92,7 @@ def test_names_carry_their_replacement_and_the_places_that_use_them():
     assert by_name["jax.tree_leaves"].detail.endswith("(use jax.tree.leaves)")  # found by the scan, not the diff
     assert tier.checked == 3 and names_tier(changes, names=5400).heading == "Public names: 2 of 5400 change"
     assert "1 name(s) added" in tier.notes and "2 use(s) in the scanned code" in tier.notes
+    assert [i.name for i in tier.top(2)] == ["jax.tree_map", "jax.tree_leaves"]  # what the code uses comes first
     assert names_tier(None, missing="no census of 0.8.0").heading == "Public names: not judged (no census of 0.8.0)"
 
 

@@ -64,8 +64,9 @@ class Tier:
         return f"{self.title}: {len(self.items)} of {self.checked} change"
 
     def top(self, count: int) -> list[Item]:
-        """The `count` heaviest items, in their order within a weight."""
-        return sorted(self.items, key=lambda item: -item.weight)[:count]
+        """The `count` items to show first: those the team's code uses (`where`), then the heaviest, each group in
+        its own order."""
+        return sorted(self.items, key=lambda item: (not item.where, -item.weight))[:count]
 
 
 @dataclass(frozen=True)
