@@ -111,6 +111,9 @@ def test_performance_judges_b_against_a_and_names_a_failing_side():
     assert by_name["perf.gone"].change == "fails on 0.12.0.1" and by_name["perf.gone"].weight == BREAKS
     assert "perf.dispatch_loop fusions" not in by_name  # `same` is no change
     assert tier.heading == "Performance: 3 of 3 change"
+    ok = WorkloadJudged("perf.ok", {"run_s": stats.timed_verdict([1.0] * 5, [1.0] * 5)})
+    both = WorkloadJudged("perf.dispatch_loop", {"run_s": slow, "compiles": stats.exact_verdict([1], [2])})
+    assert perf_tier([both, ok], "0.8.0", "0.12.0.1").heading == "Performance: 1 of 2 change (2 items)"
     assert tier.notes == ("samples of 1 workload(s) on 0.8.0 reused from storage (an earlier session)",)
     assert perf_tier(None, "0.8.0", "0.12.0.1", missing="not sampled: --perf-rounds 0").missing
 

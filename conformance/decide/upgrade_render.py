@@ -76,5 +76,5 @@ def review_json(review: Review, suite_version: str) -> dict[str, Any]:
     return {"format": FORMAT, "version": VERSION, "suite": suite_version, "from": review.before, "to": review.after,
             "notes": list(review.notes),
             "tiers": [{"key": t.key, "title": t.title, "judged": not t.missing, "missing": t.missing or None,
-                       "checked": t.checked, "count": len(t.items), "notes": list(t.notes),
+                       "checked": t.checked, "changed": t.changing, "count": len(t.items), "notes": list(t.notes),
                        "items": [i.to_json() for i in t.items]} for t in review.tiers]}
