@@ -1,7 +1,6 @@
-"""The command line (`list run report history matrix pin diff gate bisect expectations supported api chapter perf downstream`): one short function per
-command that builds a request and prints its outcome, and the progress printer; the grammar is `cli_parser`. The work lives below (`engine.matrix.run_targets`
-for every `engine.targets` kind, `decide.sides`, `decide.bisect_session`, `report`, `results`), which never sees
-parsed arguments. `main(argv)` returns the exit status; expected problems are one line on stderr and exit 2."""
+"""The command line: one short function per command that builds a request and prints its outcome, and the progress
+printer. The grammar is `cli_parser`; the work lives below (`engine`, `decide`, `api`, `chapter`, `perf`, `report`,
+`results`), which never sees parsed arguments. `main(argv)` returns the exit status; bad input is one line, exit 2."""
 
 from __future__ import annotations
 
@@ -22,6 +21,7 @@ from conformance.decide.verdict_view import verdict_text
 from conformance.cli_parser import DEFAULT_REPORT, DEFAULT_RESULTS, build_parser
 from conformance.decide.sides import JUDGING_FLAGS, DiffRequest, GateRequest, run_diff, run_gate
 from conformance.decide.upkeep import prune_file, supported_lines
+from conformance.decide.upgrade import UpgradeRequest, run_upgrade
 from conformance.api.session import ApiDiffRequest, CensusRequest, ScanRequest, run_api_diff, run_censuses, run_scan
 from conformance.atomic import write_text_atomically
 from conformance.chapter.command import ChapterRequest, PagesRequest, run_chapter, run_pages
@@ -319,11 +319,20 @@ def command_downstream(args: argparse.Namespace) -> int:
     return run_downstream(request_of(args, builder := make_builder(args)), builder, lambda line: _say(line, sys.stdout)).exit_code
 
 
-LONG_COMMANDS = ("run", "diff", "gate", "bisect", "api", "chapter", "perf", "downstream")
+def command_upgrade(args: argparse.Namespace) -> int:
+    """`upgrade --from A --to B`: everything that changes between two releases, one list per tier; a review, exit 0."""
+    request = UpgradeRequest(args.from_version, args.to_version, settings(args), tuple(args.scan), args.perf_rounds,
+                             args.markdown, args.json)
+    _say(run_upgrade(request, lambda: make_builder(args), Progress(), _say).text, sys.stdout)
+    return 0
+
+
+LONG_COMMANDS = ("run", "diff", "gate", "bisect", "api", "chapter", "perf", "downstream", "upgrade")
 COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "history": command_history,
             "matrix": command_matrix, "pin": command_pin, "diff": command_diff, "gate": command_gate, "bisect": command_bisect,
             "expectations": command_expectations, "supported": command_supported, "api": command_api,
-            "chapter": command_chapter, "perf": command_perf, "downstream": command_downstream}
+            "chapter": command_chapter, "perf": command_perf, "downstream": command_downstream,
+            "upgrade": command_upgrade}
 
 
 def main(argv: list[str] | None = None) -> int:

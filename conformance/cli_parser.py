@@ -209,7 +209,25 @@ def build_parser() -> argparse.ArgumentParser:
     add_chapter_parser(commands)
     add_perf_parser(commands, add_common_options, DEFAULT_RESULTS)
     add_downstream_parser(commands, add_common_options, DEFAULT_RESULTS)
+    add_upgrade_parser(commands)
     return configured(parser)  # no abbreviations, -v/-q, the team's [tool.jax-conformance] defaults
+
+
+def add_upgrade_parser(commands: Any) -> None:
+    """`upgrade --from A --to B`: everything that changes from A to B, one list per tier (`decide.upgrade`)."""
+    upgrade = commands.add_parser("upgrade", help="everything that changes from one JAX release to another: "
+                                  "behaviours, public names, performance, your own cases")
+    upgrade.add_argument("--from", dest="from_version", required=True, metavar="VERSION", help="the release used now")
+    upgrade.add_argument("--to", dest="to_version", required=True, metavar="VERSION", help="the release to move to")
+    upgrade.add_argument("--scan", action="append", type=Path, default=[], metavar="PATH", help="also list where "
+                         "this file or folder of your code uses a removed, deprecated or changed name (repeatable)")
+    upgrade.add_argument("--perf-rounds", type=int, default=5, metavar="N", help="rounds each workload is sampled "
+                         "on each side, interleaved (default 5; stored samples reused; 0: no performance tier)")
+    upgrade.add_argument("--markdown", type=Path, metavar="PATH", help="also write the review as Markdown (a pull "
+                         "request comment)")
+    upgrade.add_argument("--json", type=Path, metavar="PATH", help="also write the review as JSON (format "
+                         "jax-conformance-upgrade 1, docs/decisions.md#upgrade)")
+    add_run_options(upgrade)
 
 
 def add_upkeep_parsers(commands: Any) -> None:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from conformance.core.case import Case, Change, Expect, Observation, Param
 from conformance.report.html import write_report
+from conformance.report.perfview import perf_view
+from conformance.results.versions import version_order
 from tests import synthetic_results as synth
 
 VERSIONS = ["0.4.38", "0.7.2", "0.8.0", "0.11.2", "0.12.0.1"]
@@ -92,18 +94,46 @@ def _censuses() -> list:
         found = {"jax.tree_util.tree_map": fn(("f", "positional_or_keyword", None))}
         found["jax.tree_map"] = fn(("f", "positional_or_keyword", None), state="deprecated",
                                    message="jax.tree_map is deprecated: use jax.tree.map") \
-            if version < "0.8" else removed("jax.tree_map was removed")
+            if version_order(version) < version_order("0.8") else removed("jax.tree_map was removed", "jax.tree.map")
+        # deprecated from 0.11.2 on: "Everything that changes" lists it as deprecated between 0.8.0 and 0.12.0.1
+        found["jax.demo_api"] = fn(("x", "positional_or_keyword", None), **(
+            {"state": "deprecated", "message": "jax.demo_api is deprecated: use jax.demo", "replacement": "jax.demo"}
+            if version_order(version) >= version_order("0.11.2") else {}))
         return found
 
     return [census(v, names(v), platform=PLATFORM) for v in VERSIONS]
 
 
+def _samples(run_s: float, temp: int = 0) -> list[dict]:
+    """Five rounds of one workload on one release: run time spread ±2 % around `run_s`, exact metrics fixed."""
+    return [{"metrics": {"run_s": run_s * (1 + 0.01 * k), "compile_s": 0.05 * (1 + 0.01 * k), "temp_bytes": temp,
+                         "compiles": 1, "fusions": 3}, "round": r} for r, k in enumerate((-2, 1, 0, 2, -1))]
+
+
+def _perf_sections() -> list:
+    """Workload samples per release (synthetic), for the page's Performance section and "Everything that changes":
+    `perf.dispatch_loop` drifts ×1.08 a release (each step inside ×1.25, ×1.36 over the whole range), `perf.buffer`
+    needs a temporary buffer from 0.11.2 on (an exact metric growing from 0), `perf.gone` fails on the newest."""
+    sections = []
+    for i, version in enumerate(VERSIONS):
+        workloads = {"perf.dispatch_loop": {"claim": "Dispatching a small jitted function in a loop.",
+                                            "samples": _samples(0.002 * 1.08 ** i)},
+                     "perf.buffer": {"claim": "A reduction that may need a temporary buffer.",
+                                     "samples": _samples(0.01, 4096 if i >= 3 else 0)},
+                     "perf.gone": {"claim": "A workload whose API the newest release removed.",
+                                   "samples": [] if i == len(VERSIONS) - 1 else _samples(0.5)}}
+        if i == len(VERSIONS) - 1:
+            workloads["perf.gone"]["error"] = "AttributeError: module 'jax' has no attribute 'demo_api'"
+        sections.append((version, PLATFORM, workloads))
+    return sections
+
+
 def write(out: Path) -> Path:
-    """Render the synthetic report to `out`."""
+    """Render the synthetic report to `out`: cells, censuses and workload samples of five releases."""
     files = [synth.files(v, PLATFORM, _cells(v), finished=f"2026-11-29T10:00:0{i}+00:00")
              for i, v in enumerate(VERSIONS)]
     return write_report(files, out, cases=CASES, generated_at="2026-11-29T10:00:00+00:00", releases=VERSIONS,
-                        censuses=_censuses())
+                        censuses=_censuses(), perf=perf_view(_perf_sections()))
 
 
 LARGE_VERSIONS = [f"0.{minor}.{patch}" for minor in range(4, 10) for patch in range(2)]

@@ -36,6 +36,7 @@ from conformance.core.versions import DOCUMENTED_JAX
 from conformance.chapter.grid import ChapterView
 from conformance.report.apiview import ApiView, api_view
 from conformance.report.perfview import PerfView
+from conformance.report.upgradeview import upgrade_data
 from conformance.report.chapterpage import (GLYPHS as BLOCK_GLYPHS, MEANINGS as BLOCK_MEANINGS, blocks_of_rows,
                                             chapter_pages)
 from conformance.report.common import STATUS_ORDER, cell_address, visible
@@ -280,6 +281,8 @@ def template_context(model: ReportModel, generated_at: dt.datetime | str, since:
     moment = generated_at.isoformat(timespec="seconds") if isinstance(generated_at, dt.datetime) else generated_at
     pages = chapter_pages(chapters, len(model.platforms) > 1)
     data = page_data(model)
+    upgrade = upgrade_data([c.jax for c in model.columns] + (api.all_versions if api else []),
+                           perf.outcome if perf else None)  # "Everything that changes from A to B"
     back = blocks_of_rows(pages, chapters)
     for row in data["rows"]:  # a probe cell's panel links to the chapter's own code for its rows
         found = [link for row_id in row["rows"] for link in back.get(row_id, [])]
@@ -293,7 +296,8 @@ def template_context(model: ReportModel, generated_at: dt.datetime | str, since:
         run_label=run_label, links=PageLinks.of(model), first_warned=first_warned(model), api=api,
         api_json=json_for_script(api.data()) if api else "", chapters=pages, chapter_glyphs=BLOCK_GLYPHS,
         chapter_meanings=BLOCK_MEANINGS,
-        chapter_json=json_for_script({p.key: p.details for p in pages}) if pages else "", perf=perf)
+        chapter_json=json_for_script({p.key: p.details for p in pages}) if pages else "", perf=perf,
+        upgrade=upgrade, upgrade_json=json_for_script(upgrade))
 
 
 def render_html(model: ReportModel, generated_at: dt.datetime | str, since: SinceView | None = None,

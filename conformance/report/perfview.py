@@ -55,6 +55,7 @@ class PerfView:
 
     releases: tuple[str, ...]
     rows: tuple[PerfRow, ...]
+    outcome: PerfOutcome | None = None  # the samples it was made from: "Everything that changes" judges any two
 
 
 def ratio_text(ratio: float) -> str:
@@ -120,7 +121,7 @@ def perf_view(sections: list[tuple[str, str, dict[str, Any]]]) -> PerfView | Non
     errors = {(wid, i): str(ws[wid]["error"]) for i, (_, _, ws) in enumerate(chosen) for wid in ws
               if ws[wid].get("error")}
     outcome = PerfOutcome(PerfRequest(sides, workloads, ""), samples, errors, {}, 0)
-    return PerfView(tuple(s.label for s in sides), tuple(_row(outcome, w) for w in workloads))
+    return PerfView(tuple(s.label for s in sides), tuple(_row(outcome, w) for w in workloads), outcome)
 
 
 def _row(outcome: PerfOutcome, workload: Workload) -> PerfRow:

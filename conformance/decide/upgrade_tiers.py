@@ -1,0 +1,221 @@
+"""The upgrade review's data: one list per tier of what changes from release A to release B. Pure.
+
+A tier (`Tier`) is a key, a title, the items that change, how many things it compared, and, when it could not be
+judged, why (`missing`: a side without results, a tier not asked for). Each tier is built here from what another
+part of the suite already decided, never decided again:
+
+- behaviours (`behaviour_tiers`): `decide.diff`'s changed cells, each with the why its case declares
+  (`report.model.explain_change`), split into the suite's cells and the team's own cells (`--cases`);
+- names (`names_tier`): `api.diff`'s changes between the two censuses (removed, deprecated, moved, changed in
+  signature; the message JAX gives names the replacement), each with the places in the team's code that use it
+  (`api.judge`'s findings at B, `--scan`);
+- performance (`perf_tier`): every metric of every workload at B against A by `perf.stats`' rules, both sides
+  sampled in one session, and the workloads that fail on a side.
+
+A later tier (a downstream test suite, say) is one more function returning a `Tier`; the review and its outputs
+take any list of tiers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+from conformance.decide.diff import SetDiff
+
+# How an item weighs in the summary's "top items": what breaks first, then what warns, then the rest.
+BREAKS, WARNS, INFO = 2, 1, 0
+
+
+@dataclass(frozen=True)
+class Item:
+    """One thing that changes: its name, the change in a few words, the detail (the why, JAX's message, a ratio),
+    the places that use it (`path:line`), and its weight (`BREAKS`, `WARNS`, `INFO`)."""
+
+    name: str
+    change: str
+    detail: str = ""
+    where: tuple[str, ...] = ()
+    weight: int = INFO
+
+    def to_json(self) -> dict[str, Any]:
+        """The public JSON shape (schema `upgrade-1`)."""
+        return {"name": self.name, "change": self.change, "detail": self.detail, "where": list(self.where),
+                "weight": ("info", "warns", "breaks")[self.weight]}
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One tier of the review: `checked` things compared, the `items` that change, `missing` (why the tier could
+    not be judged: "" when it was) and notes (samples reused, stale cells left out)."""
+
+    key: str
+    title: str
+    items: tuple[Item, ...] = ()
+    checked: int = 0
+    missing: str = ""
+    notes: tuple[str, ...] = ()
+    changed: int | None = None  # how many of `checked` change, where an item is a part of one (a workload's metric)
+
+    @property
+    def changing(self) -> int:
+        """How many of the `checked` things change: `changed`, else one per item."""
+        return len(self.items) if self.changed is None else self.changed
+
+    @property
+    def heading(self) -> str:
+        """`Behaviours: 3 of 197 change` (`Performance: 4 of 13 change (9 metrics)`), or the title with why it was
+        not judged."""
+        if self.missing:
+            return f"{self.title}: not judged ({self.missing})"
+        parts = f" ({len(self.items)} items)" if self.changing != len(self.items) else ""
+        return f"{self.title}: {self.changing} of {self.checked} change{parts}"
+
+    def top(self, count: int) -> list[Item]:
+        """The `count` items to show first: those the team's code uses (`where`), then the heaviest, each group in
+        its own order."""
+        return sorted(self.items, key=lambda item: (not item.where, -item.weight))[:count]
+
+
+@dataclass(frozen=True)
+class Review:
+    """The whole review from `before` to `after`: its tiers in order, and notes on the two sides."""
+
+    before: str
+    after: str
+    tiers: tuple[Tier, ...]
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def tier(self, key: str) -> Tier | None:
+        """The tier named `key`, if the review has it."""
+        return next((t for t in self.tiers if t.key == key), None)
+
+
+def not_judged(key: str, title: str, why: str) -> Tier:
+    """A tier that could not be judged, and why (a side without results, not asked for)."""
+    return Tier(key, title, missing=why)
+
+
+Why = Callable[[str, str], str]  # (case id, param) -> the declared why of its change from A to B, "" when none
+
+
+def _behaviour_item(change: Any, why: str, platform_shown: bool) -> Item:
+    name = f"{change.cell_id} ({change.platform})" if platform_shown else change.cell_id
+    if change.printed_only:
+        shown = "; ".join(f"{d.path}: {d.expected!r} -> {d.observed!r}" for d in change.printed_differences[:2])
+        return Item(name, "printed output changed", why or f"only what the chapter prints: {shown}", weight=INFO)
+    moved = change.statuses
+    after = change.candidate.status.value if change.candidate else "absent"
+    weight = BREAKS if after in ("differs", "crash", "error", "timeout") and not change.known_issue else WARNS
+    return Item(name, moved, why or "no declared reason: an unexplained change", weight=weight)
+
+
+def behaviour_tiers(diff: SetDiff | None, why_of: Why, team_case: Callable[[str], bool], team_asked: bool,
+                    missing: str = "", notes: Sequence[str] = ()) -> list[Tier]:
+    """The suite's behaviours and the team's own cases (`--cases`) from a diff of A's cells against B's; a missing
+    side (`missing`) leaves both tiers not judged."""
+    titles = ("Behaviours", "Your cases")
+    if diff is None or missing:
+        why = missing or "no results for a side"
+        return [not_judged("behaviours", titles[0], why),
+                not_judged("cases", titles[1], why if team_asked else "not asked: give --cases DIR")]
+    platforms = {c.platform for c in diff.changes}
+    suite: list[Item] = []
+    team: list[Item] = []
+    for change in diff.changes:
+        if change.baseline is None or change.candidate is None:
+            continue  # a cell one side lacks is no change of behaviour: counted in the notes
+        item = _behaviour_item(change, why_of(change.case, change.param), len(platforms) > 1)
+        (team if team_case(change.case) else suite).append(item)
+    one_sided = sum(c.baseline is None or c.candidate is None for c in diff.changes)
+    extra = [f"{one_sided} cell(s) on one side only (a case added or retired between the two)"] if one_sided else []
+    compared = diff.compared
+    team_checked = sum(1 for platform, run in diff.baseline.runs.items() if platform in diff.candidate.runs
+                       for cell_id, cell in run.cells.items()
+                       if cell_id in diff.candidate.runs[platform].cells and team_case(cell.case))  # on both sides
+    return [Tier("behaviours", titles[0], tuple(suite), compared - team_checked, notes=tuple(notes) + tuple(extra)),
+            Tier("cases", titles[1], tuple(team), team_checked) if team_asked
+            else not_judged("cases", titles[1], "not asked: give --cases DIR")]
+
+
+# The kinds of API change a team acts on, and their weight; added and undeprecated names are counted, not listed.
+NAME_CHANGES = {"removed": BREAKS, "signature": WARNS, "moved": WARNS, "deprecated": WARNS}
+
+
+def names_tier(changes: Sequence[Any] | None, findings: Sequence[Any] = (), scanned: bool = False,
+               missing: str = "", names: int | None = None) -> Tier:
+    """The public names removed, deprecated, moved or changed in signature from A to B (`api.diff.Change`s), each
+    with the places that use it (`api.judge.Finding`s at B, when the team's code was scanned); a name the scan
+    found that the diff does not list (removed before A, say) is listed too. `names`: how many names the two
+    censuses hold (what was compared; the changes counted when not given)."""
+    if changes is None or missing:
+        return not_judged("names", "Public names", missing or "no census for a side")
+    where: dict[str, list[str]] = {}
+    for found in findings:
+        where.setdefault(found.name, []).append(f"{found.path}:{found.line}")
+    items = [Item(c.name, f"{c.change} in {c.since}", c.message, tuple(where.get(c.name, ())), NAME_CHANGES[c.change])
+             for c in changes if c.change in NAME_CHANGES]
+    listed = {c.name for c in changes}
+    for found in findings:
+        if found.name not in listed:
+            listed.add(found.name)
+            detail = found.message + (f" (use {found.replacement})" if found.replacement else "")
+            weight = BREAKS if found.state in ("removed", "missing") else WARNS
+            items.append(Item(found.name, f"{found.state} at B", detail, tuple(where[found.name]), weight))
+    counted = {kind: sum(c.change == kind for c in changes) for kind in ("added", "undeprecated")}
+    notes = [f"{n} name(s) {kind}" for kind, n in counted.items() if n]
+    if scanned:
+        notes.append(f"{len(findings)} use(s) in the scanned code")
+    checked = len(changes) if names is None else names
+    return Tier("names", "Public names", tuple(sorted(items, key=lambda i: -i.weight)), checked, notes=tuple(notes))
+
+
+def ratio_words(ratio: float | None) -> str:
+    """`x1.40 slower`-style words for a ratio new/old (`new from 0` when the old value was 0)."""
+    if ratio is None:
+        return "new from 0"
+    return f"x{ratio:.3g}" if ratio >= 1 else f"x{ratio:.3g} (1/{1 / ratio:.3g})" if ratio > 0 else "x0"
+
+
+@dataclass(frozen=True)
+class WorkloadJudged:
+    """One workload at B against A: each metric's verdict (`perf.stats.Verdict`), each side's error, and whether
+    each side's samples came from storage."""
+
+    id: str
+    verdicts: dict[str, Any]
+    errors: tuple[str, str] = ("", "")
+    reused: tuple[bool, bool] = (False, False)
+
+
+def perf_tier(judged: Sequence[WorkloadJudged] | None, before: str, after: str, missing: str = "") -> Tier:
+    """Every workload's metrics at B against A: each verdict other than `same` an item (a timed regression or an
+    exact metric that grew weighs as breaking), a workload that fails on a side an item of its own."""
+    if judged is None or missing:
+        return not_judged("performance", "Performance", missing or "not sampled")
+    items: list[Item] = []
+    for workload in judged:
+        for side, error in zip((before, after), workload.errors):
+            if error:
+                items.append(Item(workload.id, f"fails on {side}", error, weight=BREAKS))
+        for metric, verdict in workload.verdicts.items():
+            if verdict.verdict == "same":
+                continue
+            grew = verdict.verdict == "regressed" or (verdict.verdict == "changed" and (verdict.ratio is None
+                                                                                      or verdict.ratio > 1))
+            p = f", p={verdict.p:.2g}" if verdict.p is not None else ""
+            detail = f"{ratio_words(verdict.ratio)} (median {after}/{before}{p}, noise band x{verdict.band:.2f})"
+            items.append(Item(f"{workload.id} {metric}", verdict.verdict, detail,
+                              weight=BREAKS if grew else WARNS if verdict.verdict == "unknown" else INFO))
+    notes = []
+    for index, side in enumerate((before, after)):
+        reused = sum(w.reused[index] for w in judged)
+        if reused:
+            notes.append(f"samples of {reused} workload(s) on {side} reused from storage (an earlier session)")
+    workloads = len({item.name.split(" ")[0] for item in items})  # `workload metric`, or the workload that fails
+    return Tier("performance", "Performance", tuple(items), len(judged), notes=tuple(notes), changed=workloads)
+
+
+def review_counts(tiers: Iterable[Tier]) -> dict[str, int | None]:
+    """Each tier's count of changes (None: not judged)."""
+    return {t.key: None if t.missing else len(t.items) for t in tiers}

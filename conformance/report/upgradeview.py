@@ -1,0 +1,76 @@
+"""The page's section "Everything that changes from A to B": the data its script reads beside what the page
+already holds (the cells per column, the API section's name histories). Pure.
+
+`upgrade_data` gives the releases the two selects offer (every release with cells, a census or workload samples,
+oldest first) and the performance list's data, in one of two forms:
+
+- when the pairs of releases times the workloads are few (at most `MAX_JUDGED`), every pair's verdicts by
+  `perf.stats`' rules, computed here from the stored samples (`PerfOutcome.verdicts`, the rules `perf` and
+  `upgrade` apply): a pair `i-j` (i older) keeps its verdicts other than `same`, `[workload, metric, verdict,
+  ratio, p, band]`. Each rank test over 9 + 9 samples enumerates the exact distribution, so 27 releases' 351 pairs
+  of 13 workloads (13,689 tests) would take minutes to render;
+- else each release's median of every metric and the noise band of each timed metric within it (`stats.noise_band`
+  of its samples), from which the page shows the ratio of the medians of A and B against the wider of the two
+  bands (at least ×1.25), and says it is not a rank-test verdict (`jax-conformance upgrade` gives that).
+
+Either way each workload that failed on a release is listed by release.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any, Sequence
+
+from conformance.perf import stats
+from conformance.perf.session import PerfOutcome, medians
+from conformance.results.versions import version_order
+
+MAX_JUDGED = 400  # pairs x workloads judged by the rank test while rendering the page
+
+
+def pair_verdicts(outcome: PerfOutcome) -> dict[str, list[list[Any]]]:
+    """Every pair of sides' verdicts other than `same` (module docstring)."""
+    found: dict[str, list[list[Any]]] = {}
+    for old, new in combinations(range(len(outcome.request.sides)), 2):
+        flagged = [[w.id, metric, *(v.to_json()[k] for k in ("verdict", "ratio", "p", "band"))]
+                   for w in outcome.request.workloads
+                   for metric, v in outcome.verdicts(w.id, old, new).items() if v.verdict != "same"]
+        if flagged:
+            found[f"{old}-{new}"] = flagged
+    return found
+
+
+def release_medians(outcome: PerfOutcome) -> dict[str, list[Any]]:
+    """Workload → per side `{metric: median}` and `{timed metric: its band within the side}` (None: no samples)."""
+    found: dict[str, list[Any]] = {}
+    for workload in outcome.request.workloads:
+        per_side: list[Any] = []
+        for side in range(len(outcome.request.sides)):
+            middle = medians(outcome, workload.id, side)
+            bands = {m: float(f"{stats.noise_band({'side': outcome.values(workload.id, side, m)}):.4g}")
+                     for m in stats.TIMED_METRICS if m in middle}
+            per_side.append([{m: float(f"{v:.6g}") for m, v in middle.items()}, bands] if middle else None)
+        found[workload.id] = per_side
+    return found
+
+
+def upgrade_data(versions: Sequence[str], outcome: PerfOutcome | None, judged: int | None = None) -> dict[str, Any]:
+    """The section's data block: `releases` for the selects, and `perf` (None without samples): its `releases`
+    (the sides, oldest first), `workloads`, `errors` (workload → the releases it failed on), and either `pairs`
+    (rank-test verdicts of every pair, when at most `judged` tests, `MAX_JUDGED` by default) or `medians` (module docstring), with the
+    threshold."""
+    perf = None
+    if outcome is not None:
+        count, workloads = len(outcome.request.sides), outcome.request.workloads
+        labels = [s.label for s in outcome.request.sides]
+        errors: dict[str, list[str]] = {}
+        for (wid, side), _ in sorted(outcome.errors.items()):
+            errors.setdefault(wid, []).append(labels[side])
+        perf = {"releases": labels, "workloads": [w.id for w in workloads], "errors": errors,
+                "threshold": outcome.request.threshold, "exact": list(stats.EXACT_METRICS)}
+        if count * (count - 1) // 2 * len(workloads) <= (MAX_JUDGED if judged is None else judged):
+            perf["pairs"] = pair_verdicts(outcome)
+        else:
+            perf["medians"] = release_medians(outcome)
+        versions = [*versions, *labels]
+    return {"releases": sorted(set(versions), key=version_order), "perf": perf}

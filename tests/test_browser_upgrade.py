@@ -1,0 +1,149 @@
+"""Issue 56: the page's "Everything that changes from A to B" answered in 3 steps or fewer at 1400x900 and on a
+390x844 phone, its choice in the URL, a release chosen newer than the other read backwards; and the Performance
+section by keyboard (a focusable scrolling region whose header row and workload column stay in view), with
+axe-core finding no violation in every state of both.
+
+Uses `tests.synthetic_report` (five releases with cells, censuses and workload samples). Needs Chromium, its driver
+and axe-core, as `tests/test_browser_questions.py` (a missing one skips outside CI, fails in CI).
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests import synthetic_report
+from tests.chromium import require_chromium, start_chromium
+from tests.test_browser_questions import DEVICES, Steps, axe_source, fresh
+
+require_chromium()
+
+pytest.importorskip("selenium.webdriver")
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory) -> str:
+    return synthetic_report.write(tmp_path_factory.mktemp("upgrade") / "index.html").as_uri()
+
+
+@pytest.fixture(scope="module", params=list(DEVICES))
+def browser(request):
+    driver = start_chromium(1400, 900, mobile=DEVICES[request.param])
+    driver.device = request.param
+    yield driver
+    driver.quit()
+
+
+def tier(driver, key: str) -> tuple[str, str]:
+    """A tier's heading and its list's text."""
+    return driver.find_element(By.ID, f"up-{key}-h").text, driver.find_element(By.ID, f"up-{key}").text
+
+
+def axe(driver) -> list:
+    source = axe_source()
+    if source is None:
+        if os.environ.get("CI"):
+            raise RuntimeError("axe-core is needed in CI: npm install --prefix .ci axe-core")
+        pytest.skip("axe-core is not installed (npm install --prefix .ci axe-core, or set AXE_CORE_JS)")
+    driver.execute_script(source)
+    driver.set_script_timeout(60)
+    return driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {resultTypes: ['violations']}).then((r) => done(r.violations.map((v) => "
+        "[v.id, v.impact, v.help, v.nodes.slice(0, 3).map((n) => n.target.join(' '))])));")
+
+
+def test_everything_that_changes_from_a_to_b_in_three_steps(browser, page):
+    steps = fresh(browser, page)
+    steps.click(browser.find_element(By.CSS_SELECTOR, "nav.toc a[href='#upgrade']"))
+    steps.choose("up-a", "0.7.2")  # B is the newest release unless chosen: a third step to spare
+    assert steps.count <= 3
+    assert browser.find_element(By.ID, "up-b").get_attribute("value") == "0.12.0.1"
+    heading, listed = tier(browser, "beh")
+    assert heading == "Behaviours (3)" and "demo.regressed" in listed and "unexplained" in listed
+    assert "The miss first appears in 0.8.0" in listed  # each with the why its case declares
+    heading, listed = tier(browser, "perf")
+    assert heading == "Performance (3)"
+    assert "regressed perf.dispatch_loop run_s: ×1.26" in listed  # a drift of steps each inside ×1.25, judged
+    assert "fails perf.gone on 0.12.0.1" in listed and "changed perf.buffer temp_bytes: new from 0" in listed
+    heading, listed = tier(browser, "names")
+    assert heading == "Public names (2)" and "removed jax.tree_map: removed in 0.8.0; use jax.tree.map" in listed
+    assert "deprecated jax.demo_api: deprecated in 0.11.2; use jax.demo" in listed
+    summary = browser.find_element(By.ID, "up-sum").text
+    assert summary.startswith("0.7.2 → 0.12.0.1: 3 behaviours, 2 public names, 3 workload verdicts change")
+    assert "from=0.7.2" in browser.current_url and "to=0.12.0.1" in browser.current_url
+    element = browser.find_element(By.ID, "up-beh-h")
+    assert browser.execute_script("return arguments[0].getBoundingClientRect().right <= window.innerWidth", element)
+
+
+def test_the_link_reproduces_the_review_and_names_count_in_their_heading(browser, page):
+    fresh(browser, page + "#from=0.7.2&to=0.8.0")
+    heading, listed = tier(browser, "names")
+    assert heading == "Public names (1)" and "removed jax.tree_map: removed in 0.8.0; use jax.tree.map" in listed
+    assert tier(browser, "beh")[0] == "Behaviours (2)"
+    fresh(browser, page + "#from=0.12.0.1&to=0.7.2")  # backwards: the same verdicts, read from B's side
+    assert "improved perf.dispatch_loop run_s: ×0.79" in tier(browser, "perf")[1]
+
+
+def test_a_choice_of_one_release_twice_or_none_says_so(browser, page):
+    fresh(browser, page + "#from=0.8.0&to=0.8.0")
+    assert "two different releases" in browser.find_element(By.ID, "up-sum").text
+    assert tier(browser, "beh") == ("Behaviours", "")  # no count where nothing was compared
+    fresh(browser, page)
+    assert "Choose the release you use now" in browser.find_element(By.ID, "up-sum").text
+
+
+def test_with_too_many_releases_to_test_every_pair_the_page_shows_the_ratio_of_medians(browser, tmp_path,
+                                                                                      monkeypatch):
+    from conformance.report import upgradeview
+    monkeypatch.setattr(upgradeview, "MAX_JUDGED", 0)  # as on a page of 27 releases
+    page = synthetic_report.write(tmp_path / "index.html").as_uri()
+    fresh(browser, page + "#from=0.4.38&to=0.12.0.1")
+    heading, listed = tier(browser, "perf")
+    assert heading == "Performance (3)" and "slower perf.dispatch_loop run_s: ×1.36" in listed
+    assert "not a rank-test verdict" in listed and "fails perf.gone on 0.12.0.1" in listed
+    fresh(browser, page + "#from=0.11.2&to=0.12.0.1")  # one step of the drift stays inside the band: not listed
+    assert "dispatch_loop" not in tier(browser, "perf")[1]
+    assert axe(browser) == []
+
+
+def test_the_performance_table_scrolls_by_keyboard_with_its_heads_in_view(browser, page):
+    fresh(browser, page)
+    box = browser.find_element(By.CSS_SELECTOR, ".perfwrap")
+    assert box.get_attribute("tabindex") == "0" and box.get_attribute("role") == "region"
+    browser.execute_script("arguments[0].scrollIntoView()", box)
+    box.send_keys(Keys.END)  # focus it as Tab does, then End: the last release comes into view
+    browser.execute_script("arguments[0].focus(); arguments[0].scrollLeft = 0;", box)
+    for _ in range(40):
+        box.send_keys(Keys.ARROW_RIGHT)
+    box.send_keys(Keys.ARROW_DOWN)
+    at = browser.execute_script(
+        "const box = arguments[0], b = box.getBoundingClientRect(), last = box.querySelector('thead th:last-child')"
+        ".getBoundingClientRect(), name = box.querySelector('tbody th').getBoundingClientRect(), head = box"
+        ".querySelector('thead th').getBoundingClientRect();"
+        "return [box.scrollWidth > box.clientWidth, box.scrollLeft, last.right <= b.right + 1, "
+        "Math.abs(name.left - b.left) < 2, Math.abs(head.top - b.top) < 2];", box)
+    overflows, left, last_shown, name_stuck, head_stuck = at
+    assert last_shown and head_stuck
+    if overflows:  # on the phone: the keys scrolled it, and the workload column stayed
+        assert left > 0 and name_stuck
+
+
+def test_axe_finds_no_violation_in_every_state_of_the_review_and_performance(browser, page):
+    found = {}
+    fresh(browser, page)
+    found["nothing chosen"] = axe(browser)
+    fresh(browser, page + "#from=0.4.38&to=0.12.0.1")
+    found["chosen"] = axe(browser)
+    for details in browser.find_elements(By.CSS_SELECTOR, "#upgrade details"):
+        browser.execute_script("arguments[0].open = true", details)
+    found["every list open"] = axe(browser)
+    fresh(browser, page + "#from=0.8.0&to=0.8.0")
+    found["the same release twice"] = axe(browser)
+    box = browser.find_element(By.CSS_SELECTOR, ".perfwrap")
+    browser.execute_script("arguments[0].focus(); arguments[0].scrollLeft = arguments[0].scrollWidth;", box)
+    found["performance scrolled"] = axe(browser)
+    assert all(v == [] for v in found.values()), found
