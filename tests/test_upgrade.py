@@ -161,7 +161,7 @@ def test_the_json_follows_its_schema_and_counts_every_item():
     ("0.8.0", "0.12.0.1", -1, (), "--perf-rounds takes 0"),
     ("0.8.0", "0.12.0.1", 5, (Path("no/such/code"),), "--scan no/such/code: no such file")])
 def test_bad_input_is_one_line_before_any_work(tmp_path, before, after, rounds, scan, said):
-    request = UpgradeRequest(before, after, RunSettings(tmp_path / "results"), scan=scan, perf_rounds=rounds)
+    request = UpgradeRequest(before, after, RunSettings(results=tmp_path / "results"), scan=scan, perf_rounds=rounds)
     with pytest.raises(ConformanceError, match=said):
         check_request(request)
 
