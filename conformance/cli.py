@@ -25,7 +25,7 @@ from conformance.decide.upgrade import UpgradeRequest, run_upgrade
 from conformance.api.session import ApiDiffRequest, CensusRequest, ScanRequest, run_api_diff, run_censuses, run_scan
 from conformance.atomic import write_text_atomically
 from conformance.chapter.command import ChapterRequest, PagesRequest, run_chapter, run_pages
-from conformance.downstream.parser import request_of, run_downstream
+from conformance.downstream.parser import DOWNSTREAM_OPTIONS, downstream_request, gate_tiers, run_downstream
 from conformance.engine import matrix
 from conformance.engine.ciwork import WorkRequest, plan_work
 from conformance.engine.shards import parse_shard
@@ -199,7 +199,8 @@ def command_gate(args: argparse.Namespace) -> int:
                         tuple(candidates), args.expectations, args.markdown, today=args.today, **flags)
     done = run_one_gate(OneGateRequest(cells=cells, workloads_only=args.perf, perf_rounds=args.perf_rounds,
                                        perf_threshold=args.perf_threshold, scan=tuple(args.scan), json_path=args.json,
-                                       candidate_python=args.to_python), lambda: make_builder(args), Progress(), _say)
+                                       candidate_python=args.to_python, more=gate_tiers(args.downstream, args.budget)),
+                       lambda: make_builder(args), Progress(), _say)
     print("\n".join([verdict_text(done.verdict), *done.written]))
     return done.exit_code
 
@@ -315,8 +316,9 @@ def command_perf(args: argparse.Namespace) -> int:
 
 
 def command_downstream(args: argparse.Namespace) -> int:
-    """`downstream SUITE...`, `gate --downstream SUITE`: each suite per release, judged; exit 1 on a regression."""
-    return run_downstream(request_of(args, builder := make_builder(args)), builder, lambda line: _say(line, sys.stdout)).exit_code
+    """`downstream SUITE...`: each suite on each release, judged against the first; exit 1 on a regression."""
+    request = downstream_request(builder := make_builder(args), **{k: getattr(args, k) for k in DOWNSTREAM_OPTIONS})
+    return run_downstream(request, builder, lambda line: _say(line, sys.stdout)).exit_code
 
 
 def command_upgrade(args: argparse.Namespace) -> int:
@@ -346,8 +348,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:  # a long command (run, gate --from/--to, bisect) ends on SIGTERM as on Ctrl-C, its temporaries removed
         with sigterm_interrupts(args.command in LONG_COMMANDS):
-            perf, down = getattr(args, "metric", None), getattr(args, "downstream", None)  # bisect --metric, gate --downstream
-            return COMMANDS["perf" if perf else "downstream" if down else args.command](args)
+            return COMMANDS["perf" if getattr(args, "metric", None) else args.command](args)  # bisect --metric
     except KeyboardInterrupt:
         print("\njax-conformance: interrupted; result files already written are kept", file=sys.stderr)
         return interrupted_status()

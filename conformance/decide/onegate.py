@@ -1,14 +1,15 @@
 """The one gate: `gate` judges every tier it is given in one verdict and one exit status (`decide.tiers`).
 
 - cells: always (`decide.sides.run_gate`), unless `--perf` asks for the workloads only, or `-k` selects no cell
-  but selects workloads;
+  and another tier is given (workloads selected, `--scan`, a further tier);
 - workloads: whenever they are selected: sampled now with `--perf-rounds N` (or `--perf`), or judged from stored
   samples when the results folder holds samples of both `--from` and `--to` (`perf.command.workload_tier`);
 - names: with `--scan PATH`, the `api scan` findings at the candidate (`api.session.run_scan`).
 
 The expectations file is read once, by the one reader (`decide.expectations`): `[[expect]]` for the cells, `[[perf]]`
 for the workloads, `[[name]]` for the names; an expired entry of any kind fails the gate. A downstream test-suite
-tier plugs in as one more function returning a `Tier`. Nothing here prints: the CLI renders `OneGateReport.verdict`
+tier (`downstream.command.gate_tiers`, `gate --downstream SUITE`) plugs in as one more function returning a `Tier`
+(`OneGateRequest.more`). Nothing here prints: the CLI renders `OneGateReport.verdict`
 (`decide.verdict_view`).
 """
 
@@ -156,7 +157,8 @@ def run_one_gate(request: OneGateRequest, make_builder: Callable[[], Any], on_ev
     built: list[Any] = []
     builder = lambda: built[0] if built else built.append(make_builder()) or built[0]  # noqa: E731 - one builder
     tiers, skipped, markdown = [], [], ""
-    judge_cells = not request.workloads_only and (_selects_cells(cells) or not _workloads_wanted(request))
+    others = _workloads_wanted(request) or bool(request.scan or request.more)  # a tier besides the cells is given
+    judge_cells = not request.workloads_only and (_selects_cells(cells) or not others)
     if judge_cells:
         decided = run_gate(replace(cells, markdown=None), builder, on_event)
         tiers.append(cell_tier(decided.outcome, decided.title, gate_text(decided.outcome, decided.title).split("\n")))

@@ -1,9 +1,11 @@
-"""`downstream SUITE...` and `gate --from A --to B --downstream SUITE`: typed requests to lines and an exit status.
+"""`downstream SUITE...` (a typed request to lines and an exit status) and the one gate's downstream tier
+(`gate --from A --to B --downstream SUITE`, `gate_tiers`).
 
 For each suite: its lock is resolved once against the baseline (the first release), then each release is answered
 from the stored cells when every one carries the run's reuse key, or its suite environment is prepared, the tests
 run (failures rerun once) and the cells stored in the release's result file. Each later release is then judged
-against the baseline (`judge`), and `gate` exits 1 on a regressed test no `[[downstream]]` entry acknowledges.
+against the baseline (`judge`): `downstream` exits 1 on a regressed test no `[[downstream]]` entry acknowledges, and
+`gate` makes the judgements its `downstream` tier (`gating`), judged in its one verdict with the other tiers.
 `--budget` plans a subset from the durations recorded on the baseline (`budget`); `--shard` takes the one
 (suite, release) pair a Kubernetes Indexed Job or SLURM array task names (`shards`). The CPU seconds of each run are
 the children's (`resource.getrusage`), said per release.
@@ -20,9 +22,12 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from conformance.atomic import write_text_atomically
+from conformance.decide.expectations import utc_today
+from conformance.decide.tiers import Tier
 from conformance.downstream.acks import load_acks
 from conformance.downstream.budget import plan_budget
 from conformance.downstream.cells import durations, judged, node_of, run_key, to_cell
+from conformance.downstream.gating import downstream_tier
 from conformance.downstream.judge import Judgement, judge
 from conformance.downstream.lock import Uninstallable, lock_for, prepare_suite_env, suite_env_digest
 from conformance.downstream.manifest import Suite, folder_digest, read_suite
@@ -31,6 +36,7 @@ from conformance.downstream.runner import run_suite, where_it_runs
 from conformance.downstream.shards import shard_for, shard_index
 from conformance.downstream.store import store_suite, stored_suite, suite_cells
 from conformance.engine.matrix import host_platform
+from conformance.engine.targets import Release
 from conformance.errors import ConformanceError
 from conformance.results.outputs import check_outputs
 from conformance.results.schema import CellResult
@@ -155,13 +161,26 @@ def _selection(suite: Suite, request: DownstreamRequest, say: Callable[[str], No
     return list(planned.kept)
 
 
-def run_downstream(request: DownstreamRequest, builder: Any, say: Callable[[str], None]) -> DownstreamOutcome:
-    """Run or answer each suite on each release, store the cells and judge each release against the first."""
+@dataclass
+class SuitesJudged:
+    """What `judge_suites` found: each suite's judgement of each later release against the first (label, baseline,
+    candidate, judgement), the lines naming the expired `[[downstream]]` entries, and every release's cells as JSON
+    per suite."""
+
+    judged: list[tuple[str, str, str, Judgement]] = field(default_factory=list)
+    expired: list[str] = field(default_factory=list)
+    cells: dict[str, Any] = field(default_factory=dict)
+
+
+def judge_suites(request: DownstreamRequest, builder: Any, say: Callable[[str], None]) -> SuitesJudged:
+    """Run or answer each suite on each release (stored cells answer while their key holds), store the cells and
+    judge each release against the first; progress goes to `say`. What `downstream` prints and `gate --downstream`
+    turns into its tier."""
     if not request.versions:
         raise ConformanceError("name the releases: --from A --to B, --jax V (repeatable) or --matrix NAME")
     if request.manifest is not None and len(request.suites) != 1:
         raise ConformanceError("--manifest describes one suite; name one suite with it")
-    if request.budget_s is not None and request.budget_s <= 0:
+    if request.budget_s is not None and not request.budget_s > 0:
         raise ConformanceError(f"--budget is {request.budget_s:g}; give a positive number of seconds")
     check_outputs([("--json", request.json_path)], results=request.results,
                   reads=[request.expectations, request.manifest])
@@ -174,9 +193,12 @@ def run_downstream(request: DownstreamRequest, builder: Any, say: Callable[[str]
         chosen = shard_for(suites, versions, index)
         suites, versions = [chosen.suite], [chosen.release]
         say(f"shard {index}: {chosen.suite} on jax {chosen.release} (lock resolved against jax {request.versions[0]})")
-    outcome, everything = DownstreamOutcome(), {}
+    found = SuitesJudged()
     named = [read_suite(spec, request.manifest) for spec in suites]
     libraries = {k: v for suite in named for k, v in _libraries(suite).items()}
+    acks = {cand: load_acks(request.expectations, request.today or datetime.date.today(), cand)
+            for cand in versions[1:]}
+    found.expired = sorted({line for read in acks.values() for line in read.expired})
     for suite in named:
         say(f"downstream {suite.label}: lock resolved against jax {request.versions[0]}")
         lock = lock_for(suite, request.versions[0], builder)
@@ -184,26 +206,56 @@ def run_downstream(request: DownstreamRequest, builder: Any, say: Callable[[str]
         cells = {v: _release(suite, lock, v, selected, request, builder, say) for v in versions}
         base = versions[0]
         for cand in versions[1:]:
-            acks = load_acks(request.expectations, request.today or datetime.date.today(), cand)
-            for line in acks.expired:
-                say(f"  note: {line}")
             judgement = judge(suite.spec, {node_of(c): judged(c, libraries) for c in cells[base]},
-                              {node_of(c): judged(c, libraries) for c in cells[cand]}, acks.acks,
+                              {node_of(c): judged(c, libraries) for c in cells[cand]}, acks[cand].acks,
                               [node for node, _ in suite.manifest.flaky])
-            outcome.judgements.append(judgement)
-            for line in _judgement_lines(judgement, base, cand):
-                say(line)
-            if judgement.gating:
-                outcome.exit_code = 1
-        everything[suite.spec] = {v: [c.to_json() for c in cs] for v, cs in cells.items()}
+            found.judged.append((suite.label, base, cand, judgement))
+        found.cells[suite.spec] = {v: [c.to_json() for c in cs] for v, cs in cells.items()}
+    return found
+
+
+def run_downstream(request: DownstreamRequest, builder: Any, say: Callable[[str], None]) -> DownstreamOutcome:
+    """`downstream SUITE...`: each suite on each release, judged against the first (`judge_suites`); exit 1 on a
+    regressed test no `[[downstream]]` entry acknowledges."""
+    found = judge_suites(request, builder, say)
+    outcome = DownstreamOutcome(judgements=[judgement for *_, judgement in found.judged])
+    for line in found.expired:
+        say(f"  note: {line}")
+    several = len(request.suites) > 1
+    for label, base, cand, judgement in found.judged:
+        say(f"downstream {label}:") if several else None
+        for line in _judgement_lines(judgement, base, cand):
+            say(line)
+        if judgement.gating:
+            outcome.exit_code = 1
     if outcome.judgements:
         gating = sum(len(j.gating) for j in outcome.judgements)
         say(f"downstream: {'FAIL' if gating else 'pass'}: {gating} regressed test{'s' if gating != 1 else ''} no "
             f"[[downstream]] entry acknowledges" + (" (exit 1)" if gating else ""))
     if request.json_path is not None:
-        write_text_atomically(request.json_path, json.dumps(public_json(everything, outcome.judgements), indent=1))
+        write_text_atomically(request.json_path, json.dumps(public_json(found.cells, outcome.judgements), indent=1))
         say(f"json: {request.json_path}")
     return outcome
+
+
+def gate_tiers(suites: Sequence[str], budget_s: float | None = None) -> tuple[Callable[..., Tier], ...]:
+    """`gate --from A --to B --downstream SUITE`: the one gate's downstream tier, as a `decide.onegate.TierJudge`
+    (none without a suite). The gate's request gives the releases, the results folder, `--rerun`, the expectations
+    file (its `[[downstream]]` entries) and `--today`; the baseline side is answered from storage where it can be."""
+    if not suites:
+        return ()
+
+    def downstream(request: Any, expectations: Any, builder: Callable[[], Any], say: Callable[[str], None]) -> Tier:
+        cells, target = request.cells, request.cells.to[0] if request.cells.to else None
+        if not cells.from_version or not isinstance(target, Release):
+            raise ConformanceError("--downstream judges two releases: give --from VERSION and --to VERSION")
+        found = judge_suites(DownstreamRequest(tuple(suites), (cells.from_version, target.label),
+                                               cells.settings.results, budget_s=budget_s, rerun=cells.settings.rerun,
+                                               expectations=cells.expectations, today=cells.today or utc_today()),
+                             builder(), say)
+        return downstream_tier(found.judged, found.expired)
+
+    return (downstream,)
 
 
 def public_json(cells: dict[str, Any], judgements: Sequence[Judgement]) -> dict[str, Any]:

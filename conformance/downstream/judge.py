@@ -95,6 +95,7 @@ class Judgement:
     suite: str
     changes: list[Change] = field(default_factory=list)
     new_warnings: list[str] = field(default_factory=list)
+    compared: int = 0  # the node ids judged (both sides' together; every baseline test when uninstallable)
 
     def of(self, kind: str) -> list[Change]:
         """The changes of one class."""
@@ -154,12 +155,14 @@ def judge(suite: str, baseline: Mapping[str, Judged], candidate: Mapping[str, Ju
 
     if UNINSTALLABLE_ID in candidate and UNINSTALLABLE_ID not in baseline:
         why = candidate[UNINSTALLABLE_ID]
+        out.compared = sum(1 for n in baseline if n != UNINSTALLABLE_ID)
         for node in sorted(n for n in baseline if n != UNINSTALLABLE_ID):
             out.changes.append(Change(node, "uninstallable", baseline[node].status, "uninstallable", why.signature,
                                       "", ack_of(node, why.signature)))
         return out
     broken_modules = {n for n, j in candidate.items() if j.status == "collection_error"
                       and not (n in baseline and baseline[n].status == "collection_error")}
+    out.compared = len(set(baseline) | set(candidate))
     for node in sorted(set(baseline) | set(candidate)):
         before, after = baseline.get(node), candidate.get(node)
         if before is None and after is not None:

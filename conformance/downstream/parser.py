@@ -1,12 +1,14 @@
 """The grammar of downstream suites: `downstream SUITE...` and `gate --downstream SUITE`. `cli_parser` calls these;
-nothing here runs anything. `request_of` turns the parsed options into a `DownstreamRequest` (the CLI only prints)."""
+nothing here runs anything. `downstream_request` makes a `DownstreamRequest` of plain values (the CLI hands them
+over by the names in `DOWNSTREAM_OPTIONS`); `gate_tiers` is the one gate's downstream tier (`command`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from conformance.downstream.command import DownstreamRequest, run_downstream  # noqa: F401 - the CLI's entry
+from conformance.downstream.command import DownstreamRequest, gate_tiers, run_downstream  # noqa: F401 - the CLI's
 from conformance.envs.matrix import matrix_versions
 from conformance.errors import ConformanceError
 
@@ -36,24 +38,29 @@ def add_downstream_parser(commands: Any, add_common_options: Any, default_result
 
 
 def add_gate_downstream_options(gating: Any) -> None:
-    """`gate --from A --to B --downstream SUITE`: judge downstream suites instead of the cells."""
+    """`gate --from A --to B --downstream SUITE`: the downstream tier, judged in the one verdict with the others."""
     gating.add_argument("--downstream", action="append", default=[], metavar="SUITE", help="judge this downstream "
                         "suite (repeatable): fail on a regressed test no [[downstream]] entry acknowledges")
     gating.add_argument("--budget", type=float, metavar="SECONDS", help="with --downstream: the suite's budget")
 
 
-def request_of(args: Any, builder: Any) -> DownstreamRequest:
-    """The request of `downstream` or `gate --downstream` from the parsed options."""
-    gate = args.command == "gate"
-    if gate or args.from_version or args.to_version:
-        if not (args.from_version and args.to_version):
+# The `downstream` options the CLI hands to `downstream_request` as plain keyword values (their argparse names).
+DOWNSTREAM_OPTIONS = ("suites", "from_version", "to_version", "jax", "matrix", "results", "manifest", "budget", "json",
+                      "expectations", "rerun", "shard")
+
+
+def downstream_request(builder: Any, *, suites: Sequence[str], results: Path, from_version: str | None = None,
+                       to_version: str | None = None, jax: Sequence[str] = (), matrix: str | None = None,
+                       manifest: Path | None = None, budget: float | None = None, json: Path | None = None,
+                       expectations: Path | None = None, rerun: bool = False, shard: bool = False) -> DownstreamRequest:
+    """The request of `downstream SUITE...`: the releases are `from_version` and `to_version` (both), else the
+    releases of `matrix` (read from `builder.index`), else `jax` in order; the first is the baseline."""
+    if from_version or to_version:
+        if not (from_version and to_version):
             raise ConformanceError("give both --from A (the baseline) and --to B (the candidate)")
-        versions = (args.from_version, args.to_version)
-    elif args.matrix:
-        versions = tuple(matrix_versions(args.matrix, builder.index))
+        versions: tuple[str, ...] = (from_version, to_version)
+    elif matrix:
+        versions = tuple(matrix_versions(matrix, builder.index))
     else:
-        versions = tuple(args.jax)
-    return DownstreamRequest(tuple(args.downstream if gate else args.suites), versions, args.results,
-                             getattr(args, "manifest", None), args.budget, getattr(args, "json", None),
-                             getattr(args, "rerun", False), getattr(args, "shard", False), args.expectations,
-                             args.today if gate else None)
+        versions = tuple(jax)
+    return DownstreamRequest(tuple(suites), versions, results, manifest, budget, json, rerun, shard, expectations)
