@@ -9,12 +9,14 @@ tests fail first. To update the baseline, run the newest release of the default 
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 import conformance
 from conformance.decide.diff import result_set
+from conformance.decide.scope import decision_scope, scoped
 from conformance.engine.matrix import case_folders, select_run
 from conformance.engine.selection import all_cells
 from conformance.results.load import load_results, result_files
@@ -60,6 +62,35 @@ def test_the_baseline_holds_every_declared_cell_and_no_other():
     for platform, run in baseline.runs.items():
         problems = cell_set_problems(set(run.cells), declared)
         assert not problems, f"{platform}: {'; '.join(problems)}; {UPDATE}"
+
+
+def stale_cells(baseline, scope) -> list[str]:
+    """The baseline cells `gate` would leave out as stale: stored with a key this checkout no longer gives (a probe,
+    the case model or the child changed since the baseline ran; `decide.scope.scoped`)."""
+    return scoped(baseline, scope)[1]
+
+
+def test_the_baseline_keys_are_the_ones_this_checkout_gives():
+    """A stale baseline gates nothing: `gate` leaves out every cell whose stored key differs from this checkout's,
+    so after an edit of a probe or of the code every cell shares, the CI gate compared 0 cells and failed."""
+    _, baseline = _baseline()
+    stale = stale_cells(baseline, decision_scope(case_folders(()), None))
+    assert not stale, f"{len(stale)} baseline cell(s) stale, e.g. {stale[:3]}; {UPDATE}"
+
+
+def test_the_stale_check_can_fail():
+    """The key check itself: a baseline cell with another stored key is named as stale."""
+    _, baseline = _baseline()
+    platform, run = next(iter(baseline.runs.items()))
+    cell_id, cell = next(iter(run.cells.items()))
+    header = next(f.header for f in run.files for c in f.cells if c is cell)
+    changed = dataclasses.replace(cell, key="0" * 64)
+    for f in run.files:
+        f.cells[:] = [changed if c is cell else c for c in f.cells]
+    edited = dataclasses.replace(run, cells={**run.cells, cell_id: changed})
+    edited_set = dataclasses.replace(baseline, runs={platform: edited})
+    assert header.environment_digest
+    assert stale_cells(edited_set, decision_scope(case_folders(()), None)) == [f"{platform} jax {run.jax} {cell_id}"]
 
 
 @pytest.mark.parametrize("change", ["added", "removed"])
