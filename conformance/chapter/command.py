@@ -22,7 +22,7 @@ from conformance.atomic import write_text_atomically
 from conformance.chapter.bisecting import bisect_block, find_block
 from conformance.chapter.cells import block_cell, block_keys, block_status, chapter_ident, runner_digest
 from conformance.chapter.listing import block_lines
-from conformance.chapter.model import AS_WRITTEN, NOT_JUDGED, BlockStatus, Chapter
+from conformance.chapter.model import AS_WRITTEN, BlockStatus, Chapter, counted
 from conformance.chapter.pages import locate_pages, read_pages
 from conformance.chapter.publicjson import chapter_json, dumps
 from conformance.chapter.read import chapter_inputs, read_chapter, read_runs, read_setup, read_skip_list
@@ -89,18 +89,9 @@ def summary_line(version: str, cells: dict[str, CellResult], seconds: float, sou
     """`jax 0.12.0.1: 85 of 90 blocks run as written (1 skipped; 3 assert failed, 2 raised; 7 printed differently) in
     61.2s`."""
     statuses = [block_status(cell) for cell in cells.values()]
-    judged = [s for s in statuses if s not in NOT_JUDGED]
-    counts = {s: statuses.count(s) for s in BlockStatus if s not in (BlockStatus.RAN, *NOT_JUDGED)
-              and statuses.count(s)}
-    printed = sum(cell.printed_differs for cell in cells.values())
-    parts = [f"{statuses.count(BlockStatus.SKIPPED)} skipped"] if BlockStatus.SKIPPED in statuses else []
-    listings = statuses.count(BlockStatus.LISTING)
-    parts += [f"{listings} listing{'s' * (listings != 1)} not run"] if listings else []
-    parts += ["; ".join([", ".join(f"{n} {s.words}" for s, n in counts.items())] if counts else [])]
-    parts += [f"{printed} printed differently"] if printed else []
-    detail = "; ".join(p for p in parts if p)
-    return (f"jax {version}: {sum(s in AS_WRITTEN for s in statuses)} of {len(judged)} blocks run as written"
-            + (f" ({detail})" if detail else "") + f" {source} in {seconds:.1f}s")
+    words = [s.value if s else cell.status.value for s, cell in zip(statuses, cells.values())]
+    printed = sum(cell.printed_differs and status in AS_WRITTEN for status, cell in zip(statuses, cells.values()))
+    return f"jax {version}: {counted({w: words.count(w) for w in dict.fromkeys(words)}, printed)} {source} in {seconds:.1f}s"
 
 
 MAX_TIMEOUT_S = 86400.0  # a day: the bound a skip list's [[limit]] has too; past it, setitimer overflows

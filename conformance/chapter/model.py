@@ -68,6 +68,24 @@ DID_NOT_FINISH = FAILED | {BlockStatus.SKIPPED, BlockStatus.AFTER_FAILURE, Block
                            BlockStatus.RAISED_AS_DOCUMENTED}
 
 
+
+def counted(counts: dict[str, int], printed: int = 0) -> str:
+    """A release's blocks counted in the words the terminal and the report share: `31 of 32 blocks run as written
+    (1 skipped; 1 raised, 2 raised as documented; 7 printed differently)`. `counts` are per status word (an unknown
+    word, from an older result file, is counted as it is said); the blocks run as written are those of `AS_WRITTEN`,
+    out of every block but the skipped ones and the listings; `printed` counts the printed differences."""
+    known = {s.value for s in BlockStatus}
+    judged = sum(n for word, n in counts.items() if word not in {s.value for s in NOT_JUDGED})
+    written = sum(counts.get(s.value, 0) for s in AS_WRITTEN)
+    skipped, listings = counts.get(BlockStatus.SKIPPED.value, 0), counts.get(BlockStatus.LISTING.value, 0)
+    others = [(s.words, counts.get(s.value, 0)) for s in BlockStatus if s not in (BlockStatus.RAN, *NOT_JUDGED)]
+    others += [(word.replace("_", " "), n) for word, n in counts.items() if word not in known]
+    parts = ([f"{skipped} skipped"] if skipped else []) + \
+        ([f"{listings} listing{'s' * (listings != 1)} not run"] if listings else []) + \
+        [", ".join(f"{n} {words}" for words, n in others if n)] + ([f"{printed} printed differently"] if printed else [])
+    detail = "; ".join(p for p in parts if p)
+    return f"{written} of {judged} block{'' if judged == 1 else 's'} run as written" + (f" ({detail})" if detail else "")
+
 @dataclass(frozen=True)
 class Heading:
     """Where a block sits: the numbered section (`3.1`, `Ex2` for exercise 2, or '' outside numbered sections), its

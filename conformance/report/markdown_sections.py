@@ -30,8 +30,7 @@ def chapter_summary(pages: Sequence[ChapterPage], text: Escape, code: Escape, pa
              f"The chapter's own code, run block by block as written on each release{where}."]
     for found in pages:
         several = f" on {text(found.platform)}" if len({p.platform for p in pages}) > 1 else ""
-        lines += ["", f"**{text(found.name)}**{several} ({code(found.chapter)}, {len(found.rows)} blocks; on each "
-                      f"release the counts add up to them):", "",
+        lines += ["", f"**{text(found.name)}**{several} ({code(found.chapter)}, {len(found.rows)} blocks):", "",
                   "| release | blocks | the first not as written |", "|---|---|---|"]
         before = None
         for summary in found.summaries:
