@@ -1,0 +1,173 @@
+"""Issue 59: the HTML report of a page that is not the suite's chapter, run with no probe (`chapter FILE -o`), says
+true things about that page: titled by the page and counting its blocks, its own status changes between adjacent
+releases, where its newest release breaks it; the probes' sections (where the documented release differs, the
+disagreements, known issues, the table of every cell) do not appear. One test per section, each reading every
+sentence of it; the page here has blocks that break and change between releases. No JAX, no browser."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+from conformance.chapter.cells import block_cell, block_keys
+from conformance.chapter.grid import chapter_views, without_blocks
+from conformance.chapter.model import BlockStatus as S, Outcome
+from conformance.chapter.read import chapter_from_text
+from conformance.report.html import write_report
+from conformance.results.merge import merge_files
+from conformance.results.schema import ResultFile, RunHeader
+
+PAGE = chapter_from_text("faq", "/docs/faq.md", "markdown", """\
+# JAX Frequently Asked Questions
+
+## Numerics
+
+```python
+import jax
+print(jax.jit(lambda x: x + 1)(1.))
+```
+
+```python
+total = jax.numpy.ones(3).sum()
+```
+
+```python
+assert total == 3
+```
+
+## Devices
+
+```python
+print(len(jax.devices()))
+```
+""")
+IMPORT, TOTAL, ASSERTS, DEVICES = PAGE.blocks
+RELEASES = {  # per release, each block's status; the first block prints otherwise where marked
+    "0.4.38": (S.RAN, S.RAN, S.RAN, S.RAN),
+    "0.8.3": (S.RAN, S.RAISED, S.AFTER_FAILURE, S.RAN),
+    "0.12.0.1": (S.RAN, S.RAISED, S.AFTER_FAILURE, S.ASSERT_FAILED),
+}
+PRINTS_OTHERWISE = {("0.8.3", IMPORT.id), ("0.12.0.1", IMPORT.id), ("0.8.3", TOTAL.id), ("0.12.0.1", TOTAL.id)}
+
+
+def outcome(version: str, block, status: S) -> Outcome:
+    extra = {S.RAISED: {"exception": "TypeError", "message": "ones() got an unexpected keyword"},
+             S.AFTER_FAILURE: {"exception": "NameError", "name": "total", "because": TOTAL.id},
+             S.ASSERT_FAILED: {"assert_line": 1, "assert_text": "assert len(jax.devices()) == 1"}}.get(status, {})
+    # a block that raised is marked as printing otherwise by the runner too: the report marks only blocks that ran
+    printed = {"printed_differs": True, "printed_diff": ("-2.0", "+2.0000002")} \
+        if (version, block.id) in PRINTS_OTHERWISE else {}
+    return Outcome(status, stdout="2.0\n", **extra, **printed)
+
+
+def page_report(tmp_path, releases=RELEASES):
+    files = []
+    for version, statuses in releases.items():
+        keys = block_keys(PAGE, {}, 120.0, f"env-{version}", "runner")
+        cells = [block_cell(PAGE, b, outcome(version, b, s), version, keys[b.id]) for b, s in zip(PAGE.blocks, statuses)]
+        files.append(ResultFile(RunHeader(jax=version, platform="linux-x86_64", finished_at=version), cells))
+    out = write_report(without_blocks(files), tmp_path / "index.html", cases=[],
+                       chapters=chapter_views(merge_files(files), {}), generated_at="2026-12-06T00:00:00+00:00")
+    return out.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    return page_report(tmp_path_factory.mktemp("page"))
+
+
+def shown(markup: str) -> str:
+    """The markup as a reader sees it: no hidden part, no script, tags dropped, spaces joined."""
+    markup = re.sub(r'<div class="probeonly" hidden>.*?(?=<section class="chapter")', "", markup, flags=re.S)
+    markup = re.sub(r"<script.*?</script>|<style.*?</style>", "", markup, flags=re.S)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", markup)).split()).replace(" ,", ",").replace(" .", ".") \
+        .replace(" :", ":").replace(" ;", ";").replace("( ", "(").replace(" )", ")")
+
+
+def part(text: str, start: str, end: str) -> str:
+    return text[text.index(start):text.index(end, text.index(start))]
+
+
+def test_the_header_names_the_page_and_counts_its_blocks_not_the_suites_chapter(report):
+    head = shown(part(report, "<body", '<nav class="toc"'))
+    assert head == ("Skip to the blocks of the page JAX conformance report The page “JAX Frequently Asked Questions” "
+                    "(4 blocks) run block by block as written on 3 JAX versions × 1 platform. jax-conformance "
+                    f"{__import__('conformance').__version__} · result schema 5 · generated 2026-12-06T00:00:00+00:00.")
+    assert "Debugging Toolkit" not in shown(report) and "cells each" not in shown(report)
+
+
+def test_the_contents_list_only_the_sections_the_page_has(report):
+    contents = shown(part(report, '<nav class="toc"', "</nav>"))
+    assert contents == ("Overview Where the newest release breaks the page Between adjacent releases The page as "
+                        "written Where each column comes from")
+    for target in re.findall(r'href="#([^"]+)"', part(report, '<nav class="toc"', "</nav>")):
+        assert f'id="{target}"' in report
+
+
+def test_the_overview_says_the_pages_count_on_its_newest_release_and_its_status_changes(report):
+    overview = shown(part(report, '<h2 id="page-overview">', '<h2 id="page-breaks">'))
+    assert overview == (
+        "Overview JAX Frequently Asked Questions: 4 blocks on 3 releases; on the newest, 0.12.0.1: 1 of 4 blocks "
+        "run as written (1 assert failed, 1 raised, 1 after an earlier failure; 1 printed differently). 3 status "
+        "changes between adjacent releases. A block's asserts and exceptions decide its status; what it prints is "
+        "compared with what the page shows after it, and a difference is only a mark (P), on a block that ran as "
+        "written.")
+
+
+def test_where_the_newest_release_breaks_the_page_lists_its_blocks_that_do_not_run_as_written(report):
+    breaks = shown(part(report, '<h2 id="page-breaks">', '<h2 id="page-steps">'))
+    assert breaks == (
+        "Where the newest release breaks the page On 0.12.0.1, 2 blocks do not run as written: line 11: total = "
+        "jax.numpy.ones(3).sum(): raised (TypeError: ones() got an unexpected keyword) line 21: "
+        "print(len(jax.devices())): assert failed (line 1: assert len(jax.devices()) == 1) And 1 block needs a name "
+        "that a block above it did not define there (after an earlier failure).")
+
+
+def test_where_the_newest_release_breaks_nothing_it_says_so_for_this_page(tmp_path):
+    text = page_report(tmp_path, {"0.4.38": (S.RAN,) * 4, "0.12.0.1": (S.RAN,) * 4})
+    breaks = shown(part(text, '<h2 id="page-breaks">', '<h2 id="page-steps">'))
+    assert breaks == ("Where the newest release breaks the page None: on 0.12.0.1 every block of the page that was "
+                      "run ran as written.")
+    steps = shown(part(text, '<h2 id="page-steps">', '<div class="probeonly"'))
+    assert steps == ("Between adjacent releases 0.4.38 → 0.12.0.1: no block changed status, 2 changed only in what "
+                     "they printed. line 6: import jax: ran as written, its printed output now differs from the "
+                     "page's line 11: total = jax.numpy.ones(3).sum(): ran as written, its printed output now differs "
+                     "from the page's")
+    assert shown(part(text, '<p id="closing">', "</p>")) == "No block changed its status between adjacent releases."
+
+
+def test_between_adjacent_releases_each_status_change_and_each_printed_change_alone(report):
+    steps = shown(part(report, '<h2 id="page-steps">', '<div class="probeonly"'))
+    assert steps == (
+        "Between adjacent releases 0.4.38 → 0.8.3: 2 blocks changed status, 1 changed only in what it printed. "
+        "line 11: total = jax.numpy.ones(3).sum(): ran as written → raised line 15: assert total == 3: ran as "
+        "written → after an earlier failure line 6: import jax: ran as written, its printed output now differs "
+        "from the page's 0.8.3 → 0.12.0.1: 1 block changed status. line 21: print(len(jax.devices())): ran as "
+        "written → assert failed")
+
+
+def test_the_page_section_has_no_probe_column_nor_disagreements_and_marks_print_only_where_a_block_ran(report):
+    section = part(report, '<section class="chapter"', "</section>")
+    said = shown(section)
+    assert said.startswith("The page as written The page's own code, run block by block as written (jax-conformance "
+                           "chapter FILE), in one fresh process per release: later blocks see the names of earlier "
+                           "ones, as when the page is run from the top.")
+    assert ("JAX Frequently Asked Questions file faq · 4 blocks on 3 releases. A block is named by its line and its "
+            "first line of code. 0.4.38: 4 of 4 blocks run as written 0.8.3: 2 of 4 blocks run as written (1 raised, "
+            "1 after an earlier failure; 1 printed differently); the first not as written: line 11: total = "
+            "jax.numpy.ones(3).sum(), raised (TypeError: ones() got an unexpected keyword) 0.12.0.1: 1 of 4 blocks "
+            "run as written (1 assert failed, 1 raised, 1 after an earlier failure; 1 printed differently); the "
+            "first not as written: line 11: total = jax.numpy.ones(3).sum(), raised") in said
+    assert "probe" not in said.lower() and "chapter disagree" not in said
+    marks = re.findall(r'data-key="([^"|]+)\|([^"]+)">[^<]*<sup>P</sup>', section)
+    assert sorted(v for _, v in marks) == ["0.12.0.1", "0.8.3"] and all(TOTAL.id not in a for a, _ in marks)
+
+
+def test_the_probes_sections_are_not_shown_and_the_closing_line_counts_the_pages_changes(report):
+    said = shown(report)
+    for probe_only in ("Where JAX 0.12.0.1 differs", "Deprecated APIs", "Known issues", "Compare two columns",
+                       "Every cell", "Status changes: 0", "No cell changed", "conforms"):
+        assert probe_only not in said
+    assert shown(part(report, '<p id="closing">', "</p>")) == "3 block status changes between adjacent releases."
