@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence
 from conformance.atomic import write_text_atomically
 from conformance.chapter.bisecting import bisect_block, find_block
 from conformance.chapter.cells import block_cell, block_keys, block_status, chapter_ident, runner_digest
+from conformance.chapter.interactive import interactive_call
 from conformance.chapter.listing import block_lines
 from conformance.chapter.model import AS_WRITTEN, BlockStatus, Chapter, counted
 from conformance.chapter.pages import locate_pages, read_pages
@@ -39,7 +40,7 @@ DEFAULT_TIMEOUT_S = 300.0  # a block can be a whole training loop: longer than a
 LETTER = {BlockStatus.RAN: ".", BlockStatus.ASSERT_FAILED: "A", BlockStatus.RAISED: "R", BlockStatus.TIMEOUT: "T",
           BlockStatus.CRASH: "C", BlockStatus.SKIPPED: "s", BlockStatus.AFTER_FAILURE: "a",
           BlockStatus.RAISED_AS_DOCUMENTED: "e", BlockStatus.RAISED_OTHERWISE: "O", BlockStatus.DID_NOT_RAISE: "N",
-          BlockStatus.LISTING: "l"}
+          BlockStatus.LISTING: "l", BlockStatus.INTERACTIVE: "i"}
 
 
 @dataclass(frozen=True)
@@ -182,7 +183,7 @@ def _one_release(request: ChapterRequest, chapter: Chapter, reasons: dict[str, s
     on_line(f"jax {version}: running {len(chapter.blocks)} blocks in one process")
     begun = utc_now()
     not_run = {b.index for b in chapter.blocks if reasons.get(b.id) or b.skip
-               or (b.listing and b.id not in outcome.run_listings)}
+               or (b.listing and b.id not in outcome.run_listings) or interactive_call(b.code_as_run)}
     before = probe_snapshot(request.results, version, host_platform()) if request.results is not None else None
     ran = run_blocks(chapter.blocks, not_run, env.python, request.timeout_s, argv0=str(request.path.name),
                      limits={b.index: outcome.limits[b.id] for b in chapter.blocks if b.id in outcome.limits},

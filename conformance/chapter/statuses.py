@@ -3,6 +3,8 @@
 - `skipped`: the skip list names it (or the document tags it `skip-execution`); it is not run.
 - `listing`: a plain fence of a MyST notebook page, which the page's build never runs (unless the skip list's
   `[[run]]` names it); not run.
+- `interactive`: it calls something that waits for a person (`breakpoint()`, `input()`, `jax.debug.breakpoint()`,
+  `pdb.set_trace()`: `chapter.interactive`); not run.
 - `timeout` / `crash`: it ran past its time limit / its process died while it ran.
 - the errors the page states (a statement's `# ValueError: ...`, a `"ValueError: ..."` string after it, `# ==> raises X`, a
   `>>>` example's traceback; the block's `raises-exception` tag): a raise that is an instance of the stated class
@@ -35,6 +37,7 @@ import re
 from dataclasses import replace
 from typing import Any, Mapping
 
+from conformance.chapter.interactive import interactive_call
 from conformance.chapter.model import DID_NOT_FINISH, FAILED, Block, BlockStatus, Outcome
 from conformance.chapter.printed import message_difference, printed_difference
 from conformance.chapter.session import RawResult
@@ -253,6 +256,11 @@ def block_outcomes(blocks: tuple[Block, ...], raw: Mapping[int, RawResult], skip
         if reason or (block.listing and block.id not in run_listings):
             by_index[block.index] = Outcome(BlockStatus.SKIPPED, reason=reason) if reason else Outcome(
                 BlockStatus.LISTING, reason=f"not run: {block.listing}")
+            carried = ""
+            continue
+        waits = interactive_call(block.code_as_run)
+        if waits:  # a call that waits for a person: not run (`chapter.interactive`)
+            by_index[block.index] = Outcome(BlockStatus.INTERACTIVE, reason=waits)
             carried = ""
             continue
         found = raw.get(block.index)

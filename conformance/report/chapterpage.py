@@ -26,7 +26,8 @@ from conformance.report.common import cell_address, visible
 GLYPHS = {BlockStatus.RAN.value: "✓", BlockStatus.ASSERT_FAILED.value: "✗", BlockStatus.RAISED.value: "!",
           BlockStatus.TIMEOUT.value: "T", BlockStatus.CRASH.value: "C", BlockStatus.SKIPPED.value: "s",
           BlockStatus.AFTER_FAILURE.value: "↷", BlockStatus.RAISED_AS_DOCUMENTED.value: "✓",
-          BlockStatus.RAISED_OTHERWISE.value: "≠", BlockStatus.DID_NOT_RAISE.value: "∅", BlockStatus.LISTING.value: "–"}
+          BlockStatus.RAISED_OTHERWISE.value: "≠", BlockStatus.DID_NOT_RAISE.value: "∅", BlockStatus.LISTING.value: "–",
+          BlockStatus.INTERACTIVE.value: "⏸"}
 MEANINGS = {
     BlockStatus.RAN.value: "ran as written: every assert held and nothing raised",
     BlockStatus.ASSERT_FAILED.value: "assert failed: an assert of the block failed",
@@ -40,6 +41,7 @@ MEANINGS = {
     BlockStatus.RAISED_OTHERWISE.value: "raised otherwise: an error of another class than the page states",
     BlockStatus.DID_NOT_RAISE.value: "did not raise the error the page states",
     BlockStatus.LISTING.value: "not run: a listing the page's own build does not execute",
+    BlockStatus.INTERACTIVE.value: "not run: it waits for a person (breakpoint(), input(), jax.debug.breakpoint())",
 }
 FIRST_CODE_CHARS = 70
 _FAILED = frozenset(s.value for s in FAILED)
