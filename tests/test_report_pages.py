@@ -18,6 +18,7 @@ from conformance.chapter.read import chapter_from_text
 from conformance.report.html import write_report
 from conformance.results.merge import merge_files
 from conformance.results.schema import ResultFile, RunHeader
+from tests.chromium import needs_chromium, start_chromium
 
 PAGE = chapter_from_text("faq", "/docs/faq.md", "markdown", """\
 # JAX Frequently Asked Questions
@@ -171,3 +172,39 @@ def test_the_probes_sections_are_not_shown_and_the_closing_line_counts_the_pages
                        "Every cell", "Status changes: 0", "No cell changed", "conforms"):
         assert probe_only not in said
     assert shown(part(report, '<p id="closing">', "</p>")) == "3 block status changes between adjacent releases."
+
+
+@needs_chromium
+@pytest.mark.parametrize("phone", [False, True])
+def test_a_pages_report_works_in_a_browser_and_axe_finds_no_violation(tmp_path, phone):
+    """The probes' sections hidden, the page's script still draws the page: a link of "Where the newest release
+    breaks the page" opens that block's detail; axe-core finds nothing, on a desktop and on a phone."""
+    pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.common.by import By
+
+    from tests.test_browser_questions import axe_source
+
+    source = axe_source()
+    if source is None:
+        pytest.skip("axe-core is not installed (npm install --prefix .ci axe-core, or set AXE_CORE_JS)")
+    page_report(tmp_path)
+    browser = start_chromium(mobile={"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2.0,
+                                                       "touch": True}} if phone else None)
+    run = ("const done = arguments[arguments.length - 1];"
+           "axe.run(document, {resultTypes: ['violations']}).then((r) => done(r.violations.map((v) => "
+           "[v.id, v.impact, v.nodes.slice(0, 3).map((n) => n.target.join(' '))])));")
+    try:
+        browser.get((tmp_path / "index.html").as_uri())
+        assert browser.find_element(By.ID, "page-breaks").is_displayed()
+        assert not browser.find_element(By.ID, "overview").is_displayed()  # the probes' overview
+        link = browser.find_element(By.CSS_SELECTOR, "#page-breaks ~ ul a.to-block")
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", link)
+        link.click()
+        panel = browser.find_element(By.ID, "panel")
+        assert panel.is_displayed() and "raised" in panel.text and "TypeError" in panel.text
+        assert "probe" not in panel.text.lower()
+        browser.execute_script(source)
+        browser.set_script_timeout(60)
+        assert browser.execute_async_script(run) == []
+    finally:
+        browser.quit()

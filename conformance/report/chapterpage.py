@@ -27,7 +27,7 @@ GLYPHS = {BlockStatus.RAN.value: "✓", BlockStatus.ASSERT_FAILED.value: "✗", 
           BlockStatus.TIMEOUT.value: "T", BlockStatus.CRASH.value: "C", BlockStatus.SKIPPED.value: "s",
           BlockStatus.AFTER_FAILURE.value: "↷", BlockStatus.RAISED_AS_DOCUMENTED.value: "✓",
           BlockStatus.RAISED_OTHERWISE.value: "≠", BlockStatus.DID_NOT_RAISE.value: "∅", BlockStatus.LISTING.value: "–",
-          BlockStatus.INTERACTIVE.value: "⏸"}
+          BlockStatus.INTERACTIVE.value: "‖"}
 MEANINGS = {
     BlockStatus.RAN.value: "ran as written: every assert held and nothing raised",
     BlockStatus.ASSERT_FAILED.value: "assert failed: an assert of the block failed",
