@@ -59,6 +59,9 @@ class ChapterRequest:
     blocks_only: bool = False
     rerun: bool = False
     bisect: tuple[str, str, str] | None = None  # (block, good release, bad release): `--bisect B --good G --bad V`
+    # `--with PACKAGE`: what the page imports besides jax, installed in an environment of its own beside each
+    # release's (`envs.builder.page_packages` checks them); part of each block's key, so never mixed with a plain run
+    with_packages: tuple[str, ...] = ()
     # a page of a list (`--pages`): its chapter's name, the path it is shown under (its path in the repository),
     # where it comes from; and whether to look for a skip list and map file beside it or in chapters/ (not for one)
     name: str | None = None
@@ -92,7 +95,8 @@ def summary_line(version: str, cells: dict[str, CellResult], seconds: float, sou
     statuses = [block_status(cell) for cell in cells.values()]
     words = [s.value if s else cell.status.value for s, cell in zip(statuses, cells.values())]
     printed = sum(cell.printed_differs and status in AS_WRITTEN for status, cell in zip(statuses, cells.values()))
-    return f"jax {version}: {counted({w: words.count(w) for w in dict.fromkeys(words)}, printed)} {source} in {seconds:.1f}s"
+    said = counted({word: words.count(word) for word in dict.fromkeys(words)}, printed)
+    return f"jax {version}: {said} {source} in {seconds:.1f}s"
 
 
 MAX_TIMEOUT_S = 86400.0  # a day: the bound a skip list's [[limit]] has too; past it, setitimer overflows
@@ -163,7 +167,8 @@ def _one_release(request: ChapterRequest, chapter: Chapter, reasons: dict[str, s
     started, runner = time.monotonic(), runner_digest()
 
     def keys_for(environment: str) -> dict[str, str]:
-        return block_keys(chapter, reasons, request.timeout_s, environment, runner, outcome.limits,
+        with_packages = f"+with:{' '.join(request.with_packages)}" if request.with_packages else ""
+        return block_keys(chapter, reasons, request.timeout_s, environment + with_packages, runner, outcome.limits,
                           outcome.run_listings)
 
     if request.results is not None and not request.rerun:
@@ -176,7 +181,7 @@ def _one_release(request: ChapterRequest, chapter: Chapter, reasons: dict[str, s
             outcome.lines.append(summary_line(version, found, time.monotonic() - started, "(stored results)"))
             return found
     on_line(f"jax {version}: preparing its environment")
-    env = builder.prepare(version)
+    env = builder.prepare(version, request.with_packages) if request.with_packages else builder.prepare(version)
     described = describe(env.python)  # before the blocks: nothing they leave running can cost the description
     if described.get("jax") != version:
         raise ConformanceError(f"the environment for jax {version} reports jax {described.get('jax')}")

@@ -108,6 +108,24 @@ def _unbound(name: str, block: Block, blocks: tuple[Block, ...]) -> str:
     return f"no block of the page binds {name!r} before it" + (f" (block {later.id}, later, does)" if later else "")
 
 
+_NO_MODULE = re.compile(r"^No module named '([\w.]+)'")
+
+
+def missing_module(exception: str, message: str) -> str:
+    """What explains a `ModuleNotFoundError` (`No module named 'optax'`): the release's environment lacks that
+    package, and how to run the page with it (`chapter --with`); '' for any other error. The package to name may be
+    called otherwise than its module (`sklearn` comes with `scikit-learn`)."""
+    found = _NO_MODULE.match(message) if exception == "ModuleNotFoundError" else None
+    if not found:
+        return ""
+    top = found.group(1).split(".")[0]
+    if top in ("jax", "jaxlib"):  # a module of JAX itself, gone or not yet there: the release's own change
+        return ""
+    return (f"the release's environment lacks the module {top!r}: the page imports a package that is not jax's; run "
+            f"the page with it installed beside the release (chapter FILE --with PACKAGE, the package that provides "
+            f"{top!r})")
+
+
 def _raised(record: Mapping[str, Any]) -> dict[str, Any]:
     return {"exception": str(record.get("exception") or ""), "message": str(record.get("message") or ""),
             "line": int(record.get("line") or 0)}
@@ -137,7 +155,7 @@ def _from_record(block: Block, raw: RawResult, blocks: tuple[Block, ...], timeou
             return Outcome(BlockStatus.RAISED_AS_DOCUMENTED, raised_as_stated=as_stated, **common)
         return Outcome(BlockStatus.RAN, **common)
     raised = _raised(record)
-    common.update(cause=_callback_cause(record, raw))
+    common.update(cause=_callback_cause(record, raw) or missing_module(raised["exception"], raised["message"]))
     # before the document's stated raise: a block tagged to raise anything must not pass on a NameError that only
     # an earlier failure caused
     name = str(record.get("name") or "")
