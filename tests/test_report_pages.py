@@ -12,7 +12,7 @@ import re
 import pytest
 
 from conformance.chapter.cells import block_cell, block_keys
-from conformance.chapter.grid import chapter_views, without_blocks
+from conformance.chapter.grid import GridRow, chapter_views, without_blocks
 from conformance.chapter.model import BlockStatus as S, Outcome
 from conformance.chapter.read import chapter_from_text
 from conformance.report.html import write_report
@@ -208,3 +208,24 @@ def test_a_pages_report_works_in_a_browser_and_axe_finds_no_violation(tmp_path, 
         assert browser.execute_async_script(run) == []
     finally:
         browser.quit()
+
+
+def test_a_notebooks_block_is_named_by_its_cell_as_the_blocks_listing_names_it():
+    import json
+
+    from conformance.chapter.listing import block_lines
+    from conformance.report.chapterpage import block_name
+
+    cells = [{"cell_type": "markdown", "id": "m1", "metadata": {}, "source": "# A notebook"},
+             {"cell_type": "code", "id": "c1", "metadata": {}, "source": "x = 1", "outputs": [],
+              "execution_count": None}]
+    notebook = chapter_from_text("nb", "nb.ipynb", "notebook", json.dumps(
+        {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    (block,) = notebook.blocks
+    keys = block_keys(notebook, {}, 60.0, "env", "runner")
+    cell = block_cell(notebook, block, Outcome(S.RAN), "0.12.0.1", keys[block.id])
+    (view,) = chapter_views(merge_files([ResultFile(RunHeader(jax="0.12.0.1", platform="linux-x86_64"), [cell])]), {})
+    assert block_name(view.grid.rows[0]) == f"cell {block.line}: x = 1"
+    assert f"cell {block.line}" in block_lines(notebook, {})[1]  # the listing's word and number for it
+    assert block_name(GridRow("b", "c", 8, 8, "", "1.2", "x = 1", "0" * 16, {}, form="markdown")) == \
+        "§1.2, line 8: x = 1"

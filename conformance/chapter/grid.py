@@ -89,6 +89,7 @@ class GridRow:
     first_code: str
     hash: str
     cells: dict[str, GridCell]
+    form: str = ""  # the page's form (`notebook`: its `line` is the cell's number, as `--blocks` says it)
 
 
 @dataclass(frozen=True)
@@ -252,7 +253,7 @@ def chapter_grid(runs: Sequence[MergedRun], chapter: str, platform: str) -> Chap
             row.update(cell_id=cell.cell_id, index=int(_detail(cell, "index", 0) or 0),
                        line=int(_detail(cell, "line", 0) or 0), heading=str(_detail(cell, "heading")),
                        section=str(_detail(cell, "section")), first_code=str(_detail(cell, "first_code")),
-                       hash=str(_detail(cell, "hash")))
+                       hash=str(_detail(cell, "hash")), form=str(_detail(cell, "form")))
             ran = status in AS_WRITTEN  # a printed difference is a mark on a block that ran (module docstring)
             row["cells"][label] = GridCell(status.value if status else cell.status.value, cell.reason,
                                            cell.printed_differs and ran,

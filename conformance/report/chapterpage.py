@@ -68,8 +68,10 @@ def short_code(first_code: str) -> str:
 
 
 def block_name(row: GridRow) -> str:
-    """A block's one name, on the page and in every list: `§1.1, line 214: jax.debug.print("x = {x}", x=x)`."""
-    place = (f"§{row.section}, " if row.section else "") + f"line {row.line}"
+    """A block's one name, on the page and in every list: `§1.1, line 214: jax.debug.print("x = {x}", x=x)`; a
+    notebook's block by its cell (`cell 8: ...`), as `chapter --blocks` names it."""
+    where = "cell" if row.form == "notebook" else "line"
+    place = (f"§{row.section}, " if row.section else "") + f"{where} {row.line}"
     code = short_code(row.first_code)
     return f"{place}: {code}" if code else place
 
