@@ -229,3 +229,18 @@ def test_a_notebooks_block_is_named_by_its_cell_as_the_blocks_listing_names_it()
     assert f"cell {block.line}" in block_lines(notebook, {})[1]  # the listing's word and number for it
     assert block_name(GridRow("b", "c", 8, 8, "", "1.2", "x = 1", "0" * 16, {}, form="markdown")) == \
         "§1.2, line 8: x = 1"
+
+
+def test_the_markdown_of_a_page_says_nothing_of_probes(tmp_path):
+    page_report(tmp_path)
+    files = []
+    for version, statuses in RELEASES.items():
+        keys = block_keys(PAGE, {}, 120.0, f"env-{version}", "runner")
+        files.append(ResultFile(RunHeader(jax=version, platform="linux-x86_64", finished_at=version), [
+            block_cell(PAGE, b, outcome(version, b, s), version, keys[b.id]) for b, s in zip(PAGE.blocks, statuses)]))
+    write_report(without_blocks(files), tmp_path / "again.html", cases=[], markdown_path=tmp_path / "page.md",
+                 chapters=chapter_views(merge_files(files), {}), generated_at="2026-12-06T00:00:00+00:00")
+    section = (tmp_path / "page.md").read_text(encoding="utf-8").split("## The chapter as written")[1].split("\n## ")[0]
+    assert "| 0.12.0.1 | 1 of 4 blocks run as written (1 assert failed, 1 raised, 1 after an earlier failure; 1 " \
+           "printed differently) |" in section
+    assert "probe" not in section.lower()

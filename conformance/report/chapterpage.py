@@ -105,6 +105,7 @@ class ChapterPage:
     steps: tuple[dict[str, Any], ...] = ()  # per adjacent releases: the blocks whose status or printed mark changed
     breaks: tuple[dict[str, Any], ...] = ()  # the blocks that do not run as written on the newest release
     after_failure: int = 0  # the blocks that, on the newest release, need a name a broken block was to define
+    linked: bool = False  # whether the suite's probes encode this chapter (its blocks link to them, `grid`)
 
     @property
     def key(self) -> str:
@@ -220,7 +221,7 @@ def chapter_page(view: ChapterView, several_platforms: bool = False) -> ChapterP
     steps = tuple(_step(step, names, anchors) for step in view.steps)
     breaks, after = _newest_breaks(rows, details, grid.versions[-1]) if grid.versions else ((), 0)
     return ChapterPage(grid.chapter, grid.platform, grid.versions, tuple(rows), summaries, disagreements, details,
-                       visible(grid.title), source_link(grid.origin), steps, breaks, after)
+                       visible(grid.title), source_link(grid.origin), steps, breaks, after, bool(view.links))
 
 
 def chapter_pages(views: Sequence[ChapterView], several_platforms: bool = False) -> list[ChapterPage]:

@@ -41,7 +41,8 @@ def chapter_summary(pages: Sequence[ChapterPage], text: Escape, code: Escape, pa
             lines.append(f"| {text(summary['version'])} | {text(counts)} | {broken} |")
             before = first
         n = len(found.disagreements)
-        lines += ["", f"Probe and chapter disagree in {n} place{'' if n == 1 else 's'}."]
+        # only a chapter the probes encode is compared with them (`chapter.grid`): another page says nothing of it
+        lines += ["", f"Probe and chapter disagree in {n} place{'' if n == 1 else 's'}."] if found.linked else []
     return lines
 
 
