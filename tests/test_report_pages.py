@@ -244,3 +244,25 @@ def test_the_markdown_of_a_page_says_nothing_of_probes(tmp_path):
     assert "| 0.12.0.1 | 1 of 4 blocks run as written (1 assert failed, 1 raised, 1 after an earlier failure; 1 " \
            "printed differently) |" in section
     assert "probe" not in section.lower()
+
+
+def test_beside_the_suites_chapter_and_its_probes_a_page_says_nothing_of_probes(tmp_path):
+    from conformance.core.status import Status
+    from tests.test_chapter_cells import cells_for, probe
+
+    files = []
+    for version, statuses in RELEASES.items():
+        keys = block_keys(PAGE, {}, 120.0, f"env-{version}", "runner")
+        page_cells = [block_cell(PAGE, b, outcome(version, b, s), version, keys[b.id])
+                      for b, s in zip(PAGE.blocks, statuses)]
+        seed = cells_for(version, S.RAN, S.RAN, S.RAN, S.RAN).values()
+        files.append(ResultFile(RunHeader(jax=version, platform="linux-x86_64", finished_at=version),
+                                [*page_cells, *seed, probe("numerics.a", "§3.1", Status.CONFORMS)]))
+    text = write_report(without_blocks(files), tmp_path / "index.html", cases=[],
+                        chapters=chapter_views(merge_files(files), {"numerics.x": "3.1"}, documented="000_seedlike"),
+                        generated_at="2026-12-06T00:00:00+00:00").read_text(encoding="utf-8")
+    assert 'id="chapter-0-disagree"' in text and 'id="chapter-1-disagree"' not in text  # the seed chapter first
+    page = part(text, '<h3 id="chapter-1">', '<script type="application/json" id="chapter-data">')
+    assert "probe" not in shown(page).lower() and 'class="chprobes"' not in page
+    overview = shown(part(text, '<h2 id="overview">', '<h2 id="discrepancies">'))
+    assert overview.count("probe and chapter disagree in") == 1
