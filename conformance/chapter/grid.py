@@ -107,7 +107,8 @@ class ChapterGrid:
 @dataclass(frozen=True)
 class ReleaseSummary:
     """One release's line, in the words the terminal uses too (`chapter.model.counted`): `0.12.0.1: 89 of 90 blocks
-    run as written (1 skipped; 1 raised)`; `ran` counts the blocks run as written (ran, raised as documented), `judged` those neither skipped nor listings, `total`
+    run as written (1 skipped; 1 raised)`; `ran` counts the blocks run as written (ran, raised as documented),
+    `judged` those neither skipped nor listings, `total`
     every block, `counts` every status."""
 
     version: str

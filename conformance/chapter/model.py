@@ -86,9 +86,11 @@ def counted(counts: dict[str, int], printed: int = 0) -> str:
     parts = ([f"{skipped} skipped"] if skipped else []) + \
         ([f"{listings} listing{'s' * (listings != 1)} not run"] if listings else []) + \
         ([f"{waiting} interactive, not run"] if waiting else []) + \
-        [", ".join(f"{n} {words}" for words, n in others if n)] + ([f"{printed} printed differently"] if printed else [])
+        [", ".join(f"{n} {words}" for words, n in others if n)] + \
+        ([f"{printed} printed differently"] if printed else [])
     detail = "; ".join(p for p in parts if p)
-    return f"{written} of {judged} block{'' if judged == 1 else 's'} run as written" + (f" ({detail})" if detail else "")
+    said = f"{written} of {judged} block{'' if judged == 1 else 's'} run as written"
+    return said + (f" ({detail})" if detail else "")
 
 @dataclass(frozen=True)
 class Heading:

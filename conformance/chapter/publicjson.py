@@ -17,9 +17,9 @@
 `status` is the block's own word (`ran`, `raised_as_documented`, `assert_failed`, `raised`, `raised_otherwise`,
 `did_not_raise`, `timeout`, `crash`, `skipped`, `listing`, `interactive`, `after_failure`); `detail` what decided
 it (the failed assert and its line, the exception, its line and the first line of its message, what the page
-states, the missing name and the block that should have defined it, the skip reason), then what explains it (a callback's own error, a
-flag an earlier block left set) and the notes (`magic not run: %xmode`, `the page says: ...`); '' for a block that
-`ran` with nothing to note.
+states, the missing name and the block that should have defined it, the skip reason), then what explains it (a
+callback's own error, a flag an earlier block left set) and the notes (`magic not run: %xmode`, `the page says:
+...`); '' for a block that `ran` with nothing to note.
 """
 
 from __future__ import annotations
