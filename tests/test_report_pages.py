@@ -112,7 +112,7 @@ def test_the_overview_says_the_pages_count_on_its_newest_release_and_its_status_
     assert overview == (
         "Overview JAX Frequently Asked Questions: 4 blocks on 3 releases; on the newest, 0.12.0.1: 1 of 4 blocks "
         "run as written (1 assert failed, 1 raised, 1 after an earlier failure; 1 printed differently). 3 status "
-        "changes between adjacent releases. A block's asserts and exceptions decide its status; what it prints is "
+        "changes and 1 change of printed output alone between adjacent releases. A block's asserts and exceptions decide its status; what it prints is "
         "compared with what the page shows after it, and a difference is only a mark (P), on a block that ran as "
         "written.")
 
@@ -123,14 +123,16 @@ def test_where_the_newest_release_breaks_the_page_lists_its_blocks_that_do_not_r
         "Where the newest release breaks the page On 0.12.0.1, 2 blocks do not run as written: line 11: total = "
         "jax.numpy.ones(3).sum(): raised (TypeError: ones() got an unexpected keyword) line 21: "
         "print(len(jax.devices())): assert failed (line 1: assert len(jax.devices()) == 1) And 1 block needs a name "
-        "that a block above it did not define there (after an earlier failure).")
+        "that a block above it did not define there (after an earlier failure). And on 0.12.0.1, 1 block that ran "
+        "as written prints otherwise than the page shows: line 6: import jax.")
 
 
 def test_where_the_newest_release_breaks_nothing_it_says_so_for_this_page(tmp_path):
     text = page_report(tmp_path, {"0.4.38": (S.RAN,) * 4, "0.12.0.1": (S.RAN,) * 4})
     breaks = shown(part(text, '<h2 id="page-breaks">', '<h2 id="page-steps">'))
     assert breaks == ("Where the newest release breaks the page None: on 0.12.0.1 every block of the page that was "
-                      "run ran as written.")
+                      "run ran as written. On 0.12.0.1, 2 blocks that ran as written print otherwise than the page "
+                      "shows: line 6: import jax; line 11: total = jax.numpy.ones(3).sum().")
     steps = shown(part(text, '<h2 id="page-steps">', '<div class="probeonly"'))
     assert steps == ("Between adjacent releases 0.4.38 → 0.12.0.1: no block changed status, 2 changed only in what "
                      "they printed. line 6: import jax: ran as written, its printed output now differs from the "
@@ -266,3 +268,13 @@ def test_beside_the_suites_chapter_and_its_probes_a_page_says_nothing_of_probes(
     assert "probe" not in shown(page).lower() and 'class="chprobes"' not in page
     overview = shown(part(text, '<h2 id="overview">', '<h2 id="discrepancies">'))
     assert overview.count("probe and chapter disagree in") == 1
+
+
+def test_adjacent_releases_where_nothing_changed_are_named_together(tmp_path):
+    same = (S.RAN, S.RAISED, S.AFTER_FAILURE, S.RAN)
+    text = page_report(tmp_path, {"0.4.38": (S.RAN,) * 4, "0.8.3": same, "0.12.0.1": same})
+    steps = shown(part(text, '<h2 id="page-steps">', '<div class="probeonly"'))
+    assert steps.startswith("Between adjacent releases 0.4.38 → 0.8.3: 2 blocks changed status, 1 changed only in "
+                            "what it printed.")
+    assert steps.endswith("No block changed status or what it printed in 0.8.3 → 0.12.0.1.")
+    assert "0.8.3 → 0.12.0.1:" not in steps

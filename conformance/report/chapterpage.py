@@ -106,6 +106,7 @@ class ChapterPage:
     breaks: tuple[dict[str, Any], ...] = ()  # the blocks that do not run as written on the newest release
     after_failure: int = 0  # the blocks that, on the newest release, need a name a broken block was to define
     linked: bool = False  # whether the suite's probes encode this chapter (its blocks link to them, `grid`)
+    misprinted: tuple[dict[str, Any], ...] = ()  # the blocks that ran on the newest release and print otherwise
 
     @property
     def key(self) -> str:
@@ -220,8 +221,11 @@ def chapter_page(view: ChapterView, several_platforms: bool = False) -> ChapterP
     anchors = {row["block"]: row["anchor"] for row in rows}
     steps = tuple(_step(step, names, anchors) for step in view.steps)
     breaks, after = _newest_breaks(rows, details, grid.versions[-1]) if grid.versions else ((), 0)
+    misprinted = tuple({"anchor": row["anchor"], "name": row["name"]} for row in rows
+                       if grid.versions and row["cells"][-1].get("printed"))
     return ChapterPage(grid.chapter, grid.platform, grid.versions, tuple(rows), summaries, disagreements, details,
-                       visible(grid.title), source_link(grid.origin), steps, breaks, after, bool(view.links))
+                       visible(grid.title), source_link(grid.origin), steps, breaks, after, bool(view.links),
+                       misprinted)
 
 
 def chapter_pages(views: Sequence[ChapterView], several_platforms: bool = False) -> list[ChapterPage]:
