@@ -94,3 +94,13 @@ def test_the_report_draws_an_interactive_block_with_its_own_glyph_and_words():
                               "jax.debug.breakpoint()")
     assert MEANINGS["interactive"].startswith("not run: it waits for a person")
     assert page.breaks == () and page.summaries[0]["text"] == "0.12.0.1: 0 of 0 blocks run as written (1 interactive, not run)"
+
+
+def test_the_blocks_listing_says_an_interactive_block_is_not_run():
+    from conformance.chapter.listing import block_lines
+
+    lines = block_lines(PAGE, {})
+    assert lines[3].endswith("; not run: it waits for a person at line 5: jax.debug.breakpoint())")
+    assert "waits" not in " ".join(lines[4:])
+    skipped = block_lines(PAGE, {PAGE.blocks[0].id: "by hand"})[3]  # the skip list's word, not both
+    assert skipped.endswith("; skipped: by hand)") and "waits" not in skipped
