@@ -7,6 +7,7 @@ sentence of it; the page here has blocks that break and change between releases.
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pytest
@@ -166,6 +167,10 @@ def test_the_page_section_has_no_probe_column_nor_disagreements_and_marks_print_
     assert "probe" not in said.lower() and "chapter disagree" not in said
     marks = re.findall(r'data-key="([^"|]+)\|([^"]+)">[^<]*<sup>P</sup>', section)
     assert sorted(v for _, v in marks) == ["0.12.0.1", "0.8.3"] and all(TOTAL.id not in a for a, _ in marks)
+    data = json.loads(report.split('<script type="application/json" id="chapter-data">', 1)[1].split("</script>")[0])
+    (details,) = data.values()
+    raised = [d for key, d in details.items() if TOTAL.id in key and d["version"] == "0.8.3"]
+    assert [d["status"] for d in raised] == ["raised"] and raised[0]["printed"] == []  # no printed lines either
 
 
 def test_the_probes_sections_are_not_shown_and_the_closing_line_counts_the_pages_changes(report):
