@@ -30,7 +30,7 @@ from conformance.engine import matrix
 from conformance.engine.ciwork import WorkRequest, plan_work
 from conformance.engine.shards import parse_shard
 from conformance.engine.targets import BUILD_KINDS, Release, given_builds, releases
-from conformance.envs.builder import EnvironmentBuilder
+from conformance.envs.builder import EnvironmentBuilder, page_packages
 from conformance.envs.index import IndexOptions, sort_versions
 from conformance.envs.matrix import DEFAULT_MATRIX, expand_words, matrix_versions
 from conformance.envs.pins import compile_pins
@@ -274,7 +274,7 @@ def command_chapter(args: argparse.Namespace) -> int:
     versions = [] if args.blocks or bisecting else list(dict.fromkeys(args.jax)) if args.jax else \
         matrix_versions(args.matrix or DEFAULT_MATRIX, builder.index)
     request = ChapterRequest(args.file, tuple(versions), args.skip, args.map, args.results, args.json, args.timeout,
-                             args.blocks, args.rerun, bisecting)
+                             args.blocks, args.rerun, bisecting, with_packages=page_packages(args.with_packages))
     check_outputs([("-o", args.report), ("--json", args.json)], results=args.results, reads=request.inputs())
     done = run_chapter(request, builder, lambda line: _say(line, sys.stdout))
     _say("\n".join(done.lines), sys.stdout)

@@ -325,6 +325,9 @@ def add_chapter_parser(commands: Any) -> None:
                          "answer every block")
     chapter.add_argument("--bisect", metavar="BLOCK", help="find the first release between --good and --bad where "
                          "this block (its id or hash, see --blocks) changes status or observation")
+    chapter.add_argument("--with", dest="with_packages", action="append", default=[], metavar="PACKAGE",
+                         help="install PACKAGE too (what the page imports besides jax), in an environment of its own "
+                         "beside each release's; repeat for more")
     chapter.add_argument("--good", metavar="VERSION", help="with --bisect: a release where the block behaves as wanted")
     chapter.add_argument("--bad", metavar="VERSION", help="with --bisect: a release where it does not")
     add_common_options(chapter, cases=False)

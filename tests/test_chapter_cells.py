@@ -167,9 +167,9 @@ def test_the_report_data_grid_summaries_since_links_and_disagreements():
     assert grid.rows[0].cells["0.12.0.1"].printed_lines == ("-ok", "+OK")
     # counts in words that add up to the blocks (issue 47: "89 of 90 ... (1 skipped)" read as if the skipped block
     # were the missing one)
-    assert [s.text for s in view.summaries] == ["0.4.38: 3 ran as written, 1 assert failed (of 4 blocks)",
-                                                "0.12.0.1: 2 ran as written, 1 raised, 1 after an earlier failure "
-                                                "(of 4 blocks)"]
+    assert [s.text for s in view.summaries] == [
+        "0.4.38: 3 of 4 blocks run as written (1 assert failed; 1 printed differently)",
+        "0.12.0.1: 2 of 4 blocks run as written (1 raised, 1 after an earlier failure; 1 printed differently)"]
     assert [view.since[b.id].text for b in CHAPTER.blocks] == [
         "≤0.4.38 (every release measured)", "since 0.12.0.1", "not on the newest release",
         "not on the newest release"]

@@ -31,7 +31,7 @@ def summaries(*by_version: tuple[str, tuple[BlockStatus, ...]]) -> list[tuple[st
 def test_a_skipped_block_is_not_counted_as_judged_in_the_release_summary():
     """Issue 48: an edit counting skipped blocks as judged ("2 of 4 ... (1 skipped)") survived every test."""
     assert summaries(("0.4.38", (S.RAN, S.SKIPPED, S.RAN, S.ASSERT_FAILED))) == [
-        ("0.4.38: 2 ran as written, 1 assert failed, 1 skipped (of 4 blocks)", 2, 3)]
+        ("0.4.38: 2 of 3 blocks run as written (1 skipped; 1 assert failed; 1 printed differently)", 2, 3)]
     cells = cells_for("0.4.38", S.RAN, S.SKIPPED, S.RAN, S.ASSERT_FAILED)
     assert summary_line("0.4.38", cells, 2.0, "(x)").startswith(
         "jax 0.4.38: 2 of 3 blocks run as written (1 skipped; 1 assert failed;")
@@ -42,11 +42,12 @@ def test_the_release_summary_counts_as_the_command_does_listings_apart_and_raise
     its page states as not run as written ("1 of 4"), where the command said "2 of 3"."""
     statuses = (S.RAN, S.RAISED_AS_DOCUMENTED, S.LISTING, S.RAISED)
     assert summaries(("0.4.38", statuses)) == [
-        ("0.4.38: 1 ran as written, 1 raised as documented, 1 raised, 1 not run: a listing (of 4 blocks)", 2, 3)]
+        ("0.4.38: 2 of 3 blocks run as written (1 listing not run; 1 raised, 1 raised as documented; 1 printed "
+         "differently)", 2, 3)]
     assert summary_line("0.4.38", cells_for("0.4.38", *statuses), 1.0, "(x)").startswith(
         "jax 0.4.38: 2 of 3 blocks run as written (1 listing not run; 1 raised, 1 raised as documented;")
     assert summaries(("0.4.38", (S.SKIPPED, S.LISTING, S.RAN, S.RAN))) == [
-        ("0.4.38: 2 ran as written, 1 skipped, 1 not run: a listing (of 4 blocks)", 2, 2)]
+        ("0.4.38: 2 of 2 blocks run as written (1 skipped; 1 listing not run)", 2, 2)]
 
 
 def test_a_block_that_raises_as_its_page_states_runs_as_written_since_its_first_release():
@@ -180,7 +181,7 @@ def test_the_grids_columns_are_in_release_order_a_build_labelled_and_an_unknown_
     (plain,) = chapter_views([runs[1], runs[0]], {})
     assert plain.grid.versions == ("0.4.38", "0.5.3")
     assert view.summaries[0].skipped == 0  # no block skipped on it
-    assert view.summaries[1].text == "0.5.3 (wheels-1a2b3c4d5e): 3 ran as written, 1 differs (of 4 blocks)"
+    assert view.summaries[1].text == "0.5.3 (wheels-1a2b3c4d5e): 3 of 4 blocks run as written (1 differs)"
 
 
 def test_disagreements_read_the_row_list_given_or_the_projects_and_look_at_every_release_of_a_block():

@@ -96,10 +96,12 @@ def test_it_sums_up_the_chapter_and_every_public_name(published, chapter):
     _, model = published
     page = markdown_summary(model, generated_at="2026-12-03 14:00 UTC", chapters=chapter, api=API, site_url=SITE)
     section = page.split("## The chapter as written")[1].split("\n## ")[0]
-    assert "**3.1 NaNs** (`000_seedlike`, 4 blocks; on each release the counts add up to them)" in section
-    assert ("| 0.4.38 | 1 ran as written, 1 assert failed, 1 raised, 1 after an earlier failure | "
+    assert "**3.1 NaNs** (`000_seedlike`, 4 blocks)" in section
+    assert ("| 0.4.38 | 1 of 4 blocks run as written (1 assert failed, 1 raised, 1 after an earlier failure; 1 printed "
+            "differently) | "
             "§3.1, line 10 (`assert old_release is False`): assert failed |") in section
-    assert "| 0.5.0 | 1 ran as written, 1 assert failed, 1 raised, 1 after an earlier failure | the same |" in section
+    assert ("| 0.5.0 | 1 of 4 blocks run as written (1 assert failed, 1 raised, 1 after an earlier failure; 1 printed "
+            "differently) | the same |") in section
     assert f"({SITE}index.html#chapter)" in section and "Probe and chapter disagree in" in section
     names = page.split("## Every public name")[1].split("\n## ")[0]
     assert "1 public names over 27 release censuses" in names and "| 0.5.0 | 3 | 0 | 1 |" in names

@@ -46,12 +46,13 @@ STATUS_OF = {
     BlockStatus.RAISED_OTHERWISE: Status.DIFFERS,
     BlockStatus.DID_NOT_RAISE: Status.DIFFERS,
     BlockStatus.LISTING: Status.SKIPPED,
+    BlockStatus.INTERACTIVE: Status.SKIPPED,
 }
 HEADING_PREFIX = "The chapter as written: "
 LAUNCHER = "chapter"
 _RUNNER_SOURCES = ("runner.py", "session.py", "statuses.py", "printed.py", "blocks.py", "cells.py", "stated.py",
                    "transcript.py", "magics.py", "runmagic.py", "runsteps.py", "markdown.py", "supervisor.py",
-                   "model.py", "headings.py")  # with every module of this package they import
+                   "model.py", "headings.py", "interactive.py")  # with every module of this package they import
 
 
 def chapter_ident(name: str) -> str:
@@ -161,7 +162,8 @@ def block_cell(chapter: Chapter, block: Block, outcome: Outcome, jax_version: st
     return CellResult(
         case=case_id(chapter, block), param="", rows=[], status=STATUS_OF[outcome.status],
         expected=expected if judged else None,
-        observation=observed if judged or outcome.status is BlockStatus.LISTING else None, diff=diff,
+        observation=observed if judged or outcome.status in (BlockStatus.LISTING, BlockStatus.INTERACTIVE) else None,
+        diff=diff,
         details=bounded(details, DETAILS_CHARS), reason=outcome.detail[:MESSAGE_CHARS],
         duration_s=round(outcome.duration_s, 4), stdout_tail=outcome.stdout[-TAIL_CHARS:],
         stderr_tail=outcome.stderr[-TAIL_CHARS:],

@@ -21,8 +21,9 @@ from typing import Any, Callable, Sequence
 from conformance.atomic import write_text_atomically
 from conformance.chapter.bisecting import bisect_block, find_block
 from conformance.chapter.cells import block_cell, block_keys, block_status, chapter_ident, runner_digest
+from conformance.chapter.interactive import interactive_call
 from conformance.chapter.listing import block_lines
-from conformance.chapter.model import AS_WRITTEN, NOT_JUDGED, BlockStatus, Chapter
+from conformance.chapter.model import AS_WRITTEN, BlockStatus, Chapter, counted
 from conformance.chapter.pages import locate_pages, read_pages
 from conformance.chapter.publicjson import chapter_json, dumps
 from conformance.chapter.read import chapter_inputs, read_chapter, read_runs, read_setup, read_skip_list
@@ -40,7 +41,7 @@ DEFAULT_TIMEOUT_S = 300.0  # a block can be a whole training loop: longer than a
 LETTER = {BlockStatus.RAN: ".", BlockStatus.ASSERT_FAILED: "A", BlockStatus.RAISED: "R", BlockStatus.TIMEOUT: "T",
           BlockStatus.CRASH: "C", BlockStatus.SKIPPED: "s", BlockStatus.AFTER_FAILURE: "a",
           BlockStatus.RAISED_AS_DOCUMENTED: "e", BlockStatus.RAISED_OTHERWISE: "O", BlockStatus.DID_NOT_RAISE: "N",
-          BlockStatus.LISTING: "l"}
+          BlockStatus.LISTING: "l", BlockStatus.INTERACTIVE: "i"}
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,9 @@ class ChapterRequest:
     blocks_only: bool = False
     rerun: bool = False
     bisect: tuple[str, str, str] | None = None  # (block, good release, bad release): `--bisect B --good G --bad V`
+    # `--with PACKAGE`: what the page imports besides jax, installed in an environment of its own beside each
+    # release's (`envs.builder.page_packages` checks them); part of each block's key, so never mixed with a plain run
+    with_packages: tuple[str, ...] = ()
     # a page of a list (`--pages`): its chapter's name, the path it is shown under (its path in the repository),
     # where it comes from; and whether to look for a skip list and map file beside it or in chapters/ (not for one)
     name: str | None = None
@@ -90,18 +94,10 @@ def summary_line(version: str, cells: dict[str, CellResult], seconds: float, sou
     """`jax 0.12.0.1: 85 of 90 blocks run as written (1 skipped; 3 assert failed, 2 raised; 7 printed differently) in
     61.2s`."""
     statuses = [block_status(cell) for cell in cells.values()]
-    judged = [s for s in statuses if s not in NOT_JUDGED]
-    counts = {s: statuses.count(s) for s in BlockStatus if s not in (BlockStatus.RAN, *NOT_JUDGED)
-              and statuses.count(s)}
-    printed = sum(cell.printed_differs for cell in cells.values())
-    parts = [f"{statuses.count(BlockStatus.SKIPPED)} skipped"] if BlockStatus.SKIPPED in statuses else []
-    listings = statuses.count(BlockStatus.LISTING)
-    parts += [f"{listings} listing{'s' * (listings != 1)} not run"] if listings else []
-    parts += ["; ".join([", ".join(f"{n} {s.words}" for s, n in counts.items())] if counts else [])]
-    parts += [f"{printed} printed differently"] if printed else []
-    detail = "; ".join(p for p in parts if p)
-    return (f"jax {version}: {sum(s in AS_WRITTEN for s in statuses)} of {len(judged)} blocks run as written"
-            + (f" ({detail})" if detail else "") + f" {source} in {seconds:.1f}s")
+    words = [s.value if s else cell.status.value for s, cell in zip(statuses, cells.values())]
+    printed = sum(cell.printed_differs and status in AS_WRITTEN for status, cell in zip(statuses, cells.values()))
+    said = counted({word: words.count(word) for word in dict.fromkeys(words)}, printed)
+    return f"jax {version}: {said} {source} in {seconds:.1f}s"
 
 
 MAX_TIMEOUT_S = 86400.0  # a day: the bound a skip list's [[limit]] has too; past it, setitimer overflows
@@ -178,7 +174,8 @@ def _one_release(request: ChapterRequest, chapter: Chapter, reasons: dict[str, s
     started, runner = time.monotonic(), runner_digest()
 
     def keys_for(environment: str) -> dict[str, str]:
-        return block_keys(chapter, reasons, request.timeout_s, environment, runner, outcome.limits,
+        with_packages = f"+with:{' '.join(request.with_packages)}" if request.with_packages else ""
+        return block_keys(chapter, reasons, request.timeout_s, environment + with_packages, runner, outcome.limits,
                           outcome.run_listings)
 
     if request.results is not None and not request.rerun:
@@ -191,14 +188,14 @@ def _one_release(request: ChapterRequest, chapter: Chapter, reasons: dict[str, s
             outcome.lines.append(summary_line(version, found, time.monotonic() - started, "(stored results)"))
             return found
     on_line(f"jax {version}: preparing its environment")
-    env = builder.prepare(version)
+    env = builder.prepare(version, request.with_packages) if request.with_packages else builder.prepare(version)
     described = describe(env.python)  # before the blocks: nothing they leave running can cost the description
     if described.get("jax") != version:
         raise ConformanceError(f"the environment for jax {version} reports jax {described.get('jax')}")
     on_line(f"jax {version}: running {len(chapter.blocks)} blocks in one process")
     begun = utc_now()
     not_run = {b.index for b in chapter.blocks if reasons.get(b.id) or b.skip
-               or (b.listing and b.id not in outcome.run_listings)}
+               or (b.listing and b.id not in outcome.run_listings) or interactive_call(b.code_as_run)}
     before = probe_snapshot(request.results, version, host_platform()) if request.results is not None else None
     ran = run_blocks(chapter.blocks, not_run, env.python, request.timeout_s, argv0=str(request.path.name),
                      limits={b.index: outcome.limits[b.id] for b in chapter.blocks if b.id in outcome.limits},

@@ -18,7 +18,12 @@
   that release: the block did not run as written (assert_failed, raised, timeout, crash) while every judged probe
   of its subsection conforms, or it ran as written while every judged probe differs (or is unsupported); with both
   sides' observations. Probes that ended in error, crash, timeout, skipped or flaky, and blocks skipped or
-  `after_failure`, are not judged.
+  `after_failure`, are not judged;
+- `steps`: per pair of adjacent releases, the blocks whose status changed between them and those whose printed
+  output changed alone (`block_steps`).
+
+A printed difference is marked only on a block that ran as written (`ran`, `raised as documented`): a block that
+raised, failed an assert or did not run printed only part of its output, or none, and its status already says so.
 
 Links and disagreements are drawn for the chapter the suite's probes encode (`core.versions.DOCUMENTED_CHAPTER`)
 only: another chapter numbers its sections its own way, so its grid, summaries and `since` stand alone.
@@ -32,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
 from conformance.chapter.cells import HEADING_PREFIX, block_status, is_block_cell
-from conformance.chapter.model import AS_WRITTEN, FAILED, NOT_JUDGED, BlockStatus
+from conformance.chapter.model import AS_WRITTEN, FAILED, NOT_JUDGED, BlockStatus, counted
 from conformance.core.rowlist import load_rows
 from conformance.core.status import Status
 from conformance.core.versions import DOCUMENTED_CHAPTER
@@ -84,6 +89,7 @@ class GridRow:
     first_code: str
     hash: str
     cells: dict[str, GridCell]
+    form: str = ""  # the page's form (`notebook`: its `line` is the cell's number, as `--blocks` says it)
 
 
 @dataclass(frozen=True)
@@ -100,8 +106,9 @@ class ChapterGrid:
 
 @dataclass(frozen=True)
 class ReleaseSummary:
-    """One release's line, counts that add up to its blocks: `0.12.0.1: 89 ran as written, 1 raised, 1 skipped (of 91
-    blocks)`; `ran` counts the blocks run as written (ran, raised as documented), `judged` those neither skipped nor listings, `total`
+    """One release's line, in the words the terminal uses too (`chapter.model.counted`): `0.12.0.1: 89 of 90 blocks
+    run as written (1 skipped; 1 raised)`; `ran` counts the blocks run as written (ran, raised as documented),
+    `judged` those neither skipped nor listings, `total`
     every block, `counts` every status."""
 
     version: str
@@ -121,8 +128,7 @@ class ReleaseSummary:
     @property
     def text(self) -> str:
         """The line a reader sees."""
-        total = self.total or sum(self.counts.values())
-        return f"{self.version}: {', '.join(self.parts) or 'no block'} (of {total} block{'' if total == 1 else 's'})"
+        return f"{self.version}: {counted(self.counts, self.printed_differs)}"
 
 
 @dataclass(frozen=True)
@@ -182,6 +188,28 @@ class Disagreement:
 
 
 @dataclass(frozen=True)
+class BlockChange:
+    """One block between two adjacent releases: its status word on each (equal when only its printed output's mark
+    changed)."""
+
+    block: str
+    before: str
+    after: str
+    printed: bool = False  # whether its printed output differs from the page's on the later release
+
+
+@dataclass(frozen=True)
+class BlockStep:
+    """Two adjacent releases of a grid: the blocks whose status changed (`changes`), and those whose status stayed
+    and whose printed-output mark came or went (`printed`)."""
+
+    before: str
+    after: str
+    changes: tuple[BlockChange, ...]
+    printed: tuple[BlockChange, ...]
+
+
+@dataclass(frozen=True)
 class ChapterView:
     """Everything the report shows of one chapter on one platform (see the module's docstring)."""
 
@@ -191,6 +219,7 @@ class ChapterView:
     links: dict[str, tuple[ProbeLink, ...]]
     blocks_of_row: dict[str, tuple[str, ...]]
     disagreements: tuple[Disagreement, ...] = field(default_factory=tuple)
+    steps: tuple[BlockStep, ...] = field(default_factory=tuple)
 
 
 def _label(run: MergedRun) -> str:
@@ -225,9 +254,11 @@ def chapter_grid(runs: Sequence[MergedRun], chapter: str, platform: str) -> Chap
             row.update(cell_id=cell.cell_id, index=int(_detail(cell, "index", 0) or 0),
                        line=int(_detail(cell, "line", 0) or 0), heading=str(_detail(cell, "heading")),
                        section=str(_detail(cell, "section")), first_code=str(_detail(cell, "first_code")),
-                       hash=str(_detail(cell, "hash")))
+                       hash=str(_detail(cell, "hash")), form=str(_detail(cell, "form")))
+            ran = status in AS_WRITTEN  # a printed difference is a mark on a block that ran (module docstring)
             row["cells"][label] = GridCell(status.value if status else cell.status.value, cell.reason,
-                                           cell.printed_differs, tuple(_detail(cell, "printed_lines", ()) or ()),
+                                           cell.printed_differs and ran,
+                                           tuple(_detail(cell, "printed_lines", ()) or ()) if ran else (),
                                            cell.stdout_tail, cell.duration_s, cell)
     labels = tuple(_label(r) for r in columns if any(_label(r) in row["cells"] for row in rows.values()))
     ordered = sorted(rows.items(), key=lambda item: (item[1]["index"], item[1]["line"], item[0]))
@@ -247,6 +278,24 @@ def release_summaries(grid: ChapterGrid) -> tuple[ReleaseSummary, ...]:
         judged = sum(n for s, n in counts.items() if s not in {w.value for w in NOT_JUDGED})
         found.append(ReleaseSummary(version, ran, judged, skipped, printed, counts, len(statuses)))
     return tuple(found)
+
+
+def block_steps(grid: ChapterGrid) -> tuple[BlockStep, ...]:
+    """Per pair of adjacent releases of the grid, its blocks' status changes and printed-output changes alone (a
+    block measured on only one of the two is in neither)."""
+    steps = []
+    for before, after in zip(grid.versions, grid.versions[1:]):
+        changes, printed = [], []
+        for row in grid.rows:
+            old, new = row.cells.get(before), row.cells.get(after)
+            if old is None or new is None:
+                continue
+            if old.status != new.status:
+                changes.append(BlockChange(row.block, old.status, new.status, new.printed_differs))
+            elif old.printed_differs != new.printed_differs:
+                printed.append(BlockChange(row.block, old.status, new.status, new.printed_differs))
+        steps.append(BlockStep(before, after, tuple(changes), tuple(printed)))
+    return tuple(steps)
 
 
 def runs_since(grid: ChapterGrid) -> dict[str, Since]:
@@ -394,7 +443,8 @@ def chapter_views(runs: Sequence[MergedRun], sections_of_rows: Mapping[str, str]
             found = disagreements(grid, runs, rows)
         else:
             links, back, found = {}, {}, ()
-        views.append(ChapterView(grid, release_summaries(grid), runs_since(grid), links, back, found))
+        views.append(ChapterView(grid, release_summaries(grid), runs_since(grid), links, back, found,
+                                 block_steps(grid)))
     return views
 
 

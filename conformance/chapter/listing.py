@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import AbstractSet, Mapping
 
+from conformance.chapter.interactive import interactive_call
 from conformance.chapter.model import Block, Chapter
 from conformance.safetext import terminal_text
 
@@ -49,6 +50,8 @@ def block_lines(chapter: Chapter, skip_reasons: Mapping[str, str], run_listings:
         reason = skip_reasons.get(block.id) or block.skip
         if reason:
             said.append(f"skipped: {reason}")
+        elif interactive_call(block.code_as_run):
+            said.append(f"not run: it waits for a person at {interactive_call(block.code_as_run)}")
         if said:
             lines.append(f"      ({'; '.join(said)})")
     return [terminal_text(line) for line in lines]

@@ -33,6 +33,7 @@ class BlockStatus(str, enum.Enum):
     RAISED_OTHERWISE = "raised_otherwise"  # it raised, but another class than the stated one (both are kept)
     DID_NOT_RAISE = "did_not_raise"  # the page states an error and the block raised nothing
     LISTING = "listing"  # not run: a listing the page's own build never executes (a plain fence in a MyST notebook)
+    INTERACTIVE = "interactive"  # not run: it calls breakpoint(), input(), jax.debug.breakpoint()... (`interactive`)
 
     def __str__(self) -> str:
         return self.value
@@ -55,18 +56,41 @@ STATUS_WORDS = {
     BlockStatus.RAISED_OTHERWISE: "raised otherwise",
     BlockStatus.DID_NOT_RAISE: "did not raise",
     BlockStatus.LISTING: "not run: a listing",
+    BlockStatus.INTERACTIVE: "not run: it waits for a person",
 }
 # Blocks that run as their page says: these count as "run as written" in every summary.
 AS_WRITTEN = frozenset({BlockStatus.RAN, BlockStatus.RAISED_AS_DOCUMENTED})
 # Blocks that are not judged at all (not counted in "N of M blocks run as written").
-NOT_JUDGED = frozenset({BlockStatus.SKIPPED, BlockStatus.LISTING})
+NOT_JUDGED = frozenset({BlockStatus.SKIPPED, BlockStatus.LISTING, BlockStatus.INTERACTIVE})
 # A block that ran but not as written: the chapter's own code says otherwise on this release.
 FAILED = frozenset({BlockStatus.ASSERT_FAILED, BlockStatus.RAISED, BlockStatus.TIMEOUT, BlockStatus.CRASH,
                     BlockStatus.RAISED_OTHERWISE, BlockStatus.DID_NOT_RAISE})
 # The blocks whose names a later block may miss (they did not run to their end, or at all).
 DID_NOT_FINISH = FAILED | {BlockStatus.SKIPPED, BlockStatus.AFTER_FAILURE, BlockStatus.LISTING,
-                           BlockStatus.RAISED_AS_DOCUMENTED}
+                           BlockStatus.RAISED_AS_DOCUMENTED, BlockStatus.INTERACTIVE}
 
+
+
+def counted(counts: dict[str, int], printed: int = 0) -> str:
+    """A release's blocks counted in the words the terminal and the report share: `31 of 32 blocks run as written
+    (1 skipped; 1 raised, 2 raised as documented; 7 printed differently)`. `counts` are per status word (an unknown
+    word, from an older result file, is counted as it is said); the blocks run as written are those of `AS_WRITTEN`,
+    out of every block but the skipped ones and the listings; `printed` counts the printed differences."""
+    known = {s.value for s in BlockStatus}
+    judged = sum(n for word, n in counts.items() if word not in {s.value for s in NOT_JUDGED})
+    written = sum(counts.get(s.value, 0) for s in AS_WRITTEN)
+    skipped, listings = counts.get(BlockStatus.SKIPPED.value, 0), counts.get(BlockStatus.LISTING.value, 0)
+    waiting = counts.get(BlockStatus.INTERACTIVE.value, 0)
+    others = [(s.words, counts.get(s.value, 0)) for s in BlockStatus if s not in (BlockStatus.RAN, *NOT_JUDGED)]
+    others += [(word.replace("_", " "), n) for word, n in counts.items() if word not in known]
+    parts = ([f"{skipped} skipped"] if skipped else []) + \
+        ([f"{listings} listing{'s' * (listings != 1)} not run"] if listings else []) + \
+        ([f"{waiting} interactive, not run"] if waiting else []) + \
+        [", ".join(f"{n} {words}" for words, n in others if n)] + \
+        ([f"{printed} printed differently"] if printed else [])
+    detail = "; ".join(p for p in parts if p)
+    said = f"{written} of {judged} block{'' if judged == 1 else 's'} run as written"
+    return said + (f" ({detail})" if detail else "")
 
 @dataclass(frozen=True)
 class Heading:
@@ -240,6 +264,8 @@ class Outcome:
             return f"{where}raised nothing; the page states {self.stated}"
         if self.status is BlockStatus.RAISED_AS_DOCUMENTED:
             return "raised as the page states: " + ", ".join(self.raised_as_stated)
+        if self.status is BlockStatus.INTERACTIVE:
+            return f"not run: it waits for a person at {self.reason}"
         if self.status is BlockStatus.AFTER_FAILURE:
             return f"NameError: name {self.name!r} is not defined (block {self.because} should have defined it)"
         if self.status in (BlockStatus.SKIPPED, BlockStatus.LISTING):

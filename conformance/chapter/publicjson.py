@@ -15,11 +15,11 @@
 `id`, `heading`, `line`, `hash`, `status` and `detail` are the interface the issue named; the other keys are added
 (a reader ignores keys it does not know). `versions` are in PEP 440 order; a block has an entry for every version.
 `status` is the block's own word (`ran`, `raised_as_documented`, `assert_failed`, `raised`, `raised_otherwise`,
-`did_not_raise`, `timeout`, `crash`, `skipped`, `listing`, `after_failure`); `detail` what decided it (the failed
-assert and its line, the exception, its line and the first line of its message, what the page states, the missing
-name and the block that should have defined it, the skip reason), then what explains it (a callback's own error, a
-flag an earlier block left set) and the notes (`magic not run: %xmode`, `the page says: ...`); '' for a block that
-`ran` with nothing to note.
+`did_not_raise`, `timeout`, `crash`, `skipped`, `listing`, `interactive`, `after_failure`); `detail` what decided
+it (the failed assert and its line, the exception, its line and the first line of its message, what the page
+states, the missing name and the block that should have defined it, the skip reason), then what explains it (a
+callback's own error, a flag an earlier block left set) and the notes (`magic not run: %xmode`, `the page says:
+...`); '' for a block that `ran` with nothing to note.
 """
 
 from __future__ import annotations

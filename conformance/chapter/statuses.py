@@ -3,6 +3,8 @@
 - `skipped`: the skip list names it (or the document tags it `skip-execution`); it is not run.
 - `listing`: a plain fence of a MyST notebook page, which the page's build never runs (unless the skip list's
   `[[run]]` names it); not run.
+- `interactive`: it calls something that waits for a person (`breakpoint()`, `input()`, `jax.debug.breakpoint()`,
+  `pdb.set_trace()`: `chapter.interactive`); not run.
 - `timeout` / `crash`: it ran past its time limit / its process died while it ran.
 - the errors the page states (a statement's `# ValueError: ...`, a `"ValueError: ..."` string after it, `# ==> raises X`, a
   `>>>` example's traceback; the block's `raises-exception` tag): a raise that is an instance of the stated class
@@ -35,6 +37,7 @@ import re
 from dataclasses import replace
 from typing import Any, Mapping
 
+from conformance.chapter.interactive import interactive_call
 from conformance.chapter.model import DID_NOT_FINISH, FAILED, Block, BlockStatus, Outcome
 from conformance.chapter.printed import message_difference, printed_difference
 from conformance.chapter.session import RawResult
@@ -105,6 +108,24 @@ def _unbound(name: str, block: Block, blocks: tuple[Block, ...]) -> str:
     return f"no block of the page binds {name!r} before it" + (f" (block {later.id}, later, does)" if later else "")
 
 
+_NO_MODULE = re.compile(r"^No module named '([\w.]+)'")
+
+
+def missing_module(exception: str, message: str) -> str:
+    """What explains a `ModuleNotFoundError` (`No module named 'optax'`): the release's environment lacks that
+    package, and how to run the page with it (`chapter --with`); '' for any other error. The package to name may be
+    called otherwise than its module (`sklearn` comes with `scikit-learn`)."""
+    found = _NO_MODULE.match(message) if exception == "ModuleNotFoundError" else None
+    if not found:
+        return ""
+    top = found.group(1).split(".")[0]
+    if top in ("jax", "jaxlib"):  # a module of JAX itself, gone or not yet there: the release's own change
+        return ""
+    return (f"the release's environment lacks the module {top!r}: the page imports a package that is not jax's; run "
+            f"the page with it installed beside the release (chapter FILE --with PACKAGE, the package that provides "
+            f"{top!r})")
+
+
 def _raised(record: Mapping[str, Any]) -> dict[str, Any]:
     return {"exception": str(record.get("exception") or ""), "message": str(record.get("message") or ""),
             "line": int(record.get("line") or 0)}
@@ -134,7 +155,7 @@ def _from_record(block: Block, raw: RawResult, blocks: tuple[Block, ...], timeou
             return Outcome(BlockStatus.RAISED_AS_DOCUMENTED, raised_as_stated=as_stated, **common)
         return Outcome(BlockStatus.RAN, **common)
     raised = _raised(record)
-    common.update(cause=_callback_cause(record, raw))
+    common.update(cause=_callback_cause(record, raw) or missing_module(raised["exception"], raised["message"]))
     # before the document's stated raise: a block tagged to raise anything must not pass on a NameError that only
     # an earlier failure caused
     name = str(record.get("name") or "")
@@ -253,6 +274,11 @@ def block_outcomes(blocks: tuple[Block, ...], raw: Mapping[int, RawResult], skip
         if reason or (block.listing and block.id not in run_listings):
             by_index[block.index] = Outcome(BlockStatus.SKIPPED, reason=reason) if reason else Outcome(
                 BlockStatus.LISTING, reason=f"not run: {block.listing}")
+            carried = ""
+            continue
+        waits = interactive_call(block.code_as_run)
+        if waits:  # a call that waits for a person: not run (`chapter.interactive`)
+            by_index[block.index] = Outcome(BlockStatus.INTERACTIVE, reason=waits)
             carried = ""
             continue
         found = raw.get(block.index)

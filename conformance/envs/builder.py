@@ -206,8 +206,11 @@ class EnvironmentBuilder:
         """The requirements of jax `version`'s environment."""
         return requirements_for(version, self.jaxlib_for(version) or False, self.pins_dir)
 
-    def prepare(self, version: str) -> JaxEnvironment:
-        """A ready environment for jax `version`: reused, built now, or rebuilt after a fault."""
+    def prepare(self, version: str, packages: tuple[str, ...] = ()) -> JaxEnvironment:
+        """A ready environment for jax `version`: reused, built now, or rebuilt after a fault. With `packages` (a
+        page's own imports, `chapter --with`, checked by `page_packages`), an environment of its own beside the
+        release's: the release's requirements, then the packages with jax and jaxlib held at the release's, so the
+        environment the probes use never gets them."""
         started = time.monotonic()
         interpreter = self.interpreter_for(version)
         requirements = self.requirements(version)
@@ -216,18 +219,22 @@ class EnvironmentBuilder:
         # instead of replacing the environment it uses. Hashed pins install the same files from any index; loose
         # requirements resolved with other index options are another environment.
         apart = f"-idx{self.options.digest()}" if self.options.given and requirements.pin_file is None else ""
-        path = self.root / "envs" / f"jax-{version}-py{minor}-{requirements.digest[:10]}{apart}"
+        extra = f"-with{hashlib.sha256(' '.join(packages).encode()).hexdigest()[:10]}" if packages else ""
+        path = self.root / "envs" / f"jax-{version}-py{minor}-{requirements.digest[:10]}{apart}{extra}"
         wanted = {"layout": ENV_LAYOUT, "jax": version, "python": interpreter.version,
-                  "requirements": requirements.digest}
+                  "requirements": requirements.digest, **({"with": list(packages)} if packages else {})}
         if apart:
             wanted["index"] = self.options.digest()
-        source = {"kind": "index", **self.options.describe()}
+        source = {"kind": "index", **self.options.describe(), **({"with": list(packages)} if packages else {})}
+        jaxlib = self.jaxlib_for(version)
+        held = [f"jax=={version}", *([f"jaxlib=={jaxlib}"] if jaxlib else [])]
         if requirements.pin_file is not None:
             install = ["--require-hashes", "-r", str(requirements.pin_file)]
         else:
             install = list(requirements.lines)
         return self._prepare(path, wanted, interpreter, install, version, requirements.digest, source,
-                             pinned=requirements.pin_file is not None, started=started)
+                             pinned=requirements.pin_file is not None, started=started,
+                             then=([*packages, *held],) if packages else ())
 
     def prepare_python(self, python: str) -> JaxEnvironment:
         """The interpreter at `python`, as it is (nothing built); its jax version read from its metadata."""
@@ -333,3 +340,28 @@ class EnvironmentBuilder:
             os.replace(staging, path)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+_JAX_ITSELF = re.compile(r"^(?:jax|jaxlib|jax[-_.](?:cuda|rocm|plugin|tpu)[\w.-]*|libtpu[\w.-]*)$", re.I)
+
+
+def page_packages(texts: Any) -> tuple[str, ...]:
+    """The packages `chapter --with` installs for a page (`optax`, `optax==0.2.4`, `flax>=0.10`), checked: each a
+    PEP 508 requirement without a URL or a path, never jax, jaxlib or a JAX plugin (they would change the release
+    under test); one `ConformanceError` line naming the first that is not, and how to write it."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    found = []
+    for text in texts or ():
+        try:
+            requirement = Requirement(text) if not text.lstrip().startswith("-") else None
+        except InvalidRequirement:
+            requirement = None
+        if requirement is None or requirement.url:
+            raise ConformanceError(f"--with {text!r} is not a package requirement; write a name from the package "
+                                   f"index, with a version if you want one (--with optax, --with 'optax==0.2.4')")
+        if _JAX_ITSELF.match(requirement.name):
+            raise ConformanceError(f"--with {requirement.name} would change the release under test; name the "
+                                   f"packages the page imports besides jax (the release is chosen with --jax)")
+        found.append(str(requirement))
+    return tuple(dict.fromkeys(found))

@@ -19,14 +19,15 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from conformance.chapter.grid import ChapterView, GridRow
+from conformance.chapter.grid import BlockChange, BlockStep, ChapterView, GridRow
 from conformance.chapter.model import FAILED, BlockStatus
 from conformance.report.common import cell_address, visible
 
 GLYPHS = {BlockStatus.RAN.value: "✓", BlockStatus.ASSERT_FAILED.value: "✗", BlockStatus.RAISED.value: "!",
           BlockStatus.TIMEOUT.value: "T", BlockStatus.CRASH.value: "C", BlockStatus.SKIPPED.value: "s",
           BlockStatus.AFTER_FAILURE.value: "↷", BlockStatus.RAISED_AS_DOCUMENTED.value: "✓",
-          BlockStatus.RAISED_OTHERWISE.value: "≠", BlockStatus.DID_NOT_RAISE.value: "∅", BlockStatus.LISTING.value: "–"}
+          BlockStatus.RAISED_OTHERWISE.value: "≠", BlockStatus.DID_NOT_RAISE.value: "∅", BlockStatus.LISTING.value: "–",
+          BlockStatus.INTERACTIVE.value: "‖"}
 MEANINGS = {
     BlockStatus.RAN.value: "ran as written: every assert held and nothing raised",
     BlockStatus.ASSERT_FAILED.value: "assert failed: an assert of the block failed",
@@ -40,6 +41,7 @@ MEANINGS = {
     BlockStatus.RAISED_OTHERWISE.value: "raised otherwise: an error of another class than the page states",
     BlockStatus.DID_NOT_RAISE.value: "did not raise the error the page states",
     BlockStatus.LISTING.value: "not run: a listing the page's own build does not execute",
+    BlockStatus.INTERACTIVE.value: "not run: it waits for a person (breakpoint(), input(), jax.debug.breakpoint())",
 }
 FIRST_CODE_CHARS = 70
 _FAILED = frozenset(s.value for s in FAILED)
@@ -66,8 +68,10 @@ def short_code(first_code: str) -> str:
 
 
 def block_name(row: GridRow) -> str:
-    """A block's one name, on the page and in every list: `§1.1, line 214: jax.debug.print("x = {x}", x=x)`."""
-    place = (f"§{row.section}, " if row.section else "") + f"line {row.line}"
+    """A block's one name, on the page and in every list: `§1.1, line 214: jax.debug.print("x = {x}", x=x)`; a
+    notebook's block by its cell (`cell 8: ...`), as `chapter --blocks` names it."""
+    where = "cell" if row.form == "notebook" else "line"
+    place = (f"§{row.section}, " if row.section else "") + f"{where} {row.line}"
     code = short_code(row.first_code)
     return f"{place}: {code}" if code else place
 
@@ -98,6 +102,11 @@ class ChapterPage:
     details: dict[str, dict[str, Any]]
     title: str = ""
     source: str = ""
+    steps: tuple[dict[str, Any], ...] = ()  # per adjacent releases: the blocks whose status or printed mark changed
+    breaks: tuple[dict[str, Any], ...] = ()  # the blocks that do not run as written on the newest release
+    after_failure: int = 0  # the blocks that, on the newest release, need a name a broken block was to define
+    linked: bool = False  # whether the suite's probes encode this chapter (its blocks link to them, `grid`)
+    misprinted: tuple[dict[str, Any], ...] = ()  # the blocks that ran on the newest release and print otherwise
 
     @property
     def key(self) -> str:
@@ -139,7 +148,9 @@ def _row(view: ChapterView, row: GridRow, several: bool) -> tuple[dict[str, Any]
             "name": name, "heading": visible(row.heading), "version": version, "status": cell.status,
             "words": words(cell.status), "detail": detail, "printed": [visible(line) for line in cell.printed_lines],
             "stdout": visible(cell.stdout_tail)[-2000:], "seconds": cell.duration_s,
-            "since": since.text if since else "", "probes": probes, "section": row.section}
+            "since": since.text if since else "", "probes": probes,
+            # a page the probes do not encode has no probe to name: its panel says nothing of probes (`grid`)
+            "section": row.section if view.links else ""}
         cells.append({"glyph": GLYPHS.get(cell.status, "?"), "status": cell.status, "printed": cell.printed_differs,
                       "label": _cell_label(version, cell.status, cell.printed_differs, detail[:160])})
     newest = grid.versions[-1] if grid.versions else ""
@@ -158,6 +169,29 @@ def _first_broken(page_rows: Sequence[dict[str, Any]], details: dict[str, dict[s
         if found and found["status"] in _FAILED:
             return {"anchor": row["anchor"], "name": row["name"], "words": found["words"], "detail": found["detail"]}
     return None
+
+
+def _step(step: BlockStep, names: dict[str, str], anchors: dict[str, str]) -> dict[str, Any]:
+    """Two adjacent releases as the page says them: each block's status change, and printed changes alone."""
+    def said(change: BlockChange) -> dict[str, Any]:
+        return {"anchor": anchors[change.block], "name": names[change.block], "before": words(change.before),
+                "after": words(change.after), "printed": change.printed}
+    return {"before": step.before, "after": step.after, "changes": [said(c) for c in step.changes],
+            "printed": [said(c) for c in step.printed]}
+
+
+def _newest_breaks(rows: Sequence[dict[str, Any]], details: dict[str, dict[str, Any]], version: str
+                   ) -> tuple[tuple[dict[str, Any], ...], int]:
+    """The blocks that do not run as written on `version`, in the page's order, and how many more did not run
+    because a block before them failed (`after an earlier failure`)."""
+    found, after = [], 0
+    for row in rows:
+        cell = details.get(f"{row['anchor']}|{version}")
+        if cell and cell["status"] in _FAILED:
+            found.append({"anchor": row["anchor"], "name": row["name"], "words": cell["words"],
+                          "detail": cell["detail"]})
+        after += bool(cell) and cell["status"] == BlockStatus.AFTER_FAILURE.value
+    return tuple(found), after
 
 
 def _disagreement(view: ChapterView, found, names: dict[str, str], several: bool) -> dict[str, Any]:
@@ -184,8 +218,14 @@ def chapter_page(view: ChapterView, several_platforms: bool = False) -> ChapterP
                       for s in view.summaries)
     names = {row["block"]: row["name"] for row in rows}
     disagreements = tuple(_disagreement(view, d, names, several_platforms) for d in view.disagreements)
+    anchors = {row["block"]: row["anchor"] for row in rows}
+    steps = tuple(_step(step, names, anchors) for step in view.steps)
+    breaks, after = _newest_breaks(rows, details, grid.versions[-1]) if grid.versions else ((), 0)
+    misprinted = tuple({"anchor": row["anchor"], "name": row["name"]} for row in rows
+                       if grid.versions and row["cells"][-1].get("printed"))
     return ChapterPage(grid.chapter, grid.platform, grid.versions, tuple(rows), summaries, disagreements, details,
-                       visible(grid.title), source_link(grid.origin))
+                       visible(grid.title), source_link(grid.origin), steps, breaks, after, bool(view.links),
+                       misprinted)
 
 
 def chapter_pages(views: Sequence[ChapterView], several_platforms: bool = False) -> list[ChapterPage]:
@@ -205,3 +245,20 @@ def blocks_of_rows(pages: Sequence[ChapterPage], views: Sequence[ChapterView]) -
                     back.setdefault(row_id, []).append([row["anchor"], f"{page.name}, {row['name']}"])
     return back
 
+
+
+def pages_said(pages: Sequence[ChapterPage]) -> str:
+    """The pages of a report, each once with its blocks, for its first line: `The page “Debugging” (5 blocks)`."""
+    found = list({page.chapter: page for page in pages}.values())
+    named = [f"“{page.name}” ({len(page.rows)} block{'' if len(page.rows) == 1 else 's'})" for page in found]
+    listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+    return f"The page{'' if len(named) == 1 else 's'} {listed}"
+
+
+def changes_said(pages: Sequence[ChapterPage]) -> str:
+    """How many block status changes the pages hold between adjacent releases, in one sentence."""
+    count = sum(len(step["changes"]) for page in pages for step in page.steps)
+    if not any(page.steps for page in pages):
+        return "Only one release of each page: no status change to count."
+    return (f"{count} block status change{'' if count == 1 else 's'} between adjacent releases." if count else
+            "No block changed its status between adjacent releases.")

@@ -38,7 +38,7 @@ from conformance.report.apiview import ApiView, api_view
 from conformance.report.perfview import PerfView
 from conformance.report.upgradeview import upgrade_data
 from conformance.report.chapterpage import (GLYPHS as BLOCK_GLYPHS, MEANINGS as BLOCK_MEANINGS, blocks_of_rows,
-                                            chapter_pages)
+                                            changes_said, chapter_pages, pages_said)
 from conformance.report.common import STATUS_ORDER, cell_address, visible
 from conformance.report.compat import is_final
 from conformance.report.junit import junit_xml
@@ -297,7 +297,10 @@ def template_context(model: ReportModel, generated_at: dt.datetime | str, since:
         api_json=json_for_script(api.data()) if api else "", chapters=pages, chapter_glyphs=BLOCK_GLYPHS,
         chapter_meanings=BLOCK_MEANINGS,
         chapter_json=json_for_script({p.key: p.details for p in pages}) if pages else "", perf=perf,
-        upgrade=upgrade, upgrade_json=json_for_script(upgrade))
+        upgrade=upgrade, upgrade_json=json_for_script(upgrade),
+        # A report of pages and no probe says only what its pages hold (the template's probes' sections hidden).
+        probes=bool(model.param_rows), pages_said=pages_said(pages) if pages else "",
+        page_changes_said=changes_said(pages))
 
 
 def render_html(model: ReportModel, generated_at: dt.datetime | str, since: SinceView | None = None,
