@@ -7,11 +7,11 @@ import sys
 
 import pytest
 
-pytest_plugins = ["pytester", "tests.suite_checks"]
-
 from conformance.core.case import find_case, forget_package
 from conformance.engine.launch import SpawnLauncher
 from conformance.engine.runner import Target, run_cell
+
+pytest_plugins = ["pytester", "tests.suite_checks"]
 
 FIXTURE_PACKAGE = "tests.fixture_cases"
 

@@ -1048,7 +1048,7 @@ def check_grads_pass_silent():
         print(control)
         print(control, file=sys.stderr)
         result = outcome_of(lambda: check_grads(softplus_ok, (x,), order=1, modes=["rev"]))
-        warnings.warn(control, UserWarning)
+        warnings.warn(control, UserWarning, stacklevel=1)
     out_lines, err_lines = out.getvalue().splitlines(), err.getvalue().splitlines()
     warned = [str(w.message) for w in shown]
     grad = np.asarray(jax.grad(lambda v: softplus_ok(v).sum())(x), dtype=np.float64)

@@ -36,7 +36,8 @@ from conformance.core.model import (DEFAULT_CASE_PACKAGE, NO_PARAM, PARAM_NAME, 
                                     CaseDeclarationError, Change, Expect, Observation, Param, Skip, Unsupported,
                                     folder_namespace, namespaced_row)
 # `_REGISTRY` too, though private: tests and scratch case packages read and clean the one registry through here.
-from conformance.core.registry import (_REGISTRY, _register, case_modules, find_case, find_workload, forget_package,
+from conformance.core.registry import _REGISTRY  # noqa: F401 - re-exported, as said above
+from conformance.core.registry import (_register, case_modules, find_case, find_workload, forget_package,
                                        import_failure, load_cases, load_module_cases, load_workloads, section_order)
 from conformance.core.validation import declared_params, validate
 
