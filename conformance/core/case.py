@@ -83,9 +83,9 @@ class Section:
         Either `rows`, `expect` (and `known_issue`) for a case without parameters, or
         `params`, a list of `Param`. `subsection` (`"3.1"`) refines where in the section
         the behaviour is documented. `discrepancy` (here or on a `Param`) records where the
-        chapter's asserted claim is false on the documented release, with what was measured. `fresh_interpreter` is the reason the probe needs a
-        newly started interpreter rather than a child forked from one that already imported jax
-        (`env` and `stdin` do not need it: the variables are set before that import). `changes`
+        chapter's asserted claim is false on the documented release, with what was measured. `fresh_interpreter`
+        is the reason the probe needs a newly started interpreter rather than a child forked from one that already
+        imported jax (`env` and `stdin` do not need it: the variables are set before that import). `changes`
         (here or on a `Param`) explains each release where a cell's status changes (`Change`).
         """
 
@@ -93,7 +93,8 @@ class Section:
             module = probe.__module__
             package, _, short_module = module.rpartition(".")
             namespace = folder_namespace(package)
-            case_id = f"{namespace}/{short_module}.{probe.__name__}" if namespace else f"{short_module}.{probe.__name__}"
+            case_id = (f"{namespace}/{short_module}.{probe.__name__}" if namespace
+                       else f"{short_module}.{probe.__name__}")
             declared = declared_params(case_id, rows, expect, known_issue, params)
             built = Case(
                 id=case_id,

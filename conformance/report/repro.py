@@ -56,7 +56,8 @@ def prelude() -> str:
     # run_script finds its scripts next to the reproduction script instead of in the suite's package.
     helpers = without_suite_imports(_HELPERS.read_text(encoding="utf-8")).replace(
         "    from conformance.scripts import script_path\n",
-        "    def script_path(name):\n        return os.path.join(os.path.dirname(os.path.abspath(__file__)), name + \".py\")\n")
+        "    def script_path(name):\n"
+        "        return os.path.join(os.path.dirname(os.path.abspath(__file__)), name + \".py\")\n")
     return ("from __future__ import annotations\n\n# ---- stand-ins for the suite's case API\n" + _strip_future(shim)
             + "\n\n# ---- the suite's shared probe helpers\n" + _strip_future(helpers))
 
