@@ -8,9 +8,9 @@ diff, some with printed output that differs, a few crash with output tails), ren
 report, and prints the render time and the file size. With `--browser` it also opens the page
 in headless Chromium (Debian's chromium and chromium-driver, through selenium) and measures the
 load and each interaction a reader does at the table (filter, clear, the column question and "show every row",
-compact ⇄ detailed, compare, open a cell, scroll the table by its height) as CPU time of the page's main thread: the DevTools
-Performance metric TaskDuration in thread time, which a busy machine does not inflate, from before
-the action to two frames after it (its style, layout and paint included). It measures the page
+compact ⇄ detailed, compare, open a cell, scroll the table by its height) as CPU time of the page's main
+thread: the DevTools Performance metric TaskDuration in thread time, which a busy machine does not inflate, from
+before the action to two frames after it (its style, layout and paint included). It measures the page
 before issue 39 in the same run, on the same machine: the same data rendered with the template of
 `--before` (a commit; by default the last one before issue 39's page), and prints both side by
 side (median of `--repeat` loads, with the range). The goals for 300 × 40 × 3: render under 3 s,

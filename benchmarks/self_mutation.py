@@ -14,9 +14,9 @@ a time limit of `--timeout-multiplier` times that test's own time.
 
 Per module it prints mutants made, killed, survived, timed out, listed as equivalent,
 other (no test reached it, or mutmut called it suspicious) and not run (a run stopped early;
-`--no-run` reports such a run), and the score: (killed + timed out) / (made - equivalent - not run). Every survivor is listed by name (`--show` adds
-its diff). `benchmarks/equivalent_mutants.txt` lists mutants that no test can kill because
-they change nothing observable, one a line with its reason; a survivor listed there counts as
+`--no-run` reports such a run), and the score: (killed + timed out) / (made - equivalent - not run). Every
+survivor is listed by name (`--show` adds its diff). `benchmarks/equivalent_mutants.txt` lists mutants that no
+test can kill because they change nothing observable, one a line with its reason; a survivor listed there counts as
 equivalent and is printed as such, never dropped silently, and a listed name that was killed
 or no longer exists is reported as stale. Exits 1 when a module scores under `--min-score`.
 Its wall time belongs to the machine, so it is printed here and never asserted in a test.
@@ -234,7 +234,7 @@ def wrap_in_trampoline(mutants_dict: dict, is_classmethod: bool = False) -> Call
             return func(*rest, **kwargs)
         return plain
     return wrap
-'''
+'''  # noqa: E501 - the written file's own docstring, kept whole
 MUTMUT_IMPORT = "from mutmut.mutation.trampoline import wrap_in_trampoline as _mutmut_mutated, MutantDict"
 EITHER_IMPORT = f"""import sys as _mutmut_sys
 if "mutmut" in _mutmut_sys.modules:  # the mutmut process and its forks

@@ -358,7 +358,7 @@ def run_suite(python: str, selection: Selection, workers: int, keyword: str | No
             done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True,
                                   timeout=RUN_TIMEOUT_S)
         except subprocess.TimeoutExpired:
-            raise ConformanceError(f"the suite run did not finish in {RUN_TIMEOUT_S} s: {' '.join(command)}")
+            raise ConformanceError(f"the suite run did not finish in {RUN_TIMEOUT_S} s: {' '.join(command)}") from None
         if not report.exists():
             tail = (done.stdout + done.stderr).strip().splitlines()[-5:]
             raise SuiteDidNotRun(f"the suite run wrote no report (exit {done.returncode}): {' | '.join(tail)}")

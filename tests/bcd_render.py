@@ -69,9 +69,11 @@ def render(data: dict[str, Any], where: str) -> str:
     head = "".join(f"<th>{html.escape(data['browsers'][b]['name'])}</th>" for b in browsers)
     return ("<!DOCTYPE html><html lang='en'><meta charset='utf-8'><title>BCD rendering</title><style>"
             "body{font:14px system-ui,sans-serif;margin:1rem} table{border-collapse:collapse} th,td{border:1px solid "
-            "#ccc;padding:.4rem;vertical-align:top;text-align:left;max-width:40rem} .desc{font-weight:normal;color:#333}"
+            "#ccc;padding:.4rem;vertical-align:top;text-align:left;max-width:40rem} "
+            ".desc{font-weight:normal;color:#333}"
             " .yes{background:#e6f4ea} .no{background:#fce8e6} .partial{background:#fef7e0} .removed{background:#eee}"
-            " .cell{font-weight:700;font-size:15px} .note{font-size:12px;color:#444;margin:.2rem 0} ul{padding-left:1rem;"
+            " .cell{font-weight:700;font-size:15px} .note{font-size:12px;color:#444;margin:.2rem 0} "
+            "ul{padding-left:1rem;"
             "margin:.3rem 0}</style><h1>Compatibility table (BCD's rules)</h1>"
             f"<p>{html.escape(where)}</p><table><tr><th>feature</th>{head}</tr>{''.join(rows)}</table></html>")
 

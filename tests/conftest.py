@@ -7,11 +7,13 @@ import sys
 
 import pytest
 
-pytest_plugins = ["pytester", "tests.suite_checks"]
-
 from conformance.core.case import find_case, forget_package
 from conformance.engine.launch import SpawnLauncher
 from conformance.engine.runner import Target, run_cell
+from tests import synthetic_report
+from tests.chromium import DEVICES, start_chromium
+
+pytest_plugins = ["pytester", "tests.suite_checks"]
 
 FIXTURE_PACKAGE = "tests.fixture_cases"
 
@@ -38,3 +40,19 @@ def forget(monkeypatch):
     for name in names:
         forget_package(name)
 
+
+# The browser tests' page and browser (tests/test_browser_questions.py, tests/test_browser_navigation.py); a module
+# that needs others defines its own. Each module gets its own (module scope); those modules skip without Chromium.
+@pytest.fixture(scope="module")
+def page(tmp_path_factory) -> str:
+    """The small synthetic report (`tests.synthetic_report.write`), as a file URL."""
+    return synthetic_report.write(tmp_path_factory.mktemp("questions") / "index.html").as_uri()
+
+
+@pytest.fixture(scope="module", params=list(DEVICES))
+def browser(request):
+    """Headless Chromium as each of `DEVICES`, its name in `driver.device`."""
+    driver = start_chromium(1400, 900, mobile=DEVICES[request.param])
+    driver.device = request.param
+    yield driver
+    driver.quit()

@@ -92,7 +92,8 @@ def test_a_retagged_wheel_runs_under_its_own_version_and_gates_against_the_relea
     assert (step.before, step.after) == (DOCUMENTED, CORP)
 
     # The other way round the known issue appears: a regression, exit 1.
-    back = cli.main(["gate", "--baseline", str(stored), "--candidate", str(results / f"{DOCUMENTED}-linux-x86_64.json")])
+    back = cli.main(["gate", "--baseline", str(stored),
+                     "--candidate", str(results / f"{DOCUMENTED}-linux-x86_64.json")])
     assert back == 1, capsys.readouterr().out
 
 
@@ -143,7 +144,8 @@ def test_run_python_takes_an_environment_the_suite_did_not_build(tmp_path, capsy
     out = capsys.readouterr().out
     assert code == 0, out
     (own,) = (results / "builds").glob(f"python-*/{DOCUMENTED}-linux-x86_64.json")
-    assert own == stored and json.loads(own.read_text(encoding="utf-8"))["jax_conformance"]["source"]["kind"] == "python"
+    assert own == stored
+    assert json.loads(own.read_text(encoding="utf-8"))["jax_conformance"]["source"]["kind"] == "python"
     release = results / f"{DOCUMENTED}-linux-x86_64.json"
     assert json.loads(release.read_text(encoding="utf-8"))["jax_conformance"]["source"]["kind"] == "index"
     assert f"gate (linux-x86_64: jax {DOCUMENTED} -> {DOCUMENTED})" in out and "1 cell(s) compared" in out

@@ -508,7 +508,8 @@ def test_a_private_census_reads_only_the_names_asked_for(tmp_path, fake_census):
 
 
 @pytest.mark.parametrize("argv, wrong", [
-    ([], "--out FILE is required"), (["--probe", "p.json"], "--out FILE is required"), (["--out"], "--out needs a FILE"),
+    ([], "--out FILE is required"), (["--probe", "p.json"], "--out FILE is required"),
+    (["--out"], "--out needs a FILE"),
     (["--out", "a", "--out", "b"], "--out given twice"), (["--out", "a", "--js", "b"], "unknown argument '--js'"),
     (["--out", "a", "extra"], "unknown argument 'extra'")])
 def test_the_census_command_line_refuses_in_one_line_what_it_cannot_read(argv, wrong, capsys):

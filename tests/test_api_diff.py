@@ -24,7 +24,8 @@ def by_name(changes):
 def test_each_state_change_is_found_with_its_kind():
     a = census("1.0", {"jax.old": fn(("x", P, None)), "jax.stays": fn(("x", P, None)),
                        "jax.warns": fn(("x", P, None)),
-                       "jax.was_warned": fn(("x", P, None), state="deprecated", message="jax.was_warned is deprecated")})
+                       "jax.was_warned": fn(("x", P, None), state="deprecated",
+                                            message="jax.was_warned is deprecated")})
     b = census("2.0", {"jax.new": fn(("x", P, None)), "jax.stays": fn(("x", P, None)),
                        "jax.warns": fn(("x", P, None), state="deprecated", message="jax.warns is deprecated"),
                        "jax.was_warned": fn(("x", P, None))})

@@ -92,7 +92,8 @@ def test_a_sentinel_keyword_that_warns_keeps_its_since_and_its_words():
     warned, to = _sentinel("0.5.0", WARNS), _sentinel("0.5.3", WARNS)
     (_, deprecation) = judged(CALL, to, None, (warned, to))
     assert (deprecation.state, deprecation.since) == ("deprecated", "≤0.5.0")
-    assert deprecation.message == "passing vectorized= to jax.pure_callback warns on jax 0.5.3: vectorized is deprecated"
+    assert deprecation.message == ("passing vectorized= to jax.pure_callback warns on jax 0.5.3: "
+                                   "vectorized is deprecated")
     quiet = _sentinel("0.5.3", {"state": "deprecated", "effect": "unknown", "message": "ends in X"})
     (_, deprecation) = judged(CALL, quiet)
     assert deprecation.message == "passing vectorized= to jax.pure_callback is deprecated on jax 0.5.3: ends in X"

@@ -89,7 +89,8 @@ def test_report_filters_and_details_work_in_chromium(browser, tmp_path):
     panel = browser.find_element(By.ID, "panel")
     assert panel.is_displayed()
     text = panel.text
-    assert "Observation against expectation" in text and "jax-conformance run --jax 0.12.0.1 -k 'demo.changed[new]'" in text
+    assert "Observation against expectation" in text
+    assert "jax-conformance run --jax 0.12.0.1 -k 'demo.changed[new]'" in text
 
     # The case detail with a self-contained script.
     panel.find_element(By.CSS_SELECTOR, "[data-casedetail]").click()

@@ -14,7 +14,9 @@ from urllib.parse import unquote
 import pytest
 
 from tests import synthetic_report
-from tests.test_browser_questions import axe_source, browser, fresh, page, panel, shown_rows  # noqa: F401 - fixtures
+# Before selenium's imports: it skips this module too where Chromium or selenium is missing. The `browser` and `page`
+# fixtures are tests/conftest.py's.
+from tests.test_browser_questions import axe_source, fresh, panel, shown_rows
 from selenium.webdriver.common.by import By  # noqa: E402 - after the skip in test_browser_questions
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402

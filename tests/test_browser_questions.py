@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests import synthetic_report
-from tests.chromium import require_chromium, start_chromium
+from tests.chromium import DEVICES, require_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,10 +26,6 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
-DEVICES = {"desktop": None, "phone": {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2.0,
-                                                         "touch": True}}}
-
-
 def axe_source() -> str | None:
     """axe-core's `axe.min.js`, from AXE_CORE_JS or an npm install under the checkout."""
     candidates = [os.environ.get("AXE_CORE_JS", ""), ROOT / ".ci" / "node_modules" / "axe-core" / "axe.min.js",
@@ -38,19 +34,6 @@ def axe_source() -> str | None:
         if candidate and Path(candidate).is_file():
             return Path(candidate).read_text(encoding="utf-8")
     return None
-
-
-@pytest.fixture(scope="module")
-def page(tmp_path_factory) -> str:
-    return synthetic_report.write(tmp_path_factory.mktemp("questions") / "index.html").as_uri()
-
-
-@pytest.fixture(scope="module", params=list(DEVICES))
-def browser(request):
-    driver = start_chromium(1400, 900, mobile=DEVICES[request.param])
-    driver.device = request.param
-    yield driver
-    driver.quit()
 
 
 class Steps:

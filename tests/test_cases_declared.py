@@ -35,14 +35,16 @@ def test_headline_rows_are_all_covered():
 
 
 @pytest.mark.skipif(not BEHAVIOURS.exists(),
-                    reason="../shared/behaviours.md is not beside this checkout (put the project's shared/ folder there)")
+                    reason="../shared/behaviours.md is not beside this checkout "
+                           "(put the project's shared/ folder there)")
 def test_every_named_row_exists_in_behaviours_md():
     documented = set(re.findall(r"^\| `([a-z0-9_.]+)`", BEHAVIOURS.read_text(encoding="utf-8"), re.M))
     assert declared_rows() - documented == set()
 
 
 @pytest.mark.skipif(not BEHAVIOURS.exists(),
-                    reason="../shared/behaviours.md is not beside this checkout (put the project's shared/ folder there)")
+                    reason="../shared/behaviours.md is not beside this checkout "
+                           "(put the project's shared/ folder there)")
 def test_the_chapter_the_probes_encode_is_the_one_behaviours_md_names():
     """Only that chapter's blocks are linked to the probes in the report (`chapter.grid.chapter_views`)."""
     from conformance.core.versions import DOCUMENTED_CHAPTER

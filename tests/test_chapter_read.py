@@ -388,7 +388,8 @@ def test_a_headings_markdown_links_and_myst_roles_read_as_their_text():
 def test_a_skip_lists_setup_is_its_code_and_reason_and_a_bad_one_is_one_line():
     from conformance.chapter.skiplist import parse_setup
 
-    text = '[setup]\ncode = "import math as m"\nreason = "the doctest harness gives m"\n\n[[skip]]\nhash = "abcdef12"\nreason = "r"\n'
+    text = ('[setup]\ncode = "import math as m"\nreason = "the doctest harness gives m"\n\n'
+            '[[skip]]\nhash = "abcdef12"\nreason = "r"\n')
     assert parse_setup(text) == ("import math as m", "the doctest harness gives m")
     assert len(parse_skip_list(text)) == 1  # the other entries read as before
     assert parse_setup('[[skip]]\nhash = "abcdef12"\nreason = "r"\n') == ("", "")

@@ -101,7 +101,8 @@ def test_a_transcript_is_its_first_non_blank_line_a_prompt():
 
 
 def test_each_example_of_a_transcript_is_a_step_at_its_own_lines():
-    runnable, steps, notes = transcript_steps(">>> def f():\n...     return 1\n>>> f()\n1\n\n>>> 2  # doctest: +SKIP\n2")
+    runnable, steps, notes = transcript_steps(">>> def f():\n...     return 1\n>>> f()\n1\n\n"
+                                              ">>> 2  # doctest: +SKIP\n2")
     assert runnable == "def f():\n    return 1\nf()\n\n\n\n"
     assert steps == (Step(1, 2, shown="", mode="single"), Step(3, 3, shown="1", mode="single"))
     assert notes == ("line 6: not run (doctest: +SKIP)",)

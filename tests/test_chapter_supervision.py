@@ -134,8 +134,9 @@ def test_a_block_cannot_rewrite_the_probe_cells_of_the_results_folder(tmp_path):
 
     path = tmp_path / "0.12.0.1-linux-x86_64.json"
     header = RunHeader(jax="0.12.0.1", platform="linux-x86_64", environment_digest="d", launcher="fork").to_json()
-    probes = {"jax_conformance": header, "tests": [{"nodeid": "conformance/cases/numerics.py::p", "outcome": "passed",
-                                                    "metadata": probe("numerics.p", "§3.1", Status.CONFORMS).to_json()}]}
+    test = {"nodeid": "conformance/cases/numerics.py::p", "outcome": "passed",
+            "metadata": probe("numerics.p", "§3.1", Status.CONFORMS).to_json()}
+    probes = {"jax_conformance": header, "tests": [test]}
     path.write_text(json.dumps(probes), encoding="utf-8")
     before = probe_snapshot(tmp_path, "0.12.0.1", "linux-x86_64")
     forge = ("import json\n"

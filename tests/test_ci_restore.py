@@ -373,7 +373,8 @@ def test_a_restore_onto_a_full_disk_sets_the_file_aside_and_leaves_no_partial_fi
     code = (f"import resource, sys; resource.setrlimit(resource.RLIMIT_FSIZE, ({size // 2}, {size // 2})); "
             f"sys.path.insert(0, {str(ROOT / '.github' / 'scripts')!r}); from restore_results import main; "
             "sys.exit(main(sys.argv[1:]))")
-    done = subprocess.run([sys.executable, "-c", code, str(site), "--into", str(into), "--keep", str(tmp_path / "keep")],
+    done = subprocess.run([sys.executable, "-c", code, str(site), "--into", str(into),
+                           "--keep", str(tmp_path / "keep")],
                           capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert f"set aside 0.8.0-{LINUX}.json (cannot be written here (File too large)); its cells run" in done.stdout

@@ -49,8 +49,8 @@ def argparse_use(source: str) -> tuple[bool, bool]:
 
 def test_no_module_below_the_cli_sees_parsed_arguments():
     """Nothing below the CLI imports it or takes its Namespace; a module that uses argparse at all is one of the
-    listed command lines of their own (census, screenshots, publish and restore parse theirs elsewhere: issue 60), and every
-    listed one still is (a stale entry fails too)."""
+    listed command lines of their own (census, screenshots, publish and restore parse theirs elsewhere: issue 60), and
+    every listed one still is (a stale entry fails too)."""
     seen, parsers = [], set()
     for path in sorted(PACKAGE.rglob("*.py")):
         name = str(path.relative_to(PACKAGE))

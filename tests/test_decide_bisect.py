@@ -313,7 +313,8 @@ def test_cli_bisect_stores_the_cells_it_runs_in_the_results_folder(monkeypatch, 
     assert "last good build: jax 0.7.2 (no commit recorded; tag jax-v0.7.2)" in out
     assert "jax commits between them: https://github.com/jax-ml/jax/compare/jax-v0.7.2...jax-v0.8.0" in out
     tested = sorted(p.name for p in results.glob("*.json"))
-    assert len(tested) == len(fake.argvs) and "0.8.0-linux-x86_64.json" in tested and "0.7.2-linux-x86_64.json" in tested
+    assert len(tested) == len(fake.argvs)
+    assert "0.8.0-linux-x86_64.json" in tested and "0.7.2-linux-x86_64.json" in tested
     first = fake.argvs[0]
     assert first[first.index("--jax-launch") + 1] == "spawn" and first[first.index("--jax-reuse") + 1] == str(results)
 

@@ -108,7 +108,8 @@ ENTRY = '[[expect]]\ncell = "a.b"\nstatus = "conforms"\n'
      "exp.toml:3: expectation entry 1: `status` should be a status or a list of statuses"),
     (ENTRY + 'jax = "0.8 or newer"\n', "exp.toml:4: expectation entry 1: `jax` is '0.8 or newer', not a version "
                                        'specifier such as ">=0.8" or ">=0.7,<0.9"'),
-    (ENTRY + 'jax = 8\n', 'exp.toml:4: expectation entry 1: `jax` should be a version specifier string such as ">=0.8"'),
+    (ENTRY + 'jax = 8\n',
+     'exp.toml:4: expectation entry 1: `jax` should be a version specifier string such as ">=0.8"'),
     (ENTRY + '[[expect]]\ncell = "a.c"\nstatus = "conforms"\n"jax" = 3\n',
      'exp.toml:7: expectation entry 2: `jax` should be a version specifier string such as ">=0.8"'),
     ('[[expect]]\ncell = "no dots here"\nstatus = "conforms"\n', "exp.toml:2: expectation entry 1: `cell` should name "

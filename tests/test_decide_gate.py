@@ -92,7 +92,8 @@ def test_gate_files_each_change_under_its_class_with_its_reason():
         "good": [("a.good", GOOD, "now conforms to the documented behaviour")],
         "printed": [("a.printed", PRINTED, printed_why)],
         "missing": [("a.gone", MISSING, "the candidate does not have this cell (it was not run)")],
-        "review": [("a.review", REVIEW, "status changed"), ("a.new", REVIEW, "new cell: the baseline does not have it")],
+        "review": [("a.review", REVIEW, "status changed"),
+                   ("a.new", REVIEW, "new cell: the baseline does not have it")],
     }
     assert outcome.acknowledged[0].acknowledged_by is entry and outcome.acknowledged[0].accepted_as == "expected"
     assert (outcome.unchanged, outcome.compared, outcome.allow_missing) == (0, 5, False)

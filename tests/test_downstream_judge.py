@@ -230,7 +230,8 @@ def test_a_suite_is_a_release_or_a_folder(tmp_path):
 
 def test_the_lock_swaps_only_jax_and_jaxlib():
     text = "jax==0.8.0\n    # via chex\njaxlib==0.8.0\njaxtyping==0.2\nml-dtypes==0.5\n"
-    assert swapped(text, "0.10.0", "") == "jax==0.10.0\n    # via chex\njaxlib==0.10.0\njaxtyping==0.2\nml-dtypes==0.5\n"
+    assert swapped(text, "0.10.0", "") == ("jax==0.10.0\n    # via chex\njaxlib==0.10.0\njaxtyping==0.2\n"
+                                          "ml-dtypes==0.5\n")
 
 
 def test_downstream_entries_reuse_the_expectations_checks_and_expire():

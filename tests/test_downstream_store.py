@@ -3,7 +3,6 @@ the command line's bad input (one line, exit 2)."""
 
 from __future__ import annotations
 
-import json
 
 import pytest
 

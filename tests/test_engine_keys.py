@@ -69,7 +69,8 @@ def test_the_case_digest_covers_the_module_source(monkeypatch):
 
 
 def test_the_environment_digest_is_the_packages_and_python_in_any_order():
-    assert keys.environment_digest({"a": "1", "b": "2"}, "3.12") == keys.environment_digest({"b": "2", "a": "1"}, "3.12")
+    assert (keys.environment_digest({"a": "1", "b": "2"}, "3.12")
+            == keys.environment_digest({"b": "2", "a": "1"}, "3.12"))
     assert keys.environment_digest({"a": "1"}, "3.12") != keys.environment_digest({"a": "1"}, "3.13")
     assert keys.environment_digest({"a": "1"}, "3.12") != keys.environment_digest({"a": "2"}, "3.12")
     text = json.dumps({"packages": {"a": "1"}, "python": "3.12"}, sort_keys=True)

@@ -171,7 +171,7 @@ PRUNE_DIFF = f'''--- a/{{path}}
 -cell = "values.steady"
 -status = ["differs"]
 -platform = "darwin-*"
-'''
+'''  # noqa: W293 - a unified diff's blank context line is a lone space
 
 
 @pytest.fixture

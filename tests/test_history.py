@@ -206,7 +206,8 @@ def test_a_history_from_a_newer_suite_is_refused_and_kept(tmp_path):
 
 def test_the_history_command_prints_a_summary_and_exits_0(tmp_path, capsys):
     folder(tmp_path, "one", BASE)
-    folder(tmp_path, "two", {"0.4.38": [cell("demo.a", status="differs", key="k-a"), *cells(b="differs", c="unsupported")],
+    folder(tmp_path, "two", {"0.4.38": [cell("demo.a", status="differs", key="k-a"),
+                                        *cells(b="differs", c="unsupported")],
                              "0.5.0": cells(a="conforms")})
     history = tmp_path / "history.json"
     assert cli.main(["history", "--previous", str(tmp_path / "none"), "--results", str(tmp_path / "one"),
@@ -283,7 +284,8 @@ def test_a_change_on_several_releases_is_one_line_and_the_cap_is_said(tmp_path):
     assert (group.reason, group.total, group.listed) == (CHANGED_CASE, 5, 3)
     assert [c.text() for c in group.cells] == ["demo.a on jax 0.4.38, 0.5.0, 0.6.0 · linux-x86_64: conforms → differs"]
     lines = since_markdown(view)
-    assert "- … and 2 more changed cells (the HTML page lists 200 per run at most, history.json counts every one)" in lines
+    assert ("- … and 2 more changed cells (the HTML page lists 200 per run at most, "
+            "history.json counts every one)") in lines
     many = CellChanges("demo.a", PLATFORM, "", "conforms", "differs", False, False, ["0.4.38", "0.5.0", "0.6.0",
                                                                                    "0.7.0", "0.8.0"])
     assert many.versions_text == "0.4.38 … 0.8.0 (5 releases)"

@@ -48,7 +48,8 @@ def test_all_matrix_is_every_final_release_since_0_4_38_read_from_the_index():
     assert resolve_versions(matrix, released + ["0.12.1"])[-1] == "0.12.1"  # a new release joins without an edit
 
 
-@pytest.mark.parametrize("text", ['since = "soon"', 'since = "0.4.38"\nnewest = 2', 'since = "0.4.38"\nversions = ["0.5.0"]'])
+@pytest.mark.parametrize("text", ['since = "soon"', 'since = "0.4.38"\nnewest = 2',
+                                  'since = "0.4.38"\nversions = ["0.5.0"]'])
 def test_bad_since_is_one_line(text):
     with pytest.raises(ConformanceError, match="`since` must be a JAX version"):
         parse_matrix(text, "bad", "bad.toml")

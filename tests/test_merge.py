@@ -116,6 +116,7 @@ def test_a_conflict_names_files_without_their_folders_on_any_system():
     from conformance.results.merge import Conflict
 
     conflict = Conflict("0.8.3", "linux-x86_64", "a.x", {"C:\\runs\\one.json": "differs",
-                                                         "/tmp/r/two.json (entry 2)": "conforms", "three.json": "error"})
+                                                         "/tmp/r/two.json (entry 2)": "conforms",
+                                                         "three.json": "error"})
     assert conflict.describe() == ("jax 0.8.3 linux-x86_64 a.x: differs in one.json, conforms in two.json (entry 2), "
                                    "error in three.json")

@@ -58,8 +58,8 @@ def test_bisect_output_naming_the_results_folder_it_will_make_is_refused_before_
     """A01's remainder: `bisect --json r2 --results r2` where r2 did not exist passed the check and failed only after
     the whole search (the verdict lost)."""
     r2 = tmp_path / "r2"
-    err = _refused(["bisect", "numerics.debug_nans_vmap_miss:vmap", "--good", "0.4.30", "--bad", "0.6.0", option, str(r2),
-                    "--results", str(r2)], capsys, monkeypatch)
+    err = _refused(["bisect", "numerics.debug_nans_vmap_miss:vmap", "--good", "0.4.30", "--bad", "0.6.0",
+                    option, str(r2), "--results", str(r2)], capsys, monkeypatch)
     assert "is the results folder" in err and not r2.exists()
 
 

@@ -5,7 +5,6 @@ a side reused beside one sampled now. No JAX: sessions are built from samples.""
 
 from __future__ import annotations
 
-import datetime
 
 import pytest
 

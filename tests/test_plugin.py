@@ -95,7 +95,8 @@ def test_workers_run_cells_ahead_and_keep_order(run_suite):
 
 def test_failure_text_shows_the_diff_and_the_reproduction(run_suite):
     result, _ = run_suite("-k", "differing")
-    result.stdout.fnmatch_lines(["*answer: expected 42, observed 41 (changed)*", "*reproduce: jax-conformance run --jax *-k machinery.differing*"])
+    result.stdout.fnmatch_lines(["*answer: expected 42, observed 41 (changed)*",
+                                 "*reproduce: jax-conformance run --jax *-k machinery.differing*"])
 
 
 HARNESS_FAULTS = '''
@@ -135,7 +136,8 @@ def test_a_harness_fault_in_any_phase_is_stored_with_its_cause_and_the_full_cell
     assert sorted(found) == ["conforming", "differing", "echo[a]", "echo[b]"]
     for name, metadata in found.items():
         assert metadata["rows"] and metadata["claim"] and metadata["section"], name
-        assert metadata["command"].startswith("jax-conformance run --jax ") and metadata["case"].startswith("machinery.")
+        assert metadata["command"].startswith("jax-conformance run --jax ")
+        assert metadata["case"].startswith("machinery.")
     assert (found["conforming"]["status"], found["conforming"]["harness"]) == (
         "conforms", "teardown: KeyError: 'PYTEST_CURRENT_TEST'")  # judged before the fault: its status stands
     assert (found["differing"]["status"], found["differing"]["harness"]) == (

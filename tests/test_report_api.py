@@ -28,7 +28,8 @@ def census_file(folder: Path, jax: str, names: dict) -> None:
     (folder / "api" / f"{jax}-{PLATFORM}.json").write_text(json.dumps(data), encoding="utf-8")
 
 
-FN = {"kind": "function", "state": "present", "signature": "(f, tree)", "params": [["f", "positional_or_keyword", None]]}
+FN = {"kind": "function", "state": "present", "signature": "(f, tree)",
+      "params": [["f", "positional_or_keyword", None]]}
 
 
 @pytest.fixture
@@ -173,7 +174,8 @@ def test_removed_between_two_releases_is_answered_in_two_steps_and_lists_never_o
             for b in boxes[i + 1:]:
                 overlap = min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 1
                 assert not overlap, (a, b)
-        spill = browser.execute_script("const s = document.getElementById('api'); return [s.scrollWidth, s.clientWidth]")
+        spill = browser.execute_script("const s = document.getElementById('api'); "
+                                       "return [s.scrollWidth, s.clientWidth]")
         assert spill[0] <= spill[1] + 1  # nothing in the section spills sideways
         browser.save_screenshot(str(tmp_path / f"api-{width}.png"))
     finally:

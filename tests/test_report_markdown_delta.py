@@ -29,7 +29,8 @@ def _probe(which):
 _probe.__module__ = "conformance.cases.scratch_delta"
 SECTION.case(
     claim="A delta case.",
-    params=[Param("moved", ["setup.environment"], Expect({})), Param("still", ["setup.environment"], Expect({}, printed={"shown": "old"}))],
+    params=[Param("moved", ["setup.environment"], Expect({})),
+            Param("still", ["setup.environment"], Expect({}, printed={"shown": "old"}))],
     changes=[Change(since="0.8.0", params=("moved",), why="It moved in 0.8.0 because of a measured cause.",
                     evidence="measured")],
 )(_probe)
@@ -39,7 +40,8 @@ DECLARED = _REGISTRY[("conformance.cases", "scratch_delta._probe")]
 def printed(status: str, differs: bool) -> dict:
     found = cell("scratch_delta._probe", "still", status, observation={"shown": "new" if differs else "old"})
     found["printed_expected"] = {"shown": "old"}
-    found["printed_diff"] = [{"path": "shown", "expected": "old", "observed": "new", "kind": "changed"}] if differs else []
+    found["printed_diff"] = ([{"path": "shown", "expected": "old", "observed": "new", "kind": "changed"}]
+                             if differs else [])
     return found
 
 

@@ -75,8 +75,8 @@ def model_of(history: dict[str, list[dict]]):
 
 HOSTILE = ["<script>alert(1)</script>", "[vmap](https://example.com)", "![x](y.png)", "*bold* **strong**",
            "_emphasis_ and __strong__", "a | b || c", "`rm -rf` and ``two``", "~~struck~~ ~one~", "&amp; &#91; &lt;",
-           "\\[already\\] \\", "debug_nans_vmap_miss and _lead and trail_", "line\nbreak\ttab", "see https://auto.link now",
-           "1. not a list", "# not a heading", "x > y < z"]
+           "\\[already\\] \\", "debug_nans_vmap_miss and _lead and trail_", "line\nbreak\ttab",
+           "see https://auto.link now", "1. not a list", "# not a heading", "x > y < z"]
 
 
 @pytest.mark.parametrize("value", HOSTILE)

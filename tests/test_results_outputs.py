@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from conformance.errors import ConformanceError
 from conformance.results import outputs
 from conformance.results.outputs import check_outputs, check_writable
+
+if TYPE_CHECKING:
+    import subprocess
 
 RESULT = "0.4.38-linux-x86_64.json"
 

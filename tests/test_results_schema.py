@@ -203,8 +203,8 @@ def test_build_identities():
 
 def test_a_result_file_reads_its_cells_and_unjudged_tests():
     report = {"jax_conformance": {**HEADER, "case_package": "teamcases"}, "duration": 2,
-              "tests": [{"nodeid": "x.py::a", "metadata": MINIMAL}, {"nodeid": "teamcases/m.py::p", "outcome": "failed"},
-                        {"nodeid": "garbage"}]}
+              "tests": [{"nodeid": "x.py::a", "metadata": MINIMAL},
+                        {"nodeid": "teamcases/m.py::p", "outcome": "failed"}, {"nodeid": "garbage"}]}
     found = result_file_from_json(report, "here.json")
     assert [c.cell_id for c in found.cells] == ["mod.probe", "teamcases/m.p"]
     assert (found.source, found.duration, found.header.jax) == ("here.json", 2.0, "0.8.3")

@@ -240,8 +240,8 @@ def is_public(name: str, obj: Any, exports: list[str] | None, bound: tuple[set[s
     """Public means public: listed in the module's `__all__` where it has one; else re-exported on purpose in its
     source, a jax object (`defined_under_jax`), a function the module's source binds by assignment (jax 0.6.2's
     `jax.extend.backend.add_clear_backends_callback = _util.cache_clearing_funs.add`, a builtin method), or a plain
-    constant or container (a tuple, a list, a dict: stax's layers) the module's source assigns. A foreign object the module
-    imports for its own use (stdlib, numpy, typing, a `jax._src` module) is not, nor a module it imports without
+    constant or container (a tuple, a list, a dict: stax's layers) the module's source assigns. A foreign object the
+    module imports for its own use (stdlib, numpy, typing, a `jax._src` module) is not, nor a module it imports without
     re-exporting it (`import jax` in `jax.lax`'s source does not make `jax.lax.jax` a name)."""
     if exports is not None:
         return name in exports

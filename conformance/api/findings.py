@@ -11,7 +11,8 @@
   (level error, warning or note), each located in its file (relative paths against `%SRCROOT%`; columns in
   Unicode code points, `columnKind`).
 
-JSON and SARIF are written in ASCII (Unicode escapes such as `\\u00e9`): a control character in a name or file name is never raw.
+JSON and SARIF are written in ASCII (Unicode escapes such as `\\u00e9`): a control character in a name or file name
+is never raw.
 """
 
 from __future__ import annotations

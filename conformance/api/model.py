@@ -149,8 +149,8 @@ def census_from(data: Any, source: str = "") -> Census:
     if data.get("format_version") != FORMAT_VERSION:
         release = data.get("jax") if isinstance(data.get("jax"), str) else "VERSION"
         raise ConformanceError(f"{where}: census format_version {data.get('format_version')!r}, this checkout reads "
-                               f"{FORMAT_VERSION} (public names only, keywords and config options JAX deprecated); take "
-                               f"it again: jax-conformance api census --jax {release} --rerun")
+                               f"{FORMAT_VERSION} (public names only, keywords and config options JAX deprecated); "
+                               f"take it again: jax-conformance api census --jax {release} --rerun")
     names, modules = data.get("names"), data.get("modules")
     if not isinstance(names, dict) or not isinstance(modules, dict):
         raise ConformanceError(f"{where}: a census needs \"names\" and \"modules\" objects")

@@ -117,8 +117,8 @@ def name_history(found: Sequence[Census], name: str) -> NameHistory:
     usable = [i for i, (_, state) in enumerate(states) if state in USABLE]
     last = states[usable[-1]][0] if usable else ""
     removed = states[usable[-1] + 1][0] if usable and usable[-1] + 1 < len(states) else ""
-    return NameHistory(name, platform, _first(states, lambda s: s in USABLE), _first(states, lambda s: s == "deprecated"),
-                       removed, last)
+    return NameHistory(name, platform, _first(states, lambda s: s in USABLE),
+                       _first(states, lambda s: s == "deprecated"), removed, last)
 
 
 def name_histories(censuses: Sequence[Census]) -> dict[str, dict[str, NameHistory]]:

@@ -1,6 +1,7 @@
 """§5 of the chapter: compile logs, cache-miss explanations, cache sizes, compile counts, the stages API
 and implicit transfers."""
 
+import functools
 import logging
 import os
 import re
@@ -635,7 +636,7 @@ def transfer_guard_levels():
         return verdict, seen
 
     for level in levels:
-        (facts[level], seen), stderr = _with_stderr_captured(lambda: guarded(level))
+        (facts[level], seen), stderr = _with_stderr_captured(functools.partial(guarded, level))
         if level != "disallow":
             facts[f"{level}_writes_transfer_message"] = "host-to-device transfer" in stderr
         details[level] = {"raised": seen, "stderr": stderr[-400:]}

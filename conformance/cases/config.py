@@ -236,7 +236,8 @@ def traceback_filtering_auto_under_ipython():
 
 
 def _stderr_profile(stderr, last):
-    """What JAX decides in a printed traceback (frames, internal frames, hint, the `last` lines), not Python's layout."""
+    """What JAX decides in a printed traceback (frames, internal frames, hint, the `last` lines), not Python's
+    layout."""
     lines = stderr.splitlines()
     files = [line for line in lines if line.startswith('  File "')]
     return {

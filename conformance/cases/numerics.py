@@ -316,7 +316,8 @@ def debug_nans_trigger(operation):
         "old_jit_after_clear_caches": "caught",
         "checkify_nan_checks_reports": True,
     }),
-    notes="The quiz's answer points to §3.1. The quiz's order, which the vmap_miss case does not probe: the jit functions run and vmap is traced "
+    notes="The quiz's answer points to §3.1. The quiz's order, which the vmap_miss case does not probe: the jit "
+          "functions run and vmap is traced "
           "while the flag is still off, and only then is it switched on. Answer B is asserted: the old function "
           "returns NaN without an exception; the fixes it names each catch the NaN. Each fix gets an old jit "
           "function of its own that ran before the vmap (so one fix does not recompile another's entry): the "
@@ -1048,7 +1049,7 @@ def check_grads_pass_silent():
         print(control)
         print(control, file=sys.stderr)
         result = outcome_of(lambda: check_grads(softplus_ok, (x,), order=1, modes=["rev"]))
-        warnings.warn(control, UserWarning)
+        warnings.warn(control, UserWarning, stacklevel=1)
     out_lines, err_lines = out.getvalue().splitlines(), err.getvalue().splitlines()
     warned = [str(w.message) for w in shown]
     grad = np.asarray(jax.grad(lambda v: softplus_ok(v).sum())(x), dtype=np.float64)

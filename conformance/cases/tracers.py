@@ -1,7 +1,7 @@
 """§4 of the chapter: the tracer error classes, the catalogue of tracer errors with their fixes, and tracer leaks."""
 
 from conformance.cases.helpers import outcome_of, require
-from conformance.core.case import Change, Expect, Observation, Param, Section
+from conformance.core.case import Expect, Observation, Param, Section
 
 SECTION = Section("§4", "Tracer errors")
 

@@ -230,7 +230,7 @@ def ordered_prints(form):
         warnings.simplefilter("always")
         outcome = outcome_of(lambda: printed_lines(lambda: steps(jnp.float32(2.0))))
         from_jax = list(caught)
-        warnings.warn("conformance control warning", UserWarning)
+        warnings.warn("conformance control warning", UserWarning, stacklevel=1)
     return Observation(
         {"raised": outcome.raised, "warnings": [f"{w.category.__name__}: {w.message}" for w in from_jax],
          "control_warning_seen": any("conformance control warning" in str(w.message) for w in caught),

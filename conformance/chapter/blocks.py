@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
-import warnings
 from typing import Iterable
 
 from conformance.chapter.magics import find_magics

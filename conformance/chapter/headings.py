@@ -83,8 +83,8 @@ def _first_atx(lines: list[str]) -> str:
 
 def chapter_title(form: str, text: str) -> str:
     """The chapter's own name, its first heading: a Markdown page's or notebook's first `#` heading (outside code
-    fences), a reStructuredText page's first heading, a plain-text chapter's first line (`Chapter 8: The Debugging Toolkit`); '' when it has none (or the line
-    is longer than a title)."""
+    fences), a reStructuredText page's first heading, a plain-text chapter's first line (`Chapter 8: The Debugging
+    Toolkit`); '' when it has none (or the line is longer than a title)."""
     if form == "notebook":
         try:
             cells = json.loads(text).get("cells") or []

@@ -1,9 +1,9 @@
 """Reading a chapter file, its map file and its skip list (the chapter package's only file reads).
 
 The form is told by the file's suffix: `.ipynb` a notebook, `.md`/`.markdown`/`.myst` Markdown or MyST, `.rst`
-reStructuredText, anything else plain text exported from a notebook. Every file is read as a regular file only (`readfile.read_regular_bytes`):
-a FIFO, a device or a folder is one line, never a hang. The chapter is read at run time; nothing of it is copied
-into the project.
+reStructuredText, anything else plain text exported from a notebook. Every file is read as a regular file only
+(`readfile.read_regular_bytes`): a FIFO, a device or a folder is one line, never a hang. The chapter is read at run
+time; nothing of it is copied into the project.
 
 The map file and the skip list are found, in order: the path given (`--map`, `--skip`), beside the chapter as
 `<stem>.map.toml` / `<stem>.skip.toml`, or in the project's `chapters/` folder under the same name.

@@ -3,8 +3,9 @@
 - Code: the body of a `.. code-block::` (`code`, `sourcecode`) whose language is Python (`python`, `py`,
   `python3`, `pycon`, `ipython`, `ipython3`; none: Sphinx's default highlights Python), of a `.. testcode::` and a
   `.. doctest::` (`sphinx.ext.doctest`), and each literal block (a paragraph ending `::`, then an indented block)
-  that holds a `>>>` transcript or parses as Python (a shell command, a table or output, `Result: 2` lines included, does not), and each doctest
-  block (a paragraph of its own that starts with `>>>`, to the next blank line). A directive's
+  that holds a `>>>` transcript or parses as Python (a shell command, a table or output, `Result: 2` lines
+  included, does not), and each doctest block (a paragraph of its own that starts with `>>>`, to the next blank
+  line). A directive's
   options (`:linenos:`, `:caption: ...`) are not code; a directive of another language is not a block.
 - What runs: a `>>>` transcript runs as a doctest, as JAX's documentation workflow runs its `.rst` pages
   (`pytest --doctest-glob='*.rst'`); other code runs as written, as a plain Markdown page's fences do.

@@ -13,9 +13,10 @@ resolves (a shell of no known kind, so rich and others still print plain text), 
 The plan names the blocks to run and those to run again first, quietly (`replay`: after the process before this
 one crashed or was killed, the blocks that had finished are replayed to rebuild the names later blocks use). For
 each block it appends a `start` record, then a `done` record (each with the runner's pid), to the records file (in
-the CLI's private folder, never the working folder), flushed and synced before the block runs and after: when the process dies or is killed, the parent knows every block that finished and which one
-was running. What a block writes to stdout and stderr (the file descriptors, so output from C and from JAX's
-callbacks is kept too) goes to files of its own. Each block runs under a time limit (`SIGALRM` raising
+the CLI's private folder, never the working folder), flushed and synced before the block runs and after: when the
+process dies or is killed, the parent knows every block that finished and which one was running. What a block
+writes to stdout and stderr (the file descriptors, so output from C and from JAX's callbacks is kept too) goes to
+files of its own. Each block runs under a time limit (`SIGALRM` raising
 `BlockTimeout`, which `except Exception` does not catch); a block stuck where Python cannot interrupt it is killed
 by the parent, which then starts the rest in a new process. A block that removed or emptied the working folder, or
 closed `sys.stdout`, costs the next block nothing: both are made again before each block. A child a block forked

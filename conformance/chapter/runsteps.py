@@ -3,8 +3,8 @@ states, and which global settings a block changed. Standard library only (and ja
 
 - `summary(exc, filename)`: the exception's class and the classes it is an instance of, the first line of its
   message that is not `Traceback (most recent call last):` (cut at a word, with `…`), the block's line of the
-  top-level statement that raised it (the outermost frame in the block's own file), and for an error raised in a callback
-  (JAX wraps the callback's traceback into its message) the last line of that traceback: the callback's own
+  top-level statement that raised it (the outermost frame in the block's own file), and for an error raised in a
+  callback (JAX wraps the callback's traceback into its message) the last line of that traceback: the callback's own
   exception (`SystemExit: 0` when `jax.debug.breakpoint()` read end-of-input).
 - `is_stated(exc, name, namespace)`: the page states `name` (`ValueError`, `jax.errors.ConcretizationTypeError`);
   the exception is an instance of that class (a subclass counts) when the name resolves to a class in the block's

@@ -47,7 +47,7 @@ import time
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from conformance.chapter.model import Block
 from conformance.chapter.supervisor import Records, RawResult, check_record, exit_text

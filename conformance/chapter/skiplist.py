@@ -191,7 +191,8 @@ def parse_setup(text: str, source: str = "the skip list") -> tuple[str, str]:
     without one)."""
     setup = _load(text, source).get("setup", {})
     if set(setup) - {"code", "reason"}:
-        raise ConformanceError(f"{source}: [setup] takes code and reason, not {', '.join(sorted(set(setup) - {'code', 'reason'}))}")
+        extra = ", ".join(sorted(set(setup) - {"code", "reason"}))
+        raise ConformanceError(f"{source}: [setup] takes code and reason, not {extra}")
     code, reason = setup.get("code", ""), setup.get("reason", "")
     if not isinstance(code, str) or not isinstance(reason, str):
         raise ConformanceError(f"{source}: [setup] code and reason should be strings")

@@ -5,7 +5,8 @@
 The observation travels only through FILE (written atomically), never through
 stdout or stderr, so a probe that prints, captures stdout or crashes cannot
 corrupt it. The child is the subreaper of whatever its probe starts (Linux): the probe
-runs in a forked process below it, and all that is left below it once that ends is killed. Standard library only: the target environment holds jax, jaxlib and numpy.
+runs in a forked process below it, and all that is left below it once that ends is killed. Standard library only:
+the target environment holds jax, jaxlib and numpy.
 """
 
 from __future__ import annotations

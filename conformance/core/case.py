@@ -36,7 +36,8 @@ from conformance.core.model import (DEFAULT_CASE_PACKAGE, NO_PARAM, PARAM_NAME, 
                                     CaseDeclarationError, Change, Expect, Observation, Param, Skip, Unsupported,
                                     folder_namespace, namespaced_row)
 # `_REGISTRY` too, though private: tests and scratch case packages read and clean the one registry through here.
-from conformance.core.registry import (_REGISTRY, _register, case_modules, find_case, find_workload, forget_package,
+from conformance.core.registry import _REGISTRY  # noqa: F401 - re-exported, as said above
+from conformance.core.registry import (_register, case_modules, find_case, find_workload, forget_package,
                                        import_failure, load_cases, load_module_cases, load_workloads, section_order)
 from conformance.core.validation import declared_params, validate
 
@@ -82,9 +83,9 @@ class Section:
         Either `rows`, `expect` (and `known_issue`) for a case without parameters, or
         `params`, a list of `Param`. `subsection` (`"3.1"`) refines where in the section
         the behaviour is documented. `discrepancy` (here or on a `Param`) records where the
-        chapter's asserted claim is false on the documented release, with what was measured. `fresh_interpreter` is the reason the probe needs a
-        newly started interpreter rather than a child forked from one that already imported jax
-        (`env` and `stdin` do not need it: the variables are set before that import). `changes`
+        chapter's asserted claim is false on the documented release, with what was measured. `fresh_interpreter`
+        is the reason the probe needs a newly started interpreter rather than a child forked from one that already
+        imported jax (`env` and `stdin` do not need it: the variables are set before that import). `changes`
         (here or on a `Param`) explains each release where a cell's status changes (`Change`).
         """
 
@@ -92,7 +93,8 @@ class Section:
             module = probe.__module__
             package, _, short_module = module.rpartition(".")
             namespace = folder_namespace(package)
-            case_id = f"{namespace}/{short_module}.{probe.__name__}" if namespace else f"{short_module}.{probe.__name__}"
+            case_id = (f"{namespace}/{short_module}.{probe.__name__}" if namespace
+                       else f"{short_module}.{probe.__name__}")
             declared = declared_params(case_id, rows, expect, known_issue, params)
             built = Case(
                 id=case_id,

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from conformance.decide.bisect import (BisectOutcome, Memo, Untestable, bisect, bug_reproduces, releases_between, same_bug_state,
-                                       same_observation)
+from conformance.decide.bisect import (BisectOutcome, Memo, Untestable, bisect, bug_reproduces, releases_between,
+                                       same_bug_state, same_observation)
 from conformance.decide.attribution import LIKE_BAD, LIKE_GOOD, NEITHER, Attribution, Mix, attribute
 from conformance.decide.cellref import resolve_cell
 from conformance.decide.commits import BuildCommits, commits_of_header

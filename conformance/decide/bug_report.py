@@ -35,7 +35,8 @@ def verdict_json(report: Any) -> dict[str, Any]:
     found = outcome is not None and not outcome.ends_agree
     data: dict[str, Any] = {"cell": report.cell_id, "find_fix": report.find_fix, "found": found,
                             "releases": list(report.releases), "tested": list(outcome.tested) if outcome else [],
-                            "skipped": [{"version": s.version, "why": s.why} for s in outcome.skipped] if outcome else [],
+                            "skipped": ([{"version": s.version, "why": s.why} for s in outcome.skipped]
+                                        if outcome else []),
                             "from_storage": list(report.from_storage), "ran": list(report.ran),
                             "environment": dict(report.environment)}
     if getattr(report, "dev", None) is not None:
@@ -118,7 +119,8 @@ def issue_markdown(report: Any, suite: str = "") -> str:
         lines += [f"- {line}" for line in report.attribution.details]
     lines += ["", f"## Observed in jax {outcome.last_good}", _facts(before.observation),
               "", f"## Observed in jax {outcome.first_bad}", _facts(after.observation),
-              "", "## What changed (field by field)", "", f"| field | jax {outcome.last_good} | jax {outcome.first_bad} |",
+              "", "## What changed (field by field)", "",
+              f"| field | jax {outcome.last_good} | jax {outcome.first_bad} |",
               "|---|---|---|", *(f"| {_code(c['path'])} | {_code(repr(c['before']))} | {_code(repr(c['after']))} |"
                                  for c in changed),
               "", "## Expected (what the chapter asserts)", _facts(after.expected)]

@@ -151,7 +151,8 @@ def prune(text: str, runs: list[MergedRun], source: str = "expectations") -> Pru
         kept_lines.pop()
     outcome.new_text = "".join(kept_lines)
     removed = {id(removal.entry) for removal in outcome.removals}
-    _same_entries(outcome.new_text, [raw for raw, entry in zip(data.get("expect", []), entries) if id(entry) not in removed],
+    _same_entries(outcome.new_text,
+                  [raw for raw, entry in zip(data.get("expect", []), entries) if id(entry) not in removed],
                   {k: v for k, v in data.items() if k != "expect"}, source)
     outcome.diff = "".join(difflib.unified_diff(lines, kept_lines, fromfile=f"a/{source}", tofile=f"b/{source}"))
     return outcome

@@ -198,7 +198,8 @@ def gate_text(outcome: GateOutcome, title: str) -> str:
     lines.extend(_dated_lines(outcome, "\n"))
     lines.extend(f"\nnote: {line}" for line in one_sided_platforms(outcome.only_in_baseline,
                                                                     outcome.only_in_candidate))
-    lines.extend(f"\nnote: {platform} is not gated: the baseline has no results for it" for platform in outcome.not_gated)
+    lines.extend(f"\nnote: {platform} is not gated: the baseline has no results for it"
+                 for platform in outcome.not_gated)
     if outcome.retired:
         lines.append(f"\n{RETIRED_HEADING.upper()} ({len(outcome.retired)})")
         lines.extend(f"  {line}" for line in outcome.retired)

@@ -70,7 +70,8 @@ class SourceOutcome:
                 lines.insert(2, f"  untested commits between them: {', '.join(c[:12] for c in found.untested_between)}")
             return lines
         bad = found.first_bad
-        lines = [f"jax source: last good commit {found.last_good[:12]} (over jaxlib {self.jaxlibs.get(found.last_good)})",
+        lines = [f"jax source: last good commit {found.last_good[:12]} "
+                 f"(over jaxlib {self.jaxlibs.get(found.last_good)})",
                  f"jax source: first bad commit {bad[:12]} (over jaxlib {self.jaxlibs.get(bad)}): "
                  f"{self.subjects.get(bad, '')}", f"  {commit_url(bad)}",
                  f"  tested {len(found.tested)} of {len(self.commits)} commits (first-parent history)"]

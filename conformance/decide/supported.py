@@ -4,10 +4,10 @@ A selected cell *behaves* on a release when its stored status there is `conforms
 a documented bug included), or when an expectations entry applies to it and accepts that status (it is
 acknowledged). A cell `skipped` on a platform (the chapter's claim is about another one) is not applicable there
 and counts for nothing. A release on which a selected cell misbehaves, or has no stored result, is excluded, and
-the cells that exclude it are named. The specifier bounds the range by the oldest and newest behaving releases stored and
-excludes every stored release between them that misbehaves (`jax>=0.8.1,!=0.9.0,<=0.12.0.1`): it speaks for stored
-releases only, so a release the results folder does not hold is neither excluded nor vouched for. Builds with a
-local label (`0.12.0.1+corp.3`, `+future`) are not releases and are left out.
+the cells that exclude it are named. The specifier bounds the range by the oldest and newest behaving releases
+stored and excludes every stored release between them that misbehaves (`jax>=0.8.1,!=0.9.0,<=0.12.0.1`): it speaks
+for stored releases only, so a release the results folder does not hold is neither excluded nor vouched for. Builds
+with a local label (`0.12.0.1+corp.3`, `+future`) are not releases and are left out.
 
 A known issue that no longer shows is not a reason to cap: a known-issue cell that `differs` on a release newer than
 the documented one (the bug the chapter documents is maybe fixed, what `gate` calls good news) behaves, and each such

@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -116,7 +116,8 @@ def _nodes(value: Any, key: str, where: str) -> tuple[tuple[str, str], ...]:
 
 def _number(value: Any, key: str, where: str, *, whole: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0 or (whole and value != int(value)):
-        raise ConformanceError(f"{where}: `{key}` should be a positive {'whole ' if whole else ''}number, not {value!r}")
+        raise ConformanceError(f"{where}: `{key}` should be a positive {'whole ' if whole else ''}number, "
+                               f"not {value!r}")
     return value
 
 

@@ -81,7 +81,7 @@ def read_events(text: str, *, killed: bool = False, exit_code: int | None = 0) -
         elif kind == "finished":
             run.finished = True
     if not run.finished:
-        how = (f"the run's time bound ended pytest" if killed else
+        how = ("the run's time bound ended pytest" if killed else
                f"pytest died (exit status {exit_code})" if exit_code is not None else "pytest died")
         if started is not None and started not in run.outcomes:
             run.outcomes[started] = NodeOutcome(started, "timeout" if killed else "crash",

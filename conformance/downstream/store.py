@@ -5,8 +5,8 @@
   storage: neither its suite environment is built nor its tests run.
 - `store_suite`: merges a run's cells into `<jax>-<platform>.json` (`results.store.ResultStore`, locked, atomic);
   the suite's stored cells that a whole run does not have are dropped (a test removed; a budget's run drops none, so
-  what it left out keeps its recorded duration), every other cell of the file is kept, and the file's header stays as it was (the probes' run); a new file gets a
-  header naming the suite's run.
+  what it left out keeps its recorded duration), every other cell of the file is kept, and the file's header stays
+  as it was (the probes' run); a new file gets a header naming the suite's run.
 - `suite_cells`: the suite's cells of a release as stored, whatever their key (what `gate --downstream` judges).
 """
 

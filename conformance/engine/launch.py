@@ -334,7 +334,8 @@ class ForkServer:
         return _outcome(code if isinstance(code, int) else None, timed_out, command.workdir, started, "fork")
 
     def close(self) -> None:
-        """Stop the server (its children are killed by their own cells); safe to call more than once, from any thread."""
+        """Stop the server (its children are killed by their own cells); safe to call more than once, from any
+        thread."""
         with self._closing:
             if self._closed:
                 return

@@ -10,11 +10,10 @@ import shlex
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable
 
-import conformance
 from conformance.core.case import DEFAULT_CASE_PACKAGE, Case, Skip
-from conformance.childenv import SOURCE_ROOT, child_environment
+from conformance.childenv import SOURCE_ROOT, child_environment  # noqa: F401 - SOURCE_ROOT re-exported: matrix, tests
 from conformance.core.observation import (DETAILS_CHARS, MESSAGE_CHARS, OBSERVATION_CHARS, ProcessOutcome,
                                           bounded)
 from conformance.core.status import Status

@@ -90,7 +90,8 @@ def prepare_pair(builder: Any, jax: str, jaxlib: str) -> JaxEnvironment:
     requirements = builder.requirements(jaxlib)
     minor = ".".join(interpreter.version.split(".")[:2])
     digest = hashlib.sha256(f"{jax}\n{jaxlib}\n{requirements.digest}\n{no_deps}".encode()).hexdigest()
-    path = builder.root / "envs" / f"pair-jax-{jax}-jaxlib-{jaxlib}-py{minor}-{digest[:10]}-idx{builder.options.digest()}"
+    path = (builder.root / "envs"
+            / f"pair-jax-{jax}-jaxlib-{jaxlib}-py{minor}-{digest[:10]}-idx{builder.options.digest()}")
     wanted = {"layout": ENV_LAYOUT, "jax": jax, "jaxlib": jaxlib, "python": interpreter.version,
               "requirements": requirements.digest, "no_deps": no_deps, "index": builder.options.digest()}
     base = (["--require-hashes", "-r", str(requirements.pin_file)] if requirements.pin_file is not None

@@ -4,12 +4,12 @@
   releases is `changed`, with the ratio new/old; equal, it is `same`.
 - A timed metric (`TIMED_METRICS`) is compared with a two-sided Mann–Whitney U test on the samples of the two
   releases (the exact permutation distribution of the mid-ranks for up to 20 samples in all, the normal
-  approximation with the tie correction beyond) and the ratio of the medians, new/old. It is `regressed` when p < `ALPHA` and the ratio is at least
-  the threshold (default `THRESHOLD`, ×1.25, or the workload's noise band where that is wider), `improved` when
-  p < `ALPHA` and the ratio is at most its inverse, `unknown` when the ratio passes the threshold but the test
-  cannot tell, the noise band is wider than the ratio, or either side has fewer than `MIN_SAMPLES`, and `same`
-  otherwise (the ratio within the threshold): the session then runs more
-  rounds for what is `unknown`, up to its bound.
+  approximation with the tie correction beyond) and the ratio of the medians, new/old. It is `regressed` when
+  p < `ALPHA` and the ratio is at least the threshold (default `THRESHOLD`, ×1.25, or the workload's noise band
+  where that is wider), `improved` when p < `ALPHA` and the ratio is at most its inverse, `unknown` when the ratio
+  passes the threshold but the test cannot tell, the noise band is wider than the ratio, or either side has fewer
+  than `MIN_SAMPLES`, and `same` otherwise (the ratio within the threshold): the session then runs more rounds for
+  what is `unknown`, up to its bound.
 - The noise band of a workload's metric is 1 + 3·(IQR/median) of its samples within one release, the widest over
   the releases measured (rustc-perf's fence, read as a ratio).
 """

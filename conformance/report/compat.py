@@ -47,7 +47,8 @@ FORMAT_VERSION = 3
 KNOWN_ISSUE_LEAD = "Known issue, a JAX bug (where this reads as supported, the bug is present): "
 # How a cell's status reads in a sentence (`<code>a.p[y]</code> differs in 0.6.0`).
 _STATUS_VERB = {"conforms": "conforms", "differs": "differs", "unsupported": "is unsupported",
-                "error": "ends in an error", "crash": "crashes", "timeout": "times out", "skipped": "is skipped", "flaky": "is flaky"}
+                "error": "ends in an error", "crash": "crashes", "timeout": "times out", "skipped": "is skipped",
+                "flaky": "is flaky"}
 FULL, PARTIAL, NONE = "full", "partial", "none"
 NOTE_CHARS = 300  # BCD's notes are a sentence or two; the whole why is one click away, on the page
 

@@ -71,8 +71,8 @@ def literal(value: Any) -> str:
 
 # A file name (`debugging.py`, `jax/_src/config.py`, `rows.tsv`): a linkifying renderer reads `.py` or `.md` as a
 # country's domain and makes the name a link to a host, so it is written as code.
-_FILE_NAME = re.compile(r"(?<![\w/.`-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.(?:py|pyi|md|toml|json|txt|ipynb|tsv|cfg|so|sh|"
-                        r"yml|yaml|html|c|cc|h))\b(?![\w/-])")
+_FILE_NAME = re.compile(r"(?<![\w/.`-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.(?:py|pyi|md|toml|json|txt|ipynb|tsv|cfg|so|"
+                        r"sh|yml|yaml|html|c|cc|h))\b(?![\w/-])")
 
 
 def prose(value: Any) -> str:
@@ -114,14 +114,15 @@ def _header(model: ReportModel, generated_at: str, html_link: str, absolute: boo
     return [
         "# JAX conformance report", "",
         f"Behaviours that the chapter “{CHAPTER}” documents for JAX {DOCUMENTED_JAX}, checked on {span} on "
-        f"{platforms}: {len(model.param_rows)} cell{'s' if len(model.param_rows) != 1 else ''} each. Generated {text(generated_at)} by jax-conformance "
+        f"{platforms}: {len(model.param_rows)} cell{'s' if len(model.param_rows) != 1 else ''} each. "
+        f"Generated {text(generated_at)} by jax-conformance "
         f"{text(conformance.__version__)}.", "",
         f"**[Open the interactive report]({link_target(html_link)})** for each cell's observation, its difference "
         f"from the chapter and a script that reproduces it. The words of the tables are explained in the "
         f"[legend](#legend) at the end. "
         + ("Every cell id links to its cell in the interactive report, at the release its line is about." if absolute
-           else f"The link is relative: it works beside {code(html_link)} only, and pasted elsewhere (a pull request, a "
-                "CI summary) it leads nowhere; `report --site-url URL` makes every link absolute and links each "
+           else f"The link is relative: it works beside {code(html_link)} only, and pasted elsewhere (a pull request, "
+                "a CI summary) it leads nowhere; `report --site-url URL` makes every link absolute and links each "
                 "cell id to its cell."),
     ]
 
@@ -206,7 +207,8 @@ def _since_tables(model: ReportModel, page: str = "") -> list[str]:
     if known:
         lines += ["", "## Known issues", "",
                   "A known issue is a bug the chapter documents: where the row conforms, the bug reproduces.", "",
-                  f"| known issue {lead}| bug reproduces in | not in | on the newest release |", "|---|" + "---|" * (3 + several)]
+                  f"| known issue {lead}| bug reproduces in | not in | on the newest release |",
+                  "|---|" + "---|" * (3 + several)]
         lines += known
     if changing:
         lines += ["", "## Since which release", "",
@@ -240,7 +242,8 @@ def from_to(model: ReportModel, before: str, after: str, page: str = "") -> list
     lines = ["", f"## From {text(before)} to {text(after)}", ""]
     steps = model.compare(before, after)
     for step in steps:
-        moved = [(group, change) for group in CHANGE_GROUPS[:-1] for change in step.groups[group] if change.status_changed]
+        moved = [(group, change) for group in CHANGE_GROUPS[:-1] for change in step.groups[group]
+                 if change.status_changed]
         quiet = len(step.groups["changed"]) - sum(1 for group, _ in moved if group == "changed")
         printed = len(step.groups["printed output changed"])
         if len(steps) > 1:

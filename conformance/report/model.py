@@ -683,7 +683,8 @@ def _is_final_release(version: str) -> bool:
     return not (parsed.local or parsed.is_prerelease or parsed.is_devrelease or parsed.is_postrelease)
 
 
-def build_model(files: Iterable[ResultFile], cases: Iterable[Case], releases: Sequence[str] | None = None) -> ReportModel:
+def build_model(files: Iterable[ResultFile], cases: Iterable[Case],
+                releases: Sequence[str] | None = None) -> ReportModel:
     """The report model from result files (any number of versions, platforms and shards).
 
     `releases` (the JAX releases the package index lists) let "what changed" name the exact release where a row

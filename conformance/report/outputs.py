@@ -43,7 +43,8 @@ def extra_outputs(markdown: Path | None, markdown_full: bool, html_link: str, co
     """The outputs asked for beyond the page; one `ConformanceError` when a Markdown option comes without a page, or
     `site_url` is not an http(s) address."""
     if markdown is None and (markdown_full or html_link != DEFAULT_HTML_LINK or compare):
-        raise ConformanceError("--markdown-full, --html-link and --compare shape the Markdown page; add --markdown PATH")
+        raise ConformanceError("--markdown-full, --html-link and --compare shape the Markdown page; "
+                               "add --markdown PATH")
     if site_url and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", site_url):
         raise ConformanceError(f"--site-url {site_url!r} is not an http(s) address of a folder, without a query or "
                                f"fragment, such as https://team.example/jax/")

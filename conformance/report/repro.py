@@ -56,7 +56,8 @@ def prelude() -> str:
     # run_script finds its scripts next to the reproduction script instead of in the suite's package.
     helpers = without_suite_imports(_HELPERS.read_text(encoding="utf-8")).replace(
         "    from conformance.scripts import script_path\n",
-        "    def script_path(name):\n        return os.path.join(os.path.dirname(os.path.abspath(__file__)), name + \".py\")\n")
+        "    def script_path(name):\n"
+        "        return os.path.join(os.path.dirname(os.path.abspath(__file__)), name + \".py\")\n")
     return ("from __future__ import annotations\n\n# ---- stand-ins for the suite's case API\n" + _strip_future(shim)
             + "\n\n# ---- the suite's shared probe helpers\n" + _strip_future(helpers))
 
@@ -130,13 +131,13 @@ def reproduction_script(case: object, param: str, jax: str, jaxlib: str = "", su
     stand-ins and helpers, the case module, and a `__main__` that runs the probe and prints its facts as JSON;
     given the cell's stored result on `jax` (`cell`, a `CellResult`), then its verdict (`verdict_main`).
     The scripts it runs with `run_script` (`scripts_used`) must be saved beside it."""
-    probe = getattr(case, "probe")
+    probe = case.probe
     module = module_source(probe.__module__)
     stdin = getattr(case, "stdin", None)
     run = run_line(case, param)
     call = f"{probe.__name__}({param!r})" if param else f"{probe.__name__}()"
     claim = " ".join(str(getattr(case, "claim", "")).split())
-    head = [f"# Reproduction of jax-conformance case {getattr(case, 'id')}{f'[{param}]' if param else ''}"
+    head = [f"# Reproduction of jax-conformance case {case.id}{f'[{param}]' if param else ''}"
             f"{f' (suite {suite})' if suite else ''}.", f"# Claim: {claim}",
             f"#   pip install jax=={jax} jaxlib=={jaxlib or jax}", f"#   {run}"]
     if stdin:
@@ -145,6 +146,6 @@ def reproduction_script(case: object, param: str, jax: str, jaxlib: str = "", su
         main = _FACTS_MAIN.replace("__CALL__", call)
     else:
         printed = sorted((getattr(cell, "printed_expected", None) or {}).keys())
-        status = getattr(getattr(cell, "status"), "value", str(getattr(cell, "status")))
-        main = verdict_main(call, getattr(cell, "expected"), printed, jax, status, getattr(cell, "observation"))
+        status = getattr(cell.status, "value", str(cell.status))
+        main = verdict_main(call, cell.expected, printed, jax, status, cell.observation)
     return "\n".join(head) + "\n" + prelude() + "\n\n# ---- the case module\n" + module + "\n\n" + main

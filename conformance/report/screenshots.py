@@ -8,8 +8,8 @@ Writes `screenshot-overview.png` (the page at 1400 px), `screenshot-table.png` (
 every cell, in the view the page opens in: compact with more than 12 version columns) and
 `screenshot-cell.png` (the same page with one cell's detail open: by default the first row whose
 cells differ across versions), `screenshot-compare.png` (What changed, comparing the oldest column with the newest) and
-`screenshot-phone.png` (a 390x844 phone, mobile emulation, with the same cell's detail as a sheet). Needs selenium (`pip install -e '.[test]'`) and Debian's `chromium` and
-`chromium-driver`; without them it says so in one line.
+`screenshot-phone.png` (a 390x844 phone, mobile emulation, with the same cell's detail as a sheet). Needs selenium
+(`pip install -e '.[test]'`) and Debian's `chromium` and `chromium-driver`; without them it says so in one line.
 """
 
 from __future__ import annotations

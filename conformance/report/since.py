@@ -16,7 +16,8 @@ from conformance.results.history import (CHANGED_CASE, KEY_NOT_RECORDED, NEW_CAS
 # The order the groups of changed cells are shown in, with what each reason means to a reader.
 GROUPS = {
     UNCHANGED_KEY: "the same case, probe code, suite and environment gave another result: the probe is "
-                   "nondeterministic (or the machine differs); the previous result is kept in the history beside the new one",
+                   "nondeterministic (or the machine differs); the previous result is kept in the history beside "
+                   "the new one",
     CHANGED_CASE: "the cell's key changed (its case, the shared probe code, the suite or the environment), so it ran "
                   "again and its result changed",
     KEY_NOT_RECORDED: "a result file without reuse keys: why it changed cannot be told",
@@ -135,13 +136,16 @@ def since_markdown(view: SinceView | None) -> list[str]:
     lines = ["", "## Since the last run", ""]
     against = f", compared with the run of {text(run_label(view.previous))}" if view.previous else ""
     lines.append(f"This run: {text(run_label(entry))}, suite {text(entry.suite_version or '?')}{against}. "
-                 + ("The first run in the history: every cell is new." if entry.first_run else text(view.summary) + "."))
+                 + ("The first run in the history: every cell is new." if entry.first_run
+                    else text(view.summary) + "."))
     for group in (g for g in view.groups if g.flagged):
         lines += ["", f"**⚠ {group.total} cell{'s' if group.total != 1 else ''} changed on an unchanged key "
                       f"(flagged):** {text(group.meaning)}."]
     new = [c for c in entry.new_columns if not entry.first_run]
     if new:
-        lines += ["", f"New release{'s' if len(new) != 1 else ''}: " + ", ".join(text(f"jax {c.jax} on {c.platform} ({c.cells} cell{'s' if c.cells != 1 else ''})") for c in new)
+        lines += ["", f"New release{'s' if len(new) != 1 else ''}: "
+                  + ", ".join(text(f"jax {c.jax} on {c.platform} ({c.cells} cell{'s' if c.cells != 1 else ''})")
+                              for c in new)
                   + "."]
     if entry.removed_columns:
         lines += ["", "No longer in the results: " + ", ".join(text(f"jax {c.jax} on {c.platform}")

@@ -35,7 +35,7 @@ class Span(Generic[T]):
 def spans(states: Sequence[tuple[str, T]]) -> list[Span[T]]:
     """Runs of equal states over `(release, state)` pairs in release order, oldest first."""
     out: list[Span[T]] = []
-    for i, (release, state) in enumerate(states):
+    for release, state in states:
         if out and out[-1].state == state:
             out[-1] = Span(state, out[-1].first, release)
         else:

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from conformance.core.casefolders import DOWNSTREAM_NAMESPACE
-from conformance.results.schema import CHAPTER_NAMESPACE, PERF_FORMAT, CellResult, ResultFile, build_identity, unjudged_cell
+from conformance.results.schema import (CHAPTER_NAMESPACE, PERF_FORMAT, CellResult, ResultFile, build_identity,
+                                        unjudged_cell)
 
 
 def _cell_id(test: Mapping[str, Any]) -> str | None:

@@ -352,4 +352,5 @@ def result_file_from_json(report: Any, source: str = "") -> ResultFile:
         cells.append(CellResult.from_json(metadata, f"tests[{i}].metadata"))
     duration = report.get("duration", 0.0)
     return ResultFile(header=header, cells=cells, source=source,
-                      duration=float(duration) if isinstance(duration, (int, float)) and math.isfinite(duration) else 0.0)
+                      duration=(float(duration) if isinstance(duration, (int, float)) and math.isfinite(duration)
+                                else 0.0))

@@ -1,4 +1,5 @@
-"""Plain Python scripts that probes run as files in a further process, when the behaviour is about a whole script's output."""
+"""Plain Python scripts that probes run as files in a further process, when the behaviour is about a whole script's
+output."""
 
 from pathlib import Path
 
