@@ -19,12 +19,11 @@ from conformance.decide.onegate import OneGateRequest, run_one_gate
 from conformance.decide.render import bisect_session_text, diff_text
 from conformance.decide.verdict_view import verdict_text
 from conformance.cli_parser import DEFAULT_REPORT, DEFAULT_RESULTS, build_parser
-from conformance.decide.sides import JUDGING_FLAGS, DiffRequest, GateRequest, run_diff, run_gate
+from conformance.decide.sides import JUDGING_FLAGS, DiffRequest, GateRequest, run_diff
 from conformance.decide.upkeep import prune_file, supported_lines
 from conformance.decide.upgrade import UpgradeRequest, run_upgrade
 from conformance.api.session import ApiDiffRequest, CensusRequest, ScanRequest, run_api_diff, run_censuses, run_scan
-from conformance.atomic import write_text_atomically
-from conformance.chapter.command import ChapterRequest, PagesRequest, run_chapter, run_pages
+from conformance.chapter.command import ChapterRequest, PagesRequest, bisect_of, run_chapter, run_pages
 from conformance.downstream.parser import DOWNSTREAM_OPTIONS, downstream_request, gate_tiers, run_downstream
 from conformance.engine import matrix
 from conformance.engine.ciwork import WorkRequest, plan_work
@@ -32,7 +31,7 @@ from conformance.engine.shards import parse_shard
 from conformance.engine.targets import BUILD_KINDS, Release, given_builds, releases
 from conformance.envs.builder import EnvironmentBuilder, page_packages
 from conformance.envs.index import IndexOptions, sort_versions
-from conformance.envs.matrix import DEFAULT_MATRIX, expand_words, matrix_versions
+from conformance.envs.matrix import DEFAULT_MATRIX, chosen_versions, expand_words, matrix_versions
 from conformance.envs.pins import compile_pins
 from conformance.errors import ConformanceError, one_line
 from conformance.perf.command import PerfCommand, perf_sides, run_perf_bisect, run_perf_command
@@ -81,8 +80,7 @@ class Progress:
 def command_list(args: argparse.Namespace) -> int:
     """Print the selected cases."""
     cells = matrix.select_run(matrix.case_folders(args.cases), args.expression).selected
-    print(cases_listing(cells))
-    print(f"\n{len(cells)} cells in {len({c.case.id for c in cells})} cases")
+    print(f"{cases_listing(cells)}\n\n{len(cells)} cells in {len({c.case.id for c in cells})} cases")
     return 0
 
 
@@ -90,8 +88,7 @@ def command_run(args: argparse.Namespace) -> int:
     """Prepare every target, run each, summarise, and write the report."""
     started, builder = time.monotonic(), make_builder(args)
     builds = given_builds({kind.option: getattr(args, kind.option) for kind in BUILD_KINDS})
-    versions = list(dict.fromkeys(args.jax)) if args.jax else [] if builds and not args.matrix else \
-        matrix_versions(args.matrix or DEFAULT_MATRIX, builder.index)
+    versions = chosen_versions(args.jax, args.matrix, builder, others=bool(builds))
     shard = parse_shard(args.shard) if args.shard else None
     selection, request = matrix.plan_run(settings(args, shard), versions)
     if shard and not selection.chosen:
@@ -122,10 +119,12 @@ def command_run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def render_report(paths: Any, out: Path, markdown: Path | None = None, junit: Path | None = None, cases: list | None = None,
-                  extra: ExtraOutputs | None = None, history: Path | None = None) -> tuple[Path, list[str]]:
+def render_report(paths: Any, out: Path, markdown: Path | None = None, junit: Path | None = None,
+                  cases: list | None = None, extra: ExtraOutputs | None = None,
+                  history: Path | None = None) -> tuple[Path, list[str]]:
     """Render every readable result file, naming each unreadable one and each conflict; the report and problems."""
-    done = render_results(paths, out, markdown, junit, cases, EnvironmentBuilder().index.cached_releases("jax"), extra, history)
+    releases = EnvironmentBuilder().index.cached_releases("jax")
+    done = render_results(paths, out, markdown, junit, cases, releases, extra, history)
     for problem in done.problems:
         _err(f"skipped unreadable {'' if problem.startswith(('census ', 'perf ')) else 'result file: '}{problem}")
     for conflict in done.conflicts:
@@ -239,8 +238,7 @@ def command_api(args: argparse.Namespace) -> int:
     if args.api_command == "census":
         builder = make_builder(args)
         builds = given_builds({kind.option: getattr(args, kind.option) for kind in BUILD_KINDS})
-        versions = list(dict.fromkeys(args.jax)) if args.jax else [] if builds and not args.matrix else \
-            matrix_versions(args.matrix or DEFAULT_MATRIX, builder.index)
+        versions = chosen_versions(args.jax, args.matrix, builder, others=bool(builds))
         done = run_censuses(CensusRequest(tuple(releases(versions) + builds), args.results, args.rerun), builder,
                             lambda line: _say(line, sys.stdout))
         for failure in done.failures:
@@ -264,15 +262,8 @@ def command_chapter(args: argparse.Namespace) -> int:
     """List a chapter's blocks, or run them as written on each release, store them as cells and summarise."""
     if args.pages is not None or args.docs is not None:
         return command_chapter_pages(args)
-    if args.file is None:
-        raise ConformanceError("name the chapter to run (jax-conformance chapter FILE), or a list of pages "
-                               "(--pages LIST --docs CHECKOUT)")
-    builder = make_builder(args)
-    bisecting = (args.bisect, args.good, args.bad) if args.bisect or args.good or args.bad else None
-    if bisecting and not all(bisecting):
-        raise ConformanceError("--bisect BLOCK needs --good VERSION and --bad VERSION")
-    versions = [] if args.blocks or bisecting else list(dict.fromkeys(args.jax)) if args.jax else \
-        matrix_versions(args.matrix or DEFAULT_MATRIX, builder.index)
+    bisecting, builder = bisect_of(args.file, args.bisect, args.good, args.bad), make_builder(args)
+    versions = [] if args.blocks or bisecting else chosen_versions(args.jax, args.matrix, builder)
     request = ChapterRequest(args.file, tuple(versions), args.skip, args.map, args.results, args.json, args.timeout,
                              args.blocks, args.rerun, bisecting, with_packages=page_packages(args.with_packages))
     check_outputs([("-o", args.report), ("--json", args.json)], results=args.results, reads=request.inputs())
@@ -288,8 +279,7 @@ def command_chapter_pages(args: argparse.Namespace) -> int:
     if args.pages is None or args.docs is None or args.file is not None or args.bisect:
         raise ConformanceError("--pages LIST and --docs CHECKOUT go together, without FILE or --bisect")
     builder = make_builder(args)
-    versions = [] if args.blocks else list(dict.fromkeys(args.jax)) if args.jax else \
-        matrix_versions(args.matrix or DEFAULT_MATRIX, builder.index)
+    versions = [] if args.blocks else chosen_versions(args.jax, args.matrix, builder)
     request = PagesRequest(args.pages, args.docs, tuple(versions), args.results, args.json, args.timeout,
                            args.blocks, args.rerun)
     check_outputs([("-o", args.report)], results=args.results, reads=request.inputs(), folders=[("--json", args.json)])
@@ -325,16 +315,13 @@ def command_upgrade(args: argparse.Namespace) -> int:
     """`upgrade --from A --to B`: everything that changes between two releases, one list per tier; a review, exit 0."""
     request = UpgradeRequest(args.from_version, args.to_version, settings(args), tuple(args.scan), args.perf_rounds,
                              args.markdown, args.json)
-    _say(run_upgrade(request, lambda: make_builder(args), Progress(), _say).text, sys.stdout)
-    return 0
+    return _say(run_upgrade(request, lambda: make_builder(args), Progress(), _say).text, sys.stdout) or 0  # a review
 
 
 LONG_COMMANDS = ("run", "diff", "gate", "bisect", "api", "chapter", "perf", "downstream", "upgrade")
-COMMANDS = {"list": command_list, "run": command_run, "report": command_report, "history": command_history,
-            "matrix": command_matrix, "pin": command_pin, "diff": command_diff, "gate": command_gate, "bisect": command_bisect,
-            "expectations": command_expectations, "supported": command_supported, "api": command_api,
-            "chapter": command_chapter, "perf": command_perf, "downstream": command_downstream,
-            "upgrade": command_upgrade}
+COMMANDS = {name: globals()[f"command_{name}"] for name in (  # `jax-conformance NAME` runs `command_NAME`
+    "list", "run", "report", "history", "matrix", "pin", "diff", "gate", "bisect", "expectations", "supported", "api",
+    "chapter", "perf", "downstream", "upgrade")}
 
 
 def main(argv: list[str] | None = None) -> int:

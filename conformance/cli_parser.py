@@ -61,7 +61,8 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--launch", choices=LAUNCHERS, default="fork",
                         help="fork cells from a per-version server that imported jax (default), or spawn each")
     parser.add_argument("--rerun", action="store_true", help="run every selected cell, even one with a stored result")
-    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR", help="results folder (default results/)")
+    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
+                        help="results folder (default results/)")
     add_common_options(parser)
 
 
@@ -75,7 +76,8 @@ def add_run_parser(commands: Any) -> None:
         run.add_argument(f"--{kind.option}", action="append", default=[], metavar=kind.metavar, help=kind.run_help)
     add_run_options(run)
     run.add_argument("--future", action="store_true", help="run each probe with JAX's registered deprecations "
-                     "accelerated, deprecated attributes removed and their warnings as errors (target <version>+future)")
+                     "accelerated, deprecated attributes removed and their warnings as errors "
+                     "(target <version>+future)")
     run.add_argument("--shard", metavar="K/N", help="run only shard K of N of the selected cells, balanced by "
                      "recorded durations; results go to <jax>-<platform>-shardKofN.json")
     run.add_argument("--shard-durations", type=Path, metavar="PATH",
@@ -126,7 +128,8 @@ def add_decision_parsers(commands: Any) -> None:
     diff.add_argument("baseline", type=Path, metavar="A", help="baseline result file, a folder of them, or a JAX "
                       "version (its stored results; cells not stored yet are run)")
     diff.add_argument("candidate", type=Path, metavar="B", help="candidate result file, folder or JAX version")
-    diff.add_argument("--json", type=Path, metavar="PATH", help="also write the differences as JSON (docs/decisions.md)")
+    diff.add_argument("--json", type=Path, metavar="PATH",
+                      help="also write the differences as JSON (docs/decisions.md)")
     add_run_options(diff)
     add_gate_parser(commands)
     bisecting = commands.add_parser("bisect", help="find the first JAX release whose verdict on one cell changes")
@@ -142,8 +145,10 @@ def add_decision_parsers(commands: Any) -> None:
                            help="folder the tested cells are stored in, like run's (default results/)")
     bisecting.add_argument("--attribute", action="store_true", help="then tell a jax change from a jaxlib change")
     bisecting.add_argument("--jax-source", type=Path, metavar="GIT_DIR", help="then bisect the jax commits between "
-                           "the two builds in this jax checkout, each installed with --no-deps over a jaxlib it accepts")
-    bisecting.add_argument("--issue", type=Path, metavar="PATH", help="also write a bug report ready to file (Markdown)")
+                           "the two builds in this jax checkout, each installed with --no-deps over a jaxlib it "
+                           "accepts")
+    bisecting.add_argument("--issue", type=Path, metavar="PATH",
+                           help="also write a bug report ready to file (Markdown)")
     bisecting.add_argument("--json", type=Path, metavar="PATH", help="also write the verdict as JSON")
     add_common_options(bisecting)
     add_bisect_perf_options(bisecting)
@@ -277,7 +282,8 @@ def add_api_parsers(commands: Any) -> None:
     diff.add_argument("--json", type=Path, metavar="PATH", help="also write {\"changes\": [...]} as JSON")
     scan = actions.add_parser("scan", help="the JAX names your code uses that --to removes, lacks or deprecates "
                               "(exit 1 when one is removed or missing)")
-    scan.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="Python files or folders (nothing is imported)")
+    scan.add_argument("paths", nargs="+", type=Path, metavar="PATH",
+                      help="Python files or folders (nothing is imported)")
     scan.add_argument("--to", required=True, metavar="VERSION", help="the release to upgrade to (or a census file, "
                       "wheels folder or interpreter)")
     scan.add_argument("--from", dest="from_version", metavar="VERSION",

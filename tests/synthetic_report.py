@@ -52,8 +52,8 @@ CASES = [
         Param("", ["demo.api"], Expect({"ok": True}),
               changes=[Change(since="0.8.0", why=API_WHY, evidence="CHANGELOG 0.8.0")]),),
           section="§4 Printing values"),
-    _case("demo.wording", "The message reads as the chapter prints it.", (Param("", ["demo.wording"], Expect({"ok": True})),),
-          section="§4 Printing values"),
+    _case("demo.wording", "The message reads as the chapter prints it.",
+          (Param("", ["demo.wording"], Expect({"ok": True})),), section="§4 Printing values"),
     _case("demo.regressed", "A behaviour that breaks in the newest release, for no declared reason.", (
         Param("", ["demo.regressed"], Expect({"ok": True})),), section="§5 Compilation"),
 ]
@@ -139,7 +139,8 @@ def write(out: Path) -> Path:
 LARGE_VERSIONS = [f"0.{minor}.{patch}" for minor in range(4, 10) for patch in range(2)]
 LARGE_PLATFORMS = ["linux-x86_64", "darwin-arm64"]
 LARGE_CASES = [_case(f"big.case{i:03d}", f"Claim {i}, a sentence as long as a real one.",
-                     (Param("", [f"big.row{i:03d}"], Expect({"ok": True})),), section=f"§{1 + i // 30} Part {1 + i // 30}")
+                     (Param("", [f"big.row{i:03d}"], Expect({"ok": True})),),
+                     section=f"§{1 + i // 30} Part {1 + i // 30}")
                for i in range(150)]
 
 

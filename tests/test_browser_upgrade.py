@@ -15,7 +15,7 @@ import pytest
 
 from tests import synthetic_report
 from tests.chromium import require_chromium, start_chromium
-from tests.test_browser_questions import DEVICES, Steps, axe_source, fresh
+from tests.test_browser_questions import DEVICES, axe_source, fresh
 
 require_chromium()
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from conformance.chapter.bisecting import bisect_block, find_block
+from conformance.chapter.bisecting import bisect_block
 from conformance.chapter.model import BlockStatus
 from tests.test_chapter_cells import ASSERTS, CHAPTER, FIRST, cells_for
 

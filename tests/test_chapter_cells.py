@@ -148,7 +148,8 @@ def test_the_public_json_has_the_issues_shape_with_versions_in_pep440_order():
     assert first["detail"]["0.4.38"] == "line 1: assert old_release is False" and first["detail"]["0.12.0.1"] == ""
     assert document["blocks"][3]["detail"]["0.12.0.1"].startswith("NameError: name 'checked' is not defined")
     assert summary_line("0.12.0.1", by_version["0.12.0.1"], 1.0, "(x)") == (
-        "jax 0.12.0.1: 2 of 4 blocks run as written (1 raised, 1 after an earlier failure; 1 printed differently) (x) in 1.0s")
+        "jax 0.12.0.1: 2 of 4 blocks run as written (1 raised, 1 after an earlier failure; 1 printed differently) "
+        "(x) in 1.0s")
 
 
 def test_the_report_data_grid_summaries_since_links_and_disagreements():

@@ -121,3 +121,19 @@ def test_without_sigalrm_chapter_says_in_one_line_that_it_needs_it_and_blocks_st
     assert "needs POSIX signals (SIGALRM" in line and "WSL" in line
     assert not (tmp_path / "results").exists()
     assert cli.main(["chapter", str(chapter), "--blocks"]) == 0
+
+
+def test_bisect_of_takes_all_three_or_none_and_needs_the_chapter():
+    """`--bisect BLOCK --good G --bad V` is one triple or nothing; one of them alone, or no chapter, is one line."""
+    from pathlib import Path
+
+    from conformance.chapter.command import bisect_of
+    from conformance.errors import ConformanceError
+
+    assert bisect_of(Path("page.md"), None, None, None) is None
+    assert bisect_of(Path("page.md"), "b1", "0.8.3", "0.12.0.1") == ("b1", "0.8.3", "0.12.0.1")
+    for given in (("b1", None, None), (None, "0.8.3", None), ("b1", "0.8.3", None), (None, None, "0.12.0.1")):
+        with pytest.raises(ConformanceError, match="needs --good VERSION and --bad VERSION"):
+            bisect_of(Path("page.md"), *given)
+    with pytest.raises(ConformanceError, match="name the chapter to run"):
+        bisect_of(None, "b1", "0.8.3", "0.12.0.1")

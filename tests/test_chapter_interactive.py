@@ -93,7 +93,8 @@ def test_the_report_draws_an_interactive_block_with_its_own_glyph_and_words():
     assert drawn["label"] == ("0.12.0.1: not run: it waits for a person: not run: it waits for a person at line 5: "
                               "jax.debug.breakpoint()")
     assert MEANINGS["interactive"].startswith("not run: it waits for a person")
-    assert page.breaks == () and page.summaries[0]["text"] == "0.12.0.1: 0 of 0 blocks run as written (1 interactive, not run)"
+    assert page.breaks == () and page.summaries[0]["text"] == (
+        "0.12.0.1: 0 of 0 blocks run as written (1 interactive, not run)")
 
 
 def test_the_blocks_listing_says_an_interactive_block_is_not_run():

@@ -23,7 +23,8 @@ def test_each_adjacent_pair_says_its_status_changes_and_its_printed_changes_alon
         row("d", {"0.4.38": cell("ran"), "0.8.3": cell("assert_failed", True), "0.12.0.1": cell("ran", True)}),
     ))
     assert block_steps(grid) == (
-        BlockStep("0.4.38", "0.8.3", (BlockChange("a", "ran", "raised"), BlockChange("d", "ran", "assert_failed", True)),
+        BlockStep("0.4.38", "0.8.3",
+                  (BlockChange("a", "ran", "raised"), BlockChange("d", "ran", "assert_failed", True)),
                   (BlockChange("b", "ran", "ran", True),)),
         BlockStep("0.8.3", "0.12.0.1", (BlockChange("d", "assert_failed", "ran", True),),
                   (BlockChange("b", "ran", "ran", False),)))

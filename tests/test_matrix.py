@@ -75,3 +75,21 @@ def test_diff_takes_a_v_spelled_version_for_the_version_not_a_path(tmp_path):
     from conformance.decide.sides import stored_build
     assert stored_build(tmp_path, Path("v0.4.38"), lambda: "linux-x86_64") == Path("0.4.38")
     assert stored_build(tmp_path, Path("0.5.0-rc1"), lambda: "linux-x86_64") == Path("0.5.0rc1")
+
+
+def test_chosen_versions_given_releases_builds_only_and_the_matrix():
+    """The one rule `run`, `api census`, `chapter` and `perf` use for the releases they run on: `--jax` each once in
+    order, never asking the index; none beside builds alone; the named matrix, else the default one."""
+    class NoIndex:
+        @property
+        def index(self):
+            raise AssertionError("the index was asked")
+
+    from conformance.envs.matrix import chosen_versions, load_matrix
+
+    assert chosen_versions(["0.6.2", "0.5.3", "0.6.2"], None, NoIndex()) == ["0.6.2", "0.5.3"]
+    assert chosen_versions(["0.6.2"], "quick", NoIndex(), others=True) == ["0.6.2"]
+    assert chosen_versions([], None, NoIndex(), others=True) == []
+    offline = type("Offline", (), {"index": None})()  # a matrix of fixed versions needs no index's answer
+    assert chosen_versions(None, "quick", offline, others=True) == list(load_matrix("quick").versions)
+    assert chosen_versions(None, None, offline) == list(load_matrix("default").versions)

@@ -14,7 +14,7 @@ from conformance.chapter.model import BlockStatus
 from conformance.core.status import Status
 from conformance.report.html import write_report
 from tests.chromium import needs_chromium, start_chromium
-from tests.test_chapter_cells import ASSERTS, FIRST, RAISES, cells_for, probe, result_file
+from tests.test_chapter_cells import ASSERTS, FIRST, cells_for, probe, result_file
 
 
 
@@ -179,7 +179,8 @@ def test_a_chapters_title_is_its_first_heading():
         "Chapter 8: The Debugging Toolkit"
     assert chapter_title("markdown", "---\ntitle: x\n---\n```\n# not a heading\n```\n# `jax.debug` and you\n") == \
         "jax.debug and you"
-    notebook = '{"cells": [{"cell_type": "code", "source": "# no"}, {"cell_type": "markdown", "source": ["## Title\\n"]}]}'
+    notebook = ('{"cells": [{"cell_type": "code", "source": "# no"}, '
+                '{"cell_type": "markdown", "source": ["## Title\\n"]}]}')
     assert chapter_title("notebook", notebook) == "Title"
 
 

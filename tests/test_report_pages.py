@@ -68,7 +68,8 @@ def page_report(tmp_path, releases=RELEASES):
     files = []
     for version, statuses in releases.items():
         keys = block_keys(PAGE, {}, 120.0, f"env-{version}", "runner")
-        cells = [block_cell(PAGE, b, outcome(version, b, s), version, keys[b.id]) for b, s in zip(PAGE.blocks, statuses)]
+        cells = [block_cell(PAGE, b, outcome(version, b, s), version, keys[b.id])
+                 for b, s in zip(PAGE.blocks, statuses)]
         files.append(ResultFile(RunHeader(jax=version, platform="linux-x86_64", finished_at=version), cells))
     out = write_report(without_blocks(files), tmp_path / "index.html", cases=[],
                        chapters=chapter_views(merge_files(files), {}), generated_at="2026-12-06T00:00:00+00:00")
@@ -113,7 +114,8 @@ def test_the_overview_says_the_pages_count_on_its_newest_release_and_its_status_
     assert overview == (
         "Overview JAX Frequently Asked Questions: 4 blocks on 3 releases; on the newest, 0.12.0.1: 1 of 4 blocks "
         "run as written (1 assert failed, 1 raised, 1 after an earlier failure; 1 printed differently). 3 status "
-        "changes and 1 change of printed output alone between adjacent releases. A block's asserts and exceptions decide its status; what it prints is "
+        "changes and 1 change of printed output alone between adjacent releases. A block's asserts and exceptions "
+        "decide its status; what it prints is "
         "compared with what the page shows after it, and a difference is only a mark (P), on a block that ran as "
         "written.")
 

@@ -107,7 +107,8 @@ def test_performance_judges_b_against_a_and_names_a_failing_side():
     by_name = {item.name: item for item in tier.items}
     assert slow.verdict == "regressed" and by_name["perf.dispatch_loop run_s"].weight == BREAKS
     assert by_name["perf.dispatch_loop run_s"].detail.startswith("x1.4 ")
-    assert by_name["perf.buffer temp_bytes"].weight == BREAKS and "new from 0" in by_name["perf.buffer temp_bytes"].detail
+    assert (by_name["perf.buffer temp_bytes"].weight == BREAKS
+            and "new from 0" in by_name["perf.buffer temp_bytes"].detail)
     assert by_name["perf.gone"].change == "fails on 0.12.0.1" and by_name["perf.gone"].weight == BREAKS
     assert "perf.dispatch_loop fusions" not in by_name  # `same` is no change
     assert tier.heading == "Performance: 3 of 3 change"
@@ -177,7 +178,8 @@ def test_the_page_judges_every_pair_of_releases_so_a_drift_gets_a_verdict():
     data = upgrade_data(["0.4.38"], _outcome())["perf"]
     drift = [v for v in data["pairs"].get("0-4", []) if v[:2] == ["perf.dispatch_loop", "run_s"]]
     assert drift and drift[0][2] == "regressed" and drift[0][3] > 1.25  # oldest to newest: judged
-    steps = [v for i in range(4) for v in data["pairs"].get(f"{i}-{i + 1}", []) if v[:2] == ["perf.dispatch_loop", "run_s"]]
+    steps = [v for i in range(4) for v in data["pairs"].get(f"{i}-{i + 1}", [])
+             if v[:2] == ["perf.dispatch_loop", "run_s"]]
     assert steps == []  # each step alone stays inside ×1.25: the neighbours' verdicts never flag the drift
     assert data["errors"] == {"perf.gone": ["0.12.0.1"]} and "medians" not in data
 

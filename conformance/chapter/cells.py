@@ -151,7 +151,8 @@ def block_cell(chapter: Chapter, block: Block, outcome: Outcome, jax_version: st
                      "observed": [line[1:] for line in outcome.printed_diff if line[:1] == "+"], "kind": "changed"}] \
         if outcome.printed_differs else []
     details = {"chapter": chapter.name, "source": Path(chapter.path).name, "form": chapter.form, "block": block.id,
-               "index": block.index + 1, "hash": block.hash, "line": block.line, "end_line": block.end_line, "output_line": block.output_line,
+               "index": block.index + 1, "hash": block.hash, "line": block.line, "end_line": block.end_line,
+               "output_line": block.output_line,
                "section": block.section, "heading": block.heading.text, "first_code": block.first_code,
                "detail": outcome.detail, "message": outcome.message, "because": outcome.because,
                "replayed": outcome.replayed, "printed_lines": list(outcome.printed_diff)}

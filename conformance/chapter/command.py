@@ -44,6 +44,19 @@ LETTER = {BlockStatus.RAN: ".", BlockStatus.ASSERT_FAILED: "A", BlockStatus.RAIS
           BlockStatus.LISTING: "l", BlockStatus.INTERACTIVE: "i"}
 
 
+def bisect_of(path: Path | None, block: str | None, good: str | None, bad: str | None) -> tuple[str, str, str] | None:
+    """`--bisect BLOCK --good G --bad V` as one triple (None when none of the three is given), or a one-line
+    `ConformanceError` when the chapter or one of the three is missing."""
+    if path is None:
+        raise ConformanceError("name the chapter to run (jax-conformance chapter FILE), or a list of pages "
+                               "(--pages LIST --docs CHECKOUT)")
+    if not (block or good or bad):
+        return None
+    if not (block and good and bad):
+        raise ConformanceError("--bisect BLOCK needs --good VERSION and --bad VERSION")
+    return block, good, bad
+
+
 @dataclass(frozen=True)
 class ChapterRequest:
     """What `chapter` was asked: the chapter file, the releases, the skip list and map file (None: found beside the

@@ -122,7 +122,8 @@ class ReleaseSummary:
     @property
     def parts(self) -> list[str]:
         """Each status's count in words, the blocks run as written first: `89 ran as written`, `1 raised`."""
-        ordered = sorted(self.counts.items(), key=lambda item: (item[0] not in _AS_WRITTEN_WORDS, _ORDER.get(item[0], 99)))
+        ordered = sorted(self.counts.items(),
+                         key=lambda item: (item[0] not in _AS_WRITTEN_WORDS, _ORDER.get(item[0], 99)))
         return [f"{n} {_words(status)}" for status, n in ordered if n]
 
     @property

@@ -6,8 +6,9 @@
 - `interactive`: it calls something that waits for a person (`breakpoint()`, `input()`, `jax.debug.breakpoint()`,
   `pdb.set_trace()`: `chapter.interactive`); not run.
 - `timeout` / `crash`: it ran past its time limit / its process died while it ran.
-- the errors the page states (a statement's `# ValueError: ...`, a `"ValueError: ..."` string after it, `# ==> raises X`, a
-  `>>>` example's traceback; the block's `raises-exception` tag): a raise that is an instance of the stated class
+- the errors the page states (a statement's `# ValueError: ...`, a `"ValueError: ..."` string after it,
+  `# ==> raises X`, a `>>>` example's traceback; the block's `raises-exception` tag): a raise that is an instance of
+  the stated class
   (a subclass counts; the runner decides it in the block's namespace) is `raised_as_documented`, a raise of another
   class `raised_otherwise` (both named), no raise `did_not_raise`. The first statement that is not as the page
   says decides; a block whose every stated error was raised as stated, and that ran to its end otherwise, is

@@ -87,7 +87,8 @@ def check_request(request: UpgradeRequest) -> None:
     check_outputs([("--markdown", request.markdown), ("--json", request.json_path)], results=request.settings.results)
 
 
-def _behaviours(request: UpgradeRequest, make_builder: Callable[[], Any], on_event: Callable[[Any], None]) -> list[Tier]:
+def _behaviours(request: UpgradeRequest, make_builder: Callable[[], Any],
+                on_event: Callable[[Any], None]) -> list[Tier]:
     declared = {case.id: case for case in matrix.select_run(matrix.case_folders(request.settings.cases), None).declared}
 
     def why_of(case_id: str, param: str) -> str:

@@ -145,6 +145,15 @@ def matrix_versions(name_or_path: str, index) -> list[str]:
     return list(resolve_versions(matrix, index.releases("jax"), pre=bool(getattr(options, "pre", False))))
 
 
+def chosen_versions(jax: Iterable[str] | None, matrix: str | None, builder, others: bool = False) -> list[str]:
+    """The releases a command runs on: each `--jax` release once, in order; else none when only other targets (builds,
+    interpreters: `others`) were given and no `--matrix`; else the matrix's (the default matrix when none is named),
+    the only case that asks `builder.index` (so a command given its releases touches no index before its checks)."""
+    if jax:
+        return list(dict.fromkeys(jax))
+    return [] if others and not matrix else matrix_versions(matrix or DEFAULT_MATRIX, builder.index)
+
+
 def expand_words(words: Iterable[str], index, resolve=matrix_versions) -> list[str]:
     """The JAX versions that words name, in order, each once: a version (not an existing path) as it is, a matrix
     name or `.toml` path as its versions (`resolve(word, index)`; `latest` asks the index)."""

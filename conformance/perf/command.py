@@ -24,7 +24,7 @@ from typing import Any
 
 from conformance.atomic import write_text_atomically
 from conformance.core.case import DEFAULT_CASE_PACKAGE
-from conformance.envs.matrix import DEFAULT_MATRIX, matrix_versions
+from conformance.envs.matrix import chosen_versions, matrix_versions
 from conformance.errors import ConformanceError
 from conformance.perf import stats
 from conformance.decide.tiers import Tier
@@ -62,9 +62,7 @@ class PerfCommand:
 def perf_sides(jax: Sequence[str] | None, pythons: Sequence[str], matrix: str | None, builder: Any) -> list[str]:
     """The sides `perf` names: the `--jax` releases (else the matrix's, unless only interpreters are given), then
     the `--python` interpreters."""
-    releases = list(dict.fromkeys(jax)) if jax else [] if pythons and not matrix else \
-        matrix_versions(matrix or DEFAULT_MATRIX, builder.index)
-    return releases + list(pythons)
+    return chosen_versions(jax, matrix, builder, others=bool(pythons)) + list(pythons)
 
 
 def _request(command: PerfCommand, builder: Any, sides: Sequence[str] | None = None) -> PerfRequest:

@@ -196,11 +196,13 @@ def page_data(model: ReportModel) -> dict[str, Any]:
                               for c in row.cells])
     return {
         "suite": conformance.__version__, "schema": SCHEMA_VERSION, "documented": DOCUMENTED_JAX,
-        "columns": [{"jax": c.jax, "platform": c.platform, "qv": c.quoted_version, "rt": c.run_target, "series": c.series,
-                     "newest": c.newest_in_series, "vr": ranks[c.jax], "cond": c.conditions} for c in model.columns],
+        "columns": [{"jax": c.jax, "platform": c.platform, "qv": c.quoted_version, "rt": c.run_target,
+                     "series": c.series, "newest": c.newest_in_series, "vr": ranks[c.jax], "cond": c.conditions}
+                    for c in model.columns],
         "condcase": MISCOMPILE_CASE, "sections": [s.heading for s in model.sections], "looks": cell_looks(),
         "cases": cases, "rows": rows, "cells": cells, "expected": expected_table,
-        "modules": modules, "prelude": prelude(), "scripts": script_sources(), "mains": [main_template(v) for v in (1, 0)],
+        "modules": modules, "prelude": prelude(), "scripts": script_sources(),
+        "mains": [main_template(v) for v in (1, 0)],
     }
 
 
@@ -356,8 +358,8 @@ def write_report(
     api = api_view(censuses)
     markdown = None if markdown_path is None else markdown_summary(
         model, full=extra.markdown_full, generated_at=moment, html_link=extra.html_link, lead=since_markdown(since),
-        compare=extra.compare, site_url=extra.site_url, api=api, chapters=chapter_pages(chapters, len(model.platforms) > 1),
-        perf=perf)
+        compare=extra.compare, site_url=extra.site_url, api=api,
+        chapters=chapter_pages(chapters, len(model.platforms) > 1), perf=perf)
     write_text_atomically(out, render_html(model, moment, since, api, chapters, perf))
     if markdown_path is not None:
         write_text_atomically(markdown_path, markdown)

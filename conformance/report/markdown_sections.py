@@ -1,7 +1,8 @@
 """The Markdown page's summaries of the report's other sections: the chapter as written (per chapter, each release's
 counts and the first block not as written), every public name (per release, the names added, removed and newly
-deprecated) and performance (per release, the workloads' decided verdicts against the release before). Short by design: a release is one line, whatever the number of blocks or names, so the page stays a
-size one pastes. Pure logic; the escaping is `report.markdown`'s."""
+deprecated) and performance (per release, the workloads' decided verdicts against the release before). Short by
+design: a release is one line, whatever the number of blocks or names, so the page stays a size one pastes. Pure
+logic; the escaping is `report.markdown`'s."""
 
 from __future__ import annotations
 
@@ -119,9 +120,9 @@ def perf_summary(perf: PerfView | None, text: Escape, page: str) -> list[str]:
     where = f" ([medians per release]({page}#performance))" if page else ""
     lines = ["", "## Performance", "",
              f"{len(perf.rows)} workload{'' if len(perf.rows) == 1 else 's'} on {len(perf.releases)} release"
-             f"{'' if len(perf.releases) == 1 else 's'}, in interleaved rounds{where}. What moved against the release "
-             "before: times where a rank test decides it (p < 0.01, past ×1.25 and the noise band); bytes, compilations "
-             "and HLO counts whenever they differ.",
+             f"{'' if len(perf.releases) == 1 else 's'}, in interleaved rounds{where}. What moved against the "
+             "release before: times where a rank test decides it (p < 0.01, past ×1.25 and the noise band); bytes, "
+             "compilations and HLO counts whenever they differ.",
              "", "| release | slower or bigger | faster or smaller | HLO counts |", "|---|---|---|---|"]
     for release in perf.releases:
         if (release, True) in named or (release, False) in named or release in counted:

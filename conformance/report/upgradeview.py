@@ -57,8 +57,8 @@ def release_medians(outcome: PerfOutcome) -> dict[str, list[Any]]:
 def upgrade_data(versions: Sequence[str], outcome: PerfOutcome | None, judged: int | None = None) -> dict[str, Any]:
     """The section's data block: `releases` for the selects, and `perf` (None without samples): its `releases`
     (the sides, oldest first), `workloads`, `errors` (workload → the releases it failed on), and either `pairs`
-    (rank-test verdicts of every pair, when at most `judged` tests, `MAX_JUDGED` by default) or `medians` (module docstring), with the
-    threshold."""
+    (rank-test verdicts of every pair, when at most `judged` tests, `MAX_JUDGED` by default) or `medians` (module
+    docstring), with the threshold."""
     perf = None
     if outcome is not None:
         count, workloads = len(outcome.request.sides), outcome.request.workloads
