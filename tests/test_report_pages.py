@@ -240,19 +240,52 @@ def test_a_notebooks_block_is_named_by_its_cell_as_the_blocks_listing_names_it()
         "§1.2, line 8: x = 1"
 
 
-def test_the_markdown_of_a_page_says_nothing_of_probes(tmp_path):
-    page_report(tmp_path)
+def page_markdown(tmp_path, site_url: str = "") -> str:
+    """The Markdown page (`report --markdown`) of the page's report: its blocks and no probe."""
+    from conformance.report.outputs import ExtraOutputs
+
     files = []
     for version, statuses in RELEASES.items():
         keys = block_keys(PAGE, {}, 120.0, f"env-{version}", "runner")
         files.append(ResultFile(RunHeader(jax=version, platform="linux-x86_64", finished_at=version), [
             block_cell(PAGE, b, outcome(version, b, s), version, keys[b.id]) for b, s in zip(PAGE.blocks, statuses)]))
     write_report(without_blocks(files), tmp_path / "again.html", cases=[], markdown_path=tmp_path / "page.md",
-                 chapters=chapter_views(merge_files(files), {}), generated_at="2026-12-06T00:00:00+00:00")
-    section = (tmp_path / "page.md").read_text(encoding="utf-8").split("## The chapter as written")[1].split("\n## ")[0]
+                 chapters=chapter_views(merge_files(files), {}), generated_at="2026-12-06T00:00:00+00:00",
+                 extra=ExtraOutputs(site_url=site_url))
+    return (tmp_path / "page.md").read_text(encoding="utf-8")
+
+
+def test_the_markdown_of_a_page_says_what_the_page_holds_and_nothing_of_probes(tmp_path):
+    text = page_markdown(tmp_path)
+    version = __import__("conformance").__version__
+    paragraphs = text.split("\n\n")
+    assert paragraphs[:3] == [
+        "# JAX conformance report",
+        "The page “JAX Frequently Asked Questions” (4 blocks) run block by block as written on 3 JAX releases (0.4.38 "
+        "to 0.12.0.1) on linux-x86_64. 3 block status changes between adjacent releases. Generated "
+        f"2026-12-06T00:00:00+00:00 by jax-conformance {version}.",
+        "**[Open the interactive report](index.html)** for each block's status on each release, what it raised and "
+        "what it printed against the page. The words of the tables are explained in the [legend](#legend) at the "
+        "end. The link is relative: it works beside `index.html` only, and pasted elsewhere (a pull request, a CI "
+        "summary) it leads nowhere; `report --site-url URL` makes it absolute."]
+    # the probes' sections are not there: the page, then the legend of the words its counts use
+    assert re.findall(r"^## .*", text, flags=re.M) == ["## The page as written", "## Legend"]
+    section = text.split("## The page as written")[1].split("\n## ")[0]
+    assert section.split("\n\n")[1:3] == ["The page's own code, run block by block as written on each release.",
+                                           "**JAX Frequently Asked Questions** (`faq`, 4 blocks):"]
     assert "| 0.12.0.1 | 1 of 4 blocks run as written (1 assert failed, 1 raised, 1 after an earlier failure; 1 " \
-           "printed differently) |" in section
-    assert "probe" not in section.lower()
+           "printed differently) | the same |" in section
+    legend = text.split("## Legend")[1]
+    for word in ("assert failed", "raised", "after an earlier failure", "printed differently"):
+        assert f"\n| {word} | " in legend
+    for wrong in ("probe", "chapter", "cell", "documented release", "conforms", "Debugging Toolkit"):
+        assert wrong.lower() not in text.lower(), wrong
+
+
+def test_the_markdown_of_a_page_with_a_site_address_says_no_more_of_its_link(tmp_path):
+    head = page_markdown(tmp_path, "https://example.org/r/").split("\n\n")[2]
+    assert head.endswith("The words of the tables are explained in the [legend](#legend) at the end. ")
+    assert "](https://example.org/r/index.html)" in head
 
 
 def test_beside_the_suites_chapter_and_its_probes_a_page_says_nothing_of_probes(tmp_path):

@@ -17,12 +17,14 @@ from typing import Any
 from urllib.parse import quote
 
 import conformance
+from conformance.chapter.model import BlockStatus
 from conformance.core.observation import decode_nonfinite
 from conformance.core.status import (KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED, KNOWN_ISSUE_PRESENT,
                                      KNOWN_ISSUE_WORDING, MEANING, Status)
 from conformance.core.versions import DOCUMENTED_JAX
 from conformance.report.apiview import ApiView
-from conformance.report.chapterpage import ChapterPage
+from conformance.report.chapterpage import MEANINGS as BLOCK_MEANINGS
+from conformance.report.chapterpage import ChapterPage, changes_said, pages_said
 from conformance.report.common import STATUS_ORDER, cell_address, page_address, visible
 from conformance.report.markdown_sections import api_summary, chapter_summary, perf_summary
 from conformance.report.model import CHANGE_GROUPS, NOT_RUN, ParamRow, ReportModel, TableCell
@@ -105,18 +107,32 @@ def cell_name(cell_id: str, jax: str, platform: str, page: str, several: bool, i
     return f"[{name}]({link_target(cell_address(page, cell_id, jax, platform if several else ''))})"
 
 
-def _header(model: ReportModel, generated_at: str, html_link: str, absolute: bool = False) -> list[str]:
+def _header(model: ReportModel, generated_at: str, html_link: str, absolute: bool = False,
+            pages: Sequence[ChapterPage] = ()) -> list[str]:
+    """The title and first lines; with `pages` (a report of pages and no probe) they say what the pages hold, in the
+    sentences the HTML page's header and closing line use (`chapterpage.pages_said`, `changes_said`)."""
     versions = [jax for jax, _ in model.versions]
     span = (f"{len(versions)} JAX release{'s' if len(versions) != 1 else ''}"
             + (f" ({text(versions[0])} to {text(versions[-1])})" if len(versions) > 1 else
                f" ({text(versions[0])})" if versions else ""))
     platforms = ", ".join(text(p) for p in model.platforms) or "no platform"
+    stamp = f"Generated {text(generated_at)} by jax-conformance {text(conformance.__version__)}."
+    if pages:
+        return [
+            "# JAX conformance report", "",
+            f"{text(pages_said(pages))} run block by block as written on {span} on {platforms}. "
+            f"{text(changes_said(pages))} {stamp}", "",
+            f"**[Open the interactive report]({link_target(html_link)})** for each block's status on each release, "
+            "what it raised and what it printed against the page. The words of the tables are explained in the "
+            "[legend](#legend) at the end. "
+            + ("" if absolute else f"The link is relative: it works beside {code(html_link)} only, and pasted "
+               "elsewhere (a pull request, a CI summary) it leads nowhere; `report --site-url URL` makes it absolute."),
+        ]
     return [
         "# JAX conformance report", "",
         f"Behaviours that the chapter “{CHAPTER}” documents for JAX {DOCUMENTED_JAX}, checked on {span} on "
         f"{platforms}: {len(model.param_rows)} cell{'s' if len(model.param_rows) != 1 else ''} each. "
-        f"Generated {text(generated_at)} by jax-conformance "
-        f"{text(conformance.__version__)}.", "",
+        f"{stamp}", "",
         f"**[Open the interactive report]({link_target(html_link)})** for each cell's observation, its difference "
         f"from the chapter and a script that reproduces it. The words of the tables are explained in the "
         f"[legend](#legend) at the end. "
@@ -125,6 +141,27 @@ def _header(model: ReportModel, generated_at: str, html_link: str, absolute: boo
                 "a CI summary) it leads nowhere; `report --site-url URL` makes every link absolute and links each "
                 "cell id to its cell."),
     ]
+
+
+# The words a page's counts use where they are not the status's own (`chapter.model.counted`), and the skip list's
+# meaning said without the suite's chapter.
+_PAGE_WORDS = {
+    BlockStatus.SKIPPED: ("skipped", "left out by the skip list, with its reason"),
+    BlockStatus.LISTING: ("listing not run", "a listing the page's own build does not execute"),
+    BlockStatus.INTERACTIVE: ("interactive, not run", "it waits for a person (breakpoint(), input(), "
+                                                      "jax.debug.breakpoint())"),
+}
+
+
+def _page_legend() -> list[str]:
+    """The legend of a report of pages and no probe: the words its tables count blocks in."""
+    lines = ["", "## Legend", "", "| word | meaning |", "|---|---|"]
+    for status in BlockStatus:
+        word, meaning = _PAGE_WORDS.get(status, (status.words, BLOCK_MEANINGS[status.value]))
+        lines.append(f"| {text(word)} | {text(meaning.removeprefix(status.words + ': '))} |")
+    lines.append("| printed differently | a block that ran as written printed otherwise than the page shows after it; "
+                 "a mark, it does not change the block's status |")
+    return lines
 
 
 def _legend() -> list[str]:
@@ -303,12 +340,16 @@ def markdown_summary(model: ReportModel, *, full: bool = False, generated_at: dt
     (`report.markdown_sections`)."""
     page = page_address(html_link, site_url)
     cells = page if site_url else ""
+    # A report of pages and no probe says only what its pages hold, as the HTML page does (`html.template_context`).
+    probes = bool(model.param_rows) or not chapters
     delta = from_to(model, *compare, page=cells) if compare else []
-    lines: list[str] = _header(model, _moment(generated_at), page, bool(site_url)) + delta + list(lead or [])
-    lines += _overview(model) + _discrepancies(model, cells) + _since_tables(model, cells)
-    lines += chapter_summary(chapters, text, code, cells) + api_summary(api, text, cells)
+    lines: list[str] = _header(model, _moment(generated_at), page, bool(site_url), () if probes else chapters) + \
+        delta + list(lead or [])
+    if probes:
+        lines += _overview(model) + _discrepancies(model, cells) + _since_tables(model, cells)
+    lines += chapter_summary(chapters, text, code, cells, probes) + api_summary(api, text, cells)
     lines += perf_summary(perf, text, cells)
-    if full:
+    if full and probes:
         lines += _changes(model, cells) + _every_cell(model, cells)
-    return "\n".join(lines + _legend()) + "\n"
+    return "\n".join(lines + (_legend() if probes else _page_legend())) + "\n"
 

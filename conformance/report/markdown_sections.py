@@ -22,13 +22,16 @@ def _block(name: str, text: Escape, code: Escape) -> str:
     return f"{text(place)} ({code(first, in_table=True)})" if first else text(place)
 
 
-def chapter_summary(pages: Sequence[ChapterPage], text: Escape, code: Escape, page: str) -> list[str]:
-    """"The chapter as written": per chapter its title, file and blocks, a line per release, the disagreements."""
+def chapter_summary(pages: Sequence[ChapterPage], text: Escape, code: Escape, page: str, probes: bool = True
+                    ) -> list[str]:
+    """"The chapter as written": per chapter its title, file and blocks, a line per release, the disagreements. In a
+    report of pages and no probe (`probes` False) it is "The page as written", as the HTML page names it."""
     if not pages:
         return []
     where = f" ([in the interactive report]({page}#chapter))" if page else ""
-    lines = ["", "## The chapter as written", "",
-             f"The chapter's own code, run block by block as written on each release{where}."]
+    word = "chapter" if probes else "page"
+    lines = ["", f"## The {word} as written", "",
+             f"The {word}'s own code, run block by block as written on each release{where}."]
     for found in pages:
         several = f" on {text(found.platform)}" if len({p.platform for p in pages}) > 1 else ""
         lines += ["", f"**{text(found.name)}**{several} ({code(found.chapter)}, {len(found.rows)} blocks):", "",
