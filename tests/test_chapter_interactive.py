@@ -101,7 +101,9 @@ def test_the_blocks_listing_says_an_interactive_block_is_not_run():
     from conformance.chapter.listing import block_lines
 
     lines = block_lines(PAGE, {})
-    assert lines[3].endswith("; not run: it waits for a person at line 5: jax.debug.breakpoint())")
+    # the prose under its `# Prints:` is a sentence, not output the block shows (`stated._SENTENCE`)
+    assert lines[3] == "      (not run: it waits for a person at line 5: jax.debug.breakpoint())"
+    assert (PAGE.blocks[0].output, PAGE.blocks[0].output_known) == ("", False)
     assert "waits" not in " ".join(lines[4:])
     skipped = block_lines(PAGE, {PAGE.blocks[0].id: "by hand"})[3]  # the skip list's word, not both
-    assert skipped.endswith("; skipped: by hand)") and "waits" not in skipped
+    assert skipped == "      (skipped: by hand)"

@@ -35,6 +35,12 @@ _PRINTS = re.compile(r"^\s*#\s*Prints:\s*(.*)$")
 _OUTPUT_COMMENT = re.compile(r"^\s*#\s*>>\s?(.*)$")
 _OR = re.compile(r"^\s*#\s*OR\s*$")
 _NOT_OUTPUT = re.compile(r"^\s*(?:<[^<>]*>|\.\.\.|…)\s*$")  # `<do something else>`, `...`: not output
+# A line under a `# Prints:` line that is plainly a sentence, prose about what happens rather than output: a capital
+# letter, then four words or more each one space apart, ending in `.`, `:` or `!`, and no character a repr or a
+# printed value has (brackets, braces, parentheses, `=`, `<`, `>`, a digit). Conservative on purpose: a printed
+# line with any of those, a lower-case start, a double space (numpy's columns) or fewer words is read as output; the
+# rest of the `# Prints:` line itself is always output (`print("Hello world.")`, `# Prints: Hello world.`).
+_SENTENCE = re.compile(r"^(?=.*[.:!]$)[A-Z][^\s\[\]{}()=<>\d]*(?: [^\s\[\]{}()=<>\d]+){3,}$")
 ALTERNATIVE = "\n# OR\n"  # how alternatives are joined in a shown text (`printed.alternatives` splits them)
 
 
@@ -109,12 +115,13 @@ def _prints_groups(lines: list[str], start: int, stop: int | None) -> str | None
     stop = len(lines) if stop is None else stop
     alternatives: list[list[str]] = []
     current: list[str] | None = None
+    prose = False  # whether a sentence was left out of `current`: left empty by that, it states no output
     k = start
     while k < stop:
         found = _PRINTS.match(lines[k])
         if _OR.match(lines[k]) and current is not None:
-            alternatives.append(current)
-            current = None
+            alternatives += [current] if current or not prose else []
+            current, prose = None, False
             k += 1
             continue
         k += 1
@@ -127,10 +134,12 @@ def _prints_groups(lines: list[str], start: int, stop: int | None) -> str | None
                 and not _OR.match(lines[k]):
             text = lines[k].lstrip()[1:]
             text = text[1:] if text.startswith(" ") else text
-            if not _NOT_OUTPUT.match(text):
+            if _SENTENCE.match(text.rstrip()):
+                prose = True
+            elif not _NOT_OUTPUT.match(text):
                 current.append(text)
             k += 1
-    if current is not None:
+    if current is not None and (current or not prose):
         alternatives.append(current)
     if not alternatives:
         return None
