@@ -219,7 +219,7 @@ def command_supported(args: argparse.Namespace) -> int:
 
 def command_bisect(args: argparse.Namespace) -> int:
     """Bisect the releases between --good and --bad for the first whose verdict on CELL changes."""
-    check_outputs([("--issue", args.issue), ("--json", args.json)], results=args.results)  # before the search
+    check_outputs([("--issue", args.issue), ("--json", args.json)], results=args.results, reads=args.cases)  # first
     request = BisectRequest(args.cell, args.good, args.bad, args.find_fix, args.launch, args.results, tuple(args.cases),
                             args.attribute, args.jax_source, args.pre)
     found = run_bisect(request, make_builder(args), Progress())  # notices, dropped cells and each step, as they come

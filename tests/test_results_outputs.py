@@ -336,3 +336,39 @@ def test_a_write_that_fails_on_a_full_disk_names_its_file(tmp_path):
                     f"except OSError as exc:\n    print(exc.filename, exc.strerror)", tmp_path)
     assert done.stdout.strip() == f"{tmp_path / 'big.json'} File too large", done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_gate_diff_upgrade_and_bisect_refuse_an_output_over_a_case_module_or_the_scanned_code(tmp_path, capsys):
+    """issue 57, found again by an independent review: `gate`, `gate --perf`, `diff`, `upgrade` and both `bisect`s
+    wrote `--json`/`--markdown` over the team's case module or a scanned file of its code, exit 0."""
+    import shutil
+
+    from conformance import cli
+    from tests import synthetic_results
+
+    cases = tmp_path / "teamcases"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "examples" / "teamcases", cases)
+    module = cases / "nan_guard.py"
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "model.py").write_text("import jax\n\nstep = jax.tree_map\n")
+    a = synthetic_results.write(tmp_path / "a", "0.11.2", "linux-x86_64", [])
+    b = synthetic_results.write(tmp_path / "b", "0.12.0.1", "linux-x86_64", [])
+    sides = ["--baseline", str(a), "--candidate", str(b)]
+    for argv in (["gate", *sides, "--cases", str(cases), "--json", str(module)],
+                 ["gate", *sides, "--cases", str(cases), "--markdown", str(cases / "__init__.py")],
+                 ["gate", "--from", "0.11.2", "--to", "0.12.0.1", "--perf", "--cases", str(cases), "--json",
+                  str(module)],
+                 ["diff", str(a), str(b), "--cases", str(cases), "--json", str(module)],
+                 ["upgrade", "--from", "0.11.2", "--to", "0.12.0.1", "--cases", str(cases), "--json", str(module)],
+                 ["upgrade", "--from", "0.11.2", "--to", "0.12.0.1", "--scan", str(code), "--markdown",
+                  str(code / "model.py")],
+                 ["bisect", "teamcases.nan_guard", "--good", "0.11.2", "--bad", "0.12.0.1", "--cases", str(cases),
+                  "--json", str(module)],
+                 ["bisect", "w", "--metric", "run_s", "--good", "0.11.2", "--bad", "0.12.0.1", "--cases", str(cases),
+                  "--issue", str(module)]):
+        before = module.read_text() + (cases / "__init__.py").read_text() + (code / "model.py").read_text()
+        assert cli.main([*argv, "--results", str(tmp_path / "r")]) == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "this command reads" in err, (argv, err)
+        assert module.read_text() + (cases / "__init__.py").read_text() + (code / "model.py").read_text() == before

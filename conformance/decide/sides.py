@@ -136,7 +136,7 @@ def run_diff(request: DiffRequest, make_builder: Callable[[], Any],
     sides = [stored_build(results, side) for side in (request.baseline, request.candidate)]
     versions = [str(side) for side in sides if not side.exists() and is_version(str(side))]
     check_outputs([("--json", request.json_path)], inputs=[side for side in sides if side.exists()],
-                  results=results if versions else None)
+                  results=results if versions else None, reads=request.settings.cases)  # never over a case module
     if versions:
         check_outputs([], results=results, writing=True)
         targets = [Release(v) for v in dict.fromkeys(versions)]

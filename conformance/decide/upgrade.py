@@ -84,7 +84,8 @@ def check_request(request: UpgradeRequest) -> None:
             raise ConformanceError(f"--scan {path}: no such file or folder; name your code's files or folders")
     if request.perf_rounds < 0:
         raise ConformanceError(f"--perf-rounds takes 0 (no performance tier) or more, not {request.perf_rounds}")
-    check_outputs([("--markdown", request.markdown), ("--json", request.json_path)], results=request.settings.results)
+    check_outputs([("--markdown", request.markdown), ("--json", request.json_path)], results=request.settings.results,
+                  reads=[*request.scan, *request.settings.cases])  # never over the team's code or cases
 
 
 def _behaviours(request: UpgradeRequest, make_builder: Callable[[], Any],

@@ -122,7 +122,8 @@ def run_perf_bisect(command: PerfCommand, workload: str, metric: str, good: str,
     `--json` (always) and `--issue` (when a release is blamed)."""
     if metric not in stats.METRICS:
         raise ConformanceError(f"--metric {metric!r} is not a metric; one of {', '.join(stats.METRICS)}")
-    check_outputs([("--json", command.json_path), ("--issue", command.issue_path)], results=command.results)
+    check_outputs([("--json", command.json_path), ("--issue", command.issue_path)], results=command.results,
+                  reads=command.case_folders)
     command = replace(command, expression=None)
     if not [w for w in select_workloads(command.case_folders, None)[0] if w.id == workload]:
         raise ConformanceError(f"no workload {workload!r}; `jax-conformance perf -k ...` selects from the declared "
