@@ -46,6 +46,7 @@ for _path in (str(REPO), str(HERE)):
         sys.path.insert(0, _path)
 
 from conformance.core.case import Case, load_cases  # noqa: E402
+from conformance.engine.matrix import PYTEST_PLUGIN  # noqa: E402
 from conformance.errors import ConformanceError  # noqa: E402
 from conformance.report.terminal import text_table  # noqa: E402
 from mutants import ASSERTED, MUTANTS, PRINTED, Mutant  # noqa: E402
@@ -343,7 +344,8 @@ def run_suite(python: str, selection: Selection, workers: int, keyword: str | No
     """Run the selected cells on `python` through the pytest plugin; cell id -> state."""
     with tempfile.TemporaryDirectory(prefix="jax-sensitivity-") as scratch:
         report = Path(scratch) / "report.json"
-        command = [sys.executable, "-m", "pytest", *selection.paths, "--jax-python", python,
+        # the plugin is loaded where the suite runs pytest, as `engine.matrix` does (no pytest11 entry point)
+        command = [sys.executable, "-m", "pytest", *selection.paths, *PYTEST_PLUGIN, "--jax-python", python,
                    "--json-report", "--json-report-file", str(report), "-p", "no:cacheprovider",
                    "-o", "addopts=", "-q", "--jax-workers", str(workers)]
         if selection.cells is not None:

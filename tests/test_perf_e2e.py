@@ -84,7 +84,7 @@ def test_gate_perf_fails_on_the_slow_copy_unless_acknowledged(measured, tmp_path
     good, slow, results, _ = measured
     gate = ["gate", "--perf", "--from", good, "--to-python", slow, "-k", "scan_grad", "--results", str(results)]
     assert cli.main(gate) == 1
-    assert "REGRESSION: regressed: performance.scan_grad run_cpu_s" in capsys.readouterr().out
+    assert "REGRESSION: performance.scan_grad run_cpu_s: regressed" in capsys.readouterr().out  # the one gate
     acks = tmp_path / "expect.toml"
     acks.write_text(textwrap.dedent(f"""\
         [[perf]]
@@ -94,7 +94,7 @@ def test_gate_perf_fails_on_the_slow_copy_unless_acknowledged(measured, tmp_path
         reason = "the copy burns 20 ms in block_until_ready on purpose"
         """), encoding="utf-8")
     assert cli.main([*gate, "--expectations", str(acks)]) == 0
-    assert "acknowledged (the copy burns 20 ms" in capsys.readouterr().out
+    assert "acknowledged: performance.scan_grad run_cpu_s: the copy burns 20 ms" in capsys.readouterr().out
 
 
 HOSTILE = '''
