@@ -346,7 +346,7 @@ def test_gate_diff_upgrade_and_bisect_refuse_an_output_over_a_case_module_or_the
     from conformance import cli
     from tests import synthetic_results
 
-    cases = tmp_path / "teamcases"
+    cases = tmp_path / "team57cases"  # a name no other test's package takes (a folder may not shadow one)
     shutil.copytree(Path(__file__).resolve().parents[1] / "examples" / "teamcases", cases)
     module = cases / "nan_guard.py"
     code = tmp_path / "code"
@@ -363,7 +363,7 @@ def test_gate_diff_upgrade_and_bisect_refuse_an_output_over_a_case_module_or_the
                  ["upgrade", "--from", "0.11.2", "--to", "0.12.0.1", "--cases", str(cases), "--json", str(module)],
                  ["upgrade", "--from", "0.11.2", "--to", "0.12.0.1", "--scan", str(code), "--markdown",
                   str(code / "model.py")],
-                 ["bisect", "teamcases.nan_guard", "--good", "0.11.2", "--bad", "0.12.0.1", "--cases", str(cases),
+                 ["bisect", "team57cases.nan_guard", "--good", "0.11.2", "--bad", "0.12.0.1", "--cases", str(cases),
                   "--json", str(module)],
                  ["bisect", "w", "--metric", "run_s", "--good", "0.11.2", "--bad", "0.12.0.1", "--cases", str(cases),
                   "--issue", str(module)]):
