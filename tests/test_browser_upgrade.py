@@ -14,8 +14,8 @@ import os
 import pytest
 
 from tests import synthetic_report
-from tests.chromium import require_chromium, start_chromium
-from tests.test_browser_questions import DEVICES, axe_source, fresh
+from tests.chromium import require_chromium
+from tests.test_browser_questions import axe_source, fresh
 
 require_chromium()
 
@@ -24,17 +24,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def page(tmp_path_factory) -> str:
-    return synthetic_report.write(tmp_path_factory.mktemp("upgrade") / "index.html").as_uri()
-
-
-@pytest.fixture(scope="module", params=list(DEVICES))
-def browser(request):
-    driver = start_chromium(1400, 900, mobile=DEVICES[request.param])
-    driver.device = request.param
-    yield driver
-    driver.quit()
+# `page` and `browser`: tests/conftest.py's (the synthetic report; each of DEVICES)
 
 
 def tier(driver, key: str) -> tuple[str, str]:
