@@ -16,7 +16,7 @@ def _normalize(x, mode):
     """Divide by the L1 norm when mode is "l1", else by the L2 norm (mode is a Python string)."""
     import jax.numpy as jnp
 
-    total = jnp.sum(jnp.abs(x)) if mode == "l1" else jnp.sqrt(jnp.sum(x ** 2))
+    total = jnp.sum(jnp.abs(x)) if mode == "l1" else jnp.sqrt(jnp.sum(x**2))
     return x / total
 
 
@@ -90,8 +90,9 @@ def _track_new_arrays(fn, *args):
     out = jax.block_until_ready(fn(*args))
     gc.collect()
     returned = {id(a) for a in jax.tree.leaves(out)}
-    counts = collections.Counter((tuple(a.shape), str(a.dtype)) for a in jax.live_arrays()
-                                 if id(a) not in before and id(a) not in returned)
+    counts = collections.Counter(
+        (tuple(a.shape), str(a.dtype)) for a in jax.live_arrays() if id(a) not in before and id(a) not in returned
+    )
     return out, counts
 
 
@@ -159,13 +160,17 @@ def _first_nan_step(step_fn, w, batches, messages=None):
     subsection="Ex1",
     rows=["exercises.ex1.exception_types"],
     claim="Four functions that run eagerly fail under plain jax.jit with four different exceptions: a string "
-          "argument, a slice bound, boolean indexing and a Python `if` on a traced value.",
-    expect=Expect({"raised": {
-        "normalize": "TypeError",
-        "top_k_mean": "IndexError",
-        "count_positive": "NonConcreteBooleanIndexError",
-        "clip_by_norm": "TracerBoolConversionError",
-    }}),
+    "argument, a slice bound, boolean indexing and a Python `if` on a traced value.",
+    expect=Expect(
+        {
+            "raised": {
+                "normalize": "TypeError",
+                "top_k_mean": "IndexError",
+                "count_positive": "NonConcreteBooleanIndexError",
+                "clip_by_norm": "TracerBoolConversionError",
+            }
+        }
+    ),
 )
 def ex1_exception_types():
     import jax
@@ -174,27 +179,36 @@ def ex1_exception_types():
     from conformance.cases.helpers import outcome_of
 
     x = jnp.array([3.0, -1.0, 4.0, -1.5, 5.0])
-    calls = {"normalize": (_normalize, (x, "l1")), "top_k_mean": (_top_k_mean, (x, 2)),
-             "count_positive": (_count_positive, (x,)), "clip_by_norm": (_clip_by_norm, (x, 2.0))}
+    calls = {
+        "normalize": (_normalize, (x, "l1")),
+        "top_k_mean": (_top_k_mean, (x, 2)),
+        "count_positive": (_count_positive, (x,)),
+        "clip_by_norm": (_clip_by_norm, (x, 2.0)),
+    }
     outcomes = {name: outcome_of(lambda fn=fn, args=args: jax.jit(fn)(*args)) for name, (fn, args) in calls.items()}
-    return Observation({"raised": {name: o.raised for name, o in outcomes.items()}},
-                       {"messages": {name: o.message for name, o in outcomes.items()}})
+    return Observation(
+        {"raised": {name: o.raised for name, o in outcomes.items()}},
+        {"messages": {name: o.message for name, o in outcomes.items()}},
+    )
 
 
 @SECTION.case(
     subsection="Ex1",
     rows=["exercises.ex1.static_fixes"],
     claim="Declaring the string mode and the integer k static, counting with a masked sum and scaling with "
-          "jnp.minimum makes all four functions jit and agree with NumPy.",
-    expect=Expect({"all_match_numpy_atol_1e-6": True}, printed={
-        "normalize_l1": [0.2069, -0.069, 0.2759, -0.1034, 0.3448],
-        "top_2_mean": 4.5,
-        "count_positive": 3,
-        "clip_by_norm_2": [0.8222, -0.2741, 1.0963, -0.4111, 1.3704],
-    }),
+    "jnp.minimum makes all four functions jit and agree with NumPy.",
+    expect=Expect(
+        {"all_match_numpy_atol_1e-6": True},
+        printed={
+            "normalize_l1": [0.2069, -0.069, 0.2759, -0.1034, 0.3448],
+            "top_2_mean": 4.5,
+            "count_positive": 3,
+            "clip_by_norm_2": [0.8222, -0.2741, 1.0963, -0.4111, 1.3704],
+        },
+    ),
     notes="This is the chapter's reference solution to Ex 1, kept for the JAX fact that static string and int "
-          "arguments work. Asserted: every output allclose (atol 1e-6) to the NumPy float64 result, including "
-          "the l2 branch and max_norm=100 (unchanged). Printed: the four outputs rounded to 4 places.",
+    "arguments work. Asserted: every output allclose (atol 1e-6) to the NumPy float64 result, including "
+    "the l2 branch and max_norm=100 (unchanged). Printed: the four outputs rounded to 4 places.",
 )
 def ex1_static_fixes():
     import jax
@@ -219,41 +233,46 @@ def ex1_static_fixes():
     def rounded(values):
         return [round(float(v), 4) for v in np.asarray(values)]
 
-    return Observation({
-        "all_match_numpy_atol_1e-6": all(bool(np.allclose(out, want, atol=1e-6)) for out, want in pairs),
-        "normalize_l1": rounded(pairs[0][0]),
-        "top_2_mean": float(pairs[2][0]),
-        "count_positive": int(pairs[3][0]),
-        "clip_by_norm_2": rounded(pairs[4][0]),
-    })
+    return Observation(
+        {
+            "all_match_numpy_atol_1e-6": all(bool(np.allclose(out, want, atol=1e-6)) for out, want in pairs),
+            "normalize_l1": rounded(pairs[0][0]),
+            "top_2_mean": float(pairs[2][0]),
+            "count_positive": int(pairs[3][0]),
+            "clip_by_norm_2": rounded(pairs[4][0]),
+        }
+    )
 
 
 @SECTION.case(
     subsection="Ex2",
     rows=["exercises.ex2.nan_guard"],
     claim="checkify's float_checks | user_checks catches both a NaN from log and a failed checkify.check, and "
-          "the jitted checkified function compiles once for five same-shaped calls, failing ones included.",
-    expect=Expect({
-        "outcomes": ["ok", "err", "err", "ok", "err"],
-        "ok_output_is_log_times_2": True,
-        "nan_error_starts_with_log_message": True,
-        "check_error_starts_with_check_message": True,
-        "compilations": 1,
-    }, printed={
-        "errors": [
-            "ex2_layer: nan generated by primitive: log.",
-            "ex2_layer: scale must not be 0 (`check` failed)",
-            "ex2_layer: nan generated by primitive: log.",
-        ],
-        "ok_output": [0.0, 1.3862944, 2.7725887],
-    }),
+    "the jitted checkified function compiles once for five same-shaped calls, failing ones included.",
+    expect=Expect(
+        {
+            "outcomes": ["ok", "err", "err", "ok", "err"],
+            "ok_output_is_log_times_2": True,
+            "nan_error_starts_with_log_message": True,
+            "check_error_starts_with_check_message": True,
+            "compilations": 1,
+        },
+        printed={
+            "errors": [
+                "ex2_layer: nan generated by primitive: log.",
+                "ex2_layer: scale must not be 0 (`check` failed)",
+                "ex2_layer: nan generated by primitive: log.",
+            ],
+            "ok_output": [0.0, 1.3862944, 2.7725887],
+        },
+    ),
     notes="The guard is our answer (the chapter's reference solution does the same), so the 'ex2_layer: ' "
-          "prefix is ours; the rest of each message is checkify's. Asserted, as the reference solution's "
-          "asserts: the ok/err pattern, the first output allclose to log(x) * 2 in float64, the NaN message "
-          "starting 'ex2_layer: nan generated by primitive: log', the check message starting 'ex2_layer: "
-          "scale must not be 0', and 1 compilation seen by an unfiltered CompileCounter (the scalars are made "
-          "before the counter, as there). Printed: the three messages in full and the first output rounded to "
-          "7 places. The compiled names are in the details.",
+    "prefix is ours; the rest of each message is checkify's. Asserted, as the reference solution's "
+    "asserts: the ok/err pattern, the first output allclose to log(x) * 2 in float64, the NaN message "
+    "starting 'ex2_layer: nan generated by primitive: log', the check message starting 'ex2_layer: "
+    "scale must not be 0', and 1 compilation seen by an unfiltered CompileCounter (the scalars are made "
+    "before the counter, as there). Printed: the three messages in full and the first output rounded to "
+    "7 places. The compiled names are in the details.",
 )
 def ex2_nan_guard():
     import jax.numpy as jnp
@@ -268,7 +287,8 @@ def ex2_nan_guard():
     good, bad = jnp.array([1.0, 2.0, 4.0]), jnp.array([1.0, -2.0, 4.0])
     two, zero = jnp.float32(2.0), jnp.float32(0.0)
     outcomes, counter = _guarded_outcomes(
-        _nan_guard(ex2_layer), [(good, two), (bad, two), (good, zero), (good, two), (bad, two)])
+        _nan_guard(ex2_layer), [(good, two), (bad, two), (good, zero), (good, two), (bad, two)]
+    )
     texts = [value if kind == "err" else "" for kind, value in outcomes]
     return Observation(
         {
@@ -289,23 +309,26 @@ def ex2_nan_guard():
     subsection="Ex3",
     rows=["exercises.ex3.live_arrays_ids"],
     claim="Diffing the ids of jax.live_arrays() around a call, minus the returned arrays, finds the five "
-          "(32, 16) gradients the leaky trainer keeps and nothing for the float-history trainer, which keeps "
-          "five floats and ends with bitwise the same parameters.",
-    expect=Expect({
-        "leaky": [[[32, 16], "float32", 5]],
-        "fixed": [],
-        "fixed_history_length": 5,
-        "same_final_params": True,
-    }, printed={
-        "gradient_norms": [0.281, 0.2793, 0.2773, 0.2751, 0.2728],
-    }),
+    "(32, 16) gradients the leaky trainer keeps and nothing for the float-history trainer, which keeps "
+    "five floats and ends with bitwise the same parameters.",
+    expect=Expect(
+        {
+            "leaky": [[[32, 16], "float32", 5]],
+            "fixed": [],
+            "fixed_history_length": 5,
+            "same_final_params": True,
+        },
+        printed={
+            "gradient_norms": [0.281, 0.2793, 0.2773, 0.2751, 0.2728],
+        },
+    ),
     notes="Asserted, as the reference solution's asserts: the leaky Counter (written as sorted [shape, dtype, "
-          "count] rows), the empty Counter of the fixed trainer with 5 history entries, and bitwise-equal final "
-          "parameters. The empty Counter is an expectation of nothing; its positive control is the leaky "
-          "trainer's five arrays, found by the same detector in the same process just before. Printed: the "
-          "gradient norms rounded to 4 places; they come from key(30) and key(31) through the default PRNG "
-          "(implementation and jax_threefry_partitionable in the details). Measured: 0.4.38 gives other norms "
-          "(0.2683 first), because jax_threefry_partitionable defaulted to False before 0.5.0.",
+    "count] rows), the empty Counter of the fixed trainer with 5 history entries, and bitwise-equal final "
+    "parameters. The empty Counter is an expectation of nothing; its positive control is the leaky "
+    "trainer's five arrays, found by the same detector in the same process just before. Printed: the "
+    "gradient norms rounded to 4 places; they come from key(30) and key(31) through the default PRNG "
+    "(implementation and jax_threefry_partitionable in the details). Measured: 0.4.38 gives other norms "
+    "(0.2683 first), because jax_threefry_partitionable defaulted to False before 0.5.0.",
 )
 def ex3_live_arrays_ids():
     import jax
@@ -325,8 +348,10 @@ def ex3_live_arrays_ids():
             "same_final_params": bool(np.array_equal(np.asarray(w_leaky), np.asarray(w_fixed))),
             "gradient_norms": [round(float(v), 4) for v in fixed.history],
         },
-        {"prng_impl": str(getattr(jax.config, "jax_default_prng_impl", "unknown")),
-         "threefry_partitionable": getattr(jax.config, "jax_threefry_partitionable", None)},
+        {
+            "prng_impl": str(getattr(jax.config, "jax_default_prng_impl", "unknown")),
+            "threefry_partitionable": getattr(jax.config, "jax_threefry_partitionable", None),
+        },
     )
 
 
@@ -334,30 +359,35 @@ def ex3_live_arrays_ids():
     subsection="Ex4",
     rows=["exercises.ex4.first_nan"],
     claim="Checking each loss on the host and rerunning only the first non-finite step under `with "
-          "jax.debug_nans(True)` names step 5 and the log primitive, leaves jax_debug_nans off afterwards, "
-          "finds nothing in the first five batches, and prints JAX's de-optimization notice twice.",
-    expect=Expect({
-        "first_nan": [5, "log"],
-        "debug_nans_after": False,
-        "first_five_batches": None,
-    }, printed={
-        "deoptimization_notices": 2,
-    }),
+    "jax.debug_nans(True)` names step 5 and the log primitive, leaves jax_debug_nans off afterwards, "
+    "finds nothing in the first five batches, and prints JAX's de-optimization notice twice.",
+    expect=Expect(
+        {
+            "first_nan": [5, "log"],
+            "debug_nans_after": False,
+            "first_five_batches": None,
+        },
+        printed={
+            "deoptimization_notices": 2,
+        },
+    ),
     notes="A vmap is traced first, as in the chapter's process (which is why the context-manager form is "
-          "used). The finder is our answer, like the chapter's reference solution. Asserted: (5, 'log'), the "
-          "flag off afterwards, None for the first five batches. Printed: the number of de-optimization "
-          "notices ('Invalid nan value encountered in the output of a jax.jit function. Calling the "
-          "de-optimized version.') on stdout, which the probe captures; the FloatingPointError message is "
-          "in the details. The None for five clean batches is backed in the same process by the NaN found "
-          "in all eight. "
-          "Measured on 0.4.38: one notice (worded 'a C++-jit/pmap function'), and the parsed primitive is "
-          "'jit': the error says 'encountered in jit(step)' and that the de-optimized function produced no "
-          "invalid value.",
+    "used). The finder is our answer, like the chapter's reference solution. Asserted: (5, 'log'), the "
+    "flag off afterwards, None for the first five batches. Printed: the number of de-optimization "
+    "notices ('Invalid nan value encountered in the output of a jax.jit function. Calling the "
+    "de-optimized version.') on stdout, which the probe captures; the FloatingPointError message is "
+    "in the details. The None for five clean batches is backed in the same process by the NaN found "
+    "in all eight. "
+    "Measured on 0.4.38: one notice (worded 'a C++-jit/pmap function'), and the parsed primitive is "
+    "'jit': the error says 'encountered in jit(step)' and that the de-optimized function produced no "
+    "invalid value.",
     changes=[
-        Change(since="0.5.1",
-               why=DEOPT_RERUN_WHY,
-               evidence=DEOPT_RERUN_EVIDENCE + "; this cell: first_nan[1] 'jit' (from 'jit(step)') in 0.5.0, 'log' in "
-                                               "0.5.1"),
+        Change(
+            since="0.5.1",
+            why=DEOPT_RERUN_WHY,
+            evidence=DEOPT_RERUN_EVIDENCE + "; this cell: first_nan[1] 'jit' (from 'jit(step)') in 0.5.0, 'log' in "
+            "0.5.1",
+        ),
     ],
 )
 def ex4_first_nan():
@@ -376,6 +406,7 @@ def ex4_first_nan():
     def step(w, batch):
         def loss_of(w):
             return jnp.mean(jnp.log(batch) * w)
+
         return w - 0.01 * jax.grad(loss_of)(w), loss_of(w)
 
     batches = [jnp.full(4, 1.0 + i) for i in range(8)]
@@ -386,8 +417,12 @@ def ex4_first_nan():
         clean = _first_nan_step(step, jnp.float32(1.0), batches[:5])
     notices = [line for line in printed.getvalue().splitlines() if "de-optimized version" in line]
     return Observation(
-        {"first_nan": list(found) if found else found, "debug_nans_after": bool(jax.config.jax_debug_nans),
-         "first_five_batches": clean, "deoptimization_notices": len(notices)},
+        {
+            "first_nan": list(found) if found else found,
+            "debug_nans_after": bool(jax.config.jax_debug_nans),
+            "first_five_batches": clean,
+            "deoptimization_notices": len(notices),
+        },
         {"printed": printed.getvalue().splitlines(), "error": errors},
     )
 
@@ -396,44 +431,48 @@ def ex4_first_nan():
     subsection="Ex2–4",
     rows=["exercises.selfcheck_expectations"],
     claim="The Ex 2–4 self-checks, which the chapter never ran against an answer, pass with our own answers, "
-          "run under the chapter's conditions: a sqrt NaN message names nan and sqrt and five calls compile "
-          "once, the debug_nans rerun reports (3, 'sqrt') from the parameters before the failure, and "
-          "temporaries and the returned array are not counted as leaks.",
-    expect=Expect({
-        "ex2_outcomes": ["ok", "err", "err", "ok", "err"],
-        "ex2_nan_message_names_nan_and_sqrt": True,
-        "ex2_check_message_ok": True,
-        "ex2_ok_outputs_right": True,
-        "ex2_compilations": 1,
-        "ex3_leaks": [[[3, 1], "float32", 1], [[3, 2], "float32", 1], [[3, 3], "float32", 1]],
-        "ex3_leaky_result_returned": True,
-        "ex3_no_leak_is_empty": True,
-        "ex3_fixed_trainer_leaks": [],
-        "ex3_fixed_history_three_floats": True,
-        "ex3_fixed_trainer_same_params": True,
-        "ex4_first_nan": [3, "sqrt"],
-        "ex4_debug_nans_after": False,
-        "ex4_debug_nans_only_for_rerun": True,
-        "ex4_rerun_uses_params_before_failure": True,
-        "ex4_no_nan": None,
-    }),
+    "run under the chapter's conditions: a sqrt NaN message names nan and sqrt and five calls compile "
+    "once, the debug_nans rerun reports (3, 'sqrt') from the parameters before the failure, and "
+    "temporaries and the returned array are not counted as leaks.",
+    expect=Expect(
+        {
+            "ex2_outcomes": ["ok", "err", "err", "ok", "err"],
+            "ex2_nan_message_names_nan_and_sqrt": True,
+            "ex2_check_message_ok": True,
+            "ex2_ok_outputs_right": True,
+            "ex2_compilations": 1,
+            "ex3_leaks": [[[3, 1], "float32", 1], [[3, 2], "float32", 1], [[3, 3], "float32", 1]],
+            "ex3_leaky_result_returned": True,
+            "ex3_no_leak_is_empty": True,
+            "ex3_fixed_trainer_leaks": [],
+            "ex3_fixed_history_three_floats": True,
+            "ex3_fixed_trainer_same_params": True,
+            "ex4_first_nan": [3, "sqrt"],
+            "ex4_debug_nans_after": False,
+            "ex4_debug_nans_only_for_rerun": True,
+            "ex4_rerun_uses_params_before_failure": True,
+            "ex4_no_nan": None,
+        }
+    ),
     notes="[unverified] in the chapter: the self-check cells printed 'not answered yet', and its reference "
-          "solutions were never run against them. This probe writes its own worked answers (the module's "
-          "_nan_guard, _track_new_arrays, _first_nan_step and fixed trainer) and runs the self-checks' own "
-          "inputs through them; the expectations are the self-checks' asserts, all in the asserted tier. "
-          "The chapter's conditions are kept: the process has traced a vmap and converted Python floats "
-          "with jnp.float32 before (as the chapter's §2-§3 cells did), and the Ex 2 scalars are made inside "
-          "the unfiltered CompileCounter, as the self-check does. Measured: in a process that never converted "
-          "a Python float, the first jnp.float32(...) compiles convert_element_type (0.12.0.1: "
-          "'jit(convert_element_type)'), which the counter would count; whether the warm-up compiled is in "
-          "the details. ex4_debug_nans_only_for_rerun is the self-check's test of the jax_debug_nans value "
-          "each call of the step function saw (off for the four clean steps, on for every call after); the "
-          "list itself is in the details. The expectations of nothing (no leak, None) have their positive "
-          "controls in the same process: the three leaks found first, and (3, 'sqrt') found first.",
+    "solutions were never run against them. This probe writes its own worked answers (the module's "
+    "_nan_guard, _track_new_arrays, _first_nan_step and fixed trainer) and runs the self-checks' own "
+    "inputs through them; the expectations are the self-checks' asserts, all in the asserted tier. "
+    "The chapter's conditions are kept: the process has traced a vmap and converted Python floats "
+    "with jnp.float32 before (as the chapter's §2-§3 cells did), and the Ex 2 scalars are made inside "
+    "the unfiltered CompileCounter, as the self-check does. Measured: in a process that never converted "
+    "a Python float, the first jnp.float32(...) compiles convert_element_type (0.12.0.1: "
+    "'jit(convert_element_type)'), which the counter would count; whether the warm-up compiled is in "
+    "the details. ex4_debug_nans_only_for_rerun is the self-check's test of the jax_debug_nans value "
+    "each call of the step function saw (off for the four clean steps, on for every call after); the "
+    "list itself is in the details. The expectations of nothing (no leak, None) have their positive "
+    "controls in the same process: the three leaks found first, and (3, 'sqrt') found first.",
     changes=[
-        Change(since="0.5.1",
-               why=DEOPT_RERUN_WHY,
-               evidence=DEOPT_RERUN_EVIDENCE + "; this cell: ex4_first_nan[1] 'jit' in 0.5.0, 'sqrt' in 0.5.1"),
+        Change(
+            since="0.5.1",
+            why=DEOPT_RERUN_WHY,
+            evidence=DEOPT_RERUN_EVIDENCE + "; this cell: ex4_first_nan[1] 'jit' in 0.5.0, 'sqrt' in 0.5.1",
+        ),
     ],
 )
 def selfcheck_expectations():
@@ -463,15 +502,19 @@ def selfcheck_expectations():
             except FloatingPointError as exc:
                 outcomes.append(("err", str(exc)))
     nan_text, check_text = [value if kind == "err" else "" for kind, value in outcomes[1:3]]
-    facts.update({
-        "ex2_outcomes": [kind for kind, _ in outcomes],
-        "ex2_nan_message_names_nan_and_sqrt":
-            nan_text.startswith("_probe: ") and "nan" in nan_text and "sqrt" in nan_text,
-        "ex2_check_message_ok": check_text.startswith("_probe: ") and "s must be positive" in check_text,
-        "ex2_ok_outputs_right":
-            bool(np.allclose(outcomes[0][1], [2.0, 4.0, 6.0]) and np.allclose(outcomes[3][1], [3.0, 6.0, 9.0])),
-        "ex2_compilations": counter.count,
-    })
+    facts.update(
+        {
+            "ex2_outcomes": [kind for kind, _ in outcomes],
+            "ex2_nan_message_names_nan_and_sqrt": nan_text.startswith("_probe: ")
+            and "nan" in nan_text
+            and "sqrt" in nan_text,
+            "ex2_check_message_ok": check_text.startswith("_probe: ") and "s must be positive" in check_text,
+            "ex2_ok_outputs_right": bool(
+                np.allclose(outcomes[0][1], [2.0, 4.0, 6.0]) and np.allclose(outcomes[3][1], [3.0, 6.0, 9.0])
+            ),
+            "ex2_compilations": counter.count,
+        }
+    )
 
     kept = []
 
@@ -489,14 +532,19 @@ def selfcheck_expectations():
     x = jax.random.normal(jax.random.key(9031), (8, 32))
     fixed = fixed_cls(w0, x)
     w_fixed, fixed_leaks = _track_new_arrays(fixed.run, 3)
-    facts.update({
-        "ex3_leaks": _counter_rows(leaks),
-        "ex3_leaky_result_returned": bool(np.array_equal(np.asarray(out), np.arange(7.0))),
-        "ex3_no_leak_is_empty": not none_leaked,
-        "ex3_fixed_trainer_leaks": _counter_rows(fixed_leaks),
-        "ex3_fixed_history_three_floats": len(fixed.history) == 3 and all(isinstance(v, float) for v in fixed.history),
-        "ex3_fixed_trainer_same_params": bool(np.array_equal(np.asarray(w_fixed), np.asarray(leaky_cls(w0, x).run(3)))),
-    })
+    facts.update(
+        {
+            "ex3_leaks": _counter_rows(leaks),
+            "ex3_leaky_result_returned": bool(np.array_equal(np.asarray(out), np.arange(7.0))),
+            "ex3_no_leak_is_empty": not none_leaked,
+            "ex3_fixed_trainer_leaks": _counter_rows(fixed_leaks),
+            "ex3_fixed_history_three_floats": len(fixed.history) == 3
+            and all(isinstance(v, float) for v in fixed.history),
+            "ex3_fixed_trainer_same_params": bool(
+                np.array_equal(np.asarray(w_fixed), np.asarray(leaky_cls(w0, x).run(3)))
+            ),
+        }
+    )
 
     @jax.jit
     def sqrt_step(w, batch):
@@ -512,13 +560,21 @@ def selfcheck_expectations():
     batches[3] = jnp.array([4.0, -1.0, 9.0])
     found = _first_nan_step(spy, jnp.float32(2.0), batches)
     flags = [flag for flag, _ in seen]
-    facts.update({
-        "ex4_first_nan": list(found) if found else found,
-        "ex4_debug_nans_after": bool(jax.config.jax_debug_nans),
-        "ex4_debug_nans_only_for_rerun": flags[:4] == [False] * 4 and len(flags) > 4 and all(flags[4:]),
-        "ex4_rerun_uses_params_before_failure": seen[-1][1] == seen[3][1],
-        "ex4_no_nan": _first_nan_step(spy, jnp.float32(2.0), batches[:3]),
-    })
-    return Observation(facts, {"ex2_messages": [v for k, v in outcomes if k == "err"],
-                               "ex2_compiled": counter.names, "warm_up_float32_compiled": warm_up.names,
-                               "ex4_flags": flags})
+    facts.update(
+        {
+            "ex4_first_nan": list(found) if found else found,
+            "ex4_debug_nans_after": bool(jax.config.jax_debug_nans),
+            "ex4_debug_nans_only_for_rerun": flags[:4] == [False] * 4 and len(flags) > 4 and all(flags[4:]),
+            "ex4_rerun_uses_params_before_failure": seen[-1][1] == seen[3][1],
+            "ex4_no_nan": _first_nan_step(spy, jnp.float32(2.0), batches[:3]),
+        }
+    )
+    return Observation(
+        facts,
+        {
+            "ex2_messages": [v for k, v in outcomes if k == "err"],
+            "ex2_compiled": counter.names,
+            "warm_up_float32_compiled": warm_up.names,
+            "ex4_flags": flags,
+        },
+    )

@@ -29,12 +29,15 @@ DEOPT_RERUN_WHY = (
     "(dispatch.maybe_recursive_nan_check, new in 0.5.1, after printing 'Calling the de-optimized version'), and its "
     "eager operations check their own outputs, so the error names the primitive; 0.5.0 and older re-evaluated the "
     "traced jaxpr instead, which raises nothing for one-equation and multi-equation functions alike, so the error "
-    "names the jit function (jit(<lambda>), jit(step)) and says the de-optimized function produced no invalid value.")
+    "names the jit function (jit(<lambda>), jit(step)) and says the de-optimized function produced no invalid value."
+)
 DEOPT_RERUN_EVIDENCE = (
     "jax/_src/dispatch.py maybe_recursive_nan_check (0.5.1; 0.5.0's pjit._pjit_call_impl_python ran "
     "core.jaxpr_as_fun(jaxpr)(*args) instead); measured (linux-x86_64): jit(lambda x: jnp.log(x)) and "
     "jit(lambda x: jnp.log(x) * 2 + 1) at -1.0 raise 'invalid value (nan) encountered in jit(<lambda>)' with no "
-    "notice on 0.4.38 and 0.5.0, 'invalid value (nan) encountered in log' after the notice on 0.5.1")
+    "notice on 0.4.38 and 0.5.0, 'invalid value (nan) encountered in log' after the notice on 0.5.1"
+)
+
 
 def require(dotted: str) -> Any:
     """The object at `dotted` (`jax.debug.log`, `jax.stages.Lowered.as_text`), or `Unsupported(dotted)`.
@@ -136,9 +139,9 @@ def printed_lines(call: Callable[[], Any]) -> list[str]:
 class LogCapture(logging.Handler):
     """Collects the messages of one logger (and its children) while active; nothing propagates further.
 
-        with LogCapture("jax", logging.WARNING) as logs:
-            ...
-        logs.messages
+    with LogCapture("jax", logging.WARNING) as logs:
+        ...
+    logs.messages
     """
 
     def __init__(self, logger: str = "jax", level: int = logging.DEBUG) -> None:
@@ -252,10 +255,17 @@ def child_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def run_script(name: str, *args: str, env: dict[str, str] | None = None, stdin: str | None = None,
-               timeout_s: float = 300) -> subprocess.CompletedProcess:
+def run_script(
+    name: str, *args: str, env: dict[str, str] | None = None, stdin: str | None = None, timeout_s: float = 300
+) -> subprocess.CompletedProcess:
     """Run `conformance/scripts/<name>.py` with this interpreter in a clean environment; capture its text output."""
     from conformance.scripts import script_path
 
-    return run_child([sys.executable, script_path(name), *args], env=child_environment(env),
-                          input=stdin, capture_output=True, text=True, timeout=timeout_s)
+    return run_child(
+        [sys.executable, script_path(name), *args],
+        env=child_environment(env),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+    )

@@ -64,7 +64,8 @@ def scan_grad():
     def loss(w, xs):
         def cell(h, x):
             h = jnp.tanh(h @ w + x)
-            return h, jnp.sum(h ** 2)
+            return h, jnp.sum(h**2)
+
         _, out = jax.lax.scan(cell, jnp.zeros(32), xs)
         return jnp.sum(out)
 
@@ -85,6 +86,7 @@ def scan_linearize():
         def body(carry, x):
             carry = jnp.sin(carry) * x + carry
             return carry, carry.sum()
+
         return jax.lax.scan(body, c, xs)[1]
 
     def linearized(c, t):
@@ -125,8 +127,11 @@ def conv_net_step():
     import jax.numpy as jnp
 
     k1, k2, k3, k4 = jax.random.split(jax.random.PRNGKey(4), 4)
-    params = {"c1": jax.random.normal(k1, (3, 3, 3, 8)) * 0.1, "c2": jax.random.normal(k2, (3, 3, 8, 16)) * 0.1,
-              "d": jax.random.normal(k3, (16 * 8 * 8, 10)) * 0.01}
+    params = {
+        "c1": jax.random.normal(k1, (3, 3, 3, 8)) * 0.1,
+        "c2": jax.random.normal(k2, (3, 3, 8, 16)) * 0.1,
+        "d": jax.random.normal(k3, (16 * 8 * 8, 10)) * 0.01,
+    }
     x = jax.random.normal(k4, (16, 32, 32, 3))
     y = jnp.arange(16) % 10
     dims = ("NHWC", "HWIO", "NHWC")

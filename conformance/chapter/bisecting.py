@@ -24,17 +24,26 @@ from conformance.results.schema import CellResult
 
 def find_block(chapter: Chapter, name: str) -> Block:
     """The block `name` names: its id, its cell id, or its hash (8 or more hex digits); one line when none."""
-    found = [b for b in chapter.blocks if name in (b.id, case_id(chapter, b))
-             or (len(name) >= 8 and b.hash.startswith(name))]
+    found = [
+        b for b in chapter.blocks if name in (b.id, case_id(chapter, b)) or (len(name) >= 8 and b.hash.startswith(name))
+    ]
     if len(found) != 1:
-        raise ConformanceError(f"{name!r} names {'no' if not found else 'more than one'} block of {chapter.name}; "
-                               f"name one by its id or hash (see --blocks)")
+        raise ConformanceError(
+            f"{name!r} names {'no' if not found else 'more than one'} block of {chapter.name}; "
+            f"name one by its id or hash (see --blocks)"
+        )
     return found[0]
 
 
-def bisect_block(chapter: Chapter, block: Block, good: str, bad: str, builder: Any,
-                 run_release: Callable[[str], dict[str, CellResult]],
-                 on_line: Callable[[str], None]) -> tuple[BisectOutcome, list[str]]:
+def bisect_block(
+    chapter: Chapter,
+    block: Block,
+    good: str,
+    bad: str,
+    builder: Any,
+    run_release: Callable[[str], dict[str, CellResult]],
+    on_line: Callable[[str], None],
+) -> tuple[BisectOutcome, list[str]]:
     """Search the releases from `good` to `bad` for the first where `block` is unlike `good`; the outcome and the
     lines that say it."""
     releases = releases_between(builder.index.releases("jax"), good, bad)
@@ -44,18 +53,25 @@ def bisect_block(chapter: Chapter, block: Block, good: str, bad: str, builder: A
     outcome = bisect(releases, oracle, on_step=on_line)
     head = f"bisect {block.id} ({block.heading.text}, line {block.line}: {block.first_code[:60]})"
     printed = False
-    if outcome.ends_agree and isinstance(outcome.start_result, CellResult) and \
-            not same_printed(outcome.start_result, outcome.end_result):
+    if (
+        outcome.ends_agree
+        and isinstance(outcome.start_result, CellResult)
+        and not same_printed(outcome.start_result, outcome.end_result)
+    ):
         printed = True  # the same status at both ends, printed otherwise: bisect the printed output
         on_line(f"jax {good} and jax {bad} agree on the status; bisecting what the block prints")
         outcome = bisect(releases, oracle, like_start=like_in_print, on_step=on_line)
     if outcome.ends_agree:
-        return outcome, [f"{head}: jax {good} and jax {bad} agree ({_said(outcome.start_result)}, and print the "
-                         f"same); nothing to bisect"]
+        return outcome, [
+            f"{head}: jax {good} and jax {bad} agree ({_said(outcome.start_result)}, and print the "
+            f"same); nothing to bisect"
+        ]
     what = "its printed output (its status is the same at both ends)" if printed else "its status"
-    lines = [f"{head}: bisected a change of {what}",
-             f"  last release like jax {good}: {outcome.last_good} ({_said(outcome.last_good_result, printed)})",
-             f"  first release unlike it:     {outcome.first_bad} ({_said(outcome.first_bad_result, printed)})"]
+    lines = [
+        f"{head}: bisected a change of {what}",
+        f"  last release like jax {good}: {outcome.last_good} ({_said(outcome.last_good_result, printed)})",
+        f"  first release unlike it:     {outcome.first_bad} ({_said(outcome.first_bad_result, printed)})",
+    ]
     if outcome.untested_between:
         lines.append(f"  not testable between them: {', '.join(outcome.untested_between)}")
     return outcome, lines

@@ -17,11 +17,19 @@ from typing import Iterable
 
 from conformance.chapter.magics import find_magics
 from conformance.chapter.model import Block, Heading, Step
-from conformance.chapter.stated import (ALTERNATIVE, block_steps, fence_output_lines, notes_of, parse_quietly,
-                                        printed_comments, stated_raise)
+from conformance.chapter.stated import (
+    ALTERNATIVE,
+    block_steps,
+    fence_output_lines,
+    notes_of,
+    parse_quietly,
+    printed_comments,
+    stated_raise,
+)
 from conformance.chapter.transcript import is_transcript, transcript_steps
 
 __all__ = ["printed_comments", "stated_raise", "parse_quietly", "make_blocks", "block_plan"]
+
 
 def normalised_code(code: str) -> str:
     """The code as hashed: trailing spaces of each line and the blank lines around it removed."""
@@ -153,8 +161,14 @@ def block_plan(code: str, markdown: bool = False) -> dict:
     notes = notes_of(code)
     if markdown and is_transcript(code):
         runnable, steps, skipped = transcript_steps(code)
-        return {"runnable": runnable, "steps": steps, "cell_magic": "", "notes": notes + skipped,
-                "magics_not_run": (), "step_output": True}
+        return {
+            "runnable": runnable,
+            "steps": steps,
+            "cell_magic": "",
+            "notes": notes + skipped,
+            "magics_not_run": (),
+            "step_output": True,
+        }
     runnable, line_magics, cell, not_run = find_magics(code)
     output_lines: dict[int, str] = {}
     if markdown:
@@ -162,8 +176,14 @@ def block_plan(code: str, markdown: bool = False) -> dict:
     steps = block_steps(runnable, prints=markdown, output_lines=output_lines, magics=line_magics)
     if line_magics and not steps:  # the code does not parse here: its magics cannot be run in their place
         not_run = tuple(dict.fromkeys(not_run + tuple(m.split()[0] for m in line_magics.values())))
-    return {"runnable": "" if runnable == code else runnable, "steps": steps, "cell_magic": cell, "notes": notes,
-            "magics_not_run": not_run, "step_output": any(step.shown is not None for step in steps)}
+    return {
+        "runnable": "" if runnable == code else runnable,
+        "steps": steps,
+        "cell_magic": cell,
+        "notes": notes,
+        "magics_not_run": not_run,
+        "step_output": any(step.shown is not None for step in steps),
+    }
 
 
 def _steps_output(steps: tuple[Step, ...]) -> str:
@@ -198,8 +218,19 @@ def make_blocks(raw: Iterable[dict]) -> tuple[Block, ...]:
         if piece.get("raises") not in ("", "*") and any(s.stated_form == "==> raises" for s in plan["steps"]):
             piece["raises"] = ""  # the comment names the statement that raises: its step states it
         runs = plan["runnable"] or code
-        display = shows_value and not any(step.mode == "single" for step in plan["steps"]) \
-            and ends_with_expression(runs)
-        blocks.append(Block(index=index, id=block_id, hash=digest, code=code, display=display,
-                            defines=defined_names(runs), **plan, **piece))
+        display = (
+            shows_value and not any(step.mode == "single" for step in plan["steps"]) and ends_with_expression(runs)
+        )
+        blocks.append(
+            Block(
+                index=index,
+                id=block_id,
+                hash=digest,
+                code=code,
+                display=display,
+                defines=defined_names(runs),
+                **plan,
+                **piece,
+            )
+        )
     return tuple(blocks)

@@ -50,9 +50,24 @@ STATUS_OF = {
 }
 HEADING_PREFIX = "The chapter as written: "
 LAUNCHER = "chapter"
-_RUNNER_SOURCES = ("runner.py", "session.py", "statuses.py", "printed.py", "blocks.py", "cells.py", "stated.py",
-                   "transcript.py", "magics.py", "runmagic.py", "runsteps.py", "markdown.py", "supervisor.py",
-                   "model.py", "headings.py", "interactive.py")  # with every module of this package they import
+_RUNNER_SOURCES = (
+    "runner.py",
+    "session.py",
+    "statuses.py",
+    "printed.py",
+    "blocks.py",
+    "cells.py",
+    "stated.py",
+    "transcript.py",
+    "magics.py",
+    "runmagic.py",
+    "runsteps.py",
+    "markdown.py",
+    "supervisor.py",
+    "model.py",
+    "headings.py",
+    "interactive.py",
+)  # with every module of this package they import
 
 
 def chapter_ident(name: str) -> str:
@@ -90,27 +105,58 @@ def runner_digest() -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def block_keys(chapter: Chapter, skip_reasons: Mapping[str, str], timeout_s: float, environment: str,
-               runner: str, limits: Mapping[str, float] | None = None,
-               ran_listings: frozenset[str] | set[str] = frozenset()) -> dict[str, str]:
+def block_keys(
+    chapter: Chapter,
+    skip_reasons: Mapping[str, str],
+    timeout_s: float,
+    environment: str,
+    runner: str,
+    limits: Mapping[str, float] | None = None,
+    ran_listings: frozenset[str] | set[str] = frozenset(),
+) -> dict[str, str]:
     """The reuse key of every block (see the module's docstring), by block id; `limits` are the blocks' own time
     limits, by id (others have `timeout_s`); `ran_listings` the listings a `[[run]]` entry runs."""
     keys, before = {}, []
     for block in chapter.blocks:
-        own = {"code": block.hash, "output": hashlib.sha256(block.output.encode()).hexdigest()[:16],
-               "output_known": block.output_known, "joined": block.joined, "raises": block.raises,
-               "display": block.display, "skip": skip_reasons.get(block.id) or block.skip}
+        own = {
+            "code": block.hash,
+            "output": hashlib.sha256(block.output.encode()).hexdigest()[:16],
+            "output_known": block.output_known,
+            "joined": block.joined,
+            "raises": block.raises,
+            "display": block.display,
+            "skip": skip_reasons.get(block.id) or block.skip,
+        }
         if block.steps or block.runnable or block.cell_magic or block.listing:  # how it runs, when not whole
-            own["plan"] = hashlib.sha256(json.dumps([[s.to_json() for s in block.steps], block.runnable,
-                                                     block.cell_magic, block.listing, block.id in ran_listings],
-                                                    sort_keys=True).encode()).hexdigest()[:16]
+            own["plan"] = hashlib.sha256(
+                json.dumps(
+                    [
+                        [s.to_json() for s in block.steps],
+                        block.runnable,
+                        block.cell_magic,
+                        block.listing,
+                        block.id in ran_listings,
+                    ],
+                    sort_keys=True,
+                ).encode()
+            ).hexdigest()[:16]
         limit = float((limits or {}).get(block.id, timeout_s))
-        text = json.dumps({"block": own, "before": before, "timeout_s": limit, "environment": environment,
-                           "runner": runner, "suite": conformance.__version__}
-                          | ({"setup": chapter.setup} if chapter.setup else {}), sort_keys=True)
+        text = json.dumps(
+            {
+                "block": own,
+                "before": before,
+                "timeout_s": limit,
+                "environment": environment,
+                "runner": runner,
+                "suite": conformance.__version__,
+            }
+            | ({"setup": chapter.setup} if chapter.setup else {}),
+            sort_keys=True,
+        )
         keys[block.id] = hashlib.sha256(text.encode()).hexdigest()[:32]
-        before.append([block.hash, bool(own["skip"])] if "plan" not in own else
-                      [block.hash, bool(own["skip"]), own["plan"]])
+        before.append(
+            [block.hash, bool(own["skip"])] if "plan" not in own else [block.hash, bool(own["skip"]), own["plan"]]
+        )
     return keys
 
 
@@ -144,39 +190,90 @@ def block_cell(chapter: Chapter, block: Block, outcome: Outcome, jax_version: st
     observed = _observation(outcome)
     expected = _expected(block)
     judged = outcome.status not in NOT_JUDGED
-    diff = [{"path": "block", "expected": expected["block"], "observed": outcome.status.value, "kind": "changed"}] \
-        if judged and outcome.status not in AS_WRITTEN else []
+    diff = (
+        [{"path": "block", "expected": expected["block"], "observed": outcome.status.value, "kind": "changed"}]
+        if judged and outcome.status not in AS_WRITTEN
+        else []
+    )
     compared = block.output_known and not block.joined
-    printed_diff = [{"path": "stdout", "expected": [line[1:] for line in outcome.printed_diff if line[:1] == "-"],
-                     "observed": [line[1:] for line in outcome.printed_diff if line[:1] == "+"], "kind": "changed"}] \
-        if outcome.printed_differs else []
-    details = {"chapter": chapter.name, "source": Path(chapter.path).name, "form": chapter.form, "block": block.id,
-               "index": block.index + 1, "hash": block.hash, "line": block.line, "end_line": block.end_line,
-               "output_line": block.output_line,
-               "section": block.section, "heading": block.heading.text, "first_code": block.first_code,
-               "detail": outcome.detail, "message": outcome.message, "because": outcome.because,
-               "replayed": outcome.replayed, "printed_lines": list(outcome.printed_diff)}
-    details.update({key: value for key, value in (
-        ("raising_line", outcome.line), ("stated", outcome.stated), ("notes", list(outcome.notes)),
-        ("settings", list(outcome.settings)), ("cause", outcome.cause), ("listing", block.listing),
-        ("origin", chapter.origin), ("title", chapter.title)) if value})
+    printed_diff = (
+        [
+            {
+                "path": "stdout",
+                "expected": [line[1:] for line in outcome.printed_diff if line[:1] == "-"],
+                "observed": [line[1:] for line in outcome.printed_diff if line[:1] == "+"],
+                "kind": "changed",
+            }
+        ]
+        if outcome.printed_differs
+        else []
+    )
+    details = {
+        "chapter": chapter.name,
+        "source": Path(chapter.path).name,
+        "form": chapter.form,
+        "block": block.id,
+        "index": block.index + 1,
+        "hash": block.hash,
+        "line": block.line,
+        "end_line": block.end_line,
+        "output_line": block.output_line,
+        "section": block.section,
+        "heading": block.heading.text,
+        "first_code": block.first_code,
+        "detail": outcome.detail,
+        "message": outcome.message,
+        "because": outcome.because,
+        "replayed": outcome.replayed,
+        "printed_lines": list(outcome.printed_diff),
+    }
+    details.update(
+        {
+            key: value
+            for key, value in (
+                ("raising_line", outcome.line),
+                ("stated", outcome.stated),
+                ("notes", list(outcome.notes)),
+                ("settings", list(outcome.settings)),
+                ("cause", outcome.cause),
+                ("listing", block.listing),
+                ("origin", chapter.origin),
+                ("title", chapter.title),
+            )
+            if value
+        }
+    )
     return CellResult(
-        case=case_id(chapter, block), param="", rows=[], status=STATUS_OF[outcome.status],
+        case=case_id(chapter, block),
+        param="",
+        rows=[],
+        status=STATUS_OF[outcome.status],
         expected=expected if judged else None,
         observation=observed if judged or outcome.status in (BlockStatus.LISTING, BlockStatus.INTERACTIVE) else None,
         diff=diff,
-        details=bounded(details, DETAILS_CHARS), reason=outcome.detail[:MESSAGE_CHARS],
-        duration_s=round(outcome.duration_s, 4), stdout_tail=outcome.stdout[-TAIL_CHARS:],
+        details=bounded(details, DETAILS_CHARS),
+        reason=outcome.detail[:MESSAGE_CHARS],
+        duration_s=round(outcome.duration_s, 4),
+        stdout_tail=outcome.stdout[-TAIL_CHARS:],
         stderr_tail=outcome.stderr[-TAIL_CHARS:],
-        command=f"jax-conformance chapter {Path(chapter.path).name} --jax {jax_version}", launcher=LAUNCHER, key=key,
+        command=f"jax-conformance chapter {Path(chapter.path).name} --jax {jax_version}",
+        launcher=LAUNCHER,
+        key=key,
         printed_expected={"stdout": normalised_lines(block.output)} if compared and judged else None,
-        printed_diff=printed_diff, section=f"§{block.section}" if block.section else "",
+        printed_diff=printed_diff,
+        section=f"§{block.section}" if block.section else "",
         heading=HEADING_PREFIX + chapter.name,
         claim=f"{block.heading.text or '(before the first heading)'} — line {block.line}: {block.first_code}"[:400],
-        suite_version=conformance.__version__)
+        suite_version=conformance.__version__,
+    )
 
 
 def test_entry(chapter: Chapter, block: Block, cell: CellResult) -> dict[str, Any]:
     """The pytest-json-report test entry that holds a block's cell."""
-    return {"nodeid": f"{CHAPTER_NAMESPACE}/{Path(chapter.path).name}::{block.id}", "lineno": block.line,
-            "outcome": PYTEST_OUTCOME[cell.status], "keywords": [], "metadata": cell.to_json()}
+    return {
+        "nodeid": f"{CHAPTER_NAMESPACE}/{Path(chapter.path).name}::{block.id}",
+        "lineno": block.line,
+        "outcome": PYTEST_OUTCOME[cell.status],
+        "keywords": [],
+        "metadata": cell.to_json(),
+    }

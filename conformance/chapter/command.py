@@ -31,25 +31,44 @@ from conformance.chapter.runner import block_limit_missing
 from conformance.chapter.session import run_blocks
 from conformance.chapter.skiplist import block_limits, listings_to_run, skip_reasons
 from conformance.chapter.statuses import block_outcomes
-from conformance.chapter.store import (as_before, describe, digest_of, probe_snapshot, run_header, store_blocks,
-                                      stored_blocks, utc_now)
+from conformance.chapter.store import (
+    as_before,
+    describe,
+    digest_of,
+    probe_snapshot,
+    run_header,
+    store_blocks,
+    stored_blocks,
+    utc_now,
+)
 from conformance.engine.matrix import host_platform
 from conformance.errors import ConformanceError
 from conformance.results.schema import CellResult
 
 DEFAULT_TIMEOUT_S = 300.0  # a block can be a whole training loop: longer than a probe's 120 s
-LETTER = {BlockStatus.RAN: ".", BlockStatus.ASSERT_FAILED: "A", BlockStatus.RAISED: "R", BlockStatus.TIMEOUT: "T",
-          BlockStatus.CRASH: "C", BlockStatus.SKIPPED: "s", BlockStatus.AFTER_FAILURE: "a",
-          BlockStatus.RAISED_AS_DOCUMENTED: "e", BlockStatus.RAISED_OTHERWISE: "O", BlockStatus.DID_NOT_RAISE: "N",
-          BlockStatus.LISTING: "l", BlockStatus.INTERACTIVE: "i"}
+LETTER = {
+    BlockStatus.RAN: ".",
+    BlockStatus.ASSERT_FAILED: "A",
+    BlockStatus.RAISED: "R",
+    BlockStatus.TIMEOUT: "T",
+    BlockStatus.CRASH: "C",
+    BlockStatus.SKIPPED: "s",
+    BlockStatus.AFTER_FAILURE: "a",
+    BlockStatus.RAISED_AS_DOCUMENTED: "e",
+    BlockStatus.RAISED_OTHERWISE: "O",
+    BlockStatus.DID_NOT_RAISE: "N",
+    BlockStatus.LISTING: "l",
+    BlockStatus.INTERACTIVE: "i",
+}
 
 
 def bisect_of(path: Path | None, block: str | None, good: str | None, bad: str | None) -> tuple[str, str, str] | None:
     """`--bisect BLOCK --good G --bad V` as one triple (None when none of the three is given), or a one-line
     `ConformanceError` when the chapter or one of the three is missing."""
     if path is None:
-        raise ConformanceError("name the chapter to run (jax-conformance chapter FILE), or a list of pages "
-                               "(--pages LIST --docs CHECKOUT)")
+        raise ConformanceError(
+            "name the chapter to run (jax-conformance chapter FILE), or a list of pages (--pages LIST --docs CHECKOUT)"
+        )
     if not (block or good or bad):
         return None
     if not (block and good and bad):
@@ -120,8 +139,9 @@ def check_timeout(timeout_s: float) -> None:
     """A one-line `ConformanceError` unless `--timeout` is a number of seconds above 0 and at most a day (1e10 was
     accepted, and every block was then stored as `raised OverflowError`)."""
     if not 0 < timeout_s <= MAX_TIMEOUT_S:  # NaN fails it too
-        raise ConformanceError(f"--timeout takes a number of seconds above 0 and at most {MAX_TIMEOUT_S:g} (a day), "
-                               f"not {timeout_s:g}")
+        raise ConformanceError(
+            f"--timeout takes a number of seconds above 0 and at most {MAX_TIMEOUT_S:g} (a day), not {timeout_s:g}"
+        )
 
 
 def _require_block_limit() -> None:
@@ -131,18 +151,26 @@ def _require_block_limit() -> None:
 
 def _check_versions(versions: Sequence[str], builder: Any) -> None:
     if not versions:
-        raise ConformanceError("name the releases to run the chapter on (--jax VERSION or --matrix NAME), or list "
-                               "its blocks with --blocks")
+        raise ConformanceError(
+            "name the releases to run the chapter on (--jax VERSION or --matrix NAME), or list its blocks with --blocks"
+        )
     for version in versions:
         builder.interpreter_for(version)  # unknown version, no Python that fits: one line, before any work
 
 
-def run_chapter(request: ChapterRequest, builder: Any, on_line: Callable[[str], None] = lambda line: None
-                ) -> ChapterOutcome:
+def run_chapter(
+    request: ChapterRequest, builder: Any, on_line: Callable[[str], None] = lambda line: None
+) -> ChapterOutcome:
     """See the module's docstring."""
     check_timeout(request.timeout_s)
-    chapter = read_chapter(request.path, request.map, name=request.name, shown_path=request.shown_path,
-                           origin=request.origin, companions=request.companions)
+    chapter = read_chapter(
+        request.path,
+        request.map,
+        name=request.name,
+        shown_path=request.shown_path,
+        origin=request.origin,
+        companions=request.companions,
+    )
     if request.companions or request.skip is not None:
         skip_file, entries, limit_entries = read_skip_list(request.path, request.skip)
     else:
@@ -156,8 +184,10 @@ def run_chapter(request: ChapterRequest, builder: Any, on_line: Callable[[str], 
         on_line(f"note: {skip_file}: [setup] runs before the first block: {why}")
     outcome = ChapterOutcome(chapter, limits=limits, run_listings=run_listings)
     for entry in [*unmatched, *unmatched_limits, *unmatched_runs]:
-        on_line(f"note: {skip_file}: the entry {entry.describe()} names no block of {request.path.name} (edited "
-                f"blocks have new hashes: see --blocks)")
+        on_line(
+            f"note: {skip_file}: the entry {entry.describe()} names no block of {request.path.name} (edited "
+            f"blocks have new hashes: see --blocks)"
+        )
     if request.blocks_only:
         outcome.lines = block_lines(chapter, reasons, run_listings)
         return outcome
@@ -182,20 +212,40 @@ def run_chapter(request: ChapterRequest, builder: Any, on_line: Callable[[str], 
     return outcome
 
 
-def _one_release(request: ChapterRequest, chapter: Chapter, reasons: dict[str, str], version: str, builder: Any,
-                 on_line: Callable[[str], None], outcome: ChapterOutcome) -> dict[str, CellResult]:
+def _one_release(
+    request: ChapterRequest,
+    chapter: Chapter,
+    reasons: dict[str, str],
+    version: str,
+    builder: Any,
+    on_line: Callable[[str], None],
+    outcome: ChapterOutcome,
+) -> dict[str, CellResult]:
     started, runner = time.monotonic(), runner_digest()
 
     def keys_for(environment: str) -> dict[str, str]:
         with_packages = f"+with:{' '.join(request.with_packages)}" if request.with_packages else ""
-        return block_keys(chapter, reasons, request.timeout_s, environment + with_packages, runner, outcome.limits,
-                          outcome.run_listings)
+        return block_keys(
+            chapter,
+            reasons,
+            request.timeout_s,
+            environment + with_packages,
+            runner,
+            outcome.limits,
+            outcome.run_listings,
+        )
 
     if request.results is not None and not request.rerun:
         requirements = builder.requirements(version)
-        found = stored_blocks(request.results, version, host_platform(), chapter,
-                              requirements.digest if requirements.pin_file is not None else None,
-                              builder.interpreter_for(version).version, keys_for)
+        found = stored_blocks(
+            request.results,
+            version,
+            host_platform(),
+            chapter,
+            requirements.digest if requirements.pin_file is not None else None,
+            builder.interpreter_for(version).version,
+            keys_for,
+        )
         if found is not None:
             outcome.stored.append(version)
             outcome.lines.append(summary_line(version, found, time.monotonic() - started, "(stored results)"))
@@ -207,31 +257,47 @@ def _one_release(request: ChapterRequest, chapter: Chapter, reasons: dict[str, s
         raise ConformanceError(f"the environment for jax {version} reports jax {described.get('jax')}")
     on_line(f"jax {version}: running {len(chapter.blocks)} blocks in one process")
     begun = utc_now()
-    not_run = {b.index for b in chapter.blocks if reasons.get(b.id) or b.skip
-               or (b.listing and b.id not in outcome.run_listings) or interactive_call(b.code_as_run)}
+    not_run = {
+        b.index
+        for b in chapter.blocks
+        if reasons.get(b.id)
+        or b.skip
+        or (b.listing and b.id not in outcome.run_listings)
+        or interactive_call(b.code_as_run)
+    }
     before = probe_snapshot(request.results, version, host_platform()) if request.results is not None else None
-    ran = run_blocks(chapter.blocks, not_run, env.python, request.timeout_s, argv0=str(request.path.name),
-                     limits={b.index: outcome.limits[b.id] for b in chapter.blocks if b.id in outcome.limits},
-                     setup=chapter.setup)
+    ran = run_blocks(
+        chapter.blocks,
+        not_run,
+        env.python,
+        request.timeout_s,
+        argv0=str(request.path.name),
+        limits={b.index: outcome.limits[b.id] for b in chapter.blocks if b.id in outcome.limits},
+        setup=chapter.setup,
+    )
     for note in ran.notes:
         on_line(f"jax {version}: {note}")
     keys = keys_for(digest_of(described))
-    judged = block_outcomes(chapter.blocks, ran.results, reasons, request.timeout_s, outcome.limits,
-                            outcome.run_listings)
+    judged = block_outcomes(
+        chapter.blocks, ran.results, reasons, request.timeout_s, outcome.limits, outcome.run_listings
+    )
     cells = {b.id: block_cell(chapter, b, judged[b.id], version, keys[b.id]) for b in chapter.blocks}
-    on_line(f"jax {version}: " + "".join(LETTER[block_status(cells[b.id]) or BlockStatus.CRASH]
-                                         for b in chapter.blocks))
+    on_line(
+        f"jax {version}: " + "".join(LETTER[block_status(cells[b.id]) or BlockStatus.CRASH] for b in chapter.blocks)
+    )
     if request.results is not None:
         changed: list[str] = []
-        stored = store_blocks(request.results, chapter, cells, run_header(described, env, begun, ran.wall_s),
-                              as_before(before, changed))
+        stored = store_blocks(
+            request.results, chapter, cells, run_header(described, env, begun, ran.wall_s), as_before(before, changed)
+        )
         outcome.written.append(stored.path)
         for line in changed:
             on_line(f"note: {stored.path}: {line}")
         if stored.set_aside is not None:
             on_line(f"note: {stored.set_aside.describe()}")
-    outcome.lines.append(summary_line(version, cells, time.monotonic() - started, f"(one process, {ran.wall_s:.1f}s "
-                                      f"running)"))
+    outcome.lines.append(
+        summary_line(version, cells, time.monotonic() - started, f"(one process, {ran.wall_s:.1f}s running)")
+    )
     return cells
 
 
@@ -252,12 +318,16 @@ class PagesRequest:
     def inputs(self) -> list[Path]:
         """Every file the command reads: the list, the skip lists it names and the pages in the checkout."""
         listed = read_pages(self.pages).pages
-        return [self.pages, *(page.skip for page in listed if page.skip is not None),
-                *(self.docs / page.path for page in listed)]
+        return [
+            self.pages,
+            *(page.skip for page in listed if page.skip is not None),
+            *(self.docs / page.path for page in listed),
+        ]
 
 
-def run_pages(request: PagesRequest, builder: Any, on_line: Callable[[str], None] = lambda line: None
-              ) -> list[ChapterOutcome]:
+def run_pages(
+    request: PagesRequest, builder: Any, on_line: Callable[[str], None] = lambda line: None
+) -> list[ChapterOutcome]:
     """Each page of the list run as a chapter (`run_chapter`), after every page was found and checked and every
     release checked; one outcome per page, its lines headed by the page."""
     check_timeout(request.timeout_s)
@@ -272,12 +342,22 @@ def run_pages(request: PagesRequest, builder: Any, on_line: Callable[[str], None
     for page, local in located:
         on_line(f"page {page.path} ({listed.repository}@{page.commit[:12]}): {page.name}")
         json_path = request.json_dir / f"{chapter_ident(page.name)}.json" if request.json_dir else None
-        chapter_request = ChapterRequest(local, request.versions, page.skip, None, request.results, json_path,
-                                         request.timeout_s, request.blocks_only, request.rerun, name=page.name,
-                                         shown_path=page.path, origin=page.origin(listed.repository),
-                                         companions=False)
+        chapter_request = ChapterRequest(
+            local,
+            request.versions,
+            page.skip,
+            None,
+            request.results,
+            json_path,
+            request.timeout_s,
+            request.blocks_only,
+            request.rerun,
+            name=page.name,
+            shown_path=page.path,
+            origin=page.origin(listed.repository),
+            companions=False,
+        )
         outcome = run_chapter(chapter_request, builder, on_line)
         outcome.lines.insert(0, f"page {page.path}:")
         done.append(outcome)
     return done
-

@@ -122,8 +122,9 @@ class ReleaseSummary:
     @property
     def parts(self) -> list[str]:
         """Each status's count in words, the blocks run as written first: `89 ran as written`, `1 raised`."""
-        ordered = sorted(self.counts.items(),
-                         key=lambda item: (item[0] not in _AS_WRITTEN_WORDS, _ORDER.get(item[0], 99)))
+        ordered = sorted(
+            self.counts.items(), key=lambda item: (item[0] not in _AS_WRITTEN_WORDS, _ORDER.get(item[0], 99))
+        )
         return [f"{n} {_words(status)}" for status, n in ordered if n]
 
     @property
@@ -183,9 +184,14 @@ class Disagreement:
     def text(self) -> str:
         """One line for a person."""
         what = _words(self.block_status) + (f" ({self.block_detail})" if self.block_detail else "")
-        return f"On {self.version}, block {self.block} {what}, while {self.probes_say} of its subsection: " + \
-            "; ".join(f"{p.cell_id} {p.status} ({p.observed})" if p.observed else f"{p.cell_id} {p.status}"
-                      for p in self.probes) + "."
+        return (
+            f"On {self.version}, block {self.block} {what}, while {self.probes_say} of its subsection: "
+            + "; ".join(
+                f"{p.cell_id} {p.status} ({p.observed})" if p.observed else f"{p.cell_id} {p.status}"
+                for p in self.probes
+            )
+            + "."
+        )
 
 
 @dataclass(frozen=True)
@@ -234,8 +240,13 @@ def _detail(cell: CellResult, key: str, default: object = "") -> object:
 def chapter_of(cell: CellResult) -> str:
     """The chapter a block cell belongs to (its name, as the chapter command was given the file)."""
     named = _detail(cell, "chapter")
-    return str(named) if named else cell.heading[len(HEADING_PREFIX):] if cell.heading.startswith(
-        HEADING_PREFIX) else cell.case.split("/", 1)[1].split(".", 1)[0]
+    return (
+        str(named)
+        if named
+        else cell.heading[len(HEADING_PREFIX) :]
+        if cell.heading.startswith(HEADING_PREFIX)
+        else cell.case.split("/", 1)[1].split(".", 1)[0]
+    )
 
 
 def chapter_grid(runs: Sequence[MergedRun], chapter: str, platform: str) -> ChapterGrid:
@@ -252,19 +263,36 @@ def chapter_grid(runs: Sequence[MergedRun], chapter: str, platform: str) -> Chap
             status = block_status(cell)
             named.update({k: str(_detail(cell, k)) for k in named if _detail(cell, k)})
             row = rows.setdefault(block, {"cells": {}})
-            row.update(cell_id=cell.cell_id, index=int(_detail(cell, "index", 0) or 0),
-                       line=int(_detail(cell, "line", 0) or 0), heading=str(_detail(cell, "heading")),
-                       section=str(_detail(cell, "section")), first_code=str(_detail(cell, "first_code")),
-                       hash=str(_detail(cell, "hash")), form=str(_detail(cell, "form")))
+            row.update(
+                cell_id=cell.cell_id,
+                index=int(_detail(cell, "index", 0) or 0),
+                line=int(_detail(cell, "line", 0) or 0),
+                heading=str(_detail(cell, "heading")),
+                section=str(_detail(cell, "section")),
+                first_code=str(_detail(cell, "first_code")),
+                hash=str(_detail(cell, "hash")),
+                form=str(_detail(cell, "form")),
+            )
             ran = status in AS_WRITTEN  # a printed difference is a mark on a block that ran (module docstring)
-            row["cells"][label] = GridCell(status.value if status else cell.status.value, cell.reason,
-                                           cell.printed_differs and ran,
-                                           tuple(_detail(cell, "printed_lines", ()) or ()) if ran else (),
-                                           cell.stdout_tail, cell.duration_s, cell)
+            row["cells"][label] = GridCell(
+                status.value if status else cell.status.value,
+                cell.reason,
+                cell.printed_differs and ran,
+                tuple(_detail(cell, "printed_lines", ()) or ()) if ran else (),
+                cell.stdout_tail,
+                cell.duration_s,
+                cell,
+            )
     labels = tuple(_label(r) for r in columns if any(_label(r) in row["cells"] for row in rows.values()))
     ordered = sorted(rows.items(), key=lambda item: (item[1]["index"], item[1]["line"], item[0]))
-    return ChapterGrid(chapter, platform, labels, tuple(GridRow(block=block, **row) for block, row in ordered),
-                       named["title"], named["origin"])
+    return ChapterGrid(
+        chapter,
+        platform,
+        labels,
+        tuple(GridRow(block=block, **row) for block, row in ordered),
+        named["title"],
+        named["origin"],
+    )
 
 
 def release_summaries(grid: ChapterGrid) -> tuple[ReleaseSummary, ...]:
@@ -332,8 +360,9 @@ def row_sections() -> dict[str, str]:
     return {row.id: row.section for row in load_rows()}
 
 
-def _probes_by_section(runs: Iterable[MergedRun], platform: str,
-                       sections_of_rows: Mapping[str, str]) -> dict[str, dict[str, dict[str, CellResult]]]:
+def _probes_by_section(
+    runs: Iterable[MergedRun], platform: str, sections_of_rows: Mapping[str, str]
+) -> dict[str, dict[str, dict[str, CellResult]]]:
     """section → probe cell id → column label → cell, for the probe cells of `platform`: a cell covers the
     subsection its case names and the sections of the rows it checks."""
     found: dict[str, dict[str, dict[str, CellResult]]] = {}
@@ -343,19 +372,22 @@ def _probes_by_section(runs: Iterable[MergedRun], platform: str,
         for cell in run.cells.values():
             if is_block_cell(cell):
                 continue
-            covered = sections_of(cell.section).union(*(sections_of(sections_of_rows[row]) for row in cell.rows
-                                                        if row in sections_of_rows))
+            covered = sections_of(cell.section).union(
+                *(sections_of(sections_of_rows[row]) for row in cell.rows if row in sections_of_rows)
+            )
             for section in covered:
                 found.setdefault(section, {}).setdefault(cell.cell_id, {})[_label(run)] = cell
     return found
 
 
-def probe_links(grid: ChapterGrid, runs: Sequence[MergedRun], sections_of_rows: Mapping[str, str] | None = None
-                ) -> tuple[dict[str, tuple[ProbeLink, ...]], dict[str, tuple[str, ...]]]:
+def probe_links(
+    grid: ChapterGrid, runs: Sequence[MergedRun], sections_of_rows: Mapping[str, str] | None = None
+) -> tuple[dict[str, tuple[ProbeLink, ...]], dict[str, tuple[str, ...]]]:
     """Per block, the probe cells of its subsection (their rows and statuses); per row, the blocks linked to it.
     `sections_of_rows` (row → section; default the project's row list) links a cell through the rows it checks."""
-    by_section = _probes_by_section(runs, grid.platform, row_sections() if sections_of_rows is None
-                                    else sections_of_rows)
+    by_section = _probes_by_section(
+        runs, grid.platform, row_sections() if sections_of_rows is None else sections_of_rows
+    )
     links: dict[str, tuple[ProbeLink, ...]] = {}
     back: dict[str, list[str]] = {}
     for row in grid.rows:
@@ -379,10 +411,12 @@ def _observed(cell: CellResult) -> str:
     """What a probe observed, in words: for a cell that differs, each fact that differs (`mentions_tracer is false
     where the chapter says true`); for one that conforms, that every fact it asserts holds."""
     if cell.diff:
-        parts = [f"{d.get('path')} is {_short(d.get('observed'))} where the chapter says {_short(d.get('expected'))}"
-                 if d.get("kind") not in ("missing", "unexpected")
-                 else f"{d.get('path')} {'is missing' if d.get('kind') == 'missing' else 'is not documented'}"
-                 for d in cell.diff[:3]]
+        parts = [
+            f"{d.get('path')} is {_short(d.get('observed'))} where the chapter says {_short(d.get('expected'))}"
+            if d.get("kind") not in ("missing", "unexpected")
+            else f"{d.get('path')} {'is missing' if d.get('kind') == 'missing' else 'is not documented'}"
+            for d in cell.diff[:3]
+        ]
         more = f" and {len(cell.diff) - 3} more" if len(cell.diff) > 3 else ""
         return "; ".join(parts) + more
     if cell.status is Status.CONFORMS:
@@ -391,11 +425,13 @@ def _observed(cell: CellResult) -> str:
     return (cell.reason or (repr(cell.observation) if cell.observation is not None else ""))[:300]
 
 
-def disagreements(grid: ChapterGrid, runs: Sequence[MergedRun], sections_of_rows: Mapping[str, str] | None = None
-                  ) -> tuple[Disagreement, ...]:
+def disagreements(
+    grid: ChapterGrid, runs: Sequence[MergedRun], sections_of_rows: Mapping[str, str] | None = None
+) -> tuple[Disagreement, ...]:
     """Every (block, release) of the grid pointing the opposite way from its subsection's probes (see the module)."""
-    by_section = _probes_by_section(runs, grid.platform, row_sections() if sections_of_rows is None
-                                    else sections_of_rows)
+    by_section = _probes_by_section(
+        runs, grid.platform, row_sections() if sections_of_rows is None else sections_of_rows
+    )
     found = []
     for row in grid.rows:
         probes = by_section.get(row.section, {}) if row.section else {}
@@ -406,8 +442,11 @@ def disagreements(grid: ChapterGrid, runs: Sequence[MergedRun], sections_of_rows
                 continue
             if status not in BLOCK_BAD and status not in AS_WRITTEN:
                 continue
-            judged = [(cell_id, by_label[version]) for cell_id, by_label in sorted(probes.items())
-                      if version in by_label and by_label[version].status in PROBE_GOOD | PROBE_BAD]
+            judged = [
+                (cell_id, by_label[version])
+                for cell_id, by_label in sorted(probes.items())
+                if version in by_label and by_label[version].status in PROBE_GOOD | PROBE_BAD
+            ]
             if not judged:
                 continue
             if status in BLOCK_BAD and all(p.status in PROBE_GOOD for _, p in judged):
@@ -416,19 +455,31 @@ def disagreements(grid: ChapterGrid, runs: Sequence[MergedRun], sections_of_rows
                 says = "every probe differs"
             else:
                 continue
-            found.append(Disagreement(row.block, version, cell.status, cell.detail, says,
-                                      tuple(ProbeSide(cell_id, p.status.value, _observed(p)) for cell_id, p in judged)))
+            found.append(
+                Disagreement(
+                    row.block,
+                    version,
+                    cell.status,
+                    cell.detail,
+                    says,
+                    tuple(ProbeSide(cell_id, p.status.value, _observed(p)) for cell_id, p in judged),
+                )
+            )
     return tuple(found)
 
 
 def chapters_in(runs: Iterable[MergedRun]) -> list[tuple[str, str]]:
     """The (chapter, platform) pairs whose blocks the runs hold, in order of first appearance."""
-    return list(dict.fromkeys((chapter_of(cell), run.platform) for run in runs for cell in run.cells.values()
-                              if is_block_cell(cell)))
+    return list(
+        dict.fromkeys(
+            (chapter_of(cell), run.platform) for run in runs for cell in run.cells.values() if is_block_cell(cell)
+        )
+    )
 
 
-def chapter_views(runs: Sequence[MergedRun], sections_of_rows: Mapping[str, str] | None = None,
-                  documented: str = DOCUMENTED_CHAPTER) -> list[ChapterView]:
+def chapter_views(
+    runs: Sequence[MergedRun], sections_of_rows: Mapping[str, str] | None = None, documented: str = DOCUMENTED_CHAPTER
+) -> list[ChapterView]:
     """One view per chapter and platform found in `runs` (see the module's docstring); `sections_of_rows` as for
     `probe_links`. Only the chapter named `documented` (the one the suite's probes encode) is linked to the probes
     and judged against them: another chapter's "3.1" is not the suite's §3.1, so its grid and summaries stand alone.
@@ -436,16 +487,18 @@ def chapter_views(runs: Sequence[MergedRun], sections_of_rows: Mapping[str, str]
     rows = row_sections() if sections_of_rows is None else sections_of_rows
     views = []
     found_chapters = chapters_in(runs)
-    for chapter, platform in sorted(found_chapters, key=lambda pair: (pair[0] != documented,
-                                                                      found_chapters.index(pair))):
+    for chapter, platform in sorted(
+        found_chapters, key=lambda pair: (pair[0] != documented, found_chapters.index(pair))
+    ):
         grid = chapter_grid(runs, chapter, platform)
         if chapter == documented:
             links, back = probe_links(grid, runs, rows)
             found = disagreements(grid, runs, rows)
         else:
             links, back, found = {}, {}, ()
-        views.append(ChapterView(grid, release_summaries(grid), runs_since(grid), links, back, found,
-                                 block_steps(grid)))
+        views.append(
+            ChapterView(grid, release_summaries(grid), runs_since(grid), links, back, found, block_steps(grid))
+        )
     return views
 
 

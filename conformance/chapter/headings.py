@@ -53,8 +53,13 @@ def rst_headings(lines: list[str]) -> dict[int, str]:
     found = {}
     for k in range(len(lines) - 1):
         text, under = lines[k].rstrip(), lines[k + 1].rstrip()
-        if (text and not text[0].isspace() and not _ADORNMENT.match(text) and _ADORNMENT.match(under)
-                and len(under) >= len(text.strip())):
+        if (
+            text
+            and not text[0].isspace()
+            and not _ADORNMENT.match(text)
+            and _ADORNMENT.match(under)
+            and len(under) >= len(text.strip())
+        ):
             found[k] = text.strip()
     return found
 
@@ -70,8 +75,13 @@ def _first_atx(lines: list[str]) -> str:
         opened = _FENCE.match(line)
         # A fence closes only on a line of the same character, at least as long, with nothing after it (CommonMark:
         # a closing fence takes no info string; ```python inside an open fence is a line of its code).
-        closes = opened and fence and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \
-            and not line[opened.end():].strip()
+        closes = (
+            opened
+            and fence
+            and opened.group(1)[0] == fence[0]
+            and len(opened.group(1)) >= len(fence)
+            and not line[opened.end() :].strip()
+        )
         if opened and (not fence or closes):
             fence = "" if fence else opened.group(1)
             continue
@@ -90,14 +100,17 @@ def chapter_title(form: str, text: str) -> str:
             cells = json.loads(text).get("cells") or []
         except (ValueError, AttributeError):
             return ""
-        sources = ["".join(c.get("source") or "") if isinstance(c.get("source"), list) else str(c.get("source") or "")
-                   for c in cells if isinstance(c, dict) and c.get("cell_type") == "markdown"]
+        sources = [
+            "".join(c.get("source") or "") if isinstance(c.get("source"), list) else str(c.get("source") or "")
+            for c in cells
+            if isinstance(c, dict) and c.get("cell_type") == "markdown"
+        ]
         found = _first_atx("\n".join(sources).splitlines())
     elif form == "markdown":
         lines = text.splitlines()
         if lines and lines[0].strip() == "---":  # front matter
             end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() in ("---", "...")), 0)  # YAML's ends
-            lines = lines[end + 1:]
+            lines = lines[end + 1 :]
         found = _first_atx(lines)
     elif form == "rst":
         found = next(iter(rst_headings(text.splitlines()).values()), "")

@@ -14,9 +14,21 @@ import ast
 from conformance.chapter.stated import parse_quietly
 
 # The callables that stop for a person, by the dotted name a page calls them with.
-WAITING = frozenset({"breakpoint", "input", "jax.debug.breakpoint", "debug.breakpoint", "pdb.set_trace",
-                     "pdb.post_mortem", "pdb.pm", "ipdb.set_trace", "ipdb.post_mortem", "code.interact",
-                     "IPython.embed"})
+WAITING = frozenset(
+    {
+        "breakpoint",
+        "input",
+        "jax.debug.breakpoint",
+        "debug.breakpoint",
+        "pdb.set_trace",
+        "pdb.post_mortem",
+        "pdb.pm",
+        "ipdb.set_trace",
+        "ipdb.post_mortem",
+        "code.interact",
+        "IPython.embed",
+    }
+)
 
 
 def _dotted(node: ast.AST) -> str:
@@ -36,6 +48,11 @@ def interactive_call(code: str) -> str:
     tree = parse_quietly(code)
     if tree is None:
         return ""
-    calls = sorted((node.lineno, name) for node in ast.walk(tree) if isinstance(node, ast.Call)
-                   for name in [_dotted(node.func)] if name in WAITING)
+    calls = sorted(
+        (node.lineno, name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        for name in [_dotted(node.func)]
+        if name in WAITING
+    )
     return f"line {calls[0][0]}: {calls[0][1]}()" if calls else ""

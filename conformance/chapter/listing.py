@@ -22,15 +22,18 @@ def _where(chapter: Chapter, block: Block) -> str:
     return span
 
 
-def block_lines(chapter: Chapter, skip_reasons: Mapping[str, str], run_listings: AbstractSet[str] = frozenset()
-                ) -> list[str]:
+def block_lines(
+    chapter: Chapter, skip_reasons: Mapping[str, str], run_listings: AbstractSet[str] = frozenset()
+) -> list[str]:
     """One line per block: number, id and hash, where it is, its heading and its first code line; then what the
     document says of it (raises, each statement's stated error and shown output, notes, magics, a listing,
     skipped) and a count."""
     lines = [f"{chapter.name} ({chapter.form}, {chapter.path}): {len(chapter.blocks)} blocks"]
     for block in chapter.blocks:
-        lines.append(f"{block.index + 1:4d}  {block.id:<18} {block.hash}  {_where(chapter, block)}  "
-                     f"[{block.heading.text or '-'}]")
+        lines.append(
+            f"{block.index + 1:4d}  {block.id:<18} {block.hash}  {_where(chapter, block)}  "
+            f"[{block.heading.text or '-'}]"
+        )
         lines.append(f"      {block.first_code[:100]}")
         said = []
         if block.raises:
@@ -38,8 +41,10 @@ def block_lines(chapter: Chapter, skip_reasons: Mapping[str, str], run_listings:
         said += [f"line {step.last}: raises {step.stated} ({step.stated_form})" for step in block.steps if step.stated]
         shown = [step for step in block.steps if step.shown is not None]
         if shown:
-            said.append(f"{len(shown)} statement(s) show their output"
-                        + (", a >>> transcript" if any(s.mode == "single" for s in block.steps) else ""))
+            said.append(
+                f"{len(shown)} statement(s) show their output"
+                + (", a >>> transcript" if any(s.mode == "single" for s in block.steps) else "")
+            )
         said += [f"line {step.first}: runs {step.magic}" for step in block.steps if step.magic]
         said += [f"runs under {block.cell_magic}"] if block.cell_magic else []
         said += [f"magic not run: {magic}" for magic in block.magics_not_run] + list(block.notes)

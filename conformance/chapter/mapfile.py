@@ -60,24 +60,35 @@ class ChapterMap:
 def _range(value: object, where: str, empty: bool = False) -> tuple[int, int] | None:
     if empty and value == []:
         return None
-    if (not isinstance(value, list) or len(value) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value)
-            or value[0] > value[1]):
-        raise ConformanceError(f"{where} should be [first, last]: two line numbers from 1, the first not after the "
-                               f"last{' (or [] for none)' if empty else ''}, not {value!r}")
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value)
+        or value[0] > value[1]
+    ):
+        raise ConformanceError(
+            f"{where} should be [first, last]: two line numbers from 1, the first not after the "
+            f"last{' (or [] for none)' if empty else ''}, not {value!r}"
+        )
     return value[0], value[1]
 
 
 def _refuse_overlaps(blocks: list[MapBlock], source: str) -> None:
     """A one-line `ConformanceError` when two `[[block]]` entries claim a line (their code or output lines): which
     block would the line be in?"""
-    spans = sorted((span[0], span[1], number) for number, block in enumerate(blocks, 1)
-                   for span in ((block.first, block.last), block.output) if span)
+    spans = sorted(
+        (span[0], span[1], number)
+        for number, block in enumerate(blocks, 1)
+        for span in ((block.first, block.last), block.output)
+        if span
+    )
     reach: tuple[int, int, int] | None = None  # the span reaching furthest so far
     for first, last, number in spans:
         if reach is not None and first <= reach[1] and number != reach[2]:
-            raise ConformanceError(f"{source}: [[block]] {reach[2]} (lines {reach[0]}-{reach[1]}) and [[block]] "
-                                   f"{number} (lines {first}-{last}) overlap; each line belongs to one block at most")
+            raise ConformanceError(
+                f"{source}: [[block]] {reach[2]} (lines {reach[0]}-{reach[1]}) and [[block]] "
+                f"{number} (lines {first}-{last}) overlap; each line belongs to one block at most"
+            )
         if reach is None or last > reach[1]:
             reach = (first, last, number)
 
@@ -90,12 +101,14 @@ def parse_map(text: str, source: str = "the map file") -> ChapterMap:
         raise ConformanceError(f"{source} is not valid TOML: {exc}") from None
     unknown = set(data) - {"block", "not_code"}
     if unknown:
-        raise ConformanceError(f"{source}: unknown table(s) {', '.join(sorted(unknown))}; it takes [[block]] and "
-                               f"[[not_code]]")
+        raise ConformanceError(
+            f"{source}: unknown table(s) {', '.join(sorted(unknown))}; it takes [[block]] and [[not_code]]"
+        )
     for key, value in data.items():
         if not isinstance(value, list):
-            raise ConformanceError(f"{source}: {key} should be [[{key}]] entries (an array of tables), not "
-                                   f"{key} = {value!r}")
+            raise ConformanceError(
+                f"{source}: {key} should be [[{key}]] entries (an array of tables), not {key} = {value!r}"
+            )
     blocks = []
     for number, entry in enumerate(data.get("block", []), 1):
         where = f"{source}: [[block]] {number}"
@@ -124,19 +137,35 @@ def apply_map(raw: list[dict], chapter_map: ChapterMap, lines: list[str]) -> lis
     """The raw blocks of a plain-text chapter with the map's corrections made (`lines`: the chapter's lines)."""
     for block in chapter_map.blocks:
         if block.last > len(lines) or (block.output and block.output[1] > len(lines)):
-            raise ConformanceError(f"the map names line {max(block.last, (block.output or (0, 0))[1])}, but the "
-                                   f"chapter has {len(lines)} lines")
+            raise ConformanceError(
+                f"the map names line {max(block.last, (block.output or (0, 0))[1])}, but the "
+                f"chapter has {len(lines)} lines"
+            )
     kept = [piece for piece in raw if not chapter_map.overlaps(piece["line"], piece["end_line"])]
     for block in chapter_map.blocks:
         near = [p for p in raw if p["line"] <= block.first]
         heading = near[-1]["heading"] if near else Heading()
         if block.section is not None or block.title is not None:
-            heading = Heading(block.section if block.section is not None else heading.section,
-                              block.title if block.title is not None else heading.title, "")
-        output = "\n".join(lines[block.output[0] - 1:block.output[1]]) if block.output else ""
-        code = "\n".join(lines[block.first - 1:block.last])
-        kept.append({"code": code, "line": block.first, "end_line": block.last,
-                     "heading": heading, "output": output, "joined": False, "output_known": True,
-                     "output_line": block.output[0] if block.output else 0, "raises": stated_raise(code), "skip": "",
-                     "shows_value": bool(output)})
+            heading = Heading(
+                block.section if block.section is not None else heading.section,
+                block.title if block.title is not None else heading.title,
+                "",
+            )
+        output = "\n".join(lines[block.output[0] - 1 : block.output[1]]) if block.output else ""
+        code = "\n".join(lines[block.first - 1 : block.last])
+        kept.append(
+            {
+                "code": code,
+                "line": block.first,
+                "end_line": block.last,
+                "heading": heading,
+                "output": output,
+                "joined": False,
+                "output_known": True,
+                "output_line": block.output[0] if block.output else 0,
+                "raises": stated_raise(code),
+                "skip": "",
+                "shows_value": bool(output),
+            }
+        )
     return sorted(kept, key=lambda piece: piece["line"])

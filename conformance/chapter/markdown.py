@@ -89,8 +89,11 @@ def _fences(tokens: list[Token]) -> list[Fence]:
 
 def _headings(tokens: list[Token]) -> dict[int, str]:
     """The page's headings (ATX and setext) by the index of their first line: their text as written."""
-    return {opened.map[0]: text.content for opened, text in zip(tokens, tokens[1:])
-            if opened.type == "heading_open" and opened.map is not None and text.type == "inline"}
+    return {
+        opened.map[0]: text.content
+        for opened, text in zip(tokens, tokens[1:])
+        if opened.type == "heading_open" and opened.map is not None and text.type == "inline"
+    }
 
 
 def _cell_options(body: list[str]) -> tuple[list[str], int]:
@@ -151,15 +154,30 @@ def read_markdown(text: str) -> list[dict]:
         code = "\n".join(code_lines)
         output = printed_comments(code)
         following = fences[number + 1] if number + 1 < len(fences) else None
-        if (following and following.info.split()[:1] and following.info.split()[0].lower() in _OUTPUT
-                and all(_blank(lines[k]) for k in range(close + 1, following.start))):
+        if (
+            following
+            and following.info.split()[:1]
+            and following.info.split()[0].lower() in _OUTPUT
+            and all(_blank(lines[k]) for k in range(close + 1, following.start))
+        ):
             output = "\n".join(following.body)
         raises = stated_raise(code) or ("*" if "raises-exception" in tags else "")
         first = start + 1 + skip
-        raw.append({"code": code, "line": first + 1, "end_line": max(first + 1, close), "heading": heading,
-                    "output": output or "", "joined": False, "output_known": output is not None, "output_line": 0,
-                    "raises": raises,
-                    "skip": "tagged skip-execution in the chapter" if "skip-execution" in tags else "",
-                    "shows_value": cell and output is not None, "markdown": True,
-                    "listing": LISTING if notebook_page and not cell else ""})
+        raw.append(
+            {
+                "code": code,
+                "line": first + 1,
+                "end_line": max(first + 1, close),
+                "heading": heading,
+                "output": output or "",
+                "joined": False,
+                "output_known": output is not None,
+                "output_line": 0,
+                "raises": raises,
+                "skip": "tagged skip-execution in the chapter" if "skip-execution" in tags else "",
+                "shows_value": cell and output is not None,
+                "markdown": True,
+                "listing": LISTING if notebook_page and not cell else "",
+            }
+        )
     return raw

@@ -63,12 +63,24 @@ AS_WRITTEN = frozenset({BlockStatus.RAN, BlockStatus.RAISED_AS_DOCUMENTED})
 # Blocks that are not judged at all (not counted in "N of M blocks run as written").
 NOT_JUDGED = frozenset({BlockStatus.SKIPPED, BlockStatus.LISTING, BlockStatus.INTERACTIVE})
 # A block that ran but not as written: the chapter's own code says otherwise on this release.
-FAILED = frozenset({BlockStatus.ASSERT_FAILED, BlockStatus.RAISED, BlockStatus.TIMEOUT, BlockStatus.CRASH,
-                    BlockStatus.RAISED_OTHERWISE, BlockStatus.DID_NOT_RAISE})
+FAILED = frozenset(
+    {
+        BlockStatus.ASSERT_FAILED,
+        BlockStatus.RAISED,
+        BlockStatus.TIMEOUT,
+        BlockStatus.CRASH,
+        BlockStatus.RAISED_OTHERWISE,
+        BlockStatus.DID_NOT_RAISE,
+    }
+)
 # The blocks whose names a later block may miss (they did not run to their end, or at all).
-DID_NOT_FINISH = FAILED | {BlockStatus.SKIPPED, BlockStatus.AFTER_FAILURE, BlockStatus.LISTING,
-                           BlockStatus.RAISED_AS_DOCUMENTED, BlockStatus.INTERACTIVE}
-
+DID_NOT_FINISH = FAILED | {
+    BlockStatus.SKIPPED,
+    BlockStatus.AFTER_FAILURE,
+    BlockStatus.LISTING,
+    BlockStatus.RAISED_AS_DOCUMENTED,
+    BlockStatus.INTERACTIVE,
+}
 
 
 def counted(counts: dict[str, int], printed: int = 0) -> str:
@@ -83,14 +95,17 @@ def counted(counts: dict[str, int], printed: int = 0) -> str:
     waiting = counts.get(BlockStatus.INTERACTIVE.value, 0)
     others = [(s.words, counts.get(s.value, 0)) for s in BlockStatus if s not in (BlockStatus.RAN, *NOT_JUDGED)]
     others += [(word.replace("_", " "), n) for word, n in counts.items() if word not in known]
-    parts = ([f"{skipped} skipped"] if skipped else []) + \
-        ([f"{listings} listing{'s' * (listings != 1)} not run"] if listings else []) + \
-        ([f"{waiting} interactive, not run"] if waiting else []) + \
-        [", ".join(f"{n} {words}" for words, n in others if n)] + \
-        ([f"{printed} printed differently"] if printed else [])
+    parts = (
+        ([f"{skipped} skipped"] if skipped else [])
+        + ([f"{listings} listing{'s' * (listings != 1)} not run"] if listings else [])
+        + ([f"{waiting} interactive, not run"] if waiting else [])
+        + [", ".join(f"{n} {words}" for words, n in others if n)]
+        + ([f"{printed} printed differently"] if printed else [])
+    )
     detail = "; ".join(p for p in parts if p)
     said = f"{written} of {judged} block{'' if judged == 1 else 's'} run as written"
     return said + (f" ({detail})" if detail else "")
+
 
 @dataclass(frozen=True)
 class Heading:
@@ -130,8 +145,16 @@ class Step:
 
     def to_json(self) -> dict:
         """The step as the runner's plan and the reuse key hold it."""
-        return {"first": self.first, "last": self.last, "stated": self.stated, "message": self.stated_message,
-                "form": self.stated_form, "shown": self.shown, "magic": self.magic, "mode": self.mode}
+        return {
+            "first": self.first,
+            "last": self.last,
+            "stated": self.stated,
+            "message": self.stated_message,
+            "form": self.stated_form,
+            "shown": self.shown,
+            "magic": self.magic,
+            "mode": self.mode,
+        }
 
 
 @dataclass(frozen=True)

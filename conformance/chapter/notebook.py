@@ -55,15 +55,19 @@ def read_notebook(text: str) -> list[dict]:
     try:
         import nbformat
     except ImportError:
-        raise ConformanceError("reading a notebook needs nbformat (a dependency of jax-conformance): "
-                               "pip install nbformat") from None
+        raise ConformanceError(
+            "reading a notebook needs nbformat (a dependency of jax-conformance): pip install nbformat"
+        ) from None
     try:
         notebook = nbformat.reads(text, as_version=4)
     except Exception as exc:  # nbformat raises its own errors, JSON's and validation's: all say "not a notebook"
-        raise ConformanceError(f"not a Jupyter notebook ({type(exc).__name__}: "
-                               f"{(str(exc).strip().splitlines() or [''])[0][:200]})") from None
-    kernelspec = _table(_table(notebook.get("metadata"), "the notebook's metadata").get("kernelspec"),
-                        "the notebook's metadata.kernelspec")
+        raise ConformanceError(
+            f"not a Jupyter notebook ({type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0][:200]})"
+        ) from None
+    kernelspec = _table(
+        _table(notebook.get("metadata"), "the notebook's metadata").get("kernelspec"),
+        "the notebook's metadata.kernelspec",
+    )
     language = str(kernelspec.get("language") or "python")
     if language.lower() != "python":
         raise ConformanceError(f"the notebook's kernel runs {language}, not Python")
@@ -81,14 +85,27 @@ def read_notebook(text: str) -> list[dict]:
             continue
         tags = (cell.get("metadata") or {}).get("tags") or []
         if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
-            raise ConformanceError(f"cell {number} of the notebook: metadata.tags should be a list of strings "
-                                   f"(\"tags\": [\"raises-exception\"]), not {tags!r}")
+            raise ConformanceError(
+                f"cell {number} of the notebook: metadata.tags should be a list of strings "
+                f'("tags": ["raises-exception"]), not {tags!r}'
+            )
         outputs = list(cell.get("outputs") or [])
         shown, displayed = _shown(outputs)
         executed = cell.get("execution_count") is not None or bool(outputs)
         raises = stated_raise(source) or ("*" if "raises-exception" in tags else "")
-        raw.append({"code": source, "line": number, "end_line": number, "heading": heading, "output": shown,
-                    "joined": False, "output_known": executed, "output_line": number, "raises": raises,
-                    "skip": "tagged skip-execution in the notebook" if "skip-execution" in tags else "",
-                    "shows_value": displayed})
+        raw.append(
+            {
+                "code": source,
+                "line": number,
+                "end_line": number,
+                "heading": heading,
+                "output": shown,
+                "joined": False,
+                "output_known": executed,
+                "output_line": number,
+                "raises": raises,
+                "skip": "tagged skip-execution in the notebook" if "skip-execution" in tags else "",
+                "shows_value": displayed,
+            }
+        )
     return raw

@@ -83,11 +83,12 @@ def parse_pages(text: str, source: str, folder: Path) -> PageList:
         raise ConformanceError(f"{source} is not valid TOML: {exc}") from None
     unknown = set(data) - {"repository", "page"}
     if unknown:
-        raise ConformanceError(f"{source}: unknown key(s) {', '.join(sorted(unknown))}; it takes repository and "
-                               f"[[page]] entries")
+        raise ConformanceError(
+            f"{source}: unknown key(s) {', '.join(sorted(unknown))}; it takes repository and [[page]] entries"
+        )
     repository = data.get("repository")
     if not isinstance(repository, str) or not re.fullmatch(r"[\w.-]+/[\w.-]+", repository):
-        raise ConformanceError(f"{source}: repository should be owner/name (repository = \"jax-ml/jax\")")
+        raise ConformanceError(f'{source}: repository should be owner/name (repository = "jax-ml/jax")')
     entries = data.get("page")
     if not isinstance(entries, list) or not entries:
         raise ConformanceError(f"{source} names no page: add [[page]] entries (path, commit, blob)")
@@ -97,13 +98,17 @@ def parse_pages(text: str, source: str, folder: Path) -> PageList:
         page = _page(entry, f"{source}: [[page]] {number}", folder)
         ident = chapter_ident(page.name)
         if ident in names and names[ident][1] == page.name:
-            raise ConformanceError(f"{source}: [[page]] {number} and [[page]] {names[ident][0]} are both named "
-                                   f"{page.name!r}; give one a name = \"...\" of its own")
+            raise ConformanceError(
+                f"{source}: [[page]] {number} and [[page]] {names[ident][0]} are both named "
+                f'{page.name!r}; give one a name = "..." of its own'
+            )
         if ident in names:
             first = names[ident]
-            raise ConformanceError(f"{source}: [[page]] {number} ({page.name!r}) and [[page]] {first[0]} "
-                                   f"({first[1]!r}) give one chapter id {ident!r}, so one page's cells and JSON "
-                                   f"would replace the other's; give one a name = \"...\" of its own")
+            raise ConformanceError(
+                f"{source}: [[page]] {number} ({page.name!r}) and [[page]] {first[0]} "
+                f"({first[1]!r}) give one chapter id {ident!r}, so one page's cells and JSON "
+                f'would replace the other\'s; give one a name = "..." of its own'
+            )
         names[ident] = (number, page.name)
         pages.append(page)
     return PageList(repository, tuple(pages))
@@ -111,8 +116,12 @@ def parse_pages(text: str, source: str, folder: Path) -> PageList:
 
 def _confined(path: str) -> bool:
     """Whether `path` stays inside the folder it is relative to: not absolute (`/x`, `C:/x`, `\\\\server`), no `..`."""
-    return not (Path(path).is_absolute() or path.startswith(("/", "\\")) or Path(path).drive
-                or ".." in Path(path.replace("\\", "/")).parts)
+    return not (
+        Path(path).is_absolute()
+        or path.startswith(("/", "\\"))
+        or Path(path).drive
+        or ".." in Path(path.replace("\\", "/")).parts
+    )
 
 
 def _page(entry: object, where: str, folder: Path) -> Page:
@@ -126,15 +135,19 @@ def _page(entry: object, where: str, folder: Path) -> Page:
         raise ConformanceError(f"{where}: path should be the page's path in the repository (docs/debugging.md)")
     for key in ("commit", "blob"):
         if not isinstance(entry.get(key), str) or not _HEX40.fullmatch(entry[key]):
-            raise ConformanceError(f"{where}: {key} should be 40 lower-case hex digits (git rev-parse "
-                                   f"{'COMMIT' if key == 'commit' else 'COMMIT:' + path})")
+            raise ConformanceError(
+                f"{where}: {key} should be 40 lower-case hex digits (git rev-parse "
+                f"{'COMMIT' if key == 'commit' else 'COMMIT:' + path})"
+            )
     name = entry.get("name", str(Path(path).with_suffix("")))
     if not isinstance(name, str) or not name.strip():
         raise ConformanceError(f"{where}: name should be a non-empty string")
     skip = entry.get("skip")
     if skip is not None and (not isinstance(skip, str) or not skip.strip() or not _confined(skip)):
-        raise ConformanceError(f"{where}: skip should be the path of its skip list, relative to the list file and "
-                               f"inside its folder (no leading / and no ..)")
+        raise ConformanceError(
+            f"{where}: skip should be the path of its skip list, relative to the list file and "
+            f"inside its folder (no leading / and no ..)"
+        )
     return Page(path, entry["commit"], entry["blob"], name.strip(), folder / skip if skip else None)
 
 
@@ -172,13 +185,17 @@ def locate_pages(pages: PageList, docs: Path) -> list[tuple[Page, Path]]:
         try:
             data = read_regular_bytes(local, PAGE_LIMIT)
         except FileNotFoundError:
-            raise ConformanceError(f"{page.path} is not in {docs}: give a checkout of {pages.repository} at "
-                                   f"{page.commit[:12]} (git -C {docs} checkout {page.commit[:12]})") from None
+            raise ConformanceError(
+                f"{page.path} is not in {docs}: give a checkout of {pages.repository} at "
+                f"{page.commit[:12]} (git -C {docs} checkout {page.commit[:12]})"
+            ) from None
         except OSError as exc:
             raise ConformanceError(f"cannot read {local}: {exc.strerror or exc}") from None
         if git_blob_id(data) != page.blob:
-            raise ConformanceError(f"{local} is not the page the list names: its content is not {page.path} at "
-                                   f"{page.commit[:12]} (blob {page.blob[:12]}); check out that commit (git -C "
-                                   f"{docs} checkout {page.commit[:12]}) or update the list's commit and blob")
+            raise ConformanceError(
+                f"{local} is not the page the list names: its content is not {page.path} at "
+                f"{page.commit[:12]} (blob {page.blob[:12]}); check out that commit (git -C "
+                f"{docs} checkout {page.commit[:12]}) or update the list's commit and blob"
+            )
         found.append((page, local))
     return found

@@ -96,9 +96,12 @@ def _line_matches(want: str, got: str, wildcards: bool) -> bool:
 def _difference(want: list[str], got: list[str], wildcards: bool, raw: list[str] | None = None) -> list[str]:
     if len(want) == len(got):
         raw = raw if raw is not None and len(raw) == len(got) else got
-        return [line for a, b, c in zip(want, got, raw)
-                if not (_line_matches(a, b, wildcards) or (wildcards and _line_matches(a, c, wildcards)))
-                for line in (f"-{a}", f"+{b}")]
+        return [
+            line
+            for a, b, c in zip(want, got, raw)
+            if not (_line_matches(a, b, wildcards) or (wildcards and _line_matches(a, c, wildcards)))
+            for line in (f"-{a}", f"+{b}")
+        ]
     if wildcards and any(_WILDCARD.fullmatch(line) for line in want):  # a line of `...` alone: any lines
         pattern = "\n".join(".*?" if _WILDCARD.fullmatch(w) else _wildcard_pattern(w).pattern for w in want)
         if re.fullmatch(pattern, "\n".join(got), re.DOTALL):
@@ -106,8 +109,7 @@ def _difference(want: list[str], got: list[str], wildcards: bool, raw: list[str]
     import difflib
 
     # its two header lines and its hunks' `@@` lines dropped, not the lines that differ (`-----`, a table's rule)
-    return [line for line in list(difflib.unified_diff(want, got, n=0, lineterm=""))[2:]
-            if not line.startswith("@@")]
+    return [line for line in list(difflib.unified_diff(want, got, n=0, lineterm=""))[2:] if not line.startswith("@@")]
 
 
 def alternatives(shown: str) -> list[str]:

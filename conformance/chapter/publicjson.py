@@ -49,12 +49,32 @@ def chapter_json(chapter: Chapter, cells: Mapping[str, Mapping[str, CellResult]]
             status[version] = (found or BlockStatus.CRASH).value if cell is not None else "not run"
             detail[version] = cell.reason if cell is not None else ""
             printed[version] = bool(cell is not None and cell.printed_differs)
-        blocks.append({"id": block.id, "cell": case_id(chapter, block), "index": block.index + 1,
-                       "heading": block.heading.text, "section": block.section, "line": block.line,
-                       "end_line": block.end_line, "hash": block.hash, "first_code": block.first_code,
-                       "status": status, "detail": detail, "printed_differs": printed})
-    return {"format": FORMAT, "format_version": FORMAT_VERSION, "chapter": chapter.name, "path": chapter.path,
-            "form": chapter.form, "platform": platform, "versions": versions, "blocks": blocks}
+        blocks.append(
+            {
+                "id": block.id,
+                "cell": case_id(chapter, block),
+                "index": block.index + 1,
+                "heading": block.heading.text,
+                "section": block.section,
+                "line": block.line,
+                "end_line": block.end_line,
+                "hash": block.hash,
+                "first_code": block.first_code,
+                "status": status,
+                "detail": detail,
+                "printed_differs": printed,
+            }
+        )
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "chapter": chapter.name,
+        "path": chapter.path,
+        "form": chapter.form,
+        "platform": platform,
+        "versions": versions,
+        "blocks": blocks,
+    }
 
 
 def dumps(document: Mapping[str, Any]) -> str:

@@ -22,8 +22,15 @@ from conformance.chapter.markdown import read_markdown
 from conformance.chapter.model import Chapter
 from conformance.chapter.notebook import read_notebook
 from conformance.chapter.rst import read_rst
-from conformance.chapter.skiplist import (LimitEntry, RunEntry, SkipEntry, parse_limits, parse_runs, parse_setup,
-                                          parse_skip_list)
+from conformance.chapter.skiplist import (
+    LimitEntry,
+    RunEntry,
+    SkipEntry,
+    parse_limits,
+    parse_runs,
+    parse_setup,
+    parse_skip_list,
+)
 from conformance.chapter.textsplit import split_text
 from conformance.errors import ConformanceError
 from conformance.readfile import read_regular_bytes
@@ -50,8 +57,9 @@ def read_text(path: Path, what: str, limit: int = CHAPTER_LIMIT) -> str:
 def form_of(path: Path) -> str:
     """`notebook`, `markdown`, `rst` or `text`, by the file's suffix."""
     suffix = path.suffix.lower()
-    return ("notebook" if suffix == ".ipynb" else "markdown" if suffix in _MARKDOWN
-            else "rst" if suffix in _RST else "text")
+    return (
+        "notebook" if suffix == ".ipynb" else "markdown" if suffix in _MARKDOWN else "rst" if suffix in _RST else "text"
+    )
 
 
 def companion(chapter: Path, kind: str, given: Path | None = None) -> Path | None:
@@ -72,8 +80,9 @@ def chapter_inputs(path: Path, skip: Path | None = None, chapter_map: Path | Non
     return [p for p in (path, companion(path, "skip", skip), companion(path, "map", chapter_map)) if p is not None]
 
 
-def chapter_from_text(name: str, path: str, form: str, text: str, chapter_map: ChapterMap | None = None,
-                      origin: str = "") -> Chapter:
+def chapter_from_text(
+    name: str, path: str, form: str, text: str, chapter_map: ChapterMap | None = None, origin: str = ""
+) -> Chapter:
     """A chapter from its text (pure): split by its form's reader, corrected by `chapter_map` (plain text only)."""
     if chapter_map is not None and form != "text":
         raise ConformanceError(f"a map file corrects the split of a plain-text chapter; {path} is a {form}")
@@ -85,19 +94,35 @@ def chapter_from_text(name: str, path: str, form: str, text: str, chapter_map: C
         raw = read_rst(text)
     else:
         lines = text.splitlines()
-        raw = [{"code": "\n".join(lines[p.start:p.end]), "line": p.start + 1, "end_line": p.end,
-                "heading": p.heading, "output": "\n".join(lines[p.out_start:p.out_end]),
-                "output_known": p.output_known, "joined": not p.output_known,
+        raw = [
+            {
+                "code": "\n".join(lines[p.start : p.end]),
+                "line": p.start + 1,
+                "end_line": p.end,
+                "heading": p.heading,
+                "output": "\n".join(lines[p.out_start : p.out_end]),
+                "output_known": p.output_known,
+                "joined": not p.output_known,
                 "output_line": p.out_start + 1 if p.out_end > p.out_start else 0,
-                "raises": stated_raise("\n".join(lines[p.start:p.end])), "skip": "",
-                "shows_value": p.out_end > p.out_start} for p in split_text(text)]
+                "raises": stated_raise("\n".join(lines[p.start : p.end])),
+                "skip": "",
+                "shows_value": p.out_end > p.out_start,
+            }
+            for p in split_text(text)
+        ]
         if chapter_map is not None:
             raw = apply_map(raw, chapter_map, lines)
     return Chapter(name, path, form, make_blocks(raw), origin, chapter_title(form, text))
 
 
-def read_chapter(path: Path, map_path: Path | None = None, name: str | None = None, shown_path: str | None = None,
-                 origin: str = "", companions: bool = True) -> Chapter:
+def read_chapter(
+    path: Path,
+    map_path: Path | None = None,
+    name: str | None = None,
+    shown_path: str | None = None,
+    origin: str = "",
+    companions: bool = True,
+) -> Chapter:
     """The chapter at `path`, split into blocks, with its map file's corrections (see the module's docstring).
     `name` (default: the file's stem), `shown_path` (default: `path`) and `origin` are a listed page's (`pages`);
     `companions` False looks for no map file beside it or in chapters/."""
@@ -112,8 +137,9 @@ def read_chapter(path: Path, map_path: Path | None = None, name: str | None = No
     return chapter
 
 
-def read_skip_list(chapter: Path, given: Path | None = None
-                   ) -> tuple[Path | None, tuple[SkipEntry, ...], tuple[LimitEntry, ...]]:
+def read_skip_list(
+    chapter: Path, given: Path | None = None
+) -> tuple[Path | None, tuple[SkipEntry, ...], tuple[LimitEntry, ...]]:
     """The chapter's skip list (see the module's docstring), its `[[skip]]` and its `[[limit]]` entries; no file, no
     entries."""
     found = companion(chapter, "skip", given)

@@ -66,8 +66,11 @@ def _is_python(code: str) -> bool:
     body = getattr(tree, "body", [])
     if any(type(node).__name__ == "AnnAssign" and node.value is None for node in body):
         return False  # `Inside: 0`, `Result: 2`: printed lines, as the plain-text splitter reads them
-    return bool(body) and not (len(body) == 1 and type(body[0]).__name__ == "Expr"
-                               and type(body[0].value).__name__ in ("Name", "Constant", "Attribute"))
+    return bool(body) and not (
+        len(body) == 1
+        and type(body[0]).__name__ == "Expr"
+        and type(body[0].value).__name__ in ("Name", "Constant", "Attribute")
+    )
 
 
 def _pieces(lines: list[str]) -> list[tuple[int, int, str]]:
@@ -79,8 +82,13 @@ def _pieces(lines: list[str]) -> list[tuple[int, int, str]]:
         if directive:
             name, argument = directive.group(2).lower(), directive.group(3).lower()
             language = (argument.split() or [""])[0]
-            kind = ("code" if language in _PYTHON else "") if name in _CODE else \
-                name if name in ("testcode", "testoutput", "doctest") else ""
+            kind = (
+                ("code" if language in _PYTHON else "")
+                if name in _CODE
+                else name
+                if name in ("testcode", "testoutput", "doctest")
+                else ""
+            )
             first, end = _body(lines, k, _indent(lines[k]), options=True)
             if kind and end > first:
                 found.append((first, end, kind))
@@ -120,9 +128,26 @@ def read_rst(text: str) -> list[dict]:
             continue
         code = _dedented(lines[first:end])
         following = pieces[number + 1] if number + 1 < len(pieces) else None
-        output = (_dedented(lines[following[0]:following[1]])
-                  if kind == "testcode" and following and following[2] == "testoutput" else None)
-        raw.append({"code": code, "line": first + 1, "end_line": end, "heading": heading, "output": output or "",
-                    "joined": False, "output_known": output is not None, "output_line": 0,
-                    "raises": stated_raise(code), "skip": "", "shows_value": False, "markdown": True, "listing": ""})
+        output = (
+            _dedented(lines[following[0] : following[1]])
+            if kind == "testcode" and following and following[2] == "testoutput"
+            else None
+        )
+        raw.append(
+            {
+                "code": code,
+                "line": first + 1,
+                "end_line": end,
+                "heading": heading,
+                "output": output or "",
+                "joined": False,
+                "output_known": output is not None,
+                "output_line": 0,
+                "raises": stated_raise(code),
+                "skip": "",
+                "shows_value": False,
+                "markdown": True,
+                "listing": "",
+            }
+        )
     return raw

@@ -65,8 +65,10 @@ def _report(timer: timeit.Timer, options: dict[str, int]) -> str:
     runs = [t / number for t in timer.repeat(repeat, number)]
     mean = sum(runs) / len(runs)
     spread = math.sqrt(sum((t - mean) ** 2 for t in runs) / len(runs))
-    return (f"{format_time(mean)} ± {format_time(spread)} per loop (mean ± std. dev. of {repeat} run"
-            f"{'s' if repeat != 1 else ''}, {number:,} loop{'s' if number != 1 else ''} each)")
+    return (
+        f"{format_time(mean)} ± {format_time(spread)} per loop (mean ± std. dev. of {repeat} run"
+        f"{'s' if repeat != 1 else ''}, {number:,} loop{'s' if number != 1 else ''} each)"
+    )
 
 
 def line_magic(line: str, namespace: dict[str, Any]) -> None:

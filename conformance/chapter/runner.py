@@ -56,8 +56,10 @@ STEP_CHARS = 16 * 1024  # what one step printed, kept for its own comparison
 
 # A block's time limit is SIGALRM's (`setitimer`), which Windows has not: `chapter` says so before it starts (the
 # parent's watchdog alone would kill the process, not interrupt the block, at every limit).
-NO_BLOCK_LIMIT = ("chapter needs POSIX signals (SIGALRM, each block's time limit), which this system has not; run it "
-                  "on Linux or macOS (on Windows: in WSL). --blocks works here")
+NO_BLOCK_LIMIT = (
+    "chapter needs POSIX signals (SIGALRM, each block's time limit), which this system has not; run it "
+    "on Linux or macOS (on Windows: in WSL). --blocks works here"
+)
 
 
 def block_limit_missing() -> str:
@@ -190,8 +192,13 @@ class Runner:
         for name, fd in (("stdout", 1), ("stderr", 2)):
             stream = getattr(self, f"_{name}", None)
             if stream is None or stream.closed:
-                stream = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8",
-                                          errors="backslashreplace", line_buffering=True, write_through=True)
+                stream = io.TextIOWrapper(
+                    io.FileIO(fd, "w", closefd=False),
+                    encoding="utf-8",
+                    errors="backslashreplace",
+                    line_buffering=True,
+                    write_through=True,
+                )
                 setattr(self, f"_{name}", stream)
             current = getattr(sys, name)
             if first or current is None or getattr(current, "closed", True):
@@ -283,17 +290,23 @@ class Runner:
         tree = ast.parse(code, filename)
         namespace = self.module.__dict__
         if block.get("steps"):
+
             def body() -> None:
                 self._steps(block, tree, steps)
         else:
+
             def body() -> None:
                 compiled, last = _compile(tree, filename, bool(block.get("display")))
                 exec(compiled, namespace)
                 self._display(last)
+
         if block.get("cell_magic"):
-            cell_magic(block["cell_magic"], body,
-                                lambda: compile(ast.parse(code, filename), filename, "exec", dont_inherit=True),
-                                namespace)
+            cell_magic(
+                block["cell_magic"],
+                body,
+                lambda: compile(ast.parse(code, filename), filename, "exec", dont_inherit=True),
+                namespace,
+            )
         else:
             body()
 
@@ -321,11 +334,18 @@ class Runner:
                     exec(compile(ast.Interactive(body=statements), filename, "single", dont_inherit=True), namespace)
                 else:
                     last = None
-                    if (block.get("display") and number == len(plan) - 1 and statements and statements[-1] is body[-1]
-                            and isinstance(body[-1], ast.Expr)):
+                    if (
+                        block.get("display")
+                        and number == len(plan) - 1
+                        and statements
+                        and statements[-1] is body[-1]
+                        and isinstance(body[-1], ast.Expr)
+                    ):
                         last = compile(ast.Expression(statements.pop().value), filename, "eval", dont_inherit=True)
-                    exec(compile(ast.Module(body=statements, type_ignores=[]), filename, "exec", dont_inherit=True),
-                         namespace)
+                    exec(
+                        compile(ast.Module(body=statements, type_ignores=[]), filename, "exec", dont_inherit=True),
+                        namespace,
+                    )
                     self._display(last)
                 if step.get("shown") is not None:
                     _effects_barrier()

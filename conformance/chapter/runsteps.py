@@ -78,8 +78,12 @@ def raising_line(exc: BaseException, filename: str) -> int:
 def summary(exc: BaseException, filename: str) -> dict[str, Any]:
     """What the record keeps of an exception (see the module's docstring)."""
     text = str(exc)
-    found: dict[str, Any] = {"exception": type(exc).__name__, "mro": [c.__name__ for c in type(exc).__mro__],
-                             "message": first_line(text), "line": raising_line(exc, filename)}
+    found: dict[str, Any] = {
+        "exception": type(exc).__name__,
+        "mro": [c.__name__ for c in type(exc).__mro__],
+        "message": first_line(text),
+        "line": raising_line(exc, filename),
+    }
     inner = callback_exception(text)
     if inner:
         found["callback"] = inner
@@ -177,8 +181,11 @@ class SettingsWatch:
                 found["config"] = changed
             self.config = now
         environ = dict(os.environ)
-        changed_env = {k: [_short(self.environ.get(k)), _short(environ.get(k))]
-                       for k in sorted(set(environ) | set(self.environ)) if environ.get(k) != self.environ.get(k)}
+        changed_env = {
+            k: [_short(self.environ.get(k)), _short(environ.get(k))]
+            for k in sorted(set(environ) | set(self.environ))
+            if environ.get(k) != self.environ.get(k)
+        }
         if changed_env:
             found["environ"] = changed_env
         self.environ = environ

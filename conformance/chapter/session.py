@@ -84,8 +84,16 @@ def _block_file(workdir: Path, block: Block) -> str:
     return str(workdir / f"block_{block.index + 1:03d}_{block.id}.py")
 
 
-def _plan(blocks: list[Block], folders: tuple[Path, Path], limits: Mapping[int, float], run: list[int],
-          replay: list[int], records: Path, argv0: str, setup: str = "") -> Path:
+def _plan(
+    blocks: list[Block],
+    folders: tuple[Path, Path],
+    limits: Mapping[int, float],
+    run: list[int],
+    replay: list[int],
+    records: Path,
+    argv0: str,
+    setup: str = "",
+) -> Path:
     """The runner's plan, written to the private folder; the blocks' files, to their working folder (both made again
     when a block removed them)."""
     private, workdir = folders
@@ -96,19 +104,48 @@ def _plan(blocks: list[Block], folders: tuple[Path, Path], limits: Mapping[int, 
         filename = _block_file(workdir, block)
         code = block.code_as_run
         Path(filename).write_text(code + "\n", encoding="utf-8")  # inspect and tracebacks read the block's lines
-        entries.append({"index": block.index, "code": code, "filename": filename, "display": block.display,
-                        "timeout_s": limits[block.index], "steps": [step.to_json() for step in block.steps],
-                        "cell_magic": block.cell_magic, "raises": block.raises})
+        entries.append(
+            {
+                "index": block.index,
+                "code": code,
+                "filename": filename,
+                "display": block.display,
+                "timeout_s": limits[block.index],
+                "steps": [step.to_json() for step in block.steps],
+                "cell_magic": block.cell_magic,
+                "raises": block.raises,
+            }
+        )
     plan = private / f"plan-{len(list(private.glob('plan-*.json')))}.json"
-    plan.write_text(json.dumps({"blocks": entries, "run": run, "replay": replay, "records": str(records),
-                                "workdir": str(workdir), "argv0": argv0, "setup": setup}), encoding="utf-8")
+    plan.write_text(
+        json.dumps(
+            {
+                "blocks": entries,
+                "run": run,
+                "replay": replay,
+                "records": str(records),
+                "workdir": str(workdir),
+                "argv0": argv0,
+                "setup": setup,
+            }
+        ),
+        encoding="utf-8",
+    )
     return plan
 
 
-def run_blocks(blocks: tuple[Block, ...], skip: set[int], python: str, timeout_s: float,
-               on_done: Callable[[RawResult], None] = lambda result: None, workroot: str | None = None,
-               argv0: str = "chapter", grace_s: float | None = None,
-               limits: Mapping[int, float] | None = None, setup: str = "") -> ChapterRun:
+def run_blocks(
+    blocks: tuple[Block, ...],
+    skip: set[int],
+    python: str,
+    timeout_s: float,
+    on_done: Callable[[RawResult], None] = lambda result: None,
+    workroot: str | None = None,
+    argv0: str = "chapter",
+    grace_s: float | None = None,
+    limits: Mapping[int, float] | None = None,
+    setup: str = "",
+) -> ChapterRun:
     """Run every block not in `skip` (indices) in order in `python` (see the module's docstring). Each block's time
     limit is `timeout_s`, or its own in `limits` (by index); it is killed `grace_s` seconds past it (default
     `grace_for` its limit). `setup` runs first in every process (the skip list's `[setup]`)."""
@@ -120,36 +157,51 @@ def run_blocks(blocks: tuple[Block, ...], skip: set[int], python: str, timeout_s
     replay: list[int] = []
     restarts = 0
     remove_orphaned_folders(workroot)
-    with owned_temporary_folder(PRIVATE_PREFIX, workroot) as private, \
-            owned_temporary_folder(BLOCKS_PREFIX, workroot) as workdir:
+    with (
+        owned_temporary_folder(PRIVATE_PREFIX, workroot) as private,
+        owned_temporary_folder(BLOCKS_PREFIX, workroot) as workdir,
+    ):
         while pending:
             records = private / f"records-{outcome.processes}.jsonl"
             plan = _plan(list(blocks), (private, workdir), own, pending, replay, records, argv0, setup)
-            lost, replay_failed = _one_process(python, plan, records, (private, workdir), blocks, (own, graces),
-                                               outcome, bool(replay), on_done)
+            lost, replay_failed = _one_process(
+                python, plan, records, (private, workdir), blocks, (own, graces), outcome, bool(replay), on_done
+            )
             pending = [i for i in pending if i not in outcome.results]
             if lost is None or not pending:
                 if lost is None and pending:  # the runner ended without running them: say so, never drop them
                     for index in pending:
-                        outcome.results[index] = RawResult(index, killed="crash",
-                                                           message="not run: the runner stopped before it")
+                        outcome.results[index] = RawResult(
+                            index, killed="crash", message="not run: the runner stopped before it"
+                        )
                         on_done(outcome.results[index])
                 break
             restarts += 1
             if restarts > MAX_RESTARTS:
                 for index in pending:
-                    outcome.results[index] = RawResult(index, killed="crash", message=f"not run: the runner was "
-                                                       f"started {restarts} times and lost each time")
+                    outcome.results[index] = RawResult(
+                        index,
+                        killed="crash",
+                        message=f"not run: the runner was started {restarts} times and lost each time",
+                    )
                     on_done(outcome.results[index])
                 break
-            replay = [] if replay_failed else [i for i in sorted(outcome.results) if i < pending[0]
-                                                and (outcome.results[i].record or {}).get("outcome") in
-                                                ("ok", "exception")]
-            lost_what = ("a replay" if replay_failed else "the runner, between blocks,") if lost < 0 else \
-                f"block {lost + 1}"
-            outcome.notes.append(f"{lost_what} lost its process; the blocks after it ran in a new one"
-                                 + (f", {len(replay)} earlier block(s) replayed first" if replay else
-                                    ", with nothing replayed"))
+            replay = (
+                []
+                if replay_failed
+                else [
+                    i
+                    for i in sorted(outcome.results)
+                    if i < pending[0] and (outcome.results[i].record or {}).get("outcome") in ("ok", "exception")
+                ]
+            )
+            lost_what = (
+                ("a replay" if replay_failed else "the runner, between blocks,") if lost < 0 else f"block {lost + 1}"
+            )
+            outcome.notes.append(
+                f"{lost_what} lost its process; the blocks after it ran in a new one"
+                + (f", {len(replay)} earlier block(s) replayed first" if replay else ", with nothing replayed")
+            )
     outcome.wall_s = round(time.monotonic() - started, 3)
     return outcome
 
@@ -167,9 +219,17 @@ class _Watch:
     last_done: int | None = None
 
 
-def _one_process(python: str, plan: Path, records: Path, folders: tuple[Path, Path], blocks: tuple[Block, ...],
-                 limits: tuple[Mapping[int, float], Mapping[int, float]], outcome: ChapterRun, replayed: bool,
-                 on_done: Callable[[RawResult], None]) -> tuple[int | None, bool]:
+def _one_process(
+    python: str,
+    plan: Path,
+    records: Path,
+    folders: tuple[Path, Path],
+    blocks: tuple[Block, ...],
+    limits: tuple[Mapping[int, float], Mapping[int, float]],
+    outcome: ChapterRun,
+    replayed: bool,
+    on_done: Callable[[RawResult], None],
+) -> tuple[int | None, bool]:
     """Run one runner process to its end under a supervisor of its own (`supervisor`); the index of the block it
     lost (killed or died in), or None, and whether it died while replaying. `folders`: the CLI's private folder
     (plans, records, what the supervisor says) and the blocks' working folder; `limits`: each block's time limit
@@ -183,14 +243,20 @@ def _one_process(python: str, plan: Path, records: Path, folders: tuple[Path, Pa
     try:
         while True:
             ended = process.ended()
-            if process.pid is not None and _take_records(reader.new(), watch, process, own, outcome, replayed,
-                                                         lose, on_done):
+            if process.pid is not None and _take_records(
+                reader.new(), watch, process, own, outcome, replayed, lose, on_done
+            ):
                 return watch.current, False
             current = watch.current
             if current is not None and time.monotonic() - watch.since > own[current] + graces[current]:
                 process.kill()
-                lose(current, "timeout", f"killed {graces[current]:.0f}s after its time limit of {own[current]:g}s "
-                     f"(it did not stop at the limit)", since=watch.since)
+                lose(
+                    current,
+                    "timeout",
+                    f"killed {graces[current]:.0f}s after its time limit of {own[current]:g}s "
+                    f"(it did not stop at the limit)",
+                    since=watch.since,
+                )
                 return current, False
             if ended is not None:
                 return _after_end(ended, reader, watch, process, own, outcome, replayed, lose, on_done)
@@ -199,17 +265,28 @@ def _one_process(python: str, plan: Path, records: Path, folders: tuple[Path, Pa
         process.kill()
 
 
-def _take_records(new: Iterable[dict], watch: _Watch, process: "_Supervised", own: Mapping[int, float],
-                  outcome: ChapterRun, replayed: bool, lose: Callable[..., None],
-                  on_done: Callable[[RawResult], None]) -> bool:
+def _take_records(
+    new: Iterable[dict],
+    watch: _Watch,
+    process: "_Supervised",
+    own: Mapping[int, float],
+    outcome: ChapterRun,
+    replayed: bool,
+    lose: Callable[..., None],
+    on_done: Callable[[RawResult], None],
+) -> bool:
     """Read the runner's new records into `watch` and `outcome`; True when a forged record written while a block
     ran got the block killed (it is `watch.current`, recorded lost)."""
     for record in new:
         why = check_record(record, set(own), watch.current, process.pid)
         if why and watch.current is not None:
             process.kill()
-            lose(watch.current, "crash", f"its process wrote a record the runner did not ({why}); it was killed",
-                 since=watch.since)
+            lose(
+                watch.current,
+                "crash",
+                f"its process wrote a record the runner did not ({why}); it was killed",
+                since=watch.since,
+            )
             return True
         if why:
             outcome.notes.append(f"harness: a forged line in the runner's records was ignored ({why})")
@@ -220,8 +297,9 @@ def _take_records(new: Iterable[dict], watch: _Watch, process: "_Supervised", ow
             watch.current, watch.since = int(record["index"]), time.monotonic()
         elif event == "done":
             index = int(record["index"])
-            outcome.results[index] = RawResult(index, record, replayed=replayed,
-                                               duration_s=float(record.get("duration_s") or 0.0))
+            outcome.results[index] = RawResult(
+                index, record, replayed=replayed, duration_s=float(record.get("duration_s") or 0.0)
+            )
             on_done(outcome.results[index])
             watch.current, watch.last_done = None, index
         elif event == "harness":
@@ -232,9 +310,17 @@ def _take_records(new: Iterable[dict], watch: _Watch, process: "_Supervised", ow
     return False
 
 
-def _after_end(ended: str, reader: Records, watch: _Watch, process: "_Supervised", own: Mapping[int, float],
-               outcome: ChapterRun, replayed: bool, lose: Callable[..., None],
-               on_done: Callable[[RawResult], None]) -> tuple[int | None, bool]:
+def _after_end(
+    ended: str,
+    reader: Records,
+    watch: _Watch,
+    process: "_Supervised",
+    own: Mapping[int, float],
+    outcome: ChapterRun,
+    replayed: bool,
+    lose: Callable[..., None],
+    on_done: Callable[[RawResult], None],
+) -> tuple[int | None, bool]:
     """What one runner process's end means, once it has ended (`ended`, in words): `_one_process`'s answer."""
     if process.pid is not None:
         for record in reader.new():  # what it wrote just before it ended
@@ -247,8 +333,9 @@ def _after_end(ended: str, reader: Records, watch: _Watch, process: "_Supervised
                 watch.current = None
     if watch.current is not None:
         tail = read_tail(process.log_err, 600).strip().splitlines()
-        lose(watch.current, "crash", f"the process {ended}" + (f": {tail[-1][:200]}" if tail else ""),
-             since=watch.since)
+        lose(
+            watch.current, "crash", f"the process {ended}" + (f": {tail[-1][:200]}" if tail else ""), since=watch.since
+        )
         return watch.current, False
     if process.pid is None:
         outcome.notes.append(f"harness: the supervisor of the blocks {ended} before it started them")
@@ -267,16 +354,28 @@ class _Supervised:
     def __init__(self, python: str, plan: Path, records: Path, private: Path, number: int) -> None:
         self.log_err = private / f"runner-{number}.err"
         said = private / f"supervisor-{number}.jsonl"
-        job = {"python": python, "plan": str(plan), "records": str(records), "results": str(said),
-               "source_root": SOURCE_ROOT, "log_out": str(private / f"runner-{number}.out"),
-               "log_err": str(self.log_err), "env": child_environment(os.environ, {})}
+        job = {
+            "python": python,
+            "plan": str(plan),
+            "records": str(records),
+            "results": str(said),
+            "source_root": SOURCE_ROOT,
+            "log_out": str(private / f"runner-{number}.out"),
+            "log_err": str(self.log_err),
+            "env": child_environment(os.environ, {}),
+        }
         job_path = private / f"job-{number}.json"
         job_path.write_text(json.dumps(job), encoding="utf-8")
         with open(private / f"supervisor-{number}.err", "wb") as err:
             self.supervisor = subprocess.Popen(
-                [sys.executable, "-m", "conformance.chapter.supervisor", str(job_path)], cwd=str(private),
-                env=child_environment(os.environ, {}), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=err, **child_process_options(new_group=True, parent_death_signal=signal.SIGKILL))
+                [sys.executable, "-m", "conformance.chapter.supervisor", str(job_path)],
+                cwd=str(private),
+                env=child_environment(os.environ, {}),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+                **child_process_options(new_group=True, parent_death_signal=signal.SIGKILL),
+            )
         self.said = Records(said)
         self.pid: int | None = None
         self.code: int | None = None
@@ -345,19 +444,41 @@ def _ended_after(outcome: ChapterRun, index: int, ended: str, on_done: Callable[
     that had just finished is taken for its cause (it killed its supervisor, or left a thread that ended the
     process) and is `crash`, what it printed kept; the rest run in a new process."""
     record = outcome.results[index].record or {}
-    outcome.results[index] = RawResult(index, None, "crash", f"its process ended just after it ran (the process "
-                                       f"{ended})", outcome.results[index].replayed, str(record.get("stdout") or ""),
-                                       str(record.get("stderr") or ""), outcome.results[index].duration_s)
+    outcome.results[index] = RawResult(
+        index,
+        None,
+        "crash",
+        f"its process ended just after it ran (the process {ended})",
+        outcome.results[index].replayed,
+        str(record.get("stdout") or ""),
+        str(record.get("stderr") or ""),
+        outcome.results[index].duration_s,
+    )
     on_done(outcome.results[index])
     return index
 
 
-def _lost(outcome: ChapterRun, index: int, how: str, message: str, *, workdir: Path, replayed: bool, since: float,
-          on_done: Callable[[RawResult], None]) -> None:
+def _lost(
+    outcome: ChapterRun,
+    index: int,
+    how: str,
+    message: str,
+    *,
+    workdir: Path,
+    replayed: bool,
+    since: float,
+    on_done: Callable[[RawResult], None],
+) -> None:
     """Record a block whose process was killed or died while it ran, with what it had printed."""
     out, err = workdir / f"block-{index}.out", workdir / f"block-{index}.err"
-    outcome.results[index] = RawResult(index, None, how, message, replayed,
-                                       read_tail(out, 8192) if out.exists() else "",
-                                       read_tail(err, 8192) if err.exists() else "",
-                                       round(time.monotonic() - since, 3))
+    outcome.results[index] = RawResult(
+        index,
+        None,
+        how,
+        message,
+        replayed,
+        read_tail(out, 8192) if out.exists() else "",
+        read_tail(err, 8192) if err.exists() else "",
+        round(time.monotonic() - since, 3),
+    )
     on_done(outcome.results[index])

@@ -101,14 +101,16 @@ def _load(text: str, source: str) -> dict:
         raise ConformanceError(f"{source} is not valid TOML: {exc}") from None
     if set(data) - {"skip", "limit", "run", "setup"}:
         unknown = ", ".join(sorted(set(data) - {"skip", "limit", "run", "setup"}))
-        raise ConformanceError(f"{source}: unknown table(s) {unknown}; it takes [[skip]], [[limit]] and [[run]] "
-                               f"entries and a [setup]")
+        raise ConformanceError(
+            f"{source}: unknown table(s) {unknown}; it takes [[skip]], [[limit]] and [[run]] entries and a [setup]"
+        )
     if not isinstance(data.get("setup", {}), dict):
         raise ConformanceError(f"{source}: setup should be a [setup] table, not setup = {data['setup']!r}")
     for key, value in data.items():
         if key != "setup" and not isinstance(value, list):
-            raise ConformanceError(f"{source}: {key} should be [[{key}]] entries (an array of tables), not "
-                                   f"{key} = {value!r}")
+            raise ConformanceError(
+                f"{source}: {key} should be [[{key}]] entries (an array of tables), not {key} = {value!r}"
+            )
     return data
 
 
@@ -122,14 +124,22 @@ def _block_name(entry: object, where: str, keys: set[str]) -> dict:
     if "hash" in entry:
         digest = entry["hash"]
         if set(entry) & {"heading", "index"} or not isinstance(digest, str) or not _HEX.fullmatch(digest):
-            raise ConformanceError(f"{where}: hash should be 8 to 64 lower-case hex digits, alone (no heading or "
-                                   f"index beside it), not {digest!r}")
+            raise ConformanceError(
+                f"{where}: hash should be 8 to 64 lower-case hex digits, alone (no heading or "
+                f"index beside it), not {digest!r}"
+            )
         return {"hash": digest}
     heading, index = entry.get("heading"), entry.get("index")
-    if not isinstance(heading, str) or not heading.strip() or not isinstance(index, int) or isinstance(
-            index, bool) or index < 1:
-        raise ConformanceError(f"{where} should name its block by hash, or by heading (a string) and index (a "
-                               f"number from 1)")
+    if (
+        not isinstance(heading, str)
+        or not heading.strip()
+        or not isinstance(index, int)
+        or isinstance(index, bool)
+        or index < 1
+    ):
+        raise ConformanceError(
+            f"{where} should name its block by hash, or by heading (a string) and index (a number from 1)"
+        )
     return {"heading": heading.strip(), "index": index}
 
 
@@ -141,7 +151,7 @@ def parse_skip_list(text: str, source: str = "the skip list") -> tuple[SkipEntry
         named = _block_name(entry, where, {"reason"})
         reason = entry.get("reason")
         if not isinstance(reason, str) or not reason.strip():
-            raise ConformanceError(f"{where} has no reason: say why the block cannot run (reason = \"...\")")
+            raise ConformanceError(f'{where} has no reason: say why the block cannot run (reason = "...")')
         entries.append(SkipEntry(reason.strip(), **named))
     return tuple(entries)
 
@@ -225,7 +235,7 @@ def _named(blocks: tuple[Block, ...], entry: SkipEntry | LimitEntry | RunEntry) 
     if entry.hash:
         return [b for b in blocks if b.hash.startswith(entry.hash)]
     under = [b for b in blocks if _under(b, entry.heading)]
-    return under[entry.index - 1:entry.index] if entry.index <= len(under) else []
+    return under[entry.index - 1 : entry.index] if entry.index <= len(under) else []
 
 
 def skip_reasons(blocks: tuple[Block, ...], entries: tuple[SkipEntry, ...]) -> tuple[dict[str, str], list[SkipEntry]]:
@@ -241,8 +251,9 @@ def skip_reasons(blocks: tuple[Block, ...], entries: tuple[SkipEntry, ...]) -> t
     return reasons, unmatched
 
 
-def block_limits(blocks: tuple[Block, ...], entries: tuple[LimitEntry, ...]
-                 ) -> tuple[dict[str, float], list[LimitEntry]]:
+def block_limits(
+    blocks: tuple[Block, ...], entries: tuple[LimitEntry, ...]
+) -> tuple[dict[str, float], list[LimitEntry]]:
     """The time limit of each block a `[[limit]]` entry names (by block id), and the entries that name no block."""
     limits: dict[str, float] = {}
     unmatched = []

@@ -130,8 +130,9 @@ def _prints_groups(lines: list[str], start: int, stop: int | None) -> str | None
         current = current if current is not None else []
         if found.group(1).strip() and not _NOT_OUTPUT.match(found.group(1)):
             current.append(found.group(1).rstrip())
-        while k < stop and lines[k].lstrip().startswith("#") and not _PRINTS.match(lines[k]) \
-                and not _OR.match(lines[k]):
+        while (
+            k < stop and lines[k].lstrip().startswith("#") and not _PRINTS.match(lines[k]) and not _OR.match(lines[k])
+        ):
             text = lines[k].lstrip()[1:]
             text = text[1:] if text.startswith(" ") else text
             if _SENTENCE.match(text.rstrip()):
@@ -149,8 +150,11 @@ def _prints_groups(lines: list[str], start: int, stop: int | None) -> str | None
 def _looks_like_code(line: str) -> bool:
     stripped = line.strip()
     first = re.match(r"[A-Za-z_]\w*", stripped)
-    return bool(re.match(r"^[\w.]+\s*(?:\(|\[|=[^=]|:\s*$)", stripped)
-                or (first and keyword.iskeyword(first.group(0))) or stripped.endswith(":"))
+    return bool(
+        re.match(r"^[\w.]+\s*(?:\(|\[|=[^=]|:\s*$)", stripped)
+        or (first and keyword.iskeyword(first.group(0)))
+        or stripped.endswith(":")
+    )
 
 
 def fence_output_lines(code: str) -> tuple[str, dict[int, str]]:
@@ -188,8 +192,11 @@ def _span(statement: ast.stmt) -> tuple[int, int]:
 
 
 def _string_value(statement: ast.stmt) -> str | None:
-    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) \
-            and isinstance(statement.value.value, str):
+    if (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    ):
         return statement.value.value
     return None
 
@@ -200,8 +207,9 @@ def _gap_after(lines: list[str], last: int, stop: int) -> tuple[int, int]:
     return last, min(stop - 1, len(lines))
 
 
-def block_steps(code: str, prints: bool = False, output_lines: dict[int, str] | None = None,
-                magics: dict[int, str] | None = None) -> tuple[Step, ...]:
+def block_steps(
+    code: str, prints: bool = False, output_lines: dict[int, str] | None = None, magics: dict[int, str] | None = None
+) -> tuple[Step, ...]:
     """The block's steps (see the module's docstring); `prints` reads `# Prints:` comments per statement (a Markdown
     page's), `output_lines` are the lines of the fence that are not code, by line number, and `magics` the line
     magics run in place of a line (`%timeit f(x)` by line number: each its own step). () when the page says nothing
@@ -222,8 +230,14 @@ def block_steps(code: str, prints: bool = False, output_lines: dict[int, str] | 
         entry: dict = {"first": first, "last": last}
         if first in (magics or {}):
             entry["magic"] = (magics or {})[first]
-        raises = next((RAISES_COMMENT.search(lines[k]) for k in range(first - 1, min(stop - 1, len(lines)))
-                       if RAISES_COMMENT.search(lines[k])), None)
+        raises = next(
+            (
+                RAISES_COMMENT.search(lines[k])
+                for k in range(first - 1, min(stop - 1, len(lines)))
+                if RAISES_COMMENT.search(lines[k])
+            ),
+            None,
+        )
         comment_start, comment_end = _gap_after(lines, last, stop)
         comment = stated_in_comment(lines[last]) if comment_start < comment_end else None
         following = _string_value(tree.body[position + 1]) if position + 1 < len(tree.body) else None
@@ -244,8 +258,9 @@ def block_steps(code: str, prints: bool = False, output_lines: dict[int, str] | 
     return _grouped(said)
 
 
-def _shown_after(lines: list[str], start: int, end: int, stop: int, prints: bool,
-                 output_lines: dict[int, str]) -> str | None:
+def _shown_after(
+    lines: list[str], start: int, end: int, stop: int, prints: bool, output_lines: dict[int, str]
+) -> str | None:
     """The output shown right under a statement: `# Prints:` comments (when `prints`), `# >> text` comments and the
     fence's output lines, between the statement's last line and the next statement."""
     parts: list[str] = []
@@ -273,9 +288,17 @@ def _grouped(said: list[dict]) -> tuple[Step, ...]:
             first = None
         first = entry["first"] if first is None else first
         if "stated" in entry or "shown" in entry or "magic" in entry:
-            steps.append(Step(first, entry["last"], stated=entry.get("stated", ""),
-                              stated_message=entry.get("message", ""), stated_form=entry.get("form", ""),
-                              shown=entry.get("shown"), magic=entry.get("magic", "")))
+            steps.append(
+                Step(
+                    first,
+                    entry["last"],
+                    stated=entry.get("stated", ""),
+                    stated_message=entry.get("message", ""),
+                    stated_form=entry.get("form", ""),
+                    shown=entry.get("shown"),
+                    magic=entry.get("magic", ""),
+                )
+            )
             first = None
     if first is not None:
         steps.append(Step(first, said[-1]["last"]))

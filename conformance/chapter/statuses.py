@@ -76,14 +76,22 @@ class _Judged:
             if found.get("outcome") != "exception" or found.get("ended"):
                 continue
             exception = str(found.get("exception") or "")
-            self.message_diff += message_difference(step.stated, step.stated_message, exception,
-                                                    str(found.get("text") or found.get("message") or ""))
-            if found.get("matches") or (found.get("matches") is None
-                                        and step.stated.rsplit(".", 1)[-1] in (found.get("mro") or [])):
+            self.message_diff += message_difference(
+                step.stated, step.stated_message, exception, str(found.get("text") or found.get("message") or "")
+            )
+            if found.get("matches") or (
+                found.get("matches") is None and step.stated.rsplit(".", 1)[-1] in (found.get("mro") or [])
+            ):
                 self.as_stated.append(f"line {found.get('line') or step.last}: {exception}")
             else:
-                self._bad({"status": BlockStatus.RAISED_OTHERWISE, "found": found, "stated": stated,
-                           "line": found.get("line") or step.last})
+                self._bad(
+                    {
+                        "status": BlockStatus.RAISED_OTHERWISE,
+                        "found": found,
+                        "stated": stated,
+                        "line": found.get("line") or step.last,
+                    }
+                )
 
         self.more = len(self.others)
 
@@ -94,18 +102,23 @@ class _Judged:
             self.others.append(what)
 
 
-def _after_failure(name: str, block: Block, blocks: tuple[Block, ...], earlier: Mapping[int, Outcome]
-                   ) -> Block | None:
-    return next((b for b in reversed(blocks[:block.index]) if name in b.defines
-                 and b.index in earlier and earlier[b.index].status in DID_NOT_FINISH), None)
+def _after_failure(name: str, block: Block, blocks: tuple[Block, ...], earlier: Mapping[int, Outcome]) -> Block | None:
+    return next(
+        (
+            b
+            for b in reversed(blocks[: block.index])
+            if name in b.defines and b.index in earlier and earlier[b.index].status in DID_NOT_FINISH
+        ),
+        None,
+    )
 
 
 def _unbound(name: str, block: Block, blocks: tuple[Block, ...]) -> str:
     """What explains a NameError for a name no earlier block binds (a doctest harness's namespace the page relies
     on, a page whose order is off); '' where an earlier block binds it."""
-    if any(name in b.defines for b in blocks[:block.index]):
+    if any(name in b.defines for b in blocks[: block.index]):
         return ""
-    later = next((b for b in blocks[block.index + 1:] if name in b.defines), None)
+    later = next((b for b in blocks[block.index + 1 :] if name in b.defines), None)
     return f"no block of the page binds {name!r} before it" + (f" (block {later.id}, later, does)" if later else "")
 
 
@@ -122,23 +135,33 @@ def missing_module(exception: str, message: str) -> str:
     top = found.group(1).split(".")[0]
     if top in ("jax", "jaxlib"):  # a module of JAX itself, gone or not yet there: the release's own change
         return ""
-    return (f"the release's environment lacks the module {top!r}: the page imports a package that is not jax's; run "
-            f"the page with it installed beside the release (chapter FILE --with PACKAGE, the package that provides "
-            f"{top!r})")
+    return (
+        f"the release's environment lacks the module {top!r}: the page imports a package that is not jax's; run "
+        f"the page with it installed beside the release (chapter FILE --with PACKAGE, the package that provides "
+        f"{top!r})"
+    )
 
 
 def _raised(record: Mapping[str, Any]) -> dict[str, Any]:
-    return {"exception": str(record.get("exception") or ""), "message": str(record.get("message") or ""),
-            "line": int(record.get("line") or 0)}
+    return {
+        "exception": str(record.get("exception") or ""),
+        "message": str(record.get("message") or ""),
+        "line": int(record.get("line") or 0),
+    }
 
 
-def _from_record(block: Block, raw: RawResult, blocks: tuple[Block, ...], timeout_s: float,
-                 earlier: Mapping[int, Outcome]) -> Outcome:
+def _from_record(
+    block: Block, raw: RawResult, blocks: tuple[Block, ...], timeout_s: float, earlier: Mapping[int, Outcome]
+) -> Outcome:
     record = raw.record or {}
     notes = block.notes + tuple(f"magic not run: {magic}" for magic in block.magics_not_run)
-    common = {"stdout": record.get("stdout", raw.stdout), "stderr": record.get("stderr_tail", raw.stderr),
-              "duration_s": float(record.get("duration_s", raw.duration_s) or 0.0), "replayed": raw.replayed,
-              "notes": notes}
+    common = {
+        "stdout": record.get("stdout", raw.stdout),
+        "stderr": record.get("stderr_tail", raw.stderr),
+        "duration_s": float(record.get("duration_s", raw.duration_s) or 0.0),
+        "replayed": raw.replayed,
+        "notes": notes,
+    }
     if raw.killed:
         return Outcome(BlockStatus(raw.killed), message=raw.message, **common)
     outcome = record.get("outcome")
@@ -170,15 +193,24 @@ def _from_record(block: Block, raw: RawResult, blocks: tuple[Block, ...], timeou
         matches = record.get("matches")
         if matches or (matches is None and (block.raises == "*" or block.raises.rsplit(".", 1)[-1] in mro)):
             where = f"line {raised['line']}: " if raised["line"] else ""
-            return Outcome(BlockStatus.RAISED_AS_DOCUMENTED, raised_as_stated=as_stated + (
-                where + raised["exception"],), **raised, **common)
+            return Outcome(
+                BlockStatus.RAISED_AS_DOCUMENTED,
+                raised_as_stated=as_stated + (where + raised["exception"],),
+                **raised,
+                **common,
+            )
         return Outcome(BlockStatus.RAISED_OTHERWISE, stated=block.raises, **raised, **common)
     site = record.get("assert")
     if raised["exception"] == "AssertionError" and isinstance(site, dict):
         where = "" if site.get("block") == block.index else f"in block {_id(blocks, site.get('block'))}: "
-        return Outcome(BlockStatus.ASSERT_FAILED, exception=raised["exception"], message=raised["message"],
-                       assert_line=int(site.get("line") or 0), assert_text=where + str(site.get("text") or ""),
-                       **common)
+        return Outcome(
+            BlockStatus.ASSERT_FAILED,
+            exception=raised["exception"],
+            message=raised["message"],
+            assert_line=int(site.get("line") or 0),
+            assert_text=where + str(site.get("text") or ""),
+            **common,
+        )
     return Outcome(BlockStatus.RAISED, **raised, **common)
 
 
@@ -191,22 +223,28 @@ def _stated_failure(judged: _Judged, common: dict[str, Any]) -> Outcome:
     if bad["status"] is BlockStatus.DID_NOT_RAISE:
         return Outcome(BlockStatus.DID_NOT_RAISE, stated=bad["stated"], line=int(bad.get("line") or 0), **common)
     common = dict(common, cause=_cause_text(found, "", ""))
-    return Outcome(BlockStatus.RAISED_OTHERWISE, stated=bad["stated"],
-                   **dict(raised, line=int(bad.get("line") or raised["line"])), **common)
+    return Outcome(
+        BlockStatus.RAISED_OTHERWISE,
+        stated=bad["stated"],
+        **dict(raised, line=int(bad.get("line") or raised["line"])),
+        **common,
+    )
 
 
 def _cause_text(found: Mapping[str, Any], stdout: str, stderr: str) -> str:
     inner = str(found.get("callback") or "")
     if not inner:
         return ""
-    said = [f"{name}: {tail}" for name, tail in (("its output ended", _tail(stdout)), ("stderr", _tail(stderr)))
-            if tail]
+    said = [
+        f"{name}: {tail}" for name, tail in (("its output ended", _tail(stdout)), ("stderr", _tail(stderr))) if tail
+    ]
     return f"raised in a callback: {inner}" + (f" ({'; '.join(said)})" if said else "")
 
 
 def _callback_cause(record: Mapping[str, Any], raw: RawResult) -> str:
-    return _cause_text(record, str(record.get("stdout_tail", raw.stdout) or ""),
-                       str(record.get("stderr_tail", raw.stderr) or ""))
+    return _cause_text(
+        record, str(record.get("stdout_tail", raw.stdout) or ""), str(record.get("stderr_tail", raw.stderr) or "")
+    )
 
 
 def _tail(text: str) -> str:
@@ -218,7 +256,7 @@ def _tail(text: str) -> str:
     if len(tail) <= 200:
         return tail
     cut = tail[-200:]
-    return "… " + cut[cut.find(" ") + 1:] if " " in cut else "… " + cut
+    return "… " + cut[cut.find(" ") + 1 :] if " " in cut else "… " + cut
 
 
 def _id(blocks: tuple[Block, ...], index: object) -> str:
@@ -227,8 +265,10 @@ def _id(blocks: tuple[Block, ...], index: object) -> str:
 
 def _mentions(text: str, name: str) -> bool:
     short = name[4:] if name.startswith("jax_") else name
-    return bool(re.search(rf"(?<![\w]){re.escape(name)}(?!\w)", text)
-                or (short != name and re.search(rf"(?<![\w]){re.escape(short)}(?!\w)", text)))
+    return bool(
+        re.search(rf"(?<![\w]){re.escape(name)}(?!\w)", text)
+        or (short != name and re.search(rf"(?<![\w]){re.escape(short)}(?!\w)", text))
+    )
 
 
 class _Settings:
@@ -254,17 +294,33 @@ class _Settings:
     def named_by(self, record: Mapping[str, Any], exception: str) -> tuple[str, ...]:
         """The settings in effect that a failure's record names (see the module's docstring)."""
         steps = [s for s in record.get("steps") or [] if isinstance(s, dict)]
-        text = " ".join(str(part) for part in [record.get("message"), record.get("traceback"),
-                                               record.get("stderr_tail"), record.get("callback"),
-                                               *[s.get("text") for s in steps]] if part)
+        text = " ".join(
+            str(part)
+            for part in [
+                record.get("message"),
+                record.get("traceback"),
+                record.get("stderr_tail"),
+                record.get("callback"),
+                *[s.get("text") for s in steps],
+            ]
+            if part
+        )
         flagged = _FLAGS_OF.get(exception, ())
-        return tuple(f"{name}={value} (set by block {block_id})" for name, (value, block_id)
-                     in self.in_effect.items() if name in flagged or _mentions(text, name))
+        return tuple(
+            f"{name}={value} (set by block {block_id})"
+            for name, (value, block_id) in self.in_effect.items()
+            if name in flagged or _mentions(text, name)
+        )
 
 
-def block_outcomes(blocks: tuple[Block, ...], raw: Mapping[int, RawResult], skip_reasons: Mapping[str, str],
-                   timeout_s: float, limits: Mapping[str, float] | None = None,
-                   run_listings: frozenset[str] | set[str] = frozenset()) -> dict[str, Outcome]:
+def block_outcomes(
+    blocks: tuple[Block, ...],
+    raw: Mapping[int, RawResult],
+    skip_reasons: Mapping[str, str],
+    timeout_s: float,
+    limits: Mapping[str, float] | None = None,
+    run_listings: frozenset[str] | set[str] = frozenset(),
+) -> dict[str, Outcome]:
     """Each block's outcome on one release, by block id (see the module's docstring); `timeout_s` is a block's time
     limit unless `limits` gives it its own (by block id); `run_listings` the listings run all the same (by id)."""
     by_index: dict[int, Outcome] = {}
@@ -273,8 +329,11 @@ def block_outcomes(blocks: tuple[Block, ...], raw: Mapping[int, RawResult], skip
     for block in blocks:
         reason = skip_reasons.get(block.id) or block.skip
         if reason or (block.listing and block.id not in run_listings):
-            by_index[block.index] = Outcome(BlockStatus.SKIPPED, reason=reason) if reason else Outcome(
-                BlockStatus.LISTING, reason=f"not run: {block.listing}")
+            by_index[block.index] = (
+                Outcome(BlockStatus.SKIPPED, reason=reason)
+                if reason
+                else Outcome(BlockStatus.LISTING, reason=f"not run: {block.listing}")
+            )
             carried = ""
             continue
         waits = interactive_call(block.code_as_run)

@@ -46,8 +46,12 @@ def describe(python: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="jaxconf-env-") as workdir:
         out = os.path.join(workdir, "env.json")
         try:
-            done = run_bounded([python, "-m", "conformance.child.envinfo", "--out", out],
-                               env=child_environment(os.environ, {}), timeout=DESCRIBE_TIMEOUT_S, limit=8192)
+            done = run_bounded(
+                [python, "-m", "conformance.child.envinfo", "--out", out],
+                env=child_environment(os.environ, {}),
+                timeout=DESCRIBE_TIMEOUT_S,
+                limit=8192,
+            )
         except (OSError, RuntimeError) as exc:  # no process or thread could be started (the user's are all taken)
             raise ConformanceError(f"could not describe the environment of {python}: {exc}") from None
         if not os.path.exists(out):
@@ -62,8 +66,15 @@ def digest_of(described: Mapping[str, Any]) -> str:
     return environment_digest(dict(described.get("packages") or {}), str(described.get("python") or ""))
 
 
-def stored_blocks(folder: Path, version: str, platform: str, chapter: Chapter, pins_digest: str | None, python: str,
-                  keys_for: Callable[[str], Mapping[str, str]]) -> dict[str, CellResult] | None:
+def stored_blocks(
+    folder: Path,
+    version: str,
+    platform: str,
+    chapter: Chapter,
+    pins_digest: str | None,
+    python: str,
+    keys_for: Callable[[str], Mapping[str, str]],
+) -> dict[str, CellResult] | None:
     """Every block's stored cell, by block id, when the folder answers the whole chapter on `version` (see the
     module's docstring); None otherwise. `keys_for(environment_digest)` gives the keys the blocks would get."""
     path = ResultStore(folder).path_for(version, platform)
@@ -90,14 +101,25 @@ def stored_blocks(folder: Path, version: str, platform: str, chapter: Chapter, p
 def run_header(described: Mapping[str, Any], env: Any, started_at: str, wall_s: float) -> dict[str, Any]:
     """The run header of a chapter's run on one environment."""
     return RunHeader(
-        jax=str(described.get("jax")), platform=str(described.get("platform")), suite_version=conformance.__version__,
-        jaxlib=described.get("jaxlib"), numpy=described.get("numpy"), python=described.get("python"),
-        backend=described.get("backend"), devices=[str(d) for d in described.get("devices") or []],
-        case_package=DEFAULT_CASE_PACKAGE, launcher=LAUNCHER, pins_hash=getattr(env, "pins_hash", "") or "",
-        environment_digest=digest_of(described), started_at=started_at, finished_at=utc_now(), wall_s=round(wall_s, 3),
+        jax=str(described.get("jax")),
+        platform=str(described.get("platform")),
+        suite_version=conformance.__version__,
+        jaxlib=described.get("jaxlib"),
+        numpy=described.get("numpy"),
+        python=described.get("python"),
+        backend=described.get("backend"),
+        devices=[str(d) for d in described.get("devices") or []],
+        case_package=DEFAULT_CASE_PACKAGE,
+        launcher=LAUNCHER,
+        pins_hash=getattr(env, "pins_hash", "") or "",
+        environment_digest=digest_of(described),
+        started_at=started_at,
+        finished_at=utc_now(),
+        wall_s=round(wall_s, 3),
         source=dict(getattr(env, "source", None) or {}),
         jax_git_hash=str(described.get("jax_git_hash") or ""),
-        jaxlib_git_hash=str(described.get("jaxlib_git_hash") or "")).to_json()
+        jaxlib_git_hash=str(described.get("jaxlib_git_hash") or ""),
+    ).to_json()
 
 
 def utc_now() -> str:
@@ -123,11 +145,13 @@ def _of_a_chapter(test: Any) -> bool:
     return isinstance(test, dict) and str(test.get("nodeid", "")).startswith(f"{CHAPTER_NAMESPACE}/")
 
 
-def as_before(snapshot: dict[str, Any] | None, changed: list[str]) -> Callable[[dict[str, Any] | None],
-                                                                             dict[str, Any] | None]:
+def as_before(
+    snapshot: dict[str, Any] | None, changed: list[str]
+) -> Callable[[dict[str, Any] | None], dict[str, Any] | None]:
     """For `ResultStore.merge_run(stored_as=...)`: the stored file with its probe cells and header as `snapshot`
     holds them (a block may have rewritten the file while it ran: S14); the chapters' cells as stored now (another
     chapter may have stored its own meanwhile). What was put back is said in `changed`."""
+
     def restore(stored: dict[str, Any] | None) -> dict[str, Any] | None:
         if snapshot is None:
             return stored
@@ -135,8 +159,16 @@ def as_before(snapshot: dict[str, Any] | None, changed: list[str]) -> Callable[[
         if stored is None:
             if snapshot["exists"]:
                 changed.append("the result file was removed while the blocks ran; its probe cells are kept")
-                return {"created": time.time(), "duration": 0.0, "exitcode": 0, "root": "", "environment": {},
-                        "summary": {}, "tests": list(probes), "jax_conformance": snapshot["header"]}
+                return {
+                    "created": time.time(),
+                    "duration": 0.0,
+                    "exitcode": 0,
+                    "root": "",
+                    "environment": {},
+                    "summary": {},
+                    "tests": list(probes),
+                    "jax_conformance": snapshot["header"],
+                }
             return None
         now = [t for t in stored.get("tests", []) if not _of_a_chapter(t)]
         header = snapshot["header"] if snapshot["exists"] else stored.get("jax_conformance")
@@ -144,11 +176,17 @@ def as_before(snapshot: dict[str, Any] | None, changed: list[str]) -> Callable[[
             changed.append("its probe cells or header changed while the blocks ran; kept as they were before")
         chapters = [t for t in stored.get("tests", []) if _of_a_chapter(t)]
         return {**stored, "tests": list(probes) + chapters, "jax_conformance": header}
+
     return restore
 
 
-def store_blocks(folder: Path, chapter: Chapter, cells: Mapping[str, CellResult], header: dict[str, Any],
-                 stored_as: Callable[[dict[str, Any] | None], dict[str, Any] | None] | None = None) -> Stored:
+def store_blocks(
+    folder: Path,
+    chapter: Chapter,
+    cells: Mapping[str, CellResult],
+    header: dict[str, Any],
+    stored_as: Callable[[dict[str, Any] | None], dict[str, Any] | None] | None = None,
+) -> Stored:
     """Merge the chapter's block cells of one release into its result file (see the module's docstring);
     `stored_as`: `as_before` the blocks ran."""
     store = ResultStore(folder)
@@ -164,10 +202,16 @@ def store_blocks(folder: Path, chapter: Chapter, cells: Mapping[str, CellResult]
             head = kept.to_json()  # the same environment: the probes' run header stays as it was
     refuse_another_chapter(path, chapter)
     by_block = {block.id: block for block in chapter.blocks}
-    data = {"created": time.time(), "duration": float(header.get("wall_s") or 0.0), "exitcode": 0, "root": "",
-            "environment": {}, "summary": {},
-            "tests": [test_entry(chapter, by_block[block_id], cell) for block_id, cell in cells.items()],
-            "jax_conformance": head}
+    data = {
+        "created": time.time(),
+        "duration": float(header.get("wall_s") or 0.0),
+        "exitcode": 0,
+        "root": "",
+        "environment": {},
+        "summary": {},
+        "tests": [test_entry(chapter, by_block[block_id], cell) for block_id, cell in cells.items()],
+        "jax_conformance": head,
+    }
     ours = f"{CHAPTER_NAMESPACE}/{chapter_ident(chapter.name)}."
     return store.merge_run(data, retired=lambda cell_id: cell_id.startswith(ours), stored_as=stored_as)
 
@@ -187,6 +231,8 @@ def refuse_another_chapter(path: Path, chapter: Chapter) -> None:
         details = cell.details if isinstance(cell.details, dict) else {}
         held = str(details.get("source") or details.get("chapter") or "")
         if cell.case.startswith(ours) and held not in (source, chapter.name):
-            raise ConformanceError(f"{path} holds the blocks of chapter {held} under the same cell ids as {source} "
-                                   f"({chapter_ident(chapter.name)}); give this chapter a --results folder of its "
-                                   f"own, or rename one of the two files")
+            raise ConformanceError(
+                f"{path} holds the blocks of chapter {held} under the same cell ids as {source} "
+                f"({chapter_ident(chapter.name)}); give this chapter a --results folder of its "
+                f"own, or rename one of the two files"
+            )

@@ -127,10 +127,15 @@ def _writer(path: str) -> Callable[[dict[str, Any]], None]:
 def supervise(job: dict[str, Any], say: Callable[[dict[str, Any]], None]) -> int:
     """Start the runner, say its pid, wait for it, say how it ended, and kill what it left behind."""
     with open(job["log_out"], "wb") as out, open(job["log_err"], "wb") as err:
-        child = subprocess.Popen([job["python"], "-m", "conformance.chapter.runner", job["plan"]],
-                                 cwd=job["source_root"], env=job["env"], stdin=subprocess.DEVNULL, stdout=out,
-                                 stderr=err,
-                                 **child_process_options(new_group=True, parent_death_signal=signal.SIGKILL))
+        child = subprocess.Popen(
+            [job["python"], "-m", "conformance.chapter.runner", job["plan"]],
+            cwd=job["source_root"],
+            env=job["env"],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            **child_process_options(new_group=True, parent_death_signal=signal.SIGKILL),
+        )
     try:
         say({"event": "runner", "pid": child.pid})
         code = child.wait()

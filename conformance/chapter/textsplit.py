@@ -34,11 +34,18 @@ from conformance.chapter.model import Heading
 
 # A statement longer than this many lines is not looked for (a chapter's cell is far shorter).
 MAX_STATEMENT_LINES = 400
-_KEYWORD_START = re.compile(r"(?:async\s+def|def|class|import|from\s+[\w.]+\s+import|for|while|if|with|try|assert|"
-                            r"raise|del|global|nonlocal|return|pass|break|continue|match)\b|@")
+_KEYWORD_START = re.compile(
+    r"(?:async\s+def|def|class|import|from\s+[\w.]+\s+import|for|while|if|with|try|assert|"
+    r"raise|del|global|nonlocal|return|pass|break|continue|match)\b|@"
+)
 _CONTINUATION = re.compile(r"(?:else|elif|except|finally|case)\b|[)\]}]")
-_INCOMPLETE = ("never closed", "unterminated triple-quoted", "unexpected eof", "expected an indented block",
-               "unexpected end of file")
+_INCOMPLETE = (
+    "never closed",
+    "unterminated triple-quoted",
+    "unexpected eof",
+    "expected an indented block",
+    "unexpected end of file",
+)
 _BADGE = ("🟢", "⚪", "⚠️", "⚠")
 
 
@@ -81,8 +88,10 @@ def _strong(first_statement: ast.stmt) -> bool:
     if isinstance(first_statement, ast.AnnAssign):
         return first_statement.value is not None
     if isinstance(first_statement, ast.Expr):
-        return any(isinstance(node, (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.Lambda))
-                   for node in ast.walk(first_statement.value))
+        return any(
+            isinstance(node, (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.Lambda))
+            for node in ast.walk(first_statement.value)
+        )
     return True
 
 
@@ -122,8 +131,14 @@ def statement_end(lines: list[str], start: int) -> int | None:
         following = next((k for k in range(end, stop) if not _is_blank(lines[k])), None)
         if following is None or not (lines[following][0].isspace() or _CONTINUATION.match(lines[following])):
             return end
-        limit = next((k for k in range(following + 1, stop) if lines[k] and not lines[k][0].isspace()
-                      and not _CONTINUATION.match(lines[k])), stop)
+        limit = next(
+            (
+                k
+                for k in range(following + 1, stop)
+                if lines[k] and not lines[k][0].isspace() and not _CONTINUATION.match(lines[k])
+            ),
+            stop,
+        )
         longer = _first_compile(lines, start, following + 1, limit)
         if longer is None:
             return end
@@ -176,8 +191,13 @@ def _heading_of(line: str, before: str, after: str) -> str | None:
     text = line.strip()
     if (NUMBERED.match(text) and not text.endswith(".")) or EXERCISE.match(text):
         return text
-    if (len(text) <= 80 and len(text.split()) <= 10 and not text.endswith((".", ":", ",", ";"))
-            and not text.startswith(_BADGE) and (text[0].isupper() or not text[0].isascii())):
+    if (
+        len(text) <= 80
+        and len(text.split()) <= 10
+        and not text.endswith((".", ":", ",", ";"))
+        and not text.startswith(_BADGE)
+        and (text[0].isupper() or not text[0].isascii())
+    ):
         return text
     return None
 
@@ -192,10 +212,12 @@ def _output_end(lines: list[str], at: int, prefixes: list[str]) -> int:
             if following is None:
                 break
             text = lines[following]
-            goes_on = (text[0].isspace() and _heading_of(text, lines[following - 1], lines[following + 1]
-                                                         if following + 1 < len(lines) else "") is None
-                       and not _looks_like_bullet(text)) \
-                or any(text.strip().startswith(p) for p in prefixes)
+            goes_on = (
+                text[0].isspace()
+                and _heading_of(text, lines[following - 1], lines[following + 1] if following + 1 < len(lines) else "")
+                is None
+                and not _looks_like_bullet(text)
+            ) or any(text.strip().startswith(p) for p in prefixes)
             if not goes_on or statement_end(lines, following) is not None:
                 break
             k = following
@@ -217,8 +239,13 @@ def _cut_points(lines: list[str], starts: list[int]) -> list[int]:
     cuts = []
     for position, at in enumerate(starts[1:], 1):
         previous = starts[position - 1]
-        if (lines[at].startswith("#") and not lines[previous].startswith("#") and at > 0
-                and not _is_blank(lines[at - 1]) and position + 1 < len(starts)):
+        if (
+            lines[at].startswith("#")
+            and not lines[previous].startswith("#")
+            and at > 0
+            and not _is_blank(lines[at - 1])
+            and position + 1 < len(starts)
+        ):
             cuts.append(at)
     return cuts
 
@@ -242,13 +269,24 @@ def split_text(text: str) -> list[Piece]:
             k += 1
             continue
         out_start = end
-        out_end = _output_end(lines, end, _string_prefixes(lines, k, end)) if end < len(lines) and not _is_blank(
-            lines[end]) else end
+        out_end = (
+            _output_end(lines, end, _string_prefixes(lines, k, end))
+            if end < len(lines) and not _is_blank(lines[end])
+            else end
+        )
         cuts = _cut_points(lines, starts)
         bounds = [k, *cuts, end]
         for index, (first, last) in enumerate(zip(bounds, bounds[1:])):
             final = index == len(bounds) - 2
-            pieces.append(Piece(first, last, out_start if final else last, out_end if final else last,
-                                output_known=final, heading=heading))
+            pieces.append(
+                Piece(
+                    first,
+                    last,
+                    out_start if final else last,
+                    out_end if final else last,
+                    output_known=final,
+                    heading=heading,
+                )
+            )
         k = out_end if out_end > end else end
     return pieces

@@ -43,8 +43,11 @@ def transcript_steps(code: str) -> tuple[str, tuple[Step, ...], tuple[str, ...]]
     try:
         examples = doctest.DocTestParser().get_examples(code)
     except ValueError:  # an inconsistent indentation doctest refuses: run nothing of it, say so
-        return "\n".join("pass" if k == 0 else "" for k in range(len(lines))), (), (
-            "not run: the transcript's indentation is inconsistent (doctest refuses it)",)
+        return (
+            "\n".join("pass" if k == 0 else "" for k in range(len(lines))),
+            (),
+            ("not run: the transcript's indentation is inconsistent (doctest refuses it)",),
+        )
     for example in examples:
         source = example.source.rstrip("\n").split("\n")
         first = example.lineno + 1
@@ -65,6 +68,15 @@ def transcript_steps(code: str) -> tuple[str, tuple[Step, ...], tuple[str, ...]]
             if example.options.get(doctest.IGNORE_EXCEPTION_DETAIL):
                 message = ""  # doctest compares the class only: the message the page shows is no statement
             shown = ""
-        steps.append(Step(first, first + len(source) - 1, stated=stated, stated_message=message,
-                          stated_form="doctest" if stated else "", shown=shown.rstrip("\n"), mode="single"))
+        steps.append(
+            Step(
+                first,
+                first + len(source) - 1,
+                stated=stated,
+                stated_message=message,
+                stated_form="doctest" if stated else "",
+                shown=shown.rstrip("\n"),
+                mode="single",
+            )
+        )
     return "\n".join(runnable), tuple(steps), tuple(notes)

@@ -93,8 +93,9 @@ def describe_environment() -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001
         info["jax_error"] = f"{type(exc).__name__}: {exc}"
         info["jax_installed"] = distribution_version("jax")
-    info["platform"] = platform_tag(platform.system(), platform.machine(), info["backend"],
-                                    info.get("gpu_runtime") or "")
+    info["platform"] = platform_tag(
+        platform.system(), platform.machine(), info["backend"], info.get("gpu_runtime") or ""
+    )
     info["packages"] = installed_packages()
     info["build_digest"] = build_digest(OBSERVED_PACKAGES + plugin_modules(), runtime_files())
     return info
@@ -127,8 +128,9 @@ def plugin_modules() -> tuple[str, ...]:
         entries = []
     # An entry point may name a module that is no identifier (`corp-plugin`): jax imports it all the same.
     found.update(entry.value.split(":", 1)[0].split(".", 1)[0].strip() for entry in entries)
-    found.update(module.name for module in pkgutil.iter_modules()
-                 if module.name.startswith("jax_") or module.name == "libtpu")
+    found.update(
+        module.name for module in pkgutil.iter_modules() if module.name.startswith("jax_") or module.name == "libtpu"
+    )
     return tuple(sorted(name for name in found if name and not any(c in name for c in "/\\ \t\n")))
 
 
@@ -153,8 +155,12 @@ def runtime_files() -> list[str]:
     import sysconfig
 
     # The standard library of the base interpreter (in a venv, `platstdlib` would name the venv's own lib folder).
-    base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix, "installed_base": sys.base_prefix,
-            "installed_platbase": sys.base_exec_prefix}
+    base = {
+        "base": sys.base_prefix,
+        "platbase": sys.base_exec_prefix,
+        "installed_base": sys.base_prefix,
+        "installed_platbase": sys.base_exec_prefix,
+    }
     skip = [os.path.realpath(sysconfig.get_path(k, vars=base)) + os.sep for k in ("stdlib", "platstdlib")]
     skip.append(os.path.realpath(os.path.join(os.path.dirname(__file__), "..")) + os.sep)  # the suite's own code
     found: set[str] = set()
@@ -165,8 +171,11 @@ def runtime_files() -> list[str]:
                 found.add(os.path.realpath(path))
     try:
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
-            found.update(line.split(None, 5)[5].strip() for line in maps
-                         if len(line.split(None, 5)) == 6 and ".so" in line.rsplit("/", 1)[-1])
+            found.update(
+                line.split(None, 5)[5].strip()
+                for line in maps
+                if len(line.split(None, 5)) == 6 and ".so" in line.rsplit("/", 1)[-1]
+            )
     except OSError:
         pass
     folders = [*getattr(site, "getsitepackages", lambda: [])(), site.getusersitepackages()]
@@ -178,8 +187,9 @@ def runtime_files() -> list[str]:
                 if os.path.isdir(libs):
                     found.update(os.path.join(libs, n) for n in os.listdir(libs))
     system = ("/usr/lib", "/lib", "/usr/lib64", "/lib64", "/usr/local/lib/x86_64-linux-gnu")
-    return sorted(p for p in found if os.path.isfile(p) and not any(p.startswith(s) for s in skip)
-                  and not p.startswith(system))
+    return sorted(
+        p for p in found if os.path.isfile(p) and not any(p.startswith(s) for s in skip) and not p.startswith(system)
+    )
 
 
 # The files of a package that run: its Python source and its compiled extensions.
@@ -211,11 +221,17 @@ def _imported_files(folder: str) -> list[str]:
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(dirs)
         if os.path.basename(root) == "__pycache__":  # a .pyc Python runs whatever its .py says (PEP 552)
-            found += [os.path.join(root, f) for f in sorted(files) if f.endswith(".pyc")
-                      and _unchecked_pyc(os.path.join(root, f))]
+            found += [
+                os.path.join(root, f)
+                for f in sorted(files)
+                if f.endswith(".pyc") and _unchecked_pyc(os.path.join(root, f))
+            ]
             continue
-        found += [os.path.join(root, f) for f in sorted(files) if f.endswith(_IMPORTED_SUFFIXES)
-                  or ".so." in f or ".cpython-" in f]
+        found += [
+            os.path.join(root, f)
+            for f in sorted(files)
+            if f.endswith(_IMPORTED_SUFFIXES) or ".so." in f or ".cpython-" in f
+        ]
     return found
 
 

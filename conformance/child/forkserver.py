@@ -34,8 +34,13 @@ import sys
 from typing import Any
 
 from conformance.child.main import end_descendants, observe, write_record
-from conformance.portable import (SignalState, become_subreaper, bound_cell_processes, kill_descendants,
-                                  limit_cell_resources)
+from conformance.portable import (
+    SignalState,
+    become_subreaper,
+    bound_cell_processes,
+    kill_descendants,
+    limit_cell_resources,
+)
 from conformance.core.case import DEFAULT_CASE_PACKAGE, load_cases
 from conformance.core.casefolders import import_declared_folders
 
@@ -79,9 +84,13 @@ def _text_stream(fd: int, mode: str, like: Any) -> io.TextIOWrapper:
     handler (PYTHONIOENCODING) and no newline translation, so a forked child reads and writes what a
     spawned one would."""
     binary = io.open(fd, mode + "b", closefd=False)
-    return io.TextIOWrapper(binary, encoding=getattr(like, "encoding", None) or "utf-8",
-                            errors=getattr(like, "errors", None) or "strict", newline="\n",
-                            line_buffering=mode == "w")
+    return io.TextIOWrapper(
+        binary,
+        encoding=getattr(like, "encoding", None) or "utf-8",
+        errors=getattr(like, "errors", None) or "strict",
+        newline="\n",
+        line_buffering=mode == "w",
+    )
 
 
 def run_child(request: dict[str, Any], package: str) -> None:

@@ -54,15 +54,20 @@ def accelerate_all(deprecations: Any) -> dict[str, int]:
             accelerated += 1
         register = getattr(deprecations, "register", None)
         if callable(register):
+
             def registered_accelerated(deprecation_id: str) -> None:
                 register(deprecation_id)
                 accelerate(deprecation_id)
 
             deprecations.register = registered_accelerated
-    removed = sum(_remove_attributes(module) for name, module in list(sys.modules.items())
-                  if name == "jax" or name.startswith(("jax.", "jaxlib.")))
+    removed = sum(
+        _remove_attributes(module)
+        for name, module in list(sys.modules.items())
+        if name == "jax" or name.startswith(("jax.", "jaxlib."))
+    )
     original = getattr(deprecations, "deprecation_getattr", None)
     if callable(original):
+
         def deprecation_getattr(module, table):  # a module loaded from now on: its deprecated names are gone
             for name, entry in list(table.items()):
                 if isinstance(entry, tuple) and len(entry) == 2:

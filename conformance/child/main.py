@@ -22,8 +22,13 @@ from typing import Any, Callable, Sequence
 from conformance.atomic import write_text_atomically
 from conformance.core.case import DEFAULT_CASE_PACKAGE, NO_PARAM, Observation, Unsupported, find_case
 from conformance.core.casefolders import import_declared_folders
-from conformance.core.observation import (encode_nonfinite, error_record, json_problem, observed_record,
-                                          unsupported_record)
+from conformance.core.observation import (
+    encode_nonfinite,
+    error_record,
+    json_problem,
+    observed_record,
+    unsupported_record,
+)
 from conformance.child.future import FUTURE_VARIABLE, enter_future
 from conformance.child.warned import recording_warnings
 from conformance.portable import become_subreaper, bound_cell_processes, kill_descendants, limit_cell_resources
@@ -58,8 +63,12 @@ def _observe(case_id: str, param: str, package: str, warned: list[dict[str, str]
                 finally:
                     warned.extend(found_warnings)
         if not isinstance(result, Observation):
-            return error_record(case_id, param, "TypeError",
-                                f"the probe returned {type(result).__name__}, not an Observation(facts, details)")
+            return error_record(
+                case_id,
+                param,
+                "TypeError",
+                f"the probe returned {type(result).__name__}, not an Observation(facts, details)",
+            )
         facts, details = dict(result.facts), dict(result.details or {})
     except Unsupported as exc:
         return unsupported_record(case_id, param, str(exc))
@@ -75,16 +84,25 @@ def write_record(path: str, record: dict[str, Any]) -> None:
     for part in ("facts", "details"):
         problem = json_problem(record.get(part), nonfinite=True)
         if problem:
-            write_json_atomically(path, error_record(record["case"], record["param"], "ValueError",
-                                                     f"probe result is not plain JSON: its {part}: {problem}"))
+            write_json_atomically(
+                path,
+                error_record(
+                    record["case"],
+                    record["param"],
+                    "ValueError",
+                    f"probe result is not plain JSON: its {part}: {problem}",
+                ),
+            )
             return
         if part in record:
             record = {**record, part: encode_nonfinite(record[part])}
     try:
         write_json_atomically(path, record)
     except (TypeError, ValueError, RecursionError) as exc:
-        write_json_atomically(path, error_record(record["case"], record["param"], type(exc).__name__,
-                                                 f"probe result is not plain JSON: {exc}"))
+        write_json_atomically(
+            path,
+            error_record(record["case"], record["param"], type(exc).__name__, f"probe result is not plain JSON: {exc}"),
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

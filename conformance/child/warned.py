@@ -80,8 +80,12 @@ def recording_warnings() -> Iterator[list[dict[str, str]]]:
             caller = sys._getframe(1)
             if raised_by_an_import(caller):
                 return None
-            entry = {"category": category.__name__, "message": str(message)[:MESSAGE_CHARS],
-                     "module": _module_of(filename), "deprecation": jax_deprecation(caller)}
+            entry = {
+                "category": category.__name__,
+                "message": str(message)[:MESSAGE_CHARS],
+                "module": _module_of(filename),
+                "deprecation": jax_deprecation(caller),
+            }
             if entry not in found and len(found) < MAX_WARNINGS:
                 found.append(entry)
             return None

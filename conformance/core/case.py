@@ -32,20 +32,67 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from conformance.core import workload as workload_model
-from conformance.core.model import (DEFAULT_CASE_PACKAGE, NO_PARAM, PARAM_NAME, RELEASE, SAMPLE_PLATFORMS, Case,
-                                    CaseDeclarationError, Change, Expect, Observation, Param, Skip, Unsupported,
-                                    folder_namespace, namespaced_row)
+from conformance.core.model import (
+    DEFAULT_CASE_PACKAGE,
+    NO_PARAM,
+    PARAM_NAME,
+    RELEASE,
+    SAMPLE_PLATFORMS,
+    Case,
+    CaseDeclarationError,
+    Change,
+    Expect,
+    Observation,
+    Param,
+    Skip,
+    Unsupported,
+    folder_namespace,
+    namespaced_row,
+)
+
 # `_REGISTRY` too, though private: tests and scratch case packages read and clean the one registry through here.
 from conformance.core.registry import _REGISTRY  # noqa: F401 - re-exported, as said above
-from conformance.core.registry import (_register, case_modules, find_case, find_workload, forget_package,
-                                       import_failure, load_cases, load_module_cases, load_workloads, section_order)
+from conformance.core.registry import (
+    _register,
+    case_modules,
+    find_case,
+    find_workload,
+    forget_package,
+    import_failure,
+    load_cases,
+    load_module_cases,
+    load_workloads,
+    section_order,
+)
 from conformance.core.validation import declared_params, validate
 
 __all__ = [
-    "DEFAULT_CASE_PACKAGE", "NO_PARAM", "PARAM_NAME", "RELEASE", "SAMPLE_PLATFORMS", "Case", "CaseDeclarationError",
-    "Change", "Expect", "Observation", "Param", "Section", "Skip", "Unsupported", "case_modules", "find_case",
-    "find_workload", "folder_namespace", "forget_package", "import_failure", "load_cases", "load_module_cases",
-    "load_workloads", "namespaced_row", "section_order", "validate",
+    "DEFAULT_CASE_PACKAGE",
+    "NO_PARAM",
+    "PARAM_NAME",
+    "RELEASE",
+    "SAMPLE_PLATFORMS",
+    "Case",
+    "CaseDeclarationError",
+    "Change",
+    "Expect",
+    "Observation",
+    "Param",
+    "Section",
+    "Skip",
+    "Unsupported",
+    "case_modules",
+    "find_case",
+    "find_workload",
+    "folder_namespace",
+    "forget_package",
+    "import_failure",
+    "load_cases",
+    "load_module_cases",
+    "load_workloads",
+    "namespaced_row",
+    "section_order",
+    "validate",
 ]
 
 
@@ -93,8 +140,9 @@ class Section:
             module = probe.__module__
             package, _, short_module = module.rpartition(".")
             namespace = folder_namespace(package)
-            case_id = (f"{namespace}/{short_module}.{probe.__name__}" if namespace
-                       else f"{short_module}.{probe.__name__}")
+            case_id = (
+                f"{namespace}/{short_module}.{probe.__name__}" if namespace else f"{short_module}.{probe.__name__}"
+            )
             declared = declared_params(case_id, rows, expect, known_issue, params)
             built = Case(
                 id=case_id,
@@ -113,9 +161,13 @@ class Section:
                 changes=tuple(changes) if isinstance(changes, (list, tuple)) else changes,
             )
             validate(built)
-            built = replace(built, params=tuple(
-                replace(p, rows=tuple(namespaced_row(namespace, r) if namespace else r for r in p.rows))
-                for p in built.params))
+            built = replace(
+                built,
+                params=tuple(
+                    replace(p, rows=tuple(namespaced_row(namespace, r) if namespace else r for r in p.rows))
+                    for p in built.params
+                ),
+            )
             _register(built)
             return probe
 
@@ -138,13 +190,22 @@ class Section:
         def register(build: Callable[..., Any]) -> Callable[..., Any]:
             package, _, short_module = build.__module__.rpartition(".")
             namespace = folder_namespace(package)
-            workload_id = f"{namespace}/{short_module}.{build.__name__}" if namespace else \
-                f"{short_module}.{build.__name__}"
+            workload_id = (
+                f"{namespace}/{short_module}.{build.__name__}" if namespace else f"{short_module}.{build.__name__}"
+            )
             declared = tuple(rows) if isinstance(rows, (list, tuple)) else rows
             built = workload_model.Workload(
-                id=workload_id, section=f"§{subsection}" if subsection else self.number, heading=self.label,
-                claim=claim, rows=declared, build=build, notes=notes, package=package or DEFAULT_CASE_PACKAGE,
-                jit=jit, timeout_s=timeout_s)
+                id=workload_id,
+                section=f"§{subsection}" if subsection else self.number,
+                heading=self.label,
+                claim=claim,
+                rows=declared,
+                build=build,
+                notes=notes,
+                package=package or DEFAULT_CASE_PACKAGE,
+                jit=jit,
+                timeout_s=timeout_s,
+            )
             workload_model.register(built, CaseDeclarationError)
             return build
 

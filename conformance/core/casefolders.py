@@ -29,8 +29,9 @@ from conformance.portable import signals_kept
 FOLDERS_VARIABLE = "JAXCONF_CASE_FOLDERS"
 
 # What JAX itself imports, and the suite's own package and test folders.
-RESERVED_NAMES = frozenset({"jax", "jaxlib", "numpy", "ml_dtypes", "opt_einsum", "scipy", "conformance",
-                            "test", "tests"})
+RESERVED_NAMES = frozenset(
+    {"jax", "jaxlib", "numpy", "ml_dtypes", "opt_einsum", "scipy", "conformance", "test", "tests"}
+)
 # The namespace of a chapter's blocks in result files (`chapter/<chapter>.<block>`, `conformance.chapter`): no case
 # folder may take it, so a merge never mistakes a block for a retired case of a folder.
 CHAPTER_NAMESPACE = "chapter"
@@ -52,8 +53,10 @@ def name_refusal(name: str) -> str:
     if not name.isidentifier():
         return f"the folder's name {name!r} must be a Python identifier (it is imported as a package of that name)"
     if name in (CHAPTER_NAMESPACE, DOWNSTREAM_NAMESPACE):
-        return (f"the folder's name {name!r} is the namespace of chapters' blocks or downstream suites' tests in "
-                f"result files ({name}/...); rename the folder")
+        return (
+            f"the folder's name {name!r} is the namespace of chapters' blocks or downstream suites' tests in "
+            f"result files ({name}/...); rename the folder"
+        )
     if name in RESERVED_NAMES or name in stdlib_names():
         what = "a standard-library module" if name in stdlib_names() else "a package the suite or JAX imports"
         return f"the folder's name {name!r} is {what}; rename the folder (its package would shadow that module)"
@@ -96,12 +99,15 @@ def import_case_folder(path: str | os.PathLike) -> str:
         return name
     elsewhere = _installed_location(name, folder)
     if elsewhere:
-        raise CaseFolderError(f"--cases {folder}: the name {name!r} already imports from {elsewhere} in "
-                              f"{sys.executable}; rename the folder (its package would shadow that one)")
+        raise CaseFolderError(
+            f"--cases {folder}: the name {name!r} already imports from {elsewhere} in "
+            f"{sys.executable}; rename the folder (its package would shadow that one)"
+        )
     init = folder / "__init__.py"
     if not init.is_file():
-        raise CaseFolderError(f"--cases {folder}: it has no __init__.py; add an empty one (the folder is imported "
-                              f"as the package {name})")
+        raise CaseFolderError(
+            f"--cases {folder}: it has no __init__.py; add an empty one (the folder is imported as the package {name})"
+        )
     spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(folder)])
     if spec is None or spec.loader is None:
         raise CaseFolderError(f"--cases {folder}: it cannot be imported as the package {name}")

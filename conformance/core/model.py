@@ -23,8 +23,16 @@ PARAM_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
 # Platforms that overlapping patterns are tried against (with each pattern's own literal text).
 SAMPLE_PLATFORMS = (
-    "linux-x86_64", "linux-arm64", "darwin-arm64", "darwin-x86_64", "windows-amd64", "windows-arm64",
-    "linux-x86_64-cuda", "linux-arm64-cuda", "linux-x86_64-rocm", "linux-x86_64-tpu",
+    "linux-x86_64",
+    "linux-arm64",
+    "darwin-arm64",
+    "darwin-x86_64",
+    "windows-amd64",
+    "windows-arm64",
+    "linux-x86_64-cuda",
+    "linux-arm64-cuda",
+    "linux-x86_64-rocm",
+    "linux-x86_64-tpu",
 )
 
 
@@ -89,8 +97,11 @@ class Expect:
         object.__setattr__(self, "facts", _with_nonfinite_encoded(self.facts))
         object.__setattr__(self, "printed", _with_nonfinite_encoded(self.printed))
         if isinstance(self.platforms, Mapping):
-            object.__setattr__(self, "platforms", {
-                pattern: _with_nonfinite_encoded(override) for pattern, override in self.platforms.items()})
+            object.__setattr__(
+                self,
+                "platforms",
+                {pattern: _with_nonfinite_encoded(override) for pattern, override in self.platforms.items()},
+            )
 
     def _override(self, platform: str) -> Mapping[str, Any] | Skip | None:
         for pattern, override in self.platforms.items():

@@ -40,8 +40,12 @@ def _nonfinite_word(value: float) -> str:
 
 def is_encoded_nonfinite(value: Any) -> bool:
     """Whether `value` is the stored form of a non-finite float (`{"$float": "nan"}` and the like)."""
-    return (isinstance(value, dict) and len(value) == 1 and NONFINITE_KEY in value
-            and value[NONFINITE_KEY] in _NONFINITE_WORDS)
+    return (
+        isinstance(value, dict)
+        and len(value) == 1
+        and NONFINITE_KEY in value
+        and value[NONFINITE_KEY] in _NONFINITE_WORDS
+    )
 
 
 def encode_nonfinite(value: Any) -> Any:
@@ -98,12 +102,19 @@ def json_problem(value: Any, max_depth: int = MAX_DEPTH, string_keys: bool = Fal
         if isinstance(item, (list, tuple, dict)):
             if isinstance(item, dict):
                 if nonfinite and NONFINITE_KEY in item and len(item) == 1:
-                    return (f"it holds a dict whose only key is {NONFINITE_KEY!r}{at}, the reserved stored form "
-                            f"of a non-finite float; return the float itself or another key")
+                    return (
+                        f"it holds a dict whose only key is {NONFINITE_KEY!r}{at}, the reserved stored form "
+                        f"of a non-finite float; return the float itself or another key"
+                    )
                 for key, inner in item.items():
-                    if not isinstance(key, str) and (string_keys or not (
-                            key is None or isinstance(key, (bool, int)) or
-                            (isinstance(key, float) and math.isfinite(key)))):
+                    if not isinstance(key, str) and (
+                        string_keys
+                        or not (
+                            key is None
+                            or isinstance(key, (bool, int))
+                            or (isinstance(key, float) and math.isfinite(key))
+                        )
+                    ):
                         return f"it has the key {key!r}{at}; JSON keys are strings"
                     stack.append((inner, depth + 1, f"{where}.{key}" if where else str(key)))
             else:
@@ -115,20 +126,36 @@ def json_problem(value: Any, max_depth: int = MAX_DEPTH, string_keys: bool = Fal
 
 def observed_record(case_id: str, param: str, facts: Any, details: Any) -> dict[str, Any]:
     """The record of a probe that returned an observation."""
-    return {"schema": OBSERVATION_SCHEMA, "case": case_id, "param": param, "outcome": "observed",
-            "facts": facts, "details": details}
+    return {
+        "schema": OBSERVATION_SCHEMA,
+        "case": case_id,
+        "param": param,
+        "outcome": "observed",
+        "facts": facts,
+        "details": details,
+    }
 
 
 def unsupported_record(case_id: str, param: str, missing_api: str) -> dict[str, Any]:
     """The record of a probe whose API does not exist in this JAX version."""
-    return {"schema": OBSERVATION_SCHEMA, "case": case_id, "param": param, "outcome": "unsupported",
-            "reason": missing_api}
+    return {
+        "schema": OBSERVATION_SCHEMA,
+        "case": case_id,
+        "param": param,
+        "outcome": "unsupported",
+        "reason": missing_api,
+    }
 
 
 def error_record(case_id: str, param: str, kind: str, message: str, traceback_text: str = "") -> dict[str, Any]:
     """The record of a probe that raised something it did not expect (or returned something unusable)."""
-    return {"schema": OBSERVATION_SCHEMA, "case": case_id, "param": param, "outcome": "error",
-            "error": {"type": kind, "message": message[:MESSAGE_CHARS], "traceback": traceback_text[-TRACEBACK_CHARS:]}}
+    return {
+        "schema": OBSERVATION_SCHEMA,
+        "case": case_id,
+        "param": param,
+        "outcome": "error",
+        "error": {"type": kind, "message": message[:MESSAGE_CHARS], "traceback": traceback_text[-TRACEBACK_CHARS:]},
+    }
 
 
 def parse_record(text: str | None) -> tuple[dict[str, Any] | None, str]:
@@ -158,8 +185,11 @@ def warnings_of(record: dict[str, Any] | None) -> list[dict[str, str]]:
     found = (record or {}).get("warnings")
     if not isinstance(found, list):
         return []
-    return [{key: entry.get(key, "") for key in WARNING_KEYS} for entry in found[:200]
-            if isinstance(entry, dict) and all(isinstance(entry.get(key, ""), str) for key in WARNING_KEYS)]
+    return [
+        {key: entry.get(key, "") for key in WARNING_KEYS}
+        for entry in found[:200]
+        if isinstance(entry, dict) and all(isinstance(entry.get(key, ""), str) for key in WARNING_KEYS)
+    ]
 
 
 @dataclass(frozen=True)

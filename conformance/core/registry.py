@@ -24,10 +24,14 @@ def _register(case: Case) -> None:
     key = (case.package, case.id)
     if key in _REGISTRY:
         previous = _REGISTRY[key]
-        if previous.probe.__code__.co_filename != case.probe.__code__.co_filename or \
-                previous.probe.__code__.co_firstlineno != case.probe.__code__.co_firstlineno:
-            raise CaseDeclarationError(f"{case.id}: declared twice in {case.package} (a second probe with the "
-                                       f"same name replaces the first); rename one")
+        if (
+            previous.probe.__code__.co_filename != case.probe.__code__.co_filename
+            or previous.probe.__code__.co_firstlineno != case.probe.__code__.co_firstlineno
+        ):
+            raise CaseDeclarationError(
+                f"{case.id}: declared twice in {case.package} (a second probe with the "
+                f"same name replaces the first); rename one"
+            )
     _REGISTRY[key] = case
 
 
@@ -49,8 +53,7 @@ def load_module_cases(module_name: str) -> list[Case]:
     except CaseDeclarationError:
         raise
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - a case module is foreign code
-        raise CaseDeclarationError(f"{module_name}: the case module failed to import: {import_failure(exc)}") \
-            from None
+        raise CaseDeclarationError(f"{module_name}: the case module failed to import: {import_failure(exc)}") from None
     package = module.__name__.rpartition(".")[0]
     return [c for (pkg, _), c in _REGISTRY.items() if pkg == package and c.probe.__module__ == module.__name__]
 

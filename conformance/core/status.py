@@ -40,8 +40,14 @@ MEANING = {
 
 # One character per finished cell while a run is in progress.
 LETTER = {
-    Status.CONFORMS: ".", Status.DIFFERS: "D", Status.UNSUPPORTED: "u", Status.ERROR: "E",
-    Status.CRASH: "C", Status.TIMEOUT: "T", Status.SKIPPED: "s", Status.FLAKY: "F",
+    Status.CONFORMS: ".",
+    Status.DIFFERS: "D",
+    Status.UNSUPPORTED: "u",
+    Status.ERROR: "E",
+    Status.CRASH: "C",
+    Status.TIMEOUT: "T",
+    Status.SKIPPED: "s",
+    Status.FLAKY: "F",
 }
 
 # How a status maps onto a pytest outcome when the suite runs under pytest.

@@ -13,8 +13,19 @@ import math
 from typing import Any, Mapping, Sequence
 
 from conformance.core import rowlist
-from conformance.core.model import (DEFAULT_CASE_PACKAGE, NO_PARAM, PARAM_NAME, RELEASE, SAMPLE_PLATFORMS, Case,
-                                    CaseDeclarationError, Change, Expect, Param, Skip)
+from conformance.core.model import (
+    DEFAULT_CASE_PACKAGE,
+    NO_PARAM,
+    PARAM_NAME,
+    RELEASE,
+    SAMPLE_PLATFORMS,
+    Case,
+    CaseDeclarationError,
+    Change,
+    Expect,
+    Param,
+    Skip,
+)
 from conformance.core.observation import json_problem
 
 
@@ -23,8 +34,9 @@ def declared_params(case_id: str, rows, expect, known_issue, params) -> tuple[Pa
     its `rows=`, `expect=` and `known_issue=`; `CaseDeclarationError` when the two forms are mixed or one is wrong."""
     if params is not None:
         if rows is not None or expect is not None or known_issue:
-            raise CaseDeclarationError(f"{case_id}: give rows, expect and known_issue inside each Param, "
-                                       f"not beside params=")
+            raise CaseDeclarationError(
+                f"{case_id}: give rows, expect and known_issue inside each Param, not beside params="
+            )
         if isinstance(params, (str, bytes, Mapping)) or not isinstance(params, Sequence):
             raise CaseDeclarationError(f"{case_id}: params= takes a list of Param, not {type(params).__name__}")
         declared = tuple(params)
@@ -34,8 +46,10 @@ def declared_params(case_id: str, rows, expect, known_issue, params) -> tuple[Pa
             if not isinstance(p, Param):
                 raise CaseDeclarationError(f"{case_id}: params= holds {p!r}, not a Param")
             if not isinstance(p.name, str) or not PARAM_NAME.fullmatch(p.name):
-                raise CaseDeclarationError(f"{case_id}: parameter name {p.name!r} must be a non-empty word "
-                                           f"of letters, digits, _ . - (it is part of a `-k` selection)")
+                raise CaseDeclarationError(
+                    f"{case_id}: parameter name {p.name!r} must be a non-empty word "
+                    f"of letters, digits, _ . - (it is part of a `-k` selection)"
+                )
         return declared
     if rows is None or expect is None:
         raise CaseDeclarationError(f"{case_id}: a case without params= needs rows= and expect=")
@@ -58,21 +72,25 @@ def _text_field(value: Any, where: str, field_name: str, what: str, optional: bo
 
 def _env_field(env: Any, where: str) -> None:
     if not isinstance(env, Mapping):
-        raise CaseDeclarationError(f"{where}: env= takes a mapping of variable names to strings, "
-                                   f"not {type(env).__name__}")
+        raise CaseDeclarationError(
+            f"{where}: env= takes a mapping of variable names to strings, not {type(env).__name__}"
+        )
     for name, value in env.items():
         if not isinstance(name, str) or not name or "=" in name or "\0" in name:
-            raise CaseDeclarationError(f"{where}: env= has the variable name {name!r}; names are non-empty "
-                                       f"strings without '='")
+            raise CaseDeclarationError(
+                f"{where}: env= has the variable name {name!r}; names are non-empty strings without '='"
+            )
         if not isinstance(value, str) or "\0" in value:
-            raise CaseDeclarationError(f"{where}: env= sets {name} to {value!r}; values are strings "
-                                       f"(write {str(value)!r})")
+            raise CaseDeclarationError(
+                f"{where}: env= sets {name} to {value!r}; values are strings (write {str(value)!r})"
+            )
 
 
 def _json_field(value: Any, where: str, field_name: str) -> None:
     if not isinstance(value, Mapping):
-        raise CaseDeclarationError(f"{where}: {field_name} takes a mapping of fact names to JSON values, "
-                                   f"not {type(value).__name__}")
+        raise CaseDeclarationError(
+            f"{where}: {field_name} takes a mapping of fact names to JSON values, not {type(value).__name__}"
+        )
     problem = json_problem(dict(value), string_keys=True)
     if problem:
         raise CaseDeclarationError(f"{where}: {field_name} is not plain JSON: {problem}")
@@ -82,12 +100,15 @@ def _expect_fields(expect: Expect, where: str) -> None:
     _json_field(expect.facts, where, "Expect(facts)")
     _json_field(expect.printed, where, "Expect(printed=)")
     if not isinstance(expect.platforms, Mapping):
-        raise CaseDeclarationError(f"{where}: Expect(platforms=) takes a mapping of platform patterns, "
-                                   f"not {type(expect.platforms).__name__}")
+        raise CaseDeclarationError(
+            f"{where}: Expect(platforms=) takes a mapping of platform patterns, not {type(expect.platforms).__name__}"
+        )
     for pattern, override in expect.platforms.items():
         if not isinstance(pattern, str) or not pattern:
-            raise CaseDeclarationError(f"{where}: Expect(platforms=) has the pattern {pattern!r}; patterns are "
-                                       f"strings such as 'darwin-arm64' or '*-cuda'")
+            raise CaseDeclarationError(
+                f"{where}: Expect(platforms=) has the pattern {pattern!r}; patterns are "
+                f"strings such as 'darwin-arm64' or '*-cuda'"
+            )
         if not isinstance(override, Skip):
             _json_field(override, where, f"Expect(platforms={{{pattern!r}: ...}})")
 
@@ -101,28 +122,37 @@ def _changes_field(changes: Any, where: str, params: Sequence[str] | None) -> No
             raise CaseDeclarationError(f"{where}: changes= holds {change!r}, not a Change")
         for name in ("why", "evidence", "since", "versions"):
             if not isinstance(getattr(change, name), str):
-                raise CaseDeclarationError(f"{where}: Change({name}=) takes a string, "
-                                           f"not {type(getattr(change, name)).__name__}")
+                raise CaseDeclarationError(
+                    f"{where}: Change({name}=) takes a string, not {type(getattr(change, name)).__name__}"
+                )
         if not change.why.strip() or not change.evidence.strip():
-            raise CaseDeclarationError(f"{where}: a Change needs why= (one sentence) and evidence= (a JAX source "
-                                       f"line, a CHANGELOG entry or a measurement)")
+            raise CaseDeclarationError(
+                f"{where}: a Change needs why= (one sentence) and evidence= (a JAX source "
+                f"line, a CHANGELOG entry or a measurement)"
+            )
         if bool(change.since) == bool(change.versions):
             raise CaseDeclarationError(f"{where}: a Change takes either since='0.8.0' or versions='0.7.2..0.8.0'")
         if change.since and not RELEASE.fullmatch(change.since):
             raise CaseDeclarationError(f"{where}: Change(since={change.since!r}) is not a release such as '0.8.0'")
         if change.versions:
             low, sep, high = change.versions.partition("..")
-            if not (sep and RELEASE.fullmatch(low) and RELEASE.fullmatch(high)) or \
-                    _release(low) >= _release(high):
-                raise CaseDeclarationError(f"{where}: Change(versions={change.versions!r}) is not 'OLD..NEW', two "
-                                           f"releases, the older first, such as '0.7.2..0.8.0'")
+            if not (sep and RELEASE.fullmatch(low) and RELEASE.fullmatch(high)) or _release(low) >= _release(high):
+                raise CaseDeclarationError(
+                    f"{where}: Change(versions={change.versions!r}) is not 'OLD..NEW', two "
+                    f"releases, the older first, such as '0.7.2..0.8.0'"
+                )
         if isinstance(change.params, (str, bytes)) or not isinstance(change.params, Sequence):
             raise CaseDeclarationError(f"{where}: Change(params=) takes a tuple of parameter names")
         unknown = [p for p in change.params if params is None or p not in params]
         if unknown:
-            raise CaseDeclarationError(f"{where}: Change(params=) names {unknown[0]!r}, "
-                                       + ("which is not a parameter of the case" if params is not None
-                                          else "but a Change on a Param applies to that Param only"))
+            raise CaseDeclarationError(
+                f"{where}: Change(params=) names {unknown[0]!r}, "
+                + (
+                    "which is not a parameter of the case"
+                    if params is not None
+                    else "but a Change on a Param applies to that Param only"
+                )
+            )
 
 
 def _release(text: str) -> tuple[int, ...]:
@@ -142,14 +172,14 @@ def _check_case_fields(case: Case) -> None:
     _env_field(case.env, where)
     _changes_field(case.changes, where, [p.name for p in case.params])
     timeout = case.timeout_s
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) \
-            or timeout <= 0:
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) or timeout <= 0:
         raise CaseDeclarationError(f"{where}: timeout_s= takes a finite number of seconds above 0, not {timeout!r}")
     for p in case.params:
         label = f"{where}[{p.name}]" if p.name else where
         if isinstance(p.rows, (str, bytes)) or not isinstance(p.rows, Sequence):
-            raise CaseDeclarationError(f"{label}: rows= takes a list of row IDs, not {type(p.rows).__name__} "
-                                       f"(write rows=[{p.rows!r}])")
+            raise CaseDeclarationError(
+                f"{label}: rows= takes a list of row IDs, not {type(p.rows).__name__} (write rows=[{p.rows!r}])"
+            )
         for row in p.rows:
             if not isinstance(row, str) or not row.strip():
                 raise CaseDeclarationError(f"{label}: rows= holds {row!r}; row IDs are non-empty strings")
@@ -173,20 +203,25 @@ def validate(case: Case) -> None:
     if not case.claim.strip():
         raise CaseDeclarationError(f"{where}: the claim is empty")
     if case.probe.__name__.startswith("test"):
-        raise CaseDeclarationError(f"{where}: a probe name must not start with 'test' (pytest would collect it "
-                                   f"as a test of its own)")
+        raise CaseDeclarationError(
+            f"{where}: a probe name must not start with 'test' (pytest would collect it as a test of its own)"
+        )
     reasons = [case.fresh_interpreter, *(p.fresh_interpreter for p in case.params)]
     if any(not isinstance(reason, str) for reason in reasons):
         raise CaseDeclarationError(f"{where}: fresh_interpreter= takes the reason, as a sentence")
     try:
         signature = inspect.signature(case.probe)
-        takes = [p for p in signature.parameters.values()
-                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+        takes = [
+            p
+            for p in signature.parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+        ]
         wants = 1 if names != [NO_PARAM] else 0
         if len(takes) != wants:
             what = "one argument, the parameter" if wants else "no argument"
-            raise CaseDeclarationError(f"{where}: the probe takes {len(takes)} required argument(s) but should take "
-                                       f"{what}")
+            raise CaseDeclarationError(
+                f"{where}: the probe takes {len(takes)} required argument(s) but should take {what}"
+            )
     except (TypeError, ValueError):
         pass
     known_rows = rowlist.row_ids() if case.package == DEFAULT_CASE_PACKAGE else None
@@ -196,12 +231,14 @@ def validate(case: Case) -> None:
             raise CaseDeclarationError(f"{label}: names no row ID")
         for row in p.rows:
             if known_rows is not None and row not in known_rows:
-                raise CaseDeclarationError(f"{label}: row {row!r} is not in the project's row list "
-                                           f"({rowlist.ROWS_FILE.name})")
+                raise CaseDeclarationError(
+                    f"{label}: row {row!r} is not in the project's row list ({rowlist.ROWS_FILE.name})"
+                )
         both = sorted(set(p.expect.facts) & set(p.expect.printed))
         if both:
-            raise CaseDeclarationError(f"{label}: {', '.join(both)} is declared both asserted (facts) and printed; "
-                                       f"a fact belongs to one tier")
+            raise CaseDeclarationError(
+                f"{label}: {', '.join(both)} is declared both asserted (facts) and printed; a fact belongs to one tier"
+            )
         overlap = _patterns_overlap(list(p.expect.platforms))
         if overlap:
             raise CaseDeclarationError(f"{label}: platform patterns {overlap[0]!r} and {overlap[1]!r} overlap")

@@ -69,8 +69,9 @@ def judge(
     """
     record, unreadable = parse_record(record_text)
     printed = dict(printed or {})
-    found = Judgement(Status.ERROR, expected=dict(expected), printed_expected=printed or None,
-                      warnings=warnings_of(record))
+    found = Judgement(
+        Status.ERROR, expected=dict(expected), printed_expected=printed or None, warnings=warnings_of(record)
+    )
     if record and record.get("outcome") == "observed":
         # Kept whatever happens next (a crash at interpreter exit, say), diffs included.
         found.observation = record.get("facts")

@@ -76,13 +76,18 @@ def check_declaration(workload: Workload, error: type[Exception]) -> None:
         raise error(f"{where}: jit= takes True or False")
     bound = workload.timeout_s
     if isinstance(bound, bool) or not isinstance(bound, (int, float)) or not 0 < bound <= MAX_TIMEOUT_S:  # NaN too
-        raise error(f"{where}: timeout_s= takes the seconds one measurement of it may last, a number above 0 and "
-                    f"at most {MAX_TIMEOUT_S:g}, not {bound!r}")
+        raise error(
+            f"{where}: timeout_s= takes the seconds one measurement of it may last, a number above 0 and "
+            f"at most {MAX_TIMEOUT_S:g}, not {bound!r}"
+        )
     if workload.build.__name__.startswith("test"):
         raise error(f"{where}: a workload's name must not start with 'test' (pytest would collect it)")
     try:
-        wanted = [p for p in inspect.signature(workload.build).parameters.values()
-                  if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        wanted = [
+            p
+            for p in inspect.signature(workload.build).parameters.values()
+            if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
     except (TypeError, ValueError):
         wanted = []
     if wanted:
@@ -101,8 +106,9 @@ def register(workload: Workload, error: type[Exception]) -> None:
 
 def registered(package: str, module: str | None = None) -> list[Workload]:
     """The registered workloads of `package` (of one module when given), in declaration order."""
-    return [w for (pkg, _), w in _WORKLOADS.items()
-            if pkg == package and (module is None or w.build.__module__ == module)]
+    return [
+        w for (pkg, _), w in _WORKLOADS.items() if pkg == package and (module is None or w.build.__module__ == module)
+    ]
 
 
 def forget(package: str) -> None:

@@ -51,6 +51,7 @@ def parse_acks(text: str, source: str, today: datetime.date, candidate: str) -> 
         raise ConformanceError(f"{source}: `downstream` should be a list of [[downstream]] tables")
     found = DownstreamAcks()
     for number, entry in enumerate(entries, 1):
+
         def fail(key: Any, message: str, number: int = number) -> None:
             raise ConformanceError(f"{source}: [[downstream]] entry {number}: {message}")
 
@@ -63,18 +64,27 @@ def parse_acks(text: str, source: str, today: datetime.date, candidate: str) -> 
             if not isinstance(entry.get(key, ""), str):
                 fail(key, f"`{key}` should be a string (an fnmatch pattern)")
         if not entry.get("signature") and not entry.get("node"):
-            fail(None, "needs signature = \"PATTERN\" or node = \"PATTERN\"")
+            fail(None, 'needs signature = "PATTERN" or node = "PATTERN"')
         common = common_fields(entry, fail)
         if not str(common["reason"]).strip():
-            fail("reason", "needs reason = \"...\" (why the regression is accepted)")
+            fail("reason", 'needs reason = "..." (why the regression is accepted)')
         if common["expires"] is not None and common["expires"] <= today:
-            found.expired.append(f"[[downstream]] entry {number} of {source} expired on {common['expires']} "
-                                 f"({common['owner'] or 'no owner'}): it acknowledges nothing; renew or remove it")
+            found.expired.append(
+                f"[[downstream]] entry {number} of {source} expired on {common['expires']} "
+                f"({common['owner'] or 'no owner'}): it acknowledges nothing; renew or remove it"
+            )
             continue
         if common["jax"] and not SpecifierSet(common["jax"]).contains(Version(candidate), prereleases=True):
             continue
-        found.acks.append(Ack(entry.get("suite") or "*", entry.get("signature", ""), entry.get("node", ""),
-                              str(common["reason"]).strip(), number))
+        found.acks.append(
+            Ack(
+                entry.get("suite") or "*",
+                entry.get("signature", ""),
+                entry.get("node", ""),
+                str(common["reason"]).strip(),
+                number,
+            )
+        )
     return found
 
 
@@ -85,6 +95,7 @@ def load_acks(path: Any, today: datetime.date, candidate: str) -> DownstreamAcks
     try:
         text = read_regular_text(path, MAX_EXPECTATIONS_BYTES)
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConformanceError(f"{path}: cannot read the expectations file ({getattr(exc, 'strerror', None) or exc})"
-                               ) from None
+        raise ConformanceError(
+            f"{path}: cannot read the expectations file ({getattr(exc, 'strerror', None) or exc})"
+        ) from None
     return parse_acks(text, str(path), today, candidate)

@@ -28,9 +28,11 @@ class Budgeted:
         """What the budget kept and what it left out."""
         if not self.left_out:
             return f"budget {budget_s:g} s: every test fits ({len(self.kept)} tests, {self.kept_s:.1f} s recorded)"
-        return (f"budget {budget_s:g} s: kept {len(self.kept)} tests ({self.kept_s:.1f} s recorded), left out "
-                f"{len(self.left_out)} ({self.left_out_s:.1f} s), the slowest "
-                f"{', '.join(self.left_out[:3])}")
+        return (
+            f"budget {budget_s:g} s: kept {len(self.kept)} tests ({self.kept_s:.1f} s recorded), left out "
+            f"{len(self.left_out)} ({self.left_out_s:.1f} s), the slowest "
+            f"{', '.join(self.left_out[:3])}"
+        )
 
 
 def function_of(node: str) -> str:
@@ -38,8 +40,9 @@ def function_of(node: str) -> str:
     return node.split("[", 1)[0]
 
 
-def plan_budget(nodes: Sequence[str], recorded: Mapping[str, float], budget_s: float,
-                multiplier: float = 1.0) -> Budgeted:
+def plan_budget(
+    nodes: Sequence[str], recorded: Mapping[str, float], budget_s: float, multiplier: float = 1.0
+) -> Budgeted:
     """The node ids of `nodes` to run within `budget_s` seconds, from `recorded` durations times `multiplier`."""
     nodes = [n for n in dict.fromkeys(nodes) if n != UNINSTALLABLE_ID and "::" in n]
     known = [recorded[n] * multiplier for n in nodes if n in recorded]

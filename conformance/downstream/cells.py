@@ -32,9 +32,18 @@ from conformance.results.schema import CellResult
 
 NAMESPACE = "downstream"
 LAUNCHER = "downstream"
-STATUS_OF = {"passed": Status.CONFORMS, "failed": Status.DIFFERS, "error": Status.ERROR, "skipped": Status.SKIPPED,
-             "xfail": Status.SKIPPED, "collection_error": Status.ERROR, "timeout": Status.TIMEOUT,
-             "crash": Status.CRASH, "uninstallable": Status.ERROR, "flaky": Status.FLAKY}
+STATUS_OF = {
+    "passed": Status.CONFORMS,
+    "failed": Status.DIFFERS,
+    "error": Status.ERROR,
+    "skipped": Status.SKIPPED,
+    "xfail": Status.SKIPPED,
+    "collection_error": Status.ERROR,
+    "timeout": Status.TIMEOUT,
+    "crash": Status.CRASH,
+    "uninstallable": Status.ERROR,
+    "flaky": Status.FLAKY,
+}
 # What runs pytest and reads its events: a change there reruns every suite. Signatures are computed when judging,
 # from the stored exception and frames, so a better signature needs no rerun.
 _SOURCES = ("plugin.py", "outcomes.py", "runner.py")
@@ -66,9 +75,18 @@ def sources_digest() -> str:
 
 def run_key(spec: str, manifest_text: str, files_digest: str, environment: str, selected: Sequence[str] | None) -> str:
     """The reuse key every cell of one (suite, release) run carries (see the module's docstring)."""
-    text = json.dumps({"suite": spec, "manifest": manifest_text, "files": files_digest, "environment": environment,
-                       "selected": sorted(selected) if selected is not None else None, "code": sources_digest(),
-                       "version": conformance.__version__}, sort_keys=True)
+    text = json.dumps(
+        {
+            "suite": spec,
+            "manifest": manifest_text,
+            "files": files_digest,
+            "environment": environment,
+            "selected": sorted(selected) if selected is not None else None,
+            "code": sources_digest(),
+            "version": conformance.__version__,
+        },
+        sort_keys=True,
+    )
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -79,25 +97,42 @@ def own_warnings(outcome: NodeOutcome, roots: Sequence[str], packages: Sequence[
         rel = relative_path(str(warned.get("filename", "")), roots)
         if rel is None or rel.split("/", 1)[0] not in packages or is_test_file(rel):
             continue
-        entry = {"category": str(warned.get("category", "")), "message": str(warned.get("message", ""))[:300],
-                 "module": rel, "deprecation": ""}
+        entry = {
+            "category": str(warned.get("category", "")),
+            "message": str(warned.get("message", ""))[:300],
+            "module": rel,
+            "deprecation": "",
+        }
         if entry not in found:
             found.append(entry)
     return found
 
 
-def to_cell(ident: str, suite_label: str, outcome: NodeOutcome, key: str, roots: Sequence[str],
-            libraries: Mapping[str, Sequence[str]], packages: Sequence[str]) -> CellResult:
+def to_cell(
+    ident: str,
+    suite_label: str,
+    outcome: NodeOutcome,
+    key: str,
+    roots: Sequence[str],
+    libraries: Mapping[str, Sequence[str]],
+    packages: Sequence[str],
+) -> CellResult:
     """The cell of one node id's outcome."""
     observation: dict[str, Any] = {"test": outcome.status}
     details: dict[str, Any] = {"nodeid": outcome.nodeid, "suite": suite_label}
     if outcome.exception:
         sig = signature(outcome.exception, roots, libraries)
         observation.update(signature=sig.text, owner=sig.owner)
-        frames = [[relative_path(str(f[0]), roots) or str(f[0]), f[1], f[2]]
-                  for f in (outcome.exception.get("frames") or [])[-FRAMES_KEPT:] if len(f) > 2]
-        details.update(exception=str(outcome.exception.get("type", "")),
-                       message=str(outcome.exception.get("message", ""))[:2000], frames=frames)
+        frames = [
+            [relative_path(str(f[0]), roots) or str(f[0]), f[1], f[2]]
+            for f in (outcome.exception.get("frames") or [])[-FRAMES_KEPT:]
+            if len(f) > 2
+        ]
+        details.update(
+            exception=str(outcome.exception.get("type", "")),
+            message=str(outcome.exception.get("message", ""))[:2000],
+            frames=frames,
+        )
     elif outcome.status == "uninstallable":
         observation.update(signature=f"uninstallable: {masked(outcome.reason)}", owner="")
     if outcome.rerun:
@@ -105,17 +140,34 @@ def to_cell(ident: str, suite_label: str, outcome: NodeOutcome, key: str, roots:
     if not outcome.reached:
         observation["reached"] = False
     status = STATUS_OF.get(outcome.status, Status.ERROR)
-    return CellResult(case=case_id(ident, outcome.nodeid), param="", rows=[], status=status,
-                      expected={"test": "passed"}, observation=observation, details=details,
-                      reason=outcome.reason[:500], duration_s=round(outcome.duration, 4), launcher=LAUNCHER, key=key,
-                      heading=f"Downstream: {suite_label}", claim=outcome.nodeid, suite_version=conformance.__version__,
-                      warnings=own_warnings(outcome, roots, packages))
+    return CellResult(
+        case=case_id(ident, outcome.nodeid),
+        param="",
+        rows=[],
+        status=status,
+        expected={"test": "passed"},
+        observation=observation,
+        details=details,
+        reason=outcome.reason[:500],
+        duration_s=round(outcome.duration, 4),
+        launcher=LAUNCHER,
+        key=key,
+        heading=f"Downstream: {suite_label}",
+        claim=outcome.nodeid,
+        suite_version=conformance.__version__,
+        warnings=own_warnings(outcome, roots, packages),
+    )
 
 
 def test_entry(cell: CellResult) -> dict[str, Any]:
     """The pytest-json-report test entry that holds a downstream cell."""
-    return {"nodeid": f"{cell.case}", "lineno": 0, "outcome": PYTEST_OUTCOME[cell.status], "keywords": [],
-            "metadata": cell.to_json()}
+    return {
+        "nodeid": f"{cell.case}",
+        "lineno": 0,
+        "outcome": PYTEST_OUTCOME[cell.status],
+        "keywords": [],
+        "metadata": cell.to_json(),
+    }
 
 
 def node_of(cell: CellResult) -> str:
@@ -132,12 +184,20 @@ def judged(cell: CellResult, libraries: Mapping[str, Sequence[str]] | None = Non
     another suite's library is filed under it); the stored signature when no libraries are given."""
     obs = cell.observation if isinstance(cell.observation, dict) else {}
     details = cell.details if isinstance(cell.details, dict) else {}
-    words = tuple(sorted({f"{w.get('category')}: {masked(str(w.get('message', '')))} @ {w.get('module')}"
-                          for w in cell.warnings}))
+    words = tuple(
+        sorted({f"{w.get('category')}: {masked(str(w.get('message', '')))} @ {w.get('module')}" for w in cell.warnings})
+    )
     sig, owner = str(obs.get("signature") or ""), str(obs.get("owner") or "")
     if libraries is not None and details.get("exception"):
-        found = signature({"type": details.get("exception"), "message": details.get("message", ""),
-                           "frames": details.get("frames") or []}, None, libraries)
+        found = signature(
+            {
+                "type": details.get("exception"),
+                "message": details.get("message", ""),
+                "frames": details.get("frames") or [],
+            },
+            None,
+            libraries,
+        )
         sig, owner = found.text, found.owner
     return Judged(str(obs.get("test") or cell.status.value), sig, owner, bool(obs.get("reached", True)), words)
 
@@ -151,6 +211,7 @@ def without_tests(files: Sequence[Any]) -> list[Any]:
     """The result files (`results.schema.ResultFile`) with downstream tests' cells left out: the report's probe
     table, overview and outputs for other tools read these (a suite of 654 tests is not 654 behaviours)."""
     from dataclasses import replace
+
     kept = []
     for result_file in files:
         probes = [cell for cell in result_file.cells if not is_downstream(cell.case)]

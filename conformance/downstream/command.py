@@ -93,8 +93,15 @@ def _libraries(suite: Suite) -> dict[str, tuple[str, ...]]:
     return {suite.name or suite.ident: suite.manifest.packages}
 
 
-def _release(suite: Suite, lock: Any, version: str, selected: Sequence[str] | None, request: DownstreamRequest,
-             builder: Any, say: Callable[[str], None]) -> list[CellResult]:
+def _release(
+    suite: Suite,
+    lock: Any,
+    version: str,
+    selected: Sequence[str] | None,
+    request: DownstreamRequest,
+    builder: Any,
+    say: Callable[[str], None],
+) -> list[CellResult]:
     platform = host_platform()
     files = folder_digest(suite.folder) if suite.kind == "folder" and suite.folder is not None else ""
     key = run_key(suite.spec, suite.manifest.text, files, suite_env_digest(lock, version, builder), selected)
@@ -114,20 +121,41 @@ def _release(suite: Suite, lock: Any, version: str, selected: Sequence[str] | No
         cpu = _cpu()
         ran = run_suite(suite, env, selected)
         roots = [str(where_it_runs(suite, env)), str(env.site_packages())]
-        cells = [to_cell(suite.ident, suite.label, o, key, roots, _libraries(suite), suite.manifest.packages)
-                 for o in ran.outcomes.values()]
+        cells = [
+            to_cell(suite.ident, suite.label, o, key, roots, _libraries(suite), suite.manifest.packages)
+            for o in ran.outcomes.values()
+        ]
         python = env.python_version
-    stored_as = store_suite(request.results, version, platform, suite.ident, cells, python,
-                            time.monotonic() - started, whole=selected is None)
-    say(f"  jax {version}: {_counts(cells)} ({time.monotonic() - started:.0f} s wall, {_cpu() - cpu:.0f} CPU s, "
-        f"environment {built:.0f} s; stored in {stored_as.path})")
+    stored_as = store_suite(
+        request.results,
+        version,
+        platform,
+        suite.ident,
+        cells,
+        python,
+        time.monotonic() - started,
+        whole=selected is None,
+    )
+    say(
+        f"  jax {version}: {_counts(cells)} ({time.monotonic() - started:.0f} s wall, {_cpu() - cpu:.0f} CPU s, "
+        f"environment {built:.0f} s; stored in {stored_as.path})"
+    )
     return cells
 
 
 def _judgement_lines(judgement: Judgement, base: str, cand: str) -> list[str]:
     counts = judgement.counts()
-    order = ("regressed", "uninstallable", "flaky", "spurious", "fixed", "broken_same", "broken_changed", "appeared",
-             "vanished")
+    order = (
+        "regressed",
+        "uninstallable",
+        "flaky",
+        "spurious",
+        "fixed",
+        "broken_same",
+        "broken_changed",
+        "appeared",
+        "vanished",
+    )
     said = ", ".join(f"{counts[k]} {k.replace('_', ' ')}" for k in order if counts.get(k)) or "no change"
     lines = [f"  {base} -> {cand}: {said}"]
     for kind in ("regressed", "uninstallable"):
@@ -153,8 +181,10 @@ def _selection(suite: Suite, request: DownstreamRequest, say: Callable[[str], No
         if recorded:
             break
     if not recorded:
-        say(f"  budget {request.budget_s:g} s: no recorded durations yet, the whole suite runs (the next run plans "
-            f"from this one)")
+        say(
+            f"  budget {request.budget_s:g} s: no recorded durations yet, the whole suite runs (the next run plans "
+            f"from this one)"
+        )
         return None
     planned = plan_budget(list(recorded), recorded, request.budget_s, suite.manifest.time_multiplier)
     say(f"  {planned.line(request.budget_s)}")
@@ -182,22 +212,25 @@ def judge_suites(request: DownstreamRequest, builder: Any, say: Callable[[str], 
         raise ConformanceError("--manifest describes one suite; name one suite with it")
     if request.budget_s is not None and not request.budget_s > 0:
         raise ConformanceError(f"--budget is {request.budget_s:g}; give a positive number of seconds")
-    check_outputs([("--json", request.json_path)], results=request.results,
-                  reads=[request.expectations, request.manifest])
+    check_outputs(
+        [("--json", request.json_path)], results=request.results, reads=[request.expectations, request.manifest]
+    )
     suites, versions = list(request.suites), list(request.versions)
     if request.shard:
         index = shard_index(os.environ)
         if index is None:
-            raise ConformanceError("--shard reads JOB_COMPLETION_INDEX (Kubernetes) or SLURM_ARRAY_TASK_ID (SLURM); "
-                                   "neither is set")
+            raise ConformanceError(
+                "--shard reads JOB_COMPLETION_INDEX (Kubernetes) or SLURM_ARRAY_TASK_ID (SLURM); neither is set"
+            )
         chosen = shard_for(suites, versions, index)
         suites, versions = [chosen.suite], [chosen.release]
         say(f"shard {index}: {chosen.suite} on jax {chosen.release} (lock resolved against jax {request.versions[0]})")
     found = SuitesJudged()
     named = [read_suite(spec, request.manifest) for spec in suites]
     libraries = {k: v for suite in named for k, v in _libraries(suite).items()}
-    acks = {cand: load_acks(request.expectations, request.today or datetime.date.today(), cand)
-            for cand in versions[1:]}
+    acks = {
+        cand: load_acks(request.expectations, request.today or datetime.date.today(), cand) for cand in versions[1:]
+    }
     found.expired = sorted({line for read in acks.values() for line in read.expired})
     for suite in named:
         say(f"downstream {suite.label}: lock resolved against jax {request.versions[0]}")
@@ -206,9 +239,13 @@ def judge_suites(request: DownstreamRequest, builder: Any, say: Callable[[str], 
         cells = {v: _release(suite, lock, v, selected, request, builder, say) for v in versions}
         base = versions[0]
         for cand in versions[1:]:
-            judgement = judge(suite.spec, {node_of(c): judged(c, libraries) for c in cells[base]},
-                              {node_of(c): judged(c, libraries) for c in cells[cand]}, acks[cand].acks,
-                              [node for node, _ in suite.manifest.flaky])
+            judgement = judge(
+                suite.spec,
+                {node_of(c): judged(c, libraries) for c in cells[base]},
+                {node_of(c): judged(c, libraries) for c in cells[cand]},
+                acks[cand].acks,
+                [node for node, _ in suite.manifest.flaky],
+            )
             found.judged.append((suite.label, base, cand, judgement))
         found.cells[suite.spec] = {v: [c.to_json() for c in cs] for v, cs in cells.items()}
     return found
@@ -230,8 +267,10 @@ def run_downstream(request: DownstreamRequest, builder: Any, say: Callable[[str]
             outcome.exit_code = 1
     if outcome.judgements:
         gating = sum(len(j.gating) for j in outcome.judgements)
-        say(f"downstream: {'FAIL' if gating else 'pass'}: {gating} regressed test{'s' if gating != 1 else ''} no "
-            f"[[downstream]] entry acknowledges" + (" (exit 1)" if gating else ""))
+        say(
+            f"downstream: {'FAIL' if gating else 'pass'}: {gating} regressed test{'s' if gating != 1 else ''} no "
+            f"[[downstream]] entry acknowledges" + (" (exit 1)" if gating else "")
+        )
     if request.json_path is not None:
         write_text_atomically(request.json_path, json.dumps(public_json(found.cells, outcome.judgements), indent=1))
         say(f"json: {request.json_path}")
@@ -249,10 +288,19 @@ def gate_tiers(suites: Sequence[str], budget_s: float | None = None) -> tuple[Ca
         cells, target = request.cells, request.cells.to[0] if request.cells.to else None
         if not cells.from_version or not isinstance(target, Release):
             raise ConformanceError("--downstream judges two releases: give --from VERSION and --to VERSION")
-        found = judge_suites(DownstreamRequest(tuple(suites), (cells.from_version, target.label),
-                                               cells.settings.results, budget_s=budget_s, rerun=cells.settings.rerun,
-                                               expectations=cells.expectations, today=cells.today or utc_today()),
-                             builder(), say)
+        found = judge_suites(
+            DownstreamRequest(
+                tuple(suites),
+                (cells.from_version, target.label),
+                cells.settings.results,
+                budget_s=budget_s,
+                rerun=cells.settings.rerun,
+                expectations=cells.expectations,
+                today=cells.today or utc_today(),
+            ),
+            builder(),
+            say,
+        )
         return downstream_tier(found.judged, found.expired)
 
     return (downstream,)
@@ -260,11 +308,38 @@ def gate_tiers(suites: Sequence[str], budget_s: float | None = None) -> tuple[Ca
 
 def public_json(cells: dict[str, Any], judgements: Sequence[Judgement]) -> dict[str, Any]:
     """`--json`: format 1; per suite and release the status of each node id, and each judgement's changes."""
-    return {"format": 1, "suites": {
-        spec: {version: {c["details"]["nodeid"] if isinstance(c.get("details"), dict) and "nodeid" in c["details"]
-                         else c["case"]: (c.get("observation") or {}).get("test") for c in found}
-               for version, found in by_version.items()} for spec, by_version in cells.items()},
-        "judgements": [{"suite": j.suite, "counts": j.counts(), "new_warnings": j.new_warnings,
-                        "changes": [{"node": c.node, "kind": c.kind, "before": c.before, "after": c.after,
-                                     "signature": c.signature, "owner": c.owner, "acknowledged": c.acknowledged}
-                                    for c in j.changes]} for j in judgements]}
+    return {
+        "format": 1,
+        "suites": {
+            spec: {
+                version: {
+                    c["details"]["nodeid"]
+                    if isinstance(c.get("details"), dict) and "nodeid" in c["details"]
+                    else c["case"]: (c.get("observation") or {}).get("test")
+                    for c in found
+                }
+                for version, found in by_version.items()
+            }
+            for spec, by_version in cells.items()
+        },
+        "judgements": [
+            {
+                "suite": j.suite,
+                "counts": j.counts(),
+                "new_warnings": j.new_warnings,
+                "changes": [
+                    {
+                        "node": c.node,
+                        "kind": c.kind,
+                        "before": c.before,
+                        "after": c.after,
+                        "signature": c.signature,
+                        "owner": c.owner,
+                        "acknowledged": c.acknowledged,
+                    }
+                    for c in j.changes
+                ],
+            }
+            for j in judgements
+        ],
+    }

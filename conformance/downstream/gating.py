@@ -22,10 +22,15 @@ from conformance.decide.tiers import ACKNOWLEDGED, NOTED, REGRESSED, UNJUDGED, F
 from conformance.downstream.judge import Change, Judgement
 from conformance.downstream.outcomes import UNINSTALLABLE_ID
 
-NEVER_GATES = {"flaky": "flaky (failed, passed when rerun once): never gates",
-               "spurious": "spurious (a timeout, or never reached by a dead pytest): never gates",
-               "fixed": "fixed", "broken_same": "broken on both, same cause",
-               "broken_changed": "broken on both, cause changed", "appeared": "appeared", "vanished": "vanished"}
+NEVER_GATES = {
+    "flaky": "flaky (failed, passed when rerun once): never gates",
+    "spurious": "spurious (a timeout, or never reached by a dead pytest): never gates",
+    "fixed": "fixed",
+    "broken_same": "broken on both, same cause",
+    "broken_changed": "broken on both, cause changed",
+    "appeared": "appeared",
+    "vanished": "vanished",
+}
 
 
 def _cause(change: Change) -> str:
@@ -42,10 +47,11 @@ def _regressions(label: str, judgement: Judgement) -> list[Finding]:
             for node in cause.nodes:
                 change = by_node[node]
                 moved = f"{change.before} -> {change.after}"
-                found.append(Finding(f"{label} {node}", ACKNOWLEDGED, change.acknowledged,
-                                     f"{_cause(change)}; {moved}") if acknowledged else
-                             Finding(f"{label} {node}", REGRESSED, f"regressed: {_cause(change)}",
-                                     f"{moved}; {share}"))
+                found.append(
+                    Finding(f"{label} {node}", ACKNOWLEDGED, change.acknowledged, f"{_cause(change)}; {moved}")
+                    if acknowledged
+                    else Finding(f"{label} {node}", REGRESSED, f"regressed: {_cause(change)}", f"{moved}; {share}")
+                )
     return found
 
 
@@ -57,8 +63,11 @@ def _uninstallable(label: str, judgement: Judgement, candidate: str) -> list[Fin
             detail = f"{len(cause.nodes)} baseline test{'s' if len(cause.nodes) != 1 else ''} not run"
             reason = f"cannot be installed with jax {candidate}: {cause.signature}"
             why = next(c.acknowledged for c in judgement.of("uninstallable") if c.node == cause.nodes[0])
-            found.append(Finding(label, ACKNOWLEDGED, why, f"{reason}; {detail}") if acknowledged else
-                         Finding(label, UNJUDGED, reason, detail))
+            found.append(
+                Finding(label, ACKNOWLEDGED, why, f"{reason}; {detail}")
+                if acknowledged
+                else Finding(label, UNJUDGED, reason, detail)
+            )
     return found
 
 
@@ -76,13 +85,27 @@ def downstream_tier(judged: Sequence[tuple[str, str, str, Judgement]], expired: 
             problems.append(f"{label} cannot be installed with the baseline jax {base}: nothing of it was judged")
             continue
         findings += _regressions(label, judgement) + _uninstallable(label, judgement, cand)
-        findings += [Finding(f"{label} {c.node}", NOTED, NEVER_GATES[c.kind], f"{c.before or 'absent'} -> "
-                             f"{c.after or 'absent'}" + (f"; {c.signature}" if c.signature else ""))
-                     for c in judgement.changes if c.kind in NEVER_GATES]
-        findings += [Finding(label, NOTED, "new deprecation warning from the library's code", warned)
-                     for warned in judgement.new_warnings]
+        findings += [
+            Finding(
+                f"{label} {c.node}",
+                NOTED,
+                NEVER_GATES[c.kind],
+                f"{c.before or 'absent'} -> {c.after or 'absent'}" + (f"; {c.signature}" if c.signature else ""),
+            )
+            for c in judgement.changes
+            if c.kind in NEVER_GATES
+        ]
+        findings += [
+            Finding(label, NOTED, "new deprecation warning from the library's code", warned)
+            for warned in judgement.new_warnings
+        ]
     judged_count = sum(j.compared for *_, j in judged if not _baseline_uninstallable(j))
     labels = ", ".join(dict.fromkeys(label for label, *_ in judged))
     sides = ", ".join(dict.fromkeys(f"jax {base} -> {cand}" for _, base, cand, _ in judged))
-    return Tier("downstream", f"{labels}: {sides}" if judged else "no suite judged", judged_count,
-                tuple(findings), tuple(problems))
+    return Tier(
+        "downstream",
+        f"{labels}: {sides}" if judged else "no suite judged",
+        judged_count,
+        tuple(findings),
+        tuple(problems),
+    )

@@ -141,8 +141,13 @@ def _kind(before: Judged, after: Judged, known_flaky: bool) -> str | None:
     return None
 
 
-def judge(suite: str, baseline: Mapping[str, Judged], candidate: Mapping[str, Judged],
-          acks: Sequence[Ack] = (), known_flaky: Sequence[str] = ()) -> Judgement:
+def judge(
+    suite: str,
+    baseline: Mapping[str, Judged],
+    candidate: Mapping[str, Judged],
+    acks: Sequence[Ack] = (),
+    known_flaky: Sequence[str] = (),
+) -> Judgement:
     """The judgement of `candidate` against `baseline` (node id → `Judged` each); `known_flaky`: node-id patterns
     the manifest lists as flaky; `acks`: acknowledgements of regressions."""
     out = Judgement(suite)
@@ -157,18 +162,39 @@ def judge(suite: str, baseline: Mapping[str, Judged], candidate: Mapping[str, Ju
         why = candidate[UNINSTALLABLE_ID]
         out.compared = sum(1 for n in baseline if n != UNINSTALLABLE_ID)
         for node in sorted(n for n in baseline if n != UNINSTALLABLE_ID):
-            out.changes.append(Change(node, "uninstallable", baseline[node].status, "uninstallable", why.signature,
-                                      "", ack_of(node, why.signature)))
+            out.changes.append(
+                Change(
+                    node,
+                    "uninstallable",
+                    baseline[node].status,
+                    "uninstallable",
+                    why.signature,
+                    "",
+                    ack_of(node, why.signature),
+                )
+            )
         return out
-    broken_modules = {n for n, j in candidate.items() if j.status == "collection_error"
-                      and not (n in baseline and baseline[n].status == "collection_error")}
+    broken_modules = {
+        n
+        for n, j in candidate.items()
+        if j.status == "collection_error" and not (n in baseline and baseline[n].status == "collection_error")
+    }
     out.compared = len(set(baseline) | set(candidate))
     for node in sorted(set(baseline) | set(candidate)):
         before, after = baseline.get(node), candidate.get(node)
         if before is None and after is not None:
             if after.status == "collection_error" and node in broken_modules:
-                out.changes.append(Change(node, "regressed", "collected", after.status, after.signature, after.owner,
-                                          ack_of(node, after.signature)))
+                out.changes.append(
+                    Change(
+                        node,
+                        "regressed",
+                        "collected",
+                        after.status,
+                        after.signature,
+                        after.owner,
+                        ack_of(node, after.signature),
+                    )
+                )
             else:
                 out.changes.append(Change(node, "appeared", "", after.status, after.signature, after.owner))
             continue

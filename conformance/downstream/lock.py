@@ -108,12 +108,27 @@ def lock_for(suite: Suite, baseline: str, builder: Any) -> Lock:
     path.parent.mkdir(parents=True, exist_ok=True)
     given = path.with_suffix(".in")
     given.write_text("\n".join(inputs) + "\n", encoding="utf-8")
-    done = builder.run([uv_binary(), "pip", "compile", "--quiet", "--no-header", "--python-version", minor,
-                        *builder.options.uv_args(), str(given), "-o", str(path) + ".tmp"],
-                       capture_output=True, text=True)
+    done = builder.run(
+        [
+            uv_binary(),
+            "pip",
+            "compile",
+            "--quiet",
+            "--no-header",
+            "--python-version",
+            minor,
+            *builder.options.uv_args(),
+            str(given),
+            "-o",
+            str(path) + ".tmp",
+        ],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
-        raise ConformanceError(f"the requirements of {suite.label} do not resolve with jax {baseline}: "
-                               f"{_last_words(done.stderr, builder)}")
+        raise ConformanceError(
+            f"the requirements of {suite.label} do not resolve with jax {baseline}: {_last_words(done.stderr, builder)}"
+        )
     os.replace(str(path) + ".tmp", path)
     return Lock(path.read_text(encoding="utf-8"), baseline, minor)
 
@@ -138,19 +153,37 @@ def prepare_suite_env(suite: Suite, lock: Lock, version: str, builder: Any) -> S
         shutil.rmtree(staging, ignore_errors=True)
         try:
             uv, python = uv_binary(), str(venv_python(staging))
-            made = builder.run([uv, "venv", "--quiet", "--python", interpreter.path, str(staging)],
-                               capture_output=True, text=True)
+            made = builder.run(
+                [uv, "venv", "--quiet", "--python", interpreter.path, str(staging)], capture_output=True, text=True
+            )
             if made.returncode != 0:
-                raise ConformanceError(f"could not make the environment of {suite.label} for jax {version}: "
-                                       f"{_last_words(made.stderr, builder)}")
+                raise ConformanceError(
+                    f"could not make the environment of {suite.label} for jax {version}: "
+                    f"{_last_words(made.stderr, builder)}"
+                )
             requirements = staging / "lock.txt"
             requirements.write_text(text, encoding="utf-8")
-            installed = builder.run([uv, "pip", "install", "--quiet", "--link-mode", "copy", "--python", python,
-                                     *builder.options.uv_args(), "-r", str(requirements)],
-                                    capture_output=True, text=True)
+            installed = builder.run(
+                [
+                    uv,
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--link-mode",
+                    "copy",
+                    "--python",
+                    python,
+                    *builder.options.uv_args(),
+                    "-r",
+                    str(requirements),
+                ],
+                capture_output=True,
+                text=True,
+            )
             if installed.returncode != 0:
-                return Uninstallable(version, f"the lock does not install: {_last_words(installed.stderr, builder)}",
-                                     digest)
+                return Uninstallable(
+                    version, f"the lock does not install: {_last_words(installed.stderr, builder)}", digest
+                )
             checked = builder.run([uv, "pip", "check", "--python", python], capture_output=True, text=True)
             if checked.returncode != 0:
                 said = _last_words((checked.stdout or "") + "\n" + (checked.stderr or ""), builder)

@@ -39,8 +39,19 @@ from conformance.readfile import read_regular_text
 
 MANIFESTS = Path(__file__).resolve().parent / "manifests"
 FOLDER_MANIFEST = "downstream.toml"
-KEYS = ("tests", "packages", "extras", "requires", "pytest_args", "device_count", "time_multiplier",
-        "test_timeout_s", "run_timeout_s", "deselect", "flaky")
+KEYS = (
+    "tests",
+    "packages",
+    "extras",
+    "requires",
+    "pytest_args",
+    "device_count",
+    "time_multiplier",
+    "test_timeout_s",
+    "run_timeout_s",
+    "deselect",
+    "flaky",
+)
 _SPEC = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([0-9][A-Za-z0-9.+!-]*)$")
 MAX_FOLDER_FILES = 5000
 
@@ -107,17 +118,23 @@ def _nodes(value: Any, key: str, where: str) -> tuple[tuple[str, str], ...]:
         raise ConformanceError(f"{where}: `{key}` should be [[{key}]] tables")
     found = []
     for i, entry in enumerate(value, 1):
-        if (not isinstance(entry, dict) or not isinstance(entry.get("node"), str) or not entry["node"]
-                or not isinstance(entry.get("reason"), str) or not entry["reason"].strip()):
-            raise ConformanceError(f"{where}: [[{key}]] entry {i} needs node = \"PATTERN\" and reason = \"...\"")
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("node"), str)
+            or not entry["node"]
+            or not isinstance(entry.get("reason"), str)
+            or not entry["reason"].strip()
+        ):
+            raise ConformanceError(f'{where}: [[{key}]] entry {i} needs node = "PATTERN" and reason = "..."')
         found.append((entry["node"], entry["reason"].strip()))
     return tuple(found)
 
 
 def _number(value: Any, key: str, where: str, *, whole: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0 or (whole and value != int(value)):
-        raise ConformanceError(f"{where}: `{key}` should be a positive {'whole ' if whole else ''}number, "
-                               f"not {value!r}")
+        raise ConformanceError(
+            f"{where}: `{key}` should be a positive {'whole ' if whole else ''}number, not {value!r}"
+        )
     return value
 
 
@@ -132,19 +149,23 @@ def parse_manifest(text: str, where: str) -> Manifest:
         raise ConformanceError(f"{where}: unknown key `{unknown[0]}` (known keys: {', '.join(KEYS)})")
     tests = data.get("tests", "pyargs")
     if tests not in ("pyargs", "folder"):
-        raise ConformanceError(f"{where}: `tests` should be \"pyargs\" or \"folder\", not {tests!r}")
+        raise ConformanceError(f'{where}: `tests` should be "pyargs" or "folder", not {tests!r}')
     return Manifest(
-        tests=tests, packages=_strings(data.get("packages", []), "packages", where),
+        tests=tests,
+        packages=_strings(data.get("packages", []), "packages", where),
         extras=_strings(data.get("extras", []), "extras", where),
         requires=_strings(data.get("requires", []), "requires", where),
         pytest_args=_strings(data.get("pytest_args", []), "pytest_args", where),
-        device_count=int(_number(data.get("device_count", 1), "device_count", where, whole=True)) if
-        "device_count" in data else 0,
+        device_count=int(_number(data.get("device_count", 1), "device_count", where, whole=True))
+        if "device_count" in data
+        else 0,
         time_multiplier=float(_number(data.get("time_multiplier", 1.0), "time_multiplier", where)),
         test_timeout_s=float(_number(data.get("test_timeout_s", 300), "test_timeout_s", where)),
         run_timeout_s=float(_number(data.get("run_timeout_s", 3600), "run_timeout_s", where)),
         deselect=_nodes(data.get("deselect", []), "deselect", where),
-        flaky=_nodes(data.get("flaky", []), "flaky", where), text=text)
+        flaky=_nodes(data.get("flaky", []), "flaky", where),
+        text=text,
+    )
 
 
 def _read(path: Path) -> str:
@@ -156,8 +177,13 @@ def _read(path: Path) -> str:
 
 def folder_packages(folder: Path) -> tuple[str, ...]:
     """A folder's own packages: its subfolders holding `__init__.py`, test folders aside."""
-    return tuple(sorted(p.name for p in folder.iterdir() if p.is_dir() and (p / "__init__.py").is_file()
-                        and p.name not in ("tests", "test")))
+    return tuple(
+        sorted(
+            p.name
+            for p in folder.iterdir()
+            if p.is_dir() and (p / "__init__.py").is_file() and p.name not in ("tests", "test")
+        )
+    )
 
 
 def read_suite(spec: str, manifest_path: Path | None = None) -> Suite:
@@ -175,8 +201,10 @@ def read_suite(spec: str, manifest_path: Path | None = None) -> Suite:
         return Suite(spec, "index", manifest, name=name, version=version)
     folder = Path(spec)
     if not folder.is_dir():
-        raise ConformanceError(f"{spec!r} is neither a library release (NAME==VERSION, e.g. chex==0.1.90) nor a "
-                               f"folder; name one of the two")
+        raise ConformanceError(
+            f"{spec!r} is neither a library release (NAME==VERSION, e.g. chex==0.1.90) nor a "
+            f"folder; name one of the two"
+        )
     folder = folder.resolve()
     own = folder / FOLDER_MANIFEST
     text = given if given is not None else (_read(own) if own.is_file() else None)
@@ -190,6 +218,7 @@ def read_suite(spec: str, manifest_path: Path | None = None) -> Suite:
 
 def _replace(manifest: Manifest, **changes: Any) -> Manifest:
     from dataclasses import replace
+
     return replace(manifest, **changes)
 
 
@@ -197,8 +226,13 @@ def folder_digest(folder: Path) -> str:
     """The sha256 of a folder's Python and TOML/INI/CFG files (paths and contents), `__pycache__` aside: a team's
     suite's test files, part of its reuse key."""
     digest = hashlib.sha256()
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-                   and p.suffix in (".py", ".toml", ".ini", ".cfg", ".txt", ".json"))
+    files = sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file()
+        and "__pycache__" not in p.parts
+        and p.suffix in (".py", ".toml", ".ini", ".cfg", ".txt", ".json")
+    )
     if len(files) > MAX_FOLDER_FILES:
         raise ConformanceError(f"{folder} holds more than {MAX_FOLDER_FILES} source files; name the suite's own folder")
     for path in files:

@@ -21,8 +21,18 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-STATUSES = ("passed", "failed", "error", "skipped", "xfail", "collection_error", "timeout", "crash",
-            "uninstallable", "flaky")
+STATUSES = (
+    "passed",
+    "failed",
+    "error",
+    "skipped",
+    "xfail",
+    "collection_error",
+    "timeout",
+    "crash",
+    "uninstallable",
+    "flaky",
+)
 FAILING = frozenset({"failed", "error", "collection_error", "timeout", "crash", "uninstallable"})
 UNINSTALLABLE_ID = "(install)"
 
@@ -75,21 +85,33 @@ def read_events(text: str, *, killed: bool = False, exit_code: int | None = 0) -
             node = str(event.get("nodeid"))
             status = str(event.get("outcome"))
             run.outcomes[node] = NodeOutcome(
-                node, status if status in STATUSES else "error", float(event.get("duration") or 0.0),
-                event.get("exception"), tuple(event.get("warnings") or ()), str(event.get("message") or ""))
+                node,
+                status if status in STATUSES else "error",
+                float(event.get("duration") or 0.0),
+                event.get("exception"),
+                tuple(event.get("warnings") or ()),
+                str(event.get("message") or ""),
+            )
             started = None if started == node else started
         elif kind == "finished":
             run.finished = True
     if not run.finished:
-        how = ("the run's time bound ended pytest" if killed else
-               f"pytest died (exit status {exit_code})" if exit_code is not None else "pytest died")
+        how = (
+            "the run's time bound ended pytest"
+            if killed
+            else f"pytest died (exit status {exit_code})"
+            if exit_code is not None
+            else "pytest died"
+        )
         if started is not None and started not in run.outcomes:
-            run.outcomes[started] = NodeOutcome(started, "timeout" if killed else "crash",
-                                                reason=f"{how} while this test ran")
+            run.outcomes[started] = NodeOutcome(
+                started, "timeout" if killed else "crash", reason=f"{how} while this test ran"
+            )
         for node in run.collected:
             if node not in run.outcomes:
-                run.outcomes[node] = NodeOutcome(node, "crash", reason=f"{how} before this test was reached",
-                                                 reached=False)
+                run.outcomes[node] = NodeOutcome(
+                    node, "crash", reason=f"{how} before this test was reached", reached=False
+                )
     return run
 
 
@@ -102,8 +124,9 @@ def with_rerun(first: dict[str, NodeOutcome], rerun: dict[str, NodeOutcome]) -> 
         if before is None or before.status not in ("failed", "error"):
             continue
         status = "flaky" if again.status == "passed" else before.status
-        merged[node] = NodeOutcome(node, status, before.duration, before.exception, before.warnings, before.reason,
-                                   again.status)
+        merged[node] = NodeOutcome(
+            node, status, before.duration, before.exception, before.warnings, before.reason, again.status
+        )
     return merged
 
 

@@ -85,8 +85,11 @@ def pytest_collection_finish(session) -> None:
 def pytest_collectreport(report) -> None:
     if report.failed:
         longrepr = str(report.longrepr)
-        exc = _STATE.pop("collect_exc", None) or {"type": "CollectionError", "message": longrepr[-MESSAGE_CHARS:],
-                                                  "frames": []}
+        exc = _STATE.pop("collect_exc", None) or {
+            "type": "CollectionError",
+            "message": longrepr[-MESSAGE_CHARS:],
+            "frames": [],
+        }
         _write({"event": "collect_error", "nodeid": report.nodeid, "exception": exc})
 
 
@@ -100,18 +103,30 @@ def pytest_make_collect_report(collector):
             text = str(report.longrepr)
             last = [line for line in text.splitlines() if line.startswith("E   ")]
             kind, _, message = (last[-1][4:] if last else text.splitlines()[-1]).partition(": ")
-            frames = ([[str(excinfo.path), excinfo.lineno, ""]] if excinfo is not None else
-                      [[str(collector.path), 1, "<module>"]])
-            _STATE["collect_exc"] = {"type": kind.strip().rsplit(".", 1)[-1][:200], "message": message[:MESSAGE_CHARS],
-                                     "frames": frames}
+            frames = (
+                [[str(excinfo.path), excinfo.lineno, ""]]
+                if excinfo is not None
+                else [[str(collector.path), 1, "<module>"]]
+            )
+            _STATE["collect_exc"] = {
+                "type": kind.strip().rsplit(".", 1)[-1][:200],
+                "message": message[:MESSAGE_CHARS],
+                "frames": frames,
+            }
         except Exception:
             pass
 
 
 def pytest_runtest_logstart(nodeid, location) -> None:
     _write({"event": "start", "nodeid": nodeid})
-    _STATE["test"] = {"nodeid": nodeid, "outcome": "passed", "phase": "call", "duration": 0.0, "exception": None,
-                      "warnings": []}
+    _STATE["test"] = {
+        "nodeid": nodeid,
+        "outcome": "passed",
+        "phase": "call",
+        "duration": 0.0,
+        "exception": None,
+        "warnings": [],
+    }
 
 
 def _on_alarm(signum, frame):
@@ -163,9 +178,14 @@ def pytest_warning_recorded(warning_message, when, nodeid, location) -> None:
     if test is None or not issubclass(warning_message.category, (DeprecationWarning, FutureWarning)):
         return
     if len(test["warnings"]) < 20:
-        test["warnings"].append({"category": warning_message.category.__name__,
-                                 "message": str(warning_message.message)[:500],
-                                 "filename": str(warning_message.filename), "lineno": warning_message.lineno})
+        test["warnings"].append(
+            {
+                "category": warning_message.category.__name__,
+                "message": str(warning_message.message)[:500],
+                "filename": str(warning_message.filename),
+                "lineno": warning_message.lineno,
+            }
+        )
 
 
 def pytest_runtest_logfinish(nodeid, location) -> None:
@@ -177,4 +197,3 @@ def pytest_runtest_logfinish(nodeid, location) -> None:
 
 def pytest_sessionfinish(session, exitstatus) -> None:
     _write({"event": "finished", "exitstatus": int(exitstatus)})
-

@@ -46,9 +46,21 @@ def where_it_runs(suite: Suite, env: SuiteEnv) -> Path:
 def pytest_argv(suite: Suite, env: SuiteEnv, selected: Sequence[str] | None) -> list[str]:
     """The pytest command line: the selected node ids, or the whole suite (`--pyargs` packages or the folder)."""
     root = where_it_runs(suite, env)
-    argv = [env.python, "-m", "pytest", "-p", PLUGIN, "-p", "no:cacheprovider", "-q", "-rN", "--rootdir", str(root),
-            "--continue-on-collection-errors",
-            *suite.manifest.pytest_args]
+    argv = [
+        env.python,
+        "-m",
+        "pytest",
+        "-p",
+        PLUGIN,
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-rN",
+        "--rootdir",
+        str(root),
+        "--continue-on-collection-errors",
+        *suite.manifest.pytest_args,
+    ]
     for node, _ in suite.manifest.deselect:
         argv += ["--deselect", node]
     if selected is not None:  # their files; the plugin keeps the node ids themselves (`JAXCONF_DOWNSTREAM_SELECT`)
@@ -61,9 +73,11 @@ def pytest_argv(suite: Suite, env: SuiteEnv, selected: Sequence[str] | None) -> 
 def _once(suite: Suite, env: SuiteEnv, selected: Sequence[str] | None, bound_s: float):
     with tempfile.TemporaryDirectory(prefix="jaxconf-downstream-") as work:
         events = Path(work) / "events.jsonl"
-        extra = {"JAXCONF_DOWNSTREAM_OUT": str(events),
-                 "JAXCONF_DOWNSTREAM_TEST_TIMEOUT": str(suite.manifest.test_timeout_s * suite.manifest.time_multiplier),
-                 "JAX_PLATFORMS": "cpu"}
+        extra = {
+            "JAXCONF_DOWNSTREAM_OUT": str(events),
+            "JAXCONF_DOWNSTREAM_TEST_TIMEOUT": str(suite.manifest.test_timeout_s * suite.manifest.time_multiplier),
+            "JAX_PLATFORMS": "cpu",
+        }
         if suite.manifest.device_count:
             extra["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={suite.manifest.device_count}"
         if selected is not None:
@@ -75,8 +89,7 @@ def _once(suite: Suite, env: SuiteEnv, selected: Sequence[str] | None, bound_s: 
             env_vars["PYTHONPATH"] = os.pathsep.join([str(suite.folder), SOURCE_ROOT])
         argv = pytest_argv(suite, env, selected)
         try:
-            done = run_bounded(argv, env=env_vars, cwd=str(where_it_runs(suite, env)), timeout=bound_s,
-                               limit=16 * 1024)
+            done = run_bounded(argv, env=env_vars, cwd=str(where_it_runs(suite, env)), timeout=bound_s, limit=16 * 1024)
         except OSError as exc:
             raise ConformanceError(f"could not start pytest for {suite.label}: {exc}") from None
         text = events.read_text(encoding="utf-8", errors="replace") if events.is_file() else ""

@@ -28,8 +28,11 @@ class Shard:
 
 def all_shards(suites: Sequence[str], releases: Sequence[str]) -> list[Shard]:
     """Every shard, in index order."""
-    return [Shard(i * len(releases) + j, suite, release) for i, suite in enumerate(suites)
-            for j, release in enumerate(releases)]
+    return [
+        Shard(i * len(releases) + j, suite, release)
+        for i, suite in enumerate(suites)
+        for j, release in enumerate(releases)
+    ]
 
 
 def shard_index(environ: Mapping[str, str]) -> int | None:
@@ -47,7 +50,9 @@ def shard_for(suites: Sequence[str], releases: Sequence[str], index: int) -> Sha
     """The shard of `index`; one line when there is no such shard."""
     shards = all_shards(suites, releases)
     if not 0 <= index < len(shards):
-        raise ConformanceError(f"task index {index} is outside the {len(shards)} shards ({len(suites)} suites x "
-                               f"{len(releases)} releases: indexes 0-{len(shards) - 1}); size the job or array to "
-                               f"{len(shards)} tasks")
+        raise ConformanceError(
+            f"task index {index} is outside the {len(shards)} shards ({len(suites)} suites x "
+            f"{len(releases)} releases: indexes 0-{len(shards) - 1}); size the job or array to "
+            f"{len(shards)} tasks"
+        )
     return shards[index]

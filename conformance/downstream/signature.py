@@ -39,8 +39,12 @@ def is_test_file(path: str) -> bool:
     under a `tests`/`test`/`testing` folder."""
     parts = path.split("/")
     name = parts[-1]
-    return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
-            or any(p in ("tests", "test", "testing") for p in parts[:-1]))
+    return (
+        name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+        or any(p in ("tests", "test", "testing") for p in parts[:-1])
+    )
 
 
 def relative_path(path: str, roots: Sequence[str]) -> str | None:
@@ -49,7 +53,7 @@ def relative_path(path: str, roots: Sequence[str]) -> str | None:
     for root in roots:
         root = root.replace("\\", "/").rstrip("/") + "/"
         if path.startswith(root):
-            return path[len(root):]
+            return path[len(root) :]
     return None
 
 
@@ -79,8 +83,9 @@ def library_of(relative: str, libraries: Mapping[str, Sequence[str]]) -> str:
     return ""
 
 
-def signature(exception: Mapping | None, roots: Sequence[str] | None,
-              libraries: Mapping[str, Sequence[str]]) -> Signature:
+def signature(
+    exception: Mapping | None, roots: Sequence[str] | None, libraries: Mapping[str, Sequence[str]]
+) -> Signature:
     """The signature of a failure from its `exception` (`type`, `message`, `frames` as [path, line, function],
     outermost first), the folders paths are relative to (None: the paths are relative already, as stored), and the
     libraries (name → top-level packages)."""

@@ -36,8 +36,9 @@ def suite_cells(folder: Path, version: str, platform: str, ident: str) -> list[C
     return [c for c in cells if c.case.startswith(prefix(ident))]
 
 
-def stored_suite(folder: Path, version: str, platform: str, ident: str, key: str,
-                 selected: Sequence[str] | None = None) -> list[CellResult] | None:
+def stored_suite(
+    folder: Path, version: str, platform: str, ident: str, key: str, selected: Sequence[str] | None = None
+) -> list[CellResult] | None:
     """The run's stored cells when storage answers it (None otherwise): a whole run when every stored cell of the
     suite carries `key`; a selection (a budget's subset) when a cell with `key` answers every selected node id, its
     own or its module's collection error. Only the cells with `key` are returned."""
@@ -52,23 +53,45 @@ def stored_suite(folder: Path, version: str, platform: str, ident: str, key: str
     return ours
 
 
-def store_suite(folder: Path, version: str, platform: str, ident: str, cells: Sequence[CellResult],
-                python: str, wall_s: float, whole: bool = True) -> Stored:
+def store_suite(
+    folder: Path,
+    version: str,
+    platform: str,
+    ident: str,
+    cells: Sequence[CellResult],
+    python: str,
+    wall_s: float,
+    whole: bool = True,
+) -> Stored:
     """Merge the run's cells into the release's result file (see the module's docstring); a run of a selection
     (`whole` false) retires nothing: the tests it left out keep their cells and recorded durations."""
     store = ResultStore(folder)
     store.refuse_newer_files()
     path = store.path_for(version, platform)
-    head: dict[str, Any] = RunHeader(jax=version, platform=platform, suite_version=conformance.__version__,
-                                     python=python, case_package=DEFAULT_CASE_PACKAGE, launcher=LAUNCHER,
-                                     wall_s=round(wall_s, 3)).to_json()
+    head: dict[str, Any] = RunHeader(
+        jax=version,
+        platform=platform,
+        suite_version=conformance.__version__,
+        python=python,
+        case_package=DEFAULT_CASE_PACKAGE,
+        launcher=LAUNCHER,
+        wall_s=round(wall_s, 3),
+    ).to_json()
     if path.is_file():
         try:
             head = load_result_file(path).header.to_json()
         except (ResultsError, OSError):
             pass  # the store sets the unreadable file aside and says so
-    data = {"created": time.time(), "duration": wall_s, "exitcode": 0, "root": "", "environment": {}, "summary": {},
-            "tests": [test_entry(c) for c in cells], "jax_conformance": head}
+    data = {
+        "created": time.time(),
+        "duration": wall_s,
+        "exitcode": 0,
+        "root": "",
+        "environment": {},
+        "summary": {},
+        "tests": [test_entry(c) for c in cells],
+        "jax_conformance": head,
+    }
     ours = prefix(ident)
     names = {c.case for c in cells}
     return store.merge_run(data, retired=lambda cell_id: whole and cell_id.startswith(ours) and cell_id not in names)

@@ -113,8 +113,12 @@ def compiled_facts(compiled: Any) -> tuple[dict[str, int], dict[str, float]]:
         memory = compiled.memory_analysis()
     except Exception:  # noqa: BLE001 - a release without it
         memory = None
-    for name, attribute in (("temp_bytes", "temp_size_in_bytes"), ("code_bytes", "generated_code_size_in_bytes"),
-                            ("argument_bytes", "argument_size_in_bytes"), ("output_bytes", "output_size_in_bytes")):
+    for name, attribute in (
+        ("temp_bytes", "temp_size_in_bytes"),
+        ("code_bytes", "generated_code_size_in_bytes"),
+        ("argument_bytes", "argument_size_in_bytes"),
+        ("output_bytes", "output_size_in_bytes"),
+    ):
         value = getattr(memory, attribute, None)
         if isinstance(value, int):
             exact[name] = int(value)
@@ -227,11 +231,14 @@ def serve(sock: socket.socket, package: str, min_time: float, forking: bool) -> 
         import jax
         import jax.monitoring
 
-        shared: dict[str, Any] = {"jax": jax.__version__, "host": host_facts(),
-                                  "xla_flags": os.environ.get("XLA_FLAGS", ""),
-                                  "jax_platforms": os.environ.get("JAX_PLATFORMS", ""),
-                                  "persistent_cache": _persistent_cache_off(jax),
-                                  "counter": CompileCounter(jax.monitoring)}
+        shared: dict[str, Any] = {
+            "jax": jax.__version__,
+            "host": host_facts(),
+            "xla_flags": os.environ.get("XLA_FLAGS", ""),
+            "jax_platforms": os.environ.get("JAX_PLATFORMS", ""),
+            "persistent_cache": _persistent_cache_off(jax),
+            "counter": CompileCounter(jax.monitoring),
+        }
     except BaseException as exc:  # noqa: BLE001 - the release or a case folder cannot be imported
         _say(sock, {"failed": _first_line(exc)})
         return 3

@@ -38,8 +38,9 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def workload_outcome(workload_id: str, record: bytes, exit_code: int | None, timed_out: bool,
-                     timeout_s: float) -> dict[str, Any]:
+def workload_outcome(
+    workload_id: str, record: bytes, exit_code: int | None, timed_out: bool, timeout_s: float
+) -> dict[str, Any]:
     """A workload's sample (the record's own fields, `metrics` and `info` checked) or `{"status", "error"}` (see the
     module docstring), from the bytes its pipe held, its process's exit code (negative: the signal that ended it;
     None: unknown) and whether it ran past its bound."""
@@ -69,7 +70,7 @@ def workload_outcome(workload_id: str, record: bytes, exit_code: int | None, tim
 def _drain(stream: Any, into: bytearray, limit: int, keep_head: bool) -> None:
     for block in iter(lambda: stream.read(65536), b""):
         if keep_head:
-            into.extend(block[:max(limit - len(into), 0)])
+            into.extend(block[: max(limit - len(into), 0)])
         else:
             into.extend(block)
             del into[:-limit]
@@ -93,13 +94,18 @@ class ChildServer:
         self.forking = forking
         self.output = bytearray()
         self.process = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=dict(command.env),
-            cwd=command.cwd, pass_fds=(theirs.fileno(),),
-            **child_process_options(new_group=True, parent_death_signal=signal.SIGKILL))
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=dict(command.env),
+            cwd=command.cwd,
+            pass_fds=(theirs.fileno(),),
+            **child_process_options(new_group=True, parent_death_signal=signal.SIGKILL),
+        )
         theirs.close()
         self.sock, self.buffer = ours, b""
-        self.reader = threading.Thread(target=_drain, args=(self.process.stdout, self.output, TAIL, False),
-                                       daemon=True)
+        self.reader = threading.Thread(target=_drain, args=(self.process.stdout, self.output, TAIL, False), daemon=True)
         self.reader.start()
 
     def message(self, deadline: float) -> dict[str, Any] | None:
@@ -145,8 +151,9 @@ class ChildServer:
         read_end, write_end = os.pipe()
         record = bytearray()
         try:
-            socket.send_fds(self.sock, [json.dumps({"id": workload_id, "timeout_s": timeout_s}).encode() + b"\n"],
-                            [write_end])
+            socket.send_fds(
+                self.sock, [json.dumps({"id": workload_id, "timeout_s": timeout_s}).encode() + b"\n"], [write_end]
+            )
         except OSError:
             os.close(read_end)
             return workload_outcome(workload_id, b"", self.process.poll(), False, timeout_s), False
@@ -192,13 +199,17 @@ def start_child(command: ChildCommand, label: str, bound_s: float) -> ChildServe
     if ready is not None and "ready" in ready:
         return server
     server.stop()
-    why = ready.get("failed") if ready is not None and isinstance(ready.get("failed"), str) else \
-        f"exit {server.process.returncode}: {server.last_output()}"
+    why = (
+        ready.get("failed")
+        if ready is not None and isinstance(ready.get("failed"), str)
+        else f"exit {server.process.returncode}: {server.last_output()}"
+    )
     raise ConformanceError(f"the perf child of {label} could not start ({one_line(str(why))[:300]})")
 
 
-def measure_workloads(command: ChildCommand, label: str, workloads: Sequence[tuple[str, float]],
-                      bound_s: float) -> dict[str, dict[str, Any]]:
+def measure_workloads(
+    command: ChildCommand, label: str, workloads: Sequence[tuple[str, float]], bound_s: float
+) -> dict[str, dict[str, Any]]:
     """Each workload's sample or status (see the module docstring), by id, asked of as few children as the
     workloads' fates allow."""
     found: dict[str, dict[str, Any]] = {}

@@ -69,9 +69,17 @@ def _request(command: PerfCommand, builder: Any, sides: Sequence[str] | None = N
     check_ratio(command.threshold, command.threshold_option)
     workloads, folders = select_workloads(command.case_folders, command.expression)
     prepared = [prepare_side(text, builder, command.results) for text in (sides or command.sides)]
-    return PerfRequest(tuple(prepared), tuple(workloads), DEFAULT_CASE_PACKAGE, tuple(folders),
-                       rounds=command.rounds, max_rounds=max(command.max_rounds, command.rounds),
-                       threshold=command.threshold, xla_flags=command.xla_flags, rerun=command.rerun)
+    return PerfRequest(
+        tuple(prepared),
+        tuple(workloads),
+        DEFAULT_CASE_PACKAGE,
+        tuple(folders),
+        rounds=command.rounds,
+        max_rounds=max(command.max_rounds, command.rounds),
+        threshold=command.threshold,
+        xla_flags=command.xla_flags,
+        rerun=command.rerun,
+    )
 
 
 def _write_json(path: Path | None, outcome: PerfOutcome) -> list[str]:
@@ -89,8 +97,9 @@ def run_perf_command(command: PerfCommand, builder: Any, say: Say) -> tuple[list
     request = _request(command, builder)
     if command.aa:
         doubled = tuple(s for side in request.sides for s in (side, twin(side)))
-        request = replace(request, sides=doubled, rerun=True,
-                          pairs=tuple((2 * i, 2 * i + 1) for i in range(len(request.sides))))
+        request = replace(
+            request, sides=doubled, rerun=True, pairs=tuple((2 * i, 2 * i + 1) for i in range(len(request.sides)))
+        )
     elif len(request.sides) < 2:
         say("note: one side only: its samples are taken and stored, nothing is compared (add --aa for a noise check)")
     outcome = run_perf(request, say=say)
@@ -102,8 +111,9 @@ def run_perf_command(command: PerfCommand, builder: Any, say: Say) -> tuple[list
 def between(good: str, bad: str, releases: Sequence[str]) -> list[str]:
     """The releases strictly between `good` and `bad` (either order), oldest first."""
     low, high = sorted((good, bad), key=version_order)
-    return sorted((r for r in releases if version_order(low) < version_order(r) < version_order(high)),
-                  key=version_order)
+    return sorted(
+        (r for r in releases if version_order(low) < version_order(r) < version_order(high)), key=version_order
+    )
 
 
 def _verdict_of(outcome: PerfOutcome, workload: str, old: int, new: int, metric: str) -> stats.Verdict:
@@ -115,19 +125,24 @@ def _verdict_of(outcome: PerfOutcome, workload: str, old: int, new: int, metric:
     return verdict
 
 
-def run_perf_bisect(command: PerfCommand, workload: str, metric: str, good: str, bad: str, builder: Any,
-                    say: Say) -> tuple[list[str], int]:
+def run_perf_bisect(
+    command: PerfCommand, workload: str, metric: str, good: str, bad: str, builder: Any, say: Say
+) -> tuple[list[str], int]:
     """`bisect WORKLOAD --metric M --good A --bad B`: the first release whose metric crossed (`perf.decisions`);
     the releases between are those of the `all` matrix (none when an end is an interpreter path). Writes
     `--json` (always) and `--issue` (when a release is blamed)."""
     if metric not in stats.METRICS:
         raise ConformanceError(f"--metric {metric!r} is not a metric; one of {', '.join(stats.METRICS)}")
-    check_outputs([("--json", command.json_path), ("--issue", command.issue_path)], results=command.results,
-                  reads=command.case_folders)
+    check_outputs(
+        [("--json", command.json_path), ("--issue", command.issue_path)],
+        results=command.results,
+        reads=command.case_folders,
+    )
     command = replace(command, expression=None)
     if not [w for w in select_workloads(command.case_folders, None)[0] if w.id == workload]:
-        raise ConformanceError(f"no workload {workload!r}; `jax-conformance perf -k ...` selects from the declared "
-                               f"ones")
+        raise ConformanceError(
+            f"no workload {workload!r}; `jax-conformance perf -k ...` selects from the declared ones"
+        )
     paths = is_interpreter(good) or is_interpreter(bad)
     steps = [] if paths else between(good, bad, matrix_versions("all", builder.index))
     named: dict[str, str] = {}
@@ -135,28 +150,36 @@ def run_perf_bisect(command: PerfCommand, workload: str, metric: str, good: str,
     ends = _verdict_of(ends_outcome, workload, 0, 1, metric)
 
     def judge(low: str, middle: str, high: str) -> stats.Verdict:
-        step = _verdict_of(_bisect_step(command, workload, builder, [low, middle, high], say, named), workload, 0, 1,
-                           metric)
+        step = _verdict_of(
+            _bisect_step(command, workload, builder, [low, middle, high], say, named), workload, 0, 1, metric
+        )
         say(f"{named.get(middle, middle)}: {step.verdict} against {named.get(low, low)}")
         return step
 
     found = bisect_metric(good, bad, steps, ends, judge)
     lines = [verdict_line(ends_outcome, (workload, 0, 1, metric, ends)), *_bisect_lines(found, workload, metric, named)]
-    return [terminal_text(line) for line in lines + _bisect_files(command, found, workload, metric, named)], \
-        found.exit_code
+    return [
+        terminal_text(line) for line in lines + _bisect_files(command, found, workload, metric, named)
+    ], found.exit_code
 
 
 def _bisect_lines(found: MetricBisect, workload: str, metric: str, named: dict[str, str]) -> list[str]:
-    lines = [f"{named.get(r, r)}: like {named.get(found.bad if side == 'bad' else found.good, side)} "
-             f"({verdict.verdict})" for r, side, verdict in found.steps if side != "unplaced"]
+    lines = [
+        f"{named.get(r, r)}: like {named.get(found.bad if side == 'bad' else found.good, side)} ({verdict.verdict})"
+        for r, side, verdict in found.steps
+        if side != "unplaced"
+    ]
     if found.refused:
         return lines + [f"{metric} of {workload}: no release blamed: {found.refused}"]
-    return lines + [f"first release where {metric} of {workload} crossed: {named.get(found.first, found.first)} "
-                    f"(last before it: {named.get(found.last_good, found.last_good)})"]
+    return lines + [
+        f"first release where {metric} of {workload} crossed: {named.get(found.first, found.first)} "
+        f"(last before it: {named.get(found.last_good, found.last_good)})"
+    ]
 
 
-def _bisect_files(command: PerfCommand, found: MetricBisect, workload: str, metric: str,
-                  named: dict[str, str]) -> list[str]:
+def _bisect_files(
+    command: PerfCommand, found: MetricBisect, workload: str, metric: str, named: dict[str, str]
+) -> list[str]:
     said = []
     if command.json_path is not None:
         text = json.dumps(bisect_json(found, workload, metric, named), indent=1, allow_nan=False)
@@ -171,8 +194,9 @@ def _bisect_files(command: PerfCommand, found: MetricBisect, workload: str, metr
     return said
 
 
-def _bisect_step(command: PerfCommand, workload: str, builder: Any, sides: list[str], say: Say,
-                 named: dict[str, str]) -> PerfOutcome:
+def _bisect_step(
+    command: PerfCommand, workload: str, builder: Any, sides: list[str], say: Say, named: dict[str, str]
+) -> PerfOutcome:
     """One step: `sides` sampled interleaved (or answered from storage); `named` learns each side's label."""
     request = _request(replace(command, expression=None), builder, sides)
     request = replace(request, workloads=tuple(w for w in request.workloads if w.id == workload))
@@ -180,13 +204,15 @@ def _bisect_step(command: PerfCommand, workload: str, builder: Any, sides: list[
     return run_perf(request, say=say)
 
 
-def workload_tier(command: PerfCommand, baseline: str, candidate: str, entries: Sequence[Any], builder: Any,
-                  say: Say) -> tuple[Tier, PerfOutcome]:
+def workload_tier(
+    command: PerfCommand, baseline: str, candidate: str, entries: Sequence[Any], builder: Any, say: Say
+) -> tuple[Tier, PerfOutcome]:
     """The workloads tier of the gate: both sides sampled interleaved (or answered from storage), judged by
     `perf.decisions.workload_findings` against the `[[perf]]` entries."""
     outcome = run_perf(_request(command, builder, [baseline, candidate]), say=say)
     sides = outcome.request.sides
     rounds = f"{outcome.rounds_run} rounds" if outcome.rounds_run else "answered from stored samples"
     title = f"jax {sides[0].label} -> {sides[1].label}, threshold x{command.threshold:g}, {rounds}"
-    return Tier("workloads", title, judged_workloads(outcome), tuple(workload_findings(outcome, entries, verdict_line))
-                ), outcome
+    return Tier(
+        "workloads", title, judged_workloads(outcome), tuple(workload_findings(outcome, entries, verdict_line))
+    ), outcome

@@ -59,12 +59,15 @@ def _reuse_note(outcome: Any, workload: str, old: int, new: int) -> str:
         return ""
     sides = outcome.request.sides
     stored, fresh = (sides[old], sides[new]) if reused[0] else (sides[new], sides[old])
-    return (f" [{stored.label}'s samples are reused from an earlier session, {fresh.label}'s sampled now: not "
-            f"interleaved; --rerun samples both together]")
+    return (
+        f" [{stored.label}'s samples are reused from an earlier session, {fresh.label}'s sampled now: not "
+        f"interleaved; --rerun samples both together]"
+    )
 
 
-def workload_findings(outcome: Any, entries: Sequence[Any], line: Callable[[Any, tuple], str],
-                      old: int = 0, new: int = 1) -> list[Finding]:
+def workload_findings(
+    outcome: Any, entries: Sequence[Any], line: Callable[[Any, tuple], str], old: int = 0, new: int = 1
+) -> list[Finding]:
     """Every workload's findings, side `old` (the baseline) against side `new` (the candidate), as the module
     docstring says; `line` says a verdict (`perf.render.verdict_line`)."""
     sides, found = outcome.request.sides, []
@@ -90,15 +93,17 @@ def workload_findings(outcome: Any, entries: Sequence[Any], line: Callable[[Any,
             if entry is not None:
                 found.append(Finding(subject, ACKNOWLEDGED, entry.reason, detail))
             else:
-                found.append(Finding(subject, REGRESSED, "grew" if verdict.verdict == "changed" else "regressed",
-                                     detail))
+                found.append(
+                    Finding(subject, REGRESSED, "grew" if verdict.verdict == "changed" else "regressed", detail)
+                )
     return found
 
 
 def judged_workloads(outcome: Any, old: int = 0, new: int = 1) -> int:
     """How many workloads have samples on both sides (the ones a verdict was reached on)."""
-    return sum(1 for w in outcome.request.workloads
-               if outcome.samples.get((w.id, old)) and outcome.samples.get((w.id, new)))
+    return sum(
+        1 for w in outcome.request.workloads if outcome.samples.get((w.id, old)) and outcome.samples.get((w.id, new))
+    )
 
 
 def moved(verdict: Verdict) -> bool:
@@ -152,8 +157,9 @@ class MetricBisect:
         return good[-1] if good else self.good
 
 
-def bisect_metric(good: str, bad: str, steps: Sequence[str], ends: Verdict,
-                  judge: Callable[[str, str, str], Verdict]) -> MetricBisect:
+def bisect_metric(
+    good: str, bad: str, steps: Sequence[str], ends: Verdict, judge: Callable[[str, str, str], Verdict]
+) -> MetricBisect:
     """Bisect `steps` (the releases strictly between `good` and `bad`, either being the older): `judge(low, middle,
     high)` gives the middle's verdict against the current good end (see the module docstring)."""
     found = MetricBisect(good, bad, ends)
@@ -168,8 +174,10 @@ def bisect_metric(good: str, bad: str, steps: Sequence[str], ends: Verdict,
         side = place(verdict, ends)
         if side is None:
             found.steps.append((middle, "unplaced", verdict))
-            found.refused = (f"{middle} cannot be placed ({verdict.verdict} against {low}, while the ends "
-                             f"{ends.verdict}); more rounds (--rounds, --max-rounds) may decide it")
+            found.refused = (
+                f"{middle} cannot be placed ({verdict.verdict} against {low}, while the ends "
+                f"{ends.verdict}); more rounds (--rounds, --max-rounds) may decide it"
+            )
             return found
         found.steps.append((middle, side, verdict))
         before = [s for s in left if version_order(s) < version_order(middle)]

@@ -71,7 +71,7 @@ def checked_workloads(section: Any, source: str) -> tuple[dict[str, dict[str, An
         return {}, []
     workloads = section.get("workloads") if isinstance(section, Mapping) else None
     if not isinstance(workloads, Mapping) or section.get("format", PERF_FORMAT) != PERF_FORMAT:
-        return {}, [f"perf object of {source}: not {{\"format\": {PERF_FORMAT}, \"workloads\": {{...}}}}"]
+        return {}, [f'perf object of {source}: not {{"format": {PERF_FORMAT}, "workloads": {{...}}}}']
     kept: dict[str, dict[str, Any]] = {}
     problems = []
     for workload_id, entry in workloads.items():

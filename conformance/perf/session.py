@@ -87,14 +87,26 @@ def child_sampler(request: PerfRequest, session: str) -> Sampler:
         if request.xla_flags:
             extra["XLA_FLAGS"] = request.xla_flags
         with owned_temporary_folder(PERF_FOLDER_PREFIX) as workdir:
-            command = ChildCommand([side.python, "-m", "conformance.perf.child", "--package", request.package,
-                                    "--min-time", str(request.min_time)],
-                                   child_environment(os.environ, extra, case_folders=request.case_folders),
-                                   str(workdir))
-            found = measure_workloads(command, side.label, [(w, bounds.get(w, DEFAULT_TIMEOUT_S))
-                                                            for w in workload_ids], CHILD_START_S)
-        return {wid: ({**record, "round": round_no, "session": session} if "metrics" in record else record)
-                for wid, record in found.items()}
+            command = ChildCommand(
+                [
+                    side.python,
+                    "-m",
+                    "conformance.perf.child",
+                    "--package",
+                    request.package,
+                    "--min-time",
+                    str(request.min_time),
+                ],
+                child_environment(os.environ, extra, case_folders=request.case_folders),
+                str(workdir),
+            )
+            found = measure_workloads(
+                command, side.label, [(w, bounds.get(w, DEFAULT_TIMEOUT_S)) for w in workload_ids], CHILD_START_S
+            )
+        return {
+            wid: ({**record, "round": round_no, "session": session} if "metrics" in record else record)
+            for wid, record in found.items()
+        }
 
     return sample
 
@@ -114,30 +126,39 @@ class PerfOutcome:
 
     def values(self, workload_id: str, side: int, metric: str) -> list[float]:
         """The sampled values of one metric of a workload on a side."""
-        return [float(s["metrics"][metric]) for s in self.samples.get((workload_id, side), [])
-                if isinstance(s.get("metrics", {}).get(metric), (int, float))]
+        return [
+            float(s["metrics"][metric])
+            for s in self.samples.get((workload_id, side), [])
+            if isinstance(s.get("metrics", {}).get(metric), (int, float))
+        ]
 
     def band(self, workload_id: str, metric: str) -> float:
         """The noise band of a timed metric of a workload: the widest within-side spread (`stats.noise_band`)."""
-        return stats.noise_band({str(i): self.values(workload_id, i, metric)
-                                 for i in range(len(self.request.sides))})
+        return stats.noise_band({str(i): self.values(workload_id, i, metric) for i in range(len(self.request.sides))})
 
     def verdicts(self, workload_id: str, old: int, new: int) -> dict[str, stats.Verdict]:
         """Each metric's verdict of side `new` against side `old` (metrics a side lacks are left out)."""
         found: dict[str, stats.Verdict] = {}
         for metric in stats.METRICS:
             before, after = self.values(workload_id, old, metric), self.values(workload_id, new, metric)
-            verdict = stats.exact_verdict(before, after) if metric in stats.EXACT_METRICS else \
-                stats.timed_verdict(before, after, self.request.threshold, self.band(workload_id, metric))
+            verdict = (
+                stats.exact_verdict(before, after)
+                if metric in stats.EXACT_METRICS
+                else stats.timed_verdict(before, after, self.request.threshold, self.band(workload_id, metric))
+            )
             if verdict is not None:
                 found[metric] = verdict
         return found
 
     def flagged(self) -> list[tuple[str, int, int, str, stats.Verdict]]:
         """Every verdict other than `same`: (workload, old side, new side, metric, verdict)."""
-        return [(w.id, old, new, metric, verdict) for w in self.request.workloads
-                for old, new in self.request.comparisons()
-                for metric, verdict in self.verdicts(w.id, old, new).items() if verdict.verdict != "same"]
+        return [
+            (w.id, old, new, metric, verdict)
+            for w in self.request.workloads
+            for old, new in self.request.comparisons()
+            for metric, verdict in self.verdicts(w.id, old, new).items()
+            if verdict.verdict != "same"
+        ]
 
 
 def _order(count: int, round_no: int) -> list[int]:
@@ -158,8 +179,9 @@ def _reuse(request: PerfRequest, outcome: PerfOutcome, host: dict[str, Any]) -> 
                 outcome.reused[(workload.id, index)] = True
 
 
-def _sample_round(request: PerfRequest, outcome: PerfOutcome, sampler: Sampler, round_no: int,
-                  wanted: dict[int, list[str]], say: Say) -> None:
+def _sample_round(
+    request: PerfRequest, outcome: PerfOutcome, sampler: Sampler, round_no: int, wanted: dict[int, list[str]], say: Say
+) -> None:
     """One round: each side that still wants samples, in this round's order."""
     for index in _order(len(request.sides), round_no):
         ids = [wid for wid in wanted.get(index) or [] if (wid, index) not in outcome.errors]
@@ -178,8 +200,12 @@ def _sample_round(request: PerfRequest, outcome: PerfOutcome, sampler: Sampler, 
             why = problem or (str(found.get("error") or "no metrics") if isinstance(found, dict) else "no answer")
             outcome.errors[(wid, index)] = why if status == "error" else f"{status}: {why}"
             outcome.statuses[(wid, index)] = status
-            say(one_line(f"round {round_no + 1}: jax {side.label}: {wid} {status}: {why}; "
-                              f"the other workloads' samples of the round are kept"))
+            say(
+                one_line(
+                    f"round {round_no + 1}: jax {side.label}: {wid} {status}: {why}; "
+                    f"the other workloads' samples of the round are kept"
+                )
+            )
 
 
 def _unknown_sides(request: PerfRequest, outcome: PerfOutcome) -> dict[int, list[str]]:
@@ -210,8 +236,9 @@ def run_perf(request: PerfRequest, sampler: Sampler | None = None, say: Say = la
     host = host_facts()
     outcome = PerfOutcome(request, {}, {}, {}, 0)
     _reuse(request, outcome, host)
-    fresh = {i: [w.id for w in request.workloads if not outcome.reused.get((w.id, i))]
-             for i in range(len(request.sides))}
+    fresh = {
+        i: [w.id for w in request.workloads if not outcome.reused.get((w.id, i))] for i in range(len(request.sides))
+    }
     for round_no in range(request.rounds):
         _sample_round(request, outcome, sampler, round_no, fresh, say)
         _store(request, outcome, host)  # after every round: an interrupted session keeps what it sampled
@@ -239,9 +266,12 @@ def _store(request: PerfRequest, outcome: PerfOutcome, host: dict[str, Any]) -> 
             key = workload_key(measured_source(workload), side.environment, request.xla_flags, host)
             error = outcome.errors.get((workload.id, index), "")
             status = outcome.statuses.get((workload.id, index), "error")
-            entries[workload.id] = {"key": key, "claim": workload.claim,
-                                    "samples": outcome.samples.get((workload.id, index), []),
-                                    **({"error": error, "status": status} if error else {})}
+            entries[workload.id] = {
+                "key": key,
+                "claim": workload.claim,
+                "samples": outcome.samples.get((workload.id, index), []),
+                **({"error": error, "status": status} if error else {}),
+            }
         written = store_perf(side.folder, side.version, side.platform, entries, side.header) if entries else None
         if written is not None and written not in outcome.stored:
             outcome.stored.append(written)

@@ -28,14 +28,27 @@ def prepare_side(text: str, builder: Any, results: Path) -> Side:
         target = ExistingPython(text)
         env = target.prepare(builder)
         folder = results / "builds" / target.storage_name(env)
-        return Side(f"{env.version} ({text})", env.python, env.version, host_platform(),
-                    f"python|{env.python}|{env.interpreter.version}", folder,
-                    {"python": env.interpreter.version, "source": env.source})
+        return Side(
+            f"{env.version} ({text})",
+            env.python,
+            env.version,
+            host_platform(),
+            f"python|{env.python}|{env.interpreter.version}",
+            folder,
+            {"python": env.interpreter.version, "source": env.source},
+        )
     release = Release(text)
     release.check(builder)
     env = release.prepare(builder)
-    return Side(text, env.python, text, host_platform(), f"{env.pins_hash}|{env.interpreter.version}", results,
-                {"python": env.interpreter.version, "pins_hash": env.pins_hash, "source": env.source})
+    return Side(
+        text,
+        env.python,
+        text,
+        host_platform(),
+        f"{env.pins_hash}|{env.interpreter.version}",
+        results,
+        {"python": env.interpreter.version, "pins_hash": env.pins_hash, "source": env.source},
+    )
 
 
 def twin(side: Side) -> Side:

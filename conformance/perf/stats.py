@@ -44,8 +44,12 @@ class Verdict:
 
     def to_json(self) -> dict[str, object]:
         """Plain-JSON form."""
-        return {"verdict": self.verdict, "ratio": _rounded(self.ratio), "p": _rounded(self.p),
-                "band": _rounded(self.band)}
+        return {
+            "verdict": self.verdict,
+            "ratio": _rounded(self.ratio),
+            "p": _rounded(self.p),
+            "band": _rounded(self.band),
+        }
 
 
 def _rounded(value: float | None) -> float | None:
@@ -96,7 +100,7 @@ def _exact_p(u: float, n: int, ranks: Sequence[float]) -> float:
 def _normal_p(u: float, n: int, m: int, pooled: Sequence[float]) -> float:
     """Two-sided p of U by the normal approximation, with the tie correction and a continuity correction."""
     total = n + m
-    ties = sum(c ** 3 - c for c in _tie_counts(pooled))
+    ties = sum(c**3 - c for c in _tie_counts(pooled))
     variance = n * m / 12 * ((total + 1) - ties / (total * (total - 1)))
     if variance <= 0:
         return 1.0
@@ -126,8 +130,14 @@ def exact_verdict(old: Sequence[float], new: Sequence[float]) -> Verdict | None:
     return Verdict("same" if before == after else "changed", ratio_of(before, after))
 
 
-def timed_verdict(old: Sequence[float], new: Sequence[float], threshold: float = THRESHOLD,
-                  band: float = 1.0, alpha: float = ALPHA, min_samples: int = MIN_SAMPLES) -> Verdict | None:
+def timed_verdict(
+    old: Sequence[float],
+    new: Sequence[float],
+    threshold: float = THRESHOLD,
+    band: float = 1.0,
+    alpha: float = ALPHA,
+    min_samples: int = MIN_SAMPLES,
+) -> Verdict | None:
     """`regressed`, `improved`, `same` or `unknown` for a timed metric (see the module docstring)."""
     if not old or not new:
         return None
@@ -153,4 +163,3 @@ def noise_band(samples_by_release: Mapping[str, Sequence[float]]) -> float:
         if middle > 0:
             widest = max(widest, (q3 - q1) / middle)
     return 1.0 + 3.0 * widest
-

@@ -75,8 +75,9 @@ def measured_source(workload: Any) -> str:
 
 def workload_key(source: str, environment: str, xla_flags: str, host: Mapping[str, Any]) -> str:
     """The reuse key of a workload's samples (see the module docstring)."""
-    text = "|".join([source, perf_code_digest(), environment, xla_flags, str(host.get("cpu_model", "")),
-                     str(host.get("cores", ""))])
+    text = "|".join(
+        [source, perf_code_digest(), environment, xla_flags, str(host.get("cpu_model", "")), str(host.get("cores", ""))]
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
@@ -101,16 +102,32 @@ def reusable(entry: Mapping[str, Any] | None, key: str) -> list[dict[str, Any]]:
 
 def new_result_file(version: str, platform: str, header: Mapping[str, Any]) -> dict[str, Any]:
     """A result file with no cells yet, for a release measured by `perf` before any `run`."""
-    head = RunHeader(jax=version, platform=platform, suite_version=conformance.__version__,
-                     launcher=PERF_LAUNCHER, **{k: v for k, v in header.items() if k in ("python", "pins_hash",
-                                                                                          "source")})
-    return {"created": dt.datetime.now(dt.timezone.utc).timestamp(), "duration": 0.0, "exitcode": 0,
-            "root": "", "environment": {}, "summary": {"total": 0, "collected": 0}, "tests": [],
-            "jax_conformance": head.to_json()}
+    head = RunHeader(
+        jax=version,
+        platform=platform,
+        suite_version=conformance.__version__,
+        launcher=PERF_LAUNCHER,
+        **{k: v for k, v in header.items() if k in ("python", "pins_hash", "source")},
+    )
+    return {
+        "created": dt.datetime.now(dt.timezone.utc).timestamp(),
+        "duration": 0.0,
+        "exitcode": 0,
+        "root": "",
+        "environment": {},
+        "summary": {"total": 0, "collected": 0},
+        "tests": [],
+        "jax_conformance": head.to_json(),
+    }
 
 
-def store_perf(folder: Path, version: str, platform: str, entries: Mapping[str, Mapping[str, Any]],
-               header: Mapping[str, Any] | None = None) -> Path:
+def store_perf(
+    folder: Path,
+    version: str,
+    platform: str,
+    entries: Mapping[str, Mapping[str, Any]],
+    header: Mapping[str, Any] | None = None,
+) -> Path:
     """Merge `entries` (by workload id) into the result file of `version` on `platform` in `folder`, under the
     store's lock; stored workloads not measured now are kept, as cells are. Returns the file's path."""
     store = ResultStore(Path(folder))
