@@ -174,3 +174,57 @@ def test_the_grammar_and_no_bug_report_for_a_test(tmp_path: Path):
     said = write_bisect_files(report, tmp_path / "issue.md", tmp_path / "v.json")
     assert not (tmp_path / "issue.md").exists() and "downstream test" in said[-1]
     assert '"first_bad"' in (tmp_path / "v.json").read_text()
+
+
+# -- the suite's oracle: the lock, storage and the one node's run wired together (no environment is built)
+
+
+@pytest.fixture
+def wired(tmp_path, monkeypatch):
+    """A team folder whose lock, environments and runs are given: `runs[version]` are the outcomes of a release's run
+    (`"uninstallable"` for one the lock cannot serve); `ran` lists each run's (version, selection)."""
+    from conformance.downstream import bisecting, command
+    from conformance.downstream.lock import Lock, SuiteEnv, Uninstallable
+    from conformance.downstream.runner import SuiteRun
+
+    folder = tmp_path / "team"
+    (folder / "tests").mkdir(parents=True)
+    (folder / "tests" / "test_tree.py").write_text("def test_doubled():\n    pass\n", encoding="utf-8")
+    runs, ran = {}, []
+
+    def prepare(suite, lock, version, builder):
+        if runs[version] == "uninstallable":
+            return Uninstallable(version, "uv pip check: team needs jax<0.7", "d")
+        return SuiteEnv(version, tmp_path / "env", "3.12.1", "d", False)
+
+    def run_suite(suite, env, selected=None):
+        ran.append((env.version, selected))
+        outcomes = [o for o in runs[env.version] if selected is None or o.nodeid in selected]
+        return SuiteRun({o.nodeid: o for o in outcomes}, 0.1, "", "pytest")
+
+    for module in (bisecting, command):
+        monkeypatch.setattr(module, "lock_for", lambda suite, good, builder: Lock("jax==0.5.3\n", good, "3.12"))
+        monkeypatch.setattr(module, "suite_env_digest", lambda lock, version, builder: f"env-{version}")
+        monkeypatch.setattr(module, "prepare_suite_env", prepare)
+        monkeypatch.setattr(module, "run_suite", run_suite)
+    return SimpleNamespace(folder=folder, runs=runs, ran=ran, results=tmp_path / "results")
+
+
+def test_the_suites_oracle_runs_the_one_node_stores_it_and_answers_from_storage(wired):
+    from conformance.cli import main
+
+    passing = [NodeOutcome(NODE, "passed", 0.1), NodeOutcome("tests/test_tree.py::test_other", "passed", 0.1)]
+    failing = [NodeOutcome(NODE, "failed", 0.1, {"type": "AttributeError", "message": "no tree_map",
+                                                 "frames": [["tests/test_tree.py", 2, "test_doubled"]]})]
+    wired.runs.update({"0.5.3": passing, "0.6.0": "uninstallable", "0.6.2": failing, "0.7.0": failing})
+    # a whole `downstream` run stored the good end: its cell answers (its key is the whole run's)
+    assert main(["downstream", str(wired.folder), "--jax", "0.5.3", "--results", str(wired.results)]) == 0
+    assert wired.ran == [("0.5.3", None)]
+    req = BisectRequest(NODE, "0.5.3", "0.7.0", results=wired.results, downstream=str(wired.folder))
+    report = bisect_test(req, builder(["0.5.3", "0.6.0", "0.6.2", "0.7.0"]))
+    assert report.from_storage == ["0.5.3"] and wired.ran[1:] == [("0.7.0", [NODE]), ("0.6.2", [NODE])]
+    assert (report.outcome.last_good, report.outcome.first_bad) == ("0.5.3", "0.6.2")
+    assert [s.version for s in report.outcome.skipped] == ["0.6.0"]  # uninstallable: skipped and named
+    again = bisect_test(req, builder(["0.5.3", "0.6.0", "0.6.2", "0.7.0"]))
+    assert len(wired.ran) == 3 and again.ran == []  # every release answered from the stored cells now
+    assert again.outcome.first_bad == "0.6.2" and [s.version for s in again.outcome.skipped] == ["0.6.0"]
