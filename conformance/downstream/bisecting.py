@@ -130,6 +130,7 @@ class NodeOracle:
     from_storage: set[str] = field(default_factory=set)
 
     def __call__(self, version: str) -> CellResult | Untestable:
+        """The release's verdict on the test (`node_verdict`), or `Untestable` and why."""
         started = time.monotonic()
         found = self.stored(version)
         if found is not None:
@@ -157,10 +158,10 @@ def suite_oracle(request: BisectRequest, builder: Any) -> NodeOracle:
     platform, node, folder = host_platform(), request.cell, Path(request.results)
     files = folder_digest(suite.folder) if suite.kind == "folder" and suite.folder is not None else ""
 
-    def keys(version: str) -> tuple[str, str]:
+    def keys(version: str) -> tuple[str, str]:  # the one node's run, and a whole `downstream` run's
         environment = suite_env_digest(lock, version, builder)
-        return tuple(run_key(suite.spec, suite.manifest.text, files, environment, chosen)  # type: ignore[return-value]
-                     for chosen in ([node], None))
+        return (run_key(suite.spec, suite.manifest.text, files, environment, [node]),
+                run_key(suite.spec, suite.manifest.text, files, environment, None))
 
     def stored(version: str) -> CellResult | None:
         try:
