@@ -14,7 +14,7 @@ from typing import Any
 import conformance
 from conformance.core.case import CaseDeclarationError
 from conformance.ciplan import plan_json
-from conformance.decide.bisect_session import BisectRequest, run_bisect, write_bisect_files
+from conformance.downstream.bisecting import BisectRequest, run_any_bisect, write_bisect_files
 from conformance.decide.onegate import OneGateRequest, run_one_gate
 from conformance.decide.render import bisect_session_text, diff_text
 from conformance.decide.verdict_view import verdict_text
@@ -221,8 +221,8 @@ def command_bisect(args: argparse.Namespace) -> int:
     """Bisect the releases between --good and --bad for the first whose verdict on CELL changes."""
     check_outputs([("--issue", args.issue), ("--json", args.json)], results=args.results, reads=args.cases)  # first
     request = BisectRequest(args.cell, args.good, args.bad, args.find_fix, args.launch, args.results, tuple(args.cases),
-                            args.attribute, args.jax_source, args.pre)
-    found = run_bisect(request, make_builder(args), Progress())  # notices, dropped cells and each step, as they come
+                            args.attribute, args.jax_source, args.pre, args.downstream, args.manifest)
+    found = run_any_bisect(request, make_builder(args), Progress())  # notices, dropped cells, each step as it comes
     print(bisect_session_text(found))
     for line in write_bisect_files(found, args.issue, args.json, conformance.__version__):
         print(line)

@@ -15,7 +15,8 @@ from conformance.decide.sides import JUDGING_FLAGS
 from conformance.engine.session import LAUNCHERS
 from conformance.engine.targets import BUILD_KINDS
 from conformance.envs.matrix import DEFAULT_MATRIX
-from conformance.downstream.parser import add_downstream_parser, add_gate_downstream_options
+from conformance.downstream.parser import (add_bisect_downstream_options, add_downstream_parser,
+                                          add_gate_downstream_options)
 from conformance.perf.parser import add_bisect_perf_options, add_gate_perf_options, add_perf_parser
 from conformance.report.outputs import DEFAULT_HTML_LINK
 
@@ -134,7 +135,8 @@ def add_decision_parsers(commands: Any) -> None:
     add_gate_parser(commands)
     bisecting = commands.add_parser("bisect", help="find the first JAX release whose verdict on one cell changes")
     bisecting.add_argument("cell", metavar="CELL",
-                           help="case id with :PARAM or [PARAM] (numerics.debug_nans_vmap_miss:vmap), or a row ID")
+                           help="case id with :PARAM or [PARAM] (numerics.debug_nans_vmap_miss:vmap), or a row ID; "
+                           "with --downstream SUITE, a pytest node id of that suite")
     bisecting.add_argument("--good", required=True, metavar="VERSION", help="a release that behaves as wanted")
     bisecting.add_argument("--bad", required=True, metavar="VERSION", help="a release that does not")
     bisecting.add_argument("--find-fix", action="store_true",
@@ -152,6 +154,7 @@ def add_decision_parsers(commands: Any) -> None:
     bisecting.add_argument("--json", type=Path, metavar="PATH", help="also write the verdict as JSON")
     add_common_options(bisecting)
     add_bisect_perf_options(bisecting)
+    add_bisect_downstream_options(bisecting)
 
 
 def add_gate_parser(commands: Any) -> None:

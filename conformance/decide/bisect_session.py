@@ -52,6 +52,8 @@ class BisectRequest:
     attribute: bool = False  # also run the jax/jaxlib mixes of the last good and first bad builds
     jax_source: Path | None = None  # a jax git checkout: go on through the commits between the two builds
     pre: bool = False  # go on through the dev builds the index lists between the two releases (`--pre`)
+    downstream: str = ""  # `--downstream SUITE`: `cell` is a node id of that suite (`downstream.bisecting`)
+    manifest: Path | None = None  # with `downstream`: the suite's manifest (`--manifest FILE`)
 
 
 @dataclass(frozen=True)
@@ -278,8 +280,10 @@ def write_bisect_files(report: BisectReport, issue: Path | None, verdict: Path |
         write_text_atomically(verdict, json.dumps(verdict_json(report), indent=1, default=repr) + "\n")
         said.append(f"wrote the verdict as JSON to {verdict}")
     if issue is not None:
-        if report.outcome is None or report.outcome.ends_agree or report.cell is None:
+        if report.outcome is None or report.outcome.ends_agree:
             said.append(f"no bug report written to {issue}: the verdict does not change between the ends")
+        elif report.cell is None:  # a downstream test's: no case to make a script of; the JSON has the verdict
+            said.append(f"no bug report written to {issue}: a downstream test's bisect writes its verdict with --json")
         else:
             write_text_atomically(issue, issue_markdown(report, suite))
             said.append(f"wrote the bug report to {issue}")

@@ -33,7 +33,7 @@ from conformance.downstream.lock import Uninstallable, lock_for, prepare_suite_e
 from conformance.downstream.manifest import Suite, folder_digest, read_suite
 from conformance.downstream.outcomes import UNINSTALLABLE_ID, NodeOutcome
 from conformance.downstream.runner import run_suite, where_it_runs
-from conformance.downstream.shards import shard_for, shard_index
+from conformance.downstream.shards import shard_file_suffix, shard_for, shard_index
 from conformance.downstream.store import store_suite, stored_suite, suite_cells
 from conformance.engine.matrix import host_platform
 from conformance.engine.targets import Release
@@ -101,11 +101,13 @@ def _release(
     request: DownstreamRequest,
     builder: Any,
     say: Callable[[str], None],
+    shard_suffix: str = "",
 ) -> list[CellResult]:
     platform = host_platform()
     files = folder_digest(suite.folder) if suite.kind == "folder" and suite.folder is not None else ""
     key = run_key(suite.spec, suite.manifest.text, files, suite_env_digest(lock, version, builder), selected)
-    stored = None if request.rerun else stored_suite(request.results, version, platform, suite.ident, key, selected)
+    stored = None if request.rerun else stored_suite(request.results, version, platform, suite.ident, key, selected,
+                                                     shard_suffix)
     if stored is not None:
         say(f"  jax {version}: {_counts(stored)} (stored results)")
         return stored
@@ -135,6 +137,7 @@ def _release(
         python,
         time.monotonic() - started,
         whole=selected is None,
+        shard_suffix=shard_suffix,
     )
     say(
         f"  jax {version}: {_counts(cells)} ({time.monotonic() - started:.0f} s wall, {_cpu() - cpu:.0f} CPU s, "
@@ -215,7 +218,7 @@ def judge_suites(request: DownstreamRequest, builder: Any, say: Callable[[str], 
     check_outputs(
         [("--json", request.json_path)], results=request.results, reads=[request.expectations, request.manifest]
     )
-    suites, versions = list(request.suites), list(request.versions)
+    suites, versions, suffix = list(request.suites), list(request.versions), ""
     if request.shard:
         index = shard_index(os.environ)
         if index is None:
@@ -223,6 +226,7 @@ def judge_suites(request: DownstreamRequest, builder: Any, say: Callable[[str], 
                 "--shard reads JOB_COMPLETION_INDEX (Kubernetes) or SLURM_ARRAY_TASK_ID (SLURM); neither is set"
             )
         chosen = shard_for(suites, versions, index)
+        suffix = shard_file_suffix(index, len(suites) * len(versions))  # a name of its own: one folder holds them all
         suites, versions = [chosen.suite], [chosen.release]
         say(f"shard {index}: {chosen.suite} on jax {chosen.release} (lock resolved against jax {request.versions[0]})")
     found = SuitesJudged()
@@ -236,7 +240,7 @@ def judge_suites(request: DownstreamRequest, builder: Any, say: Callable[[str], 
         say(f"downstream {suite.label}: lock resolved against jax {request.versions[0]}")
         lock = lock_for(suite, request.versions[0], builder)
         selected = _selection(suite, request, say)
-        cells = {v: _release(suite, lock, v, selected, request, builder, say) for v in versions}
+        cells = {v: _release(suite, lock, v, selected, request, builder, say, suffix) for v in versions}
         base = versions[0]
         for cand in versions[1:]:
             judgement = judge(

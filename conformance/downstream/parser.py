@@ -75,6 +75,17 @@ def add_gate_downstream_options(gating: Any) -> None:
     gating.add_argument("--budget", type=float, metavar="SECONDS", help="with --downstream: the suite's budget")
 
 
+def add_bisect_downstream_options(bisecting: Any) -> None:
+    """`bisect NODEID --downstream SUITE --good A --bad B`: the first release where one test of a suite changed."""
+    bisecting.add_argument(
+        "--downstream",
+        metavar="SUITE",
+        default="",
+        help="bisect one test of this downstream suite (chex==0.1.90, or a folder); CELL is then its pytest node id",
+    )
+    bisecting.add_argument("--manifest", type=Path, metavar="FILE", help="with --downstream: the suite's TOML manifest")
+
+
 # The `downstream` options the CLI hands to `downstream_request` as plain keyword values (their argparse names).
 DOWNSTREAM_OPTIONS = (
     "suites",

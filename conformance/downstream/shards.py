@@ -4,7 +4,11 @@ task mapped to its shard. Pure.
 The shards are the suites × releases, suites outermost, in the order given: index `i` is suite `i // R` on release
 `i % R` (R releases). `JOB_COMPLETION_INDEX` (a Kubernetes Indexed Job, 0-based) and `SLURM_ARRAY_TASK_ID` (a SLURM
 array, `--array=0-N`) are read from the environment; an index outside the shards is one line naming the count.
-Each shard writes its release's result file into its own results folder; `report` and `gate` merge the folders.
+Each shard writes its release's result file under a name of its own, `<jax>-<platform>-shard<K>of<N>.json` (K the
+index plus one, N the shards: `shard_file_suffix`, the suffix `run --shard K/N` gives its files), so the files of every
+task can be copied into one folder without one overwriting another: `report` merges them as it merges `run`'s shards,
+and `downstream` and `gate --downstream` read a suite's cells from whichever file of the release holds them
+(`store.suite_cells`).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+from conformance.engine.shards import Shard as CellShard
 from conformance.errors import ConformanceError
 
 INDEX_VARIABLES = ("JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID")
@@ -56,3 +61,8 @@ def shard_for(suites: Sequence[str], releases: Sequence[str], index: int) -> Sha
             f"{len(shards)} tasks"
         )
     return shards[index]
+
+
+def shard_file_suffix(index: int, count: int) -> str:
+    """`-shard<K>of<N>` for shard `index` (0-based) of `count`: the part of its result file's name that names it."""
+    return CellShard(index + 1, count).file_suffix
