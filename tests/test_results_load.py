@@ -199,3 +199,28 @@ def test_a_folder_or_file_named_twice_is_read_once_and_makes_no_conflict(tmp_pat
     assert cli.main(["report", str(folder), str(folder), "-o", str(tmp_path / "index.html")]) == 0
     said = capsys.readouterr()
     assert "conflict" not in (said.out + said.err).lower()
+
+
+@pytest.mark.parametrize("name, jax, platform, shard", [
+    ("0.8.0-linux-x86_64-shard1of4.json", "0.8.0", "linux-x86_64", "1of4"),
+    ("0.8.0-linux-x86_64-cuda12-shard2of3.json", "0.8.0", "linux-x86_64-cuda12", "2of3"),
+    ("0.8.0-linux-x86_64.json", "0.8.0", "linux-x86_64", None),
+    ("0.8.0-linux-x86_64-cuda12.json", "0.8.0", "linux-x86_64-cuda12", None),
+    ("0.8.0-linux-x86_64-shardx.json", "0.8.0", "linux-x86_64-shardx", None),
+])
+def test_a_shard_suffix_is_never_read_as_part_of_the_platform(name, jax, platform, shard):
+    """A two-part platform's shard file is a shard (restore refuses it as a merged file), not a third platform part."""
+    from conformance.results.load import RESULT_NAME
+    from conformance.results.schema import PLATFORM_NAME
+
+    found = RESULT_NAME.fullmatch(name)
+    assert (found["jax"], found["platform"], found["shard"]) == (jax, platform, shard)
+    assert PLATFORM_NAME.fullmatch(found["platform"])
+
+
+def test_restore_refuses_a_two_part_platforms_shard_file_as_a_merged_file():
+    from conformance.results.restore import entry_problem
+
+    entry = {"name": "0.8.0-linux-x86_64-shard1of4.json", "sha256": "0" * 64, "size": 10}
+    assert entry_problem(entry) == "not the name of a merged result file"
+    assert entry_problem(dict(entry, name="0.8.0-linux-x86_64.json")) is None

@@ -18,12 +18,16 @@ from typing import Union
 from conformance.core.observation import (DETAILS_CHARS, MESSAGE_CHARS, OBSERVATION_CHARS, TAIL_CHARS, TRUNCATED,
                                           bounded)
 from conformance.readfile import NotRegularFile, read_regular_text
-from conformance.results.schema import PLATFORM_NAME, CellResult, ResultFile, SchemaError, result_file_from_json
+from conformance.results.schema import CellResult, ResultFile, SchemaError, result_file_from_json
 
 PathLike = Union[str, os.PathLike]
 
 # `<jax>-<platform>.json`, or `<jax>-<platform>-shard<K>of<N>.json` for one shard of a run.
-RESULT_NAME = re.compile(rf"^(?P<jax>\d[0-9A-Za-z.+]*)-(?P<platform>{PLATFORM_NAME.pattern})"
+# PLATFORM_NAME with one change: its optional third part is never a shard suffix, so
+# `0.8.0-linux-x86_64-shard1of4.json` is platform `linux-x86_64`, shard `1of4` (not a merged file of platform
+# `linux-x86_64-shard1of4`). tests/test_results_load.py checks the two patterns agree on every other platform.
+_PLATFORM_IN_NAME = r"[A-Za-z0-9_]+-[A-Za-z0-9_]+(?:-(?!shard\d+of\d+\.json$)[A-Za-z0-9_]+)?"
+RESULT_NAME = re.compile(rf"^(?P<jax>\d[0-9A-Za-z.+]*)-(?P<platform>{_PLATFORM_IN_NAME})"
                          r"(?:-shard(?P<shard>\d+of\d+))?\.json$")
 # `tox-<env>.json`, written by tox's per-version environments (tox.ini), which know neither version nor platform.
 TOX_RESULT_NAME = re.compile(r"^tox-[A-Za-z0-9_.-]+\.json$")
