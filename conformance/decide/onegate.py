@@ -162,7 +162,7 @@ def run_one_gate(request: OneGateRequest, make_builder: Callable[[], Any], on_ev
     others = _workloads_wanted(request) or bool(request.scan or request.more)  # a tier besides the cells is given
     judge_cells = not request.workloads_only and (_selects_cells(cells) or not others)
     if judge_cells:
-        decided = run_gate(replace(cells, markdown=None), builder, on_event)
+        decided = run_gate(replace(cells, markdown=None), builder, on_event, read=expectations)  # read once
         tiers.append(cell_tier(decided.outcome, decided.title, gate_text(decided.outcome, decided.title).split("\n")))
         markdown = gate_markdown(decided.outcome, decided.title)
     else:

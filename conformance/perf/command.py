@@ -3,7 +3,7 @@ status (the CLI prints them; nothing here sees parsed arguments).
 
 - `run_perf_command`: the workloads on every side in interleaved rounds; with `aa`, each side against its twin.
   Its exit status is `perf.decisions.perf_exit` (a measurement, as `run`: a workload that timed out, crashed or
-  raised is a result, named with its status and exit 0; 1 when a side has no sample at all, or an A/A run flags).
+  raised is a result, named with its status, exit 0; 1 only when an A/A run flags a verdict).
 - `run_perf_bisect`: the first release between good and bad whose metric crossed: both ends sampled interleaved
   (they must differ), then each midpoint sampled interleaved with both ends and placed (`perf.decisions`); writes
   `--json` and `--issue` when asked.
@@ -105,8 +105,7 @@ def run_perf_command(command: PerfCommand, builder: Any, say: Say) -> tuple[list
         say("note: one side only: its samples are taken and stored, nothing is compared (add --aa for a noise check)")
     outcome = run_perf(request, say=say)
     lines = outcome_lines(outcome) + _write_json(command.json_path, outcome)
-    status, why = perf_exit(outcome, command.aa)
-    return [terminal_text(line) for line in lines + why], status
+    return [terminal_text(line) for line in lines], perf_exit(outcome, command.aa)
 
 
 def between(good: str, bad: str, releases: Sequence[str]) -> list[str]:
