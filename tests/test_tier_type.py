@@ -88,3 +88,22 @@ def test_the_gate_outputs_are_what_they_were():
         '"acknowledged", "subject": "w.b"}, {"detail": "", "reason": "nothing to compare with", "state": "unjudged", '
         '"subject": "w.c"}], "judged": 2, "name": "workloads", "passed": false, "problems": ["a problem"], "title": '
         '"jax 0.8.0 -> 0.9.0"}], "title": "gate jax 0.8.0 -> 0.9.0"}')
+
+
+def test_the_review_weighs_as_breaking_exactly_what_the_gate_refuses():
+    """One rule for a workload's step (`perf.decisions.upward`), read by both: from the same samples, the metrics the
+    gate finds `regressed` are the review's breaking ones (grown from 0, grown, slower; not shrunk, faster, unknown)."""
+    from conformance.decide.tiers import REGRESSED
+    from conformance.perf.decisions import workload_findings
+    from conformance.perf.render import verdict_line
+    from tests.test_perf_decisions import FAST, SORT, outcome, same_runs
+
+    samples = {("performance.sort_big", 0): same_runs(temp_bytes=0, output_bytes=64, fusions=3),
+               ("performance.sort_big", 1): same_runs(temp_bytes=4096, output_bytes=32, fusions=5),
+               ("performance.fast", 0): same_runs(value=3.0, compiles=2), ("performance.fast", 1): same_runs(compiles=1)}
+    session = outcome(samples, workloads=(FAST, SORT))
+    gate = {f.subject for f in workload_findings(session, [], verdict_line) if f.state == REGRESSED}
+    review = perf_tier([WorkloadJudged(w.id, session.verdicts(w.id, 0, 1)) for w in (FAST, SORT)], "0.8.0", "0.9.0")
+    assert gate == {f.subject for f in review.findings if f.weight == BREAKS} == {
+        "performance.sort_big temp_bytes", "performance.sort_big fusions"}
+    assert {f.subject for f in review.findings} > gate  # the shrunk and the faster ones are listed, not breaking

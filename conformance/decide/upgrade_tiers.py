@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from conformance.decide.diff import SetDiff
 from conformance.decide.tiers import BREAKS, INFO, NOTED, WARNS, Finding, Tier
+from conformance.perf.decisions import upward
 
 
 def item(name: str, change: str, detail: str = "", where: Sequence[str] = (), weight: int = INFO) -> Finding:
@@ -145,8 +146,9 @@ class WorkloadJudged:
 
 
 def perf_tier(judged: Sequence[WorkloadJudged] | None, before: str, after: str, missing: str = "") -> Tier:
-    """Every workload's metrics at B against A: each verdict other than `same` an item (a timed regression or an
-    exact metric that grew weighs as breaking), a workload that fails on a side an item of its own."""
+    """Every workload's metrics at B against A: each verdict other than `same` an item (what the gate refuses,
+    `perf.decisions.upward`: a timed regression or an exact metric that grew, weighs as breaking), a workload that
+    fails on a side an item of its own."""
     if judged is None or missing:
         return not_judged("performance", "Performance", missing or "not sampled")
     items: list[Finding] = []
@@ -157,8 +159,7 @@ def perf_tier(judged: Sequence[WorkloadJudged] | None, before: str, after: str, 
         for metric, verdict in workload.verdicts.items():
             if verdict.verdict == "same":
                 continue
-            grew = verdict.verdict == "regressed" or (verdict.verdict == "changed" and (verdict.ratio is None
-                                                                                      or verdict.ratio > 1))
+            grew = upward(verdict)  # the gate's own rule: a timed regression, an exact metric that grew (from 0 too)
             p = f", p={verdict.p:.2g}" if verdict.p is not None else ""
             detail = f"{ratio_words(verdict.ratio)} (median {after}/{before}{p}, noise band x{verdict.band:.2f})"
             items.append(item(f"{workload.id} {metric}", verdict.verdict, detail,
