@@ -100,7 +100,8 @@ def test_the_review_weighs_as_breaking_exactly_what_the_gate_refuses():
 
     samples = {("performance.sort_big", 0): same_runs(temp_bytes=0, output_bytes=64, fusions=3),
                ("performance.sort_big", 1): same_runs(temp_bytes=4096, output_bytes=32, fusions=5),
-               ("performance.fast", 0): same_runs(value=3.0, compiles=2), ("performance.fast", 1): same_runs(compiles=1)}
+               ("performance.fast", 0): same_runs(value=3.0, compiles=2),
+               ("performance.fast", 1): same_runs(compiles=1)}
     session = outcome(samples, workloads=(FAST, SORT))
     gate = {f.subject for f in workload_findings(session, [], verdict_line) if f.state == REGRESSED}
     review = perf_tier([WorkloadJudged(w.id, session.verdicts(w.id, 0, 1)) for w in (FAST, SORT)], "0.8.0", "0.9.0")
