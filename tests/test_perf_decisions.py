@@ -12,8 +12,8 @@ from conformance.core.workload import Workload
 from conformance.decide.expectations import parse_expectations_file
 from conformance.decide.tiers import ACKNOWLEDGED, NOTED, REGRESSED, UNJUDGED, Tier, Verdict
 from conformance.errors import ConformanceError
-from conformance.perf.decisions import (MetricBisect, bisect_metric, check_ratio, judged_workloads, place, upward,
-                                        workload_findings)
+from conformance.perf.decisions import (MetricBisect, bisect_metric, check_ratio, judged_workloads, perf_exit, place,
+                                        upward, workload_findings)
 from conformance.perf.render import verdict_line
 from conformance.perf.session import PerfOutcome, PerfRequest, Side
 from conformance.perf.stats import Verdict as StatsVerdict
@@ -256,3 +256,23 @@ def test_a_midpoint_is_placed_by_its_move_from_the_good_end_in_the_ends_directio
 def test_a_bisect_with_no_release_between_blames_the_bad_end():
     found = bisect_metric("a", "b", [], StatsVerdict("regressed", 2.0), lambda *_: pytest.fail("no step"))
     assert isinstance(found, MetricBisect) and (found.first, found.last_good, found.exit_code) == ("b", "a", 0)
+
+
+# `perf`'s exit status: a measurement, as `run` (a failed workload is a result, the gate's to judge)
+
+@pytest.mark.parametrize("failed", [("performance.sort_big",), ("performance.sort_big", "performance.fast")])
+def test_perf_exits_0_when_workloads_failed_on_a_side(failed):
+    samples = {("performance.sort_big", 0): same_runs(), ("performance.fast", 0): same_runs(),
+               ("performance.fast", 1): same_runs()}
+    samples = {k: v for k, v in samples.items() if not (k[1] == 1 and k[0] in failed)}
+    errors = {(w, 1): "ran past its timeout_s of 2 s and was stopped" for w in failed}
+    assert perf_exit(outcome(samples, errors, workloads=(FAST, SORT))) == 0
+    assert perf_exit(outcome(samples, errors, workloads=(FAST, SORT)), aa=True) == 0  # a failure is no A/A flag
+
+
+def test_perf_exits_1_on_an_aa_run_that_flags_and_0_without_aa():
+    moved = {("performance.sort_big", 0): same_runs(temp_bytes=0), ("performance.sort_big", 1): same_runs(
+        temp_bytes=4096)}
+    assert perf_exit(outcome(moved), aa=True) == 1 and perf_exit(outcome(moved)) == 0
+    unknown = {("performance.sort_big", 0): same_runs(4), ("performance.sort_big", 1): same_runs(9, value=3.0)}
+    assert perf_exit(outcome(unknown), aa=True) == 0  # `unknown` is listed, not a flag

@@ -15,8 +15,9 @@ from conformance.api.judge import Finding
 from conformance.decide.diff import diff_sets, result_set
 from conformance.decide.upgrade import UpgradeRequest, check_request
 from conformance.decide.upgrade_render import MARKDOWN_LIMIT, review_json, review_markdown, summary_text
-from conformance.decide.upgrade_tiers import (BREAKS, INFO, WARNS, Item, Review, Tier, WorkloadJudged,
-                                              behaviour_tiers, names_tier, perf_tier, review_counts)
+from conformance.decide.tiers import Tier
+from conformance.decide.upgrade_tiers import (BREAKS, INFO, WARNS, Review, WorkloadJudged, behaviour_tiers, item,
+                                              names_tier, perf_tier, review_counts)
 from conformance.engine.matrix import RunSettings
 from conformance.errors import ConformanceError
 from conformance.perf import stats
@@ -50,21 +51,21 @@ def _team(case: str) -> bool:
 
 def test_behaviours_list_each_change_with_its_why_and_the_team_cells_apart():
     suite, team = behaviour_tiers(diff_sets(*_sides()), _why, _team, team_asked=True)
-    by_name = {item.name: item for item in suite.items}
+    by_name = {found.subject: found for found in suite.findings}
     assert set(by_name) == {"demo.fixed", "demo.broken", "demo.printed"}  # same, retired and added are no change
-    assert by_name["demo.fixed"].change == "differs -> conforms" and by_name["demo.fixed"].detail == WHY
+    assert by_name["demo.fixed"].reason == "differs -> conforms" and by_name["demo.fixed"].detail == WHY
     assert by_name["demo.broken"].weight == BREAKS and "unexplained" in by_name["demo.broken"].detail
-    assert by_name["demo.printed"].change == "printed output changed" and by_name["demo.printed"].weight == INFO
-    assert [i.name for i in team.items] == ["team/mod.own"] and team.items[0].change == "conforms -> crash"
+    assert by_name["demo.printed"].reason == "printed output changed" and by_name["demo.printed"].weight == INFO
+    assert [i.subject for i in team.findings] == ["team/mod.own"] and team.findings[0].reason == "conforms -> crash"
     # both sides hold 5 cells in common (the team's one among them): counted apart, never twice
-    assert (suite.checked, team.checked) == (4, 1)
+    assert (suite.judged, team.judged) == (4, 1)
     assert suite.heading == "Behaviours: 3 of 4 change" and team.heading == "Your cases: 1 of 1 change"
     assert any("3 cell(s) on one side only" in note for note in suite.notes)
 
 
 def test_a_behaviour_tier_missing_a_side_is_named_not_empty():
     suite, team = behaviour_tiers(None, _why, _team, team_asked=False, missing="jax 9.9.9 is not on the index")
-    assert suite.missing == "jax 9.9.9 is not on the index" and suite.items == ()
+    assert suite.missing == "jax 9.9.9 is not on the index" and suite.findings == ()
     assert suite.heading == "Behaviours: not judged (jax 9.9.9 is not on the index)"
     assert team.missing.startswith("not asked")  # no --cases: not asked, rather than "no change"
     assert review_counts([suite, team]) == {"behaviours": None, "cases": None}
@@ -73,7 +74,7 @@ def test_a_behaviour_tier_missing_a_side_is_named_not_empty():
 def test_a_tier_with_nothing_is_judged_and_says_zero():
     before, after = _sides()
     suite, _ = behaviour_tiers(diff_sets(before, before), _why, _team, team_asked=False)
-    assert suite.items == () and not suite.missing and suite.heading == "Behaviours: 0 of 5 change"
+    assert suite.findings == () and not suite.missing and suite.heading == "Behaviours: 0 of 5 change"
     assert review_counts([suite]) == {"behaviours": 0}  # zero, not None: judged and nothing changed
 
 
@@ -85,14 +86,14 @@ def test_names_carry_their_replacement_and_the_places_that_use_them():
                 Finding("app/model.py", 10, 30, "jax.tree_leaves", "removed", "0.6.0", "removed before A",
                         "jax.tree.leaves")]
     tier = names_tier(changes, findings, scanned=True)
-    by_name = {item.name: item for item in tier.items}
+    by_name = {found.subject: found for found in tier.findings}
     assert by_name["jax.tree_map"].where == ("app/model.py:6",) and "jax.tree.map" in by_name["jax.tree_map"].detail
     assert by_name["jax.tree_map"].weight == BREAKS and by_name["jax.f"].weight == WARNS
     assert "jax.new" not in by_name  # an added name is counted in the notes, not listed as a change to act on
     assert by_name["jax.tree_leaves"].detail.endswith("(use jax.tree.leaves)")  # found by the scan, not the diff
-    assert tier.checked == 3 and names_tier(changes, names=5400).heading == "Public names: 2 of 5400 change"
+    assert tier.judged == 3 and names_tier(changes, names=5400).heading == "Public names: 2 of 5400 change"
     assert "1 name(s) added" in tier.notes and "2 use(s) in the scanned code" in tier.notes
-    assert [i.name for i in tier.top(2)] == ["jax.tree_map", "jax.tree_leaves"]  # what the code uses comes first
+    assert [i.subject for i in tier.top(2)] == ["jax.tree_map", "jax.tree_leaves"]  # what the code uses comes first
     assert names_tier(None, missing="no census of 0.8.0").heading == "Public names: not judged (no census of 0.8.0)"
 
 
@@ -104,12 +105,12 @@ def test_performance_judges_b_against_a_and_names_a_failing_side():
               WorkloadJudged("perf.buffer", {"temp_bytes": grew}),
               WorkloadJudged("perf.gone", {}, errors=("", "AttributeError: jax.old"))]
     tier = perf_tier(judged, "0.8.0", "0.12.0.1")
-    by_name = {item.name: item for item in tier.items}
+    by_name = {found.subject: found for found in tier.findings}
     assert slow.verdict == "regressed" and by_name["perf.dispatch_loop run_s"].weight == BREAKS
     assert by_name["perf.dispatch_loop run_s"].detail.startswith("x1.4 ")
     assert (by_name["perf.buffer temp_bytes"].weight == BREAKS
             and "new from 0" in by_name["perf.buffer temp_bytes"].detail)
-    assert by_name["perf.gone"].change == "fails on 0.12.0.1" and by_name["perf.gone"].weight == BREAKS
+    assert by_name["perf.gone"].reason == "fails on 0.12.0.1" and by_name["perf.gone"].weight == BREAKS
     assert "perf.dispatch_loop fusions" not in by_name  # `same` is no change
     assert tier.heading == "Performance: 3 of 3 change"
     ok = WorkloadJudged("perf.ok", {"run_s": stats.timed_verdict([1.0] * 5, [1.0] * 5)})
@@ -120,12 +121,12 @@ def test_performance_judges_b_against_a_and_names_a_failing_side():
 
 
 def _review(items: int = 3) -> Review:
-    many = tuple(Item(f"jax.name{i}", "removed in 0.10.0", "x" * 200, ("a.py:1",), BREAKS) for i in range(items))
-    return Review("0.8.0", "0.12.0.1", (Tier("behaviours", "Behaviours", (Item("demo.b", "conforms -> differs",
-                                                                                "why", (), BREAKS),), 197),
-                                        Tier("names", "Public names", many, items + 10),
-                                        Tier("performance", "Performance", missing="not sampled: --perf-rounds 0"),
-                                        Tier("cases", "Your cases", missing="not asked: give --cases DIR")))
+    many = tuple(item(f"jax.name{i}", "removed in 0.10.0", "x" * 200, ("a.py:1",), BREAKS) for i in range(items))
+    return Review("0.8.0", "0.12.0.1", (Tier("behaviours", "Behaviours", 197, (item("demo.b", "conforms -> differs",
+                                                                                     "why", (), BREAKS),)),
+                                        Tier("names", "Public names", items + 10, many),
+                                        Tier("performance", "Performance", 0, missing="not sampled: --perf-rounds 0"),
+                                        Tier("cases", "Your cases", 0, missing="not asked: give --cases DIR")))
 
 
 def test_the_summary_counts_each_tier_and_shows_the_heaviest_items_first():

@@ -48,43 +48,30 @@ from dataclasses import dataclass, field
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
-
 from conformance.core.status import Status
-from conformance.decide.tomllines import header_lines, toml_lines
-from conformance.readfile import read_regular_text
 from conformance.decide.cellref import CellRef, parse_cell_ref
+from conformance.decide.tomllines import header_lines, toml_lines
 from conformance.errors import ConformanceError
 from conformance.perf.stats import METRICS
+from conformance.tomltable import first_unknown, known_table, parse_toml, read_toml_file
 
 KEYS = ("cell", "status", "intermittent", "platform", "jax", "reason", "bug", "owner", "added", "expires")
 WARN_DAYS = 14  # an entry this many days (or fewer) from its expiry is warned about
 EXPECTED, INTERMITTENT = "expected", "intermittent"
 
 
-@dataclass(frozen=True)
-class Expectation:
-    """One entry: the cell it is about, the statuses it accepts, its conditions and its reason."""
+@dataclass(frozen=True, kw_only=True)
+class Terms:
+    """The keys every kind of entry shares (`common_fields` checks them): the candidate versions it holds on (`jax`,
+    a PEP 440 specifier), why, a bug link, an owner, and when it was added and expires. Keyword arguments only, so
+    each kind of entry keeps its own fields first."""
 
-    line: int
-    cell: CellRef
-    statuses: frozenset[Status]
-    intermittent: frozenset[Status] = frozenset()
-    platforms: tuple[str, ...] = ()
     jax: str = ""
     reason: str = ""
     bug: str = ""
     owner: str = ""
     added: datetime.date | None = None
     expires: datetime.date | None = None
-
-    @property
-    def label(self) -> str:
-        """How the entry is named in the gate's output: its cell and its line."""
-        return f"{self.cell.cell_id} (line {self.line})"
 
     @property
     def who(self) -> str:
@@ -94,6 +81,22 @@ class Expectation:
     def days_left(self, today: datetime.date) -> int | None:
         """Days from `today` to the entry's expiry (0 on the day it expires, negative after); None without one."""
         return None if self.expires is None else (self.expires - today).days
+
+
+@dataclass(frozen=True)
+class Expectation(Terms):
+    """One entry: the cell it is about, the statuses it accepts, its conditions and its reason."""
+
+    line: int
+    cell: CellRef
+    statuses: frozenset[Status]
+    intermittent: frozenset[Status] = frozenset()
+    platforms: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """How the entry is named in the gate's output: its cell and its line."""
+        return f"{self.cell.cell_id} (line {self.line})"
 
     def applies_to(self, platform: str, case: str, param: str, jax_version: str) -> bool:
         """Whether this entry is about the cell `case[param]` on `platform` and that JAX version."""
@@ -151,18 +154,9 @@ def _failing(kind: str, number: int, line: int, text: str, source: str):
     return fail
 
 
-def _table(data: object, keys: tuple[str, ...], fail) -> dict:
-    if not isinstance(data, dict):
-        fail(None, "is not a table")
-    unknown = [k for k in data if k not in keys]  # type: ignore[union-attr]
-    if unknown:
-        fail(unknown[0], f"unknown key `{unknown[0]}` (known keys: {', '.join(keys)})")
-    return data  # type: ignore[return-value]
-
-
 def _entry(data: object, number: int, line: int, text: str, source: str) -> Expectation:
     fail = _failing("expectation", number, line, text, source)
-    data = _table(data, KEYS, fail)
+    data = known_table(data, KEYS, fail)
     cell_text = data.get("cell")  # type: ignore[union-attr]
     if cell_text is None:
         fail(None, "needs `cell = \"case[param]\"`")
@@ -267,28 +261,19 @@ TOP_LEVEL_KEYS = (*TABLES, "downstream", "fail_on_printed", "allow_missing")
 
 
 @dataclass(frozen=True)
-class Acknowledgement:
+class Acknowledgement(Terms):
     """A `[[perf]]` or `[[name]]` entry: what it acknowledges (`pattern`, fnmatch; for `[[perf]]` the `metrics`, none
-    meaning every metric), on which candidate versions (`jax`), and the keys every entry shares."""
+    meaning every metric), on which candidate versions (`jax`), and the keys every entry shares (`Terms`)."""
 
     kind: str
     line: int
     pattern: str
     metrics: tuple[str, ...] = ()
-    jax: str = ""
-    reason: str = ""
-    bug: str = ""
-    owner: str = ""
-    added: datetime.date | None = None
-    expires: datetime.date | None = None
 
     @property
     def label(self) -> str:
         """How the entry is named in the gate's output: its kind, pattern and line."""
         return f"[[{self.kind}]] {self.pattern} (line {self.line})"
-
-    who = Expectation.who
-    days_left = Expectation.days_left
 
     def applies(self, subject: str, candidate: str, metric: str = "") -> bool:
         """Whether it acknowledges `subject` (a workload id or a name; for `[[perf]]` its `metric`) on the candidate
@@ -300,7 +285,7 @@ class Acknowledgement:
 
 def _acknowledgement(kind: str, data: object, number: int, line: int, text: str, source: str) -> Acknowledgement:
     fail = _failing(f"[[{kind}]]", number, line, text, source)
-    data = _table(data, PERF_KEYS if kind == "perf" else NAME_KEYS, fail)
+    data = known_table(data, PERF_KEYS if kind == "perf" else NAME_KEYS, fail)
     key = "workload" if kind == "perf" else "name"
     pattern = data.get(key)
     if not isinstance(pattern, str) or not pattern.strip():
@@ -314,13 +299,17 @@ def _acknowledgement(kind: str, data: object, number: int, line: int, text: str,
 
 @dataclass(frozen=True)
 class ExpectationsFile:
-    """A parsed expectations file: its entries of every kind and the gate's settings."""
+    """A parsed expectations file: its entries of every kind and the gate's settings. `downstream` holds the
+    `[[downstream]]` tables as parsed (`downstream.acks` checks them, for the candidate and day it judges), and
+    `source` the file's name for their errors: the file is read and parsed once per command."""
 
     entries: list[Expectation]
     fail_on_printed: bool = False
     allow_missing: bool = False
     perf: list[Acknowledgement] = field(default_factory=list)
     names: list[Acknowledgement] = field(default_factory=list)
+    downstream: object = field(default_factory=list)
+    source: str = "expectations"
 
     def dated(self) -> list:
         """Every entry of every kind, for `lifecycle` (one expiry rule for all)."""
@@ -329,14 +318,11 @@ class ExpectationsFile:
 
 def parse_expectations_file(text: str, source: str = "expectations") -> ExpectationsFile:
     """The entries and settings of an expectations file; a malformed one is a one-line error naming its line."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConformanceError(f"{source}: does not parse as TOML: {exc}") from None
-    unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
-    if unknown:
-        line = _key_line(text, 1, unknown[0])
-        raise ConformanceError(f"{source}:{line}: unknown top-level key `{unknown[0]}`; entries are [[expect]], "
+    data = parse_toml(text, source)
+    unknown = first_unknown(data, TOP_LEVEL_KEYS)
+    if unknown is not None:
+        line = _key_line(text, 1, unknown)
+        raise ConformanceError(f"{source}:{line}: unknown top-level key `{unknown}`; entries are [[expect]], "
                                f"[[perf]] and [[name]] tables "
                                f"(top-level keys: {', '.join(TOP_LEVEL_KEYS)})")
     for flag in ("fail_on_printed", "allow_missing"):
@@ -353,7 +339,8 @@ def parse_expectations_file(text: str, source: str = "expectations") -> Expectat
     return ExpectationsFile(cells,
                             data.get("fail_on_printed", False), data.get("allow_missing", False),
                             *([_acknowledgement(kind, entry, i, line, text, source)
-                               for i, (entry, line) in enumerate(tables[kind], 1)] for kind in ("perf", "name")))
+                               for i, (entry, line) in enumerate(tables[kind], 1)] for kind in ("perf", "name")),
+                            downstream=data.get("downstream", []), source=source)
 
 
 def parse_expectations(text: str, source: str = "expectations") -> list[Expectation]:
@@ -365,13 +352,8 @@ MAX_EXPECTATIONS_BYTES = 16 * 1024 * 1024  # a hand-written file; far past any t
 
 
 def load_expectations_file(path) -> ExpectationsFile:
-    """Read and parse an expectations file, entries and settings."""
-    try:
-        text = read_regular_text(path, MAX_EXPECTATIONS_BYTES)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConformanceError(f"{path}: cannot read the expectations file ({getattr(exc, 'strerror', None) or exc})"
-                               ) from None
-    return parse_expectations_file(text, str(path))
+    """Read and parse an expectations file, entries and settings (`tomltable`'s bounded reader)."""
+    return parse_expectations_file(read_toml_file(path, MAX_EXPECTATIONS_BYTES, "the expectations file"), str(path))
 
 
 def load_expectations(path) -> list[Expectation]:

@@ -151,8 +151,10 @@ def run_one_gate(request: OneGateRequest, make_builder: Callable[[], Any], on_ev
     if request.perf_rounds is not None and request.perf_rounds < 1:
         raise ConformanceError(f"--perf-rounds must be at least 1, not {request.perf_rounds}")
     given = [p for p in (*cells.baseline, *cells.candidate) if p.exists()]
+    sampling = bool(cells.from_version or cells.to)  # cells run and workloads sampled are stored in --results
     check_outputs([("--markdown", cells.markdown), ("--json", request.json_path)], inputs=given,
-                  results=cells.settings.results, reads=[cells.expectations, *request.scan, *cells.settings.cases])
+                  results=cells.settings.results, reads=[cells.expectations, *request.scan, *cells.settings.cases],
+                  writing=sampling)  # before any environment is built or sample taken
     expectations = load_expectations_file(cells.expectations) if cells.expectations else ExpectationsFile([])
     built: list[Any] = []
     builder = lambda: built[0] if built else built.append(make_builder()) or built[0]  # noqa: E731 - one builder
@@ -160,7 +162,7 @@ def run_one_gate(request: OneGateRequest, make_builder: Callable[[], Any], on_ev
     others = _workloads_wanted(request) or bool(request.scan or request.more)  # a tier besides the cells is given
     judge_cells = not request.workloads_only and (_selects_cells(cells) or not others)
     if judge_cells:
-        decided = run_gate(replace(cells, markdown=None), builder, on_event)
+        decided = run_gate(replace(cells, markdown=None), builder, on_event, read=expectations)  # read once
         tiers.append(cell_tier(decided.outcome, decided.title, gate_text(decided.outcome, decided.title).split("\n")))
         markdown = gate_markdown(decided.outcome, decided.title)
     else:

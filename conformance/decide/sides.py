@@ -181,9 +181,11 @@ def gate_sides(request: GateRequest, make_builder: Callable[[], Any],
 
 
 def run_gate(request: GateRequest, make_builder: Callable[[], Any],
-             on_event: Callable[[Any], None] = lambda event: None) -> GateReport:
-    """Judge the candidate against the baseline (running them first when they are targets)."""
-    settings = load_expectations_file(request.expectations) if request.expectations else ExpectationsFile([])
+             on_event: Callable[[Any], None] = lambda event: None, read: ExpectationsFile | None = None) -> GateReport:
+    """Judge the candidate against the baseline (running them first when they are targets). `read`: the
+    expectations file as the one gate already read it (else it is read here: once per gate either way)."""
+    settings = read if read is not None else (load_expectations_file(request.expectations) if request.expectations
+                                             else ExpectationsFile([]))
     given = [p for p in request.baseline + request.candidate if p.exists()]
     running = bool(request.from_version or request.to)
     check_outputs([("--markdown", request.markdown)], inputs=given,

@@ -12,6 +12,11 @@ compared, a platform run on one side only) and its named findings, each in one s
 
 `Verdict` is the gate's one outcome over every tier given: exit 1 when any tier fails, when an expectations entry of
 any kind has expired, or when no tier judged anything; else 0.
+
+The upgrade review (`decide.upgrade_tiers`) builds its tiers from the same `Tier` and `Finding`: a review judges
+nothing against an expectation, so each of its findings is `noted`, with a `weight` (`BREAKS`, `WARNS`, `INFO`) and
+the places that use it (`where`); a tier it could not judge says why (`missing`). One type, one count: `judged`
+things compared, `count(state)` findings in a state, `changing` things that change (`heading` says it).
 """
 
 from __future__ import annotations
@@ -22,16 +27,23 @@ from dataclasses import dataclass, field
 REGRESSED, ACKNOWLEDGED, UNJUDGED, NOTED = "regressed", "acknowledged", "unjudged", "noted"
 STATES = (REGRESSED, ACKNOWLEDGED, UNJUDGED, NOTED)
 FAILING = (REGRESSED, UNJUDGED)
+# How a finding weighs where a review orders them ("top items"): what breaks first, then what warns, then the rest.
+BREAKS, WARNS, INFO = 2, 1, 0
+WEIGHTS = ("info", "warns", "breaks")  # each weight's word in the upgrade review's JSON
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One named thing a tier judged other than unchanged: what it is about, its state, why, and what was measured."""
+    """One named thing a tier judged other than unchanged: what it is about, its state, why (for the upgrade review:
+    the change in a few words), what was measured (the detail), and, where a review lists it, the places that use it
+    (`path:line`) and its weight."""
 
     subject: str
     state: str
     reason: str
     detail: str = ""
+    where: tuple[str, ...] = ()
+    weight: int = INFO
 
     def to_json(self) -> dict[str, str]:
         """Plain-JSON form."""
@@ -41,7 +53,9 @@ class Finding:
 @dataclass(frozen=True)
 class Tier:
     """What one tier judged: its name, a title (the sides), the count judged, the problems that fail it whatever
-    its findings say, its findings, and (for the cell tier) the lines it prints in full."""
+    its findings say, its findings, (for the cell tier) the lines it prints in full, and, for the upgrade review,
+    why it could not be judged (`missing`, "" when it was), its notes, and how many of the `judged` things change
+    where a finding is a part of one (`changed`: a workload's metric)."""
 
     name: str
     title: str
@@ -49,10 +63,32 @@ class Tier:
     findings: tuple[Finding, ...] = ()
     problems: tuple[str, ...] = ()
     lines: tuple[str, ...] = ()
+    missing: str = ""
+    notes: tuple[str, ...] = ()
+    changed: int | None = None
 
     def count(self, state: str) -> int:
         """How many findings are in `state`."""
         return sum(1 for f in self.findings if f.state == state)
+
+    @property
+    def changing(self) -> int:
+        """How many of the `judged` things change: `changed`, else one per finding."""
+        return len(self.findings) if self.changed is None else self.changed
+
+    @property
+    def heading(self) -> str:
+        """`Behaviours: 3 of 197 change` (`Performance: 4 of 13 change (9 items)`), or the title with why it was
+        not judged."""
+        if self.missing:
+            return f"{self.title}: not judged ({self.missing})"
+        parts = f" ({len(self.findings)} items)" if self.changing != len(self.findings) else ""
+        return f"{self.title}: {self.changing} of {self.judged} change{parts}"
+
+    def top(self, count: int) -> list[Finding]:
+        """The `count` findings to show first: those the team's code uses (`where`), then the heaviest, each group in
+        its own order."""
+        return sorted(self.findings, key=lambda f: (not f.where, -f.weight))[:count]
 
     @property
     def failed(self) -> bool:

@@ -30,8 +30,8 @@ from conformance.atomic import write_text_atomically
 from conformance.core.case import DEFAULT_CASE_PACKAGE
 from conformance.decide.sides import DiffRequest, run_diff
 from conformance.decide.upgrade_render import review_json, review_markdown, summary_text
-from conformance.decide.upgrade_tiers import (Review, Tier, WorkloadJudged, behaviour_tiers, names_tier,
-                                              not_judged, perf_tier)
+from conformance.decide.tiers import Tier
+from conformance.decide.upgrade_tiers import Review, WorkloadJudged, behaviour_tiers, names_tier, not_judged, perf_tier
 from conformance.engine import matrix
 from conformance.errors import ConformanceError, one_line
 from conformance.perf.session import PerfRequest, run_perf
@@ -156,7 +156,7 @@ def run_upgrade(request: UpgradeRequest, make_builder: Callable[[], Any],
     builder = functools.cache(make_builder)  # one builder for every tier, made only when one must build
     tiers = [*_behaviours(request, builder, on_event), _names(request, builder, say),
              _performance(request, builder, say)]
-    cases = next(t for t in tiers if t.key == "cases")
+    cases = next(t for t in tiers if t.name == "cases")
     review = Review(request.before, request.after, tuple(t for t in tiers if t is not cases) + (cases,))
     written = []
     if request.markdown is not None:

@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.decide.render import md, one_line
-from conformance.decide.upgrade_tiers import Review, Tier
+from conformance.decide.tiers import WEIGHTS, Finding, Tier
+from conformance.decide.upgrade_tiers import Review
 
 FORMAT = "jax-conformance-upgrade"
 VERSION = 1
@@ -24,21 +25,28 @@ MARKDOWN_LIMIT = 60_000  # characters: under GitHub's 65,536 for a comment, with
 LINE = 110
 
 
-def _item_line(item: Any, limit: int = LINE) -> str:
+def _item_line(item: Finding, limit: int = LINE) -> str:
     where = f" [used at {', '.join(item.where[:3])}{' ...' if len(item.where) > 3 else ''}]" if item.where else ""
-    return one_line(f"{item.name}: {item.change}" + (f" - {item.detail}" if item.detail else "") + where, limit)
+    return one_line(f"{item.subject}: {item.reason}" + (f" - {item.detail}" if item.detail else "") + where, limit)
+
+
+def item_json(item: Finding) -> dict[str, Any]:
+    """One finding in the review's public JSON (schema `upgrade-1`): its name, the change, the detail, the places that
+    use it and its weight's word."""
+    return {"name": item.subject, "change": item.reason, "detail": item.detail, "where": list(item.where),
+            "weight": WEIGHTS[item.weight]}
 
 
 def summary_text(review: Review, count: int = SUMMARY_ITEMS) -> str:
     """The terminal summary: a title, one line of counts, then per tier its heading and top items."""
-    counts = ", ".join(f"{t.key} {'-' if t.missing else len(t.items)}" for t in review.tiers)
+    counts = ", ".join(f"{t.name} {'-' if t.missing else len(t.findings)}" for t in review.tiers)
     lines = [f"upgrade jax {review.before} -> {review.after}: {counts}"]
     lines += [f"note: {n}" for n in review.notes]
     for tier in review.tiers:
         lines += ["", tier.heading]
         lines += [f"  {_item_line(item)}" for item in tier.top(count)]
-        if len(tier.items) > count:
-            lines.append(f"  ... and {len(tier.items) - count} more (--markdown or --json lists them all)")
+        if len(tier.findings) > count:
+            lines.append(f"  ... and {len(tier.findings) - count} more (--markdown or --json lists them all)")
         lines += [f"  note: {one_line(n, LINE)}" for n in tier.notes]
     return "\n".join(lines)
 
@@ -49,10 +57,10 @@ def _tier_markdown(tier: Tier, count: int) -> list[str]:
         return lines[:-1]
     for item in tier.top(count):
         where = f" (used at {', '.join(f'`{md(w)}`' for w in item.where[:5])})" if item.where else ""
-        lines.append(f"- **{md(item.name)}**: {md(item.change)}" + (f" - {md(one_line(item.detail, 240))}"
+        lines.append(f"- **{md(item.subject)}**: {md(item.reason)}" + (f" - {md(one_line(item.detail, 240))}"
                                                                    if item.detail else "") + where)
-    if len(tier.items) > count:
-        lines.append(f"- ... and {len(tier.items) - count} more (the JSON lists them all)")
+    if len(tier.findings) > count:
+        lines.append(f"- ... and {len(tier.findings) - count} more (the JSON lists them all)")
     lines += [f"- _note_: {md(n)}" for n in tier.notes]
     return lines
 
@@ -61,7 +69,8 @@ def review_markdown(review: Review, count: int = MARKDOWN_ITEMS) -> str:
     """The Markdown for a pull request comment; fewer items per tier until it fits `MARKDOWN_LIMIT`."""
     while True:
         lines = [f"## Upgrading JAX {md(review.before)} → {md(review.after)}", ""]
-        lines.append(" · ".join(f"{md(t.title)}: {'not judged' if t.missing else len(t.items)}" for t in review.tiers))
+        lines.append(" · ".join(f"{md(t.title)}: {'not judged' if t.missing else len(t.findings)}"
+                                for t in review.tiers))
         lines += [f"\n_note_: {md(n)}" for n in review.notes]
         for tier in review.tiers:
             lines += _tier_markdown(tier, count)
@@ -75,6 +84,6 @@ def review_json(review: Review, suite_version: str) -> dict[str, Any]:
     """The public JSON (see the module docstring): every tier with every item."""
     return {"format": FORMAT, "version": VERSION, "suite": suite_version, "from": review.before, "to": review.after,
             "notes": list(review.notes),
-            "tiers": [{"key": t.key, "title": t.title, "judged": not t.missing, "missing": t.missing or None,
-                       "checked": t.checked, "changed": t.changing, "count": len(t.items), "notes": list(t.notes),
-                       "items": [i.to_json() for i in t.items]} for t in review.tiers]}
+            "tiers": [{"key": t.name, "title": t.title, "judged": not t.missing, "missing": t.missing or None,
+                       "checked": t.judged, "changed": t.changing, "count": len(t.findings), "notes": list(t.notes),
+                       "items": [item_json(i) for i in t.findings]} for t in review.tiers]}

@@ -1,8 +1,9 @@
 """The upgrade review's data: one list per tier of what changes from release A to release B. Pure.
 
-A tier (`Tier`) is a key, a title, the items that change, how many things it compared, and, when it could not be
-judged, why (`missing`: a side without results, a tier not asked for). Each tier is built here from what another
-part of the suite already decided, never decided again:
+A tier is the one gate's `decide.tiers.Tier`, counted by the same rules: its name (the review's key), a title, the
+findings that change (each `noted`, made by `item`, with a weight and the places that use it), how many things it
+compared (`judged`), and, when it could not be judged, why (`missing`: a side without results, a tier not asked for).
+Each tier is built here from what another part of the suite already decided, never decided again:
 
 - behaviours (`behaviour_tiers`): `decide.diff`'s changed cells, each with the why its case declares
   (`report.model.explain_change`), split into the suite's cells and the team's own cells (`--cases`);
@@ -22,59 +23,15 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from conformance.decide.diff import SetDiff
-
-# How an item weighs in the summary's "top items": what breaks first, then what warns, then the rest.
-BREAKS, WARNS, INFO = 2, 1, 0
-
-
-@dataclass(frozen=True)
-class Item:
-    """One thing that changes: its name, the change in a few words, the detail (the why, JAX's message, a ratio),
-    the places that use it (`path:line`), and its weight (`BREAKS`, `WARNS`, `INFO`)."""
-
-    name: str
-    change: str
-    detail: str = ""
-    where: tuple[str, ...] = ()
-    weight: int = INFO
-
-    def to_json(self) -> dict[str, Any]:
-        """The public JSON shape (schema `upgrade-1`)."""
-        return {"name": self.name, "change": self.change, "detail": self.detail, "where": list(self.where),
-                "weight": ("info", "warns", "breaks")[self.weight]}
+from conformance.decide.tiers import BREAKS, INFO, NOTED, WARNS, Finding, Tier
+from conformance.perf.decisions import upward
 
 
-@dataclass(frozen=True)
-class Tier:
-    """One tier of the review: `checked` things compared, the `items` that change, `missing` (why the tier could
-    not be judged: "" when it was) and notes (samples reused, stale cells left out)."""
-
-    key: str
-    title: str
-    items: tuple[Item, ...] = ()
-    checked: int = 0
-    missing: str = ""
-    notes: tuple[str, ...] = ()
-    changed: int | None = None  # how many of `checked` change, where an item is a part of one (a workload's metric)
-
-    @property
-    def changing(self) -> int:
-        """How many of the `checked` things change: `changed`, else one per item."""
-        return len(self.items) if self.changed is None else self.changed
-
-    @property
-    def heading(self) -> str:
-        """`Behaviours: 3 of 197 change` (`Performance: 4 of 13 change (9 metrics)`), or the title with why it was
-        not judged."""
-        if self.missing:
-            return f"{self.title}: not judged ({self.missing})"
-        parts = f" ({len(self.items)} items)" if self.changing != len(self.items) else ""
-        return f"{self.title}: {self.changing} of {self.checked} change{parts}"
-
-    def top(self, count: int) -> list[Item]:
-        """The `count` items to show first: those the team's code uses (`where`), then the heaviest, each group in
-        its own order."""
-        return sorted(self.items, key=lambda item: (not item.where, -item.weight))[:count]
+def item(name: str, change: str, detail: str = "", where: Sequence[str] = (), weight: int = INFO) -> Finding:
+    """One thing that changes, as the review lists it: a `noted` finding about `name`, the change in a few words (its
+    reason), the detail (the why, JAX's message, a ratio), the places that use it (`path:line`), and its weight
+    (`BREAKS`, `WARNS`, `INFO`)."""
+    return Finding(name, NOTED, change, detail, tuple(where), weight)
 
 
 @dataclass(frozen=True)
@@ -88,26 +45,26 @@ class Review:
 
     def tier(self, key: str) -> Tier | None:
         """The tier named `key`, if the review has it."""
-        return next((t for t in self.tiers if t.key == key), None)
+        return next((t for t in self.tiers if t.name == key), None)
 
 
 def not_judged(key: str, title: str, why: str) -> Tier:
     """A tier that could not be judged, and why (a side without results, not asked for)."""
-    return Tier(key, title, missing=why)
+    return Tier(key, title, 0, missing=why)
 
 
 Why = Callable[[str, str], str]  # (case id, param) -> the declared why of its change from A to B, "" when none
 
 
-def _behaviour_item(change: Any, why: str, platform_shown: bool) -> Item:
+def _behaviour_item(change: Any, why: str, platform_shown: bool) -> Finding:
     name = f"{change.cell_id} ({change.platform})" if platform_shown else change.cell_id
     if change.printed_only:
         shown = "; ".join(f"{d.path}: {d.expected!r} -> {d.observed!r}" for d in change.printed_differences[:2])
-        return Item(name, "printed output changed", why or f"only what the chapter prints: {shown}", weight=INFO)
+        return item(name, "printed output changed", why or f"only what the chapter prints: {shown}", weight=INFO)
     moved = change.statuses
     after = change.candidate.status.value if change.candidate else "absent"
     weight = BREAKS if after in ("differs", "crash", "error", "timeout") and not change.known_issue else WARNS
-    return Item(name, moved, why or "no declared reason: an unexplained change", weight=weight)
+    return item(name, moved, why or "no declared reason: an unexplained change", weight=weight)
 
 
 def behaviour_tiers(diff: SetDiff | None, why_of: Why, team_case: Callable[[str], bool], team_asked: bool,
@@ -120,8 +77,8 @@ def behaviour_tiers(diff: SetDiff | None, why_of: Why, team_case: Callable[[str]
         return [not_judged("behaviours", titles[0], why),
                 not_judged("cases", titles[1], why if team_asked else "not asked: give --cases DIR")]
     platforms = {c.platform for c in diff.changes}
-    suite: list[Item] = []
-    team: list[Item] = []
+    suite: list[Finding] = []
+    team: list[Finding] = []
     for change in diff.changes:
         if change.baseline is None or change.candidate is None:
             continue  # a cell one side lacks is no change of behaviour: counted in the notes
@@ -133,8 +90,8 @@ def behaviour_tiers(diff: SetDiff | None, why_of: Why, team_case: Callable[[str]
     team_checked = sum(1 for platform, run in diff.baseline.runs.items() if platform in diff.candidate.runs
                        for cell_id, cell in run.cells.items()
                        if cell_id in diff.candidate.runs[platform].cells and team_case(cell.case))  # on both sides
-    return [Tier("behaviours", titles[0], tuple(suite), compared - team_checked, notes=tuple(notes) + tuple(extra)),
-            Tier("cases", titles[1], tuple(team), team_checked) if team_asked
+    return [Tier("behaviours", titles[0], compared - team_checked, tuple(suite), notes=tuple(notes) + tuple(extra)),
+            Tier("cases", titles[1], team_checked, tuple(team)) if team_asked
             else not_judged("cases", titles[1], "not asked: give --cases DIR")]
 
 
@@ -153,7 +110,7 @@ def names_tier(changes: Sequence[Any] | None, findings: Sequence[Any] = (), scan
     where: dict[str, list[str]] = {}
     for found in findings:
         where.setdefault(found.name, []).append(f"{found.path}:{found.line}")
-    items = [Item(c.name, f"{c.change} in {c.since}", c.message, tuple(where.get(c.name, ())), NAME_CHANGES[c.change])
+    items = [item(c.name, f"{c.change} in {c.since}", c.message, where.get(c.name, ()), NAME_CHANGES[c.change])
              for c in changes if c.change in NAME_CHANGES]
     listed = {c.name for c in changes}
     for found in findings:
@@ -161,13 +118,13 @@ def names_tier(changes: Sequence[Any] | None, findings: Sequence[Any] = (), scan
             listed.add(found.name)
             detail = found.message + (f" (use {found.replacement})" if found.replacement else "")
             weight = BREAKS if found.state in ("removed", "missing") else WARNS
-            items.append(Item(found.name, f"{found.state} at B", detail, tuple(where[found.name]), weight))
+            items.append(item(found.name, f"{found.state} at B", detail, where[found.name], weight))
     counted = {kind: sum(c.change == kind for c in changes) for kind in ("added", "undeprecated")}
     notes = [f"{n} name(s) {kind}" for kind, n in counted.items() if n]
     if scanned:
         notes.append(f"{len(findings)} use(s) in the scanned code")
     checked = len(changes) if names is None else names
-    return Tier("names", "Public names", tuple(sorted(items, key=lambda i: -i.weight)), checked, notes=tuple(notes))
+    return Tier("names", "Public names", checked, tuple(sorted(items, key=lambda i: -i.weight)), notes=tuple(notes))
 
 
 def ratio_words(ratio: float | None) -> str:
@@ -189,33 +146,33 @@ class WorkloadJudged:
 
 
 def perf_tier(judged: Sequence[WorkloadJudged] | None, before: str, after: str, missing: str = "") -> Tier:
-    """Every workload's metrics at B against A: each verdict other than `same` an item (a timed regression or an
-    exact metric that grew weighs as breaking), a workload that fails on a side an item of its own."""
+    """Every workload's metrics at B against A: each verdict other than `same` an item (what the gate refuses,
+    `perf.decisions.upward`: a timed regression or an exact metric that grew, weighs as breaking), a workload that
+    fails on a side an item of its own."""
     if judged is None or missing:
         return not_judged("performance", "Performance", missing or "not sampled")
-    items: list[Item] = []
+    items: list[Finding] = []
     for workload in judged:
         for side, error in zip((before, after), workload.errors):
             if error:
-                items.append(Item(workload.id, f"fails on {side}", error, weight=BREAKS))
+                items.append(item(workload.id, f"fails on {side}", error, weight=BREAKS))
         for metric, verdict in workload.verdicts.items():
             if verdict.verdict == "same":
                 continue
-            grew = verdict.verdict == "regressed" or (verdict.verdict == "changed" and (verdict.ratio is None
-                                                                                      or verdict.ratio > 1))
+            grew = upward(verdict)  # the gate's own rule: a timed regression, an exact metric that grew (from 0 too)
             p = f", p={verdict.p:.2g}" if verdict.p is not None else ""
             detail = f"{ratio_words(verdict.ratio)} (median {after}/{before}{p}, noise band x{verdict.band:.2f})"
-            items.append(Item(f"{workload.id} {metric}", verdict.verdict, detail,
+            items.append(item(f"{workload.id} {metric}", verdict.verdict, detail,
                               weight=BREAKS if grew else WARNS if verdict.verdict == "unknown" else INFO))
     notes = []
     for index, side in enumerate((before, after)):
         reused = sum(w.reused[index] for w in judged)
         if reused:
             notes.append(f"samples of {reused} workload(s) on {side} reused from storage (an earlier session)")
-    workloads = len({item.name.split(" ")[0] for item in items})  # `workload metric`, or the workload that fails
-    return Tier("performance", "Performance", tuple(items), len(judged), notes=tuple(notes), changed=workloads)
+    workloads = len({found.subject.split(" ")[0] for found in items})  # `workload metric`, or the one that fails
+    return Tier("performance", "Performance", len(judged), tuple(items), notes=tuple(notes), changed=workloads)
 
 
 def review_counts(tiers: Iterable[Tier]) -> dict[str, int | None]:
     """Each tier's count of changes (None: not judged)."""
-    return {t.key: None if t.missing else len(t.items) for t in tiers}
+    return {t.name: None if t.missing else len(t.findings) for t in tiers}

@@ -12,12 +12,14 @@
 
 The keys shared with `[[expect]]` entries are checked by `decide.expectations.common_fields`, the one check of them.
 An entry needs `signature` or `node`, and a `reason`. Expired entries acknowledge nothing and are named.
+
+The file is read and parsed by the one reader (`tomltable`); within `gate --downstream` the gate's own reading of it
+(`decide.expectations.ExpectationsFile.downstream`) is used (`acks_of`): the file is read once per gate.
 """
 
 from __future__ import annotations
 
 import datetime
-import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +29,7 @@ from packaging.version import Version
 from conformance.decide.expectations import MAX_EXPECTATIONS_BYTES, common_fields
 from conformance.downstream.judge import Ack
 from conformance.errors import ConformanceError
-from conformance.readfile import read_regular_text
+from conformance.tomltable import failing, known_table, parse_toml, read_toml_file
 
 KEYS = ("suite", "signature", "node", "jax", "reason", "bug", "owner", "added", "expires")
 
@@ -42,24 +44,18 @@ class DownstreamAcks:
 
 def parse_acks(text: str, source: str, today: datetime.date, candidate: str) -> DownstreamAcks:
     """The `[[downstream]]` entries of an expectations file's text that apply to jax `candidate` on `today`."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConformanceError(f"{source}: does not parse as TOML: {exc}") from None
-    entries = data.get("downstream", [])
+    return acks_of(parse_toml(text, source).get("downstream", []), source, today, candidate)
+
+
+def acks_of(entries: object, source: str, today: datetime.date, candidate: str) -> DownstreamAcks:
+    """The `[[downstream]]` tables as parsed (`entries`, from the file `source`) that apply to jax `candidate` on
+    `today`; a malformed one is one line naming `source` and the entry."""
     if not isinstance(entries, list):
         raise ConformanceError(f"{source}: `downstream` should be a list of [[downstream]] tables")
     found = DownstreamAcks()
     for number, entry in enumerate(entries, 1):
-
-        def fail(key: Any, message: str, number: int = number) -> None:
-            raise ConformanceError(f"{source}: [[downstream]] entry {number}: {message}")
-
-        if not isinstance(entry, dict):
-            fail(None, "is not a table")
-        unknown = [k for k in entry if k not in KEYS]
-        if unknown:
-            fail(unknown[0], f"unknown key `{unknown[0]}` (known keys: {', '.join(KEYS)})")
+        fail = failing(f"{source}: [[downstream]] entry {number}")
+        entry = known_table(entry, KEYS, fail)
         for key in ("suite", "signature", "node"):
             if not isinstance(entry.get(key, ""), str):
                 fail(key, f"`{key}` should be a string (an fnmatch pattern)")
@@ -92,10 +88,5 @@ def load_acks(path: Any, today: datetime.date, candidate: str) -> DownstreamAcks
     """The `[[downstream]]` entries of the expectations file at `path` (none without a file)."""
     if path is None:
         return DownstreamAcks()
-    try:
-        text = read_regular_text(path, MAX_EXPECTATIONS_BYTES)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConformanceError(
-            f"{path}: cannot read the expectations file ({getattr(exc, 'strerror', None) or exc})"
-        ) from None
-    return parse_acks(text, str(path), today, candidate)
+    return parse_acks(read_toml_file(path, MAX_EXPECTATIONS_BYTES, "the expectations file"), str(path), today,
+                      candidate)

@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 from conformance.atomic import write_text_atomically
 from conformance.decide.expectations import utc_today
 from conformance.decide.tiers import Tier
-from conformance.downstream.acks import load_acks
+from conformance.downstream.acks import DownstreamAcks, acks_of, load_acks
 from conformance.downstream.budget import plan_budget
 from conformance.downstream.cells import durations, judged, node_of, run_key, to_cell
 from conformance.downstream.gating import downstream_tier
@@ -63,6 +63,7 @@ class DownstreamRequest:
     shard: bool = False
     expectations: Path | None = None
     today: datetime.date | None = None
+    read: Any = None  # the expectations file as the gate read it (`ExpectationsFile`): not read a second time
 
 
 @dataclass
@@ -232,9 +233,7 @@ def judge_suites(request: DownstreamRequest, builder: Any, say: Callable[[str], 
     found = SuitesJudged()
     named = [read_suite(spec, request.manifest) for spec in suites]
     libraries = {k: v for suite in named for k, v in _libraries(suite).items()}
-    acks = {
-        cand: load_acks(request.expectations, request.today or datetime.date.today(), cand) for cand in versions[1:]
-    }
+    acks = {cand: acks_for(request, request.today or datetime.date.today(), cand) for cand in versions[1:]}
     found.expired = sorted({line for read in acks.values() for line in read.expired})
     for suite in named:
         say(f"downstream {suite.label}: lock resolved against jax {request.versions[0]}")
@@ -253,6 +252,14 @@ def judge_suites(request: DownstreamRequest, builder: Any, say: Callable[[str], 
             found.judged.append((suite.label, base, cand, judgement))
         found.cells[suite.spec] = {v: [c.to_json() for c in cs] for v, cs in cells.items()}
     return found
+
+
+def acks_for(request: DownstreamRequest, today: datetime.date, candidate: str) -> DownstreamAcks:
+    """The `[[downstream]]` entries that apply to `candidate` on `today`: from the expectations file the gate already
+    read (`request.read`), else read from `request.expectations` (none without one)."""
+    if request.read is not None:
+        return acks_of(request.read.downstream, request.read.source, today, candidate)
+    return load_acks(request.expectations, today, candidate)
 
 
 def run_downstream(request: DownstreamRequest, builder: Any, say: Callable[[str], None]) -> DownstreamOutcome:
@@ -301,6 +308,7 @@ def gate_tiers(suites: Sequence[str], budget_s: float | None = None) -> tuple[Ca
                 rerun=cells.settings.rerun,
                 expectations=cells.expectations,
                 today=cells.today or utc_today(),
+                read=expectations,  # the gate's one reading of the file
             ),
             builder(),
             say,

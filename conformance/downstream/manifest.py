@@ -29,13 +29,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from conformance.errors import ConformanceError
-from conformance.readfile import read_regular_text
+from conformance.tomltable import failing, known_table, parse_toml, read_toml_file
 
 MANIFESTS = Path(__file__).resolve().parent / "manifests"
 FOLDER_MANIFEST = "downstream.toml"
@@ -140,13 +139,7 @@ def _number(value: Any, key: str, where: str, *, whole: bool = False) -> float:
 
 def parse_manifest(text: str, where: str) -> Manifest:
     """A manifest from its TOML text; a malformed one is one line naming `where` and the key."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConformanceError(f"{where}: does not parse as TOML: {exc}") from None
-    unknown = [k for k in data if k not in KEYS]
-    if unknown:
-        raise ConformanceError(f"{where}: unknown key `{unknown[0]}` (known keys: {', '.join(KEYS)})")
+    data = known_table(parse_toml(text, where), KEYS, failing(where))
     tests = data.get("tests", "pyargs")
     if tests not in ("pyargs", "folder"):
         raise ConformanceError(f'{where}: `tests` should be "pyargs" or "folder", not {tests!r}')
@@ -169,10 +162,7 @@ def parse_manifest(text: str, where: str) -> Manifest:
 
 
 def _read(path: Path) -> str:
-    try:
-        return read_regular_text(path, 1024 * 1024)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConformanceError(f"{path}: cannot read the manifest ({getattr(exc, 'strerror', None) or exc})") from None
+    return read_toml_file(path, 1024 * 1024, "the manifest")
 
 
 def folder_packages(folder: Path) -> tuple[str, ...]:

@@ -2,8 +2,8 @@
 status (the CLI prints them; nothing here sees parsed arguments).
 
 - `run_perf_command`: the workloads on every side in interleaved rounds; with `aa`, each side against its twin.
-  Exit 0, or 1 when an A/A run flags anything (`regressed`, `improved` or `changed`; an `unknown` is listed, not
-  a flag: the samples could not tell).
+  Its exit status is `perf.decisions.perf_exit` (a measurement, as `run`: a workload that timed out, crashed or
+  raised is a result, named with its status, exit 0; 1 only when an A/A run flags a verdict).
 - `run_perf_bisect`: the first release between good and bad whose metric crossed: both ends sampled interleaved
   (they must differ), then each midpoint sampled interleaved with both ends and placed (`perf.decisions`); writes
   `--json` and `--issue` when asked.
@@ -28,7 +28,8 @@ from conformance.envs.matrix import chosen_versions, matrix_versions
 from conformance.errors import ConformanceError
 from conformance.perf import stats
 from conformance.decide.tiers import Tier
-from conformance.perf.decisions import MetricBisect, bisect_metric, check_ratio, judged_workloads, workload_findings
+from conformance.perf.decisions import (MetricBisect, bisect_metric, check_ratio, judged_workloads, perf_exit,
+                                        workload_findings)
 from conformance.perf.render import bisect_json, bisect_markdown, outcome_json, outcome_lines, verdict_line
 from conformance.perf.session import PerfOutcome, PerfRequest, run_perf
 from conformance.perf.sides import is_interpreter, prepare_side, select_workloads, twin
@@ -104,8 +105,7 @@ def run_perf_command(command: PerfCommand, builder: Any, say: Say) -> tuple[list
         say("note: one side only: its samples are taken and stored, nothing is compared (add --aa for a noise check)")
     outcome = run_perf(request, say=say)
     lines = outcome_lines(outcome) + _write_json(command.json_path, outcome)
-    false = [f for f in outcome.flagged() if f[4].verdict in ("regressed", "improved", "changed")]
-    return [terminal_text(line) for line in lines], 1 if command.aa and false else 0
+    return [terminal_text(line) for line in lines], perf_exit(outcome, command.aa)
 
 
 def between(good: str, bad: str, releases: Sequence[str]) -> list[str]:
@@ -137,6 +137,7 @@ def run_perf_bisect(
         [("--json", command.json_path), ("--issue", command.issue_path)],
         results=command.results,
         reads=command.case_folders,
+        writing=True,  # each step's samples are stored there: an unwritable folder fails before any is taken
     )
     command = replace(command, expression=None)
     if not [w for w in select_workloads(command.case_folders, None)[0] if w.id == workload]:

@@ -16,6 +16,12 @@ and otherwise (`unknown`, or moved the other way) it cannot be placed and the bi
 cannot stand behind. The releases kept are those between the two ends, whichever of them is the older.
 
 `check_ratio`: a threshold must be a finite ratio above 1.
+
+`perf`'s exit status (`perf_exit`): `perf` measures, as `run` does, and leaves judgement to the gate. A workload that
+timed out, crashed or raised on a side, even every workload of a side, is a result (its status is named and stored,
+and the gate judges it: a candidate that fails is `regressed`), so it exits 0, as `run` does when a cell crashes; it
+exits 1 only when an A/A run flags anything (`regressed`, `improved` or `changed`; an `unknown` is listed, not a
+flag), and 2 on bad input (a side that cannot be prepared, before any sample).
 """
 
 from __future__ import annotations
@@ -46,6 +52,12 @@ def upward(verdict: Verdict) -> bool:
     if verdict.verdict == "regressed":
         return True
     return verdict.verdict == "changed" and (verdict.ratio is None or verdict.ratio > 1)
+
+
+def perf_exit(outcome: Any, aa: bool = False) -> int:
+    """`perf`'s exit status (see the module docstring): 1 only when an A/A run flags a verdict; a workload that
+    failed on a side is a result, named with its status, and the gate's to judge."""
+    return 1 if aa and any(f[4].verdict in MOVED for f in outcome.flagged()) else 0
 
 
 def acknowledging(entries: Sequence[Any], workload: str, metric: str, candidate: str) -> Any | None:
