@@ -1,7 +1,7 @@
 """Issue 58: the report's section "Downstream test suites" in a browser, at 1400 px and on a 390 px phone: reached
 from the page's contents, its table a focusable, labelled scroll box whose status column stays in view while the
 arrow keys scroll it, its reproduce commands opened by keyboard, nothing wider than the phone's screen, and axe-core
-finding no violation, closed and with every command open.
+finding no violation, closed and with every command open, and on a report of suites and no probe.
 
 The report is rendered here from result files written in the test (`tests.synthetic_downstream`, the suite's cells
 shaped as `downstream` stores them, beside the synthetic report's probe cells). Needs Chromium, its driver and
@@ -92,3 +92,12 @@ def test_axe_finds_no_violation_closed_and_with_every_command_open(browser, page
     browser.execute_script("arguments[0].focus(); arguments[0].scrollLeft = arguments[0].scrollWidth;", box)
     found["open and scrolled"] = axe(browser)
     assert all(v == [] for v in found.values()), found
+
+
+def test_a_report_of_suites_and_no_probe_is_axe_clean(browser, tmp_path):
+    sd.write_files(tmp_path / "results", sd.demo_suite())
+    render_results(tmp_path / "results", tmp_path / "index.html", releases=sr.VERSIONS)
+    fresh(browser, (tmp_path / "index.html").as_uri())
+    assert browser.find_element(By.ID, "downstream").is_displayed()
+    assert not browser.find_element(By.ID, "overview").is_displayed()
+    assert axe(browser) == []

@@ -183,3 +183,20 @@ def test_the_report_shows_the_section_and_keeps_the_tests_out_of_the_table_of_pr
     assert 'role="region" tabindex="0" aria-label="demo==1.0: tests per status on each release"' in html
     assert "pytest demo/_src/a_test.py::test_0</pre>" in html
     assert "## Downstream test suites" in markdown.read_text(encoding="utf-8")
+
+
+def test_a_report_of_suites_and_no_probe_says_only_what_its_suites_hold(tmp_path):
+    folder = tmp_path / "r"
+    sd.write_files(folder, sd.demo_suite())
+    out = tmp_path / "index.html"
+    render_results(folder, out, releases=["0.8.0"])
+    html = out.read_text(encoding="utf-8")
+    assert "1 downstream test suite run on 4 JAX versions × 1 platform, no probe." in html
+    assert '<a class="skip" href="#downstream" id="skip">' in html and 'href="#overview"' not in html
+    hidden = html.index('<div class="probeonly" hidden>')
+    assert hidden < html.index('<h2 id="overview">') < html.index('<section class="downstream"')
+    assert ("demo==1.0: clean on 0.8.0; regresses against 0.8.0 from 0.11.2 (on 0.11.2, 0.12.0.1); cannot be "
+            "installed with 0.7.2.</p>") in html  # the closing line
+    with_probe = tmp_path / "probe.html"
+    render_results(demo_files(tmp_path / "p"), with_probe, releases=["0.8.0"])
+    assert '<div class="probeonly" hidden>' not in with_probe.read_text(encoding="utf-8")

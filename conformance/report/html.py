@@ -304,7 +304,9 @@ def template_context(model: ReportModel, generated_at: dt.datetime | str, since:
         upgrade=upgrade, upgrade_json=json_for_script(upgrade),
         # A report of pages and no probe says only what its pages hold (the template's probes' sections hidden).
         probes=bool(model.param_rows), pages_said=pages_said(pages) if pages else "",
-        page_changes_said=changes_said(pages), downstream=downstream)
+        page_changes_said=changes_said(pages), downstream=downstream,
+        # A report of downstream suites and no probe or page says only what its suites hold.
+        suites_only=downstream is not None and not model.param_rows and not pages)
 
 
 def render_html(model: ReportModel, generated_at: dt.datetime | str, since: SinceView | None = None,
