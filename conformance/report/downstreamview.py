@@ -191,7 +191,9 @@ def answer(releases: Sequence[ReleaseCounts], baseline: str) -> str:
     if by.get("clean"):
         parts.append(f"clean on {_span(by['clean'])}")
     if by.get("regresses"):
-        parts.append(f"regresses against {baseline} from {by['regresses'][0]} (on {_span(by['regresses'])})")
+        regresses = by["regresses"]
+        parts.append(f"regresses against {baseline} from {regresses[0]}" +
+                     (f" (on {_span(regresses)})" if len(regresses) > 1 else ""))
     if by.get("fails"):
         parts.append(f"fails without a regression on {_span(by['fails'])}")
     if by.get("uninstallable"):
