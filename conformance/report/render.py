@@ -79,7 +79,8 @@ def render_results(paths: Any, out: Path, markdown: Path | None = None, junit: P
     if not loaded.files:
         more = f" (and {len(loaded.problems) - 1} more unreadable)" if len(loaded.problems) > 1 else ""
         raise ConformanceError(f"{loaded.problems[0]}{more}" if loaded.problems else "no result files given")
-    conflicts = [c for run in merge_files(loaded.files) for c in run.conflicts]
+    merged = merge_files(loaded.files)
+    conflicts = [c for run in merged for c in run.conflicts]
     if releases is None:
         releases = EnvironmentBuilder().index.cached_releases("jax")  # offline: the report names ranges instead
     # A chapter's blocks (`jax-conformance chapter`) are not probes: the page's table, overview and the outputs for
@@ -88,7 +89,6 @@ def render_results(paths: Any, out: Path, markdown: Path | None = None, junit: P
     censuses, unread = stored_censuses_of(paths)
     malformed_perf: list[str] = []  # a malformed workload entry is left out and named, as an unreadable file is
     perf = perf_view(perf_sections(paths, malformed_perf))
-    merged = merge_files(loaded.files)
     path = write_report(without_blocks(without_tests(loaded.files)), out, markdown_path=markdown, junit_path=junit,
                         cases=cases, releases=releases, extra=extra, since=since, censuses=censuses,
                         chapters=chapter_views(merged), perf=perf, downstream=downstream_view(merged))
