@@ -200,3 +200,27 @@ def test_a_report_of_suites_and_no_probe_says_only_what_its_suites_hold(tmp_path
     with_probe = tmp_path / "probe.html"
     render_results(demo_files(tmp_path / "p"), with_probe, releases=["0.8.0"])
     assert '<div class="probeonly" hidden>' not in with_probe.read_text(encoding="utf-8")
+
+
+def test_a_test_failing_on_the_baseline_that_passes_then_fails_again_regressed_against_the_release_before(tmp_path):
+    failing = [sd.outcome(f"{A}::a", "failed", sd.REPLICATED)]
+    by_release = {"0.8.0": failing + passing("b"), "0.9.0": passing("a", "b"), "0.10.0": failing + passing("b")}
+    view = view_of(by_release)
+    assert verdicts(view) == {"0.8.0": "fails", "0.9.0": "clean", "0.10.0": "fails"}
+    (found,) = view.regressions
+    assert (found.release, found.regressed, found.against_previous, found.previous) == ("0.10.0", 0, 1, "0.9.0")
+    assert found.causes == () and [c.examples for c in found.previous_only] == [(f"{A}::a",)]
+    assert dict(found.others) == {"broken on both, same cause": 1}
+    lines = downstream_summary(downstream_view_of(view), text, code, "")
+    assert "jax 0.10.0: 0 regressed tests against 0.8.0 (1 against 0.9.0)." in lines
+    assert "Regressed against the release before only (these failed on the baseline too):" in lines
+    sd.write_files(tmp_path / "r", {v: sd.suite_cells(o) for v, o in by_release.items()})
+    render_results(tmp_path / "r", tmp_path / "index.html", releases=list(by_release))
+    html = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert "<p>Regressed against the release before only (these failed on the baseline too):</p>" in html
+
+
+def downstream_view_of(view):
+    from conformance.report.downstreamview import DownstreamView
+
+    return DownstreamView((view,))

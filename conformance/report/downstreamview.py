@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from conformance.downstream.cells import is_downstream, judged, node_of
-from conformance.downstream.judge import EXAMPLES, Judged, Judgement, judge
+from conformance.downstream.judge import EXAMPLES, Cause, Judged, Judgement, judge
 from conformance.downstream.lock import env_folder_name
 from conformance.downstream.outcomes import FAILING, UNINSTALLABLE_ID
 from conformance.results.merge import MergedRun
@@ -81,7 +81,8 @@ class CauseView:
 @dataclass(frozen=True)
 class Regression:
     """A release's regressions against the baseline (grouped by cause), how many it has against the release before,
-    the other classes' counts (`fixed 2`, ...), and the install failure's reason when the lock cannot serve it."""
+    the other classes' counts (`fixed 2`, ...), the install failure's reason when the lock cannot serve it, and the
+    causes of tests that regressed against the release before only (they failed on the baseline too)."""
 
     release: str
     baseline: str
@@ -91,6 +92,7 @@ class Regression:
     causes: tuple[CauseView, ...]
     others: tuple[tuple[str, int], ...]
     uninstallable: str = ""
+    previous_only: tuple[CauseView, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -215,6 +217,16 @@ def _judged(cells: Sequence) -> dict[str, Judged]:
     return {node_of(c): judged(c) for c in cells}
 
 
+def _views(causes: Sequence[Cause], where: tuple[str, str, str, str], first_seen: dict[str, str]
+           ) -> tuple[CauseView, ...]:
+    """The causes as the page shows them; `where` is (label, ident, release, baseline); `first_seen` (signature ->
+    the release it first regressed on) is filled as releases are visited in order."""
+    label, ident, release, baseline = where
+    return tuple(CauseView(c.signature, c.owner, len(c.nodes), c.nodes[:EXAMPLES],
+                           first_seen.setdefault(c.signature, release),
+                           reproduce(label, ident, release, baseline, c.nodes[0])) for c in causes if c.nodes)
+
+
 def suite_view(label: str, ident: str, platform: str, by_release: dict[str, list], releases: Sequence[str]
                ) -> SuiteView:
     """One suite's part: `by_release` maps a release to the suite's cells on it; `releases` are the report's releases
@@ -250,20 +262,22 @@ def suite_view(label: str, ident: str, platform: str, by_release: dict[str, list
         judgement = judgements.get(release)
         if judgement is None:
             continue
-        causes = []
-        for cause in judgement.causes("regressed"):
-            first_seen.setdefault(cause.signature, release)
-            causes.append(CauseView(cause.signature, cause.owner, len(cause.nodes), cause.nodes[:EXAMPLES],
-                                    first_seen[cause.signature],
-                                    reproduce(label, ident, release, baseline, cause.nodes[0])))
+        where = (label, ident, release, baseline)
+        causes = _views(judgement.causes("regressed"), where, first_seen)
+        step = stepwise.get(release)
+        regressed = {c.node for c in judgement.of("regressed")}
+        # A test can pass on the release before and fail here while it failed on the baseline too (broken on both
+        # against the baseline): a regression of this step all the same, listed apart.
+        apart = _views([Cause(c.signature, c.owner, tuple(n for n in c.nodes if n not in regressed))
+                        for c in step.causes("regressed")] if step is not None else [], where, first_seen)
         counts = judgement.counts()
         uninstallable = next((c.signature for c in judgement.of("uninstallable")), "")
-        if causes or uninstallable:
-            step = stepwise.get(release)
+        if causes or uninstallable or apart:
             regressions.append(Regression(
                 release, baseline, before if step is not None else "", counts.get("regressed", 0),
-                len(step.of("regressed")) if step is not None else None, tuple(causes),
-                tuple((word, counts[kind]) for kind, word in OTHER_CLASSES if counts.get(kind)), uninstallable))
+                len(step.of("regressed")) if step is not None else None, causes,
+                tuple((word, counts[kind]) for kind, word in OTHER_CLASSES if counts.get(kind)), uninstallable,
+                apart))
         if release in installed:
             before = release
     return SuiteView(label, ident, platform, "folder" if label.startswith("folder ") else "index", tuple(counted),

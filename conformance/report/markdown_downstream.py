@@ -42,9 +42,18 @@ def downstream_summary(view: DownstreamView | None, text: Escape, code: Escape, 
             lines += ["", f"jax {text(reg.release)}: {said}" + (":" if reg.causes else ".")]
             if reg.uninstallable:
                 lines[-1] += " " + code(reg.uninstallable)
-            lines += [""] if reg.causes else []
-            for cause in reg.causes:
-                owner = f" in {text(cause.owner)}" if cause.owner else ""
-                lines.append(f"- {cause.count} test{'' if cause.count == 1 else 's'}{owner}: {code(cause.signature)}; "
-                             f"e.g. {code(cause.examples[0])}")
+            lines += _causes(reg.causes, text, code)
+            if reg.previous_only:
+                lines += ["", "Regressed against the release before only (these failed on the baseline too):"]
+                lines += _causes(reg.previous_only, text, code)
+    return lines
+
+
+def _causes(causes, text: Escape, code: Escape) -> list[str]:
+    """A list item per cause: its count, library, signature and first example."""
+    lines = [""] if causes else []
+    for cause in causes:
+        owner = f" in {text(cause.owner)}" if cause.owner else ""
+        lines.append(f"- {cause.count} test{'' if cause.count == 1 else 's'}{owner}: {code(cause.signature)}; "
+                     f"e.g. {code(cause.examples[0])}")
     return lines
