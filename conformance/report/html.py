@@ -314,7 +314,7 @@ def render_html(model: ReportModel, generated_at: dt.datetime | str, since: Sinc
                 downstream: DownstreamView | None = None) -> str:
     """The report as one self-contained HTML page (inline CSS and script, no external resources); `since` adds
     "Since the last run" at the top, `api` the section of every public name per release, `chapters` "The chapter as
-    written"."""
+    written", `perf` "Performance" and `downstream` "Downstream test suites"."""
     return _environment().get_template(TEMPLATE_NAME).render(
         **template_context(model, generated_at, since, api, chapters, perf, downstream))
 
