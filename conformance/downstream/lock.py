@@ -80,6 +80,12 @@ class Uninstallable:
     lock_digest: str
 
 
+def env_folder_name(ident: str, version: str, minor: str, digest: str) -> str:
+    """The name of a (suite, release) environment's folder under `downstream/envs/` in the cache; with `*` for the
+    Python minor and the digest, the pattern the report's reproduce command finds it by."""
+    return f"{ident}-jax-{version}-py{minor}-{digest}"
+
+
 def swapped(text: str, jax: str, jaxlib: str) -> str:
     """The lock `text` with jax pinned to `jax` and jaxlib to `jaxlib` (to `jax` when ''), nothing else changed."""
     return _PIN.sub(lambda m: f"{m.group(1)}=={jax if m.group(1) == 'jax' else (jaxlib or jax)}", text)
@@ -139,7 +145,7 @@ def prepare_suite_env(suite: Suite, lock: Lock, version: str, builder: Any) -> S
     minor = ".".join(interpreter.version.split(".")[:2])
     text = swapped(lock.text, version, builder.jaxlib_for(version))
     digest = suite_env_digest(lock, version, builder)
-    path = builder.root / "downstream" / "envs" / f"{suite.ident}-jax-{version}-py{minor}-{digest[:10]}"
+    path = builder.root / "downstream" / "envs" / env_folder_name(suite.ident, version, minor, digest[:10])
     wanted = {"layout": LOCK_LAYOUT, "lock": digest, "python": interpreter.version}
     path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(path.parent / f".{path.name}.lock")):

@@ -36,6 +36,7 @@ from conformance.core.versions import DOCUMENTED_JAX
 from conformance.chapter.grid import ChapterView
 from conformance.report.apiview import ApiView, api_view
 from conformance.report.perfview import PerfView
+from conformance.report.downstreamview import DownstreamView
 from conformance.report.upgradeview import upgrade_data
 from conformance.report.chapterpage import (GLYPHS as BLOCK_GLYPHS, MEANINGS as BLOCK_MEANINGS, blocks_of_rows,
                                             changes_said, chapter_pages, pages_said)
@@ -231,6 +232,7 @@ def _environment() -> jinja2.Environment:
         loader=jinja2.PackageLoader("conformance.report", "templates"),
         autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["visible"] = visible
+    env.filters["nolocal"] = without_local_paths
     env.globals["overview_bar"] = lambda counts: Markup(overview_bar(counts))
     return env
 
@@ -276,10 +278,10 @@ def first_warned(model: ReportModel) -> dict[str, tuple[str, str]]:
 
 def template_context(model: ReportModel, generated_at: dt.datetime | str, since: SinceView | None = None,
                      api: ApiView | None = None, chapters: Sequence[ChapterView] = (),
-                     perf: PerfView | None = None) -> dict[str, Any]:
+                     perf: PerfView | None = None, downstream: DownstreamView | None = None) -> dict[str, Any]:
     """What the page's template renders from (also what `benchmarks/report_scale.py` renders an older template
     with); `api` is the API section's view (None: no section), `chapters` the chapters run as written, `perf` the
-    Performance section's view (None: no section)."""
+    Performance section's view and `downstream` the downstream suites' (None: no section)."""
     moment = generated_at.isoformat(timespec="seconds") if isinstance(generated_at, dt.datetime) else generated_at
     pages = chapter_pages(chapters, len(model.platforms) > 1)
     data = page_data(model)
@@ -302,16 +304,19 @@ def template_context(model: ReportModel, generated_at: dt.datetime | str, since:
         upgrade=upgrade, upgrade_json=json_for_script(upgrade),
         # A report of pages and no probe says only what its pages hold (the template's probes' sections hidden).
         probes=bool(model.param_rows), pages_said=pages_said(pages) if pages else "",
-        page_changes_said=changes_said(pages))
+        page_changes_said=changes_said(pages), downstream=downstream,
+        # A report of downstream suites and no probe or page says only what its suites hold.
+        suites_only=downstream is not None and not model.param_rows and not pages)
 
 
 def render_html(model: ReportModel, generated_at: dt.datetime | str, since: SinceView | None = None,
-                api: ApiView | None = None, chapters: Sequence[ChapterView] = (), perf: PerfView | None = None) -> str:
+                api: ApiView | None = None, chapters: Sequence[ChapterView] = (), perf: PerfView | None = None,
+                downstream: DownstreamView | None = None) -> str:
     """The report as one self-contained HTML page (inline CSS and script, no external resources); `since` adds
     "Since the last run" at the top, `api` the section of every public name per release, `chapters` "The chapter as
-    written"."""
+    written", `perf` "Performance" and `downstream` "Downstream test suites"."""
     return _environment().get_template(TEMPLATE_NAME).render(
-        **template_context(model, generated_at, since, api, chapters, perf))
+        **template_context(model, generated_at, since, api, chapters, perf, downstream))
 
 
 # ---------------------------------------------------------------- writing
@@ -340,6 +345,7 @@ def write_report(
     censuses: Sequence[Census] = (),
     chapters: Sequence[ChapterView] = (),
     perf: PerfView | None = None,
+    downstream: DownstreamView | None = None,
 ) -> Path:
     """Render result files to the HTML report at `out_path` (atomically), and optionally Markdown and JUnit XML, and
     the outputs for other tools that `extra` names (compat JSON, wptreport; how full the Markdown is, its link).
@@ -348,7 +354,8 @@ def write_report(
     `since` (`report.since.since_view` of the run history) adds "Since the last run" to the page and the Markdown;
     `censuses` (`api census`, stored beside the results) add the API section and the compat JSON's `api` entries;
     `chapters` (`conformance.chapter.grid.chapter_views` of the results' block cells) "The chapter as written";
-    `perf` (`report.perfview.perf_view` of the results' workload samples) the Performance section.
+    `perf` (`report.perfview.perf_view` of the results' workload samples) the Performance section, `downstream`
+    (`report.downstreamview.downstream_view` of the results' downstream cells) "Downstream test suites".
     """
     model = build_model(_as_files(paths_or_files), load_cases() if cases is None else cases, releases)
     moment = generated_at or dt.datetime.now(dt.timezone.utc)
@@ -359,8 +366,8 @@ def write_report(
     markdown = None if markdown_path is None else markdown_summary(
         model, full=extra.markdown_full, generated_at=moment, html_link=extra.html_link, lead=since_markdown(since),
         compare=extra.compare, site_url=extra.site_url, api=api,
-        chapters=chapter_pages(chapters, len(model.platforms) > 1), perf=perf)
-    write_text_atomically(out, render_html(model, moment, since, api, chapters, perf))
+        chapters=chapter_pages(chapters, len(model.platforms) > 1), perf=perf, downstream=downstream)
+    write_text_atomically(out, render_html(model, moment, since, api, chapters, perf, downstream))
     if markdown_path is not None:
         write_text_atomically(markdown_path, markdown)
     if junit_path is not None:

@@ -23,9 +23,11 @@ from conformance.core.status import (KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED, KN
                                      KNOWN_ISSUE_WORDING, MEANING, Status)
 from conformance.core.versions import DOCUMENTED_JAX
 from conformance.report.apiview import ApiView
+from conformance.report.downstreamview import DownstreamView
 from conformance.report.chapterpage import MEANINGS as BLOCK_MEANINGS
 from conformance.report.chapterpage import ChapterPage, changes_said, pages_said
 from conformance.report.common import STATUS_ORDER, cell_address, page_address, visible
+from conformance.report.markdown_downstream import downstream_summary
 from conformance.report.markdown_sections import api_summary, chapter_summary, perf_summary
 from conformance.report.model import CHANGE_GROUPS, NOT_RUN, ParamRow, ReportModel, TableCell
 from conformance.report.perfview import PerfView
@@ -328,7 +330,7 @@ def markdown_summary(model: ReportModel, *, full: bool = False, generated_at: dt
                      html_link: str = DEFAULT_HTML_LINK, lead: list[str] | None = None,
                      compare: tuple[str, str] | None = None, site_url: str = "",
                      chapters: Sequence[ChapterPage] = (), api: ApiView | None = None,
-                     perf: PerfView | None = None) -> str:
+                     perf: PerfView | None = None, downstream: DownstreamView | None = None) -> str:
     """The Markdown page: header with date, suite version, platforms and a link to the HTML page (`html_link`,
     relative `index.html` by default); overview; where the documented release differs from the chapter; known
     issues and "since which release" tables; legend. `full` adds, before the legend, what changed between
@@ -336,8 +338,8 @@ def markdown_summary(model: ReportModel, *, full: bool = False, generated_at: dt
     run", `report.since.since_markdown`); `compare` (A, B) puts "From A to B" (`from_to`) first of all, an upgrade's
     delta for its pull request. `site_url` makes the page link absolute and links every cell id to its cell's panel,
     so the pasted page has no link that breaks; without it the header says its link is relative. `chapters` (the
-    page's `ChapterPage`s), `api` (its `ApiView`) and `perf` (its `PerfView`) add short summaries of those sections
-    (`report.markdown_sections`)."""
+    page's `ChapterPage`s), `api` (its `ApiView`), `perf` (its `PerfView`) and `downstream` (its `DownstreamView`) add
+    short summaries of those sections (`report.markdown_sections`, `report.markdown_downstream`)."""
     page = page_address(html_link, site_url)
     cells = page if site_url else ""
     # A report of pages and no probe says only what its pages hold, as the HTML page does (`html.template_context`).
@@ -348,7 +350,7 @@ def markdown_summary(model: ReportModel, *, full: bool = False, generated_at: dt
     if probes:
         lines += _overview(model) + _discrepancies(model, cells) + _since_tables(model, cells)
     lines += chapter_summary(chapters, text, code, cells, probes) + api_summary(api, text, cells)
-    lines += perf_summary(perf, text, cells)
+    lines += perf_summary(perf, text, cells) + downstream_summary(downstream, text, code, cells)
     if full and probes:
         lines += _changes(model, cells) + _every_cell(model, cells)
     return "\n".join(lines + (_legend() if probes else _page_legend())) + "\n"

@@ -18,6 +18,7 @@ from conformance.chapter.grid import chapter_views, without_blocks
 from conformance.downstream.cells import without_tests
 from conformance.envs.builder import EnvironmentBuilder
 from conformance.errors import ConformanceError
+from conformance.report.downstreamview import downstream_view
 from conformance.report.html import write_report
 from conformance.report.perfview import perf_sections, perf_view
 from conformance.report.outputs import ExtraOutputs
@@ -78,16 +79,17 @@ def render_results(paths: Any, out: Path, markdown: Path | None = None, junit: P
     if not loaded.files:
         more = f" (and {len(loaded.problems) - 1} more unreadable)" if len(loaded.problems) > 1 else ""
         raise ConformanceError(f"{loaded.problems[0]}{more}" if loaded.problems else "no result files given")
-    conflicts = [c for run in merge_files(loaded.files) for c in run.conflicts]
+    merged = merge_files(loaded.files)
+    conflicts = [c for run in merged for c in run.conflicts]
     if releases is None:
         releases = EnvironmentBuilder().index.cached_releases("jax")  # offline: the report names ranges instead
     # A chapter's blocks (`jax-conformance chapter`) are not probes: the page's table, overview and the outputs for
     # other tools leave them out, and its section "The chapter as written" shows them (`chapter_views`). Nor are a
-    # downstream suite's tests (`jax-conformance downstream`): they are judged by `downstream` and `gate --downstream`.
+    # downstream suite's tests (`jax-conformance downstream`): its section "Downstream test suites" shows them.
     censuses, unread = stored_censuses_of(paths)
     malformed_perf: list[str] = []  # a malformed workload entry is left out and named, as an unreadable file is
     perf = perf_view(perf_sections(paths, malformed_perf))
     path = write_report(without_blocks(without_tests(loaded.files)), out, markdown_path=markdown, junit_path=junit,
                         cases=cases, releases=releases, extra=extra, since=since, censuses=censuses,
-                        chapters=chapter_views(merge_files(loaded.files)), perf=perf)
+                        chapters=chapter_views(merged), perf=perf, downstream=downstream_view(merged))
     return Rendered(path, list(loaded.problems) + unread + malformed_perf, conflicts)
