@@ -240,7 +240,7 @@ def test_the_sarif_check_can_fail():
 
 def test_json_is_the_public_shape_and_text_ends_with_a_summary():
     data = json.loads(render(_findings(), "json", "0.6.2"))
-    assert set(data) == {"findings"}
+    assert set(data) == {"format", "findings"} and data["format"] == 1
     keys = {"path", "line", "col", "name", "state", "since", "message", "replacement"}
     assert all(set(f) == keys for f in data["findings"])
     text = render(_findings(), "text", "0.6.2", "0.5.3", files=4).splitlines()
