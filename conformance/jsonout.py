@@ -20,7 +20,7 @@ _JSON_STREAMS: list[TextIO] = []
 
 def is_stdout(path: str | os.PathLike | None) -> bool:
     """Whether an output path names standard output (`-`)."""
-    return path is not None and os.fspath(path) == STDOUT
+    return isinstance(path, (str, os.PathLike)) and os.fspath(path) == STDOUT
 
 
 def write_json(path: str | os.PathLike, text: str) -> str:
@@ -63,7 +63,14 @@ def json_help(what: str) -> str:
 
 # `matrix --json` without a value: the old spelling, kept for one release with its old output and a note
 # (`engine.matrixlist`); `api scan --format json` is the other (`api.session.run_scan`).
-BARE_JSON = "bare"
+class _Bare:
+    """The value of a bare `--json` (argparse converts a string const with the option's type, never an object)."""
+
+    def __repr__(self) -> str:
+        return "--json without a value"
+
+
+BARE_JSON: Any = _Bare()
 BARE_NOTE = ("`--json` without a value is deprecated and will need PATH or `-` (standard output) in the next release; "
              "it still prints the old plain list")
 
