@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import conformance
+from conformance.cli_help import with_help
 from conformance.config import configured
 from conformance.decide.sides import JUDGING_FLAGS
 from conformance.engine.session import LAUNCHERS
@@ -220,7 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_perf_parser(commands, add_common_options, DEFAULT_RESULTS)
     add_downstream_parser(commands, add_common_options, DEFAULT_RESULTS)
     add_upgrade_parser(commands)
-    return configured(parser)  # no abbreviations, -v/-q, the team's [tool.jax-conformance] defaults
+    return with_help(configured(parser))  # no abbreviations, -v/-q, the team's defaults; grouped help, examples
 
 
 def add_upgrade_parser(commands: Any) -> None:

@@ -35,7 +35,8 @@ OWN_COMMAND_LINES = {
 }
 # The CLI's grammar beside `cli_parser.py` that uses argparse's types without building a parser of its own: the
 # team's `[tool.jax-conformance]` defaults and `-v`/`-q`, applied to every parser `cli_parser` builds.
-GRAMMAR = {"config.py": "the team's defaults and the verbosity options, applied by cli_parser"}
+GRAMMAR = {"config.py": "the team's defaults and the verbosity options, applied by cli_parser",
+           "cli_help.py": "each subcommand's help in groups, with examples, applied by cli_parser"}
 
 
 def argparse_use(source: str) -> tuple[bool, bool]:
