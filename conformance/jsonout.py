@@ -6,6 +6,7 @@ says (progress, summaries, notes) goes to standard error, so that standard outpu
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import sys
 from collections.abc import Iterator
@@ -35,19 +36,40 @@ def write_json(path: str | os.PathLike, text: str) -> str:
     return "json: stdout"
 
 
+def _fileno(stream: Any) -> int | None:
+    try:
+        return stream.fileno()
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        return None
+
+
 @contextlib.contextmanager
 def human_text_to_stderr(active: bool) -> Iterator[None]:
     """While `active` (the command was given `--json -`), what is printed to sys.stdout goes to standard error and
-    `write_json(\"-\", ...)` alone reaches standard output."""
+    `write_json("-", ...)` alone reaches standard output. Where standard output is a file descriptor, it is moved
+    too, so that the children a command starts (pytest, uv, a chapter's runner) write theirs to standard error."""
     if not active:
         yield
         return
-    _JSON_STREAMS.append(sys.stdout)
+    stream = sys.stdout
+    stream.flush()
+    fd, err_fd = _fileno(stream), _fileno(sys.stderr)  # None for an in-memory stream (a test's capture)
+    saved = os.dup(fd) if fd is not None and err_fd is not None else None
+    target: TextIO = stream
+    if saved is not None:
+        os.dup2(err_fd, fd)  # children inherit fd 1: now standard error
+        target = os.fdopen(os.dup(saved), "w", encoding="utf-8", errors="backslashreplace")
+    _JSON_STREAMS.append(target)
     try:
         with contextlib.redirect_stdout(sys.stderr):
             yield
     finally:
         _JSON_STREAMS.pop()
+        if saved is not None:
+            target.close()
+            sys.stderr.flush()
+            os.dup2(saved, fd)
+            os.close(saved)
 
 
 def json_wanted(values: dict[str, Any]) -> bool:

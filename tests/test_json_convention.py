@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -138,6 +140,25 @@ def test_write_json_to_dash_reaches_the_real_stdout_while_other_text_goes_to_std
     with jsonout.human_text_to_stderr(False):
         print("progress")
     assert capsys.readouterr().out == "progress\n"
+
+
+def test_with_json_dash_a_child_process_writes_its_stdout_to_stderr_too(tmp_path):
+    """`run` starts pytest, `chapter` its runner: their standard output must not reach the JSON's (measured: a
+    run's pytest progress dots came before the document until the file descriptor itself was moved)."""
+    script = tmp_path / "child.py"
+    script.write_text(
+        "import subprocess, sys\n"
+        "from conformance import jsonout\n"
+        "with jsonout.human_text_to_stderr(True):\n"
+        "    print('parent text')\n"
+        "    subprocess.run([sys.executable, '-c', 'print(\"child text\")'], check=True)\n"
+        "    jsonout.write_json('-', '{\"a\": 1}')\n"
+        "print('after')\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == '{"a": 1}\nafter\n'
+    assert "parent text" in done.stderr and "child text" in done.stderr
 
 
 def test_run_json_counts_each_status_per_release_and_names_the_failed(tmp_path):

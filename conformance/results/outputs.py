@@ -66,7 +66,7 @@ def check_outputs(outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[P
         result_folders.add(real(results))
     seen: dict[Path, str] = {}
     for option, out in outputs:
-        if out is None or is_stdout(out):  # `--json -`: standard output, no file
+        if out is None or (option == "--json" and is_stdout(out)):  # `--json -`: standard output, no file
             continue
         where = real(out)
         if where in result_folders:  # the results folder, even one this command is yet to make
