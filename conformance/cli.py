@@ -211,8 +211,8 @@ def command_expectations(args: argparse.Namespace) -> int:
 
 def command_supported(args: argparse.Namespace) -> int:
     """Print the supported range of each platform over the selected cells."""
-    print("\n".join(supported_lines(args.cases, args.expression, args.results or [DEFAULT_RESULTS],
-                                    args.expectations, args.current, args.format == "constraints", args.fixes_exclude)))
+    print("\n".join(supported_lines(args.cases, args.expression, args.results or [DEFAULT_RESULTS], args.expectations,
+                                    args.current, args.format == "constraints", args.fixes_exclude, args.json)))
     return 0
 
 

@@ -262,6 +262,7 @@ def add_upkeep_parsers(commands: Any) -> None:
     supporting.add_argument("--fixes-exclude", action="store_true",
                             help="the old reading: a known issue that differs after the documented release (maybe "
                                  "fixed) excludes that release; by default it is allowed and named")
+    supporting.add_argument("--json", type=Path, metavar="PATH", help=json_help("each platform's range"))
     for parser in (pruning, supporting):
         parser.add_argument("--results", action="append", type=Path, metavar="DIR",
                             help="result files or folders to read (repeatable; default results/)")
