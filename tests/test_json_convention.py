@@ -44,7 +44,7 @@ def test_every_json_option_takes_a_path_or_dash_and_says_so():
             if "--json" in action.option_strings:
                 found[name] = action
     assert {"list", "run", "matrix", "diff", "gate", "bisect", "upgrade", "api diff", "api scan", "chapter", "perf",
-            "downstream"} <= set(found)
+            "downstream", "supported"} <= set(found)
     for name, action in found.items():
         assert action.metavar == "PATH" and action.type is Path, name
         assert "`-`: to standard output" in action.help, name
