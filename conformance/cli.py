@@ -5,7 +5,6 @@ printer. The grammar is `cli_parser`; the work lives below (`engine`, `decide`, 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -13,7 +12,6 @@ from typing import Any
 
 import conformance
 from conformance.core.case import CaseDeclarationError
-from conformance.ciplan import plan_json
 from conformance.downstream.bisecting import BisectRequest, run_any_bisect, write_bisect_files
 from conformance.decide.onegate import OneGateRequest, run_one_gate
 from conformance.decide.render import bisect_session_text, diff_text
@@ -26,16 +24,18 @@ from conformance.api.session import ApiDiffRequest, CensusRequest, ScanRequest, 
 from conformance.chapter.command import ChapterRequest, PagesRequest, bisect_of, run_chapter, run_pages
 from conformance.downstream.parser import DOWNSTREAM_OPTIONS, downstream_request, gate_tiers, run_downstream
 from conformance.engine import matrix
-from conformance.engine.ciwork import WorkRequest, plan_work
+from conformance.engine.matrixlist import MatrixRequest, matrix_listing
 from conformance.engine.shards import parse_shard
 from conformance.engine.targets import BUILD_KINDS, Release, given_builds, releases
 from conformance.envs.builder import EnvironmentBuilder, page_packages
-from conformance.envs.index import IndexOptions, sort_versions
+from conformance.envs.index import IndexOptions
 from conformance.envs.matrix import DEFAULT_MATRIX, chosen_versions, expand_words, matrix_versions
 from conformance.envs.pins import compile_pins
 from conformance.errors import ConformanceError, one_line
 from conformance.perf.command import PerfCommand, perf_sides, run_perf_bisect, run_perf_command
 from conformance.interrupts import interrupted_status, sigterm_interrupts
+from conformance.jsonout import human_text_to_stderr, json_wanted, write_json
+from conformance.report.commandjson import cases_json, dumps, run_json
 from conformance.report.progress import conflict_line, event_lines
 from conformance.report.outputs import ExtraOutputs, extra_outputs
 from conformance.report.render import render_results
@@ -81,6 +81,8 @@ def command_list(args: argparse.Namespace) -> int:
     """Print the selected cases."""
     cells = matrix.select_run(matrix.case_folders(args.cases), args.expression).selected
     print(f"{cases_listing(cells)}\n\n{len(cells)} cells in {len({c.case.id for c in cells})} cases")
+    if args.json:
+        print(write_json(args.json, dumps(cases_json(cells))))
     return 0
 
 
@@ -96,7 +98,8 @@ def command_run(args: argparse.Namespace) -> int:
               f"nothing to run")
         return 0
     report_path = args.report or (DEFAULT_REPORT if args.results == DEFAULT_RESULTS else args.results / "report.html")
-    check_outputs([("-o", report_path)], results=args.results, reads=inputs_read(args.cases, args.matrix), writing=True)
+    check_outputs([("-o", report_path), ("--json", args.json)], results=args.results,
+                  reads=inputs_read(args.cases, args.matrix), writing=True)
     progress, targets = Progress(gap="\n"), releases(versions) + builds
     prepared = matrix.prepare_targets(builder, targets, progress)  # bad input: one line, before anything is stored
     print(run_heading(conformance.__version__, len(selection.chosen), len(selection.selected),
@@ -114,6 +117,9 @@ def command_run(args: argparse.Namespace) -> int:
         failed += [f"unreadable result file {p}" for p in problems]
         print(f"\nreport: {report}  (from every result file in {request.results}/)")
     print(f"wall time: {time.monotonic() - started:.1f}s")
+    if args.json:  # the run's outcome; with `-`, everything above went to stderr
+        print(write_json(args.json, dumps(run_json(progress.finished, failed, request.results, selection, shard and
+                                                   shard.label, report_path if progress.finished else None))))
     if failed:
         _err(f"error: no results for {', '.join(failed)} (see above)")
     return 1 if failed else 0
@@ -156,18 +162,11 @@ def command_history(args: argparse.Namespace) -> int:
 
 def command_matrix(args: argparse.Namespace) -> int:
     """Print the JAX versions of matrices and versions (oldest first, each once), as lines, JSON or a CI plan."""
-    words, builder = args.names.replace(",", " ").split() or [DEFAULT_MATRIX], make_builder(args)
-    versions = sort_versions(expand_words(words, builder.index, matrix_versions))
-    for notice in matrix.take_notices(builder):  # e.g. --find-links files left out; stdout stays the list
-        print(f"note: {notice}", file=sys.stderr)
-    if args.ci_runners:  # the jobs with work only, each on its runner kind
-        work = plan_work(WorkRequest(tuple(versions), tuple(args.ci_runners.replace(",", " ").split()), args.shards,
-                                     args.expression, args.stored), builder)
-        print(work.summary(), file=sys.stderr)
-        print(json.dumps(work.to_json()))
-        return 0
-    plan = plan_json(versions, args.ci_jobs, args.shards) if args.ci_jobs is not None else None
-    print(json.dumps(plan) if plan else json.dumps(versions) if args.json else "\n".join(versions))
+    done = matrix_listing(MatrixRequest(args.names, args.ci_runners, args.ci_jobs, args.shards, args.expression,
+                                        args.stored, args.json), make_builder(args))
+    for note in done.notes:  # stdout stays the list
+        print(note, file=sys.stderr)
+    print(write_json(args.json, done.document) if done.document else done.text)
     return 0
 
 
@@ -212,8 +211,8 @@ def command_expectations(args: argparse.Namespace) -> int:
 
 def command_supported(args: argparse.Namespace) -> int:
     """Print the supported range of each platform over the selected cells."""
-    print("\n".join(supported_lines(args.cases, args.expression, args.results or [DEFAULT_RESULTS],
-                                    args.expectations, args.current, args.format == "constraints", args.fixes_exclude)))
+    print("\n".join(supported_lines(args.cases, args.expression, args.results or [DEFAULT_RESULTS], args.expectations,
+                                    args.current, args.format == "constraints", args.fixes_exclude, args.json)))
     return 0
 
 
@@ -251,7 +250,7 @@ def command_api(args: argparse.Namespace) -> int:
         _say("\n".join(found.lines()) + (f"\njson: {args.json}" if args.json else ""), sys.stdout)
         return 0
     scanned = run_scan(ScanRequest(tuple(args.paths), args.to, args.from_version, args.results, args.format,
-                                   args.rerun, args.private), lambda: make_builder(args), _say)
+                                   args.rerun, args.private, args.json), lambda: make_builder(args), _say)
     for line in scanned.skipped:
         _err(f"note: {line}")
     print(scanned.text)  # made safe by its format (`api.findings`)
@@ -334,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:  # a long command (run, gate --from/--to, bisect) ends on SIGTERM as on Ctrl-C, its temporaries removed
-        with sigterm_interrupts(args.command in LONG_COMMANDS):
+        with sigterm_interrupts(args.command in LONG_COMMANDS), human_text_to_stderr(json_wanted(vars(args))):
             return COMMANDS["perf" if getattr(args, "metric", None) else args.command](args)  # bisect --metric
     except KeyboardInterrupt:
         print("\njax-conformance: interrupted; result files already written are kept", file=sys.stderr)

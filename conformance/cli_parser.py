@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import conformance
+from conformance.cli_help import with_help
 from conformance.config import configured
 from conformance.decide.sides import JUDGING_FLAGS
 from conformance.engine.session import LAUNCHERS
@@ -18,11 +19,13 @@ from conformance.envs.matrix import DEFAULT_MATRIX
 from conformance.downstream.parser import (add_bisect_downstream_options, add_downstream_parser,
                                           add_gate_downstream_options)
 from conformance.perf.parser import add_bisect_perf_options, add_gate_perf_options, add_perf_parser
+from conformance.jsonout import BARE_JSON, json_help
 from conformance.report.outputs import DEFAULT_HTML_LINK
 
 DEFAULT_RESULTS = Path("results")
 # Not taken from __doc__, which is None under PYTHONOPTIMIZE=2.
 DESCRIPTION = "Documented JAX behaviours, probed in fresh processes across JAX versions."
+MATRIX_HELP = f"a matrix name or .toml path (default: the {DEFAULT_MATRIX!r} matrix)"
 DEFAULT_REPORT = Path("reports/local/index.html")  # ignored by git: a run never overwrites the published report
 
 
@@ -71,7 +74,7 @@ def add_run_parser(commands: Any) -> None:
     """`run`: the targets (a matrix, versions, given builds), the run options, the shard and the report."""
     run = commands.add_parser("run", help="run the cases across JAX versions and write results and the report")
     which = run.add_mutually_exclusive_group()
-    which.add_argument("--matrix", metavar="NAME", help=f"a matrix name or .toml path (default {DEFAULT_MATRIX})")
+    which.add_argument("--matrix", metavar="NAME", help=MATRIX_HELP)
     which.add_argument("--jax", action="append", metavar="VERSION", help="a JAX version; repeat for more")
     for kind in BUILD_KINDS:
         run.add_argument(f"--{kind.option}", action="append", default=[], metavar=kind.metavar, help=kind.run_help)
@@ -87,6 +90,8 @@ def add_run_parser(commands: Any) -> None:
     run.add_argument("-o", "--report", type=Path, default=None, metavar="PATH",
                      help="HTML report to write from every result file in DIR (default: reports/local/index.html for "
                           "the default results/ folder, DIR/report.html for another folder)")
+    run.add_argument("--json", type=Path, metavar="PATH", help=json_help("the run's outcome (per release: counts per "
+                     "status, its result file; the report)"))
 
 
 def add_report_parser(commands: Any) -> None:
@@ -129,8 +134,7 @@ def add_decision_parsers(commands: Any) -> None:
     diff.add_argument("baseline", type=Path, metavar="A", help="baseline result file, a folder of them, or a JAX "
                       "version (its stored results; cells not stored yet are run)")
     diff.add_argument("candidate", type=Path, metavar="B", help="candidate result file, folder or JAX version")
-    diff.add_argument("--json", type=Path, metavar="PATH",
-                      help="also write the differences as JSON (docs/decisions.md)")
+    diff.add_argument("--json", type=Path, metavar="PATH", help=json_help("the differences (docs/decisions.md)"))
     add_run_options(diff)
     add_gate_parser(commands)
     bisecting = commands.add_parser("bisect", help="find the first JAX release whose verdict on one cell changes")
@@ -151,7 +155,7 @@ def add_decision_parsers(commands: Any) -> None:
                            "accepts")
     bisecting.add_argument("--issue", type=Path, metavar="PATH",
                            help="also write a bug report ready to file (Markdown)")
-    bisecting.add_argument("--json", type=Path, metavar="PATH", help="also write the verdict as JSON")
+    bisecting.add_argument("--json", type=Path, metavar="PATH", help=json_help("the verdict"))
     add_common_options(bisecting)
     add_bisect_perf_options(bisecting)
     add_bisect_downstream_options(bisecting)
@@ -189,13 +193,15 @@ def build_parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="show the cases, their rows and claims")
     listing.add_argument("-k", dest="expression", metavar="EXPR", help="pytest-style selection expression")
     add_common_options(listing, index=False)
+    listing.add_argument("--json", type=Path, metavar="PATH", help=json_help("the selected cases"))
     add_run_parser(commands)
     add_report_parser(commands)
     add_history_parser(commands)
     listed = commands.add_parser("matrix", help="print the JAX versions of a matrix (latest: read from the index)")
     listed.add_argument("names", nargs="?", default=DEFAULT_MATRIX, metavar="NAMES", help=f"matrix names or .toml "
-                        f"paths and JAX versions, separated by spaces or commas (default {DEFAULT_MATRIX})")
-    listed.add_argument("--json", action="store_true", help="print a JSON list (for a CI job matrix)")
+                        f"paths and JAX versions, separated by spaces or commas (default: {DEFAULT_MATRIX!r})")
+    listed.add_argument("--json", type=Path, nargs="?", const=BARE_JSON, metavar="PATH",
+                        help=json_help("the versions") + " (without a value: deprecated, the old plain list)")
     listed.add_argument("--ci-jobs", type=int, metavar="RUNNERS", help="print the CI job plan as JSON for this many "
                         "runners: the versions and shard of each job, within GitHub's limit of 256 jobs per matrix")
     listed.add_argument("--shards", type=int, default=2, metavar="N",
@@ -218,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_perf_parser(commands, add_common_options, DEFAULT_RESULTS)
     add_downstream_parser(commands, add_common_options, DEFAULT_RESULTS)
     add_upgrade_parser(commands)
-    return configured(parser)  # no abbreviations, -v/-q, the team's [tool.jax-conformance] defaults
+    return with_help(configured(parser))  # no abbreviations, -v/-q, the team's defaults; grouped help, examples
 
 
 def add_upgrade_parser(commands: Any) -> None:
@@ -233,8 +239,8 @@ def add_upgrade_parser(commands: Any) -> None:
                          "on each side, interleaved (default 5; stored samples reused; 0: no performance tier)")
     upgrade.add_argument("--markdown", type=Path, metavar="PATH", help="also write the review as Markdown (a pull "
                          "request comment)")
-    upgrade.add_argument("--json", type=Path, metavar="PATH", help="also write the review as JSON (format "
-                         "jax-conformance-upgrade 1, docs/decisions.md#upgrade)")
+    upgrade.add_argument("--json", type=Path, metavar="PATH", help=json_help("the review (format "
+                         "jax-conformance-upgrade 1, docs/decisions.md#upgrade)"))
     add_run_options(upgrade)
 
 
@@ -259,6 +265,7 @@ def add_upkeep_parsers(commands: Any) -> None:
     supporting.add_argument("--fixes-exclude", action="store_true",
                             help="the old reading: a known issue that differs after the documented release (maybe "
                                  "fixed) excludes that release; by default it is allowed and named")
+    supporting.add_argument("--json", type=Path, metavar="PATH", help=json_help("each platform's range"))
     for parser in (pruning, supporting):
         parser.add_argument("--results", action="append", type=Path, metavar="DIR",
                             help="result files or folders to read (repeatable; default results/)")
@@ -270,7 +277,7 @@ def add_api_parsers(commands: Any) -> None:
     actions = api.add_subparsers(dest="api_command", metavar="ACTION", required=True)
     census = actions.add_parser("census", help="take (or read from storage) the census of each target's public names")
     which = census.add_mutually_exclusive_group()
-    which.add_argument("--matrix", metavar="NAME", help=f"a matrix name or .toml path (default {DEFAULT_MATRIX})")
+    which.add_argument("--matrix", metavar="NAME", help=MATRIX_HELP)
     which.add_argument("--jax", action="append", metavar="VERSION", help="a JAX version; repeat for more")
     for kind in BUILD_KINDS:
         census.add_argument(f"--{kind.option}", action="append", default=[], metavar=kind.metavar, help=kind.run_help)
@@ -282,7 +289,7 @@ def add_api_parsers(commands: Any) -> None:
                       "each change to the first release that shows it (default: the stored censuses between them)")
     diff.add_argument("--name", action="append", default=[], metavar="PREFIX",
                       help="only names equal to PREFIX or below it (jax.numpy); repeatable")
-    diff.add_argument("--json", type=Path, metavar="PATH", help="also write {\"changes\": [...]} as JSON")
+    diff.add_argument("--json", type=Path, metavar="PATH", help=json_help("the changes"))
     scan = actions.add_parser("scan", help="the JAX names your code uses that --to removes, lacks or deprecates "
                               "(exit 1 when one is removed or missing)")
     scan.add_argument("paths", nargs="+", type=Path, metavar="PATH",
@@ -295,7 +302,9 @@ def add_api_parsers(commands: Any) -> None:
                       help="also judge the private names (jax._src...) the code uses, against a census of just those "
                            "names taken in --to's environment (labelled private)")
     scan.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
-                      help="text (default), json, github (workflow annotations) or sarif (2.1.0, for code scanning)")
+                      help="text (default), github (workflow annotations) or sarif (2.1.0, for code scanning); json: "
+                           "deprecated, write --json -")
+    scan.add_argument("--json", type=Path, metavar="PATH", help=json_help("the findings"))
     for parser in (census, diff, scan):
         parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
                             help="results folder; censuses are stored in DIR/api/ (default results/)")
@@ -315,7 +324,7 @@ def add_chapter_parser(commands: Any) -> None:
                          "pages' repository (jax-ml/jax) the pages are read from")
     which = chapter.add_mutually_exclusive_group()
     which.add_argument("--jax", action="append", metavar="VERSION", help="a JAX version; repeat for more")
-    which.add_argument("--matrix", metavar="NAME", help=f"a matrix name or .toml path (default {DEFAULT_MATRIX})")
+    which.add_argument("--matrix", metavar="NAME", help=MATRIX_HELP)
     chapter.add_argument("--blocks", action="store_true", help="only list the blocks found (line range, heading, "
                          "first code line), to check the split; runs nothing")
     chapter.add_argument("--skip", type=Path, metavar="FILE", help="the skip list (default: <stem>.skip.toml beside "
@@ -326,8 +335,8 @@ def add_chapter_parser(commands: Any) -> None:
                          help="results folder the blocks are stored in, as cells (default results/)")
     chapter.add_argument("-o", "--report", type=Path, metavar="PATH", help="also render the HTML report of every "
                          "result file in DIR")
-    chapter.add_argument("--json", type=Path, metavar="PATH", help="also write the blocks' statuses per release as "
-                         "JSON (docs/chapters.md); with --pages, a folder: one <chapter>.json per page")
+    chapter.add_argument("--json", type=Path, metavar="PATH", help=json_help("the blocks' statuses per release "
+                         "(docs/chapters.md)") + "; with --pages, a folder: one <chapter>.json per page")
     chapter.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
                          help="each block's time limit (default 300)")
     chapter.add_argument("--rerun", action="store_true", help="run every release, even one whose stored results "

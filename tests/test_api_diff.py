@@ -152,7 +152,7 @@ def test_the_json_shape_is_the_public_one():
     a = census("1", {"jax.old": fn()})
     b = census("2", {"jax.new": fn()})
     data = json.loads(json.dumps(changes_json(diff_chain([a, b]))))
-    assert set(data) == {"changes"}
+    assert set(data) == {"format", "changes"} and data["format"] == 1
     assert all(set(c) == {"name", "change", "since", "message"} and c["change"] in CHANGES for c in data["changes"])
     assert {(c["name"], c["change"]) for c in data["changes"]} == {("jax.old", "removed"), ("jax.new", "added")}
 

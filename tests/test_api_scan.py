@@ -240,7 +240,7 @@ def test_the_sarif_check_can_fail():
 
 def test_json_is_the_public_shape_and_text_ends_with_a_summary():
     data = json.loads(render(_findings(), "json", "0.6.2"))
-    assert set(data) == {"findings"}
+    assert set(data) == {"format", "findings"} and data["format"] == 1
     keys = {"path", "line", "col", "name", "state", "since", "message", "replacement"}
     assert all(set(f) == keys for f in data["findings"])
     text = render(_findings(), "text", "0.6.2", "0.5.3", files=4).splitlines()
@@ -263,8 +263,14 @@ def test_the_cli_scans_against_census_files_and_exits_by_what_it_found(tmp_path,
     assert f"{repo / 'train.py'}:12:12: jax.tree_map removed" in out
     assert cli.main(["api", "scan", str(repo), "--to", str(files["0.5.3"]), "--format", "json",
                      "--results", str(results)]) == 0
-    data = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()  # the deprecated spelling: its JSON still on stdout, one note on stderr
+    data = json.loads(captured.out)
     assert {f["state"] for f in data["findings"]} == {"deprecated"}
+    assert [line for line in captured.err.splitlines() if "--format json" in line and "--json -" in line]
+    assert cli.main(["api", "scan", str(repo), "--to", str(files["0.6.2"]), "--json", "-",
+                     "--results", str(results)]) == 1
+    captured = capsys.readouterr()  # the findings as JSON on stdout, the text on stderr
+    assert json.loads(captured.out)["format"] == 1 and "jax.tree_map removed" in captured.err
     assert cli.main(["api", "scan", str(tmp_path / "nowhere"), "--to", str(files["0.5.3"])]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "nowhere: no such file or folder to scan" in err[0]

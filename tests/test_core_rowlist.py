@@ -1,6 +1,10 @@
-"""`rowlist`: the chapter's behaviours table to `rows.tsv` and back, and its command line."""
+"""`rowlist`: the chapter's behaviours table to `rows.tsv` and back, and the maintainer's script that imports it
+(`tools/import_rows.py`, outside the package)."""
 
 from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
 
 import pytest
 
@@ -44,33 +48,51 @@ def test_the_projects_row_ids_are_the_files():
     assert rowlist.load_rows() is rowlist.load_rows()
 
 
-def test_the_command_writes_checks_and_refuses_an_unreadable_file(tmp_path, monkeypatch, capsys):
+def import_rows_script():
+    """`tools/import_rows.py`, the maintainer's script outside the package, imported from its path."""
+    path = Path(__file__).resolve().parents[1] / "tools" / "import_rows.py"
+    spec = importlib.util.spec_from_file_location("import_rows", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_script_writes_checks_and_refuses_an_unreadable_file(tmp_path, monkeypatch, capsys):
     behaviours = tmp_path / "behaviours.md"
     behaviours.write_text(TABLE, encoding="utf-8")
     monkeypatch.setattr(rowlist, "ROWS_FILE", tmp_path / "rows.tsv")
-    assert rowlist.main([str(behaviours), "--check"]) == 1
+    script = import_rows_script()
+    assert script.main([str(behaviours), "--check"]) == 1
     assert capsys.readouterr().out == f"rows.tsv differs from {behaviours}; regenerate it\n"
-    assert rowlist.main([str(behaviours)]) == 0
+    assert script.main([str(behaviours)]) == 0
     assert capsys.readouterr().out == f"wrote {tmp_path / 'rows.tsv'} (2 rows)\n"
     assert (tmp_path / "rows.tsv").read_text(encoding="utf-8") == rowlist.render_tsv(rowlist.parse_behaviours(TABLE))
-    assert rowlist.main([str(behaviours), "--check"]) == 0
+    assert script.main([str(behaviours), "--check"]) == 0
     assert capsys.readouterr().out == "rows.tsv is up to date\n"
-    assert rowlist.main([str(tmp_path / "missing.md")]) == 2
+    assert script.main([str(tmp_path)]) == 2  # a folder: one line, nothing written
     err = capsys.readouterr().err
-    assert err.startswith(f"rowlist: cannot read {tmp_path / 'missing.md'}: ") and err.count("\n") == 1
+    assert err == f"import_rows: cannot read {tmp_path}: {tmp_path} is a folder, not a regular file\n"
     with pytest.raises(SystemExit):
-        rowlist.main([])
+        script.main([])
 
 
-def test_the_command_names_why_a_file_cannot_be_read_and_explains_itself(tmp_path, capsys):
-    assert rowlist.main([str(tmp_path / "missing.md")]) == 2
-    assert capsys.readouterr().err == f"rowlist: cannot read {tmp_path / 'missing.md'}: No such file or directory\n"
+def test_the_script_names_why_a_file_cannot_be_read_and_explains_itself(tmp_path, capsys):
+    script = import_rows_script()
+    assert script.main([str(tmp_path / "missing.md")]) == 2
+    assert capsys.readouterr().err == f"import_rows: cannot read {tmp_path / 'missing.md'}: No such file or directory\n"
     with pytest.raises(SystemExit) as done:
-        rowlist.main(["--help"])
+        script.main(["--help"])
     assert done.value.code == 0
     shown = " ".join(capsys.readouterr().out.split())
-    assert shown.startswith("usage: python -m conformance.core.rowlist [-h] [--check] behaviours")
+    assert shown.startswith("usage: python tools/import_rows.py [-h] [--check] behaviours")
     assert "behaviours the chapter's behaviours.md" in shown and "--check exit 1 if rows.tsv differs from it" in shown
+
+
+def test_refresh_rows_leaves_rows_tsv_alone_when_checking(tmp_path, monkeypatch):
+    monkeypatch.setattr(rowlist, "ROWS_FILE", tmp_path / "rows.tsv")
+    assert rowlist.refresh_rows(TABLE, "b.md", check=True) == ("rows.tsv differs from b.md; regenerate it", 1)
+    assert not (tmp_path / "rows.tsv").exists()
+    assert rowlist.refresh_rows(TABLE, "b.md")[1] == 0 and rowlist.refresh_rows(TABLE, "b.md", check=True)[1] == 0
 
 
 def test_the_committed_row_list_is_its_own_source_and_regenerates_byte_for_byte():

@@ -169,7 +169,7 @@ def test_row_list_matches_behaviours_md():
                     f"project's shared/ folder beside it)")
     expected = rowlist.render_tsv(rowlist.parse_behaviours(BEHAVIOURS.read_text(encoding="utf-8")))
     assert rowlist.ROWS_FILE.read_text(encoding="utf-8") == expected, \
-        "rows.tsv is out of date: python -m conformance.core.rowlist ../shared/behaviours.md"
+        "rows.tsv is out of date: python tools/import_rows.py ../shared/behaviours.md"
 
 
 def test_row_list_parser_reads_table_rows_only():

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 EXPECTED_PAGES = {"running.md", "report.md", "decisions.md", "builds.md", "team-cases.md", "ci.md",
                   "writing-cases.md", "statuses.md", "result-format.md", "layout.md", "sensitivity.md",
-                  "benchmarks.md", "api.md"}
+                  "benchmarks.md", "api.md", "python-api.md"}
 COMMAND = re.compile(r"(?:^|\s)(?:jax-conformance|python3? -m conformance)\s")
 SHELL_FENCES = {"sh", "console", "bash", "shell"}
 

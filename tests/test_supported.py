@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from packaging.specifiers import SpecifierSet
 
@@ -215,3 +217,23 @@ def test_the_command_says_a_fix_is_allowed_and_takes_the_old_reading(tmp_path, c
     assert cli.main(["supported", "-k", SELECTION, "--results", str(folder), "--fixes-exclude"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"{PLATFORM}: jax>=0.12.0.1,<=0.12.0.1\n") and "allowed jax" not in out
+
+
+def test_the_command_hands_on_its_ranges_as_json_on_stdout_and_text_on_stderr(stored, tmp_path, capsys):
+    """`supported --json -` (issue 60): the same range, exclusions and cap verdict as the text, as one document."""
+    path = tmp_path / "expect.toml"
+    path.write_text(EXPECT, encoding="utf-8")
+    assert cli.main(["supported", "-k", SELECTION, "--results", str(stored), "--expectations", str(path),
+                     "--current", "jax<0.10", "--json", "-"]) == 0
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert (data["format"], data["version"]) == ("jax-conformance-supported", 1)
+    (platform,) = data["platforms"]
+    assert platform["specifier"] == ">=0.8.1,!=0.9.0,<=0.12.0.1" and platform["cells"] == 6
+    assert platform["behaving"] == ["0.8.1", "0.10.0", "0.12.0.1"]
+    assert platform["excluded"] == {"0.7.2": [f"{VMAP}[vmap] (differs)"], "0.9.0": [f"{COUNTER} (differs)"]}
+    assert platform["left_out"] == ["0.12.0.1+corp.3"] and platform["cap"]["liftable"] is True
+    assert f"{PLATFORM}: jax>=0.8.1,!=0.9.0,<=0.12.0.1" in captured.err
+    assert cli.main(["supported", "-k", SELECTION, "--results", str(stored), "--json",
+                     str(next(stored.glob("0.8.1-*.json")))]) == 2  # never over a result file
+    assert "is a result file" in capsys.readouterr().err

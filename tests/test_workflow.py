@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from conformance import cli
+from conformance.engine import matrixlist
 from conformance.envs.matrix import Matrix, load_matrix, parse_matrix, resolve_versions
 from conformance.errors import ConformanceError
 
@@ -169,13 +170,17 @@ def test_bad_newest_is_one_line(text):
 
 
 def test_matrix_command_prints_versions_for_a_job_matrix(monkeypatch, capsys):
-    monkeypatch.setattr(cli, "matrix_versions",
+    monkeypatch.setattr(matrixlist, "matrix_versions",
                         lambda name, builder: ["0.12.0.1", "0.13.0"] if name == "latest" else
                         list(load_matrix(name).versions))
     assert cli.main(["matrix", "--json", "quick latest"]) == 0
     assert capsys.readouterr().out.strip() == '["0.4.38", "0.8.3", "0.12.0.1", "0.13.0"]'
     assert cli.main(["matrix", "0.12.0.1, 0.4.38"]) == 0
     assert capsys.readouterr().out.split() == ["0.4.38", "0.12.0.1"]
+    assert cli.main(["matrix", "quick"]) == 0
+    listed = capsys.readouterr().out.split()
+    assert cli.main(["matrix", "quick", "--json", "-"]) == 0  # the convention: a versioned document
+    assert json.loads(capsys.readouterr().out)["versions"] == listed
 
 
 def plan_output(path: Path) -> dict:

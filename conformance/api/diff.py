@@ -284,5 +284,6 @@ def changes_named(changes: Sequence[Change], prefixes: Sequence[str]) -> list[Ch
 
 
 def changes_json(changes: Sequence[Change]) -> dict[str, Any]:
-    """`{"changes": [{"name", "change", "since", "message"}]}`: the public shape of `api diff --json`."""
-    return {"changes": [c.to_json() for c in changes]}
+    """`{"format": 1, "changes": [{"name", "change", "since", "message"}]}`: the public shape of `api diff --json`
+    (`format`, the shape's version, since issue 60)."""
+    return {"format": 1, "changes": [c.to_json() for c in changes]}

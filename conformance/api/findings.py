@@ -64,8 +64,8 @@ def text_lines(findings: Sequence[Finding], to: str, before: str = "", files: in
 
 
 def findings_json(findings: Sequence[Finding]) -> dict[str, Any]:
-    """The public JSON shape of `api scan --format json`."""
-    return {"findings": [f.to_json() for f in findings]}
+    """The public JSON shape of `api scan --json PATH` (`format`, the shape's version, since issue 60)."""
+    return {"format": 1, "findings": [f.to_json() for f in findings]}
 
 
 def github_lines(findings: Sequence[Finding]) -> list[str]:

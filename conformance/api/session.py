@@ -25,7 +25,8 @@ from conformance.api.judge import Censuses, Finding, exit_status, judge, private
 from conformance.api.model import Census, load_census
 from conformance.api.scan import uses_in_files
 from conformance.api.store import CensusRun, private_census, stored_censuses, take_census
-from conformance.atomic import write_text_atomically
+from conformance.jsonout import write_json
+from conformance.results.outputs import check_outputs
 from conformance.engine.targets import ExistingPython, Release, WheelFolder
 from conformance.envs.matrix import matrix_versions
 from conformance.errors import ConformanceError
@@ -185,7 +186,7 @@ def run_api_diff(request: ApiDiffRequest, builder: Callable[[], Any], say: Say =
     if request.names:
         changes = changes_named(changes, request.names)
     if request.json_path is not None:
-        write_text_atomically(request.json_path, json.dumps(changes_json(changes), indent=1, ensure_ascii=False))
+        write_json(request.json_path, json.dumps(changes_json(changes), indent=1, ensure_ascii=False))
     return ApiDiffOutcome(changes, chain)
 
 
@@ -201,11 +202,17 @@ class ScanRequest:
     fmt: str = "text"
     rerun: bool = False
     private: bool = False
+    json_path: Path | None = None  # `--json PATH` (`-`: standard output): the findings' JSON beside `fmt`'s text
+
+
+# `--format json`, kept for one release (its JSON still on standard output), said in a note on stderr
+DEPRECATED_FORMAT = "`api scan --format json` is deprecated and goes in the next release; write `--json -` (or PATH)"
 
 
 @dataclass(frozen=True)
 class ScanOutcome:
-    """The findings, their rendering, the exit status, and the files left out (not parsed)."""
+    """The findings, their rendering, the exit status, and the notes: files left out (not parsed), a deprecated
+    option used."""
 
     findings: list[Finding]
     text: str
@@ -242,6 +249,7 @@ def history_for(to: Census, before: Census | None, results: Path) -> list[Census
 
 def run_scan(request: ScanRequest, builder: Callable[[], Any], say: Say = _quiet) -> ScanOutcome:
     """Find the uses in the files, judge them against the censuses, render them (see `conformance.api.judge`)."""
+    check_outputs([("--json", request.json_path)], results=request.results, reads=list(request.paths))
     files = python_files(request.paths)
     sides = _Sides(builder, request.results, request.rerun, say)
     to_side, before_side = side_of(request.to), side_of(request.before) if request.before else None
@@ -255,7 +263,7 @@ def run_scan(request: ScanRequest, builder: Callable[[], Any], say: Say = _quiet
         except OSError as exc:
             raise ConformanceError(f"{path}: cannot be read ({exc})") from None
     uses, skipped = uses_in_files(sources)
-    skipped = too_large + skipped
+    skipped = too_large + skipped + ([DEPRECATED_FORMAT] if request.fmt == "json" else [])
     to = sides.census(to_side)
     before = sides.census(before_side) if before_side else None
     private = None
@@ -266,4 +274,6 @@ def run_scan(request: ScanRequest, builder: Callable[[], Any], say: Say = _quiet
         private = private_census(to_side, sides.builder, [u.name for u in uses if private_name(u.name)])
     findings = judge(uses, Censuses(to, before, tuple(history_for(to, before, request.results)), private))
     text = render(findings, request.fmt, to.jax, before.jax if before else "", len(sources), conformance.__version__)
+    if request.json_path is not None:
+        write_json(request.json_path, render(findings, "json", to.jax))
     return ScanOutcome(findings, text, exit_status(findings), len(sources), skipped)

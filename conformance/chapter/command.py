@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from conformance.atomic import write_text_atomically
+from conformance.jsonout import write_json
 from conformance.chapter.bisecting import bisect_block, find_block
 from conformance.chapter.cells import block_cell, block_keys, block_status, chapter_ident, runner_digest
 from conformance.chapter.interactive import interactive_call
@@ -207,8 +207,8 @@ def run_chapter(
         for version in request.versions:
             outcome.cells[version] = _one_release(request, chapter, reasons, version, builder, on_line, outcome)
     if request.json_path is not None:
-        write_text_atomically(request.json_path, dumps(chapter_json(chapter, outcome.cells, host_platform())))
-        outcome.lines.append(f"json: {request.json_path}")
+        data = chapter_json(chapter, outcome.cells, host_platform())
+        outcome.lines.append(write_json(request.json_path, dumps(data)))
     return outcome
 
 

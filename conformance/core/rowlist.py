@@ -4,8 +4,10 @@
 a contributor can change it from a clone. It was first imported from the chapter's row list, `shared/behaviours.md`,
 which lives outside the repository; the same import refreshes it when the chapter gains rows:
 
-    python -m conformance.core.rowlist ../shared/behaviours.md     # rewrite rows.tsv from the chapter's table
-    python -m conformance.core.rowlist ../shared/behaviours.md --check
+    python tools/import_rows.py ../shared/behaviours.md     # rewrite rows.tsv from the chapter's table
+    python tools/import_rows.py ../shared/behaviours.md --check
+
+(the maintainer's script outside the package, calling `refresh_rows`).
 
 `render_tsv(parse_tsv(text))` gives the committed file back byte for byte (tests/test_core_rowlist.py), so a hand
 edit that drifts from the canonical form (a missing field, a stray tab) fails there.
@@ -15,10 +17,8 @@ Standard library only: case declarations are checked against it at import, in th
 
 from __future__ import annotations
 
-import argparse
 import functools
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,25 +80,12 @@ def row_ids() -> frozenset[str]:
     return frozenset(r.id for r in load_rows())
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Import rows.tsv from a chapter's behaviours.md, or with --check say whether it agrees with that table."""
-    parser = argparse.ArgumentParser(prog="python -m conformance.core.rowlist")
-    parser.add_argument("behaviours", type=Path, help="the chapter's behaviours.md")
-    parser.add_argument("--check", action="store_true", help="exit 1 if rows.tsv differs from it")
-    args = parser.parse_args(argv)
-    try:
-        text = render_tsv(parse_behaviours(args.behaviours.read_text(encoding="utf-8")))
-    except OSError as exc:
-        print(f"rowlist: cannot read {args.behaviours}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    if args.check:
+def refresh_rows(behaviours: str, source: str, check: bool = False) -> tuple[str, int]:
+    """Import `rows.tsv` from the text of a chapter's `behaviours.md` (read from `source`), or with `check` only say
+    whether `rows.tsv` agrees with it; the line to print and the exit status (1: `rows.tsv` differs)."""
+    text = render_tsv(parse_behaviours(behaviours))
+    if check:
         same = ROWS_FILE.exists() and ROWS_FILE.read_text(encoding="utf-8") == text
-        print("rows.tsv is up to date" if same else f"rows.tsv differs from {args.behaviours}; regenerate it")
-        return 0 if same else 1
+        return ("rows.tsv is up to date", 0) if same else (f"rows.tsv differs from {source}; regenerate it", 1)
     ROWS_FILE.write_text(text, encoding="utf-8")
-    print(f"wrote {ROWS_FILE} ({text.count(chr(10)) - 1} rows)")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return f"wrote {ROWS_FILE} ({text.count(chr(10)) - 1} rows)", 0

@@ -274,11 +274,12 @@ def write_bisect_files(report: BisectReport, issue: Path | None, verdict: Path |
     lines that say what was written."""
     from conformance.atomic import write_text_atomically
     from conformance.decide.bug_report import issue_markdown, verdict_json
+    from conformance.jsonout import write_json
 
     said = []
     if verdict is not None:
-        write_text_atomically(verdict, json.dumps(verdict_json(report), indent=1, default=repr) + "\n")
-        said.append(f"wrote the verdict as JSON to {verdict}")
+        where = write_json(verdict, json.dumps(verdict_json(report), indent=1, default=repr) + "\n")
+        said.append(f"wrote the verdict as JSON to {where.removeprefix('json: ')}")
     if issue is not None:
         if report.outcome is None or report.outcome.ends_agree:
             said.append(f"no bug report written to {issue}: the verdict does not change between the ends")

@@ -33,7 +33,7 @@ def verdict_json(report: Any) -> dict[str, Any]:
     observations, the compare link(s), the attribution and the environment; `found` false when nothing changed."""
     outcome = report.outcome
     found = outcome is not None and not outcome.ends_agree
-    data: dict[str, Any] = {"cell": report.cell_id, "find_fix": report.find_fix, "found": found,
+    data: dict[str, Any] = {"format": 1, "cell": report.cell_id, "find_fix": report.find_fix, "found": found,
                             "releases": list(report.releases), "tested": list(outcome.tested) if outcome else [],
                             "skipped": ([{"version": s.version, "why": s.why} for s in outcome.skipped]
                                         if outcome else []),

@@ -23,6 +23,7 @@ from typing import Any
 
 from conformance.api.session import ScanRequest, run_scan
 from conformance.atomic import write_text_atomically
+from conformance.jsonout import write_json
 from conformance.decide.expectations import ExpectationsFile, lifecycle, load_expectations_file, utc_today
 from conformance.decide.render import gate_markdown, gate_text
 from conformance.decide.sides import GateRequest, run_gate
@@ -189,6 +190,5 @@ def _write(request: OneGateRequest, verdict: Verdict, cells_markdown: str) -> li
                               verdict_markdown(verdict, cells_markdown))
         written.append(f"markdown: {request.cells.markdown}")
     if request.json_path is not None:
-        write_text_atomically(request.json_path, json.dumps(verdict_json(verdict), indent=1) + "\n")
-        written.append(f"json: {request.json_path}")
+        written.append(write_json(request.json_path, json.dumps(verdict_json(verdict), indent=1) + "\n"))
     return written

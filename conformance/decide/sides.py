@@ -23,7 +23,7 @@ from conformance.decide.expectations import ExpectationsFile, load_expectations_
 from conformance.decide.gate import GateOutcome, gate
 from conformance.decide.scope import decision_scope, retired_note, scoped_pair
 from conformance.decide.verdict_view import diff_json
-from conformance.atomic import write_text_atomically
+from conformance.jsonout import write_json
 from conformance.engine import matrix
 from conformance.engine.targets import BUILD_KINDS, Release, Target
 from conformance.errors import ConformanceError
@@ -151,7 +151,7 @@ def run_diff(request: DiffRequest, make_builder: Callable[[], Any],
     on_event(SidesRead(tuple(baseline.conflicts + candidate.conflicts), notes=tuple(notes)))
     report = DiffReport(diff_sets(baseline, candidate), version_mismatch(baseline, candidate))
     if request.json_path is not None:
-        write_text_atomically(request.json_path, json.dumps(diff_json(report.diff, report.mismatch), indent=1) + "\n")
+        write_json(request.json_path, json.dumps(diff_json(report.diff, report.mismatch), indent=1) + "\n")
     return report
 
 

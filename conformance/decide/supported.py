@@ -21,7 +21,7 @@ one it allows behaves (the cap can be lifted) or which cells keep it, and which 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -205,6 +205,26 @@ def constraints(ranges: Sequence[PlatformRange]) -> list[str]:
         spec = found.specifier or "<0"
         lines.append(f"jax{spec}" if len(ranges) == 1 else f"jax{spec}; {marker(found.platform)}")
     return lines
+
+
+SUPPORTED_FORMAT, SUPPORTED_VERSION = "jax-conformance-supported", 1
+
+
+def ranges_json(ranges: Sequence[PlatformRange]) -> dict[str, Any]:
+    """`supported --json`: per platform the specifier ("" when no stored release behaves), the stored releases,
+    those that behave, the cells that exclude each excluded release, the known issues maybe fixed, the builds left
+    out, and the verdict on `--current`'s cap (null without it)."""
+    platforms = []
+    for found in ranges:
+        cap = None if found.cap is None else {"current": found.cap.current, "liftable": found.cap.liftable,
+                                              "line": found.cap.line,
+                                              "allowed_misbehaving": list(found.cap.allowed_misbehaving)}
+        platforms.append({"platform": found.platform, "specifier": found.specifier, "cells": found.cells,
+                          "releases": list(found.releases), "behaving": found.behaving,
+                          "excluded": {v: list(c) for v, c in found.excluded.items()},
+                          "fixed": {v: list(c) for v, c in found.fixed.items()}, "left_out": list(found.left_out),
+                          "cap": cap})
+    return {"format": SUPPORTED_FORMAT, "version": SUPPORTED_VERSION, "platforms": platforms}
 
 
 def range_text(ranges: Sequence[PlatformRange]) -> list[str]:

@@ -27,6 +27,7 @@ from typing import Any, Callable
 import conformance
 from conformance.api.session import ApiDiffRequest, ScanRequest, run_api_diff, run_scan
 from conformance.atomic import write_text_atomically
+from conformance.jsonout import write_json
 from conformance.core.case import DEFAULT_CASE_PACKAGE
 from conformance.decide.sides import DiffRequest, run_diff
 from conformance.decide.upgrade_render import review_json, review_markdown, summary_text
@@ -164,6 +165,5 @@ def run_upgrade(request: UpgradeRequest, make_builder: Callable[[], Any],
         written.append(f"markdown: {request.markdown}")
     if request.json_path is not None:
         data = review_json(review, conformance.__version__)
-        write_text_atomically(request.json_path, json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False))
-        written.append(f"json: {request.json_path}")
+        written.append(write_json(request.json_path, json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False)))
     return UpgradeOutcome(review, tuple(written))

@@ -4,6 +4,7 @@ return the lines to print. Nothing here prints."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Sequence
 
@@ -11,12 +12,14 @@ from conformance.atomic import write_text_atomically
 from conformance.decide.expectations import MAX_EXPECTATIONS_BYTES, load_expectations_file
 from conformance.decide.prune import prune
 from conformance.decide.render import terminal_safe
-from conformance.decide.supported import constraints, parse_current, range_text, supported_ranges
+from conformance.decide.supported import constraints, parse_current, range_text, ranges_json, supported_ranges
 from conformance.engine import matrix
 from conformance.errors import ConformanceError
+from conformance.jsonout import write_json
 from conformance.readfile import read_regular_text
 from conformance.results.load import load_results
 from conformance.results.merge import merge_files
+from conformance.results.outputs import check_outputs
 
 
 def prune_file(path: Path, results: Sequence[Path], write: bool) -> list[str]:
@@ -41,13 +44,19 @@ def prune_file(path: Path, results: Sequence[Path], write: bool) -> list[str]:
 
 def supported_lines(cases: Sequence[str], expression: str | None, results: Sequence[Path],
                     expectations: Path | None, current: str | None, constraints_format: bool,
-                    fixes_exclude: bool = False) -> list[str]:
+                    fixes_exclude: bool = False, json_path: Path | None = None) -> list[str]:
     """The supported range of each platform over the selected cells, as text or constraints lines; with
-    `fixes_exclude`, a known issue maybe fixed after the documented release excludes it (`decide.supported`)."""
+    `fixes_exclude`, a known issue maybe fixed after the documented release excludes it (`decide.supported`); with
+    `json_path`, also written as JSON there (`-`: standard output; `decide.supported.ranges_json`)."""
+    if json_path is not None:  # before anything is read: never over a result file or an input
+        check_outputs([("--json", json_path)], inputs=list(results), reads=[expectations, *cases])
     spec = parse_current(current) if current is not None else None
     entries = load_expectations_file(expectations).entries if expectations else []
     selected = [(cell.case.id, cell.param) for cell in
                 matrix.select_run(matrix.case_folders(cases), expression).selected]
     ranges = supported_ranges(merge_files(load_results(list(results))), selected, entries, spec, current or "",
                               fixes_exclude)
-    return [terminal_safe(line) for line in (constraints(ranges) if constraints_format else range_text(ranges))]
+    lines = [terminal_safe(line) for line in (constraints(ranges) if constraints_format else range_text(ranges))]
+    if json_path is not None:
+        lines.append(write_json(json_path, json.dumps(ranges_json(ranges), indent=1, ensure_ascii=False) + "\n"))
+    return lines

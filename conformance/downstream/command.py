@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from conformance.atomic import write_text_atomically
 from conformance.decide.expectations import utc_today
 from conformance.decide.tiers import Tier
 from conformance.downstream.acks import DownstreamAcks, acks_of, load_acks
@@ -38,6 +37,7 @@ from conformance.downstream.store import store_suite, stored_suite, suite_cells
 from conformance.engine.matrix import host_platform
 from conformance.engine.targets import Release
 from conformance.errors import ConformanceError
+from conformance.jsonout import write_json
 from conformance.results.outputs import check_outputs
 from conformance.results.schema import CellResult
 
@@ -283,8 +283,7 @@ def run_downstream(request: DownstreamRequest, builder: Any, say: Callable[[str]
             f"[[downstream]] entry acknowledges" + (" (exit 1)" if gating else "")
         )
     if request.json_path is not None:
-        write_text_atomically(request.json_path, json.dumps(public_json(found.cells, outcome.judgements), indent=1))
-        say(f"json: {request.json_path}")
+        say(write_json(request.json_path, json.dumps(public_json(found.cells, outcome.judgements), indent=1)))
     return outcome
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.atomic import write_text_atomically
+from conformance.jsonout import write_json
 from conformance.core.case import DEFAULT_CASE_PACKAGE
 from conformance.envs.matrix import chosen_versions, matrix_versions
 from conformance.errors import ConformanceError
@@ -86,8 +87,7 @@ def _request(command: PerfCommand, builder: Any, sides: Sequence[str] | None = N
 def _write_json(path: Path | None, outcome: PerfOutcome) -> list[str]:
     if path is None:
         return []
-    write_text_atomically(path, json.dumps(outcome_json(outcome), indent=1, allow_nan=False))
-    return [f"json: {path}"]
+    return [write_json(path, json.dumps(outcome_json(outcome), indent=1, allow_nan=False))]
 
 
 def run_perf_command(command: PerfCommand, builder: Any, say: Say) -> tuple[list[str], int]:

@@ -5,7 +5,8 @@ Checked before any work, so a wrong path costs one line on stderr, never a resul
 are all named to the check, those given on the command line and those it finds by itself (a chapter's skip list
 and map file beside it or in `chapters/`: `chapter.read.chapter_inputs`; the case folders and the matrix file:
 `inputs_read`), and so are the folders it will make (the results folder, even when it does not exist yet:
-`bisect --json r2 --results r2` is refused before the search). An output equal to a file the command reads, or
+`bisect --json r2 --results r2` is refused before the search). `--json -` (standard output, `jsonout`) is no file
+and passes; as a folder of outputs it is refused. An output equal to a file the command reads, or
 inside a folder it reads (a `--cases` folder: its modules are imported, and any file there changes the folder's
 digest and so every stored cell's reuse key), is refused; so is a folder of outputs that holds something it reads.
 
@@ -23,6 +24,7 @@ from typing import Sequence
 
 from conformance.envs.matrix import DEFAULT_MATRIX, matrix_path
 from conformance.errors import ConformanceError
+from conformance.jsonout import is_stdout
 from conformance.readfile import special_kind
 from conformance.results.load import is_result_name, result_files
 
@@ -64,7 +66,7 @@ def check_outputs(outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[P
         result_folders.add(real(results))
     seen: dict[Path, str] = {}
     for option, out in outputs:
-        if out is None:
+        if out is None or (option == "--json" and is_stdout(out)):  # `--json -`: standard output, no file
             continue
         where = real(out)
         if where in result_folders:  # the results folder, even one this command is yet to make
@@ -88,6 +90,9 @@ def check_outputs(outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[P
         seen[where] = option
         check_writable(out, option)
     for option, folder in folders:
+        if is_stdout(folder):
+            raise ConformanceError(f"{option} names a folder here (one file per item), and `-` (standard output) "
+                                   f"takes one JSON document; give a folder")
         if folder is not None:
             check_output_folder(folder, option, seen)
             _refuse_inside_read(option, folder, real(folder), read_folders)
