@@ -38,7 +38,7 @@ from conformance.perf.command import PerfCommand, perf_sides, run_perf_bisect, r
 from conformance.interrupts import interrupted_status, sigterm_interrupts
 from conformance.report.progress import conflict_line, event_lines
 from conformance.report.formats import check_report_outputs, outputs_said, requested
-from conformance.report.outputs import OutputSettings, output_settings
+from conformance.report.outputs import output_settings
 from conformance.report.render import render_results
 from conformance.report.terminal import cases_listing, run_heading, run_summary
 from conformance.results.history import entry_lines
@@ -120,12 +120,10 @@ def command_run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def render_report(paths: Any, out: Path, cases: list | None = None, outputs: dict[str, Path] | None = None,
-                  settings: OutputSettings | None = None, history: Path | None = None) -> tuple[Path, list[str]]:
-    """Render every readable result file, naming each unreadable one and each conflict; the report and problems."""
-    releases = EnvironmentBuilder().index.cached_releases("jax")
-    done = render_results(paths, out, cases=cases, releases=releases, outputs=outputs, settings=settings,
-                          history=history)
+def render_report(paths: Any, out: Path, cases: list | None = None, **given: Any) -> tuple[Path, list[str]]:
+    """Render every readable result file (`given`: the outputs, their settings and the history, as `render_results`
+    takes them), naming each unreadable one and each conflict; the report and problems."""
+    done = render_results(paths, out, cases=cases, releases=EnvironmentBuilder().index.cached_releases("jax"), **given)
     for problem in done.problems:
         _err(f"skipped unreadable {'' if problem.startswith(('census ', 'perf ')) else 'result file: '}{problem}")
     for conflict in done.conflicts:
