@@ -101,6 +101,17 @@ def test_requested_keeps_the_registry_order_and_leaves_out_what_was_not_asked_fo
         "report: i.html", "markdown: m.md", "runs: r.txt", "per run: d"]
 
 
+def test_no_format_takes_the_name_of_another_report_option():
+    """A format's name is its option's dest: one equal to another option's (`output`, `history`) would take its
+    place silently, so the registry's names are checked against the real parser's."""
+    from conformance.cli_parser import build_parser
+
+    commands = next(a for a in build_parser()._actions if a.choices and "report" in a.choices)
+    dests = [action.dest for action in commands.choices["report"]._actions]
+    assert sorted(d for d in dests if d in FORMATS) == sorted(FORMATS)  # every format an option, once
+    assert len(dests) == len(set(dests))
+
+
 def names_in_code(source: str) -> set[str]:
     """The string constants (docstrings left out) and attribute names of a module's code."""
     tree = ast.parse(source)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from conformance.api.table import compat_entries
 from conformance.atomic import write_text_atomically
@@ -30,7 +30,7 @@ from conformance.report.wptreport import wptreports
 from conformance.results.outputs import check_outputs
 
 # A file's text, or the (name, text) of each file of a folder.
-Rendered = Union[str, list[tuple[str, str]]]
+Rendered = str | list[tuple[str, str]]
 
 
 @dataclass(frozen=True)
