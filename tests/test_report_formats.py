@@ -93,6 +93,15 @@ def test_an_output_over_the_history_file_is_refused(registered, tmp_path, capsys
     assert "--runs" in capsys.readouterr().err and history.read_text(encoding="utf-8") == '{"entries": []}'
 
 
+def test_an_output_the_registry_does_not_hold_is_one_error_naming_the_formats(tmp_path):
+    from conformance.report.html import write_report
+    from conformance.results.load import load_results
+
+    with pytest.raises(ConformanceError, match="no output format 'markdwon'; the formats are markdown, junit"):
+        write_report(load_results(GOLDEN), tmp_path / "i.html", cases=[], outputs={"markdwon": tmp_path / "i.md"})
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_requested_keeps_the_registry_order_and_leaves_out_what_was_not_asked_for(registered):
     values = {"per_run": "d", "junit": None, "runs": "r.txt", "markdown": "m.md", "output": "i.html"}
     assert list(requested(values).items()) == [("markdown", Path("m.md")), ("runs", Path("r.txt")),

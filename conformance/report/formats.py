@@ -107,7 +107,11 @@ def check_report_outputs(page: Path, wanted: Mapping[str, Path], inputs: Iterabl
 
 
 def render_outputs(data: ReportData, wanted: Mapping[str, Path]) -> dict[str, Rendered]:
-    """Each output asked for, rendered (nothing written): `{name: text}` (a folder's: its files)."""
+    """Each output asked for, rendered (nothing written): `{name: text}` (a folder's: its files); one
+    `ConformanceError` for a name the registry does not hold."""
+    unknown = [name for name in wanted if name not in FORMATS]
+    if unknown:
+        raise ConformanceError(f"no output format {unknown[0]!r}; the formats are {', '.join(FORMATS)}")
     return {name: FORMATS[name].render(data) for name in wanted}
 
 

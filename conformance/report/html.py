@@ -352,7 +352,8 @@ def write_report(
     moment = generated_at or dt.datetime.now(dt.timezone.utc)
     out, api = Path(out_path), api_view(censuses)
     wanted = {name: Path(path) for name, path in (outputs or {}).items()}
-    data = ReportData(model, moment, settings or OutputSettings(), since, api, censuses, chapters, perf)
+    data = ReportData(model, moment, settings=settings or OutputSettings(), since=since, api=api, censuses=censuses,
+                      chapters=chapters, perf=perf)
     # Every output first: a --compare naming no column is refused before anything is written.
     rendered = render_outputs(data, wanted)
     write_text_atomically(out, render_html(model, moment, since, api, chapters, perf))
