@@ -37,7 +37,8 @@ from conformance.interrupts import interrupted_status, sigterm_interrupts
 from conformance.jsonout import human_text_to_stderr, json_wanted, write_json
 from conformance.report.commandjson import cases_json, dumps, run_json
 from conformance.report.progress import conflict_line, event_lines
-from conformance.report.outputs import ExtraOutputs, extra_outputs
+from conformance.report.formats import check_report_outputs, outputs_said, requested
+from conformance.report.outputs import output_settings
 from conformance.report.render import render_results
 from conformance.report.terminal import cases_listing, run_heading, run_summary
 from conformance.results.history import entry_lines
@@ -125,12 +126,10 @@ def command_run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def render_report(paths: Any, out: Path, markdown: Path | None = None, junit: Path | None = None,
-                  cases: list | None = None, extra: ExtraOutputs | None = None,
-                  history: Path | None = None) -> tuple[Path, list[str]]:
-    """Render every readable result file, naming each unreadable one and each conflict; the report and problems."""
-    releases = EnvironmentBuilder().index.cached_releases("jax")
-    done = render_results(paths, out, markdown, junit, cases, releases, extra, history)
+def render_report(paths: Any, out: Path, cases: list | None = None, **given: Any) -> tuple[Path, list[str]]:
+    """Render every readable result file (`given`: the outputs, their settings and the history, as `render_results`
+    takes them), naming each unreadable one and each conflict; the report and problems."""
+    done = render_results(paths, out, cases=cases, releases=EnvironmentBuilder().index.cached_releases("jax"), **given)
     for problem in done.problems:
         _err(f"skipped unreadable {'' if problem.startswith(('census ', 'perf ')) else 'result file: '}{problem}")
     for conflict in done.conflicts:
@@ -140,14 +139,11 @@ def render_report(paths: Any, out: Path, markdown: Path | None = None, junit: Pa
 
 def command_report(args: argparse.Namespace) -> int:
     """Render every readable result file into the HTML report; name each unreadable one and exit 1."""
-    named = [("-o", "report", args.output), ("--markdown", "markdown", args.markdown), ("--junit", "junit", args.junit),
-             ("--compat-json", "compat json", args.compat_json), ("--wptreport", "wptreport", args.wptreport)]
-    check_outputs([(option, path) for option, _, path in named if option != "--wptreport"], inputs=list(args.results),
-                  folders=[("--wptreport", args.wptreport)], reads=[args.history])  # a folder: one wptreport per run
-    extra = extra_outputs(args.markdown, args.markdown_full, args.html_link, args.compat_json, args.wptreport,
-                          compare=args.compare, site_url=args.site_url)
-    _, problems = render_report(args.results, args.output, args.markdown, args.junit, extra=extra, history=args.history)
-    print("\n".join(f"{label}: {path}" for _, label, path in named if path))
+    wanted = requested(vars(args))  # {format name: path}, each format's option from `report.formats`
+    check_report_outputs(args.output, wanted, args.results, reads=[args.history])
+    shape = output_settings(wanted, args.markdown_full, args.html_link, args.compare, args.site_url)
+    _, problems = render_report(args.results, args.output, outputs=wanted, settings=shape, history=args.history)
+    print(outputs_said(args.output, wanted))
     return 1 if problems else 0
 
 

@@ -20,6 +20,7 @@ from conformance.downstream.parser import (add_bisect_downstream_options, add_do
                                           add_gate_downstream_options)
 from conformance.perf.parser import add_bisect_perf_options, add_gate_perf_options, add_perf_parser
 from conformance.jsonout import BARE_JSON, json_help
+from conformance.report.formats import output_formats
 from conformance.report.outputs import DEFAULT_HTML_LINK
 
 DEFAULT_RESULTS = Path("results")
@@ -99,17 +100,14 @@ def add_report_parser(commands: Any) -> None:
     report = commands.add_parser("report", help="render result files into the HTML report")
     report.add_argument("results", nargs="+", type=Path, metavar="RESULTS", help="result files, or folders of them")
     report.add_argument("-o", "--output", type=Path, default=DEFAULT_REPORT, metavar="PATH")
-    report.add_argument("--markdown", type=Path, metavar="PATH", help="also write the Markdown summary")
+    for output in output_formats():  # the outputs beside the page, one option each: the registry's entries
+        report.add_argument(output.option, dest=output.name, type=Path, metavar=output.metavar, help=output.help)
     report.add_argument("--markdown-full", action="store_true", help="the Markdown lists every change and cell too")
     report.add_argument("--html-link", default=DEFAULT_HTML_LINK, metavar="URL", help="the Markdown's link to the page")
     report.add_argument("--compare", nargs=2, metavar=("A", "B"), help="the Markdown starts with \"From A to B\": "
                         "the status changes of an upgrade between two versions of the report, each with its why")
     report.add_argument("--site-url", default="", metavar="URL", help="where the page is published (https://...): "
                         "every link of the Markdown and the compat JSON is made absolute against it")
-    report.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML, one test case per cell")
-    report.add_argument("--compat-json", type=Path, metavar="PATH", help="also write MDN-style compatibility data")
-    report.add_argument("--wptreport", type=Path, metavar="DIR",
-                        help="also write web-platform-tests' wptreport JSON, one file per run, into the folder DIR")
     report.add_argument("--history", type=Path, metavar="FILE", help="history.json (written by `history`): show "
                         "\"since the last run\" at the top of the page and the Markdown, and the previous runs")
 

@@ -260,7 +260,7 @@ def test_junit_has_one_testcase_per_cell(model):
 
 def test_write_report_is_atomic_and_creates_folders(tmp_path, files):
     out = write_report(files, tmp_path / "a" / "b" / "index.html", cases=CASES, generated_at=GENERATED_AT,
-                       markdown_path=tmp_path / "a" / "index.md", junit_path=tmp_path / "a" / "junit.xml")
+                       outputs={"markdown": tmp_path / "a" / "index.md", "junit": tmp_path / "a" / "junit.xml"})
     assert out.read_text().startswith("<!DOCTYPE html>")
     assert (tmp_path / "a" / "index.md").exists() and (tmp_path / "a" / "junit.xml").exists()
     assert [p.name for p in out.parent.iterdir()] == ["index.html"]

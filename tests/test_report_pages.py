@@ -242,16 +242,16 @@ def test_a_notebooks_block_is_named_by_its_cell_as_the_blocks_listing_names_it()
 
 def page_markdown(tmp_path, site_url: str = "") -> str:
     """The Markdown page (`report --markdown`) of the page's report: its blocks and no probe."""
-    from conformance.report.outputs import ExtraOutputs
+    from conformance.report.outputs import OutputSettings
 
     files = []
     for version, statuses in RELEASES.items():
         keys = block_keys(PAGE, {}, 120.0, f"env-{version}", "runner")
         files.append(ResultFile(RunHeader(jax=version, platform="linux-x86_64", finished_at=version), [
             block_cell(PAGE, b, outcome(version, b, s), version, keys[b.id]) for b, s in zip(PAGE.blocks, statuses)]))
-    write_report(without_blocks(files), tmp_path / "again.html", cases=[], markdown_path=tmp_path / "page.md",
+    write_report(without_blocks(files), tmp_path / "again.html", cases=[], outputs={"markdown": tmp_path / "page.md"},
                  chapters=chapter_views(merge_files(files), {}), generated_at="2026-12-06T00:00:00+00:00",
-                 extra=ExtraOutputs(site_url=site_url))
+                 settings=OutputSettings(site_url=site_url))
     return (tmp_path / "page.md").read_text(encoding="utf-8")
 
 

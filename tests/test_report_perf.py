@@ -64,7 +64,7 @@ def test_the_markdown_page_sorts_each_decided_move_by_direction_and_counts_the_u
         sample["metrics"]["compile_s"] = compile_s
     store_perf(tmp_path, "0.10.0", PLATFORM, {"performance.step": wide})
     out, markdown = tmp_path / "report.html", tmp_path / "report.md"
-    render_results(tmp_path, out, markdown=markdown, releases=[])
+    render_results(tmp_path, out, outputs={"markdown": markdown}, releases=[])
     section = markdown.read_text(encoding="utf-8").split("## Performance\n", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| 0")]
     assert rows == ["| 0.9.2 | step: temp_bytes ×1.5, run_s ×2 | none | none |",

@@ -13,7 +13,8 @@ import pytest
 
 from conformance.core.case import load_cases
 from conformance.report.model import build_model
-from conformance.report.outputs import as_json, write_wptreports
+from conformance.report.formats import render_outputs, write_outputs
+from conformance.report.outputs import ReportData, as_json
 from conformance.report.wptreport import NULL_COMMIT, fact_of, report_name, wptreport, wptreports
 from conformance.results.load import load_results
 from tests.published_report import published_files
@@ -31,6 +32,12 @@ def schema_problems(report) -> list[str]:
     jsonschema.Draft202012Validator.check_schema(schema)
     return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
             for e in jsonschema.Draft202012Validator(schema).iter_errors(report)]
+
+
+def write_wptreports(model, folder):
+    """The wptreports of `model`, written into `folder` as `report --wptreport DIR` writes them (the registry)."""
+    wanted = {"wptreport": folder}
+    return write_outputs(render_outputs(ReportData(model, "2026-12-06T00:00:00+00:00"), wanted), wanted)
 
 
 def accepted(report) -> bool:

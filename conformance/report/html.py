@@ -1,10 +1,10 @@
-"""The compatibility report as one self-contained HTML page; `write_report` also writes the Markdown and JUnit outputs.
+"""The compatibility report as one self-contained HTML page; `write_report` also writes the outputs asked for beside
+it through the registry `report.formats` (Markdown, JUnit, compat JSON, wptreports).
 
 `build_model` (report.model) turns typed result files into plain dataclasses; `page_data`
 makes the compact data block the page draws its table from (only the rows and columns near the visible part) and
 renders cell details from on demand; `render_html`
-turns those into the page (`report.markdown.markdown_summary` and `report.junit.junit_xml`
-into the other outputs). Only `write_report` touches files.
+turns those into the page. Only `write_report` touches files.
 Every string that comes from a result file is escaped by Jinja's autoescaping in the markup,
 and by `json_for_script` inside the data block; no path of the machine that made the report
 is written into it.
@@ -17,7 +17,7 @@ import functools
 import json
 import re
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,14 +41,12 @@ from conformance.report.upgradeview import upgrade_data
 from conformance.report.chapterpage import (GLYPHS as BLOCK_GLYPHS, MEANINGS as BLOCK_MEANINGS, blocks_of_rows,
                                             changes_said, chapter_pages, pages_said)
 from conformance.report.common import STATUS_ORDER, cell_address, visible
-from conformance.report.compat import is_final
-from conformance.report.junit import junit_xml
-from conformance.report.markdown import markdown_summary
 from conformance.report.conditions import MISCOMPILE_CASE
-from conformance.report.outputs import ExtraOutputs, write_extra_outputs
+from conformance.report.formats import render_outputs, write_outputs
+from conformance.report.outputs import OutputSettings, ReportData
 from conformance.report.model import (BUG_ABSENT_GLYPH, BUG_PRESENT_GLYPH, CHANGE_GROUPS, GLYPHS, NOT_RUN, ReportModel,
                                       build_model, version_key)
-from conformance.report.since import SinceView, run_label, since_markdown
+from conformance.report.since import SinceView, run_label
 from conformance.report.repro import main_template, module_source, prelude, script_sources, scripts_used
 from conformance.results.load import PathLike, load_results
 from conformance.decide.diff import warning_line
@@ -337,18 +335,18 @@ def write_report(
     *,
     cases: Sequence[Case] | None = None,
     generated_at: dt.datetime | str | None = None,
-    markdown_path: PathLike | None = None,
-    junit_path: PathLike | None = None,
     releases: Sequence[str] | None = None,
-    extra: ExtraOutputs | None = None,
+    outputs: Mapping[str, PathLike] | None = None,
+    settings: OutputSettings | None = None,
     since: SinceView | None = None,
     censuses: Sequence[Census] = (),
     chapters: Sequence[ChapterView] = (),
     perf: PerfView | None = None,
     downstream: DownstreamView | None = None,
 ) -> Path:
-    """Render result files to the HTML report at `out_path` (atomically), and optionally Markdown and JUnit XML, and
-    the outputs for other tools that `extra` names (compat JSON, wptreport; how full the Markdown is, its link).
+    """Render result files to the HTML report at `out_path` (atomically), and the outputs beside it that `outputs`
+    asks for (`{format name: path}`, the names of `report.formats.FORMATS`), shaped by `settings` (how full the
+    Markdown is, its link, "From A to B", the site's address).
 
     `releases`, the JAX releases of the package index, let the report name the exact release of each change;
     `since` (`report.since.since_view` of the run history) adds "Since the last run" to the page and the Markdown;
@@ -359,18 +357,12 @@ def write_report(
     """
     model = build_model(_as_files(paths_or_files), load_cases() if cases is None else cases, releases)
     moment = generated_at or dt.datetime.now(dt.timezone.utc)
-    extra = extra or ExtraOutputs()
-    out = Path(out_path)
-    # The Markdown first: a --compare naming no column is refused before anything is written.
-    api = api_view(censuses)
-    markdown = None if markdown_path is None else markdown_summary(
-        model, full=extra.markdown_full, generated_at=moment, html_link=extra.html_link, lead=since_markdown(since),
-        compare=extra.compare, site_url=extra.site_url, api=api,
-        chapters=chapter_pages(chapters, len(model.platforms) > 1), perf=perf, downstream=downstream)
+    out, api = Path(out_path), api_view(censuses)
+    wanted = {name: Path(path) for name, path in (outputs or {}).items()}
+    data = ReportData(model, moment, settings=settings or OutputSettings(), since=since, api=api, censuses=censuses,
+                      chapters=chapters, perf=perf, downstream=downstream)
+    # Every output first: a --compare naming no column is refused before anything is written.
+    rendered = render_outputs(data, wanted)
     write_text_atomically(out, render_html(model, moment, since, api, chapters, perf, downstream))
-    if markdown_path is not None:
-        write_text_atomically(markdown_path, markdown)
-    if junit_path is not None:
-        write_text_atomically(junit_path, junit_xml(model))
-    write_extra_outputs(model, moment, extra, [c for c in censuses if is_final(c.jax)])
+    write_outputs(rendered, wanted)
     return out

@@ -1,8 +1,7 @@
-"""Writing the report's outputs for other tools: the compat JSON and the wptreports (one JSON file per run, in a
-folder). The only I/O of them.
-
-`report.compat` and `report.wptreport` turn the report model into plain data; this module serialises that
-data and writes each file atomically, and holds the options that say which are wanted.
+"""What every output of the report is made from: the report data (`ReportData`: the model, the moment, the page's
+sections) and the settings that shape the outputs (`OutputSettings`, checked by `output_settings`), and `as_json`,
+the JSON text the JSON outputs share. Pure: the outputs themselves are listed, rendered and written by
+`report.formats`, the registry.
 """
 
 from __future__ import annotations
@@ -10,39 +9,65 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any
 
-from conformance.api.model import Census
-from conformance.api.table import compat_entries
-from conformance.atomic import write_text_atomically
 from conformance.errors import ConformanceError
-from conformance.report.compat import compat_data
 from conformance.report.markdown import DEFAULT_HTML_LINK
 from conformance.report.model import ReportModel
-from conformance.report.wptreport import wptreports
+
+if TYPE_CHECKING:
+    from conformance.api.model import Census
+    from conformance.chapter.grid import ChapterView
+    from conformance.report.apiview import ApiView
+    from conformance.report.downstreamview import DownstreamView
+    from conformance.report.perfview import PerfView
+    from conformance.report.since import SinceView
+
+__all__ = ["DEFAULT_HTML_LINK", "OutputSettings", "ReportData", "as_json", "output_settings"]
 
 
 @dataclass(frozen=True)
-class ExtraOutputs:
-    """What `report` writes beyond the HTML page, the Markdown and JUnit: how full the Markdown is, where it links
-    to, the path of the compat JSON and the folder of the wptreports, one per run (None: not written)."""
+class OutputSettings:
+    """How the outputs beside the page are shaped: how full the Markdown is, where it and the compat JSON link to,
+    the Markdown's "From A to B", and where the page is published."""
 
     markdown_full: bool = False
     html_link: str = DEFAULT_HTML_LINK
     compare: tuple[str, str] | None = None  # the Markdown's "From A to B"
     site_url: str = ""  # where the page is published: links made absolute against it ("" keeps them relative)
-    compat_json: Path | None = None
-    wptreport: Path | None = None
 
 
-def extra_outputs(markdown: Path | None, markdown_full: bool, html_link: str, compat_json: Path | None,
-                  wptreport_path: Path | None, *, compare: Sequence[str] | None = None,
-                  site_url: str = "") -> ExtraOutputs:
-    """The outputs asked for beyond the page; one `ConformanceError` when a Markdown option comes without a page, or
-    `site_url` is not an http(s) address."""
-    if markdown is None and (markdown_full or html_link != DEFAULT_HTML_LINK or compare):
+@dataclass(frozen=True)
+class ReportData:
+    """What an output is made from: the report model, the moment the report was made, the settings, and the
+    sections the page shows beside the table (since the last run, the API census, the chapters, performance, the
+    downstream suites).
+    `censuses` are every stored census; `api` is the page's view of them."""
+
+    model: ReportModel
+    moment: dt.datetime | str
+    settings: OutputSettings = OutputSettings()
+    since: SinceView | None = None
+    api: ApiView | None = None
+    censuses: Sequence[Census] = ()
+    chapters: Sequence[ChapterView] = ()
+    perf: PerfView | None = None
+    downstream: DownstreamView | None = None
+
+    @property
+    def stamp(self) -> str:
+        """The moment as text: ISO 8601 to the second, or as given."""
+        moment = self.moment
+        return moment.isoformat(timespec="seconds") if isinstance(moment, dt.datetime) else str(moment)
+
+
+def output_settings(wanted: Mapping[str, Any], markdown_full: bool = False, html_link: str = DEFAULT_HTML_LINK,
+                    compare: Sequence[str] | None = None, site_url: str = "") -> OutputSettings:
+    """The settings of the outputs `wanted` ({format name: path}); one `ConformanceError` when a Markdown option
+    comes without a Markdown page, or `site_url` is not an http(s) address of a folder."""
+    if "markdown" not in wanted and (markdown_full or html_link != DEFAULT_HTML_LINK or compare):
         raise ConformanceError("--markdown-full, --html-link and --compare shape the Markdown page; "
                                "add --markdown PATH")
     if site_url and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", site_url):
@@ -51,8 +76,8 @@ def extra_outputs(markdown: Path | None, markdown_full: bool, html_link: str, co
     if site_url and re.search(r"\.html?$", site_url, re.IGNORECASE):
         raise ConformanceError(f"--site-url {site_url!r} names a page; give the folder the page is in "
                                f"(https://team.example/jax/) and, where the page has another name, --html-link NAME")
-    return ExtraOutputs(markdown_full=markdown_full, html_link=html_link, compat_json=compat_json,
-                        wptreport=wptreport_path, compare=tuple(compare) if compare else None, site_url=site_url)
+    return OutputSettings(markdown_full=markdown_full, html_link=html_link,
+                          compare=(compare[0], compare[1]) if compare else None, site_url=site_url)
 
 
 def as_json(data: Any, indent: int | None = 1) -> str:
@@ -60,30 +85,3 @@ def as_json(data: Any, indent: int | None = 1) -> str:
     BCD's files are), or compact (`indent=None`: the wptreport, thousands of results, as wptrunner writes it)."""
     separators = None if indent else (",", ":")
     return json.dumps(data, ensure_ascii=False, indent=indent, separators=separators, allow_nan=False) + "\n"
-
-
-def write_wptreports(model: ReportModel, folder: Path) -> list[Path]:
-    """Write one wptreport per run of the model into `folder` (made if missing; each file atomically; files of other
-    runs already there are left as they are); the paths written."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise ConformanceError(f"--wptreport {folder}: cannot make the folder ({error.strerror or error})") from None
-    written = []
-    for name, report in wptreports(model):
-        write_text_atomically(folder / name, as_json(report, indent=None))
-        written.append(folder / name)
-    return written
-
-
-def write_extra_outputs(model: ReportModel, moment: dt.datetime | str, extra: ExtraOutputs,
-                        censuses: Sequence[Census] = ()) -> None:
-    """Write the compat JSON and the wptreports that `extra` asks for (each file atomically); `censuses` (final
-    releases') give the compat JSON its `api` entries."""
-    stamp = moment.isoformat(timespec="seconds") if isinstance(moment, dt.datetime) else str(moment)
-    if extra.compat_json is not None:
-        api = compat_entries(censuses) if censuses else None
-        write_text_atomically(extra.compat_json, as_json(compat_data(model, stamp, html_link=extra.html_link,
-                                                                     site_url=extra.site_url, api=api)))
-    if extra.wptreport is not None:
-        write_wptreports(model, extra.wptreport)

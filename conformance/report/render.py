@@ -1,4 +1,4 @@
-"""Rendering result files into the report: read them tolerantly, merge, write the HTML (and Markdown, JUnit).
+"""Rendering result files into the report: read them tolerantly, merge, write the HTML and the outputs asked for.
 
 `render_results` returns what it did as a `Rendered` outcome (the report's path, the unreadable files, the
 conflicting cells of merged files); the CLI prints it.
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import urllib.parse
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from conformance.errors import ConformanceError
 from conformance.report.downstreamview import downstream_view
 from conformance.report.html import write_report
 from conformance.report.perfview import perf_sections, perf_view
-from conformance.report.outputs import ExtraOutputs
+from conformance.report.outputs import OutputSettings
 from conformance.report.since import since_view
 from conformance.results.history_file import read_history
 from conformance.results.load import read_results_tolerantly
@@ -62,17 +63,18 @@ def stored_censuses_of(paths: Any) -> tuple[list[Census], list[str]]:
     return found, problems
 
 
-def render_results(paths: Any, out: Path, markdown: Path | None = None, junit: Path | None = None,
-                   cases: list | None = None, releases: Any = None, extra: ExtraOutputs | None = None,
+def render_results(paths: Any, out: Path, *, cases: list | None = None, releases: Any = None,
+                   outputs: Mapping[str, Path] | None = None, settings: OutputSettings | None = None,
                    history: Path | None = None) -> Rendered:
-    """Render every readable result file of `paths` into `out` (and the Markdown summary, JUnit XML); one
-    `ConformanceError` when none can be read. `cases` give rows their sections (default: the built-in cases);
+    """Render every readable result file of `paths` into `out`, and the outputs `outputs` asks for (`{format name:
+    path}`, `report.formats`) shaped by `settings`; one `ConformanceError` when none can be read. `cases` give rows
+    their sections (default: the built-in cases);
     `releases` are the JAX releases known (None: those the package index cache holds; the report names ranges);
     `history` (a history.json) adds "Since the last run", and one `ConformanceError` when it cannot be read."""
     since = None
     if history is not None:
-        written = [out, markdown, junit] + ([extra.compat_json, extra.wptreport] if extra else [])
-        if any(path is not None and os.path.realpath(path) == os.path.realpath(history) for path in written):
+        written = [out, *(outputs or {}).values()]
+        if any(os.path.realpath(path) == os.path.realpath(history) for path in written):
             raise ConformanceError(f"--history {history} is also an output of this report; it would be overwritten")
         since = since_view(read_history(history), history_href(history, out))
     loaded = read_results_tolerantly(paths)
@@ -89,7 +91,7 @@ def render_results(paths: Any, out: Path, markdown: Path | None = None, junit: P
     censuses, unread = stored_censuses_of(paths)
     malformed_perf: list[str] = []  # a malformed workload entry is left out and named, as an unreadable file is
     perf = perf_view(perf_sections(paths, malformed_perf))
-    path = write_report(without_blocks(without_tests(loaded.files)), out, markdown_path=markdown, junit_path=junit,
-                        cases=cases, releases=releases, extra=extra, since=since, censuses=censuses,
+    path = write_report(without_blocks(without_tests(loaded.files)), out, outputs=outputs, settings=settings,
+                        cases=cases, releases=releases, since=since, censuses=censuses,
                         chapters=chapter_views(merged), perf=perf, downstream=downstream_view(merged))
     return Rendered(path, list(loaded.problems) + unread + malformed_perf, conflicts)
