@@ -175,7 +175,7 @@ def test_the_markdown_summary_counts_each_release_and_names_the_causes(tmp_path)
 
 def test_the_report_shows_the_section_and_keeps_the_tests_out_of_the_table_of_probes(tmp_path):
     out, markdown = tmp_path / "index.html", tmp_path / "summary.md"
-    render_results(demo_files(tmp_path / "r"), out, markdown=markdown, releases=["0.8.0"])
+    render_results(demo_files(tmp_path / "r"), out, outputs={"markdown": markdown}, releases=["0.8.0"])
     html = out.read_text(encoding="utf-8")
     assert '<li><a href="#downstream">Downstream test suites</a></li>' in html
     assert '<section class="downstream" id="downstream"' in html and '<h3 id="downstream-0">demo==1.0</h3>' in html

@@ -186,7 +186,7 @@ def test_bisect_refuses_its_outputs_in_one_line_before_the_search(tmp_path, caps
     results.mkdir()
     stored = results / "0.11.2-linux-x86_64.json"
     stored.write_text('{"kept": true}')
-    monkeypatch.setattr(cli, "run_bisect", lambda *a, **k: pytest.fail("the search started"))
+    monkeypatch.setattr(cli, "run_any_bisect", lambda *a, **k: pytest.fail("the search started"))
     assert bisect_session.run_bisect is not None
     json_out, issue_out = {
         "json over a result": (stored, None),
