@@ -140,3 +140,39 @@ def test_a_removed_name_the_tests_never_reach_shows_with_its_places(installed, t
 def test_a_scan_with_nothing_removed_says_so():
     assert scan_lines([], __import__("pathlib").Path("/x"), "lib", "0.8.0", 2) == [
         "  api scan of lib's installed source (2 files) against jax 0.8.0: 0 used names removed or missing"]
+
+
+def test_resolve_each_judges_each_release_under_its_own_pick_and_says_which_version_works(tmp_path):
+    from conformance.downstream.cells import run_key, to_cell
+    from conformance.downstream.command import DownstreamRequest, run_downstream
+    from conformance.downstream.lock import lock_for, suite_env_digest
+    from conformance.downstream.outcomes import NodeOutcome
+    from conformance.downstream.store import store_suite, suite_cells
+    from conformance.engine.matrix import host_platform
+
+    builder = _Resolver(tmp_path / "cache", {"0.5.3": "0.1.90", "0.6.0": "0.1.90", "0.7.0": "0.1.92"})
+    results = tmp_path / "results"
+    suite = replace(read_suite("chex==0.1.90"), resolve="each")
+    for version, status in (("0.5.3", "passed"), ("0.6.0", "passed"), ("0.7.0", "failed")):
+        # stored cells under each release's own lock answer the run (no environment is built here)
+        key = run_key(suite.spec, suite.manifest.text, "", suite_env_digest(lock_for(suite, version, builder), version,
+                                                                               builder), None)
+        cell = to_cell(suite.ident, suite.label, NodeOutcome("chex/_src/a_test.py::t", status, 0.1), key, [], {}, ())
+        store_suite(results, version, host_platform(), suite.ident, [cell], "3.11.7", 1.0)
+    said: list[str] = []
+    request = DownstreamRequest(("chex==0.1.90",), ("0.5.3", "0.6.0", "0.7.0", "0.4.0"), results,
+                                json_path=tmp_path / "out.json", resolve="each", api_scan=False)
+    outcome = run_downstream(request, builder, said.append)
+    text = "\n".join(said)
+    assert "jax 0.7.0 (chex==0.1.92, the resolver's pick): 1 failed (stored results)" in text
+    assert "compares chex 0.1.90 on jax 0.5.3 with chex 0.1.92 on jax 0.7.0" in text
+    assert "compares chex 0.1.90 on jax 0.5.3 with chex 0.1.90" not in text  # same pick: no note for 0.6.0
+    answer = said.index("downstream chex (each release's own pick): the resolver's pick per release")
+    assert said[answer + 1:answer + 4] == ["  chex 0.1.90 with jax 0.5.3, 0.6.0", "  chex 0.1.92 with jax 0.7.0",
+                                           "  no chex version resolves with jax 0.4.0"]
+    assert "jax 0.4.0: uninstallable: the requirements of chex (each release's own pick) do not resolve" in text
+    assert outcome.exit_code == 1  # 0.7.0's regressed test and 0.4.0's uninstallable both gate
+    assert json.loads((tmp_path / "out.json").read_text())["picks"] == {
+        "chex (each release's own pick)": {"0.5.3": "0.1.90", "0.6.0": "0.1.90", "0.7.0": "0.1.92", "0.4.0": ""}}
+    assert [c.details["suite"] for c in suite_cells(results, "0.4.0", host_platform(), "chex_each")] == [
+        "chex (each release's own pick)"]

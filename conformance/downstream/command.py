@@ -143,17 +143,19 @@ def _release(
     built = time.monotonic() - started
     if isinstance(env, Uninstallable):
         outcome = NodeOutcome(UNINSTALLABLE_ID, "uninstallable", reason=env.reason)
-        cells = [to_cell(suite.ident, label, outcome, key, [], {}, ())]
+        cells = [to_cell(suite.ident, suite.label, outcome, key, [], {}, ())]
         python = ""
     else:
         cpu = _cpu()
         ran = run_suite(runs_as, env, selected)
         roots = [str(where_it_runs(runs_as, env)), str(env.site_packages())]
         cells = [
-            to_cell(suite.ident, label, o, key, roots, _libraries(suite), suite.manifest.packages)
+            to_cell(suite.ident, suite.label, o, key, roots, _libraries(suite), suite.manifest.packages)
             for o in ran.outcomes.values()
         ]
         python = env.python_version
+    for cell in cells:  # the heading stays the suite's; each cell records the library version that ran
+        cell.details["suite"] = label
     stored_as = store_suite(
         request.results,
         version,
