@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock
 from packaging.utils import InvalidSdistFilename, canonicalize_name, parse_sdist_filename
 from packaging.version import InvalidVersion, Version
 
@@ -145,8 +146,15 @@ def extract_tests(archive: bytes, dest: Path, folder: str, packages: tuple[str, 
 
 
 def sdist_tests(name: str, version: str, folder: str, packages: tuple[str, ...], builder: Any) -> Path:
-    """The folder holding the extracted tests of `name==version`'s sdist (see the module's docstring)."""
+    """The folder holding the extracted tests of `name==version`'s sdist (see the module's docstring); one process at
+    a time fetches and extracts it."""
     cache = builder.root / "downstream" / "sdists"
+    cache.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(cache / f".{canonicalize_name(name)}-{version}.lock")):
+        return _sdist_tests(cache, name, version, folder, packages, builder)
+
+
+def _sdist_tests(cache: Path, name: str, version: str, folder: str, packages: tuple[str, ...], builder: Any) -> Path:
     pointer = cache / f"{canonicalize_name(name)}-{version}.json"
     try:
         known = json.loads(pointer.read_text(encoding="utf-8"))
