@@ -138,7 +138,7 @@ def _release(
         say(f"  jax {version}{pick}: {_counts(stored)} (stored results)")
         return stored
     started, cpu = time.monotonic(), _cpu()
-    say(f"  jax {version}: preparing the suite's environment and running its tests...")
+    say(f"  jax {version}{pick}: preparing the suite's environment and running its tests...")
     env = prepare_suite_env(suite, lock, version, builder)
     built = time.monotonic() - started
     if isinstance(env, Uninstallable):
