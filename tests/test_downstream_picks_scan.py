@@ -91,6 +91,8 @@ LIBRARY = {
     "lib/_src/api.py": "import jax\n\n\ndef replicate(x, devices):\n    return jax.device_put_replicated(x, devices)\n"
                        "\n\ndef put(x):\n    return jax.device_put(x)\n\n\ndef more(x, d):\n"
                        "    return jax.device_put_replicated(x, d)\n",
+    "lib/_src/sharding.py": "import jax\n\n\ndef on_many(x):\n    if hasattr(jax, 'Array'):\n"
+                            "        return isinstance(x.sharding, jax.sharding.PmapSharding)\n",
     "lib/_src/api_test.py": "import jax\n\njax.tree_map(lambda x: x, 1)\n",
     "lib/tests/test_more.py": "import jax\n\njax.tree_map(lambda x: x, 1)\n",
     "other/__init__.py": "import jax\n\njax.tree_map(lambda x: x, 1)\n",
@@ -117,7 +119,7 @@ def _census_file(tmp_path, names):
 
 def test_the_librarys_own_source_is_scanned_its_tests_and_other_packages_aside(installed):
     files = [p.relative_to(installed).as_posix() for p in library_files(installed, ["lib"])]
-    assert files == ["lib/__init__.py", "lib/_src/__init__.py", "lib/_src/api.py"]
+    assert files == ["lib/__init__.py", "lib/_src/__init__.py", "lib/_src/api.py", "lib/_src/sharding.py"]
     assert library_files(installed, ["missing"]) == []
 
 
@@ -127,14 +129,17 @@ def test_a_removed_name_the_tests_never_reach_shows_with_its_places(installed, t
         "jax.device_put": fn(("x", "positional_or_keyword", None)),
         "jax.tree_map": removed("jax.tree_map was removed"),  # used only by test files and another package
         "jax.tree_util": module(),
+        "jax.sharding": module(),  # PmapSharding absent: a missing name, used inside an hasattr guard
     })
     findings = scan_source(library_files(installed, ["lib"]), str(path), tmp_path / "results", lambda: None,
                            lambda line: None)
-    lines = scan_lines(findings, installed, "lib", "0.10.0", 3)
-    assert lines[0] == ("  api scan of lib's installed source (3 files) against jax 0.10.0: 1 used name removed or "
-                        "missing")
-    assert len(lines) == 2 and "removed" in lines[1] and "jax.device_put_replicated at lib/_src/api.py:5 and 1 more " \
-        "place" in lines[1]
+    lines = scan_lines(findings, installed, "lib", "0.10.0", 4)
+    assert lines[0] == ("  api scan of lib's installed source (4 files) against jax 0.10.0: 1 used name removed or "
+                        "missing, 1 more inside a guard")
+    assert lines[1] == "    removed since ≤0.10.0: jax.device_put_replicated at lib/_src/api.py:5 and 1 more place"
+    assert lines[2] == ("    guarded (absent on jax 0.10.0; inside an hasattr(...) guard): "
+                        "jax.sharding.PmapSharding at lib/_src/sharding.py:6")
+    assert len(lines) == 3  # jax.device_put is present; jax.tree_map is used only by tests and another package
 
 
 def test_a_scan_with_nothing_removed_says_so():

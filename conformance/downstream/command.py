@@ -362,7 +362,7 @@ def _scan(
     findings = scan_source(files, cand, request.results, lambda: builder, say)
     for line in scan_lines(findings, root, suite.name or suite.label, cand, len(files)):
         say(line)
-    return [f.to_json() for f in findings if f.state in ("removed", "missing", "deprecated")]
+    return [f.to_json() for f in findings if f.state in ("removed", "missing", "guarded", "deprecated")]
 
 
 def gate_tiers(suites: Sequence[str], budget_s: float | None = None) -> tuple[Callable[..., Tier], ...]:

@@ -7,7 +7,9 @@ still shows in `downstream`'s output.
 - `scan_source`: `api scan` itself (`api.session.run_scan`: the same uses, censuses and judge, the candidate's
   census taken or answered from storage as `api scan --to` does), its findings kept.
 - `scan_lines` (pure): one line per used name that the candidate removed or lacks, with its count of places and the
-  first, paths relative to where the source lies; and the count of deprecated names in use.
+  first, paths relative to where the source lies; then the same for such names used inside a guard (`hasattr`, a
+  version check, `try/except AttributeError`: api scan's `guarded`), which are said, not hidden, because a guard
+  may test another name than the one it guards; and the count of deprecated names in use.
 """
 
 from __future__ import annotations
@@ -53,23 +55,31 @@ def scan_source(files: Sequence[Path], to: str, results: Path, builder: Callable
 def scan_lines(findings: Sequence[Finding], root: Path, library: str, to: str, files: int) -> list[str]:
     """What `downstream` prints of a scan (see the module's docstring); relative paths where they lie under `root`."""
     breaking: dict[tuple[str, str], list[Finding]] = {}
+    guarded: dict[tuple[str, str], list[Finding]] = {}
     deprecated = set()
     for finding in findings:
         if finding.state in BREAKING:
             breaking.setdefault((finding.name, finding.state), []).append(finding)
+        elif finding.state == "guarded":
+            guarded.setdefault((finding.name, finding.state), []).append(finding)
         elif finding.state == "deprecated":
             deprecated.add(finding.name)
     said = f"{len(breaking)} used name{'s' if len(breaking) != 1 else ''} removed or missing"
+    if guarded:
+        said += f", {len(guarded)} more inside a guard"
     if deprecated:
         said += f", {len(deprecated)} deprecated"
     lines = [f"  api scan of {library}'s installed source ({files} files) against jax {to}: {said}"]
-    for (name, state), where in sorted(breaking.items()):
+    for (name, state), where in [*sorted(breaking.items()), *sorted(guarded.items())]:
         first = where[0]
         try:
             path = Path(first.path).relative_to(root).as_posix()
         except ValueError:
             path = first.path
         more = f" and {len(where) - 1} more place{'s' if len(where) > 2 else ''}" if len(where) > 1 else ""
-        since = f" since {first.since}" if first.since else ""
-        lines.append(f"    {state}{since}: {name} at {path}:{first.line}{more}")
+        if state == "guarded":
+            why = first.message.rsplit(" (", 1)[-1].rstrip(")") if " (" in first.message else "a guard"
+            lines.append(f"    guarded (absent on jax {to}; {why}): {name} at {path}:{first.line}{more}")
+        else:
+            lines.append(f"    {state} since {first.since}: {name} at {path}:{first.line}{more}")
     return lines
