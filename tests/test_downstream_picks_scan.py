@@ -133,7 +133,7 @@ def test_a_removed_name_the_tests_never_reach_shows_with_its_places(installed, t
     })
     findings = scan_source(library_files(installed, ["lib"]), str(path), tmp_path / "results", lambda: None,
                            lambda line: None)
-    lines = scan_lines(findings, installed, "lib", "0.10.0", 4)
+    lines = scan_lines(findings, installed, "lib's installed source", "0.10.0", 4)
     assert lines[0] == ("  api scan of lib's installed source (4 files) against jax 0.10.0: 1 used name removed or "
                         "missing, 1 more inside a guard")
     assert lines[1] == "    removed since ≤0.10.0: jax.device_put_replicated at lib/_src/api.py:5 and 1 more place"
@@ -143,7 +143,7 @@ def test_a_removed_name_the_tests_never_reach_shows_with_its_places(installed, t
 
 
 def test_a_scan_with_nothing_removed_says_so():
-    assert scan_lines([], __import__("pathlib").Path("/x"), "lib", "0.8.0", 2) == [
+    assert scan_lines([], __import__("pathlib").Path("/x"), "lib's installed source", "0.8.0", 2) == [
         "  api scan of lib's installed source (2 files) against jax 0.8.0: 0 used names removed or missing"]
 
 

@@ -348,19 +348,19 @@ def _scan(
     where they lie) against the candidate; its lines said, its findings returned as JSON (None when nothing was
     scanned: no environment, or no library source)."""
     if suite.kind == "folder" and suite.folder is not None:
-        root = suite.folder
+        root, what = suite.folder, f"the folder's packages ({', '.join(suite.manifest.packages)})"
     else:
         if isinstance(lock, Uninstallable):
             return None
         env = prepare_suite_env(suite, lock, cand, builder)
         if isinstance(env, Uninstallable):
             return None
-        root = env.site_packages()
+        root, what = env.site_packages(), f"{suite.name}'s installed source"
     files = library_files(root, suite.manifest.packages)
     if not files:
         return None
     findings = scan_source(files, cand, request.results, lambda: builder, say)
-    for line in scan_lines(findings, root, suite.name or suite.label, cand, len(files)):
+    for line in scan_lines(findings, root, what, cand, len(files)):
         say(line)
     return [f.to_json() for f in findings if f.state in ("removed", "missing", "guarded", "deprecated")]
 

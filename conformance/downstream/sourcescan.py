@@ -52,8 +52,9 @@ def scan_source(files: Sequence[Path], to: str, results: Path, builder: Callable
     return run_scan(ScanRequest(tuple(files), to, results=results), builder, say).findings
 
 
-def scan_lines(findings: Sequence[Finding], root: Path, library: str, to: str, files: int) -> list[str]:
-    """What `downstream` prints of a scan (see the module's docstring); relative paths where they lie under `root`."""
+def scan_lines(findings: Sequence[Finding], root: Path, what: str, to: str, files: int) -> list[str]:
+    """What `downstream` prints of a scan of `what` (`chex's installed source`; see the module's docstring); relative
+    paths where they lie under `root`."""
     breaking: dict[tuple[str, str], list[Finding]] = {}
     guarded: dict[tuple[str, str], list[Finding]] = {}
     deprecated = set()
@@ -69,7 +70,7 @@ def scan_lines(findings: Sequence[Finding], root: Path, library: str, to: str, f
         said += f", {len(guarded)} more inside a guard"
     if deprecated:
         said += f", {len(deprecated)} deprecated"
-    lines = [f"  api scan of {library}'s installed source ({files} files) against jax {to}: {said}"]
+    lines = [f"  api scan of {what} ({files} files) against jax {to}: {said}"]
     for (name, state), where in [*sorted(breaking.items()), *sorted(guarded.items())]:
         first = where[0]
         try:
