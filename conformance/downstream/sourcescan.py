@@ -70,7 +70,7 @@ def scan_lines(findings: Sequence[Finding], root: Path, what: str, to: str, file
         said += f", {len(guarded)} more inside a guard"
     if deprecated:
         said += f", {len(deprecated)} deprecated"
-    lines = [f"  api scan of {what} ({files} files) against jax {to}: {said}"]
+    lines = [f"  api scan of {what} ({files} file{'s' if files != 1 else ''}) against jax {to}: {said}"]
     for (name, state), where in [*sorted(breaking.items()), *sorted(guarded.items())]:
         first = where[0]
         try:
