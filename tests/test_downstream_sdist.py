@@ -29,13 +29,13 @@ TINY = {
     "tests/test_tiny.py": textwrap.dedent("""
         import tinylib
 
-        def test_uses_the_installed_library(answer):
-            assert tinylib.WHERE == "installed" and answer == 42
+        def test_uses_the_installed_library(answer, from_the_top):
+            assert tinylib.WHERE == "installed" and answer == 42 and from_the_top == "top"
 
         def test_fails():
             assert tinylib.WHERE == "sdist copy"
         """).lstrip(),
-    "conftest.py": "",
+    "conftest.py": "import pytest\n\n@pytest.fixture\ndef from_the_top():\n    return 'top'\n",
     "pyproject.toml": '[tool.pytest.ini_options]\nmarkers = ["slow: slow"]\n',
     "README.md": "tiny\n",
 }
@@ -109,7 +109,7 @@ def test_the_tests_import_the_installed_library_not_the_sdists_copy(tmp_path):
     assert runs_as.kind == "folder" and len(digest) == 64
     ran = run_suite(runs_as, env)
     assert {n: o.status for n, o in ran.outcomes.items()} == {
-        "tests/test_tiny.py::test_uses_the_installed_library": "passed",  # the sdist's conftest fixture too
+        "tests/test_tiny.py::test_uses_the_installed_library": "passed",  # both of the sdist's conftest fixtures
         "tests/test_tiny.py::test_fails": "failed"}
 
 
