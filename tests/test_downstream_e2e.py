@@ -79,6 +79,9 @@ def test_a_team_folder_is_judged_test_by_test(tmp_path, monkeypatch, capsys):
                  "--json", str(out)])
     printed = capsys.readouterr().out
     assert code == 1, printed
+    # The team's own package, scanned with `api scan` against the candidate: the removed name shows where it is used.
+    assert "api scan of the folder's packages (teamlib) (1 file) against jax 0.6.0: 1 used name removed" in printed
+    assert "jax.tree_map at teamlib/__init__.py:7" in printed, printed
     data = json.loads(out.read_text(encoding="utf-8"))
     statuses = data["suites"][str(folder)]
     assert statuses["0.5.3"]["tests/test_tree.py::test_doubled_uses_tree_map"] == "passed"

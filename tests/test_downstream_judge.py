@@ -212,7 +212,7 @@ def test_kubernetes_and_slurm_indexes_map_to_suite_release_shards():
 def test_manifests_are_checked_key_by_key():
     manifest = parse_manifest('tests = "pyargs"\ndevice_count = 8\n[[flaky]]\nnode = "a::*"\nreason = "r"\n', "m")
     assert manifest.device_count == 8 and manifest.flaky == (("a::*", "r"),)
-    for bad, said in (('tets = "x"', "unknown key"), ('tests = "sdist"', "`tests`"), ("device_count = 0", "positive"),
+    for bad, said in (('tets = "x"', "unknown key"), ('tests = "wheel"', "`tests`"), ("device_count = 0", "positive"),
                       ('[[deselect]]\nnode = "a"', "needs node")):
         with pytest.raises(ConformanceError, match=said):
             parse_manifest(bad, "m")

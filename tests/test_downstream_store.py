@@ -70,6 +70,7 @@ def test_an_uninstallable_release_is_one_cell_with_the_resolvers_reason():
     (["downstream", "no/such/folder", "--jax", "0.8.0"], "neither a library release"),
     (["downstream", "chex==0.1.90", "--from", "0.8.0"], "give both --from"),
     (["downstream", "chex==0.1.90", "--jax", "0.8.0", "--budget", "0"], "positive number of seconds"),
+    (["downstream", "tests", "--jax", "0.8.0", "--resolve", "each"], "--resolve each picks a library's version"),
 ])
 def test_bad_input_is_one_line_and_exit_2(argv, said, capsys, tmp_path):
     code = main([*argv, "--results", str(tmp_path)])

@@ -17,7 +17,7 @@ import datetime
 import json
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -28,8 +28,11 @@ from conformance.downstream.budget import plan_budget
 from conformance.downstream.cells import durations, judged, node_of, run_key, to_cell
 from conformance.downstream.gating import downstream_tier
 from conformance.downstream.judge import Judgement, judge
-from conformance.downstream.lock import Uninstallable, lock_for, prepare_suite_env, suite_env_digest
+from conformance.downstream.lock import Lock, Uninstallable, lock_for, prepare_suite_env, suite_env_digest
 from conformance.downstream.manifest import Suite, folder_digest, read_suite
+from conformance.downstream.picks import across_line, each_release, pick_lines, picked_version
+from conformance.downstream.sdist import sdist_tests
+from conformance.downstream.sourcescan import library_files, scan_lines, scan_source
 from conformance.downstream.outcomes import UNINSTALLABLE_ID, NodeOutcome
 from conformance.downstream.runner import run_suite, where_it_runs
 from conformance.downstream.shards import shard_file_suffix, shard_for, shard_index
@@ -64,6 +67,8 @@ class DownstreamRequest:
     expectations: Path | None = None
     today: datetime.date | None = None
     read: Any = None  # the expectations file as the gate read it (`ExpectationsFile`): not read a second time
+    resolve: str = "baseline"  # "each": each release's own resolver pick of the library (`picks`)
+    api_scan: bool = True  # scan the library's installed source against each candidate (`sourcescan`)
 
 
 @dataclass
@@ -94,9 +99,23 @@ def _libraries(suite: Suite) -> dict[str, tuple[str, ...]]:
     return {suite.name or suite.ident: suite.manifest.packages}
 
 
+def _tests_of(suite: Suite, library_version: str, builder: Any) -> tuple[Suite, str]:
+    """The suite as the runner runs it and its test files' digest: a folder as it is; a `tests = "sdist"` library as
+    the folder its sdist's tests are extracted to (run there, so they import the installed library); else as it is."""
+    if suite.kind == "folder" and suite.folder is not None:
+        return suite, folder_digest(suite.folder)
+    if suite.manifest.tests == "sdist":
+        folder = sdist_tests(
+            suite.name, library_version, suite.manifest.sdist_tests, suite.manifest.packages, builder
+        )
+        runs_as = replace(suite, kind="folder", folder=folder, manifest=replace(suite.manifest, tests="folder"))
+        return runs_as, folder_digest(folder)
+    return suite, ""
+
+
 def _release(
     suite: Suite,
-    lock: Any,
+    lock: Lock | Uninstallable,
     version: str,
     selected: Sequence[str] | None,
     request: DownstreamRequest,
@@ -105,15 +124,25 @@ def _release(
     shard_suffix: str = "",
 ) -> list[CellResult]:
     platform = host_platform()
-    files = folder_digest(suite.folder) if suite.kind == "folder" and suite.folder is not None else ""
+    if isinstance(lock, Uninstallable):  # `--resolve each`: the library does not resolve with this release
+        outcome = NodeOutcome(UNINSTALLABLE_ID, "uninstallable", reason=lock.reason)
+        cells = [to_cell(suite.ident, suite.label, outcome, lock.lock_digest, [], {}, ())]
+        store_suite(request.results, version, platform, suite.ident, cells, "", 0.0, whole=selected is None,
+                    shard_suffix=shard_suffix)
+        say(f"  jax {version}: uninstallable: {lock.reason}")
+        return cells
+    library = picked_version(lock.text, suite.name) or suite.version
+    label = f"{suite.name}=={library}" if request.resolve == "each" else suite.label
+    runs_as, files = _tests_of(suite, library, builder)
     key = run_key(suite.spec, suite.manifest.text, files, suite_env_digest(lock, version, builder), selected)
     stored = None if request.rerun else stored_suite(request.results, version, platform, suite.ident, key, selected,
                                                      shard_suffix)
+    pick = f" ({label}, the resolver's pick)" if request.resolve == "each" else ""
     if stored is not None:
-        say(f"  jax {version}: {_counts(stored)} (stored results)")
+        say(f"  jax {version}{pick}: {_counts(stored)} (stored results)")
         return stored
     started, cpu = time.monotonic(), _cpu()
-    say(f"  jax {version}: preparing the suite's environment and running its tests...")
+    say(f"  jax {version}{pick}: preparing the suite's environment and running its tests...")
     env = prepare_suite_env(suite, lock, version, builder)
     built = time.monotonic() - started
     if isinstance(env, Uninstallable):
@@ -122,13 +151,15 @@ def _release(
         python = ""
     else:
         cpu = _cpu()
-        ran = run_suite(suite, env, selected)
-        roots = [str(where_it_runs(suite, env)), str(env.site_packages())]
+        ran = run_suite(runs_as, env, selected)
+        roots = [str(where_it_runs(runs_as, env)), str(env.site_packages())]
         cells = [
             to_cell(suite.ident, suite.label, o, key, roots, _libraries(suite), suite.manifest.packages)
             for o in ran.outcomes.values()
         ]
         python = env.python_version
+    for cell in cells:  # the heading stays the suite's; each cell records the library version that ran
+        cell.details["suite"] = label
     stored_as = store_suite(
         request.results,
         version,
@@ -141,7 +172,7 @@ def _release(
         shard_suffix=shard_suffix,
     )
     say(
-        f"  jax {version}: {_counts(cells)} ({time.monotonic() - started:.0f} s wall, {_cpu() - cpu:.0f} CPU s, "
+        f"  jax {version}{pick}: {_counts(cells)} ({time.monotonic() - started:.0f} s wall, {_cpu() - cpu:.0f} CPU s, "
         f"environment {built:.0f} s; stored in {stored_as.path})"
     )
     return cells
@@ -204,6 +235,9 @@ class SuitesJudged:
     judged: list[tuple[str, str, str, Judgement]] = field(default_factory=list)
     expired: list[str] = field(default_factory=list)
     cells: dict[str, Any] = field(default_factory=dict)
+    picks: dict[str, dict[str, str]] = field(default_factory=dict)  # `--resolve each`: label -> release -> version
+    locks: dict[str, dict[str, Any]] = field(default_factory=dict)  # label -> release -> Lock or Uninstallable
+    suites: dict[str, Suite] = field(default_factory=dict)  # label -> the suite
 
 
 def judge_suites(request: DownstreamRequest, builder: Any, say: Callable[[str], None]) -> SuitesJudged:
@@ -214,6 +248,10 @@ def judge_suites(request: DownstreamRequest, builder: Any, say: Callable[[str], 
         raise ConformanceError("name the releases: --from A --to B, --jax V (repeatable) or --matrix NAME")
     if request.manifest is not None and len(request.suites) != 1:
         raise ConformanceError("--manifest describes one suite; name one suite with it")
+    if request.resolve not in ("baseline", "each"):
+        raise ConformanceError(
+            f"--resolve is {request.resolve!r}; give baseline (one lock) or each (each release's own pick)"
+        )
     if request.budget_s is not None and not request.budget_s > 0:
         raise ConformanceError(f"--budget is {request.budget_s:g}; give a positive number of seconds")
     check_outputs(
@@ -232,14 +270,28 @@ def judge_suites(request: DownstreamRequest, builder: Any, say: Callable[[str], 
         say(f"shard {index}: {chosen.suite} on jax {chosen.release} (lock resolved against jax {request.versions[0]})")
     found = SuitesJudged()
     named = [read_suite(spec, request.manifest) for spec in suites]
+    if request.resolve == "each":
+        if any(suite.kind != "index" for suite in named):
+            raise ConformanceError("--resolve each picks a library's version per release; name libraries (NAME==V)")
+        named = [replace(suite, resolve="each") for suite in named]
     libraries = {k: v for suite in named for k, v in _libraries(suite).items()}
     acks = {cand: acks_for(request, request.today or datetime.date.today(), cand) for cand in versions[1:]}
     found.expired = sorted({line for read in acks.values() for line in read.expired})
     for suite in named:
-        say(f"downstream {suite.label}: lock resolved against jax {request.versions[0]}")
-        lock = lock_for(suite, request.versions[0], builder)
+        locks: dict[str, Lock | Uninstallable]
+        if suite.resolve == "each":
+            say(f"downstream {suite.label}: {suite.name} resolved afresh with each release ({suite.spec}: pin dropped)")
+            locks = each_release(suite, versions, builder)
+            found.picks[suite.label] = {
+                v: picked_version(lock.text, suite.name) if isinstance(lock, Lock) else "" for v, lock in locks.items()
+            }
+        else:
+            say(f"downstream {suite.label}: lock resolved against jax {request.versions[0]}")
+            lock = lock_for(suite, request.versions[0], builder)
+            locks = {v: lock for v in versions}
+        found.locks[suite.label], found.suites[suite.label] = locks, suite
         selected = _selection(suite, request, say)
-        cells = {v: _release(suite, lock, v, selected, request, builder, say, suffix) for v in versions}
+        cells = {v: _release(suite, locks[v], v, selected, request, builder, say, suffix) for v in versions}
         base = versions[0]
         for cand in versions[1:]:
             judgement = judge(
@@ -270,12 +322,23 @@ def run_downstream(request: DownstreamRequest, builder: Any, say: Callable[[str]
     for line in found.expired:
         say(f"  note: {line}")
     several = len(request.suites) > 1
+    scans: dict[str, Any] = {}
     for label, base, cand, judgement in found.judged:
         say(f"downstream {label}:") if several else None
         for line in _judgement_lines(judgement, base, cand):
             say(line)
+        suite = found.suites[label]
+        if label in found.picks:
+            note = across_line(suite.name, found.picks[label], base, cand)
+            say(note) if note else None
+        if request.api_scan:
+            scans.setdefault(label, {})[cand] = _scan(suite, found.locks[label][cand], cand, request, builder, say)
         if judgement.gating:
             outcome.exit_code = 1
+    for label, picks in found.picks.items():
+        say(f"downstream {label}: the resolver's pick per release")
+        for line in pick_lines(found.suites[label].name, picks):
+            say(line)
     if outcome.judgements:
         gating = sum(len(j.gating) for j in outcome.judgements)
         say(
@@ -283,8 +346,34 @@ def run_downstream(request: DownstreamRequest, builder: Any, say: Callable[[str]
             f"[[downstream]] entry acknowledges" + (" (exit 1)" if gating else "")
         )
     if request.json_path is not None:
-        say(write_json(request.json_path, json.dumps(public_json(found.cells, outcome.judgements), indent=1)))
+        written = public_json(found.cells, outcome.judgements)
+        written["picks"], written["api_scans"] = found.picks, scans
+        say(write_json(request.json_path, json.dumps(written, indent=1)))
     return outcome
+
+
+def _scan(
+    suite: Suite, lock: Any, cand: str, request: DownstreamRequest, builder: Any, say: Callable[[str], None]
+) -> list[dict[str, Any]] | None:
+    """`api scan` of the library's own source as installed in the candidate's environment (a team folder's packages
+    where they lie) against the candidate; its lines said, its findings returned as JSON (None when nothing was
+    scanned: no environment, or no library source)."""
+    if suite.kind == "folder" and suite.folder is not None:
+        root, what = suite.folder, f"the folder's packages ({', '.join(suite.manifest.packages)})"
+    else:
+        if isinstance(lock, Uninstallable):
+            return None
+        env = prepare_suite_env(suite, lock, cand, builder)
+        if isinstance(env, Uninstallable):
+            return None
+        root, what = env.site_packages(), f"{suite.name}'s installed source"
+    files = library_files(root, suite.manifest.packages)
+    if not files:
+        return None
+    findings = scan_source(files, cand, request.results, lambda: builder, say)
+    for line in scan_lines(findings, root, what, cand, len(files)):
+        say(line)
+    return [f.to_json() for f in findings if f.state in ("removed", "missing", "guarded", "deprecated")]
 
 
 def gate_tiers(suites: Sequence[str], budget_s: float | None = None) -> tuple[Callable[..., Tier], ...]:

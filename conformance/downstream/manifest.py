@@ -2,7 +2,9 @@
 
 The manifest is a small TOML file, needed only where the defaults are not enough::
 
-    tests = "pyargs"              # "pyargs": pytest --pyargs over the installed packages; "folder": the folder itself
+    tests = "pyargs"              # "pyargs": pytest --pyargs over the installed packages; "folder": the folder itself;
+                                  # "sdist": the test folder of the library's source distribution (`sdist`)
+    sdist_tests = "tests"         # with "sdist": the sdist's test folder (default: `tests` or `test` at its top)
     packages = ["chex"]           # the library's top-level packages (its own code, for signatures; pyargs targets)
     extras = []                   # extras of the library to install with it
     requires = ["cloudpickle"]    # what its tests need besides the library (pytest is always added)
@@ -40,6 +42,7 @@ MANIFESTS = Path(__file__).resolve().parent / "manifests"
 FOLDER_MANIFEST = "downstream.toml"
 KEYS = (
     "tests",
+    "sdist_tests",
     "packages",
     "extras",
     "requires",
@@ -60,6 +63,7 @@ class Manifest:
     """How to run a suite's tests (see the module's docstring)."""
 
     tests: str = "pyargs"
+    sdist_tests: str = ""
     packages: tuple[str, ...] = ()
     extras: tuple[str, ...] = ()
     requires: tuple[str, ...] = ()
@@ -76,7 +80,8 @@ class Manifest:
 @dataclass(frozen=True)
 class Suite:
     """A suite as named: `spec` (`chex==0.1.90` or the folder as given), its kind (`index` or `folder`), the
-    distribution and version (index) or the folder's path, and its manifest."""
+    distribution and version (index) or the folder's path, and its manifest. `resolve` is `each` where each release
+    gets the resolver's own pick of the library (`--resolve each`): the version named is then only the label."""
 
     spec: str
     kind: str
@@ -84,17 +89,23 @@ class Suite:
     name: str = ""
     version: str = ""
     folder: Path | None = None
+    resolve: str = "baseline"
 
     @property
     def ident(self) -> str:
         """The suite's part of its cells' ids (`chex_0_1_90`, `team_suite`): an identifier."""
-        text = f"{self.name}_{self.version}" if self.kind == "index" else (self.folder or Path("suite")).name
+        if self.kind == "index":
+            text = f"{self.name}_each" if self.resolve == "each" else f"{self.name}_{self.version}"
+        else:
+            text = (self.folder or Path("suite")).name
         ident = re.sub(r"\W", "_", text)
         return ident if ident and not ident[0].isdigit() else f"s{ident}"
 
     @property
     def label(self) -> str:
         """How the suite is named to a person."""
+        if self.kind == "index" and self.resolve == "each":
+            return f"{self.name} (each release's own pick)"
         return self.spec if self.kind == "index" else f"folder {self.folder}"
 
     @property
@@ -103,7 +114,7 @@ class Suite:
         if self.kind != "index":
             return ""
         extras = f"[{','.join(self.manifest.extras)}]" if self.manifest.extras else ""
-        return f"{self.name}{extras}=={self.version}"
+        return f"{self.name}{extras}" + ("" if self.resolve == "each" else f"=={self.version}")
 
 
 def _strings(value: Any, key: str, where: str) -> tuple[str, ...]:
@@ -141,10 +152,22 @@ def parse_manifest(text: str, where: str) -> Manifest:
     """A manifest from its TOML text; a malformed one is one line naming `where` and the key."""
     data = known_table(parse_toml(text, where), KEYS, failing(where))
     tests = data.get("tests", "pyargs")
-    if tests not in ("pyargs", "folder"):
-        raise ConformanceError(f'{where}: `tests` should be "pyargs" or "folder", not {tests!r}')
+    if tests not in ("pyargs", "folder", "sdist"):
+        raise ConformanceError(f'{where}: `tests` should be "pyargs", "folder" or "sdist", not {tests!r}')
+    sdist_tests = data.get("sdist_tests", "")
+    if (
+        not isinstance(sdist_tests, str)
+        or "\\" in sdist_tests
+        or sdist_tests.startswith("/")
+        or ".." in sdist_tests.split("/")
+    ):
+        raise ConformanceError(f"{where}: `sdist_tests` should be a folder inside the sdist (like \"tests\"), not "
+                               f"{sdist_tests!r}")
+    if sdist_tests and tests != "sdist":
+        raise ConformanceError(f'{where}: `sdist_tests` goes with tests = "sdist"')
     return Manifest(
         tests=tests,
+        sdist_tests=sdist_tests.strip("/"),
         packages=_strings(data.get("packages", []), "packages", where),
         extras=_strings(data.get("extras", []), "extras", where),
         requires=_strings(data.get("requires", []), "requires", where),

@@ -49,6 +49,19 @@ def add_downstream_parser(commands: Any, add_common_options: Any, default_result
     )
     parser.add_argument("--rerun", action="store_true", help="run again where stored cells would answer")
     parser.add_argument(
+        "--resolve",
+        choices=("baseline", "each"),
+        default="baseline",
+        help="baseline: one lock resolved against the first release, only jax/jaxlib swapped (default); each: the "
+        "library resolved afresh with each release, its picked version said per release",
+    )
+    parser.add_argument(
+        "--no-api-scan",
+        dest="api_scan",
+        action="store_false",
+        help="do not scan the library's installed source with api scan against each candidate",
+    )
+    parser.add_argument(
         "--shard",
         action="store_true",
         help="run the one (suite, release) pair JOB_COMPLETION_INDEX "
@@ -101,6 +114,8 @@ DOWNSTREAM_OPTIONS = (
     "expectations",
     "rerun",
     "shard",
+    "resolve",
+    "api_scan",
 )
 
 
@@ -119,6 +134,8 @@ def downstream_request(
     expectations: Path | None = None,
     rerun: bool = False,
     shard: bool = False,
+    resolve: str = "baseline",
+    api_scan: bool = True,
 ) -> DownstreamRequest:
     """The request of `downstream SUITE...`: the releases are `from_version` and `to_version` (both), else the
     releases of `matrix` (read from `builder.index`), else `jax` in order; the first is the baseline."""
@@ -130,4 +147,16 @@ def downstream_request(
         versions = tuple(matrix_versions(matrix, builder.index))
     else:
         versions = tuple(jax)
-    return DownstreamRequest(tuple(suites), versions, results, manifest, budget, json, rerun, shard, expectations)
+    return DownstreamRequest(
+        tuple(suites),
+        versions,
+        results,
+        manifest,
+        budget,
+        json,
+        rerun,
+        shard,
+        expectations,
+        resolve=resolve,
+        api_scan=api_scan,
+    )

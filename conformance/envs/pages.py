@@ -37,7 +37,7 @@ class _AnchorParser(html.parser.HTMLParser):
             href = found.get("href") or ""
             name = urllib.parse.unquote(urllib.parse.urlsplit(href).path.rsplit("/", 1)[-1])
             self._open = {"filename": name, "requires-python": found.get("data-requires-python"),
-                          "yanked": "data-yanked" in found}
+                          "yanked": "data-yanked" in found, "url": href}
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "a" and self._open is not None:
@@ -83,19 +83,43 @@ def _local_page(folder: Path, where: str) -> dict[str, Any]:
 def fetch_page(url: str, timeout: float = 30.0) -> dict[str, Any]:
     """The page at `url` (an index's project page, or a `--find-links` page) as PEP 691 JSON; see
     `fetch_project_page`."""
-    given, parts = url, urllib.parse.urlsplit(url)
+    parts = urllib.parse.urlsplit(url)
     if parts.scheme == "file":
         return _local_page(Path(urllib.request.url2pathname(parts.path)), without_credentials(url))
-    headers = {"Accept": f"{_SIMPLE_JSON}, text/html;q=0.1"}
+    request = _request(url, f"{_SIMPLE_JSON}, text/html;q=0.1")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            content_type = (getattr(response, "headers", None) or {}).get("Content-Type", "") or ""
+            return _page(response.read(MAX_PAGE_BYTES + 1), content_type, request.full_url)
+    except http.client.HTTPException as exc:  # a malformed URL or reply: an OSError for the caller's one line
+        raise OSError(f"{type(exc).__name__}: {scrub_credentials(str(exc), url)}") from None
+
+
+def _request(url: str, accept: str) -> urllib.request.Request:
+    """A request for `url`, its user name and password (if any) sent as HTTP basic authentication, not in the URL."""
+    parts = urllib.parse.urlsplit(url)
+    headers = {"Accept": accept}
     if parts.username is not None or parts.password is not None:
         user = urllib.parse.unquote(parts.username or "")
         secret = urllib.parse.unquote(parts.password or "")
         headers["Authorization"] = "Basic " + base64.b64encode(f"{user}:{secret}".encode()).decode()
         url = without_credentials(url)
-    request = urllib.request.Request(url, headers=headers)
+    return urllib.request.Request(url, headers=headers)
+
+
+def fetch_file(url: str, limit: int, timeout: float = 60.0) -> bytes:
+    """The bytes of one file an index page links to (a `file://` path, or HTTP(S) with the page's credentials), at
+    most `limit` of them: a larger file is an `OSError` (one line, no credentials)."""
+    parts = urllib.parse.urlsplit(url)
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            content_type = (getattr(response, "headers", None) or {}).get("Content-Type", "") or ""
-            return _page(response.read(MAX_PAGE_BYTES + 1), content_type, url)
-    except http.client.HTTPException as exc:  # a malformed URL or reply: an OSError for the caller's one line
-        raise OSError(f"{type(exc).__name__}: {scrub_credentials(str(exc), given)}") from None
+        if parts.scheme == "file":
+            with open(urllib.request.url2pathname(parts.path), "rb") as handle:
+                data = handle.read(limit + 1)
+        else:
+            with urllib.request.urlopen(_request(url, "*/*"), timeout=timeout) as response:
+                data = response.read(limit + 1)
+    except http.client.HTTPException as exc:
+        raise OSError(f"{type(exc).__name__}: {scrub_credentials(str(exc), url)}") from None
+    if len(data) > limit:
+        raise OSError(f"{without_credentials(url)} is larger than {limit // 2**20} MB")
+    return data
