@@ -80,8 +80,8 @@ def test_downstream_entries_and_manifests_keep_their_messages(tmp_path):
     assert refusal(parse_acks, "downstream = 3\n", "e.toml", TODAY, "0.10.0") == \
         "e.toml: `downstream` should be a list of [[downstream]] tables"
     assert refusal(parse_manifest, 'tests = "pyargs"\nspeed = 2\n', "m.toml") == (
-        "m.toml: unknown key `speed` (known keys: tests, sdist_tests, packages, extras, requires, pytest_args, device_count, "
-        "time_multiplier, test_timeout_s, run_timeout_s, deselect, flaky)")
+        "m.toml: unknown key `speed` (known keys: tests, sdist_tests, packages, extras, requires, pytest_args, "
+        "device_count, time_multiplier, test_timeout_s, run_timeout_s, deselect, flaky)")
     assert refusal(parse_manifest, "tests = \n", "m.toml").startswith("m.toml: does not parse as TOML: ")
     manifest = tmp_path / "manifest.toml"
     manifest.mkdir()  # `--manifest` naming a folder
