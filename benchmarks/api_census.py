@@ -40,14 +40,23 @@ def measure(version: str, repeat: int, builder: EnvironmentBuilder) -> dict:
         again = take_census(Release(version), builder, Path(folder))
         stored = time.perf_counter() - started
         counted = run.census.counts()
-        return {"jax": version, "python": env.interpreter.version, "environment_s": round(prepared, 2),
-                "environment_built_now": env.built_now, "census_s": [round(t, 2) for t in taken],
-                "census_median_s": round(statistics.median(taken), 2),
-                "census_in_child_s": run.census.header.get("census_seconds"),
-                "rerun_answered_from_storage": again.stored, "rerun_s": round(stored, 3),
-                "names": counted["names"], "deprecated": counted["deprecated"], "removed": counted["removed"],
-                "modules": counted["modules"], "failed_modules": counted["failed_modules"],
-                "file_bytes": run.path.stat().st_size}
+        return {
+            "jax": version,
+            "python": env.interpreter.version,
+            "environment_s": round(prepared, 2),
+            "environment_built_now": env.built_now,
+            "census_s": [round(t, 2) for t in taken],
+            "census_median_s": round(statistics.median(taken), 2),
+            "census_in_child_s": run.census.header.get("census_seconds"),
+            "rerun_answered_from_storage": again.stored,
+            "rerun_s": round(stored, 3),
+            "names": counted["names"],
+            "deprecated": counted["deprecated"],
+            "removed": counted["removed"],
+            "modules": counted["modules"],
+            "failed_modules": counted["failed_modules"],
+            "file_bytes": run.path.stat().st_size,
+        }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -70,19 +70,31 @@ TOKEN = re.compile(r"(?:\{(func|obj|mod|class|data|attr|meth)\}\s*)?(``|`)([^`]+
 # A JAX path written without backticks (`The deprecated module jax.cloud_tpu_init was removed.`), not a URL's host.
 PLAIN_PATH = re.compile(r"(?<![\w./`-])jax(?:\.[A-Za-z_]\w*)+")
 # The aliases JAX's changelog writes, and `jx.` (a typo of the 0.8.1 section: `jx.device_put_replicated`).
-ALIASES = {"jnp.": "jax.numpy.", "lax.": "jax.lax.", "jsp.": "jax.scipy.", "jtu.": "jax.tree_util.",
-           "jax2tf.": "jax.experimental.jax2tf.", "jx.": "jax."}
+ALIASES = {
+    "jnp.": "jax.numpy.",
+    "lax.": "jax.lax.",
+    "jsp.": "jax.scipy.",
+    "jtu.": "jax.tree_util.",
+    "jax2tf.": "jax.experimental.jax2tf.",
+    "jx.": "jax.",
+}
 REMOVED_WORDS = ("removed", "been deleted", "was deleted", "no longer available", "no longer exported", "renamed")
 ANNOUNCED = re.compile(r"\b(will|to) be (removed|deleted)\b[^.;]*", re.I)  # an announced removal: a deprecation
 # Where a sentence goes on to name what replaces the thing: only the text before it names what went.
-REPLACEMENT = re.compile(r"(;|\.|,)?\s*\b(please use|use |instead|in favou?r of|replaced (?:by|with)|replacement|"
-                         r"going forward|migrate to|see |can be used|are available|is available|should be used|"
-                         r"moved to|now lives|is now|renamed to|prefer )", re.I)
+REPLACEMENT = re.compile(
+    r"(;|\.|,)?\s*\b(please use|use |instead|in favou?r of|replaced (?:by|with)|replacement|"
+    r"going forward|migrate to|see |can be used|are available|is available|should be used|"
+    r"moved to|now lives|is now|renamed to|prefer )",
+    re.I,
+)
 # A sentence about behaviour or a way of calling, not about a name, an option, a module or a parameter going.
-BEHAVIOUR = re.compile(r"no longer (accept|support|allow|return|round|canonicali)|now (raises|errors|returns|"
-                       r"requires|round)|will be treated|show a deprecation warning|resulted in a|default (value|"
-                       r"behavio)|deprecation warning (for|when)|has changed|non-`|warning for|is used without|"
-                       r"when used as", re.I)
+BEHAVIOUR = re.compile(
+    r"no longer (accept|support|allow|return|round|canonicali)|now (raises|errors|returns|"
+    r"requires|round)|will be treated|show a deprecation warning|resulted in a|default (value|"
+    r"behavio)|deprecation warning (for|when)|has changed|non-`|warning for|is used without|"
+    r"when used as",
+    re.I,
+)
 # Values or inputs of a kind (`Complex arguments passed to jnp.arange`, `non-arraylike inputs`): a use, where the
 # sentence names no parameter.
 USE_OF_VALUES = re.compile(r"\b(arguments?|inputs?|arrays?|values?)\b", re.I)
@@ -90,8 +102,11 @@ KEYWORDY = re.compile(r"\b(argument|parameter|keyword|kwarg)s?\b", re.I)
 MEMBERY = re.compile(r"\b(propert(y|ies)|attributes?|methods?)\b", re.I)
 CONTINUES = re.compile(r"^(These include|This includes|Including)\b")
 BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-NOT_NAMES = {"True", "False", "None"} | {n for n in dir(builtins) if isinstance(getattr(builtins, n), type)
-                                         and issubclass(getattr(builtins, n), BaseException)}
+NOT_NAMES = {"True", "False", "None"} | {
+    n
+    for n in dir(builtins)
+    if isinstance(getattr(builtins, n), type) and issubclass(getattr(builtins, n), BaseException)
+}
 
 
 @dataclass(frozen=True)
@@ -110,8 +125,10 @@ class Entry:
 def sections(changelog: str) -> dict[str, str]:
     """release → its section's text."""
     found = list(SECTION.finditer(changelog))
-    return {m.group(1): changelog[m.end():(found[i + 1].start() if i + 1 < len(found) else len(changelog))]
-            for i, m in enumerate(found)}
+    return {
+        m.group(1): changelog[m.end() : (found[i + 1].start() if i + 1 < len(found) else len(changelog))]
+        for i, m in enumerate(found)
+    }
 
 
 def bullets(text: str) -> list[tuple[str, str]]:
@@ -156,7 +173,7 @@ def _path(token: str) -> str:
     token = token.strip().lstrip("~!").split("(")[0].rstrip(".,:;=")
     for alias, full in ALIASES.items():
         if token.startswith(alias):
-            return full + token[len(alias):]
+            return full + token[len(alias) :]
     return token
 
 
@@ -171,8 +188,9 @@ def _tokens(subject: str) -> list[tuple[str, str]]:
     return found + [("", m.rstrip(".")) for m in PLAIN_PATH.findall(plain)]
 
 
-def sentence_entries(release: str, event: str, text: str, subject: str, modules: set[str],
-                     last_function: str) -> list[Entry]:
+def sentence_entries(
+    release: str, event: str, text: str, subject: str, modules: set[str], last_function: str
+) -> list[Entry]:
     """The entries one sentence states (see the module docstring)."""
     if BEHAVIOUR.search(subject):
         return []
@@ -221,8 +239,11 @@ def entries(changelog: str, first: str, last: str, modules: set[str] = frozenset
             for sentence, subject in said:
                 event = event_of(sentence) or inherited
                 if event:
-                    out += [e for e in sentence_entries(release, event, bullet, subject, modules, last_function)
-                            if not private(e.name)]
+                    out += [
+                        e
+                        for e in sentence_entries(release, event, bullet, subject, modules, last_function)
+                        if not private(e.name)
+                    ]
                 fns = [p for role, p in _tokens(subject) if role == "func"]
                 last_function = fns[-1] if fns else last_function
     return list(dict.fromkeys(out))
@@ -235,8 +256,11 @@ def resolve(entry: Entry, known: set[str]) -> Entry:
     if entry.kind not in ("name", "keyword") or entry.name in known or "." not in entry.name:
         return entry
     parent, leaf = entry.name.rsplit(".", 1)
-    found = [n for n in known if n.startswith(parent + ".") and n.endswith("." + leaf)
-             and n.count(".") == entry.name.count(".") + 1]
+    found = [
+        n
+        for n in known
+        if n.startswith(parent + ".") and n.endswith("." + leaf) and n.count(".") == entry.name.count(".") + 1
+    ]
     return replace(entry, name=found[0]) if len(found) == 1 else entry
 
 
@@ -250,8 +274,11 @@ def matches(entry: Entry, change: Change) -> bool:
     if entry.kind == "keyword":
         if change.name == f"{name}({entry.keyword}=)":
             return True
-        return change.name == name and change.change == "signature" and bool(
-            re.search(rf"\bparameter {re.escape(entry.keyword)}\b", change.message))
+        return (
+            change.name == name
+            and change.change == "signature"
+            and bool(re.search(rf"\bparameter {re.escape(entry.keyword)}\b", change.message))
+        )
     wanted = ("removed", "moved") if entry.event == "removed" else ("deprecated", "moved", "removed")
     if change.change not in wanted:
         return False
@@ -300,36 +327,56 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--last", default="0.11.0")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
-    text = args.changelog.read_text(encoding="utf-8") if args.changelog else subprocess.run(
-        ["git", "-C", str(MIRROR), "show", "HEAD:CHANGELOG.md"], capture_output=True, text=True, check=True).stdout
+    text = (
+        args.changelog.read_text(encoding="utf-8")
+        if args.changelog
+        else subprocess.run(
+            ["git", "-C", str(MIRROR), "show", "HEAD:CHANGELOG.md"], capture_output=True, text=True, check=True
+        ).stdout
+    )
     censuses = sorted(stored_censuses(args.results), key=lambda c: version_order(c.jax))
     diffs = {c.jax: diff_chain(neighbours(censuses, c.jax)) for c in censuses}
     modules = {n for c in censuses for n, e in c.names.items() if e.get("kind") == "module"} | {
-        m for c in censuses for m in c.modules}
+        m for c in censuses for m in c.modules
+    }
     known = {n for c in censuses for n in c.names}
     found = list(dict.fromkeys(resolve(e, known) for e in entries(text, args.first, args.last, modules)))
     at_release, anywhere, misses = 0, 0, []
     for entry in found:
         here = any(matches(entry, ch) and ch.since == entry.release for ch in diffs.get(entry.release, []))
-        dated = sorted({ch.since for changes in diffs.values() for ch in changes if matches(entry, ch)},
-                       key=version_order)
+        dated = sorted(
+            {ch.since for changes in diffs.values() for ch in changes if matches(entry, ch)}, key=version_order
+        )
         at_release += here
         anywhere += here or bool(dated)
         if not here:
-            misses.append({**asdict(entry), "text": entry.text[:240], "found_elsewhere": bool(dated),
-                           "why": why_missed(entry, censuses, dated), "states": _states(censuses, entry)})
-    report = {"releases": [c.jax for c in censuses], "entries": len(found), "found_at_release": at_release,
-              "found_at_any_release": anywhere, "recall_at_release": round(at_release / max(len(found), 1), 4),
-              "recall_any": round(anywhere / max(len(found), 1), 4),
-              "by_kind": {k: sum(1 for e in found if e.kind == k) for k in ("name", "module", "config", "keyword",
-                                                                            "member")},
-              "misses": misses}
+            misses.append(
+                {
+                    **asdict(entry),
+                    "text": entry.text[:240],
+                    "found_elsewhere": bool(dated),
+                    "why": why_missed(entry, censuses, dated),
+                    "states": _states(censuses, entry),
+                }
+            )
+    report = {
+        "releases": [c.jax for c in censuses],
+        "entries": len(found),
+        "found_at_release": at_release,
+        "found_at_any_release": anywhere,
+        "recall_at_release": round(at_release / max(len(found), 1), 4),
+        "recall_any": round(anywhere / max(len(found), 1), 4),
+        "by_kind": {k: sum(1 for e in found if e.kind == k) for k in ("name", "module", "config", "keyword", "member")},
+        "misses": misses,
+    }
     if args.json:
         args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")
     print(json.dumps({k: v for k, v in report.items() if k != "misses"}))
     for miss in misses:
-        print(f"miss {miss['release']} {miss['event']} {miss['kind']} {miss['name']}"
-              f"{'(' + miss['keyword'] + '=)' if miss['keyword'] else ''}: {miss['why']}")
+        print(
+            f"miss {miss['release']} {miss['event']} {miss['kind']} {miss['name']}"
+            f"{'(' + miss['keyword'] + '=)' if miss['keyword'] else ''}: {miss['why']}"
+        )
     return 0
 
 

@@ -83,8 +83,14 @@ def main(argv: list[str] | None = None) -> int:
         if name and name != "jax":
             checked[(use.path, use.line, use.col, use.name)] = name
     names = sorted(set(checked.values()) | {f.name.split("(")[0] for f in findings})
-    done = subprocess.run([args.python, "-c", CHILD], input=json.dumps(names), capture_output=True, text=True,
-                          timeout=600, env={"PATH": "/usr/bin:/bin", "HOME": "/tmp"})
+    done = subprocess.run(
+        [args.python, "-c", CHILD],
+        input=json.dumps(names),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={"PATH": "/usr/bin:/bin", "HOME": "/tmp"},
+    )
     resolved = json.loads(done.stdout)
     levels = Counter(f"{LEVELS[f.state]}:{f.state}" for f in findings)
     agree, disagree = Counter(), []
@@ -105,12 +111,26 @@ def main(argv: list[str] | None = None) -> int:
         agree[f"{f.state} {'right' if right else 'wrong'}"] += 1
         if not right:
             disagree.append(f"{f.path}:{f.line} {f.name} {f.state}: getattr {got}")
-    missed = sorted({f"{k[0]}:{k[1]} {name}" for k, name in checked.items()
-                     if resolved.get(name, {}).get("ok") is False and (k[0], k[1], name) not in flagged
-                     and not not_covered(k[3], censuses)})
-    report = {"repo": str(args.repo), "to": args.to, "files": len(files), "uses": len(uses),
-              "names_checked": len(names), "findings_by_level": dict(levels), "agreement": dict(agree),
-              "disagreements": disagree, "missed_by_scan": missed}
+    missed = sorted(
+        {
+            f"{k[0]}:{k[1]} {name}"
+            for k, name in checked.items()
+            if resolved.get(name, {}).get("ok") is False
+            and (k[0], k[1], name) not in flagged
+            and not not_covered(k[3], censuses)
+        }
+    )
+    report = {
+        "repo": str(args.repo),
+        "to": args.to,
+        "files": len(files),
+        "uses": len(uses),
+        "names_checked": len(names),
+        "findings_by_level": dict(levels),
+        "agreement": dict(agree),
+        "disagreements": disagree,
+        "missed_by_scan": missed,
+    }
     if args.json:
         args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")
     print(json.dumps(report, indent=1))

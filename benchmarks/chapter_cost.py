@@ -41,35 +41,67 @@ def chapter_cost(chapter_path: Path, version: str, timeout_s: float) -> dict:
     reasons, limits = skip_reasons(chapter.blocks, skips)[0], block_limits(chapter.blocks, limit_entries)[0]
     env = EnvironmentBuilder().prepare(version)
     started = time.perf_counter()
-    ran = run_blocks(chapter.blocks, {b.index for b in chapter.blocks if reasons.get(b.id) or b.skip}, env.python,
-                     timeout_s, limits={b.index: limits[b.id] for b in chapter.blocks if b.id in limits})
+    ran = run_blocks(
+        chapter.blocks,
+        {b.index for b in chapter.blocks if reasons.get(b.id) or b.skip},
+        env.python,
+        timeout_s,
+        limits={b.index: limits[b.id] for b in chapter.blocks if b.id in limits},
+    )
     wall = time.perf_counter() - started
     outcomes = block_outcomes(chapter.blocks, ran.results, reasons, timeout_s, limits)
-    durations = sorted(((o.duration_s, b.id, b.first_code[:60]) for b, o in zip(chapter.blocks, outcomes.values())),
-                       reverse=True)
+    durations = sorted(
+        ((o.duration_s, b.id, b.first_code[:60]) for b, o in zip(chapter.blocks, outcomes.values())), reverse=True
+    )
     statuses: dict[str, int] = {}
     for outcome in outcomes.values():
         statuses[outcome.status.value] = statuses.get(outcome.status.value, 0) + 1
-    return {"blocks": len(chapter.blocks), "wall_s": round(wall, 1), "processes": ran.processes,
-            "blocks_s": round(sum(d for d, _, _ in durations), 1),
-            "heaviest": [{"block": block, "s": round(d, 1), "code": code} for d, block, code in durations[:5]],
-            "statuses": statuses}
+    return {
+        "blocks": len(chapter.blocks),
+        "wall_s": round(wall, 1),
+        "processes": ran.processes,
+        "blocks_s": round(sum(d for d, _, _ in durations), 1),
+        "heaviest": [{"block": block, "s": round(d, 1), "code": code} for d, block, code in durations[:5]],
+        "statuses": statuses,
+    }
 
 
 def probes_cost(path: Path) -> dict:
     """The probes' cost recorded in a result file: cells, the sum of their durations, the run's wall time."""
     loaded = load_result_file(path)
     probes = [c for c in loaded.cells if not is_block_cell(c)]
-    return {"file": str(path), "cells": len(probes), "sum_duration_s": round(sum(c.duration_s for c in probes), 1),
-            "wall_s": loaded.header.wall_s, "launcher": loaded.header.launcher}
+    return {
+        "file": str(path),
+        "cells": len(probes),
+        "sum_duration_s": round(sum(c.duration_s for c in probes), 1),
+        "wall_s": loaded.header.wall_s,
+        "launcher": loaded.header.launcher,
+    }
 
 
 def run_probes_now(version: str) -> dict:
     """Run every probe of `version` now, one at a time, into a temporary folder; their recorded cost."""
     with tempfile.TemporaryDirectory(prefix="chapter-cost-") as folder:
-        subprocess.run([sys.executable, "-m", "conformance", "run", "--jax", version, "--rerun", "-j", "1",
-                        "--results", folder, "-o", str(Path(folder) / "report.html")], cwd=ROOT, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "conformance",
+                "run",
+                "--jax",
+                version,
+                "--rerun",
+                "-j",
+                "1",
+                "--results",
+                folder,
+                "-o",
+                str(Path(folder) / "report.html"),
+            ],
+            cwd=ROOT,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         return probes_cost(next(Path(folder).glob(f"{version}-*.json")))
 
 
@@ -84,14 +116,18 @@ def main() -> int:
     args = parser.parse_args()
     recorded = [folder / f"{args.jax}-linux-x86_64.json" for folder in (args.probes, ROOT / "matrix" / "baseline")]
     found = next((p for p in recorded if p.is_file()), None)
-    measured = {"jax": args.jax, "chapter": chapter_cost(args.chapter, args.jax, args.timeout),
-                "probes_recorded": probes_cost(found) if found else None}
+    measured = {
+        "jax": args.jax,
+        "chapter": chapter_cost(args.chapter, args.jax, args.timeout),
+        "probes_recorded": probes_cost(found) if found else None,
+    }
     if args.run_probes:
         measured["probes_now"] = run_probes_now(args.jax)
     for key in ("probes_recorded", "probes_now"):
         if measured.get(key):
-            measured[f"chapter_over_{key}_sum"] = round(measured["chapter"]["wall_s"] / measured[key]["sum_duration_s"],
-                                                        2)
+            measured[f"chapter_over_{key}_sum"] = round(
+                measured["chapter"]["wall_s"] / measured[key]["sum_duration_s"], 2
+            )
     print(json.dumps(measured, indent=1))
     return 0
 

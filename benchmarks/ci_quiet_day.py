@@ -58,11 +58,17 @@ def write_stored(folder: Path, versions: list[str], skip_release: str = "", edit
                 if stored.status.value == "crash" and not stored.attempts:
                     metadata["attempts"] = [{"status": "crash"}, {"status": "crash"}]
                 tests.append({"nodeid": f"x.py::{stored.case}", "outcome": "passed", "metadata": metadata})
-            header = {"schema_version": 4, "suite_version": column.header.suite_version, "jax": version,
-                      "platform": platform, "python": "3.13.0", "environment_digest": environment,
-                      "pins_hash": hashlib.sha256(pins).hexdigest(), "finished_at": "2026-12-01T04:00:00+00:00"}
-            (folder / f"{version}-{platform}.json").write_text(json.dumps({"jax_conformance": header,
-                                                                          "tests": tests}))
+            header = {
+                "schema_version": 4,
+                "suite_version": column.header.suite_version,
+                "jax": version,
+                "platform": platform,
+                "python": "3.13.0",
+                "environment_digest": environment,
+                "pins_hash": hashlib.sha256(pins).hexdigest(),
+                "finished_at": "2026-12-01T04:00:00+00:00",
+            }
+            (folder / f"{version}-{platform}.json").write_text(json.dumps({"jax_conformance": header, "tests": tests}))
 
 
 def main() -> None:
@@ -72,8 +78,11 @@ def main() -> None:
     request = WorkRequest(tuple(versions), tuple(RUNNER_PLATFORMS), 2)
     print(f"{len(versions)} releases, runners: {', '.join(RUNNER_PLATFORMS)}")
     print(f"nothing stored (before; and the first run after):  {plan_work(request, builder).summary()}")
-    days = {"a day without news": {}, f"a new release ({versions[-1]})": {"skip_release": versions[-1]},
-            f"the {EDITED_MODULE} case module edited": {"edited": EDITED_MODULE}}
+    days = {
+        "a day without news": {},
+        f"a new release ({versions[-1]})": {"skip_release": versions[-1]},
+        f"the {EDITED_MODULE} case module edited": {"edited": EDITED_MODULE},
+    }
     for day, change in days.items():
         with tempfile.TemporaryDirectory() as folder:
             write_stored(Path(folder), versions, **change)

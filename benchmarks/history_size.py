@@ -46,8 +46,10 @@ def main() -> int:
         entry, seconds = timed(functools.partial(history_entry, previous, new, "2026-12-01", "0" * 40))
         entries[name] = entry
         size = len(history_text([entry])) - len(history_text([]))
-        print(f"{name}: {entry.total_changes} changes, {len(entry.changed)} listed, {seconds * 1000:.0f} ms, "
-              f"{size:,} bytes")
+        print(
+            f"{name}: {entry.total_changes} changes, {len(entry.changed)} listed, {seconds * 1000:.0f} ms, "
+            f"{size:,} bytes"
+        )
     for name in ("every cell", "no news"):
         text = history_text([entries[name]] * 365)
         _, seconds = timed(functools.partial(parse_history, text))

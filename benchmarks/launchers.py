@@ -46,14 +46,27 @@ def compare(version: str, workers: int) -> list:
     # The cells the fork run really forked (a lone cell with variables of its own, or one that needs a fresh
     # interpreter, is spawned there too).
     eligible = {k for k, r in runs["fork"][1].items() if r.launcher == "fork"}
-    differing = sum((a.status, a.observation) != (runs["fork"][1][k].status, runs["fork"][1][k].observation)
-                    for k, a in runs["spawn"][1].items())
-    median = {name: statistics.median(r.duration_s for k, r in results.items() if k in eligible) if eligible else 0
-              for name, (_, results) in runs.items()}
+    differing = sum(
+        (a.status, a.observation) != (runs["fork"][1][k].status, runs["fork"][1][k].observation)
+        for k, a in runs["spawn"][1].items()
+    )
+    median = {
+        name: statistics.median(r.duration_s for k, r in results.items() if k in eligible) if eligible else 0
+        for name, (_, results) in runs.items()
+    }
     spawn_s, fork_s = runs["spawn"][0], runs["fork"][0]
-    return [version, len(cells), len(eligible), f"{spawn_s:.1f}", f"{fork_s:.1f}", f"{spawn_s / fork_s:.2f}",
-            f"{median['spawn']:.3f}", f"{median['fork']:.3f}",
-            f"{median['spawn'] / median['fork']:.1f}" if median["fork"] else "-", differing]
+    return [
+        version,
+        len(cells),
+        len(eligible),
+        f"{spawn_s:.1f}",
+        f"{fork_s:.1f}",
+        f"{spawn_s / fork_s:.2f}",
+        f"{median['spawn']:.3f}",
+        f"{median['fork']:.3f}",
+        f"{median['spawn'] / median['fork']:.1f}" if median["fork"] else "-",
+        differing,
+    ]
 
 
 def runaway_peak_kib() -> int:
@@ -73,8 +86,18 @@ def main() -> int:
     parser.add_argument("-j", dest="workers", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
     versions = args.jax or list(load_matrix(args.matrix).versions)
-    header = ["jax", "cells", "forked", "spawn s", "fork s", "ratio", "cell spawn s", "cell fork s",
-              "cell ratio", "observations differing"]
+    header = [
+        "jax",
+        "cells",
+        "forked",
+        "spawn s",
+        "fork s",
+        "ratio",
+        "cell spawn s",
+        "cell fork s",
+        "cell ratio",
+        "observations differing",
+    ]
     print(text_table(header, [compare(v, args.workers) for v in versions]))
     print(f"\nparent peak memory with a probe printing without end for 4 s: {runaway_peak_kib() / 1024:.0f} MiB")
     return 0

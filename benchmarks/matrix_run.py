@@ -37,10 +37,14 @@ def summarise(folder: Path, workers: int, top: int) -> dict:
     for f in files:
         ran = [c for c in f.cells if not c.reused]
         probe_s = sum(c.duration_s or 0.0 for c in ran)
-        versions[f.header.jax] = {"cells": len(f.cells), "ran": len(ran), "wall_s": round(f.header.wall_s, 1),
-                                  "probe_s": round(probe_s, 1),
-                                  "cells_per_s": round(len(ran) / f.header.wall_s, 2) if f.header.wall_s else None,
-                                  "overhead": round(f.header.wall_s / (probe_s / workers), 3) if probe_s else None}
+        versions[f.header.jax] = {
+            "cells": len(f.cells),
+            "ran": len(ran),
+            "wall_s": round(f.header.wall_s, 1),
+            "probe_s": round(probe_s, 1),
+            "cells_per_s": round(len(ran) / f.header.wall_s, 2) if f.header.wall_s else None,
+            "overhead": round(f.header.wall_s / (probe_s / workers), 3) if probe_s else None,
+        }
         for c in ran:
             by_cell[c.cell_id] += c.duration_s or 0.0
     wall = sum(v["wall_s"] for v in versions.values())
@@ -49,19 +53,29 @@ def summarise(folder: Path, workers: int, top: int) -> dict:
     heaviest = sorted(by_cell.items(), key=lambda kv: -kv[1])[:top]
     return {
         "versions": {v: versions[v] for v in sort_versions(versions)},
-        "total": {"versions": len(versions), "cells": cells, "wall_s": round(wall, 1), "probe_s": round(probe, 1),
-                  "cells_per_s": round(cells / wall, 2) if wall else None,
-                  "overhead": round(wall / (probe / workers), 3) if probe else None},
-        "heaviest_cells": [{"cell": cell, "seconds": round(s, 1), "share": round(s / probe, 3) if probe else None}
-                           for cell, s in heaviest],
+        "total": {
+            "versions": len(versions),
+            "cells": cells,
+            "wall_s": round(wall, 1),
+            "probe_s": round(probe, 1),
+            "cells_per_s": round(cells / wall, 2) if wall else None,
+            "overhead": round(wall / (probe / workers), 3) if probe else None,
+        },
+        "heaviest_cells": [
+            {"cell": cell, "seconds": round(s, 1), "share": round(s / probe, 3) if probe else None}
+            for cell, s in heaviest
+        ],
     }
 
 
 def timed_run(matrix: str, results: Path, workers: int) -> float:
     """Wall seconds of `run --matrix MATRIX` into `results`."""
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "conformance", "run", "--matrix", matrix, "--results", str(results),
-                    "-j", str(workers)], check=True, cwd=Path(__file__).resolve().parents[1])
+    subprocess.run(
+        [sys.executable, "-m", "conformance", "run", "--matrix", matrix, "--results", str(results), "-j", str(workers)],
+        check=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     return time.perf_counter() - started
 
 

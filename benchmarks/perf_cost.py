@@ -47,10 +47,18 @@ def measure(versions: list[str], expression: str | None, rounds: int) -> dict[st
         run_perf_command(command, builder, lambda line: None)
         rerun = time.monotonic() - started
     per_process = session / max(len(processes), 1)
-    return {"releases": versions, "workloads": workloads, "rounds": rounds, "environments_s": round(prepared, 1),
-            "session_s": round(session, 1), "processes": len(processes), "per_process_s": round(per_process, 1),
-            "per_workload_sample_s": round(per_process / max(workloads, 1), 2), "rerun_from_storage_s": round(rerun, 2),
-            "all_matrix_estimate_s": round(per_process * rounds * ALL_RELEASES)}
+    return {
+        "releases": versions,
+        "workloads": workloads,
+        "rounds": rounds,
+        "environments_s": round(prepared, 1),
+        "session_s": round(session, 1),
+        "processes": len(processes),
+        "per_process_s": round(per_process, 1),
+        "per_workload_sample_s": round(per_process / max(workloads, 1), 2),
+        "rerun_from_storage_s": round(rerun, 2),
+        "all_matrix_estimate_s": round(per_process * rounds * ALL_RELEASES),
+    }
 
 
 def main() -> int:

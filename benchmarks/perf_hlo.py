@@ -45,8 +45,14 @@ print(compiled.memory_analysis().temp_size_in_bytes)
 def dump(python: str, workload: str, out: Path, xla_flags: str, config: list[str]) -> tuple[str, str]:
     """The optimized HLO text of `workload` compiled by the interpreter at `python`, and its temp bytes."""
     extra = {"JAX_PLATFORMS": "cpu", **({"XLA_FLAGS": xla_flags} if xla_flags else {})}
-    done = subprocess.run([python, "-c", DUMP, workload, str(out), *config], env=child_environment(os.environ, extra),
-                          check=True, timeout=600, stdout=subprocess.PIPE, text=True)
+    done = subprocess.run(
+        [python, "-c", DUMP, workload, str(out), *config],
+        env=child_environment(os.environ, extra),
+        check=True,
+        timeout=600,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     return out.read_text(encoding="utf-8"), done.stdout.strip()
 
 
@@ -62,8 +68,9 @@ def main() -> int:
     builder, counts, temp = EnvironmentBuilder(), {}, {}
     args.out.mkdir(parents=True, exist_ok=True)
     for version in args.jax:
-        text, temp[version] = dump(builder.prepare(version).python, args.workload, args.out / f"{version}.hlo",
-                                   args.xla_flags, args.config)
+        text, temp[version] = dump(
+            builder.prepare(version).python, args.workload, args.out / f"{version}.hlo", args.xla_flags, args.config
+        )
         counts[version] = collections.Counter(opcodes(text))
     names = sorted(set().union(*counts.values()))
     print(f"{'opcode':24}" + "".join(f"{v:>12}" for v in args.jax))

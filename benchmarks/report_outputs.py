@@ -30,6 +30,7 @@ def main(argv: list[str]) -> int:
         files = load_results([Path(a) for a in argv])
     else:
         from tests.published_report import published_files
+
         files = published_files()
     model = build_model(files, load_cases())
     print(f"{len(model.columns)} columns x {len(model.param_rows)} cells")
@@ -37,8 +38,9 @@ def main(argv: list[str]) -> int:
         "markdown": lambda: markdown_summary(model, generated_at="(now)"),
         "markdown --markdown-full": lambda: markdown_summary(model, full=True, generated_at="(now)"),
         "compat json": lambda: as_json(compat_data(model, "(now)")),
-        f"wptreports ({len(model.columns)} files)": lambda: "".join(as_json(report, indent=None)
-                                                                    for _, report in wptreports(model)),
+        f"wptreports ({len(model.columns)} files)": lambda: "".join(
+            as_json(report, indent=None) for _, report in wptreports(model)
+        ),
     }
     for name, build in outputs.items():
         start = time.perf_counter()

@@ -40,22 +40,33 @@ PLATFORMS = ["linux-x86_64", "darwin-arm64", "windows-amd64", "linux-arm64"]
 BEFORE_ISSUE_39 = "280e7d428eb988af628bd2f65042007bd2a4fd27"
 TEMPLATE = "conformance/report/templates/report.html.j2"
 # Two frames after an action, then a task: its style, layout and paint have run by then.
-SETTLE = ("const done = arguments[arguments.length - 1], t0 = performance.now();"
-          "const settle = () => requestAnimationFrame(() => requestAnimationFrame(() => "
-          "setTimeout(() => done(performance.now() - t0), 0)));")
+SETTLE = (
+    "const done = arguments[arguments.length - 1], t0 = performance.now();"
+    "const settle = () => requestAnimationFrame(() => requestAnimationFrame(() => "
+    "setTimeout(() => done(performance.now() - t0), 0)));"
+)
 # What a reader does, in order, as script run in the page (the same on the page before and after).
 INTERACTIONS = [
     ("go to the table", "document.getElementById('table').scrollIntoView();"),  # then each step acts on it in view
-    ("filter (type case1)", "const b = document.getElementById('f-text'); b.value = 'case1';"
-                            "b.dispatchEvent(new Event('input', {bubbles: true}));"),
-    ("clear the filter", "const b = document.getElementById('f-text'); b.value = '';"
-                         "b.dispatchEvent(new Event('input', {bubbles: true}));"),
+    (
+        "filter (type case1)",
+        "const b = document.getElementById('f-text'); b.value = 'case1';"
+        "b.dispatchEvent(new Event('input', {bubbles: true}));",
+    ),
+    (
+        "clear the filter",
+        "const b = document.getElementById('f-text'); b.value = '';"
+        "b.dispatchEvent(new Event('input', {bubbles: true}));",
+    ),
     ("column question", "document.querySelector('[data-colpick]').click();"),
     ("show every row", "document.getElementById('answer-clear').click();"),
     ("compact → detailed", "document.getElementById('v-compact').click();"),
     ("detailed → compact", "document.getElementById('v-compact').click();"),
-    ("compare two columns", "const a = document.getElementById('cmp-a'); a.value = '0';"
-                            "a.dispatchEvent(new Event('change', {bubbles: true}));"),
+    (
+        "compare two columns",
+        "const a = document.getElementById('cmp-a'); a.value = '0';"
+        "a.dispatchEvent(new Event('change', {bubbles: true}));",
+    ),
     ("open a cell", "document.querySelector('#m td.c').click();"),
     ("scroll the table a box", "const w = document.querySelector('.wrap'); w.scrollTop += w.clientHeight;"),
     ("nothing (the harness)", ""),
@@ -69,10 +80,17 @@ def synthetic_probe():
 
 def synthetic(cases: int, versions: int, platforms: int) -> tuple[list[ResultFile], list[Case]]:
     """Result files and declared cases of the requested size."""
-    declared = [Case(id=f"section{i % 10}.case{i}", section=f"§{i % 10}", heading=f"§{i % 10} Section {i % 10}",
-                     claim=f"Claim number {i}, one sentence long enough to look like a real one.",
-                     params=(Param("", (f"section{i % 10}.row{i}",), Expect({"value": 1, "name": "x"})),),
-                     probe=synthetic_probe) for i in range(cases)]
+    declared = [
+        Case(
+            id=f"section{i % 10}.case{i}",
+            section=f"§{i % 10}",
+            heading=f"§{i % 10} Section {i % 10}",
+            claim=f"Claim number {i}, one sentence long enough to look like a real one.",
+            params=(Param("", (f"section{i % 10}.row{i}",), Expect({"value": 1, "name": "x"})),),
+            probe=synthetic_probe,
+        )
+        for i in range(cases)
+    ]
     files = []
     for v in range(versions):
         version = f"0.{4 + v // 10}.{v % 10}"
@@ -81,22 +99,50 @@ def synthetic(cases: int, versions: int, platforms: int) -> tuple[list[ResultFil
             for i, case in enumerate(declared):
                 kind = (i * 7 + v * 3) % 50
                 if kind == 0:
-                    cell = CellResult(case.id, "", [f"row{i}"], Status.CRASH, expected={"value": 1, "name": "x"},
-                                      reason="the child died by SIGSEGV", stderr_tail="Fatal Python error\n" * 20,
-                                      duration_s=0.4)
+                    cell = CellResult(
+                        case.id,
+                        "",
+                        [f"row{i}"],
+                        Status.CRASH,
+                        expected={"value": 1, "name": "x"},
+                        reason="the child died by SIGSEGV",
+                        stderr_tail="Fatal Python error\n" * 20,
+                        duration_s=0.4,
+                    )
                 elif kind < 3:
-                    cell = CellResult(case.id, "", [f"row{i}"], Status.CONFORMS, expected={"value": 1},
-                                      observation={"value": 1, "name": "y"}, printed_expected={"name": "x"},
-                                      printed_diff=[{"path": "name", "expected": "x", "observed": "y",
-                                                     "kind": "changed"}], duration_s=0.1)
+                    cell = CellResult(
+                        case.id,
+                        "",
+                        [f"row{i}"],
+                        Status.CONFORMS,
+                        expected={"value": 1},
+                        observation={"value": 1, "name": "y"},
+                        printed_expected={"name": "x"},
+                        printed_diff=[{"path": "name", "expected": "x", "observed": "y", "kind": "changed"}],
+                        duration_s=0.1,
+                    )
                 elif kind < 6:
-                    cell = CellResult(case.id, "", [f"row{i}"], Status.DIFFERS, expected={"value": 1, "name": "x"},
-                                      observation={"value": 2, "name": "x"},
-                                      diff=[{"path": "value", "expected": 1, "observed": 2, "kind": "changed"}],
-                                      details={"message": f"observed {v}"}, duration_s=0.2)
+                    cell = CellResult(
+                        case.id,
+                        "",
+                        [f"row{i}"],
+                        Status.DIFFERS,
+                        expected={"value": 1, "name": "x"},
+                        observation={"value": 2, "name": "x"},
+                        diff=[{"path": "value", "expected": 1, "observed": 2, "kind": "changed"}],
+                        details={"message": f"observed {v}"},
+                        duration_s=0.2,
+                    )
                 else:
-                    cell = CellResult(case.id, "", [f"row{i}"], Status.CONFORMS, expected={"value": 1, "name": "x"},
-                                      observation={"value": 1, "name": "x"}, duration_s=0.1)
+                    cell = CellResult(
+                        case.id,
+                        "",
+                        [f"row{i}"],
+                        Status.CONFORMS,
+                        expected={"value": 1, "name": "x"},
+                        observation={"value": 1, "name": "x"},
+                        duration_s=0.1,
+                    )
                 cells.append(cell)
             header = RunHeader(jax=version, platform=p, suite_version="bench", finished_at=f"2026-01-01T00:{v:02d}")
             files.append(ResultFile(header, cells, f"{version}-{p}.json"))
@@ -107,8 +153,9 @@ def render_before(files: list[ResultFile], cases: list[Case], commit: str, out: 
     """The same report rendered with the page template of `commit` (the page before a change), at `out`."""
     import jinja2
 
-    source = subprocess.run(["git", "show", f"{commit}:{TEMPLATE}"], cwd=ROOT, check=True, capture_output=True,
-                            text=True).stdout
+    source = subprocess.run(
+        ["git", "show", f"{commit}:{TEMPLATE}"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout
     model = build_model(files, cases, sorted({f.header.jax for f in files}))
     env = html._environment().overlay(loader=jinja2.DictLoader({"before": source}))
     out.write_text(env.get_template("before").render(**html.template_context(model, "bench")), encoding="utf-8")
@@ -123,12 +170,21 @@ def _browser():
 
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or shutil.which("chromium-browser") or "chromium"
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1400,900"):
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1400,900",
+    ):
         options.add_argument(flag)
-    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=shutil.which("chromedriver")),
-                              options=options)
+    driver = webdriver.Chrome(
+        service=webdriver.ChromeService(executable_path=shutil.which("chromedriver")), options=options
+    )
     driver.set_script_timeout(300)
     return driver
 
@@ -146,8 +202,9 @@ def measure_page(driver, page: Path) -> dict[str, tuple[float, float]]:
     before = _task_seconds(driver)
     driver.get(page.as_uri())
     driver.execute_async_script(SETTLE + "settle();")
-    wall = driver.execute_script("const t = performance.getEntriesByType('navigation')[0];"
-                                 "return (t.loadEventEnd - t.startTime) / 1000;")
+    wall = driver.execute_script(
+        "const t = performance.getEntriesByType('navigation')[0];return (t.loadEventEnd - t.startTime) / 1000;"
+    )
     figures = {"load": (_task_seconds(driver) - before, float(wall))}
     for name, action in INTERACTIONS:
         start = _task_seconds(driver)
@@ -181,8 +238,10 @@ def _summary(values: list[tuple[float, float]]) -> str:
 def print_figures(found: dict[str, dict[str, list[tuple[float, float]]]], repeat: int) -> None:
     """The side-by-side table: per interaction, main-thread CPU (median and range) and wall clock (median)."""
     labels = list(found)
-    print(f"headless Chromium at 1400x900, main-thread CPU (TaskDuration, thread time), median of {repeat} loads"
-          f" (range); wall clock median")
+    print(
+        f"headless Chromium at 1400x900, main-thread CPU (TaskDuration, thread time), median of {repeat} loads"
+        f" (range); wall clock median"
+    )
     print(f"{'':24}" + "".join(f"{label:40}" for label in labels))
     for name in found[labels[0]]:
         print(f"{name:24}" + "".join(f"{_summary(found[label][name]):40}" for label in labels))
@@ -194,22 +253,31 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=300)
     parser.add_argument("--versions", type=int, default=40)
     parser.add_argument("--platforms", type=int, default=3)
-    parser.add_argument("--browser", action="store_true",
-                        help="also measure the load and each interaction in headless Chromium, before and after")
+    parser.add_argument(
+        "--browser",
+        action="store_true",
+        help="also measure the load and each interaction in headless Chromium, before and after",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="loads of each page with --browser (default 3)")
-    parser.add_argument("--before", default=BEFORE_ISSUE_39,
-                        help="the commit whose page template is 'before' (default: the last before issue 39)")
+    parser.add_argument(
+        "--before",
+        default=BEFORE_ISSUE_39,
+        help="the commit whose page template is 'before' (default: the last before issue 39)",
+    )
     args = parser.parse_args()
     files, cases = synthetic(args.cases, args.versions, args.platforms)
     releases = sorted({f.header.jax for f in files})
     with tempfile.TemporaryDirectory() as folder:
         started = time.perf_counter()
-        out = html.write_report(files, Path(folder) / "index.html", cases=cases, generated_at="bench",
-                                releases=releases)
+        out = html.write_report(
+            files, Path(folder) / "index.html", cases=cases, generated_at="bench", releases=releases
+        )
         seconds = time.perf_counter() - started
         cells = args.cases * args.versions * args.platforms
-        print(f"{args.cases} cases x {args.versions} versions x {args.platforms} platforms = {cells} cells: "
-              f"rendered in {seconds:.2f} s, {out.stat().st_size / 1e6:.2f} MB")
+        print(
+            f"{args.cases} cases x {args.versions} versions x {args.platforms} platforms = {cells} cells: "
+            f"rendered in {seconds:.2f} s, {out.stat().st_size / 1e6:.2f} MB"
+        )
         if args.browser:
             before = render_before(files, cases, args.before, Path(folder) / "before.html")
             print(f"the page before ({args.before[:10]}): {before.stat().st_size / 1e6:.2f} MB")

@@ -40,17 +40,50 @@ EQUIVALENTS = ROOT / "benchmarks" / "equivalent_mutants.txt"
 
 # The pure logic under test: whole packages, and the pure modules of engine/, report/, chapter/, api/ and perf/.
 MODULES = (
-    [f"conformance/core/{n}.py" for n in ("case", "casefolders", "compare", "model", "observation", "registry",
-                                         "rowlist", "status", "validation", "verdict", "versions")]
-    + [f"conformance/decide/{n}.py" for n in ("bisect", "cellref", "diff", "expectations", "gate", "render", "runs",
-                                             "tiers", "verdict_view")]
-    + [f"conformance/results/{n}.py" for n in ("durations", "load", "merge", "outputs", "schema", "store",
-                                              "versions")]
+    [
+        f"conformance/core/{n}.py"
+        for n in (
+            "case",
+            "casefolders",
+            "compare",
+            "model",
+            "observation",
+            "registry",
+            "rowlist",
+            "status",
+            "validation",
+            "verdict",
+            "versions",
+        )
+    ]
+    + [
+        f"conformance/decide/{n}.py"
+        for n in ("bisect", "cellref", "diff", "expectations", "gate", "render", "runs", "tiers", "verdict_view")
+    ]
+    + [f"conformance/results/{n}.py" for n in ("durations", "load", "merge", "outputs", "schema", "store", "versions")]
     + [f"conformance/engine/{n}.py" for n in ("selection", "shards", "keys")]
     + ["conformance/report/model.py"]
-    + [f"conformance/chapter/{n}.py" for n in ("blocks", "cells", "grid", "headings", "listing", "magics", "mapfile",
-                                              "markdown", "model", "printed", "publicjson", "skiplist", "stated",
-                                              "statuses", "textsplit", "transcript")]
+    + [
+        f"conformance/chapter/{n}.py"
+        for n in (
+            "blocks",
+            "cells",
+            "grid",
+            "headings",
+            "listing",
+            "magics",
+            "mapfile",
+            "markdown",
+            "model",
+            "printed",
+            "publicjson",
+            "skiplist",
+            "stated",
+            "statuses",
+            "textsplit",
+            "transcript",
+        )
+    ]
     + [f"conformance/api/{n}.py" for n in ("diff", "findings", "judge", "model", "scan", "table")]
     + [f"conformance/perf/{n}.py" for n in ("stats", "hlo", "render", "decisions")]
 )
@@ -58,8 +91,7 @@ MODULES = (
 KILLED, SURVIVED, TIMEOUT = "killed", "survived", "timeout"
 # mutmut's exit codes (mutmut/stats.py): 1 and 3 a failing test; 0 every test passed; 36, 24, -24, 152, 255 its
 # time limit. Anything else (no tests, skipped, suspicious, a crash of the worker) is `other`.
-STATUS_BY_EXIT = {1: KILLED, 3: KILLED, 0: SURVIVED, 36: TIMEOUT, 24: TIMEOUT, -24: TIMEOUT, 152: TIMEOUT,
-                  255: TIMEOUT}
+STATUS_BY_EXIT = {1: KILLED, 3: KILLED, 0: SURVIVED, 36: TIMEOUT, 24: TIMEOUT, -24: TIMEOUT, 152: TIMEOUT, 255: TIMEOUT}
 
 
 @dataclass
@@ -118,8 +150,9 @@ def module_of(mutant: str) -> str:
     return dotted.replace(".", "/") + ".py"
 
 
-def tally(exit_codes: Mapping[str, int | None], equivalents: Mapping[str, str],
-          modules: Iterable[str]) -> dict[str, ModuleScore]:
+def tally(
+    exit_codes: Mapping[str, int | None], equivalents: Mapping[str, str], modules: Iterable[str]
+) -> dict[str, ModuleScore]:
     """Per module: how many mutants were made, killed, survived, timed out, equivalent or other. Pure."""
     scores = {m: ModuleScore(m) for m in modules}
     for name in sorted(exit_codes, key=_natural):
@@ -162,8 +195,9 @@ def _natural(name: str) -> tuple[str, int]:
 
 def copy_tree(destination: Path) -> None:
     """The working tree as git sees it (tracked and untracked, not ignored), or all of it outside git."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                            capture_output=True)
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, capture_output=True
+    )
     if listed.returncode != 0:
         shutil.copytree(ROOT, destination, ignore=shutil.ignore_patterns(".git", "__pycache__", "mutants"))
         return
@@ -174,8 +208,12 @@ def copy_tree(destination: Path) -> None:
             shutil.copy2(source, destination / relative)
 
 
-def mutmut_config(modules: Iterable[str], timeout_multiplier: float, also_copy: Iterable[str],
-                  tests: Iterable[str] = ("tests", "-m", "not e2e")) -> str:
+def mutmut_config(
+    modules: Iterable[str],
+    timeout_multiplier: float,
+    also_copy: Iterable[str],
+    tests: Iterable[str] = ("tests", "-m", "not e2e"),
+) -> str:
     """The `[tool.mutmut]` table appended to the copy's pyproject.toml."""
     listed = ", ".join(json.dumps(m) for m in modules)
     copied = ", ".join(json.dumps(p) for p in also_copy)
@@ -256,8 +294,14 @@ def patch_mutants(mutants: Path, modules: Iterable[str]) -> None:
             path.write_text(text.replace(MUTMUT_IMPORT, EITHER_IMPORT, 1), encoding="utf-8")
 
 
-def run_mutmut(workspace: Path, modules: list[str], jobs: int, timeout_multiplier: float, log: Path,
-               tests: Iterable[str] = ("tests",)) -> float:
+def run_mutmut(
+    workspace: Path,
+    modules: list[str],
+    jobs: int,
+    timeout_multiplier: float,
+    log: Path,
+    tests: Iterable[str] = ("tests",),
+) -> float:
     """Copy the tree into `workspace`, run mutmut there; the wall time in seconds."""
     if workspace.exists():
         shutil.rmtree(workspace)
@@ -272,15 +316,17 @@ def run_mutmut(workspace: Path, modules: list[str], jobs: int, timeout_multiplie
     with open(log, "w", encoding="utf-8") as out:
         # First only the mutants: a test selection that matches nothing stops mutmut right after writing them.
         (workspace / "pyproject.toml").write_text(
-            project + mutmut_config(modules, timeout_multiplier, beside, ["tests/no-tests-yet"]), encoding="utf-8")
+            project + mutmut_config(modules, timeout_multiplier, beside, ["tests/no-tests-yet"]), encoding="utf-8"
+        )
         subprocess.run(command, cwd=workspace, stdout=out, stderr=subprocess.STDOUT, env=env)
         missing = [m for m in modules if not (workspace / "mutants" / m).is_file()]
         if missing:
             raise SystemExit(f"mutmut wrote no mutants for {', '.join(missing)}; its output is in {log}")
         patch_mutants(workspace / "mutants", modules)
         selection = [*tests, "-m", "not e2e"]
-        (workspace / "pyproject.toml").write_text(project + mutmut_config(modules, timeout_multiplier, beside,
-                                                                          selection), encoding="utf-8")
+        (workspace / "pyproject.toml").write_text(
+            project + mutmut_config(modules, timeout_multiplier, beside, selection), encoding="utf-8"
+        )
         done = subprocess.run(command, cwd=workspace, stdout=out, stderr=subprocess.STDOUT, env=env)
     wall = time.monotonic() - started
     if done.returncode != 0:
@@ -300,47 +346,70 @@ def read_exit_codes(workspace: Path, modules: Iterable[str]) -> dict[str, int | 
 
 def show(workspace: Path, name: str) -> str:
     """mutmut's diff of one mutant."""
-    done = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=workspace, capture_output=True,
-                          text=True)
+    done = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=workspace, capture_output=True, text=True)
     return done.stdout.strip()
 
 
 def table(scores: Iterable[ModuleScore]) -> list[str]:
     """The per-module table, and a total line."""
     rows = list(scores)
-    head = (f"{'module':42} {'made':>5} {'killed':>6} {'surv':>5} {'tmout':>5} {'equiv':>5} {'other':>5} "
-            f"{'notrun':>6} {'score':>7}")
+    head = (
+        f"{'module':42} {'made':>5} {'killed':>6} {'surv':>5} {'tmout':>5} {'equiv':>5} {'other':>5} "
+        f"{'notrun':>6} {'score':>7}"
+    )
     lines = [head, "-" * len(head)]
     total = ModuleScore("total")
     for row in rows:
-        lines.append(f"{row.module:42} {row.made:5} {row.killed:6} {row.survived:5} {row.timeout:5} "
-                     f"{row.equivalent:5} {row.other:5} {row.not_run:6} {row.score_text:>7}")
+        lines.append(
+            f"{row.module:42} {row.made:5} {row.killed:6} {row.survived:5} {row.timeout:5} "
+            f"{row.equivalent:5} {row.other:5} {row.not_run:6} {row.score_text:>7}"
+        )
         for name in ("made", "killed", "survived", "timeout", "equivalent", "other", "not_run"):
             setattr(total, name, getattr(total, name) + getattr(row, name))
     lines.append("-" * len(head))
-    lines.append(f"{'total':42} {total.made:5} {total.killed:6} {total.survived:5} {total.timeout:5} "
-                 f"{total.equivalent:5} {total.other:5} {total.not_run:6} {total.score_text:>7}")
+    lines.append(
+        f"{'total':42} {total.made:5} {total.killed:6} {total.survived:5} {total.timeout:5} "
+        f"{total.equivalent:5} {total.other:5} {total.not_run:6} {total.score_text:>7}"
+    )
     return lines
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--module", action="append", help="a module path such as conformance/decide/gate.py "
-                        "(repeatable; default: every module of the pure logic)")
+    parser.add_argument(
+        "--module",
+        action="append",
+        help="a module path such as conformance/decide/gate.py (repeatable; default: every module of the pure logic)",
+    )
     parser.add_argument("-j", "--jobs", type=int, default=2, help="mutants run at once (default 2)")
-    parser.add_argument("--workdir", type=Path, default=Path("/tmp/jaxconf-self-mutation"),
-                        help="where the copy and mutmut's files go (emptied first)")
-    parser.add_argument("--timeout-multiplier", type=float, default=5.0,
-                        help="a mutant's limit is this many times its tests' own time (default 5)")
-    parser.add_argument("--tests", nargs="+", metavar="FILE",
-                        help="run only these test files (default: every test that builds no JAX environment); "
-                             "fewer tests kill fewer mutants, so the score is a lower bound")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=Path("/tmp/jaxconf-self-mutation"),
+        help="where the copy and mutmut's files go (emptied first)",
+    )
+    parser.add_argument(
+        "--timeout-multiplier",
+        type=float,
+        default=5.0,
+        help="a mutant's limit is this many times its tests' own time (default 5)",
+    )
+    parser.add_argument(
+        "--tests",
+        nargs="+",
+        metavar="FILE",
+        help="run only these test files (default: every test that builds no JAX environment); "
+        "fewer tests kill fewer mutants, so the score is a lower bound",
+    )
     parser.add_argument("--min-score", type=float, default=90.0, help="exit 1 when a module scores under this")
     parser.add_argument("--equivalents", type=Path, default=EQUIVALENTS, help="the equivalent-mutants file")
     parser.add_argument("--show", action="store_true", help="print each survivor's diff")
     parser.add_argument("--json", type=Path, help="also write the per-module numbers here")
-    parser.add_argument("--no-run", action="store_true",
-                        help="report what the last run in --workdir found so far (a run stopped early included)")
+    parser.add_argument(
+        "--no-run",
+        action="store_true",
+        help="report what the last run in --workdir found so far (a run stopped early included)",
+    )
     args = parser.parse_args(argv)
     modules = args.module or MODULES
     unknown = [m for m in modules if not (ROOT / m).is_file()]
@@ -355,8 +424,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_run:
         wall = log.stat().st_mtime - (args.workdir / "tree").stat().st_mtime if log.exists() else 0.0
     else:
-        wall = run_mutmut(args.workdir / "tree", modules, args.jobs, args.timeout_multiplier, log,
-                          args.tests or ("tests",))
+        wall = run_mutmut(
+            args.workdir / "tree", modules, args.jobs, args.timeout_multiplier, log, args.tests or ("tests",)
+        )
     codes = read_exit_codes(args.workdir / "tree", modules)
     scores = tally(codes, {k: v for k, v in equivalents.items() if module_of(k) in modules}, modules)
     print("\n".join(table(scores[m] for m in modules)))
@@ -376,9 +446,17 @@ def main(argv: list[str] | None = None) -> int:
     for line in stale:
         print(f"stale entry in {args.equivalents.name}: {line}")
     if args.json:
-        args.json.write_text(json.dumps({"wall_s": round(wall, 1), "jobs": args.jobs,
-                                         "modules": [{**asdict(scores[m]), "score": scores[m].score}
-                                                     for m in modules]}, indent=2), encoding="utf-8")
+        args.json.write_text(
+            json.dumps(
+                {
+                    "wall_s": round(wall, 1),
+                    "jobs": args.jobs,
+                    "modules": [{**asdict(scores[m]), "score": scores[m].score} for m in modules],
+                },
+                indent=2,
+            ),
+            encoding="utf-8",
+        )
     low = [m for m in modules if scores[m].score is None or scores[m].score < args.min_score]
     if low:
         print(f"\nunder {args.min_score:.0f}%: {', '.join(low)}")

@@ -102,8 +102,12 @@ def cell_states(report: Mapping[str, Any]) -> dict[str, CellState]:
         if "case" not in meta or "status" not in meta:
             continue
         cell = f"{meta['case']}[{meta['param']}]" if meta.get("param") else meta["case"]
-        states[cell] = CellState(meta["status"], bool(meta.get("printed_diff")), tuple(meta.get("rows") or ()),
-                                 tuple(sorted(str(d.get("path")) for d in meta.get("diff") or [])))
+        states[cell] = CellState(
+            meta["status"],
+            bool(meta.get("printed_diff")),
+            tuple(meta.get("rows") or ()),
+            tuple(sorted(str(d.get("path")) for d in meta.get("diff") or [])),
+        )
     return states
 
 
@@ -123,8 +127,14 @@ def turns_between(reference: Mapping[str, CellState], mutated: Mapping[str, Cell
         elif after.status != before.status:
             found.append(Turn(cell, STATUS_TURN, before.status, after.status))
         elif after.asserted_paths != before.asserted_paths:
-            found.append(Turn(cell, STATUS_TURN, f"{before.status} on {', '.join(before.asserted_paths) or 'nothing'}",
-                              f"{after.status} on {', '.join(after.asserted_paths) or 'nothing'}"))
+            found.append(
+                Turn(
+                    cell,
+                    STATUS_TURN,
+                    f"{before.status} on {', '.join(before.asserted_paths) or 'nothing'}",
+                    f"{after.status} on {', '.join(after.asserted_paths) or 'nothing'}",
+                )
+            )
         elif after.printed_diff and not before.printed_diff:
             found.append(Turn(cell, PRINTED_MARK, after.status, after.status))
     return found
@@ -169,11 +179,21 @@ class Outcome:
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON of the outcome."""
-        return {"name": self.mutant.name, "section": self.mutant.section, "rows": list(self.mutant.rows),
-                "kind": self.mutant.kind, "verdict": self.verdict, "observed": self.observed_tier,
-                "targets": sorted(self.targets), "note": self.note, "seconds": round(self.seconds, 1),
-                "turns": [{"cell": t.cell, "how": t.how, "before": t.before, "after": t.after,
-                           "unstable": t.unstable} for t in self.turns]}
+        return {
+            "name": self.mutant.name,
+            "section": self.mutant.section,
+            "rows": list(self.mutant.rows),
+            "kind": self.mutant.kind,
+            "verdict": self.verdict,
+            "observed": self.observed_tier,
+            "targets": sorted(self.targets),
+            "note": self.note,
+            "seconds": round(self.seconds, 1),
+            "turns": [
+                {"cell": t.cell, "how": t.how, "before": t.before, "after": t.after, "unstable": t.unstable}
+                for t in self.turns
+            ],
+        }
 
 
 def score_table(outcomes: Sequence[Outcome]) -> str:
@@ -183,25 +203,37 @@ def score_table(outcomes: Sequence[Outcome]) -> str:
         chosen = [o for o in outcomes if o.mutant.kind in kinds]
         count = {v: sum(o.verdict == v for o in chosen) for v in (DETECTED, MISSED, WRONG_TIER, NOT_APPLICABLE)}
         turned_any = sum(bool([t for t in o.turns if not t.unstable]) for o in chosen)
-        rows.append([label, len(chosen), turned_any, count[DETECTED], count[MISSED], count[WRONG_TIER],
-                     count[NOT_APPLICABLE]])
-    return text_table(["mutants", "count", "turned a cell", "detected", "missed", "wrong tier", "not applicable"],
-                      rows)
+        rows.append(
+            [label, len(chosen), turned_any, count[DETECTED], count[MISSED], count[WRONG_TIER], count[NOT_APPLICABLE]]
+        )
+    return text_table(["mutants", "count", "turned a cell", "detected", "missed", "wrong tier", "not applicable"], rows)
 
 
 def mutant_table(outcomes: Sequence[Outcome]) -> str:
     """One line per mutant: intended tier against the observed turn of its target rows, and the verdict."""
     return text_table(
         ["mutant", "section", "intended", "target turned", "verdict", "cells turned"],
-        [[o.mutant.name, o.mutant.section, o.mutant.kind, o.observed_tier, o.verdict,
-          sum(not t.unstable for t in o.turns)] for o in outcomes])
+        [
+            [
+                o.mutant.name,
+                o.mutant.section,
+                o.mutant.kind,
+                o.observed_tier,
+                o.verdict,
+                sum(not t.unstable for t in o.turns),
+            ]
+            for o in outcomes
+        ],
+    )
 
 
 def outcome_lines(outcome: Outcome) -> list[str]:
     """What the benchmark prints for one mutant."""
     m = outcome.mutant
-    head = (f"{m.name} ({m.section}, {m.kind}; target {', '.join(m.rows)}): {outcome.verdict.upper()}"
-            f" - target turned: {outcome.observed_tier}")
+    head = (
+        f"{m.name} ({m.section}, {m.kind}; target {', '.join(m.rows)}): {outcome.verdict.upper()}"
+        f" - target turned: {outcome.observed_tier}"
+    )
     if outcome.note:
         head += f" - {outcome.note}"
     lines = [head, f"    change: {m.change}"]
@@ -220,8 +252,9 @@ def check_rows(mutants: Sequence[Mutant], cases: Sequence[Case]) -> None:
     for mutant in mutants:
         unknown = [row for row in mutant.rows if row not in known]
         if unknown:
-            raise ConformanceError(f"mutant {mutant.name}: no case checks row {unknown[0]}; "
-                                   "fix its rows in benchmarks/mutants.py")
+            raise ConformanceError(
+                f"mutant {mutant.name}: no case checks row {unknown[0]}; fix its rows in benchmarks/mutants.py"
+            )
 
 
 def case_module_paths(rows: Iterable[str], cases: Sequence[Case]) -> list[str]:
@@ -234,8 +267,7 @@ def case_module_paths(rows: Iterable[str], cases: Sequence[Case]) -> list[str]:
 def row_cell_ids(rows: Iterable[str], cases: Sequence[Case]) -> list[str]:
     """The ids of exactly the cells that check any of `rows`."""
     wanted = set(rows)
-    return sorted(case.cell_id(param) for case in cases for param in case.param_names
-                  if wanted & set(case.rows(param)))
+    return sorted(case.cell_id(param) for case in cases for param in case.param_names if wanted & set(case.rows(param)))
 
 
 @dataclass(frozen=True)
@@ -273,8 +305,12 @@ def copy_problem(copy: Path) -> str | None:
     """Why the copied environment does not run as itself (its interpreter, its own jax), or None."""
     python = copy / "bin" / "python"
     try:
-        done = subprocess.run([str(python), "-c", "import sys, jax; print(sys.prefix); print(jax.__file__)"],
-                              capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [str(python), "-c", "import sys, jax; print(sys.prefix); print(jax.__file__)"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"cannot run {python} ({exc})"
     lines = done.stdout.strip().splitlines()
@@ -345,20 +381,36 @@ def run_suite(python: str, selection: Selection, workers: int, keyword: str | No
     with tempfile.TemporaryDirectory(prefix="jax-sensitivity-") as scratch:
         report = Path(scratch) / "report.json"
         # the plugin is loaded where the suite runs pytest, as `engine.matrix` does (no pytest11 entry point)
-        command = [sys.executable, "-m", "pytest", *selection.paths, *PYTEST_PLUGIN, "--jax-python", python,
-                   "--json-report", "--json-report-file", str(report), "-p", "no:cacheprovider",
-                   "-o", "addopts=", "-q", "--jax-workers", str(workers)]
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            *selection.paths,
+            *PYTEST_PLUGIN,
+            "--jax-python",
+            python,
+            "--json-report",
+            "--json-report-file",
+            str(report),
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+            "-q",
+            "--jax-workers",
+            str(workers),
+        ]
         if selection.cells is not None:
             cells = Path(scratch) / "cells.json"
             cells.write_text(json.dumps(list(selection.cells)), encoding="utf-8")
             command += ["--jax-cells", str(cells)]
         if keyword:
             command += ["-k", keyword]
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-            p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p))
+        env = dict(
+            os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
+        )
         try:
-            done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True,
-                                  timeout=RUN_TIMEOUT_S)
+            done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             raise ConformanceError(f"the suite run did not finish in {RUN_TIMEOUT_S} s: {' '.join(command)}") from None
         if not report.exists():
@@ -367,9 +419,15 @@ def run_suite(python: str, selection: Selection, workers: int, keyword: str | No
         return cell_states(json.loads(report.read_text(encoding="utf-8")))
 
 
-def measure(mutants: Sequence[Mutant], scope: str = "module", workers: int = 2, keyword: str | None = None,
-            workdir: Path | None = None, version: str = DOCUMENTED,
-            echo=print) -> list[Outcome]:
+def measure(
+    mutants: Sequence[Mutant],
+    scope: str = "module",
+    workers: int = 2,
+    keyword: str | None = None,
+    workdir: Path | None = None,
+    version: str = DOCUMENTED,
+    echo=print,
+) -> list[Outcome]:
     """Run the reference and every mutant; the outcomes, in the order of `mutants`."""
     from conformance.envs.builder import EnvironmentBuilder
 
@@ -405,12 +463,21 @@ def measure(mutants: Sequence[Mutant], scope: str = "module", workers: int = 2, 
                 mutated, note = {}, str(exc)  # every selected cell turns to 'missing'
             finally:
                 restore_files(pristine_jax, copy_jax, [mutant.file])
-            compared = {cell: state for cell, state in reference.items() if cell in mutated
-                        or _in_selection(cell, selections[mutant.name], cases)}
+            compared = {
+                cell: state
+                for cell, state in reference.items()
+                if cell in mutated or _in_selection(cell, selections[mutant.name], cases)
+            }
             turns = turns_between(compared, mutated)
             targets = target_cells(mutant.rows, compared)
-            outcome = Outcome(mutant, verdict(mutant.kind, turns, targets), turns, targets,
-                              time.monotonic() - started, note or ("" if targets else "no target cell ran"))
+            outcome = Outcome(
+                mutant,
+                verdict(mutant.kind, turns, targets),
+                turns,
+                targets,
+                time.monotonic() - started,
+                note or ("" if targets else "no target cell ran"),
+            )
         outcomes.append(outcome)
         for line in outcome_lines(outcome):
             echo(line)
@@ -432,13 +499,18 @@ def _in_selection(cell: str, selection: Selection, cases: Sequence[Case]) -> boo
 def main(argv: Sequence[str] | None = None) -> int:
     """Measure and print; 2 with one line on bad input."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scope", choices=SCOPES, default="module",
-                        help="run the case modules of the target rows (default), only their cells, or every cell")
+    parser.add_argument(
+        "--scope",
+        choices=SCOPES,
+        default="module",
+        help="run the case modules of the target rows (default), only their cells, or every cell",
+    )
     parser.add_argument("--only", action="append", metavar="NAME", help="run only this mutant (repeatable)")
     parser.add_argument("-k", dest="keyword", default=None, metavar="EXPR", help="pytest -k expression for every run")
     parser.add_argument("-j", "--workers", type=int, default=2, help="cells at once (default 2)")
-    parser.add_argument("--workdir", type=Path, default=None,
-                        help="where the environment copy lives (default: <tmp>/jax-sensitivity)")
+    parser.add_argument(
+        "--workdir", type=Path, default=None, help="where the environment copy lives (default: <tmp>/jax-sensitivity)"
+    )
     parser.add_argument("--json", type=Path, default=None, metavar="FILE", help="also write the outcomes as JSON")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     args = parser.parse_args(argv)
@@ -451,8 +523,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise ConformanceError(f"--only {missing[0]}: no such mutant (see --list)")
             chosen = [known[n] for n in args.only]
         if args.list:
-            print(text_table(["mutant", "section", "kind", "target rows", "change"],
-                             [[m.name, m.section, m.kind, " ".join(m.rows), m.change] for m in chosen]))
+            print(
+                text_table(
+                    ["mutant", "section", "kind", "target rows", "change"],
+                    [[m.name, m.section, m.kind, " ".join(m.rows), m.change] for m in chosen],
+                )
+            )
             return 0
         if args.workers < 1:
             raise ConformanceError("-j must be at least 1")

@@ -45,8 +45,11 @@ def _write_atomically(path: str | os.PathLike, mode: str, data: str | bytes, **o
     disk) the temporary file is removed and `path` is as it was."""
     path = Path(path)
     if os.path.exists(path) and not os.path.isfile(path):  # a FIFO, a device (`/dev/null` as root), a folder
-        raise IsADirectoryError(errno.EISDIR if os.path.isdir(path) else errno.EINVAL,
-                                "not a regular file; nothing was written over it", str(path))
+        raise IsADirectoryError(
+            errno.EISDIR if os.path.isdir(path) else errno.EINVAL,
+            "not a regular file; nothing was written over it",
+            str(path),
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     temp: str | None = None
     try:  # from the first instruction: Ctrl-C or SIGTERM as the file is made waits until `temp` names it

@@ -39,9 +39,21 @@ from conformance.scrub import url_secrets
 
 SOURCE_ROOT = str(Path(conformance.__file__).resolve().parent.parent)
 
-_STRIPPED_PREFIXES = ("JAX_", "XLA_FLAGS", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT",
-                      "PYTHONWARNINGS", "PYTHONOPTIMIZE", "PYTHONSAFEPATH", "PYTHONNOUSERSITE", "PYTHONUSERBASE",
-                      FOLDERS_VARIABLE, "PYTEST_CURRENT_TEST")
+_STRIPPED_PREFIXES = (
+    "JAX_",
+    "XLA_FLAGS",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONSTARTUP",
+    "PYTHONINSPECT",
+    "PYTHONWARNINGS",
+    "PYTHONOPTIMIZE",
+    "PYTHONSAFEPATH",
+    "PYTHONNOUSERSITE",
+    "PYTHONUSERBASE",
+    FOLDERS_VARIABLE,
+    "PYTEST_CURRENT_TEST",
+)
 _CREDENTIAL_PREFIXES = ("PIP_", "TWINE_", "POETRY_HTTP_", "POETRY_PYPI_", "HATCH_INDEX_", "PDM_")
 _CREDENTIAL_WORDS = ("PASSWORD", "PASSWD", "TOKEN", "SECRET", "CREDENTIAL", "API_KEY", "APIKEY", "AUTH", "NETRC")
 _UV_WORDS = ("INDEX", "FIND_LINKS", "PUBLISH", "KEYRING")
@@ -94,8 +106,9 @@ def known_secrets(base: Mapping[str, str]) -> list[str]:
     return sorted((s for s in found if len(s) >= MIN_SECRET_CHARS), key=len, reverse=True)
 
 
-def child_environment(base: Mapping[str, str], extra: Mapping[str, str], source_root: str = SOURCE_ROOT,
-                      case_folders: Iterable[str] = ()) -> dict[str, str]:
+def child_environment(
+    base: Mapping[str, str], extra: Mapping[str, str], source_root: str = SOURCE_ROOT, case_folders: Iterable[str] = ()
+) -> dict[str, str]:
     """The environment of a child (see the module's docstring): `base` without JAX_*/XLA_FLAGS/PYTHON* and without
     credentials, our source on PYTHONPATH, the case folders it imports in `JAXCONF_CASE_FOLDERS`, then `extra`."""
     env = {k: v for k, v in without_credentials(base).items() if not k.startswith(_STRIPPED_PREFIXES)}

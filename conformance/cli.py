@@ -56,9 +56,19 @@ def make_builder(args: argparse.Namespace) -> EnvironmentBuilder:
 
 def settings(args: argparse.Namespace, shard: Any = None) -> matrix.RunSettings:
     """The run settings the command was given."""
-    return matrix.RunSettings(results=args.results, expression=args.expression, cases=tuple(args.cases), shard=shard,
-        shard_durations=getattr(args, "shard_durations", None), workers=args.workers, retries=args.retries,
-        retry_differs=args.retry_differs, launcher=args.launch, rerun=args.rerun, future=getattr(args, "future", False))
+    return matrix.RunSettings(
+        results=args.results,
+        expression=args.expression,
+        cases=tuple(args.cases),
+        shard=shard,
+        shard_durations=getattr(args, "shard_durations", None),
+        workers=args.workers,
+        retries=args.retries,
+        retry_differs=args.retry_differs,
+        launcher=args.launch,
+        rerun=args.rerun,
+        future=getattr(args, "future", False),
+    )
 
 
 def _err(text: str) -> None:
@@ -95,21 +105,38 @@ def command_run(args: argparse.Namespace) -> int:
     shard = parse_shard(args.shard) if args.shard else None
     selection, request = matrix.plan_run(settings(args, shard), versions)
     if shard and not selection.chosen:
-        print(f"jax-conformance: shard {shard.label} holds none of the {len(selection.selected)} selected cells; "
-              f"nothing to run")
+        print(
+            f"jax-conformance: shard {shard.label} holds none of the {len(selection.selected)} selected cells; "
+            f"nothing to run"
+        )
         return 0
     report_path = args.report or (DEFAULT_REPORT if args.results == DEFAULT_RESULTS else args.results / "report.html")
-    check_outputs([("-o", report_path), ("--json", args.json)], results=args.results,
-                  reads=inputs_read(args.cases, args.matrix), writing=True)
+    check_outputs(
+        [("-o", report_path), ("--json", args.json)],
+        results=args.results,
+        reads=inputs_read(args.cases, args.matrix),
+        writing=True,
+    )
     progress, targets = Progress(gap="\n"), releases(versions) + builds
     prepared = matrix.prepare_targets(builder, targets, progress)  # bad input: one line, before anything is stored
-    print(run_heading(conformance.__version__, len(selection.chosen), len(selection.selected),
-                      shard.label if shard else "", len(versions), len(builds)), flush=True)
+    print(
+        run_heading(
+            conformance.__version__,
+            len(selection.chosen),
+            len(selection.selected),
+            shard.label if shard else "",
+            len(versions),
+            len(builds),
+        ),
+        flush=True,
+    )
     try:
         outcome = matrix.run_targets(request, builder, targets, progress, cells=selection.chosen, prepared=prepared)
     except KeyboardInterrupt:
-        print(f"\ninterrupted; kept {len(progress.finished)} finished result file(s) in {request.results}/",
-              file=sys.stderr)
+        print(
+            f"\ninterrupted; kept {len(progress.finished)} finished result file(s) in {request.results}/",
+            file=sys.stderr,
+        )
         return interrupted_status()
     failed = [f"jax {name}" for name in outcome.failed]
     if progress.finished:
@@ -119,8 +146,21 @@ def command_run(args: argparse.Namespace) -> int:
         print(f"\nreport: {report}  (from every result file in {request.results}/)")
     print(f"wall time: {time.monotonic() - started:.1f}s")
     if args.json:  # the run's outcome; with `-`, everything above went to stderr
-        print(write_json(args.json, dumps(run_json(progress.finished, failed, request.results, selection, shard and
-                                                   shard.label, report_path if progress.finished else None))))
+        print(
+            write_json(
+                args.json,
+                dumps(
+                    run_json(
+                        progress.finished,
+                        failed,
+                        request.results,
+                        selection,
+                        shard and shard.label,
+                        report_path if progress.finished else None,
+                    )
+                ),
+            )
+        )
     if failed:
         _err(f"error: no results for {', '.join(failed)} (see above)")
     return 1 if failed else 0
@@ -158,8 +198,10 @@ def command_history(args: argparse.Namespace) -> int:
 
 def command_matrix(args: argparse.Namespace) -> int:
     """Print the JAX versions of matrices and versions (oldest first, each once), as lines, JSON or a CI plan."""
-    done = matrix_listing(MatrixRequest(args.names, args.ci_runners, args.ci_jobs, args.shards, args.expression,
-                                        args.stored, args.json), make_builder(args))
+    done = matrix_listing(
+        MatrixRequest(args.names, args.ci_runners, args.ci_jobs, args.shards, args.expression, args.stored, args.json),
+        make_builder(args),
+    )
     for note in done.notes:  # stdout stays the list
         print(note, file=sys.stderr)
     print(write_json(args.json, done.document) if done.document else done.text)
@@ -176,8 +218,9 @@ def command_pin(args: argparse.Namespace) -> int:
 
 def command_diff(args: argparse.Namespace) -> int:
     """Print the cells whose status or observation differ between two result sets (or versions, run if need be)."""
-    found = run_diff(DiffRequest(args.baseline, args.candidate, settings(args), args.json), lambda: make_builder(args),
-                     Progress())
+    found = run_diff(
+        DiffRequest(args.baseline, args.candidate, settings(args), args.json), lambda: make_builder(args), Progress()
+    )
     if found.mismatch:
         print(f"note: the two sets differ in version: {found.mismatch}")
     print(diff_text(found.diff) + (f"\njson: {args.json}" if args.json else ""))
@@ -187,14 +230,35 @@ def command_diff(args: argparse.Namespace) -> int:
 def command_gate(args: argparse.Namespace) -> int:
     """Judge every tier given in one verdict: exit 0 when each passes, 1 when one fails, 2 on bad input."""
     candidates = ([Release(args.to_version)] if args.to_version else []) + given_builds(
-        {kind.option: [v] for kind in BUILD_KINDS if (v := getattr(args, f"to_{kind.option}"))})
+        {kind.option: [v] for kind in BUILD_KINDS if (v := getattr(args, f"to_{kind.option}"))}
+    )
     flags = {flag: getattr(args, flag) for flag in JUDGING_FLAGS}
-    cells = GateRequest(settings(args), tuple(args.baseline or ()), tuple(args.candidate or ()), args.from_version,
-                        tuple(candidates), args.expectations, args.markdown, today=args.today, **flags)
-    done = run_one_gate(OneGateRequest(cells=cells, workloads_only=args.perf, perf_rounds=args.perf_rounds,
-                                       perf_threshold=args.perf_threshold, scan=tuple(args.scan), json_path=args.json,
-                                       candidate_python=args.to_python, more=gate_tiers(args.downstream, args.budget)),
-                       lambda: make_builder(args), Progress(), _say)
+    cells = GateRequest(
+        settings(args),
+        tuple(args.baseline or ()),
+        tuple(args.candidate or ()),
+        args.from_version,
+        tuple(candidates),
+        args.expectations,
+        args.markdown,
+        today=args.today,
+        **flags,
+    )
+    done = run_one_gate(
+        OneGateRequest(
+            cells=cells,
+            workloads_only=args.perf,
+            perf_rounds=args.perf_rounds,
+            perf_threshold=args.perf_threshold,
+            scan=tuple(args.scan),
+            json_path=args.json,
+            candidate_python=args.to_python,
+            more=gate_tiers(args.downstream, args.budget),
+        ),
+        lambda: make_builder(args),
+        Progress(),
+        _say,
+    )
     print("\n".join([verdict_text(done.verdict), *done.written]))
     return done.exit_code
 
@@ -207,16 +271,40 @@ def command_expectations(args: argparse.Namespace) -> int:
 
 def command_supported(args: argparse.Namespace) -> int:
     """Print the supported range of each platform over the selected cells."""
-    print("\n".join(supported_lines(args.cases, args.expression, args.results or [DEFAULT_RESULTS], args.expectations,
-                                    args.current, args.format == "constraints", args.fixes_exclude, args.json)))
+    print(
+        "\n".join(
+            supported_lines(
+                args.cases,
+                args.expression,
+                args.results or [DEFAULT_RESULTS],
+                args.expectations,
+                args.current,
+                args.format == "constraints",
+                args.fixes_exclude,
+                args.json,
+            )
+        )
+    )
     return 0
 
 
 def command_bisect(args: argparse.Namespace) -> int:
     """Bisect the releases between --good and --bad for the first whose verdict on CELL changes."""
     check_outputs([("--issue", args.issue), ("--json", args.json)], results=args.results, reads=args.cases)  # first
-    request = BisectRequest(args.cell, args.good, args.bad, args.find_fix, args.launch, args.results, tuple(args.cases),
-                            args.attribute, args.jax_source, args.pre, args.downstream, args.manifest)
+    request = BisectRequest(
+        args.cell,
+        args.good,
+        args.bad,
+        args.find_fix,
+        args.launch,
+        args.results,
+        tuple(args.cases),
+        args.attribute,
+        args.jax_source,
+        args.pre,
+        args.downstream,
+        args.manifest,
+    )
     found = run_any_bisect(request, make_builder(args), Progress())  # notices, dropped cells, each step as it comes
     print(bisect_session_text(found))
     for line in write_bisect_files(found, args.issue, args.json, conformance.__version__):
@@ -234,19 +322,37 @@ def command_api(args: argparse.Namespace) -> int:
         builder = make_builder(args)
         builds = given_builds({kind.option: getattr(args, kind.option) for kind in BUILD_KINDS})
         versions = chosen_versions(args.jax, args.matrix, builder, others=bool(builds))
-        done = run_censuses(CensusRequest(tuple(releases(versions) + builds), args.results, args.rerun), builder,
-                            lambda line: _say(line, sys.stdout))
+        done = run_censuses(
+            CensusRequest(tuple(releases(versions) + builds), args.results, args.rerun),
+            builder,
+            lambda line: _say(line, sys.stdout),
+        )
         for failure in done.failures:
             _err(f"error: no census for {failure}")
         return 1 if done.failures else 0
     if args.api_command == "diff":
         check_outputs([("--json", args.json)], results=args.results, reads=[args.a, args.b])
-        found = run_api_diff(ApiDiffRequest(args.a, args.b, args.results, args.matrix, tuple(args.name), args.rerun,
-                                            args.json), lambda: make_builder(args), _say)
+        found = run_api_diff(
+            ApiDiffRequest(args.a, args.b, args.results, args.matrix, tuple(args.name), args.rerun, args.json),
+            lambda: make_builder(args),
+            _say,
+        )
         _say("\n".join(found.lines()) + (f"\njson: {args.json}" if args.json else ""), sys.stdout)
         return 0
-    scanned = run_scan(ScanRequest(tuple(args.paths), args.to, args.from_version, args.results, args.format,
-                                   args.rerun, args.private, args.json), lambda: make_builder(args), _say)
+    scanned = run_scan(
+        ScanRequest(
+            tuple(args.paths),
+            args.to,
+            args.from_version,
+            args.results,
+            args.format,
+            args.rerun,
+            args.private,
+            args.json,
+        ),
+        lambda: make_builder(args),
+        _say,
+    )
     for line in scanned.skipped:
         _err(f"note: {line}")
     print(scanned.text)  # made safe by its format (`api.findings`)
@@ -259,8 +365,19 @@ def command_chapter(args: argparse.Namespace) -> int:
         return command_chapter_pages(args)
     bisecting, builder = bisect_of(args.file, args.bisect, args.good, args.bad), make_builder(args)
     versions = [] if args.blocks or bisecting else chosen_versions(args.jax, args.matrix, builder)
-    request = ChapterRequest(args.file, tuple(versions), args.skip, args.map, args.results, args.json, args.timeout,
-                             args.blocks, args.rerun, bisecting, with_packages=page_packages(args.with_packages))
+    request = ChapterRequest(
+        args.file,
+        tuple(versions),
+        args.skip,
+        args.map,
+        args.results,
+        args.json,
+        args.timeout,
+        args.blocks,
+        args.rerun,
+        bisecting,
+        with_packages=page_packages(args.with_packages),
+    )
     check_outputs([("-o", args.report), ("--json", args.json)], results=args.results, reads=request.inputs())
     done = run_chapter(request, builder, lambda line: _say(line, sys.stdout))
     _say("\n".join(done.lines), sys.stdout)
@@ -275,8 +392,9 @@ def command_chapter_pages(args: argparse.Namespace) -> int:
         raise ConformanceError("--pages LIST and --docs CHECKOUT go together, without FILE or --bisect")
     builder = make_builder(args)
     versions = [] if args.blocks else chosen_versions(args.jax, args.matrix, builder)
-    request = PagesRequest(args.pages, args.docs, tuple(versions), args.results, args.json, args.timeout,
-                           args.blocks, args.rerun)
+    request = PagesRequest(
+        args.pages, args.docs, tuple(versions), args.results, args.json, args.timeout, args.blocks, args.rerun
+    )
     check_outputs([("-o", args.report)], results=args.results, reads=request.inputs(), folders=[("--json", args.json)])
     for done in run_pages(request, builder, lambda line: _say(line, sys.stdout)):
         _say("\n".join(done.lines), sys.stdout)
@@ -290,12 +408,24 @@ def command_perf(args: argparse.Namespace) -> int:
     builder, perf = make_builder(args), args.command == "perf"
     check_outputs([("--json", args.json)], reads=inputs_read(args.cases, vars(args).get("matrix")))
     request = PerfCommand(
-        sides=perf_sides(args.jax, args.python, args.matrix, builder) if perf else (), results=args.results,
-        case_folders=tuple(args.cases), expression=args.expression if perf else None, rounds=args.rounds,
-        max_rounds=args.max_rounds, threshold=args.threshold, xla_flags=args.xla_flags, rerun=perf and args.rerun,
-        aa=perf and args.aa, json_path=args.json, issue_path=None if perf else args.issue)
-    lines, status = run_perf_command(request, builder, _say) if perf else run_perf_bisect(
-        request, args.cell, args.metric, args.good, args.bad, builder, _say)
+        sides=perf_sides(args.jax, args.python, args.matrix, builder) if perf else (),
+        results=args.results,
+        case_folders=tuple(args.cases),
+        expression=args.expression if perf else None,
+        rounds=args.rounds,
+        max_rounds=args.max_rounds,
+        threshold=args.threshold,
+        xla_flags=args.xla_flags,
+        rerun=perf and args.rerun,
+        aa=perf and args.aa,
+        json_path=args.json,
+        issue_path=None if perf else args.issue,
+    )
+    lines, status = (
+        run_perf_command(request, builder, _say)
+        if perf
+        else run_perf_bisect(request, args.cell, args.metric, args.good, args.bad, builder, _say)
+    )
     print("\n".join(lines))
     return status
 
@@ -308,15 +438,34 @@ def command_downstream(args: argparse.Namespace) -> int:
 
 def command_upgrade(args: argparse.Namespace) -> int:
     """`upgrade --from A --to B`: everything that changes between two releases, one list per tier; a review, exit 0."""
-    request = UpgradeRequest(args.from_version, args.to_version, settings(args), tuple(args.scan), args.perf_rounds,
-                             args.markdown, args.json)
+    request = UpgradeRequest(
+        args.from_version, args.to_version, settings(args), tuple(args.scan), args.perf_rounds, args.markdown, args.json
+    )
     return _say(run_upgrade(request, lambda: make_builder(args), Progress(), _say).text, sys.stdout) or 0  # a review
 
 
 LONG_COMMANDS = ("run", "diff", "gate", "bisect", "api", "chapter", "perf", "downstream", "upgrade")
-COMMANDS = {name: globals()[f"command_{name}"] for name in (  # `jax-conformance NAME` runs `command_NAME`
-    "list", "run", "report", "history", "matrix", "pin", "diff", "gate", "bisect", "expectations", "supported", "api",
-    "chapter", "perf", "downstream", "upgrade")}
+COMMANDS = {
+    name: globals()[f"command_{name}"]
+    for name in (  # `jax-conformance NAME` runs `command_NAME`
+        "list",
+        "run",
+        "report",
+        "history",
+        "matrix",
+        "pin",
+        "diff",
+        "gate",
+        "bisect",
+        "expectations",
+        "supported",
+        "api",
+        "chapter",
+        "perf",
+        "downstream",
+        "upgrade",
+    )
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -340,6 +489,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:  # a folder or file we were told to use cannot be written
         _err(f"error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
         return 2
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -24,9 +24,14 @@ else:  # pragma: no cover - Python 3.10
 TABLE = "jax-conformance"
 # key: (the options' argparse dest, the kind of value): what a team repeats on every CI step
 KEYS: dict[str, tuple[str, str]] = {
-    "cases": ("cases", "folders"), "expectations": ("expectations", "path"), "results": ("results", "path"),
-    "index-url": ("index_url", "text"), "extra-index-url": ("extra_index_url", "texts"),
-    "find-links": ("find_links", "texts"), "matrix": ("matrix", "text"), "pre": ("pre", "flag"),
+    "cases": ("cases", "folders"),
+    "expectations": ("expectations", "path"),
+    "results": ("results", "path"),
+    "index-url": ("index_url", "text"),
+    "extra-index-url": ("extra_index_url", "texts"),
+    "find-links": ("find_links", "texts"),
+    "matrix": ("matrix", "text"),
+    "pre": ("pre", "flag"),
 }
 
 
@@ -40,8 +45,9 @@ class Config:
     def describe(self) -> str:
         """One line naming the file and the keys it set (what `-v` prints)."""
         if self.source is None:
-            return ("jax-conformance: no configuration file (pyproject.toml [tool.jax-conformance], "
-                    "jax-conformance.toml)")
+            return (
+                "jax-conformance: no configuration file (pyproject.toml [tool.jax-conformance], jax-conformance.toml)"
+            )
         keys = ", ".join(k for k, (dest, _) in KEYS.items() if dest in self.values) or "no keys"
         return f"jax-conformance: defaults from {self.source}: {keys}"
 
@@ -74,8 +80,9 @@ def parse_config(table: dict[str, Any], source: Path) -> Config:
     values: dict[str, Any] = {}
     for key, value in table.items():
         if key not in KEYS:
-            raise ConformanceError(f"{source}: unknown key {key!r} in the jax-conformance configuration; the keys "
-                                   f"are {', '.join(KEYS)}")
+            raise ConformanceError(
+                f"{source}: unknown key {key!r} in the jax-conformance configuration; the keys are {', '.join(KEYS)}"
+            )
         dest, kind = KEYS[key]
         values[dest] = _value(value, kind, f"{source}: `{key}`", source.parent)
     return Config(source, values)
@@ -129,8 +136,9 @@ VERBOSITY = [0]
 
 
 class _Verbosity(argparse.Action):
-    def __init__(self, option_strings: list[str], dest: str, step: int = 1, config: Config | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, option_strings: list[str], dest: str, step: int = 1, config: Config | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
         self.step, self.config = step, config
 
@@ -148,10 +156,21 @@ def add_verbosity(parser: argparse.ArgumentParser, config: Config) -> None:
         if each is parser:
             continue
         group = each.add_mutually_exclusive_group()
-        group.add_argument("-v", "--verbose", action=_Verbosity, step=1, config=config,
-                           help="also say which configuration file set which defaults")
-        group.add_argument("-q", "--quiet", action=_Verbosity, step=-1,
-                           help="no progress lines (warnings, errors and the outcome still print)")
+        group.add_argument(
+            "-v",
+            "--verbose",
+            action=_Verbosity,
+            step=1,
+            config=config,
+            help="also say which configuration file set which defaults",
+        )
+        group.add_argument(
+            "-q",
+            "--quiet",
+            action=_Verbosity,
+            step=-1,
+            help="no progress lines (warnings, errors and the outcome still print)",
+        )
 
 
 def configured(parser: argparse.ArgumentParser, start: Path | None = None) -> argparse.ArgumentParser:

@@ -77,7 +77,6 @@ def json_wanted(values: dict[str, Any]) -> bool:
     return is_stdout(values.get("json"))
 
 
-
 def json_help(what: str) -> str:
     """The help of a command's `--json PATH` option, the same words everywhere."""
     return f"write {what} as JSON to PATH; `-`: to standard output, everything else then to standard error"
@@ -93,6 +92,7 @@ class _Bare:
 
 
 BARE_JSON: Any = _Bare()
-BARE_NOTE = ("`--json` without a value is deprecated and will need PATH or `-` (standard output) in the next release; "
-             "it still prints the old plain list")
-
+BARE_NOTE = (
+    "`--json` without a value is deprecated and will need PATH or `-` (standard output) in the next release; "
+    "it still prints the old plain list"
+)

@@ -42,8 +42,7 @@ def fork_unavailable_reason(platform: str = sys.platform, has_fork: bool | None 
     if not has_fork:
         return f"os.fork is not available on {platform}"
     if platform == "darwin":
-        return ("forking after importing jax is unsafe on macOS (system frameworks start threads); "
-                "every cell is spawned")
+        return "forking after importing jax is unsafe on macOS (system frameworks start threads); every cell is spawned"
     return ""
 
 
@@ -88,8 +87,11 @@ def _signals_to_reset() -> tuple[bool, list[int]]:
     """Whether the calling thread blocks any signal (a child inherits the mask of the thread that starts it), and
     which of SIGINT and SIGTERM this process ignores (a child inherits ignored dispositions across `exec`)."""
     blocked = bool(signal.pthread_sigmask(signal.SIG_BLOCK, [])) if hasattr(signal, "pthread_sigmask") else False
-    ignored = [getattr(signal, name) for name in RESET_SIGNALS
-               if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) == signal.SIG_IGN]
+    ignored = [
+        getattr(signal, name)
+        for name in RESET_SIGNALS
+        if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) == signal.SIG_IGN
+    ]
     return blocked, ignored
 
 
@@ -127,8 +129,12 @@ def die_with_parent(signum: int, parent: int, platform: str = sys.platform) -> b
     return True
 
 
-def child_process_options(new_group: bool = False, parent_death_signal: int | None = None,
-                          windows: bool = WINDOWS, platform: str = sys.platform) -> dict[str, Any]:
+def child_process_options(
+    new_group: bool = False,
+    parent_death_signal: int | None = None,
+    windows: bool = WINDOWS,
+    platform: str = sys.platform,
+) -> dict[str, Any]:
     """`subprocess.Popen`/`run` options for every child the suite starts: it begins with an empty signal mask and
     SIGINT and SIGTERM at their defaults, whatever the state of this process and of the thread starting it
     (`restore_signals` resets only SIGPIPE and SIGXFSZ; a blocked mask or an ignored SIGINT, as in a background
@@ -141,8 +147,11 @@ def child_process_options(new_group: bool = False, parent_death_signal: int | No
         return options
     options["restore_signals"] = True
     blocked, ignored = _signals_to_reset()
-    arm = (_death_signal_arm(parent_death_signal) if parent_death_signal is not None
-           and platform.startswith("linux") else None)
+    arm = (
+        _death_signal_arm(parent_death_signal)
+        if parent_death_signal is not None and platform.startswith("linux")
+        else None
+    )
     if not blocked and not ignored and arm is None:
         return options
 
@@ -232,7 +241,7 @@ def kill_descendants(root: int, skip: frozenset[int] | set[int] = frozenset(), r
     killed: set[int] = set()
     for _ in range(rounds):
         found = [pid for pid in descendants(root, skip) if pid not in killed]  # a killed one stays, a zombie, till
-        if not found:                                                          # it is reaped: never killed again
+        if not found:  # it is reaped: never killed again
             break
         for pid in found:
             kill_pid(pid)
@@ -294,12 +303,16 @@ def processes_with_variable(needle: str) -> list[int]:
         return found
     if sys.platform == "darwin":
         try:
-            listing = run_child(["ps", "-E", "-ww", "-o", "pid=,command="], capture_output=True, text=True,
-                                     errors="replace", timeout=10).stdout
+            listing = run_child(
+                ["ps", "-E", "-ww", "-o", "pid=,command="], capture_output=True, text=True, errors="replace", timeout=10
+            ).stdout
         except (OSError, subprocess.TimeoutExpired):
             return []
-        return [int(line.split(None, 1)[0]) for line in listing.splitlines()
-                if f" {needle}" in line and line.strip().split(None, 1)[0].isdigit()]
+        return [
+            int(line.split(None, 1)[0])
+            for line in listing.splitlines()
+            if f" {needle}" in line and line.strip().split(None, 1)[0].isdigit()
+        ]
     return []
 
 
@@ -358,8 +371,14 @@ def run_bounded(argv: list[str], *, timeout: float, limit: int = 64 * 1024, **op
     `limit` bytes of what it prints (a child that prints without end costs neither memory nor disk); at `timeout`
     its whole group is killed. `options` go to `subprocess.Popen` (env, cwd)."""
 
-    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             **child_process_options(new_group=True), **options)
+    child = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        **child_process_options(new_group=True),
+        **options,
+    )
     tail = bytearray()
 
     def drain() -> None:

@@ -37,7 +37,7 @@ def _split_known(url: str) -> tuple[str, str, str] | None:
     scheme = re.match(_SCHEME, url)
     if not scheme:
         return None
-    rest = url[scheme.end():]
+    rest = url[scheme.end() :]
     userinfo, at, after = rest.rpartition("@")
     if not at or "/" in userinfo or "\\" in userinfo:  # an `@` of the path, not of the netloc
         return None
@@ -82,8 +82,9 @@ def mask_secrets(value: Any, secrets: Sequence[str]) -> Any:
                 value = value.replace(secret, MASK)
         return _USERINFO.sub(rf"\g<1>{MASK}@", value)
     if isinstance(value, dict):
-        return {mask_secrets(k, secrets) if isinstance(k, str) else k: mask_secrets(v, secrets)
-                for k, v in value.items()}
+        return {
+            mask_secrets(k, secrets) if isinstance(k, str) else k: mask_secrets(v, secrets) for k, v in value.items()
+        }
     if isinstance(value, (list, tuple)):
         return [mask_secrets(item, secrets) for item in value]
     return value
@@ -113,7 +114,8 @@ def _masked_argument(argument: str, previous: str, cut_after: bool = False) -> s
         return scheme.group(0) + MASK if cut_after and previous in URL_OPTIONS else scrub_url(argument)
     if _cut_password_tail(argument, previous):
         return f"{MASK}@{argument.split('/', 1)[0].rpartition('@')[2]}" + (
-            "/" + argument.split("/", 1)[1] if "/" in argument else "")
+            "/" + argument.split("/", 1)[1] if "/" in argument else ""
+        )
     return argument
 
 
@@ -124,11 +126,18 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["--command"] and len(args) > 1:
         words = args[2:]
-        shown = [_masked_argument(arg, words[i - 1] if i else "",
-                                  i + 2 < len(words) and _cut_password_tail(words[i + 2], words[i + 1]))
-                 for i, arg in enumerate(words)]
-        print("+ " + " ".join([args[1], *(shlex.quote(arg) if re.search(r"[\s'\"\\$`;|&<>()]", arg) else arg
-                                          for arg in shown)]))
+        shown = [
+            _masked_argument(
+                arg, words[i - 1] if i else "", i + 2 < len(words) and _cut_password_tail(words[i + 2], words[i + 1])
+            )
+            for i, arg in enumerate(words)
+        ]
+        print(
+            "+ "
+            + " ".join(
+                [args[1], *(shlex.quote(arg) if re.search(r"[\s'\"\\$`;|&<>()]", arg) else arg for arg in shown)]
+            )
+        )
         return 0
     if args not in ([], ["--url"]):
         print("usage: python -m conformance.scrub [--url] < text | --command WORD ARG...", file=sys.stderr)

@@ -34,8 +34,9 @@ def owned_temporary_folder(prefix: str, parent: str | os.PathLike | None = None)
         shutil.rmtree(path, ignore_errors=True)
 
 
-def remove_orphaned_folders(parent: str | os.PathLike | None = None, prefixes: tuple[str, ...] = PREFIXES
-                            ) -> list[Path]:
+def remove_orphaned_folders(
+    parent: str | os.PathLike | None = None, prefixes: tuple[str, ...] = PREFIXES
+) -> list[Path]:
     """Remove the suite's folders in `parent` (default the temporary folder) whose process is gone (see the
     module's docstring); the folders removed."""
     root = Path(parent or tempfile.gettempdir())

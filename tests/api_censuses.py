@@ -11,12 +11,23 @@ from conformance.api.model import Census, census_from
 PLATFORM = "linux-x86_64"
 
 
-def fn(*params: tuple[str, str, Any], origin: str = "", state: str = "present", message: str = "",
-       replacement: str = "", kind: str = "function", alias_of: str = "") -> dict[str, Any]:
+def fn(
+    *params: tuple[str, str, Any],
+    origin: str = "",
+    state: str = "present",
+    message: str = "",
+    replacement: str = "",
+    kind: str = "function",
+    alias_of: str = "",
+) -> dict[str, Any]:
     """A function (or, with `kind`, a class) entry with parameters `(name, kind, default-or-None)`."""
-    entry: dict[str, Any] = {"kind": kind, "state": state, "origin": origin,
-                             "signature": "(" + ", ".join(p[0] for p in params) + ")",
-                             "params": [list(p) for p in params]}
+    entry: dict[str, Any] = {
+        "kind": kind,
+        "state": state,
+        "origin": origin,
+        "signature": "(" + ", ".join(p[0] for p in params) + ")",
+        "params": [list(p) for p in params],
+    }
     if message:
         entry["message"] = message
     if replacement:
@@ -44,12 +55,20 @@ def config(name: str) -> tuple[str, dict[str, Any]]:
     return f"jax.config.{name}", {"kind": "config", "state": "present", "value": "False", "env": name.upper()}
 
 
-def census(jax: str, names: dict[str, dict[str, Any]], failed: tuple[str, ...] = (),
-           platform: str = PLATFORM) -> Census:
+def census(
+    jax: str, names: dict[str, dict[str, Any]], failed: tuple[str, ...] = (), platform: str = PLATFORM
+) -> Census:
     """A census of `names`; every module entry (and `jax`) walked, `failed` modules failed to import."""
     names = {"jax": module(), **names}
     modules: dict[str, dict[str, Any]] = {n: {"status": "ok"} for n, e in names.items() if e.get("kind") == "module"}
     modules.update({m: {"status": "failed", "error": "ModuleNotFoundError: No module named 'absl'"} for m in failed})
-    data = {"format": FORMAT, "format_version": FORMAT_VERSION, "jax": jax, "platform": platform, "python": "3.13.0",
-            "modules": modules, "names": names}
+    data = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "jax": jax,
+        "platform": platform,
+        "python": "3.13.0",
+        "modules": modules,
+        "names": names,
+    }
     return census_from(data, f"synthetic {jax}")

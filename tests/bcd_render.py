@@ -56,26 +56,41 @@ def render(data: dict[str, Any], where: str) -> str:
                 cells.append("<td>?</td>")
                 continue
             first = statement_text(statements[0])
-            kind = "no" if first == "No" else "partial" if first.startswith("Partial") else \
-                "removed" if "removed" in first else "yes"
+            kind = (
+                "no"
+                if first == "No"
+                else "partial"
+                if first.startswith("Partial")
+                else "removed"
+                if "removed" in first
+                else "yes"
+            )
             history = "".join(
-                f"<li><b>{html.escape(statement_text(s))}</b>" + "".join(
-                    f"<div class='note'>{n}</div>" for n in ([s["notes"]] if isinstance(s.get("notes"), str)
-                                                              else s.get("notes", []))) + "</li>"
-                for s in statements)
+                f"<li><b>{html.escape(statement_text(s))}</b>"
+                + "".join(
+                    f"<div class='note'>{n}</div>"
+                    for n in ([s["notes"]] if isinstance(s.get("notes"), str) else s.get("notes", []))
+                )
+                + "</li>"
+                for s in statements
+            )
             cells.append(f"<td class='{kind}'><div class='cell'>{html.escape(first)}</div><ul>{history}</ul></td>")
-        rows.append(f"<tr><th><code>{html.escape(path)}</code><div class='desc'>{html.escape(compat['description'])}"
-                    f"</div></th>{''.join(cells)}</tr>")
+        rows.append(
+            f"<tr><th><code>{html.escape(path)}</code><div class='desc'>{html.escape(compat['description'])}"
+            f"</div></th>{''.join(cells)}</tr>"
+        )
     head = "".join(f"<th>{html.escape(data['browsers'][b]['name'])}</th>" for b in browsers)
-    return ("<!DOCTYPE html><html lang='en'><meta charset='utf-8'><title>BCD rendering</title><style>"
-            "body{font:14px system-ui,sans-serif;margin:1rem} table{border-collapse:collapse} th,td{border:1px solid "
-            "#ccc;padding:.4rem;vertical-align:top;text-align:left;max-width:40rem} "
-            ".desc{font-weight:normal;color:#333}"
-            " .yes{background:#e6f4ea} .no{background:#fce8e6} .partial{background:#fef7e0} .removed{background:#eee}"
-            " .cell{font-weight:700;font-size:15px} .note{font-size:12px;color:#444;margin:.2rem 0} "
-            "ul{padding-left:1rem;"
-            "margin:.3rem 0}</style><h1>Compatibility table (BCD's rules)</h1>"
-            f"<p>{html.escape(where)}</p><table><tr><th>feature</th>{head}</tr>{''.join(rows)}</table></html>")
+    return (
+        "<!DOCTYPE html><html lang='en'><meta charset='utf-8'><title>BCD rendering</title><style>"
+        "body{font:14px system-ui,sans-serif;margin:1rem} table{border-collapse:collapse} th,td{border:1px solid "
+        "#ccc;padding:.4rem;vertical-align:top;text-align:left;max-width:40rem} "
+        ".desc{font-weight:normal;color:#333}"
+        " .yes{background:#e6f4ea} .no{background:#fce8e6} .partial{background:#fef7e0} .removed{background:#eee}"
+        " .cell{font-weight:700;font-size:15px} .note{font-size:12px;color:#444;margin:.2rem 0} "
+        "ul{padding-left:1rem;"
+        "margin:.3rem 0}</style><h1>Compatibility table (BCD's rules)</h1>"
+        f"<p>{html.escape(where)}</p><table><tr><th>feature</th>{head}</tr>{''.join(rows)}</table></html>"
+    )
 
 
 if __name__ == "__main__":

@@ -17,11 +17,19 @@ DRIVER = shutil.which("chromedriver")
 MISSING = "chromium or chromedriver is not installed (apt-get install chromium chromium-driver)"
 
 # The background-networking flags keep Chromium from calling out on a machine whose network is closed.
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
 # The browser tests' two devices: the desktop window as `start_chromium` opens it, and a 390x844 phone.
-DEVICES = {"desktop": None, "phone": {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2.0,
-                                                         "touch": True}}}
+DEVICES = {"desktop": None, "phone": {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2.0, "touch": True}}}
 
 
 # For one test in a module of others; in CI (CI set) the test runs and fails where Chromium is missing.

@@ -43,8 +43,9 @@ def anchor(entry: Mapping) -> str:
     return f"<a {' '.join(attributes)}>{html.escape(entry['filename'])}</a><br>"
 
 
-def write_simple_index(folder: Path, projects: Iterable[str], cut: Mapping[str, Iterable[str]] | None = None,
-                       source: str = DEFAULT_INDEX) -> str:
+def write_simple_index(
+    folder: Path, projects: Iterable[str], cut: Mapping[str, Iterable[str]] | None = None, source: str = DEFAULT_INDEX
+) -> str:
     """Write a PEP 503 index of `projects` into `folder` from `source`'s pages; a project named in `cut` keeps only
     the files of the releases listed there (the releases out that day). Returns the index's `file://` URL."""
     cut = {normalized(name): set(versions) for name, versions in (cut or {}).items()}
@@ -61,10 +62,13 @@ def write_simple_index(folder: Path, projects: Iterable[str], cut: Mapping[str, 
         body = "\n".join(anchor(f) for f in files)
         (folder / project / "index.html").write_text(
             f"<!DOCTYPE html>\n<html><head><title>Links for {project}</title></head><body>\n"
-            f"<h1>Links for {project}</h1>\n{body}\n</body></html>\n", encoding="utf-8")
+            f"<h1>Links for {project}</h1>\n{body}\n</body></html>\n",
+            encoding="utf-8",
+        )
     (folder / "index.html").write_text(
         "<!DOCTYPE html>\n<html><body>\n" + "\n".join(f'<a href="{p}/">{p}</a>' for p in names) + "\n</body></html>\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     return folder.as_uri()
 
 

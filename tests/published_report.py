@@ -15,8 +15,10 @@ from pathlib import Path
 from conformance.results.schema import CellResult, RunHeader, ResultFile
 
 PUBLISHED = Path(__file__).resolve().parent.parent / "reports" / "index.html"
-_RUN_LINE = re.compile(r"<div>jax (\S+) on (\S+): jaxlib (\S+), numpy (\S+), Python (\S+), .*?, suite (\S+) "
-                       r"\(schema (\d+)\), run (\S+) – (\S+), from")
+_RUN_LINE = re.compile(
+    r"<div>jax (\S+) on (\S+): jaxlib (\S+), numpy (\S+), Python (\S+), .*?, suite (\S+) "
+    r"\(schema (\d+)\), run (\S+) – (\S+), from"
+)
 
 
 def published_files(page: Path = PUBLISHED) -> list[ResultFile]:
@@ -29,9 +31,19 @@ def published_files(page: Path = PUBLISHED) -> list[ResultFile]:
         # A page whose run lines read otherwise still gives its cells; the environment then reads "?".
         unknown = (column["jax"], column["platform"], "?", "?", "?", data["suite"], str(data["schema"]), "", "")
         jax, platform, jaxlib, numpy, python, suite, schema, started, finished = runs.get(
-            (column["jax"], column["platform"]), unknown)
-        header = RunHeader(jax=jax, platform=platform, schema_version=int(schema), suite_version=suite,
-                           jaxlib=jaxlib, numpy=numpy, python=python, started_at=started, finished_at=finished)
+            (column["jax"], column["platform"]), unknown
+        )
+        header = RunHeader(
+            jax=jax,
+            platform=platform,
+            schema_version=int(schema),
+            suite_version=suite,
+            jaxlib=jaxlib,
+            numpy=numpy,
+            python=python,
+            started_at=started,
+            finished_at=finished,
+        )
         cells = []
         for row, row_cells in zip(data["rows"], data["cells"]):
             cell = row_cells[i]
@@ -39,11 +51,26 @@ def published_files(page: Path = PUBLISHED) -> list[ResultFile]:
                 continue
             case = data["cases"][row["c"]]
             expected = data["expected"][cell["e"]]
-            cells.append(CellResult.from_json({
-                "case": case["id"], "param": row["p"], "rows": row["rows"], "status": cell["s"],
-                "known_issue": bool(row["k"]), "expected": expected, "observation": cell.get("o", expected),
-                "diff": cell.get("d", []), "details": cell.get("x"), "reason": cell.get("r", ""),
-                "duration_s": cell.get("t", 0.0), "printed_diff": cell.get("pd", []),
-                "printed_expected": cell.get("pe"), "heading": case["section"], "claim": case["claim"]}))
+            cells.append(
+                CellResult.from_json(
+                    {
+                        "case": case["id"],
+                        "param": row["p"],
+                        "rows": row["rows"],
+                        "status": cell["s"],
+                        "known_issue": bool(row["k"]),
+                        "expected": expected,
+                        "observation": cell.get("o", expected),
+                        "diff": cell.get("d", []),
+                        "details": cell.get("x"),
+                        "reason": cell.get("r", ""),
+                        "duration_s": cell.get("t", 0.0),
+                        "printed_diff": cell.get("pd", []),
+                        "printed_expected": cell.get("pe"),
+                        "heading": case["section"],
+                        "claim": case["claim"],
+                    }
+                )
+            )
         files.append(ResultFile(header=header, cells=cells, source=f"{jax}-{platform}.json"))
     return files

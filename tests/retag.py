@@ -27,8 +27,23 @@ TEST_UTIL_PATCH = "from jax import test_util as test_util  # patched by the test
 def download_wheel(project: str, version: str, folder: Path, python_version: str = "3.13") -> Path:
     """The released wheel of `project==version` for `python_version`, downloaded with pip (its cache helps)."""
     folder.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-                    "--python-version", python_version, f"{project}=={version}", "-d", str(folder)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--python-version",
+            python_version,
+            f"{project}=={version}",
+            "-d",
+            str(folder),
+        ],
+        check=True,
+    )
     (found,) = folder.glob(f"{project}-{version}-*.whl")
     return found
 
@@ -84,8 +99,14 @@ def jax_build(wheel: Path, new_version: str, out_dir: Path, commit: str, patched
     with zipfile.ZipFile(wheel) as source:
         text = source.read("jax/version.py").decode("utf-8")
     old_hash = next(line for line in text.splitlines() if line.startswith("_git_hash"))
-    edits = [("jax/version.py", f"\n_release_version: str = '{old_version}'\n",
-              f"\n_release_version: str = '{new_version}'\n"),
-             ("jax/version.py", f"\n{old_hash}\n", f"\n_git_hash: str = '{commit}'\n")]
-    return retag_wheel(wheel, new_version, out_dir, edits + ([("jax/__init__.py", "", TEST_UTIL_PATCH)] if patched
-                                                             else []))
+    edits = [
+        (
+            "jax/version.py",
+            f"\n_release_version: str = '{old_version}'\n",
+            f"\n_release_version: str = '{new_version}'\n",
+        ),
+        ("jax/version.py", f"\n{old_hash}\n", f"\n_git_hash: str = '{commit}'\n"),
+    ]
+    return retag_wheel(
+        wheel, new_version, out_dir, edits + ([("jax/__init__.py", "", TEST_UTIL_PATCH)] if patched else [])
+    )

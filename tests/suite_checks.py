@@ -18,8 +18,9 @@ WATCHED_HANDLERS = ("SIGINT", "SIGTERM")
 
 def _signal_state() -> tuple[frozenset, frozenset, dict[str, Any]]:
     """The main thread's blocked signals, the signals ignored, and the handlers of SIGINT and SIGTERM."""
-    blocked = frozenset(signal.pthread_sigmask(signal.SIG_BLOCK, [])) if hasattr(signal, "pthread_sigmask") \
-        else frozenset()
+    blocked = (
+        frozenset(signal.pthread_sigmask(signal.SIG_BLOCK, [])) if hasattr(signal, "pthread_sigmask") else frozenset()
+    )
     ignored = set()
     for number in signal.valid_signals():
         try:
@@ -65,8 +66,11 @@ def leaves_no_thread_or_signal_changed(request):
         problems.append(f"signals blocked: {sorted(signal.Signals(n).name for n in now_blocked - blocked)}")
     if now_ignored - ignored:
         problems.append(f"signals ignored: {sorted(now_ignored - ignored)}")
-    problems += [f"{name} handler changed: {handlers.get(name)!r} -> {handler!r}"
-                 for name, handler in now_handlers.items() if handler != handlers.get(name)]
+    problems += [
+        f"{name} handler changed: {handlers.get(name)!r} -> {handler!r}"
+        for name, handler in now_handlers.items()
+        if handler != handlers.get(name)
+    ]
     if problems:
         _put_back(blocked, handlers)
         pytest.fail(f"{request.node.nodeid} left {'; '.join(problems)}", pytrace=False)

@@ -20,23 +20,34 @@ from tests import synthetic_results as synth
 ROOT = "/site"
 LIBRARIES = {"demo": ("demo",)}
 LABEL, IDENT = "demo==1.0", "demo_1_0"
-REPLICATED = ("AttributeError", "module 'jax' has no attribute 'device_put_replicated'",
-              "jax/_src/deprecations.py", "getattr")
-PMAP = ("AttributeError", "module 'jax.sharding' has no attribute 'PmapSharding'", "demo/_src/asserts.py",
-        "assert_on_device")
+REPLICATED = (
+    "AttributeError",
+    "module 'jax' has no attribute 'device_put_replicated'",
+    "jax/_src/deprecations.py",
+    "getattr",
+)
+PMAP = (
+    "AttributeError",
+    "module 'jax.sharding' has no attribute 'PmapSharding'",
+    "demo/_src/asserts.py",
+    "assert_on_device",
+)
 
 
-def outcome(node: str, status: str, failure: Sequence[str] = (), reached: bool = True, rerun: str = "",
-            reason: str = "") -> NodeOutcome:
+def outcome(
+    node: str, status: str, failure: Sequence[str] = (), reached: bool = True, rerun: str = "", reason: str = ""
+) -> NodeOutcome:
     """One node id's outcome; `failure` is (exception type, message, file under ROOT, function) of a failing test,
     raised there from the test's own frame."""
     exception = None
     if failure:
         kind, message, path, function = failure
         test_file = node.split("::", 1)[0]
-        exception = {"type": kind, "message": message,
-                     "frames": [[f"{ROOT}/{test_file}", 10, node.rsplit("::", 1)[-1]],
-                                [f"{ROOT}/{path}", 20, function]]}
+        exception = {
+            "type": kind,
+            "message": message,
+            "frames": [[f"{ROOT}/{test_file}", 10, node.rsplit("::", 1)[-1]], [f"{ROOT}/{path}", 20, function]],
+        }
     return NodeOutcome(node, status, duration=0.5, exception=exception, reason=reason, rerun=rerun, reached=reached)
 
 
@@ -50,11 +61,14 @@ def suite_cells(outcomes: Sequence[NodeOutcome], label: str = LABEL, ident: str 
     return [to_cell(ident, label, o, "key", [ROOT], LIBRARIES, ("demo",)).to_json() for o in outcomes]
 
 
-def write_files(folder: Path, by_release: dict[str, list[dict[str, Any]]], platform: str = "linux-x86_64"
-                ) -> list[Path]:
+def write_files(
+    folder: Path, by_release: dict[str, list[dict[str, Any]]], platform: str = "linux-x86_64"
+) -> list[Path]:
     """Write one result file per release holding its cells (downstream cells, probe cells, or both)."""
-    return [synth.write(folder, jax, platform, cells, finished=f"2026-11-29T10:00:{i:02d}+00:00")
-            for i, (jax, cells) in enumerate(by_release.items())]
+    return [
+        synth.write(folder, jax, platform, cells, finished=f"2026-11-29T10:00:{i:02d}+00:00")
+        for i, (jax, cells) in enumerate(by_release.items())
+    ]
 
 
 A, B, C = "demo/_src/a_test.py", "demo/_src/b_test.py", "demo/_src/c_test.py"
@@ -81,8 +95,16 @@ def demo_suite() -> dict[str, list[dict[str, Any]]]:
         outcome(f"{A}::test_2", "flaky", REPLICATED, rerun="passed"),
         outcome(f"{A}::test_3", "crash", reached=False, reason="pytest died"),
     ]
-    on_12 = later([outcome(C, "collection_error", ("ImportError", "cannot import name 'tree_map' from 'jax'",
-                                                   C, "<module>")),
-                   outcome(f"{B}::test_new", "passed")], drop=(f"{C}::test_c", f"{B}::test_2"))
-    return {"0.7.2": suite_cells([uninstallable()]), "0.8.0": suite_cells(base), "0.11.2": suite_cells(on_11),
-            "0.12.0.1": suite_cells(on_12)}
+    on_12 = later(
+        [
+            outcome(C, "collection_error", ("ImportError", "cannot import name 'tree_map' from 'jax'", C, "<module>")),
+            outcome(f"{B}::test_new", "passed"),
+        ],
+        drop=(f"{C}::test_c", f"{B}::test_2"),
+    )
+    return {
+        "0.7.2": suite_cells([uninstallable()]),
+        "0.8.0": suite_cells(base),
+        "0.11.2": suite_cells(on_11),
+        "0.12.0.1": suite_cells(on_12),
+    }

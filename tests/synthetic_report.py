@@ -39,50 +39,133 @@ def _case(case_id: str, claim: str, params: tuple[Param, ...], probe=plain, sect
 
 
 CASES = [
-    _case("demo.vmap_miss", "After a vmap is traced, jax_debug_nans misses NaNs of older jit functions.", (
-        Param("with", ["demo.vmap.with"], Expect({"old_jit": "caught"})),
-        Param("vmap", ["demo.vmap.miss"], Expect({"old_jit": "missed"}), known_issue=True,
-              changes=[Change(since="0.8.0", why=VMAP_WHY, evidence="measured: caught in 0.7.2, missed in 0.8.0")]),
-    ), probe=vmap_miss),
-    _case("demo.old_message", "The NaN error names the primitive that produced it.", (
-        Param("", ["demo.message"], Expect({"ok": True}),
-              changes=[Change(versions="0.4.38..0.7.2", why=MESSAGE_WHY, evidence="measured")]),)),
+    _case(
+        "demo.vmap_miss",
+        "After a vmap is traced, jax_debug_nans misses NaNs of older jit functions.",
+        (
+            Param("with", ["demo.vmap.with"], Expect({"old_jit": "caught"})),
+            Param(
+                "vmap",
+                ["demo.vmap.miss"],
+                Expect({"old_jit": "missed"}),
+                known_issue=True,
+                changes=[Change(since="0.8.0", why=VMAP_WHY, evidence="measured: caught in 0.7.2, missed in 0.8.0")],
+            ),
+        ),
+        probe=vmap_miss,
+    ),
+    _case(
+        "demo.old_message",
+        "The NaN error names the primitive that produced it.",
+        (
+            Param(
+                "",
+                ["demo.message"],
+                Expect({"ok": True}),
+                changes=[Change(versions="0.4.38..0.7.2", why=MESSAGE_WHY, evidence="measured")],
+            ),
+        ),
+    ),
     _case("demo.stable", "A behaviour that never changes.", (Param("", ["demo.stable"], Expect({"ok": True})),)),
-    _case("demo.new_api", "jax.debug.log logs through the jax logger.", (
-        Param("", ["demo.api"], Expect({"ok": True}),
-              changes=[Change(since="0.8.0", why=API_WHY, evidence="CHANGELOG 0.8.0")]),),
-          section="§4 Printing values"),
-    _case("demo.wording", "The message reads as the chapter prints it.",
-          (Param("", ["demo.wording"], Expect({"ok": True})),), section="§4 Printing values"),
-    _case("demo.regressed", "A behaviour that breaks in the newest release, for no declared reason.", (
-        Param("", ["demo.regressed"], Expect({"ok": True})),), section="§5 Compilation"),
+    _case(
+        "demo.new_api",
+        "jax.debug.log logs through the jax logger.",
+        (
+            Param(
+                "",
+                ["demo.api"],
+                Expect({"ok": True}),
+                changes=[Change(since="0.8.0", why=API_WHY, evidence="CHANGELOG 0.8.0")],
+            ),
+        ),
+        section="§4 Printing values",
+    ),
+    _case(
+        "demo.wording",
+        "The message reads as the chapter prints it.",
+        (Param("", ["demo.wording"], Expect({"ok": True})),),
+        section="§4 Printing values",
+    ),
+    _case(
+        "demo.regressed",
+        "A behaviour that breaks in the newest release, for no declared reason.",
+        (Param("", ["demo.regressed"], Expect({"ok": True})),),
+        section="§5 Compilation",
+    ),
 ]
 
 
 def _cells(version: str) -> list[dict]:
     i = VERSIONS.index(version)
     missed = i >= 2
-    printed = {"printed_expected": {"text": "x"}, "printed_diff": [{"path": "text", "expected": "x", "observed": "y",
-                                                                    "kind": "changed"}]} if i == 0 else {}
+    printed = (
+        {
+            "printed_expected": {"text": "x"},
+            "printed_diff": [{"path": "text", "expected": "x", "observed": "y", "kind": "changed"}],
+        }
+        if i == 0
+        else {}
+    )
     # From 0.11.2 the regressed row's probe touches a deprecated API (a warning: it never changes a status).
-    warned = {"warnings": [{"category": "DeprecationWarning", "message": "jax.demo_api is deprecated",
-                            "module": "jax._src.deprecations", "deprecation": "jax-demo-api"}]} if i >= 3 else {}
+    warned = (
+        {
+            "warnings": [
+                {
+                    "category": "DeprecationWarning",
+                    "message": "jax.demo_api is deprecated",
+                    "module": "jax._src.deprecations",
+                    "deprecation": "jax-demo-api",
+                }
+            ]
+        }
+        if i >= 3
+        else {}
+    )
     return [
         synth.cell("demo.vmap_miss", "with", "conforms", {"old_jit": "caught"}, expected={"old_jit": "caught"}),
-        synth.cell("demo.vmap_miss", "vmap", "conforms" if missed else "differs",
-                   {"old_jit": "missed" if missed else "caught"}, known_issue=True, expected={"old_jit": "missed"},
-                   diff=[] if missed else [{"path": "old_jit", "expected": "missed", "observed": "caught",
-                                            "kind": "changed"}]),
-        synth.cell("demo.old_message", "", "differs" if i == 0 else "conforms", {"ok": i > 0}, expected={"ok": True},
-                   diff=[{"path": "ok", "expected": True, "observed": False, "kind": "changed"}] if i == 0 else []),
+        synth.cell(
+            "demo.vmap_miss",
+            "vmap",
+            "conforms" if missed else "differs",
+            {"old_jit": "missed" if missed else "caught"},
+            known_issue=True,
+            expected={"old_jit": "missed"},
+            diff=[] if missed else [{"path": "old_jit", "expected": "missed", "observed": "caught", "kind": "changed"}],
+        ),
+        synth.cell(
+            "demo.old_message",
+            "",
+            "differs" if i == 0 else "conforms",
+            {"ok": i > 0},
+            expected={"ok": True},
+            diff=[{"path": "ok", "expected": True, "observed": False, "kind": "changed"}] if i == 0 else [],
+        ),
         # A NaN is an observation: stored as {"$float": "nan"}, shown as NaN.
         synth.cell("demo.stable", "", "conforms", {"ok": True, "sample": {"$float": "nan"}}, expected={"ok": True}),
-        synth.cell("demo.new_api", "", "conforms" if i >= 2 else "unsupported", {"ok": True} if i >= 2 else None,
-                   expected={"ok": True}, reason="" if i >= 2 else "not yet there: jax.debug.log"),
-        synth.cell("demo.wording", "", "conforms", {"ok": True, "text": "y" if i == 0 else "x"}, expected={"ok": True},
-                   **printed),
-        synth.cell("demo.regressed", "", "differs" if version == VERSIONS[-1] else "conforms",
-                   {"ok": version != VERSIONS[-1]}, expected={"ok": True}, **warned),
+        synth.cell(
+            "demo.new_api",
+            "",
+            "conforms" if i >= 2 else "unsupported",
+            {"ok": True} if i >= 2 else None,
+            expected={"ok": True},
+            reason="" if i >= 2 else "not yet there: jax.debug.log",
+        ),
+        synth.cell(
+            "demo.wording",
+            "",
+            "conforms",
+            {"ok": True, "text": "y" if i == 0 else "x"},
+            expected={"ok": True},
+            **printed,
+        ),
+        synth.cell(
+            "demo.regressed",
+            "",
+            "differs" if version == VERSIONS[-1] else "conforms",
+            {"ok": version != VERSIONS[-1]},
+            expected={"ok": True},
+            **warned,
+        ),
     ]
 
 
@@ -92,13 +175,28 @@ def _censuses() -> list:
 
     def names(version: str) -> dict:
         found = {"jax.tree_util.tree_map": fn(("f", "positional_or_keyword", None))}
-        found["jax.tree_map"] = fn(("f", "positional_or_keyword", None), state="deprecated",
-                                   message="jax.tree_map is deprecated: use jax.tree.map") \
-            if version_order(version) < version_order("0.8") else removed("jax.tree_map was removed", "jax.tree.map")
+        found["jax.tree_map"] = (
+            fn(
+                ("f", "positional_or_keyword", None),
+                state="deprecated",
+                message="jax.tree_map is deprecated: use jax.tree.map",
+            )
+            if version_order(version) < version_order("0.8")
+            else removed("jax.tree_map was removed", "jax.tree.map")
+        )
         # deprecated from 0.11.2 on: "Everything that changes" lists it as deprecated between 0.8.0 and 0.12.0.1
-        found["jax.demo_api"] = fn(("x", "positional_or_keyword", None), **(
-            {"state": "deprecated", "message": "jax.demo_api is deprecated: use jax.demo", "replacement": "jax.demo"}
-            if version_order(version) >= version_order("0.11.2") else {}))
+        found["jax.demo_api"] = fn(
+            ("x", "positional_or_keyword", None),
+            **(
+                {
+                    "state": "deprecated",
+                    "message": "jax.demo_api is deprecated: use jax.demo",
+                    "replacement": "jax.demo",
+                }
+                if version_order(version) >= version_order("0.11.2")
+                else {}
+            ),
+        )
         return found
 
     return [census(v, names(v), platform=PLATFORM) for v in VERSIONS]
@@ -106,8 +204,19 @@ def _censuses() -> list:
 
 def _samples(run_s: float, temp: int = 0) -> list[dict]:
     """Five rounds of one workload on one release: run time spread ±2 % around `run_s`, exact metrics fixed."""
-    return [{"metrics": {"run_s": run_s * (1 + 0.01 * k), "compile_s": 0.05 * (1 + 0.01 * k), "temp_bytes": temp,
-                         "compiles": 1, "fusions": 3}, "round": r} for r, k in enumerate((-2, 1, 0, 2, -1))]
+    return [
+        {
+            "metrics": {
+                "run_s": run_s * (1 + 0.01 * k),
+                "compile_s": 0.05 * (1 + 0.01 * k),
+                "temp_bytes": temp,
+                "compiles": 1,
+                "fusions": 3,
+            },
+            "round": r,
+        }
+        for r, k in enumerate((-2, 1, 0, 2, -1))
+    ]
 
 
 def _perf_sections() -> list:
@@ -116,12 +225,20 @@ def _perf_sections() -> list:
     needs a temporary buffer from 0.11.2 on (an exact metric growing from 0), `perf.gone` fails on the newest."""
     sections = []
     for i, version in enumerate(VERSIONS):
-        workloads = {"perf.dispatch_loop": {"claim": "Dispatching a small jitted function in a loop.",
-                                            "samples": _samples(0.002 * 1.08 ** i)},
-                     "perf.buffer": {"claim": "A reduction that may need a temporary buffer.",
-                                     "samples": _samples(0.01, 4096 if i >= 3 else 0)},
-                     "perf.gone": {"claim": "A workload whose API the newest release removed.",
-                                   "samples": [] if i == len(VERSIONS) - 1 else _samples(0.5)}}
+        workloads = {
+            "perf.dispatch_loop": {
+                "claim": "Dispatching a small jitted function in a loop.",
+                "samples": _samples(0.002 * 1.08**i),
+            },
+            "perf.buffer": {
+                "claim": "A reduction that may need a temporary buffer.",
+                "samples": _samples(0.01, 4096 if i >= 3 else 0),
+            },
+            "perf.gone": {
+                "claim": "A workload whose API the newest release removed.",
+                "samples": [] if i == len(VERSIONS) - 1 else _samples(0.5),
+            },
+        }
         if i == len(VERSIONS) - 1:
             workloads["perf.gone"]["error"] = "AttributeError: module 'jax' has no attribute 'demo_api'"
         sections.append((version, PLATFORM, workloads))
@@ -130,32 +247,57 @@ def _perf_sections() -> list:
 
 def write(out: Path) -> Path:
     """Render the synthetic report to `out`: cells, censuses and workload samples of five releases."""
-    files = [synth.files(v, PLATFORM, _cells(v), finished=f"2026-11-29T10:00:0{i}+00:00")
-             for i, v in enumerate(VERSIONS)]
-    return write_report(files, out, cases=CASES, generated_at="2026-11-29T10:00:00+00:00", releases=VERSIONS,
-                        censuses=_censuses(), perf=perf_view(_perf_sections()))
+    files = [
+        synth.files(v, PLATFORM, _cells(v), finished=f"2026-11-29T10:00:0{i}+00:00") for i, v in enumerate(VERSIONS)
+    ]
+    return write_report(
+        files,
+        out,
+        cases=CASES,
+        generated_at="2026-11-29T10:00:00+00:00",
+        releases=VERSIONS,
+        censuses=_censuses(),
+        perf=perf_view(_perf_sections()),
+    )
 
 
 LARGE_VERSIONS = [f"0.{minor}.{patch}" for minor in range(4, 10) for patch in range(2)]
 LARGE_PLATFORMS = ["linux-x86_64", "darwin-arm64"]
-LARGE_CASES = [_case(f"big.case{i:03d}", f"Claim {i}, a sentence as long as a real one.",
-                     (Param("", [f"big.row{i:03d}"], Expect({"ok": True})),),
-                     section=f"§{1 + i // 30} Part {1 + i // 30}")
-               for i in range(150)]
+LARGE_CASES = [
+    _case(
+        f"big.case{i:03d}",
+        f"Claim {i}, a sentence as long as a real one.",
+        (Param("", [f"big.row{i:03d}"], Expect({"ok": True})),),
+        section=f"§{1 + i // 30} Part {1 + i // 30}",
+    )
+    for i in range(150)
+]
 
 
 def _large_cells(v: int) -> list[dict]:
     # Every 7th row differs from its 6th column on, every 11th crashes in one column: changes to find by release.
-    return [synth.cell(case.id, "", "crash" if i % 11 == 0 and v == 3 else "differs" if i % 7 == 0 and v >= 5
-                       else "conforms", {"ok": True}, expected={"ok": True}) for i, case in enumerate(LARGE_CASES)]
+    return [
+        synth.cell(
+            case.id,
+            "",
+            "crash" if i % 11 == 0 and v == 3 else "differs" if i % 7 == 0 and v >= 5 else "conforms",
+            {"ok": True},
+            expected={"ok": True},
+        )
+        for i, case in enumerate(LARGE_CASES)
+    ]
 
 
 def write_large(out: Path) -> Path:
     """Render a report of 150 rows x 12 versions x 2 platforms (3,600 cells) to `out`."""
-    files = [synth.files(version, platform, _large_cells(v), finished=f"2026-11-29T10:{v:02d}:00+00:00")
-             for v, version in enumerate(LARGE_VERSIONS) for platform in LARGE_PLATFORMS]
-    return write_report(files, out, cases=LARGE_CASES, generated_at="2026-11-29T10:00:00+00:00",
-                        releases=LARGE_VERSIONS)
+    files = [
+        synth.files(version, platform, _large_cells(v), finished=f"2026-11-29T10:{v:02d}:00+00:00")
+        for v, version in enumerate(LARGE_VERSIONS)
+        for platform in LARGE_PLATFORMS
+    ]
+    return write_report(
+        files, out, cases=LARGE_CASES, generated_at="2026-11-29T10:00:00+00:00", releases=LARGE_VERSIONS
+    )
 
 
 if __name__ == "__main__":

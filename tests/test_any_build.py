@@ -48,8 +48,12 @@ def corp_wheels(tmp_path_factory) -> Path:
 
 def cells_of(path: Path) -> dict[str, dict]:
     data = json.loads(path.read_text(encoding="utf-8"))
-    return {f"{t['metadata']['case']}[{t['metadata']['param']}]" if t["metadata"]["param"] else t["metadata"]["case"]:
-            t["metadata"] for t in data["tests"]}
+    return {
+        f"{t['metadata']['case']}[{t['metadata']['param']}]" if t["metadata"]["param"] else t["metadata"]["case"]: t[
+            "metadata"
+        ]
+        for t in data["tests"]
+    }
 
 
 def test_a_retagged_wheel_runs_under_its_own_version_and_gates_against_the_release(corp_wheels, tmp_path, capsys):
@@ -69,8 +73,23 @@ def test_a_retagged_wheel_runs_under_its_own_version_and_gates_against_the_relea
     assert corp_cells[VMAP]["command"].startswith("jax-conformance run --wheels WHEELS_DIR -k")
 
     # The gate runs the release, reuses the build's stored cells, and decides.
-    code = cli.main(["gate", "--from", DOCUMENTED, "--to-wheels", str(corp_wheels), "-k", CELLS, "-j", "1",
-                     "--results", str(results), "--markdown", str(tmp_path / "gate.md")])
+    code = cli.main(
+        [
+            "gate",
+            "--from",
+            DOCUMENTED,
+            "--to-wheels",
+            str(corp_wheels),
+            "-k",
+            CELLS,
+            "-j",
+            "1",
+            "--results",
+            str(results),
+            "--markdown",
+            str(tmp_path / "gate.md"),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert f"gate (linux-x86_64: jax {DOCUMENTED} -> {CORP})" in out
@@ -92,13 +111,15 @@ def test_a_retagged_wheel_runs_under_its_own_version_and_gates_against_the_relea
     assert (step.before, step.after) == (DOCUMENTED, CORP)
 
     # The other way round the known issue appears: a regression, exit 1.
-    back = cli.main(["gate", "--baseline", str(stored),
-                     "--candidate", str(results / f"{DOCUMENTED}-linux-x86_64.json")])
+    back = cli.main(
+        ["gate", "--baseline", str(stored), "--candidate", str(results / f"{DOCUMENTED}-linux-x86_64.json")]
+    )
     assert back == 1, capsys.readouterr().out
 
 
-def test_a_rebuilt_wheel_of_the_same_version_never_reuses_the_results_of_the_build_before(corp_wheels, tmp_path,
-                                                                                         capsys):
+def test_a_rebuilt_wheel_of_the_same_version_never_reuses_the_results_of_the_build_before(
+    corp_wheels, tmp_path, capsys
+):
     """The team rebuilds 0.12.0.1+corp.3 without the fix and keeps the label: its cells run again, since a
     build's reuse keys hold its installed files, not only its version."""
     results = tmp_path / "results"
@@ -122,8 +143,21 @@ def test_run_python_takes_an_environment_the_suite_did_not_build(tmp_path, capsy
     subprocess.run([uv, "pip", "install", "--quiet", "--python", str(python), f"jax=={DOCUMENTED}"], check=True)
 
     results, report = tmp_path / "results", tmp_path / "report.html"
-    code = cli.main(["run", "--python", str(python), "-k", "config.environment_info", "-j", "1",
-                     "--results", str(results), "-o", str(report)])
+    code = cli.main(
+        [
+            "run",
+            "--python",
+            str(python),
+            "-k",
+            "config.environment_info",
+            "-j",
+            "1",
+            "--results",
+            str(results),
+            "-o",
+            str(report),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "an existing interpreter (nothing built)" in out
@@ -139,8 +173,21 @@ def test_run_python_takes_an_environment_the_suite_did_not_build(tmp_path, capsy
 
     # Gated against the release of the same version: both are 0.12.0.1 on this platform; the build's results stay
     # in their folder, the release gets its own file, and the gate compares the two.
-    code = cli.main(["gate", "--from", DOCUMENTED, "--to-python", str(python), "-k", "config.environment_info",
-                     "-j", "1", "--results", str(results)])
+    code = cli.main(
+        [
+            "gate",
+            "--from",
+            DOCUMENTED,
+            "--to-python",
+            str(python),
+            "-k",
+            "config.environment_info",
+            "-j",
+            "1",
+            "--results",
+            str(results),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     (own,) = (results / "builds").glob(f"python-*/{DOCUMENTED}-linux-x86_64.json")

@@ -250,8 +250,13 @@ def fake_census(tmp_path_factory):
     out = root / "census.json"
     environ = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}
     environ["PYTHONPATH"] = os.pathsep.join([str(root), SOURCE_ROOT])
-    done = subprocess.run([sys.executable, "-m", "conformance.api.census", "--out", str(out)], env=environ,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "conformance.api.census", "--out", str(out)],
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     return {**json.loads(out.read_text(encoding="utf-8")), "_root": str(root)}
 
@@ -261,11 +266,17 @@ def test_every_public_name_and_each_deprecation_table_entry_is_read(fake_census)
     assert names["jax.tree_map"]["state"] == "deprecated"  # dir() does not show it: the table does
     assert names["jax.tree_map"]["message"] == "jax.tree_map is deprecated: use jax.tree.map (jax v0.4.25 or newer)."
     assert names["jax.tree_map"]["replacement"] == "jax.tree.map"
-    assert names["jax.tree_flatten"] == {"kind": None, "state": "removed", "replacement": "jax.tree.flatten",
-                                         "message": "jax.tree_flatten was removed in JAX v0.6.0: use jax.tree.flatten."}
+    assert names["jax.tree_flatten"] == {
+        "kind": None,
+        "state": "removed",
+        "replacement": "jax.tree.flatten",
+        "message": "jax.tree_flatten was removed in JAX v0.6.0: use jax.tree.flatten.",
+    }
     assert names["jax.jit"]["kind"] == "function" and names["jax.jit"]["params"] == [
-        ["fun", "positional_or_keyword", None], ["static_argnums", "keyword_only", "None"],
-        ["donate_argnums", "keyword_only", "()"]]
+        ["fun", "positional_or_keyword", None],
+        ["static_argnums", "keyword_only", "None"],
+        ["donate_argnums", "keyword_only", "()"],
+    ]
     assert names["jax.Array"]["kind"] == "class" and names["jax.pi"]["kind"] == "constant"
     assert names["jax.numpy"]["kind"] == "module" and names["jax.numpy.sum"]["state"] == "present"
     assert not any(name.split(".")[-1].startswith("_") for name in names)
@@ -277,8 +288,12 @@ def test_aliases_origins_and_config_options(fake_census):
     # One object under two names: the shorter path is the canonical one (its origin, in jax._src, is not a name).
     assert names["jax.tree_util_map"]["alias_of"] == "jax.tree_map" and "alias_of" not in names["jax.tree_map"]
     assert "alias_of" not in names["jax.jit"]
-    assert names["jax.config.jax_enable_x64"] == {"kind": "config", "state": "present", "value": "False",
-                                                 "env": "JAX_ENABLE_X64"}
+    assert names["jax.config.jax_enable_x64"] == {
+        "kind": "config",
+        "state": "present",
+        "value": "False",
+        "env": "JAX_ENABLE_X64",
+    }
 
 
 def test_a_config_option_whose_setting_warns_is_deprecated(fake_census):
@@ -286,9 +301,15 @@ def test_a_config_option_whose_setting_warns_is_deprecated(fake_census):
     "[deprecated]" in its help; the option still reads, so only the source says so."""
     names = fake_census["names"]
     assert names["jax.config.jax_pmap_no_rank_reduction"] == {
-        "kind": "config", "state": "deprecated", "value": "False", "env": "JAX_PMAP_NO_RANK_REDUCTION",
+        "kind": "config",
+        "state": "deprecated",
+        "value": "False",
+        "env": "JAX_PMAP_NO_RANK_REDUCTION",
         "message": "Setting `jax_pmap_no_rank_reduction` to `False` is deprecated in JAX v0.7.2 and will be removed "
-                   "in JAX v0.9.0.", "effect": "warns when set", "condition": "not new_val"}
+        "in JAX v0.9.0.",
+        "effect": "warns when set",
+        "condition": "not new_val",
+    }
     assert names["jax.config.jax_default_dtype_bits"]["state"] == "deprecated"
     assert names["jax.config.jax_default_dtype_bits"]["message"].startswith("[deprecated]. This flag")
     assert names["jax.config.jax_checked"]["state"] == "present"  # a validator that raises is no deprecation
@@ -302,8 +323,9 @@ def test_a_module_that_fails_to_import_is_recorded_not_fatal(fake_census):
     assert modules["jax.tools"]["status"] == "skipped"
     assert "jax.experimental.noisy_test" not in modules
     noisy = modules["jax.experimental.noisy"]
-    assert noisy["status"] == "ok" and noisy["warnings"] == ["jax.experimental.noisy is deprecated; use jax.numpy "
-                                                             "instead."]
+    assert noisy["status"] == "ok" and noisy["warnings"] == [
+        "jax.experimental.noisy is deprecated; use jax.numpy instead."
+    ]
     assert fake_census["names"]["jax.experimental.noisy"]["state"] == "deprecated"
     assert fake_census["names"]["jax.experimental.oldcallback"]["state"] == "deprecated"  # a UserWarning saying so
     assert fake_census["names"]["jax.cloud_tpu_init"]["state"] == "deprecated"  # importing it is safe: walked
@@ -342,9 +364,16 @@ class FakeBuilder:
 
 
 def _payload(version="0.6.2"):
-    return {"format": census_module.FORMAT, "format_version": census_module.FORMAT_VERSION, "jax": version,
-            "platform": store.host_platform(), "python": "3.13.0", "packages": {"jax": version},
-            "modules": {"jax": {"status": "ok"}}, "names": {"jax": {"kind": "module", "state": "present"}}}
+    return {
+        "format": census_module.FORMAT,
+        "format_version": census_module.FORMAT_VERSION,
+        "jax": version,
+        "platform": store.host_platform(),
+        "python": "3.13.0",
+        "packages": {"jax": version},
+        "modules": {"jax": {"status": "ok"}},
+        "names": {"jax": {"kind": "module", "state": "present"}},
+    }
 
 
 def test_a_stored_census_answers_until_its_key_changes(tmp_path, monkeypatch):
@@ -389,12 +418,14 @@ def test_the_census_child_needs_only_the_standard_library(tmp_path):
     for name in ("pytest", "jinja2", "packaging", "filelock", "_pytest", "jsonschema"):
         (blocker / f"{name}.py").write_text(f"raise ImportError('{name} is blocked')\n")
     script = "import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]; import conformance.api.census; print('ok')"
-    done = subprocess.run([sys.executable, "-I", "-c", script, str(blocker), SOURCE_ROOT], capture_output=True,
-                          text=True)
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", script, str(blocker), SOURCE_ROOT], capture_output=True, text=True
+    )
     assert done.stdout.strip() == "ok", done.stderr
     script = script.replace("conformance.api.census", "conformance.api.store")  # the parent side does need them
-    done = subprocess.run([sys.executable, "-I", "-c", script, str(blocker), SOURCE_ROOT], capture_output=True,
-                          text=True)
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", script, str(blocker), SOURCE_ROOT], capture_output=True, text=True
+    )
     assert done.returncode != 0 and "is blocked" in done.stderr
 
 
@@ -405,16 +436,30 @@ def test_a_census_with_far_more_names_than_a_release_has_is_refused_in_one_line(
     from conformance.errors import ConformanceError
 
     names = {f"jax.n{i}": {"kind": "function", "state": "present"} for i in range(MAX_CENSUS_NAMES + 1)}
-    data = {"format": FORMAT, "format_version": FORMAT_VERSION, "jax": "0.6.2", "platform": "linux-x86_64",
-            "modules": {"jax": {"status": "ok"}}, "names": names}
+    data = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "jax": "0.6.2",
+        "platform": "linux-x86_64",
+        "modules": {"jax": {"status": "ok"}},
+        "names": names,
+    }
     with pytest.raises(ConformanceError, match="more than the 200000 a census may hold"):
         census_from(data, "big.json")
 
 
 def test_public_means_exported_or_defined_under_jax(fake_census):
     names = fake_census["names"]
-    for foreign in ("jax.os", "jax.partial", "jax.Any", "jax.tree", "jax.deprecations", "jax.exported.os",
-                    "jax.lazy.jax", "jax.lazy.jnp"):
+    for foreign in (
+        "jax.os",
+        "jax.partial",
+        "jax.Any",
+        "jax.tree",
+        "jax.deprecations",
+        "jax.exported.os",
+        "jax.lazy.jax",
+        "jax.lazy.jnp",
+    ):
         assert foreign not in names, foreign  # stdlib, typing, a jax._src module or class imported for internal use
     assert names["jax.sep"]["kind"] == "constant"  # re-exported on purpose (`from os import sep as sep`)
     assert names["jax.exported.tree_map"]["state"] == "present"  # listed in __all__
@@ -433,13 +478,21 @@ def test_a_deprecation_table_deleted_after_use_is_still_read(fake_census):
 
 def test_a_deprecated_arg_default_is_read_as_jax_handles_it(fake_census):
     names = fake_census["names"]
-    assert names["jax.pure_callback"]["keywords"] == {"vectorized": {
-        "state": "removed", "effect": "raises ValueError",
-        "message": "The 'vectorized' argument of jax.pure_callback was removed in JAX v0.6.0. Use 'vmap_method' "
-                   "instead."}}
-    assert names["jax.percentile"]["keywords"] == {"interpolation": {
-        "state": "deprecated", "effect": "warns",
-        "message": "The interpolation= argument to 'percentile' is deprecated. Use 'method=' instead."}}
+    assert names["jax.pure_callback"]["keywords"] == {
+        "vectorized": {
+            "state": "removed",
+            "effect": "raises ValueError",
+            "message": "The 'vectorized' argument of jax.pure_callback was removed in JAX v0.6.0. Use 'vmap_method' "
+            "instead.",
+        }
+    }
+    assert names["jax.percentile"]["keywords"] == {
+        "interpolation": {
+            "state": "deprecated",
+            "effect": "warns",
+            "message": "The interpolation= argument to 'percentile' is deprecated. Use 'method=' instead.",
+        }
+    }
     assert fake_census["format_version"] == 3
 
 
@@ -447,18 +500,25 @@ def test_passing_by_position_what_a_star_args_catches_with_a_warning_is_deprecat
     """jax 0.7.1's `jax.lax.dot(lhs, rhs, *args, precision=None, ...)`: `if args: deprecations.warn(...)`; the
     parameters became keyword-only and a third positional argument warns."""
     assert fake_census["names"]["jax.dot"]["positional"] == {
-        "after": 2, "state": "deprecated", "effect": "warns",
+        "after": 2,
+        "state": "deprecated",
+        "effect": "warns",
         "message": "jax.lax.dot: passing precision or preferred_element_type by position is deprecated; pass them "
-                   "by keyword instead."}
+        "by keyword instead.",
+    }
     assert "positional" not in fake_census["names"]["jax.stack"]  # a *args that is the API itself
 
 
 def test_a_keyword_whose_passing_warns_in_the_body_is_deprecated(fake_census):
     """`if use_magma is not None: warnings.warn("... deprecated ...")` (jax.lax.linalg.eig, 0.8.0): no sentinel,
     the function's own source says so; a warning that says nothing of deprecation is not one."""
-    assert fake_census["names"]["jax.eig"]["keywords"] == {"use_magma": {
-        "state": "deprecated", "effect": "warns",
-        "message": "use_magma is deprecated, please use implementation=MAGMA instead."}}
+    assert fake_census["names"]["jax.eig"]["keywords"] == {
+        "use_magma": {
+            "state": "deprecated",
+            "effect": "warns",
+            "message": "use_magma is deprecated, please use implementation=MAGMA instead.",
+        }
+    }
 
 
 def test_names_a_neighbouring_release_had_are_probed(tmp_path, fake_census):
@@ -468,8 +528,13 @@ def test_names_a_neighbouring_release_had_are_probed(tmp_path, fake_census):
     out = tmp_path / "census.json"
     environ = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}
     environ["PYTHONPATH"] = os.pathsep.join([str(root), SOURCE_ROOT])
-    done = subprocess.run([sys.executable, "-m", "conformance.api.census", "--out", str(out), "--probe", str(probe)],
-                          env=environ, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "conformance.api.census", "--out", str(out), "--probe", str(probe)],
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     names = json.loads(out.read_text(encoding="utf-8"))["names"]
     assert names["jax.lazy.hidden"]["state"] == "present" and names["jax.lazy.hidden"]["probed"] is True
@@ -492,13 +557,19 @@ def test_a_census_probes_the_names_other_stored_censuses_hold(tmp_path, monkeypa
 def test_a_private_census_reads_only_the_names_asked_for(tmp_path, fake_census):
     root = Path(fake_census["_root"])
     wanted = tmp_path / "private.json"
-    wanted.write_text(json.dumps(["jax._src.tree.tree_map", "jax._src.tree.gone", "jax._src.nowhere.f",
-                                  "jax._src.tree"]))
+    wanted.write_text(
+        json.dumps(["jax._src.tree.tree_map", "jax._src.tree.gone", "jax._src.nowhere.f", "jax._src.tree"])
+    )
     out = tmp_path / "census.json"
     environ = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}
     environ["PYTHONPATH"] = os.pathsep.join([str(root), SOURCE_ROOT])
-    done = subprocess.run([sys.executable, "-m", "conformance.api.census", "--out", str(out), "--private",
-                           str(wanted)], env=environ, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "conformance.api.census", "--out", str(out), "--private", str(wanted)],
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["private"] is True and data["modules"]["jax._src.tree"]["status"] == "ok"
@@ -507,11 +578,17 @@ def test_a_private_census_reads_only_the_names_asked_for(tmp_path, fake_census):
     assert "jax.numpy" not in data["modules"]
 
 
-@pytest.mark.parametrize("argv, wrong", [
-    ([], "--out FILE is required"), (["--probe", "p.json"], "--out FILE is required"),
-    (["--out"], "--out needs a FILE"),
-    (["--out", "a", "--out", "b"], "--out given twice"), (["--out", "a", "--js", "b"], "unknown argument '--js'"),
-    (["--out", "a", "extra"], "unknown argument 'extra'")])
+@pytest.mark.parametrize(
+    "argv, wrong",
+    [
+        ([], "--out FILE is required"),
+        (["--probe", "p.json"], "--out FILE is required"),
+        (["--out"], "--out needs a FILE"),
+        (["--out", "a", "--out", "b"], "--out given twice"),
+        (["--out", "a", "--js", "b"], "unknown argument '--js'"),
+        (["--out", "a", "extra"], "unknown argument 'extra'"),
+    ],
+)
 def test_the_census_command_line_refuses_in_one_line_what_it_cannot_read(argv, wrong, capsys):
     """The child's argv is parsed by hand (no argparse below cli.py): each wrong form is one line and exit 2, and no
     abbreviation is taken for an option."""
@@ -523,5 +600,8 @@ def test_the_census_command_line_refuses_in_one_line_what_it_cannot_read(argv, w
 
 def test_the_census_command_line_reads_each_option_as_a_pair_or_with_equals():
     assert census_module.parse_argv(["--out", "c.json", "--probe=p.json", "--private", "q.json"]) == {
-        "--out": "c.json", "--probe": "p.json", "--private": "q.json"}
+        "--out": "c.json",
+        "--probe": "p.json",
+        "--private": "q.json",
+    }
     assert census_module.parse_argv(["--out=x=y.json"]) == {"--out": "x=y.json"}

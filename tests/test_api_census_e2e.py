@@ -40,8 +40,10 @@ def test_tree_map_is_deprecated_on_0_5_3_and_removed_on_0_6_2_in_jax_own_words(c
     _, censuses = censused
     old, new = censuses["0.5.3"], censuses["0.6.2"]
     assert old.state("jax.tree_map") == "deprecated"
-    assert "jax.tree_map is deprecated" in old.message("jax.tree_map") and old.replacement("jax.tree_map") == \
-        "jax.tree.map"
+    assert (
+        "jax.tree_map is deprecated" in old.message("jax.tree_map")
+        and old.replacement("jax.tree_map") == "jax.tree.map"
+    )
     assert new.state("jax.tree_map") == "removed"
     assert "removed in JAX v0.6.0" in new.message("jax.tree_map")
     assert new.usable("jax.tree.map") and old.usable("jax.tree.map")
@@ -87,10 +89,18 @@ def test_api_scan_of_the_test_repository(censused, tmp_path, capsys):
     capsys.readouterr()
     assert cli.main(["api", "scan", str(repo), "--to", "0.6.2", "--from", "0.5.3", "--results", str(results)]) == 1
     out = capsys.readouterr().out
-    for where in ("train.py:12:", "model/layers.py:1:", "model/layers.py:6:", "model/aliased.py:3:",
-                  "model/aliased.py:7:"):
-        line = next(line for line in out.splitlines() if line.startswith(str(repo / where.split(":")[0]) + ":"
-                                                                           + where.split(":")[1] + ":"))
+    for where in (
+        "train.py:12:",
+        "model/layers.py:1:",
+        "model/layers.py:6:",
+        "model/aliased.py:3:",
+        "model/aliased.py:7:",
+    ):
+        line = next(
+            line
+            for line in out.splitlines()
+            if line.startswith(str(repo / where.split(":")[0]) + ":" + where.split(":")[1] + ":")
+        )
         assert "jax.tree_map removed (since 0.6.0): jax.tree_map was removed in JAX v0.6.0" in line
     assert "jax.scipy.special.lpmn deprecated" in out
     assert "jax_debug_nans" not in out and "JAX_ENABLE_X64" not in out and "jax.numpy.sum" not in out

@@ -25,7 +25,8 @@ def test_a_name_the_target_release_never_had_is_missing_and_fails_the_scan():
     findings = judged("import jax\nimport jax.numpy as jnp\njnp.summ(x)\njax.shard_map\n", to)
     assert [(f.line, f.name, f.state, f.message) for f in findings] == [
         (3, "jax.numpy.summ", "missing", "jax 0.6.2 has no jax.numpy.summ"),
-        (4, "jax.shard_map", "missing", "jax 0.6.2 has no jax.shard_map")]
+        (4, "jax.shard_map", "missing", "jax 0.6.2 has no jax.shard_map"),
+    ]
     assert exit_status(findings) == 1
     assert exit_status([]) == 0
 
@@ -45,8 +46,14 @@ def test_the_cli_exits_1_on_a_typo_alone(tmp_path, capsys):
 def test_a_name_absent_on_the_target_but_usable_on_an_earlier_release_reads_as_a_removal():
     """Issue 48: no deprecation table on the target says so; the earlier census where it was usable makes it a
     removal ("last seen on"), never "missing"."""
-    old = census("0.5.3", {"jax.experimental": module(), "jax.experimental.maps": module(),
-                           "jax.experimental.maps.xmap": fn(("f", P, None))})
+    old = census(
+        "0.5.3",
+        {
+            "jax.experimental": module(),
+            "jax.experimental.maps": module(),
+            "jax.experimental.maps.xmap": fn(("f", P, None)),
+        },
+    )
     middle = census("0.6.0", {"jax.experimental": module(), "jax.experimental.maps": module()})
     new = census("0.6.2", {"jax.experimental": module(), "jax.experimental.maps": module()})
     (finding,) = judged("from jax.experimental.maps import xmap\n", new, None, (old, middle, new))
@@ -59,12 +66,17 @@ def test_a_name_absent_on_the_target_but_usable_on_an_earlier_release_reads_as_a
 
 
 def test_a_removal_says_jaxs_words_from_the_census_that_had_them_and_its_replacement():
-    old = census("0.5.3", {"jax.old": fn(("f", P, None), state="deprecated", message="jax.old goes; use jax.new",
-                                         replacement="jax.new")})
+    old = census(
+        "0.5.3",
+        {"jax.old": fn(("f", P, None), state="deprecated", message="jax.old goes; use jax.new", replacement="jax.new")},
+    )
     new = census("0.6.2", {})
     (finding,) = judged("import jax\njax.old\n", new, None, (old, new))
     assert (finding.state, finding.message, finding.replacement) == (
-        "removed", "not in jax 0.6.2 (last seen on 0.5.3); jax.old goes; use jax.new", "jax.new")
+        "removed",
+        "not in jax 0.6.2 (last seen on 0.5.3); jax.old goes; use jax.new",
+        "jax.new",
+    )
     assert (finding.path, finding.line, finding.col, finding.name) == ("a.py", 2, 1, "jax.old")
 
 
@@ -74,7 +86,11 @@ def test_a_removal_of_a_table_keeps_its_own_words_and_dates_from_the_first_relea
     new = census("0.6.2", {"jax.old": removed("jax.old was removed in 0.5.0", "jax.new")})
     (finding,) = judged("import jax\njax.old\n", new, None, (first, old, new))
     assert (finding.state, finding.since, finding.message, finding.replacement) == (
-        "removed", "0.5.3", "jax.old was removed in 0.5.0", "jax.new")
+        "removed",
+        "0.5.3",
+        "jax.old was removed in 0.5.0",
+        "jax.new",
+    )
     (oldest,) = judged("import jax\njax.old\n", new, None, (old, new))
     assert oldest.since == "≤0.5.3"
 
@@ -85,7 +101,11 @@ def test_a_name_not_there_yet_on_the_release_of_today_is_named_with_the_release_
     new = census("0.6.2", {"jax.shard_map": fn()})
     (finding,) = judged("import jax\njax.shard_map\n", new, old, (old, middle, new))
     assert (finding.state, finding.since, finding.message, finding.replacement) == (
-        "not_yet", "0.6.0", "not in jax 0.5.3, which --from names", "")
+        "not_yet",
+        "0.6.0",
+        "not in jax 0.5.3, which --from names",
+        "",
+    )
     (oldest,) = judged("import jax\njax.shard_map\n", new, old, (middle, new))
     assert oldest.since == "0.6.0"  # never marked ≤
     assert judged("import jax\njax.shard_map\n", new, new, (new,)) == []
@@ -97,7 +117,11 @@ def test_a_deprecation_is_dated_from_its_first_deprecated_release():
     new = census("0.6.2", {"jax.d": fn(state="deprecated", message="jax.d goes", replacement="jax.e")})
     (finding,) = judged("import jax\njax.d\n", new, None, (first, old, new))
     assert (finding.state, finding.since, finding.message, finding.replacement) == (
-        "deprecated", "0.5.3", "jax.d goes", "jax.e")
+        "deprecated",
+        "0.5.3",
+        "jax.d goes",
+        "jax.e",
+    )
     assert exit_status([finding]) == 0
 
 
@@ -110,8 +134,13 @@ def test_a_name_under_a_module_the_census_could_not_import_is_not_judged():
 
 
 def test_an_environment_variable_is_judged_only_when_a_census_knows_its_option():
-    old = census("0.5.3", {"jax.config": {"kind": "constant", "state": "present"},
-                           "jax.config.jax_old_flag": {"kind": "config", "state": "present"}})
+    old = census(
+        "0.5.3",
+        {
+            "jax.config": {"kind": "constant", "state": "present"},
+            "jax.config.jax_old_flag": {"kind": "config", "state": "present"},
+        },
+    )
     new = census("0.6.2", {"jax.config": {"kind": "constant", "state": "present"}})
     source = "import os\nos.environ['JAX_OLD_FLAG'] = '1'\nos.environ['JAX_OTHER'] = '1'\n"
     (finding,) = judged(source, new, None, (old, new))
@@ -120,25 +149,49 @@ def test_an_environment_variable_is_judged_only_when_a_census_knows_its_option()
 
 def test_the_keywords_a_signature_takes():
     takes_all = fn(("f", P, None), ("kwargs", "var_keyword", None))
-    old = census("0.5.3", {"jax.f": fn(("a", P, None), ("b", "keyword_only", None)), "jax.g": takes_all,
-                           "jax.h": fn(("a", "positional_only", None))})
-    new = census("0.6.2", {"jax.f": fn(("a", P, None)), "jax.g": takes_all,
-                           "jax.h": fn(("a", "positional_only", None)), "jax.n": {"kind": "function", "state":
-                                                                                  "present"}})
+    old = census(
+        "0.5.3",
+        {
+            "jax.f": fn(("a", P, None), ("b", "keyword_only", None)),
+            "jax.g": takes_all,
+            "jax.h": fn(("a", "positional_only", None)),
+        },
+    )
+    new = census(
+        "0.6.2",
+        {
+            "jax.f": fn(("a", P, None)),
+            "jax.g": takes_all,
+            "jax.h": fn(("a", "positional_only", None)),
+            "jax.n": {"kind": "function", "state": "present"},
+        },
+    )
     found = judged("import jax\njax.f(a=1, b=2)\njax.g(z=1)\njax.h(a=1)\njax.n(q=1)\n", new, None, (old, new))
     assert [(f.line, f.name, f.state, f.since, f.message) for f in found] == [
-        (2, "jax.f(b=)", "removed", "0.6.2", "jax.f takes no keyword argument 'b' on jax 0.6.2 (it did on 0.5.3); "
-                                             "its signature: (a)"),
-        (4, "jax.h(a=)", "missing", "≤0.5.3", "jax.h takes no keyword argument 'a' on jax 0.6.2; its signature: "
-                                              "(a)")]
+        (
+            2,
+            "jax.f(b=)",
+            "removed",
+            "0.6.2",
+            "jax.f takes no keyword argument 'b' on jax 0.6.2 (it did on 0.5.3); its signature: (a)",
+        ),
+        (4, "jax.h(a=)", "missing", "≤0.5.3", "jax.h takes no keyword argument 'a' on jax 0.6.2; its signature: (a)"),
+    ]
     unsigned = census("0.6.2", {"jax.f": {"kind": "function", "state": "present", "params": [["a", P, None]]}})
     (bare,) = judged("import jax\njax.f(b=1)\n", unsigned)
     assert bare.message == "jax.f takes no keyword argument 'b' on jax 0.6.2"
 
 
 def test_what_a_use_is_checked_as_and_the_kind_of_a_name():
-    to = census("0.6.2", {"jax.numpy": module(), "jax.numpy.linalg": module(), "jax.numpy.linalg.norm": fn(),
-                          "jax.Array": fn(kind="class")})
+    to = census(
+        "0.6.2",
+        {
+            "jax.numpy": module(),
+            "jax.numpy.linalg": module(),
+            "jax.numpy.linalg.norm": fn(),
+            "jax.Array": fn(kind="class"),
+        },
+    )
     censuses = Censuses(to)
     assert checked_name("jax.numpy.linalg.norm.x", censuses) == "jax.numpy.linalg.norm"
     assert checked_name("jax.numpy.linalg", censuses) == "jax.numpy.linalg"
@@ -154,17 +207,29 @@ def test_what_a_use_is_checked_as_and_the_kind_of_a_name():
 
 def test_findings_come_in_file_and_position_order():
     to = census("0.6.2", {})
-    uses = uses_in_source("import jax\njax.b\njax.a; jax.c\n", "b.py") + uses_in_source("import jax\njax.z\n",
-                                                                                          "a.py")
+    uses = uses_in_source("import jax\njax.b\njax.a; jax.c\n", "b.py") + uses_in_source("import jax\njax.z\n", "a.py")
     found = judge(uses, Censuses(to, None, (to,)))
     assert [(f.path, f.line, f.col, f.name) for f in found] == [
-        ("a.py", 2, 1, "jax.z"), ("b.py", 2, 1, "jax.b"), ("b.py", 3, 1, "jax.a"), ("b.py", 3, 8, "jax.c")]
+        ("a.py", 2, 1, "jax.z"),
+        ("b.py", 2, 1, "jax.b"),
+        ("b.py", 3, 1, "jax.a"),
+        ("b.py", 3, 8, "jax.c"),
+    ]
 
 
 def test_keywords_are_judged_only_on_a_call_of_the_checked_name_that_is_usable_there():
-    to = census("0.6.2", {"jax.f": {"kind": "function", "state": "removed", "params": [["a", P, None]],
-                                    "message": "jax.f was removed"},
-                          "jax.Array": fn(("a", P, None), kind="class")})
+    to = census(
+        "0.6.2",
+        {
+            "jax.f": {
+                "kind": "function",
+                "state": "removed",
+                "params": [["a", P, None]],
+                "message": "jax.f was removed",
+            },
+            "jax.Array": fn(("a", P, None), kind="class"),
+        },
+    )
     found = judged("import jax\njax.f(b=1)\njax.Array.at(q=1)\n", to)
     assert [(f.line, f.name, f.state) for f in found] == [(2, "jax.f", "removed")]
 
@@ -175,22 +240,43 @@ def test_a_keyword_is_dated_over_the_censuses_that_can_tell_and_placed_at_its_ca
     new = census("0.6.2", {"jax.f": fn(("a", P, None))})
     (finding,) = judged("import jax\nx = 1; jax.f(b=1)\n", new, None, (old, middle, new))
     assert (finding.line, finding.col, finding.name, finding.state, finding.since) == (
-        2, 8, "jax.f(b=)", "removed", "0.6.2")
+        2,
+        8,
+        "jax.f(b=)",
+        "removed",
+        "0.6.2",
+    )
 
 
 def test_a_call_passing_by_position_what_jax_deprecated_there_is_deprecated():
     """jax.lax.dot (0.7.1): a third positional argument warns; two do not, nor a call with a starred argument."""
     old = census("0.7.0", {"jax.dot": fn(("lhs", P, None), ("rhs", P, None), ("precision", P, "None"))})
-    dot = fn(("lhs", P, None), ("rhs", P, None), ("args", "var_positional", None), ("precision", "keyword_only",
-                                                                                    "None"))
-    dot["positional"] = {"after": 2, "state": "deprecated", "effect": "warns",
-                         "message": "passing precision by position is deprecated"}
+    dot = fn(
+        ("lhs", P, None), ("rhs", P, None), ("args", "var_positional", None), ("precision", "keyword_only", "None")
+    )
+    dot["positional"] = {
+        "after": 2,
+        "state": "deprecated",
+        "effect": "warns",
+        "message": "passing precision by position is deprecated",
+    }
     new = census("0.7.1", {"jax.dot": dot})
-    found = judged("import jax\njax.dot(a, b, p)\njax.dot(a, b)\njax.dot(a, *rest)\njax.dot(a, b, precision=p)\n",
-                   new, old, (old, new))
+    found = judged(
+        "import jax\njax.dot(a, b, p)\njax.dot(a, b)\njax.dot(a, *rest)\njax.dot(a, b, precision=p)\n",
+        new,
+        old,
+        (old, new),
+    )
     assert [(f.line, f.name, f.state, f.since, f.message) for f in found] == [
-        (2, "jax.dot(…)", "deprecated", "0.7.1", "passing more than 2 positional arguments to jax.dot warns on jax "
-                                                   "0.7.1: passing precision by position is deprecated")]
+        (
+            2,
+            "jax.dot(…)",
+            "deprecated",
+            "0.7.1",
+            "passing more than 2 positional arguments to jax.dot warns on jax "
+            "0.7.1: passing precision by position is deprecated",
+        )
+    ]
     assert exit_status(found) == 0
 
 
@@ -198,19 +284,26 @@ def test_setting_a_deprecated_option_to_a_value_that_does_not_warn_is_no_finding
     """jax 0.7.2 warns only when `jax_pmap_no_rank_reduction` is set to False (census `condition`: `not new_val`);
     a value the scan cannot read is judged deprecated, as JAX would warn for some value."""
     name, entry = config("jax_pmap_no_rank_reduction")
-    entry.update(state="deprecated", message="Setting it to False is deprecated.", effect="warns when set",
-                 condition="not new_val")
+    entry.update(
+        state="deprecated",
+        message="Setting it to False is deprecated.",
+        effect="warns when set",
+        condition="not new_val",
+    )
     bits, bits_entry = config("jax_default_dtype_bits")
     bits_entry.update(state="deprecated", message="deprecated", effect="warns when set", condition="val != '_default'")
     to = census("0.7.2", {"jax.config": {"kind": "constant", "state": "present"}, name: entry, bits: bits_entry})
-    found = judged("""
+    found = judged(
+        """
         import jax
         jax.config.update("jax_pmap_no_rank_reduction", True)
         jax.config.update("jax_pmap_no_rank_reduction", False)
         jax.config.update("jax_pmap_no_rank_reduction", flag)
         jax.config.update("jax_default_dtype_bits", "_default")
         jax.config.update("jax_default_dtype_bits", "32")
-        """, to)
+        """,
+        to,
+    )
     assert [(f.line, f.state) for f in found] == [(4, "deprecated"), (5, "deprecated"), (7, "deprecated")]
 
 
@@ -230,6 +323,7 @@ def test_a_state_held_on_either_side_of_a_census_that_cannot_tell_is_dated_acros
         middle = census("0.6.0", {"jax.m": module()}, failed=("jax.m",))
         new = census("0.6.2", {"jax.m": module(), **({"jax.m.f": entry_new} if entry_new else {})})
         return old, middle, new
+
     old, middle, new = chain(fn(state="deprecated", message="m"), fn(state="deprecated", message="m"))
     assert judged("import jax\njax.m.f\n", new, None, (old, middle, new))[0].since == "≤0.5.3"
     first = census("0.5.0", {"jax.m": module(), "jax.m.f": fn()})

@@ -76,18 +76,36 @@ def write_repository(root: Path, files: dict[str, str] = REPOSITORY) -> Path:
 
 def synthetic_pair():
     """Two synthetic releases shaped like 0.5.3 (tree_map deprecated) and 0.6.2 (tree_map removed)."""
-    common = {"jax.numpy": module(), "jax.numpy.sum": fn(("a", P, None), ("axis", P, "None")),
-              "jax.numpy.reshape": fn(("a", P, None), ("shape", P, None), ("out_sharding", K, "None")),
-              "jax.scipy": module(), "jax.scipy.special": module(),
-              "jax.scipy.special.lpmn": fn(("m", P, None), state="deprecated",
-                                           message="jax.scipy.special.lpmn is deprecated; no replacement is planned."),
-              "jax.config": {"kind": "constant", "state": "present"},
-              **dict([config("jax_debug_nans"), config("jax_enable_x64")])}
-    old = census("0.5.3", {**common, "jax.tree_map": fn(("f", P, None), state="deprecated", message=TREE_MAP_MSG,
-                                                        replacement="jax.tree.map"),
-                           "jax.numpy.reshape": fn(("a", P, None), ("shape", P, "None"), ("newshape", K, "None"))})
-    new = census("0.6.2", {**common, "jax.tree_map": removed(REMOVED_MSG, "jax.tree.map"),
-                           "jax.shard_map": fn(("f", P, None), ("out_specs", K, None))})
+    common = {
+        "jax.numpy": module(),
+        "jax.numpy.sum": fn(("a", P, None), ("axis", P, "None")),
+        "jax.numpy.reshape": fn(("a", P, None), ("shape", P, None), ("out_sharding", K, "None")),
+        "jax.scipy": module(),
+        "jax.scipy.special": module(),
+        "jax.scipy.special.lpmn": fn(
+            ("m", P, None),
+            state="deprecated",
+            message="jax.scipy.special.lpmn is deprecated; no replacement is planned.",
+        ),
+        "jax.config": {"kind": "constant", "state": "present"},
+        **dict([config("jax_debug_nans"), config("jax_enable_x64")]),
+    }
+    old = census(
+        "0.5.3",
+        {
+            **common,
+            "jax.tree_map": fn(("f", P, None), state="deprecated", message=TREE_MAP_MSG, replacement="jax.tree.map"),
+            "jax.numpy.reshape": fn(("a", P, None), ("shape", P, "None"), ("newshape", K, "None")),
+        },
+    )
+    new = census(
+        "0.6.2",
+        {
+            **common,
+            "jax.tree_map": removed(REMOVED_MSG, "jax.tree.map"),
+            "jax.shard_map": fn(("f", P, None), ("out_specs", K, None)),
+        },
+    )
     return old, new
 
 
@@ -119,13 +137,24 @@ def test_every_import_form_alias_and_chain_is_found():
         not_jax.tree_map(1)
         """)
     found = {(u.line, u.name, u.what) for u in uses_in_source(source, "x.py")}
-    assert {(3, "jax.numpy", "name"), (4, "jax.experimental.shard_map", "name"), (5, "jax.tree_map", "name"),
-            (5, "jax.numpy", "name"), (6, "jax.experimental.shard_map", "name"),
-            (6, "jax.experimental.shard_map.shard_map", "name"), (9, "jax.tree_util.tree_map", "name"),
-            (10, "jax.numpy.linalg.norm", "name"), (11, "jax.numpy.sum", "name"), (11, "jax.numpy.sum", "call"),
-            (12, "jax.tree_map", "name"), (13, "jax.experimental.shard_map.shard_map", "call"),
-            (14, "jax.config.jax_platforms", "env"), (15, "jax.config.jax_traceback_filtering", "env"),
-            (16, "jax.config.jax_log_compiles", "env"), (17, "jax.config.jax_enable_x64", "config")} <= found
+    assert {
+        (3, "jax.numpy", "name"),
+        (4, "jax.experimental.shard_map", "name"),
+        (5, "jax.tree_map", "name"),
+        (5, "jax.numpy", "name"),
+        (6, "jax.experimental.shard_map", "name"),
+        (6, "jax.experimental.shard_map.shard_map", "name"),
+        (9, "jax.tree_util.tree_map", "name"),
+        (10, "jax.numpy.linalg.norm", "name"),
+        (11, "jax.numpy.sum", "name"),
+        (11, "jax.numpy.sum", "call"),
+        (12, "jax.tree_map", "name"),
+        (13, "jax.experimental.shard_map.shard_map", "call"),
+        (14, "jax.config.jax_platforms", "env"),
+        (15, "jax.config.jax_traceback_filtering", "env"),
+        (16, "jax.config.jax_log_compiles", "env"),
+        (17, "jax.config.jax_enable_x64", "config"),
+    } <= found
     assert not any(u[1].endswith("tree_map") and u[0] == 18 for u in found)  # a relative import is not jax
     calls = [u for u in uses_in_source(source, "x.py") if u.what == "call"]
     assert {u.keywords for u in calls} >= {("axis",), ("mesh",)}
@@ -146,11 +175,14 @@ def test_the_test_repository_against_the_release_that_removed_tree_map(tmp_path)
     old, new = synthetic_pair()
     findings = scan(write_repository(tmp_path), new, old, (old, new))
     where = {(f.path, f.line, f.name, f.state) for f in findings}
-    assert where == {("train.py", 12, "jax.tree_map", "removed"), ("model/layers.py", 1, "jax.tree_map", "removed"),
-                     ("model/layers.py", 6, "jax.tree_map", "removed"),
-                     ("model/aliased.py", 3, "jax.tree_map", "removed"),
-                     ("model/aliased.py", 7, "jax.tree_map", "removed"),
-                     ("model/layers.py", 10, "jax.scipy.special.lpmn", "deprecated")}
+    assert where == {
+        ("train.py", 12, "jax.tree_map", "removed"),
+        ("model/layers.py", 1, "jax.tree_map", "removed"),
+        ("model/layers.py", 6, "jax.tree_map", "removed"),
+        ("model/aliased.py", 3, "jax.tree_map", "removed"),
+        ("model/aliased.py", 7, "jax.tree_map", "removed"),
+        ("model/layers.py", 10, "jax.scipy.special.lpmn", "deprecated"),
+    }
     removal = next(f for f in findings if f.state == "removed")
     assert removal.message == REMOVED_MSG and removal.replacement == "jax.tree.map" and removal.since == "0.6.2"
     assert exit_status(findings) == 1
@@ -161,15 +193,22 @@ def test_the_test_repository_against_the_release_that_deprecates_tree_map(tmp_pa
     findings = scan(write_repository(tmp_path), old)
     assert {f.state for f in findings} == {"deprecated"}
     assert {(f.path, f.line) for f in findings if f.name == "jax.tree_map"} == {
-        ("train.py", 12), ("model/layers.py", 1), ("model/layers.py", 6), ("model/aliased.py", 3),
-        ("model/aliased.py", 7)}
+        ("train.py", 12),
+        ("model/layers.py", 1),
+        ("model/layers.py", 6),
+        ("model/aliased.py", 3),
+        ("model/aliased.py", 7),
+    }
     assert all(f.message == TREE_MAP_MSG for f in findings if f.name == "jax.tree_map")
     assert exit_status(findings) == 0
 
 
 def test_keywords_flags_and_names_not_there_yet(tmp_path):
     old, new = synthetic_pair()
-    write_repository(tmp_path, {"new.py": """
+    write_repository(
+        tmp_path,
+        {
+            "new.py": """
         import os
         import jax
         import jax.numpy as jnp
@@ -178,10 +217,16 @@ def test_keywords_flags_and_names_not_there_yet(tmp_path):
         jnp.reshape(x, newshape=(2, 3))
         jax.shard_map(f, out_specs=None)
         jnp.sum(x, axis=0, keepdims=True)
-        """})
+        """
+        },
+    )
     got = {(f.line, f.name, f.state) for f in scan(tmp_path, new, old, (old, new))}
-    assert got == {(5, "jax.config.jax_no_such_flag", "missing"), (6, "jax.numpy.reshape(newshape=)", "removed"),
-                   (7, "jax.shard_map", "not_yet"), (8, "jax.numpy.sum(keepdims=)", "missing")}
+    assert got == {
+        (5, "jax.config.jax_no_such_flag", "missing"),
+        (6, "jax.numpy.reshape(newshape=)", "removed"),
+        (7, "jax.shard_map", "not_yet"),
+        (8, "jax.numpy.sum(keepdims=)", "missing"),
+    }
     # JAX_NO_SUCH_FLAG: no census knows such an option, so the variable may not be JAX's: not judged
 
 
@@ -204,11 +249,14 @@ def test_since_is_marked_when_it_already_held_on_the_oldest_census(tmp_path):
 
 def _findings():
     old, new = synthetic_pair()
-    return [Finding("src/a b.py", 3, 5, "jax.tree_map", "removed", "0.6.0", "a message, with: 100% of it\nsplit",
-                    "jax.tree.map"),
-            Finding("src/b.py", 1, 1, "jax.scipy.special.lpmn", "deprecated", "≤0.5.3", "deprecated"),
-            Finding("/abs/c.py", 2, 1, "jax.shard_map", "not_yet", "0.6.1", "not in jax 0.5.3"),
-            Finding("d.py", 9, 4, "jax.nothing", "missing", "≤0.5.3", "jax 0.6.2 has no jax.nothing")]
+    return [
+        Finding(
+            "src/a b.py", 3, 5, "jax.tree_map", "removed", "0.6.0", "a message, with: 100% of it\nsplit", "jax.tree.map"
+        ),
+        Finding("src/b.py", 1, 1, "jax.scipy.special.lpmn", "deprecated", "≤0.5.3", "deprecated"),
+        Finding("/abs/c.py", 2, 1, "jax.shard_map", "not_yet", "0.6.1", "not in jax 0.5.3"),
+        Finding("d.py", 9, 4, "jax.nothing", "missing", "≤0.5.3", "jax 0.6.2 has no jax.nothing"),
+    ]
 
 
 def test_github_annotations_are_escaped_workflow_commands():
@@ -226,8 +274,10 @@ def test_sarif_validates_against_the_published_2_1_0_schema():
     assert [r["level"] for r in results] == ["error", "warning", "note", "error"]
     assert results[0]["locations"][0]["physicalLocation"]["region"] == {"startLine": 3, "startColumn": 5}
     assert results[2]["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": "file:///abs/c.py"}
-    assert results[0]["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": "src/a%20b.py",
-                                                                                  "uriBaseId": "%SRCROOT%"}
+    assert results[0]["locations"][0]["physicalLocation"]["artifactLocation"] == {
+        "uri": "src/a%20b.py",
+        "uriBaseId": "%SRCROOT%",
+    }
 
 
 def test_the_sarif_check_can_fail():
@@ -245,8 +295,9 @@ def test_json_is_the_public_shape_and_text_ends_with_a_summary():
     assert all(set(f) == keys for f in data["findings"])
     text = render(_findings(), "text", "0.6.2", "0.5.3", files=4).splitlines()
     assert text[0].startswith("src/a b.py:3:5: jax.tree_map removed (since 0.6.0): a message")
-    assert text[-1] == ("4 finding(s) in 4 file(s) against jax 0.6.2 (from 0.5.3): 1 removed, 1 missing, "
-                        "1 deprecated, 1 not yet")
+    assert text[-1] == (
+        "4 finding(s) in 4 file(s) against jax 0.6.2 (from 0.5.3): 1 removed, 1 missing, 1 deprecated, 1 not yet"
+    )
     assert set(FORMATS) == {"text", "json", "github", "sarif"}
 
 
@@ -261,14 +312,17 @@ def test_the_cli_scans_against_census_files_and_exits_by_what_it_found(tmp_path,
     assert cli.main(["api", "scan", str(repo), "--to", str(files["0.6.2"]), "--results", str(results)]) == 1
     out = capsys.readouterr().out
     assert f"{repo / 'train.py'}:12:12: jax.tree_map removed" in out
-    assert cli.main(["api", "scan", str(repo), "--to", str(files["0.5.3"]), "--format", "json",
-                     "--results", str(results)]) == 0
+    assert (
+        cli.main(["api", "scan", str(repo), "--to", str(files["0.5.3"]), "--format", "json", "--results", str(results)])
+        == 0
+    )
     captured = capsys.readouterr()  # the deprecated spelling: its JSON still on stdout, one note on stderr
     data = json.loads(captured.out)
     assert {f["state"] for f in data["findings"]} == {"deprecated"}
     assert [line for line in captured.err.splitlines() if "--format json" in line and "--json -" in line]
-    assert cli.main(["api", "scan", str(repo), "--to", str(files["0.6.2"]), "--json", "-",
-                     "--results", str(results)]) == 1
+    assert (
+        cli.main(["api", "scan", str(repo), "--to", str(files["0.6.2"]), "--json", "-", "--results", str(results)]) == 1
+    )
     captured = capsys.readouterr()  # the findings as JSON on stdout, the text on stderr
     assert json.loads(captured.out)["format"] == 1 and "jax.tree_map removed" in captured.err
     assert cli.main(["api", "scan", str(tmp_path / "nowhere"), "--to", str(files["0.5.3"])]) == 2
@@ -290,26 +344,38 @@ def test_a_file_nested_past_what_the_parser_holds_is_left_out_with_a_line_and_th
 
 
 def test_the_last_binding_of_a_name_wins_whatever_it_binds():
-    source = ("import jax.numpy as np\nimport numpy as np\nnp.fix(1)\n"
-              "from jax import tree_map\ndef tree_map(f, t):\n    pass\ntree_map(f, t)\n")
+    source = (
+        "import jax.numpy as np\nimport numpy as np\nnp.fix(1)\n"
+        "from jax import tree_map\ndef tree_map(f, t):\n    pass\ntree_map(f, t)\n"
+    )
     assert [(u.line, u.name) for u in uses_in_source(source, "x.py")] == [(1, "jax.numpy"), (4, "jax.tree_map")]
     rebound = "import numpy as np\nimport jax.numpy as np\nnp.fix(1)\n"
     assert (3, "jax.numpy.fix") in [(u.line, u.name) for u in uses_in_source(rebound, "x.py")]
 
 
 def test_config_and_environment_keyword_forms_and_an_annotated_alias_are_found():
-    source = ("import os\nimport jax\njax.config.update(name='jax_debug_nans', val=True)\n"
-              "os.environ.update(JAX_ENABLE_X64='1')\nos.environ.setdefault(key='JAX_PLATFORMS', value='cpu')\n"
-              "tm: object = jax.tree_map\ntm(f)\n")
+    source = (
+        "import os\nimport jax\njax.config.update(name='jax_debug_nans', val=True)\n"
+        "os.environ.update(JAX_ENABLE_X64='1')\nos.environ.setdefault(key='JAX_PLATFORMS', value='cpu')\n"
+        "tm: object = jax.tree_map\ntm(f)\n"
+    )
     found = {(u.line, u.col, u.name, u.what) for u in uses_in_source(source, "x.py")}
-    assert {(3, 24, "jax.config.jax_debug_nans", "config"), (4, 19, "jax.config.jax_enable_x64", "env"),
-            (5, 27, "jax.config.jax_platforms", "env"), (7, 1, "jax.tree_map", "name")} <= found
+    assert {
+        (3, 24, "jax.config.jax_debug_nans", "config"),
+        (4, 19, "jax.config.jax_enable_x64", "env"),
+        (5, 27, "jax.config.jax_platforms", "env"),
+        (7, 1, "jax.tree_map", "name"),
+    } <= found
 
 
 def test_columns_count_characters_not_utf8_bytes_in_every_format():
     source = 'import jax\nlabel = "ééé"; jax.tree_map(f)\n'
-    for text in (source, source.encode("utf-8"), b"\xef\xbb\xbf" + source.encode("utf-8"),
-                 b"# -*- coding: latin-1 -*-\n" + source.encode("latin-1")):
+    for text in (
+        source,
+        source.encode("utf-8"),
+        b"\xef\xbb\xbf" + source.encode("utf-8"),
+        b"# -*- coding: latin-1 -*-\n" + source.encode("latin-1"),
+    ):
         (use,) = [u for u in uses_in_source(text, "x.py") if u.name == "jax.tree_map"]
         assert use.col == 16
     finding = [Finding("x.py", 2, 16, "jax.tree_map", "removed", "0.6.0", "gone")]
@@ -320,7 +386,8 @@ def test_columns_count_characters_not_utf8_bytes_in_every_format():
     assert log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startColumn"] == 16
 
 
-COPES = {"copes.py": """
+COPES = {
+    "copes.py": """
     import jax
     import jax.numpy as jnp
     from jax._src import core
@@ -347,18 +414,28 @@ COPES = {"copes.py": """
         pass
     else:
         leaves = jax.tree_leaves([1])
-    """}
+    """
+}
 
 
 def _release(version: str, tree_state: str):
     tree = {"jax.tree": module(), "jax.tree.map": fn(("f", P, None))}
     if tree_state == "removed":
-        tree.update({"jax.tree_map": removed(REMOVED_MSG, "jax.tree.map"),
-                     "jax.tree_flatten": removed("jax.tree_flatten was removed", "jax.tree.flatten"),
-                     "jax.tree_leaves": removed("jax.tree_leaves was removed", "jax.tree.leaves")})
+        tree.update(
+            {
+                "jax.tree_map": removed(REMOVED_MSG, "jax.tree.map"),
+                "jax.tree_flatten": removed("jax.tree_flatten was removed", "jax.tree.flatten"),
+                "jax.tree_leaves": removed("jax.tree_leaves was removed", "jax.tree.leaves"),
+            }
+        )
     else:
-        tree.update({"jax.tree_map": fn(("f", P, None)), "jax.tree_flatten": fn(("t", P, None)),
-                     "jax.tree_leaves": fn(("t", P, None))})
+        tree.update(
+            {
+                "jax.tree_map": fn(("f", P, None)),
+                "jax.tree_flatten": fn(("t", P, None)),
+                "jax.tree_leaves": fn(("t", P, None)),
+            }
+        )
     return census(version, {"jax.numpy": module(), **tree})
 
 
@@ -387,9 +464,16 @@ def test_a_keyword_jax_removed_behind_its_sentinel_is_an_error_from_that_release
         entry = fn(("callback", P, None), ("vectorized", K, "Deprecated"))
         entry["keywords"] = {"vectorized": handled}
         return census(version, {"jax.pure_callback": entry})
+
     old = release("0.5.3", {"state": "deprecated", "effect": "warns", "message": "vectorized is deprecated"})
-    new = release("0.6.0", {"state": "removed", "effect": "raises ValueError",
-                            "message": "The 'vectorized' argument of jax.pure_callback was removed in JAX v0.6.0."})
+    new = release(
+        "0.6.0",
+        {
+            "state": "removed",
+            "effect": "raises ValueError",
+            "message": "The 'vectorized' argument of jax.pure_callback was removed in JAX v0.6.0.",
+        },
+    )
     uses = uses_in_source("import jax\njax.pure_callback(f, vectorized=True)\n", "a.py")
     (finding,) = judge(uses, Censuses(new, None, (old, new)))
     assert (finding.name, finding.state, finding.since) == ("jax.pure_callback(vectorized=)", "removed", "0.6.0")
@@ -401,8 +485,9 @@ def test_a_keyword_jax_removed_behind_its_sentinel_is_an_error_from_that_release
 def test_with_a_private_census_a_private_name_that_went_is_missing_labelled_private():
     to = census("0.12.0.1", {"jax.numpy": module()})
     private = census("0.12.0.1", {"jax._src": module(), "jax._src.core": module(), "jax._src.core.Tracer": fn()})
-    uses = uses_in_source("from jax._src import core\ncore.Tracer\ncore.gone_name\nimport jax\njax.__version__\n",
-                          "a.py")
+    uses = uses_in_source(
+        "from jax._src import core\ncore.Tracer\ncore.gone_name\nimport jax\njax.__version__\n", "a.py"
+    )
     found = judge(uses, Censuses(to, private=private))
     states = {(f.name, f.state) for f in found}
     assert ("jax._src.core.gone_name", "missing") in states and ("jax.__version__", "not_judged") in states
@@ -413,7 +498,8 @@ def test_with_a_private_census_a_private_name_that_went_is_missing_labelled_priv
 # dm-haiku's own pattern (its dot.py, jaxpr_info.py and random_test.py at f4d858a): a name bound in a guard, one
 # branch for the new home and one for the old, then used outside the guard. `api scan --to 0.12.0.1` called each
 # later use of the alias "missing" and exited 1 on code that runs on 0.12.0.1.
-FALLBACKS = {"fallbacks.py": """
+FALLBACKS = {
+    "fallbacks.py": """
     import jax
     from jax.extend import core as new_core
 
@@ -435,14 +521,22 @@ FALLBACKS = {"fallbacks.py": """
     except AttributeError:
         old = None
     print(jax.core.get_aval)
-    """}
+    """
+}
 
 
 def test_an_alias_bound_in_a_guard_carries_the_guard_to_its_uses_and_a_fallback_handler_is_guarded(tmp_path):
     root = write_repository(tmp_path / "repo", FALLBACKS)
-    gone = census("0.12.0.1", {"jax.extend": module(), "jax.extend.core": module(),
-                               "jax.extend.core.take_current_trace": fn(), "jax.extend.core.DropVar": fn(),
-                               "jax.core": module()})
+    gone = census(
+        "0.12.0.1",
+        {
+            "jax.extend": module(),
+            "jax.extend.core": module(),
+            "jax.extend.core.take_current_trace": fn(),
+            "jax.extend.core.DropVar": fn(),
+            "jax.core": module(),
+        },
+    )
     found = scan(root, gone)
     states = {(f.line, f.name): (f.state, f.message) for f in found}
     assert exit_status(found) == 1  # jax.core.get_aval, used outside any guard, is still an error
@@ -517,13 +611,29 @@ def test_sarif_is_written_for_a_file_whose_name_is_not_utf8(tmp_path, capsys, mo
     repo.mkdir()
     (repo / os.fsdecode(b"caf\xe9.py")).write_bytes(b"import jax\njax.tree_map(f, t)\n")
     monkeypatch.chdir(repo)  # a relative path, as a CI step scans `.`
-    assert cli.main(["api", "scan", ".", "--to", str(files["0.6.2"]), "--format", "sarif",
-                     "--results", str(tmp_path / "results")]) == 1
+    assert (
+        cli.main(
+            [
+                "api",
+                "scan",
+                ".",
+                "--to",
+                str(files["0.6.2"]),
+                "--format",
+                "sarif",
+                "--results",
+                str(tmp_path / "results"),
+            ]
+        )
+        == 1
+    )
     log = json.loads(capsys.readouterr().out)
     jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))).validate(log)
     (result,) = log["runs"][0]["results"]
-    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": "caf%E9.py",
-                                                                              "uriBaseId": "%SRCROOT%"}
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == {
+        "uri": "caf%E9.py",
+        "uriBaseId": "%SRCROOT%",
+    }
     from conformance.api.findings import artifact
 
     assert artifact(os.fsdecode(b"/abs/caf\xe9.py")) == {"uri": "file:///abs/caf%E9.py"}

@@ -40,14 +40,25 @@ def test_a_handler_for_another_error_is_no_fallback_and_guards_nothing():
         """
     assert rows(source) == [
         (6, 9, "jax.tree_map", "name", (), "", 2, ""),
-        (8, 9, "jax.tree_leaves", "name", (), "inside an except AttributeError fallback", 1, "")]
-    to = census("0.6.2", {"jax.tree_map": removed("jax.tree_map was removed in JAX v0.6.0"),
-                          "jax.tree_leaves": removed("jax.tree_leaves was removed in JAX v0.6.0")})
+        (8, 9, "jax.tree_leaves", "name", (), "inside an except AttributeError fallback", 1, ""),
+    ]
+    to = census(
+        "0.6.2",
+        {
+            "jax.tree_map": removed("jax.tree_map was removed in JAX v0.6.0"),
+            "jax.tree_leaves": removed("jax.tree_leaves was removed in JAX v0.6.0"),
+        },
+    )
     found = judge(uses(source), Censuses(to, None, (to,)))
     assert [(f.line, f.name, f.state, f.message) for f in found] == [
         (6, "jax.tree_map", "removed", "jax.tree_map was removed in JAX v0.6.0"),
-        (8, "jax.tree_leaves", "guarded",
-         "jax.tree_leaves was removed in JAX v0.6.0 (inside an except AttributeError fallback)")]
+        (
+            8,
+            "jax.tree_leaves",
+            "guarded",
+            "jax.tree_leaves was removed in JAX v0.6.0 (inside an except AttributeError fallback)",
+        ),
+    ]
     assert exit_status(found) == 1
 
 
@@ -68,7 +79,8 @@ def test_the_else_and_finally_of_a_guarding_try_are_scanned_and_not_guarded():
     assert rows(source) == [
         (4, 12, "jax.experimental.host_callback", "name", (), TRY_IMPORT, 0, ""),
         (8, 5, "jax.tree_map", "name", (), "", 2, ""),
-        (10, 5, "jax.clear_backends", "name", (), "", 0, "")]
+        (10, 5, "jax.clear_backends", "name", (), "", 0, ""),
+    ]
 
 
 def test_the_operands_of_an_or_are_scanned_and_an_and_inside_it_still_guards():
@@ -83,7 +95,8 @@ def test_the_operands_of_an_or_are_scanned_and_an_and_inside_it_still_guards():
         """
     assert rows(source) == [
         (4, 25, "jax.tree_leaves", "name", (), "", 1, ""),
-        (7, 62, "jax.pxla.ShardedDeviceArray", "name", (), "inside an hasattr(...) guard", 0, "")]
+        (7, 62, "jax.pxla.ShardedDeviceArray", "name", (), "inside an hasattr(...) guard", 0, ""),
+    ]
 
 
 def test_a_module_bound_in_a_guard_carries_the_guard_to_its_attributes_and_the_keywords_passed_to_them():
@@ -103,15 +116,22 @@ def test_a_module_bound_in_a_guard_carries_the_guard_to_its_attributes_and_the_k
         (3, 5, "jax.experimental", "name", (), TRY_IMPORT, 0, ""),
         (3, 34, "jax.experimental.maps", "name", (), TRY_IMPORT, 0, ""),
         (8, 12, "jax.experimental.maps.xmap", "call", ("in_axes", "out_axes"), bound, 0, ""),
-        (8, 12, "jax.experimental.maps.xmap", "name", (), bound, 1, "")]
-    old = census("0.4.30", {"jax.experimental": module(), "jax.experimental.maps": module(),
-                            "jax.experimental.maps.xmap": fn(("f", P, None), ("in_axes", P, None),
-                                                             ("out_axes", P, None))})
+        (8, 12, "jax.experimental.maps.xmap", "name", (), bound, 1, ""),
+    ]
+    old = census(
+        "0.4.30",
+        {
+            "jax.experimental": module(),
+            "jax.experimental.maps": module(),
+            "jax.experimental.maps.xmap": fn(("f", P, None), ("in_axes", P, None), ("out_axes", P, None)),
+        },
+    )
     new = census("0.4.31", {"jax.experimental": module()})
     found = judge(uses(source), Censuses(new, None, (old, new)))
     assert [(f.line, f.name, f.state, f.message) for f in found] == [
         (3, "jax.experimental.maps", "guarded", f"not in jax 0.4.31 (last seen on 0.4.30) ({TRY_IMPORT})"),
-        (8, "jax.experimental.maps.xmap", "guarded", f"not in jax 0.4.31 (last seen on 0.4.30) ({bound})")]
+        (8, "jax.experimental.maps.xmap", "guarded", f"not in jax 0.4.31 (last seen on 0.4.30) ({bound})"),
+    ]
     assert exit_status(found) == 0
 
 
@@ -127,7 +147,8 @@ def test_a_function_bound_in_a_guard_carries_the_guard_to_a_call_passing_keyword
         (2, 12, "jax.lax", "name", (), "inside an hasattr(...) guard", 0, ""),
         (3, 11, "jax.lax.linalg.eig", "name", (), "inside an hasattr(...) guard", 0, ""),
         (4, 1, "jax.lax.linalg.eig", "call", ("use_magma",), bound, 0, ""),
-        (4, 1, "jax.lax.linalg.eig", "name", (), bound, 1, "")]
+        (4, 1, "jax.lax.linalg.eig", "name", (), bound, 1, ""),
+    ]
 
 
 def test_a_later_binding_outside_any_guard_drops_the_guard_of_the_one_it_replaces():
@@ -170,8 +191,13 @@ def test_bindings_maps_each_name_the_file_binds_to_its_jax_path_and_nothing_else
         if hasattr(jax, "pxla"):
             pxla = jax.pxla
         """)
-    assert bindings(ast.parse(source)) == {"jax": "jax", "jnp": "jax.numpy", "m": "jax.experimental.maps",
-                                           "tm": "jax.tree_util.tree_map", "pxla": "jax.pxla"}
+    assert bindings(ast.parse(source)) == {
+        "jax": "jax",
+        "jnp": "jax.numpy",
+        "m": "jax.experimental.maps",
+        "tm": "jax.tree_util.tree_map",
+        "pxla": "jax.pxla",
+    }
 
 
 def test_a_config_option_carries_the_literal_it_is_set_to_as_written_and_nothing_for_a_variable():
@@ -193,7 +219,8 @@ def test_a_config_option_carries_the_literal_it_is_set_to_as_written_and_nothing
         (5, 1, "jax.config.update", "name", (), "", 2, ""),
         (5, 19, "jax.config.jax_numpy_rank_promotion", "config", (), "", 0, "'allow'"),
         (6, 1, "jax.config.update", "name", (), "", 2, ""),
-        (6, 19, "jax.config.jax_threefry_partitionable", "config", (), "", 0, "")]
+        (6, 19, "jax.config.jax_threefry_partitionable", "config", (), "", 0, ""),
+    ]
 
 
 def test_a_name_carries_how_many_arguments_its_call_passes_by_position():
@@ -213,7 +240,8 @@ def test_a_name_carries_how_many_arguments_its_call_passes_by_position():
         (4, 1, "jax.lax.dot", "name", (), "", -1, ""),
         (5, 1, "jax.lax.dot", "call", ("precision",), "", 0, ""),
         (5, 1, "jax.lax.dot", "name", (), "", 3, ""),
-        (6, 1, "jax.lax.dot", "name", (), "", 3, "")]
+        (6, 1, "jax.lax.dot", "name", (), "", 3, ""),
+    ]
 
 
 def test_a_broad_fallback_for_a_missing_jax_does_not_hide_the_uses_of_the_installed_one():
@@ -221,8 +249,12 @@ def test_a_broad_fallback_for_a_missing_jax_does_not_hide_the_uses_of_the_instal
     `except:` (`jax = None`, `jnp = None` after it); those bindings unbound `jax` and `jnp`, and every use of JAX in
     the file went unseen. As with `except ImportError`, the fallback leaves the JAX binding standing, and the
     broad handler still guards nothing."""
-    for handler in ("except Exception:", "except:", "except (RuntimeError, BaseException):",
-                    "except builtins.Exception:"):
+    for handler in (
+        "except Exception:",
+        "except:",
+        "except (RuntimeError, BaseException):",
+        "except builtins.Exception:",
+    ):
         source = f"""\
             try:
                 import jax
@@ -234,8 +266,10 @@ def test_a_broad_fallback_for_a_missing_jax_does_not_hide_the_uses_of_the_instal
             def f(x):
                 return jax.tree_map(abs, x), jnp.fix(x)
             """
-        assert rows(source) == [(3, 12, "jax.numpy", "name", (), "", 0, ""),
-                                (9, 12, "jax.tree_map", "name", (), "", 2, ""),
-                                (9, 34, "jax.numpy.fix", "name", (), "", 1, "")], handler
+        assert rows(source) == [
+            (3, 12, "jax.numpy", "name", (), "", 0, ""),
+            (9, 12, "jax.tree_map", "name", (), "", 2, ""),
+            (9, 34, "jax.numpy.fix", "name", (), "", 1, ""),
+        ], handler
     # a handler that cannot catch ImportError is no fallback: its binding is the last, as anywhere else
     assert uses("import jax\ntry:\n    pass\nexcept ValueError:\n    jax = None\njax.tree_map\n") == []

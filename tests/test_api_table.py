@@ -21,18 +21,48 @@ def releases(platform="linux-x86_64"):
     """tree_map deprecated then removed, shard_map added, fix deprecated, a name that comes and goes, a module that
     fails to import on one release."""
     return [
-        census("0.4.38", {"jax.tree_map": fn(state="deprecated", message=MSG), "jax.numpy": module(),
-                          "jax.numpy.fix": fn(), "jax.flaky": fn(), "jax.export": module(),
-                          "jax.export.export": fn()}, platform=platform),
-        census("0.5.3", {"jax.tree_map": fn(state="deprecated", message=MSG), "jax.numpy": module(),
-                         "jax.numpy.fix": fn()}, failed=("jax.export",), platform=platform),
-        census("0.6.0", {"jax.tree_map": removed("jax.tree_map was removed in JAX v0.6.0"), "jax.numpy": module(),
-                         "jax.numpy.fix": fn(), "jax.flaky": fn(), "jax.export": module(),
-                         "jax.export.export": fn()}, platform=platform),
-        census("0.6.1", {"jax.tree_map": removed("jax.tree_map was removed in JAX v0.6.0"), "jax.numpy": module(),
-                         "jax.numpy.fix": fn(state="deprecated", message="jax.numpy.fix is deprecated"),
-                         "jax.shard_map": fn(), "jax.export": module(), "jax.export.export": fn()},
-               platform=platform),
+        census(
+            "0.4.38",
+            {
+                "jax.tree_map": fn(state="deprecated", message=MSG),
+                "jax.numpy": module(),
+                "jax.numpy.fix": fn(),
+                "jax.flaky": fn(),
+                "jax.export": module(),
+                "jax.export.export": fn(),
+            },
+            platform=platform,
+        ),
+        census(
+            "0.5.3",
+            {"jax.tree_map": fn(state="deprecated", message=MSG), "jax.numpy": module(), "jax.numpy.fix": fn()},
+            failed=("jax.export",),
+            platform=platform,
+        ),
+        census(
+            "0.6.0",
+            {
+                "jax.tree_map": removed("jax.tree_map was removed in JAX v0.6.0"),
+                "jax.numpy": module(),
+                "jax.numpy.fix": fn(),
+                "jax.flaky": fn(),
+                "jax.export": module(),
+                "jax.export.export": fn(),
+            },
+            platform=platform,
+        ),
+        census(
+            "0.6.1",
+            {
+                "jax.tree_map": removed("jax.tree_map was removed in JAX v0.6.0"),
+                "jax.numpy": module(),
+                "jax.numpy.fix": fn(state="deprecated", message="jax.numpy.fix is deprecated"),
+                "jax.shard_map": fn(),
+                "jax.export": module(),
+                "jax.export.export": fn(),
+            },
+            platform=platform,
+        ),
     ]
 
 
@@ -49,8 +79,12 @@ def test_per_release_lists_what_each_release_added_removed_and_deprecated():
 def test_each_name_has_its_first_release_removal_and_deprecation():
     table = name_histories(releases())
     tree_map = table["jax.tree_map"]["linux-x86_64"]
-    assert (tree_map.added, tree_map.deprecated, tree_map.removed, tree_map.last) == ("≤0.4.38", "≤0.4.38", "0.6.0",
-                                                                                      "0.5.3")
+    assert (tree_map.added, tree_map.deprecated, tree_map.removed, tree_map.last) == (
+        "≤0.4.38",
+        "≤0.4.38",
+        "0.6.0",
+        "0.5.3",
+    )
     shard_map = table["jax.shard_map"]["linux-x86_64"]
     assert (shard_map.added, shard_map.removed) == ("0.6.1", "")
     assert table["jax.numpy.fix"]["linux-x86_64"].deprecated == "0.6.1"
@@ -59,12 +93,16 @@ def test_each_name_has_its_first_release_removal_and_deprecation():
 
 def test_support_statements_are_spans_newest_first():
     found = sorted(releases(), key=lambda c: c.jax)
-    assert support_statement(found, "jax.tree_map") == {"version_added": "≤0.4.38", "version_removed": "0.6.0",
-                                                        "version_last": "0.5.3"}
+    assert support_statement(found, "jax.tree_map") == {
+        "version_added": "≤0.4.38",
+        "version_removed": "0.6.0",
+        "version_last": "0.5.3",
+    }
     assert support_statement(found, "jax.shard_map") == {"version_added": "0.6.1"}
     assert support_statement(found, "jax.flaky") == [
         {"version_added": "0.6.0", "version_removed": "0.6.1", "version_last": "0.6.0"},
-        {"version_added": "≤0.4.38", "version_removed": "0.5.3", "version_last": "0.4.38"}]
+        {"version_added": "≤0.4.38", "version_removed": "0.5.3", "version_last": "0.4.38"},
+    ]
     gone_before = [census("1.0", {"jax.old": removed("gone")}), census("1.1", {"jax.old": removed("gone")})]
     assert support_statement(gone_before, "jax.old") == {"version_added": False}
 

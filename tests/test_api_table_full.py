@@ -3,8 +3,18 @@ history, its BCD support statements, description and status. Synthetic censuses,
 
 from __future__ import annotations
 
-from conformance.api.table import (ReleaseChanges, by_platform, compat_entries, compat_entry, description,
-                                   name_histories, name_history, per_release, release_changes, support_statement)
+from conformance.api.table import (
+    ReleaseChanges,
+    by_platform,
+    compat_entries,
+    compat_entry,
+    description,
+    name_histories,
+    name_history,
+    per_release,
+    release_changes,
+    support_statement,
+)
 from tests.api_censuses import census, config, fn, module, removed
 
 P = "positional_or_keyword"
@@ -19,21 +29,49 @@ def test_censuses_are_grouped_per_platform_in_release_order_the_last_given_winni
 
 
 def test_a_releases_changes_leave_out_what_neither_can_tell():
-    before = census("1", {"jax.m": module(), "jax.gone": fn(), "jax.dep": fn(), "jax.stays": fn(state="deprecated"),
-                          "jax.back": fn(state="deprecated"), "jax.m2.f": fn()})
-    now = census("2", {"jax.m": module(), "jax.new": fn(), "jax.dep": fn(state="deprecated"),
-                       "jax.stays": fn(state="deprecated"), "jax.back": fn(), "jax.gone": removed("x")},
-                 failed=("jax.m2",))
+    before = census(
+        "1",
+        {
+            "jax.m": module(),
+            "jax.gone": fn(),
+            "jax.dep": fn(),
+            "jax.stays": fn(state="deprecated"),
+            "jax.back": fn(state="deprecated"),
+            "jax.m2.f": fn(),
+        },
+    )
+    now = census(
+        "2",
+        {
+            "jax.m": module(),
+            "jax.new": fn(),
+            "jax.dep": fn(state="deprecated"),
+            "jax.stays": fn(state="deprecated"),
+            "jax.back": fn(),
+            "jax.gone": removed("x"),
+        },
+        failed=("jax.m2",),
+    )
     changes = release_changes(before, now)
     assert changes == ReleaseChanges("2", "linux-x86_64", ("jax.new",), ("jax.gone",), ("jax.dep",))
-    assert changes.to_json() == {"jax": "2", "platform": "linux-x86_64", "added": ["jax.new"],
-                                 "removed": ["jax.gone"], "deprecated": ["jax.dep"]}
+    assert changes.to_json() == {
+        "jax": "2",
+        "platform": "linux-x86_64",
+        "added": ["jax.new"],
+        "removed": ["jax.gone"],
+        "deprecated": ["jax.dep"],
+    }
     assert [c.jax for c in per_release([now, before, census("1", {}, platform="other")])] == ["2"]
 
 
 def test_a_names_history_over_releases():
-    found = [census("1", {"jax.f": fn()}), census("2", {"jax.f": fn(state="deprecated")}), census("3", {}),
-             census("4", {"jax.f": fn()}), census("5", {})]
+    found = [
+        census("1", {"jax.f": fn()}),
+        census("2", {"jax.f": fn(state="deprecated")}),
+        census("3", {}),
+        census("4", {"jax.f": fn()}),
+        census("5", {}),
+    ]
     history = name_history(found, "jax.f")
     assert (history.added, history.deprecated, history.removed, history.last) == ("≤1", "2", "5", "4")
     assert history.to_json() == {"added": "≤1", "deprecated": "2", "removed": "5", "last": "4"}
@@ -49,16 +87,24 @@ def test_a_names_history_over_releases():
 
 
 def test_support_statements_skip_the_censuses_that_cannot_tell():
-    found = [census("1", {"jax.m": module(), "jax.m.f": fn()}), census("2", {"jax.m": module()}, failed=("jax.m",)),
-             census("3", {"jax.m": module(), "jax.m.f": fn()}), census("4", {"jax.m": module()}),
-             census("5", {"jax.m": module(), "jax.m.f": fn()})]
-    assert support_statement(found, "jax.m.f") == [{"version_added": "5"},
-                                                   {"version_added": "≤1", "version_removed": "4",
-                                                    "version_last": "3"}]
+    found = [
+        census("1", {"jax.m": module(), "jax.m.f": fn()}),
+        census("2", {"jax.m": module()}, failed=("jax.m",)),
+        census("3", {"jax.m": module(), "jax.m.f": fn()}),
+        census("4", {"jax.m": module()}),
+        census("5", {"jax.m": module(), "jax.m.f": fn()}),
+    ]
+    assert support_statement(found, "jax.m.f") == [
+        {"version_added": "5"},
+        {"version_added": "≤1", "version_removed": "4", "version_last": "3"},
+    ]
     assert support_statement(found[:3], "jax.m.f") == {"version_added": "≤1"}
     assert support_statement(found[3:4], "jax.m.f") == {"version_added": False}
-    assert support_statement(found[1:4], "jax.m.f") == {"version_added": "≤3", "version_removed": "4",
-                                                        "version_last": "3"}
+    assert support_statement(found[1:4], "jax.m.f") == {
+        "version_added": "≤3",
+        "version_removed": "4",
+        "version_last": "3",
+    }
 
 
 def test_a_description_reads_the_newest_census_where_the_name_is_usable():
@@ -73,26 +119,43 @@ def test_a_description_reads_the_newest_census_where_the_name_is_usable():
     exact = [(f"q{k}", P, None) for k in range(1)]
     assert description([census("1", {"jax.h": fn(*exact)})], "jax.h") == "function jax.h(q0)"
     name, entry = config("jax_enable_x64")
-    assert description([census("1", {name: entry})], name) == \
-        "config option jax_enable_x64 (environment variable JAX_ENABLE_X64)"
+    assert (
+        description([census("1", {name: entry})], name)
+        == "config option jax_enable_x64 (environment variable JAX_ENABLE_X64)"
+    )
     newest_usable = [census("1", {"jax.k": fn(("a", P, None))}), census("2", {"jax.k": fn(("b", P, None))})]
     assert description(newest_usable, "jax.k") == "function jax.k(b)"
 
 
 def test_the_status_of_a_name():
-    censuses = [census("1", {"jax.experimental": module(), "jax.experimental.x": fn(), "jax.experimentalish": fn(),
-                             "jax.d": fn(state="deprecated"), "jax.r": fn()}),
-                census("2", {"jax.r": removed("gone"), "jax.d": fn()}, platform="mac")]
-    status = {n: compat_entry(censuses, n)["status"] for n in ("jax.experimental", "jax.experimental.x",
-                                                               "jax.experimentalish", "jax.d", "jax.r")}
+    censuses = [
+        census(
+            "1",
+            {
+                "jax.experimental": module(),
+                "jax.experimental.x": fn(),
+                "jax.experimentalish": fn(),
+                "jax.d": fn(state="deprecated"),
+                "jax.r": fn(),
+            },
+        ),
+        census("2", {"jax.r": removed("gone"), "jax.d": fn()}, platform="mac"),
+    ]
+    status = {
+        n: compat_entry(censuses, n)["status"]
+        for n in ("jax.experimental", "jax.experimental.x", "jax.experimentalish", "jax.d", "jax.r")
+    }
     assert status == {
         "jax.experimental": {"experimental": True, "standard_track": False, "deprecated": False},
         "jax.experimental.x": {"experimental": True, "standard_track": False, "deprecated": False},
         "jax.experimentalish": {"experimental": False, "standard_track": False, "deprecated": False},
         "jax.d": {"experimental": False, "standard_track": False, "deprecated": True},
-        "jax.r": {"experimental": False, "standard_track": False, "deprecated": True}}
-    assert compat_entry(censuses, "jax.r")["support"] == {"linux-x86_64": {"version_added": "≤1"},
-                                                          "mac": {"version_added": False}}
+        "jax.r": {"experimental": False, "standard_track": False, "deprecated": True},
+    }
+    assert compat_entry(censuses, "jax.r")["support"] == {
+        "linux-x86_64": {"version_added": "≤1"},
+        "mac": {"version_added": False},
+    }
     tree = compat_entries(censuses, keep=lambda n: n != "jax.d")
     assert sorted(tree["jax"]) == ["__compat", "experimental", "experimentalish", "r"]
     assert sorted(tree["jax"]["experimental"]) == ["__compat", "x"]

@@ -16,6 +16,7 @@ from conformance.errors import ConformanceError
 def test_the_verdict_reads_the_two_mixes_as_the_table_says():
     def mixes(first, second):
         return Mix("0.9.0", "0.8.3", first), Mix("0.8.3", "0.9.0", second)
+
     assert verdict(*mixes(LIKE_BAD, LIKE_GOOD)) == "changed by jax (Python)"
     assert verdict(*mixes(LIKE_GOOD, LIKE_BAD)) == "changed by jaxlib"
     assert verdict(*mixes(LIKE_GOOD, LIKE_GOOD)) == "needs both"
@@ -28,18 +29,24 @@ def test_the_verdict_reads_the_two_mixes_as_the_table_says():
 
 def test_a_refused_first_mix_cannot_be_split_and_nothing_is_run():
     ran = []
-    found = attribute(("0.7.2", "0.7.2"), ("0.8.0", "0.8.0"),
-                      lambda jax, jaxlib: mix_problem(jax, jaxlib, "0.8.0" if jax == "0.8.0" else "0.7.2"),
-                      lambda jax, jaxlib: ran.append((jax, jaxlib)) or Mix(jax, jaxlib, LIKE_BAD))
+    found = attribute(
+        ("0.7.2", "0.7.2"),
+        ("0.8.0", "0.8.0"),
+        lambda jax, jaxlib: mix_problem(jax, jaxlib, "0.8.0" if jax == "0.8.0" else "0.7.2"),
+        lambda jax, jaxlib: ran.append((jax, jaxlib)) or Mix(jax, jaxlib, LIKE_BAD),
+    )
     assert found.verdict == "cannot be split: jax 0.8.0 requires jaxlib >= 0.8.0" and ran == []
     assert found.details == ["jax 0.8.0 over jaxlib 0.7.2: not run (jax 0.8.0 requires jaxlib >= 0.8.0)"]
 
 
 def test_an_accepted_first_mix_runs_and_decides_with_the_reverse_refused():
     ran = []
-    found = attribute(("0.11.2", "0.11.2"), ("0.12.0.1", "0.12.0.1"),
-                      lambda jax, jaxlib: mix_problem(jax, jaxlib, "0.11.2"),
-                      lambda jax, jaxlib: ran.append((jax, jaxlib)) or Mix(jax, jaxlib, LIKE_BAD))
+    found = attribute(
+        ("0.11.2", "0.11.2"),
+        ("0.12.0.1", "0.12.0.1"),
+        lambda jax, jaxlib: mix_problem(jax, jaxlib, "0.11.2"),
+        lambda jax, jaxlib: ran.append((jax, jaxlib)) or Mix(jax, jaxlib, LIKE_BAD),
+    )
     assert ran == [("0.12.0.1", "0.11.2")] and found.verdict == "changed by jax (Python)"
     assert "not run (jax 0.11.2 refuses jaxlib 0.12.0.1, which is newer than itself)" in found.details[1]
 
@@ -80,9 +87,23 @@ def test_bisect_attribute_on_a_pair_whose_mix_jax_refuses_says_cannot_be_split_i
     from conformance import cli
 
     issue, verdict_file = tmp_path / "bug.md", tmp_path / "verdict.json"
-    code = cli.main(["bisect", "numerics.debug_nans.vmap_miss.vmap", "--good", "0.7.2", "--bad", "0.8.0",
-                     "--attribute", "--results", str(tmp_path / "r"), "--issue", str(issue),
-                     "--json", str(verdict_file)])
+    code = cli.main(
+        [
+            "bisect",
+            "numerics.debug_nans.vmap_miss.vmap",
+            "--good",
+            "0.7.2",
+            "--bad",
+            "0.8.0",
+            "--attribute",
+            "--results",
+            str(tmp_path / "r"),
+            "--issue",
+            str(issue),
+            "--json",
+            str(verdict_file),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     lines = [line for line in out.splitlines() if line.startswith("attribution:")]
@@ -104,19 +125,24 @@ class PairBuilder:
 
         self.root, self.options, self.calls = root, IndexOptions(), []
         self.interpreters = [Interpreter("/usr/bin/python3.13", "3.13.0")]
-        self.index = type("Index", (), {"jax_release": lambda _, v: Release(v, ">=3.11"),
-                                        "jaxlib_pythons": lambda _, v: frozenset({"cp313"})})()
+        self.index = type(
+            "Index",
+            (),
+            {"jax_release": lambda _, v: Release(v, ">=3.11"), "jaxlib_pythons": lambda _, v: frozenset({"cp313"})},
+        )()
         self.requirements = lambda version: Requirements((f"jax[cpu]=={version}",))
         self.declared, self.minimum = declared, minimum
 
     def prepare(self, version):
         packages = self.root / f"rel-{version}" / "lib" / "python3.13" / "site-packages"
         (packages / "jax").mkdir(parents=True, exist_ok=True)
-        (packages / "jax" / "version.py").write_text(f"_version = '{version}'\n_minimum_jaxlib_version = "
-                                                     f"'{self.minimum}'\n")
+        (packages / "jax" / "version.py").write_text(
+            f"_version = '{version}'\n_minimum_jaxlib_version = '{self.minimum}'\n"
+        )
         (packages / f"jax-{version}.dist-info").mkdir(exist_ok=True)
         (packages / f"jax-{version}.dist-info" / "METADATA").write_text(
-            f"Name: jax\nRequires-Dist: jaxlib{self.declared}\nRequires-Dist: jaxlib==0.1; extra == \"ci\"\n")
+            f'Name: jax\nRequires-Dist: jaxlib{self.declared}\nRequires-Dist: jaxlib==0.1; extra == "ci"\n'
+        )
         return type("Env", (), {"path": self.root / f"rel-{version}"})()
 
     def _prepare(self, path, wanted, interpreter, install, version, digest, source, **kwargs):
@@ -136,7 +162,8 @@ def test_a_pair_installs_jax_over_the_jaxlib_release_and_with_no_deps_only_where
     source = prepare_pair(only_declared, "0.12.0.1", "0.11.2")
     assert only_declared.calls[0][1] == (["--no-deps", "jax==0.12.0.1"],) and source["no_deps"] is True
     refused = PairBuilder(tmp_path / "c", "<=0.8.0,>=0.8.0", "0.8.0")
-    with pytest.raises(ConformanceError, match="^jax 0.8.0 cannot run over jaxlib 0.7.2: jax 0.8.0 requires jaxlib "
-                                               ">= 0.8.0$"):
+    with pytest.raises(
+        ConformanceError, match="^jax 0.8.0 cannot run over jaxlib 0.7.2: jax 0.8.0 requires jaxlib >= 0.8.0$"
+    ):
         prepare_pair(refused, "0.8.0", "0.7.2")
     assert refused.calls == []

@@ -42,11 +42,14 @@ def cell_set_problems(stored: set[str], declared: set[str]) -> list[str]:
     longer declares."""
     problems = []
     if declared - stored:
-        problems.append(f"{len(declared - stored)} declared cell(s) missing from the baseline (never gated): "
-                        f"{sorted(declared - stored)[:5]}")
+        problems.append(
+            f"{len(declared - stored)} declared cell(s) missing from the baseline (never gated): "
+            f"{sorted(declared - stored)[:5]}"
+        )
     if stored - declared:
-        problems.append(f"{len(stored - declared)} baseline cell(s) no longer in the suite: "
-                        f"{sorted(stored - declared)[:5]}")
+        problems.append(
+            f"{len(stored - declared)} baseline cell(s) no longer in the suite: {sorted(stored - declared)[:5]}"
+        )
     return problems
 
 

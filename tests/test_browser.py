@@ -48,8 +48,11 @@ def browser():
 
 
 def shown_rows(driver) -> list[str]:
-    return [tr.get_attribute("data-text").split()[0] for tr in driver.find_elements(By.CSS_SELECTOR, "tr.r")
-            if tr.is_displayed()]
+    return [
+        tr.get_attribute("data-text").split()[0]
+        for tr in driver.find_elements(By.CSS_SELECTOR, "tr.r")
+        if tr.is_displayed()
+    ]
 
 
 def test_report_filters_and_details_work_in_chromium(browser, tmp_path):
@@ -67,8 +70,13 @@ def test_report_filters_and_details_work_in_chromium(browser, tmp_path):
     # Status filter: without conforms and not run, only rows with another status remain.
     for status in ("conforms", "not run"):
         browser.find_element(By.CSS_SELECTOR, f"input[name=st][value='{status}']").click()
-    assert set(shown_rows(browser)) == {"demo.changed[new]", "demo.known_bug", "demo.segfault", "demo.escaping",
-                                        "demo.raising"}
+    assert set(shown_rows(browser)) == {
+        "demo.changed[new]",
+        "demo.known_bug",
+        "demo.segfault",
+        "demo.escaping",
+        "demo.raising",
+    }
     for status in ("conforms", "not run"):
         browser.find_element(By.CSS_SELECTOR, f"input[name=st][value='{status}']").click()
 
@@ -123,9 +131,35 @@ def test_phone_width_keeps_the_first_column_and_scrolls(browser, tmp_path):
         browser.set_window_size(1280, 900)
 
 
-ALL_RELEASES = ["0.4.38", "0.5.0", "0.5.1", "0.5.2", "0.5.3", "0.6.0", "0.6.1", "0.6.2", "0.7.0", "0.7.1", "0.7.2",
-                "0.8.0", "0.8.1", "0.8.2", "0.8.3", "0.9.0", "0.9.0.1", "0.9.1", "0.9.2", "0.10.0", "0.10.1",
-                "0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0", "0.12.0.1"]
+ALL_RELEASES = [
+    "0.4.38",
+    "0.5.0",
+    "0.5.1",
+    "0.5.2",
+    "0.5.3",
+    "0.6.0",
+    "0.6.1",
+    "0.6.2",
+    "0.7.0",
+    "0.7.1",
+    "0.7.2",
+    "0.8.0",
+    "0.8.1",
+    "0.8.2",
+    "0.8.3",
+    "0.9.0",
+    "0.9.0.1",
+    "0.9.1",
+    "0.9.2",
+    "0.10.0",
+    "0.10.1",
+    "0.10.2",
+    "0.11.0",
+    "0.11.1",
+    "0.11.2",
+    "0.12.0",
+    "0.12.0.1",
+]
 
 
 def every_release(tmp_path: Path) -> Path:
@@ -144,8 +178,11 @@ def every_release(tmp_path: Path) -> Path:
 
 
 def shown_columns(driver) -> list[str]:
-    return [th.text.split("\n")[0] for th in driver.find_elements(By.CSS_SELECTOR, "thead tr.v th[data-cols]")
-            if th.is_displayed()]
+    return [
+        th.text.split("\n")[0]
+        for th in driver.find_elements(By.CSS_SELECTOR, "thead tr.v th[data-cols]")
+        if th.is_displayed()
+    ]
 
 
 def test_the_compact_view_shows_27_releases_at_1400_px_collapses_a_series_and_keeps_a_keyboard_path(browser, tmp_path):
@@ -176,8 +213,17 @@ def test_the_compact_view_shows_27_releases_at_1400_px_collapses_a_series_and_ke
         row_cells = cell.find_element(By.XPATH, "..").find_elements(By.CSS_SELECTOR, "td.c")
         assert [td.is_displayed() for td in row_cells].count(True) == 24  # the body follows its header
         browser.find_element(By.ID, "v-newest").click()
-        assert shown_columns(browser) == ["0.4.38", "0.5.3", "0.6.2", "0.7.2", "0.8.3", "0.9.2", "0.10.2", "0.11.2",
-                                          "0.12.0.1"]
+        assert shown_columns(browser) == [
+            "0.4.38",
+            "0.5.3",
+            "0.6.2",
+            "0.7.2",
+            "0.8.3",
+            "0.9.2",
+            "0.10.2",
+            "0.11.2",
+            "0.12.0.1",
+        ]
         browser.find_element(By.ID, "v-newest").click()
         assert len(shown_columns(browser)) == 27
         # The keyboard path to a cell: Tab into the table, arrows to move, Enter opens the panel, Escape closes it.
@@ -185,8 +231,11 @@ def test_the_compact_view_shows_27_releases_at_1400_px_collapses_a_series_and_ke
 
         body = browser.find_element(By.TAG_NAME, "body")
         for _ in range(80):
-            body.send_keys(Keys.TAB) if browser.switch_to.active_element.tag_name == "body" else \
-                browser.switch_to.active_element.send_keys(Keys.TAB)
+            body.send_keys(
+                Keys.TAB
+            ) if browser.switch_to.active_element.tag_name == "body" else browser.switch_to.active_element.send_keys(
+                Keys.TAB
+            )
             if browser.switch_to.active_element.tag_name == "td":
                 break
         first = browser.switch_to.active_element

@@ -69,8 +69,9 @@ def test_compact_row_names_on_a_phone_are_cut_in_the_middle(tmp_path):
         from conformance.report.html import write_report
         from tests.published_report import published_files
 
-        page = write_report(published_files(), tmp_path / "published.html", cases=load_cases(),
-                            generated_at="2026-12-03T00:00:00+00:00")  # the real case ids
+        page = write_report(
+            published_files(), tmp_path / "published.html", cases=load_cases(), generated_at="2026-12-03T00:00:00+00:00"
+        )  # the real case ids
         driver.get(page.as_uri() + "#compact=1")
         names = [th for th in driver.find_elements(by.CSS_SELECTOR, "tr.r th.k .cid, tr.case th.k .cid")]
         ends = [th.find_elements(by.CSS_SELECTOR, ".ce") for th in names]
@@ -78,8 +79,12 @@ def test_compact_row_names_on_a_phone_are_cut_in_the_middle(tmp_path):
         assert long, "no name long enough to be cut"
         for th, end in long:
             # the end shows whole, inside its cell; the accessible text is the whole name
-            box = driver.execute_script("const e = arguments[0].getBoundingClientRect(), c = arguments[1]"
-                                        ".closest('th').getBoundingClientRect(); return [e.right, c.right]", end, th)
+            box = driver.execute_script(
+                "const e = arguments[0].getBoundingClientRect(), c = arguments[1]"
+                ".closest('th').getBoundingClientRect(); return [e.right, c.right]",
+                end,
+                th,
+            )
             assert box[0] <= box[1] + 1 and th.get_attribute("textContent").endswith(end.text)
     finally:
         driver.quit()

@@ -61,7 +61,9 @@ def test_the_table_scrolls_by_keyboard_with_its_status_column_in_view(browser, p
         "const box = arguments[0], b = box.getBoundingClientRect(), last = box.querySelector('thead th:last-child')"
         ".getBoundingClientRect(), name = box.querySelector('tbody th').getBoundingClientRect();"
         "return [box.scrollWidth > box.clientWidth, box.scrollLeft, last.right <= b.right + 1, "
-        "Math.abs(name.left - b.left) < 2, document.documentElement.scrollWidth <= window.innerWidth];", box)
+        "Math.abs(name.left - b.left) < 2, document.documentElement.scrollWidth <= window.innerWidth];",
+        box,
+    )
     overflows, left, last_shown, name_stuck, page_fits = at
     assert last_shown and page_fits  # nothing of the section is wider than the screen
     if overflows:  # on the phone: the keys scrolled it, and the status column stayed

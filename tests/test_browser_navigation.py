@@ -14,6 +14,7 @@ from urllib.parse import unquote
 import pytest
 
 from tests import synthetic_report
+
 # Before selenium's imports: it skips this module too where Chromium or selenium is missing. The `browser` and `page`
 # fixtures are tests/conftest.py's.
 from tests.test_browser_questions import axe_source, fresh, panel, shown_rows
@@ -28,8 +29,11 @@ def large(tmp_path_factory) -> str:
 
 
 def rect(driver, element) -> dict:
-    return driver.execute_script("const r = arguments[0].getBoundingClientRect();"
-                                 "return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};", element)
+    return driver.execute_script(
+        "const r = arguments[0].getBoundingClientRect();"
+        "return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};",
+        element,
+    )
 
 
 def in_view(driver, element) -> bool:
@@ -47,8 +51,9 @@ def in_view(driver, element) -> bool:
 
 def column_of(driver, td) -> str:
     """The column key of a drawn cell (its header's data-key)."""
-    return driver.execute_script("return document.querySelector(`thead th.leaf[data-col='${arguments[0].dataset.c}']`)"
-                                 ".dataset.key", td)
+    return driver.execute_script(
+        "return document.querySelector(`thead th.leaf[data-col='${arguments[0].dataset.c}']`).dataset.key", td
+    )
 
 
 def focused_cell(driver) -> tuple[str, str]:
@@ -93,12 +98,15 @@ def test_the_contents_show_at_the_top_and_lead_to_the_table(browser, page):
     assert browser.current_url == before  # the URL keeps the view's state, not "#table"
 
 
-@pytest.mark.parametrize("section, row, version", [
-    ("known-issues", "demo.vmap_miss[vmap]", "0.12.0.1"),  # a known issue: its cell in the newest column
-    ("discrepancies", "demo.regressed", "0.12.0.1"),
-    ("steps", "demo.old_message", "0.7.2"),  # the status change 0.4.38 -> 0.7.2
-    ("closing", "demo.regressed", "0.12.0.1"),  # the unexplained change, at the foot of the page
-])
+@pytest.mark.parametrize(
+    "section, row, version",
+    [
+        ("known-issues", "demo.vmap_miss[vmap]", "0.12.0.1"),  # a known issue: its cell in the newest column
+        ("discrepancies", "demo.regressed", "0.12.0.1"),
+        ("steps", "demo.old_message", "0.7.2"),  # the status change 0.4.38 -> 0.7.2
+        ("closing", "demo.regressed", "0.12.0.1"),  # the unexplained change, at the foot of the page
+    ],
+)
 def test_a_row_name_in_a_list_leads_to_its_cell_in_the_table(browser, page, section, row, version):
     fresh(browser, page + "#q=stable")  # a filter that hides the row: the link shows it anyway
     where = browser.find_element(By.ID, section)
@@ -178,13 +186,16 @@ def test_home_end_and_page_keys_move_in_the_grid_and_enter_in_the_text_field_rea
 # ---------------------------------------------------------------- the text search
 
 
-@pytest.mark.parametrize("text, rows", [
-    ("0.8.0", ["demo.vmap_miss[vmap]", "demo.new_api"]),  # their status changes at 0.8.0
-    ("0.7.2", ["demo.old_message", "demo.wording"]),  # a status change, and a printed-output change
-    ("0.12", ["demo.regressed"]),  # a series: every release it starts
-    ("known issue", ["demo.vmap_miss[vmap]"]),
-    ("known issue 0.8.0", ["demo.vmap_miss[vmap]"]),  # every term
-])
+@pytest.mark.parametrize(
+    "text, rows",
+    [
+        ("0.8.0", ["demo.vmap_miss[vmap]", "demo.new_api"]),  # their status changes at 0.8.0
+        ("0.7.2", ["demo.old_message", "demo.wording"]),  # a status change, and a printed-output change
+        ("0.12", ["demo.regressed"]),  # a series: every release it starts
+        ("known issue", ["demo.vmap_miss[vmap]"]),
+        ("known issue 0.8.0", ["demo.vmap_miss[vmap]"]),  # every term
+    ],
+)
 def test_the_text_finds_a_release_and_known_issue(browser, page, text, rows):
     fresh(browser, page)
     typed(browser, text)
@@ -224,8 +235,10 @@ def scroll_boxes_in_view(driver) -> list[str]:
         return boxes;""")
 
 
-@pytest.mark.parametrize("report, question", [("page", "col=0.4.38&status=differs"), ("large", ""),
-                                              ("large", "col=0.6.1%40linux-x86_64&status=differs")])
+@pytest.mark.parametrize(
+    "report, question",
+    [("page", "col=0.4.38&status=differs"), ("large", ""), ("large", "col=0.6.1%40linux-x86_64&status=differs")],
+)
 def test_the_phone_filter_box_shows_the_text_field_and_in_column_without_scrolling(browser, request, report, question):
     if browser.device != "phone":
         pytest.skip("the phone's layout")
@@ -246,8 +259,12 @@ def test_the_phone_shows_one_scroll_box_at_a_time(browser, page):
     if browser.device != "phone":
         pytest.skip("the phone's layout")
     fresh(browser, page + "#col=0.4.38&status=differs")  # a column question open: its answer above the table
-    for where in ("document.body", "document.getElementById('table')", "document.getElementById('answer')",
-                  "document.getElementById('wrap')"):
+    for where in (
+        "document.body",
+        "document.getElementById('table')",
+        "document.getElementById('answer')",
+        "document.getElementById('wrap')",
+    ):
         browser.execute_script(f"{where}.scrollIntoView({{block: 'start'}})")
         boxes = scroll_boxes_in_view(browser)
         assert len(boxes) <= 1, (where, boxes)
@@ -263,9 +280,11 @@ def test_a_large_table_draws_its_visible_part_and_the_rest_on_scrolling(browser,
     drawn = browser.find_elements(By.CSS_SELECTOR, "#m td.c")
     assert 0 < len(browser.find_elements(By.CSS_SELECTOR, "tr.r")) < 60 and len(drawn) < 600
     assert browser.find_element(By.ID, "f-count").text == "150 of 150 rows shown"
-    browser.execute_script("document.getElementById('tablearea').scrollIntoView();"
-                           "const w = document.getElementById('wrap'); w.scrollTop = w.scrollHeight;"
-                           "w.scrollLeft = w.scrollWidth;")
+    browser.execute_script(
+        "document.getElementById('tablearea').scrollIntoView();"
+        "const w = document.getElementById('wrap'); w.scrollTop = w.scrollHeight;"
+        "w.scrollLeft = w.scrollWidth;"
+    )
     WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "tr.r[data-text^='big.case149']"))
     last = browser.find_elements(By.CSS_SELECTOR, "tr.r[data-text^='big.case149'] td.c")[-1]
     assert column_of(browser, last) == "0.9.1@linux-x86_64" and in_view(browser, last)
@@ -297,13 +316,18 @@ def test_axe_finds_no_violation_in_a_large_table_an_answer_and_an_empty_result(b
     source = axe_source()
     if source is None:
         pytest.skip("axe-core is not installed (npm install --prefix .ci axe-core, or set AXE_CORE_JS)")
-    run = ("const done = arguments[arguments.length - 1];"
-           "axe.run(document, {resultTypes: ['violations']}).then((r) => done(r.violations.map((v) => "
-           "[v.id, v.impact, v.help, v.nodes.slice(0, 3).map((n) => n.target.join(' '))])));")
+    run = (
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {resultTypes: ['violations']}).then((r) => done(r.violations.map((v) => "
+        "[v.id, v.impact, v.help, v.nodes.slice(0, 3).map((n) => n.target.join(' '))])));"
+    )
     browser.set_script_timeout(120)
     found = {}
-    for name, url in (("large", large + "#cell=big.case070&at=0.7.0%40linux-x86_64"),
-                      ("answer", page + "#col=0.4.38&status=differs"), ("empty", page + "#q=no+such+row")):
+    for name, url in (
+        ("large", large + "#cell=big.case070&at=0.7.0%40linux-x86_64"),
+        ("answer", page + "#col=0.4.38&status=differs"),
+        ("empty", page + "#q=no+such+row"),
+    ):
         fresh(browser, url)
         browser.execute_script(source)
         found[name] = browser.execute_async_script(run)

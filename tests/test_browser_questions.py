@@ -26,10 +26,14 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
+
 def axe_source() -> str | None:
     """axe-core's `axe.min.js`, from AXE_CORE_JS or an npm install under the checkout."""
-    candidates = [os.environ.get("AXE_CORE_JS", ""), ROOT / ".ci" / "node_modules" / "axe-core" / "axe.min.js",
-                  ROOT / "node_modules" / "axe-core" / "axe.min.js"]
+    candidates = [
+        os.environ.get("AXE_CORE_JS", ""),
+        ROOT / ".ci" / "node_modules" / "axe-core" / "axe.min.js",
+        ROOT / "node_modules" / "axe-core" / "axe.min.js",
+    ]
     for candidate in candidates:
         if candidate and Path(candidate).is_file():
             return Path(candidate).read_text(encoding="utf-8")
@@ -70,22 +74,29 @@ def panel(driver):
 
 
 def cell(driver, row_id: str, version: str):
-    columns = [th.get_attribute("title").split()[1] for th in driver.find_elements(By.CSS_SELECTOR,
-                                                                                   "thead tr.v th[data-cols]")]
+    columns = [
+        th.get_attribute("title").split()[1] for th in driver.find_elements(By.CSS_SELECTOR, "thead tr.v th[data-cols]")
+    ]
     row = driver.find_element(By.CSS_SELECTOR, f"tr.r[data-text^='{row_id.lower()}']")
     return row.find_elements(By.CSS_SELECTOR, "td.c")[columns.index(version)]
 
 
 def inside_the_viewport(driver, element) -> bool:
-    rect = driver.execute_script("const r = arguments[0].getBoundingClientRect(); "
-                                 "return [r.left, r.right, window.innerWidth, r.top, window.innerHeight]", element)
+    rect = driver.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); "
+        "return [r.left, r.right, window.innerWidth, r.top, window.innerHeight]",
+        element,
+    )
     left, right, width, top, height = rect
     return left >= 0 and right <= width + 1 and 0 <= top < height
 
 
 def shown_rows(driver) -> list[str]:
-    return [tr.get_attribute("data-text").split()[0] for tr in driver.find_elements(By.CSS_SELECTOR, "tr.r")
-            if tr.is_displayed()]
+    return [
+        tr.get_attribute("data-text").split()[0]
+        for tr in driver.find_elements(By.CSS_SELECTOR, "tr.r")
+        if tr.is_displayed()
+    ]
 
 
 def test_the_page_fits_the_device(browser, page):
@@ -96,8 +107,9 @@ def test_the_page_fits_the_device(browser, page):
     assert width <= inner <= device, f"the page is {width} px wide in a {inner} px viewport ({browser.device})"
     # At the table, the filters, the column header and the first rows are all in view, none under another.
     browser.execute_script("document.getElementById('table').scrollIntoView({block: 'start'})")
-    filters, header, first = (browser.find_element(By.CSS_SELECTOR, css) for css in
-                              ("#filters", "thead tr.v th[data-cols]", "tr.r td.c"))
+    filters, header, first = (
+        browser.find_element(By.CSS_SELECTOR, css) for css in ("#filters", "thead tr.v th[data-cols]", "tr.r td.c")
+    )
     bottom = lambda el: el.rect["y"] + el.rect["height"]  # noqa: E731 - page coordinates
     assert bottom(filters) <= header.rect["y"] + 1 and bottom(header) <= first.rect["y"] + 1
     scrolled = browser.execute_script("return window.scrollY")
@@ -203,8 +215,9 @@ def test_the_skip_link_and_the_panel_take_and_give_back_focus(browser, page):
     skip.send_keys(Keys.ENTER)
     first = browser.switch_to.active_element
     assert first.tag_name == "td" and "c" in first.get_attribute("class").split()
-    ring = browser.execute_script("const s = getComputedStyle(arguments[0]); return [s.outlineStyle, s.outlineWidth, "
-                                  "s.outlineColor]", first)
+    ring = browser.execute_script(
+        "const s = getComputedStyle(arguments[0]); return [s.outlineStyle, s.outlineWidth, s.outlineColor]", first
+    )
     assert ring[0] == "solid" and float(ring[1].rstrip("px")) >= 2
     first.send_keys(Keys.ENTER)
     shown = panel(browser)
@@ -232,13 +245,27 @@ def test_the_focus_ring_is_3_to_1_on_every_status_colour(browser, page):
         pytest.skip("the colours are the same on the phone")
     fresh(browser, page)
     parse = "const rgb = (t) => t.match(/\\d+/g).slice(0, 3).map(Number);"
-    for status in ("conforms", "differs", "unsupported", "error", "crash", "timeout", "skipped", "flaky",
-                   "not-run", "b-present", "b-absent", "b-maybe-fixed"):
+    for status in (
+        "conforms",
+        "differs",
+        "unsupported",
+        "error",
+        "crash",
+        "timeout",
+        "skipped",
+        "flaky",
+        "not-run",
+        "b-present",
+        "b-absent",
+        "b-maybe-fixed",
+    ):
         background, ring = browser.execute_script(
             parse + "const td = document.createElement('td'); td.className = 'c ' + arguments[0];"
             "td.tabIndex = -1; document.querySelector('#m tbody tr.r').appendChild(td); td.focus();"
             "const s = getComputedStyle(td); const out = [rgb(s.backgroundColor), rgb(s.outlineColor)];"
-            "td.remove(); return out;", status if status.startswith("b-") else "s-" + status)
+            "td.remove(); return out;",
+            status if status.startswith("b-") else "s-" + status,
+        )
         if background == [0, 0, 0]:  # transparent (a striped or unset background): the page's white shows
             background = [255, 255, 255]
         assert contrast(tuple(ring), tuple(background)) >= 3, status
@@ -254,9 +281,11 @@ def test_axe_finds_no_violation_with_the_panel_closed_and_open(browser, page, co
     fresh(browser, page + ("#compact=1" if compact else "#compact=0"))
     assert ("view-compact" in browser.find_element(By.TAG_NAME, "body").get_attribute("class")) == compact
     browser.execute_script(source)
-    run = ("const done = arguments[arguments.length - 1];"
-           "axe.run(document, {resultTypes: ['violations']}).then((r) => done(r.violations.map((v) => "
-           "[v.id, v.impact, v.help, v.nodes.slice(0, 3).map((n) => n.target.join(' '))])));")
+    run = (
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {resultTypes: ['violations']}).then((r) => done(r.violations.map((v) => "
+        "[v.id, v.impact, v.help, v.nodes.slice(0, 3).map((n) => n.target.join(' '))])));"
+    )
     browser.set_script_timeout(60)
     closed = browser.execute_async_script(run)
     cell(browser, "demo.vmap_miss[vmap]", "0.8.0").click()

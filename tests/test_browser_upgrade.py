@@ -43,7 +43,8 @@ def axe(driver) -> list:
     return driver.execute_async_script(
         "const done = arguments[arguments.length - 1];"
         "axe.run(document, {resultTypes: ['violations']}).then((r) => done(r.violations.map((v) => "
-        "[v.id, v.impact, v.help, v.nodes.slice(0, 3).map((n) => n.target.join(' '))])));")
+        "[v.id, v.impact, v.help, v.nodes.slice(0, 3).map((n) => n.target.join(' '))])));"
+    )
 
 
 def test_everything_that_changes_from_a_to_b_in_three_steps(browser, page):
@@ -86,9 +87,9 @@ def test_a_choice_of_one_release_twice_or_none_says_so(browser, page):
     assert "Choose the release you use now" in browser.find_element(By.ID, "up-sum").text
 
 
-def test_with_too_many_releases_to_test_every_pair_the_page_shows_the_ratio_of_medians(browser, tmp_path,
-                                                                                      monkeypatch):
+def test_with_too_many_releases_to_test_every_pair_the_page_shows_the_ratio_of_medians(browser, tmp_path, monkeypatch):
     from conformance.report import upgradeview
+
     monkeypatch.setattr(upgradeview, "MAX_JUDGED", 0)  # as on a page of 27 releases
     page = synthetic_report.write(tmp_path / "index.html").as_uri()
     fresh(browser, page + "#from=0.4.38&to=0.12.0.1")
@@ -115,7 +116,9 @@ def test_the_performance_table_scrolls_by_keyboard_with_its_heads_in_view(browse
         ".getBoundingClientRect(), name = box.querySelector('tbody th').getBoundingClientRect(), head = box"
         ".querySelector('thead th').getBoundingClientRect();"
         "return [box.scrollWidth > box.clientWidth, box.scrollLeft, last.right <= b.right + 1, "
-        "Math.abs(name.left - b.left) < 2, Math.abs(head.top - b.top) < 2];", box)
+        "Math.abs(name.left - b.left) < 2, Math.abs(head.top - b.top) < 2];",
+        box,
+    )
     overflows, left, last_shown, name_stuck, head_stuck = at
     assert last_shown and head_stuck
     if overflows:  # on the phone: the keys scrolled it, and the workload column stayed

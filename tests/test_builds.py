@@ -42,13 +42,16 @@ def make_wheel(folder: Path, name: str, version: str | None = None, requires_pyt
     project, file_version = name.split("-")[:2]
     path = folder / name
     with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr(f"{project}-{file_version}.dist-info/METADATA",
-                         f"Metadata-Version: 2.1\nName: {project}\nVersion: {version or file_version}\n"
-                         f"Requires-Python: {requires_python}\n\n")
+        archive.writestr(
+            f"{project}-{file_version}.dist-info/METADATA",
+            f"Metadata-Version: 2.1\nName: {project}\nVersion: {version or file_version}\n"
+            f"Requires-Python: {requires_python}\n\n",
+        )
     return path
 
 
 # --- versions ------------------------------------------------------------------------------------------------------
+
 
 def test_pre_dev_and_local_versions_are_versions_and_sort_in_pep440_order():
     shuffled = ["0.13.0", "0.12.0.1+corp.3", "0.13.0rc1", "0.12.0.1", "0.13.0.dev20261201", "0.12.0.2"]
@@ -68,11 +71,12 @@ def test_a_local_build_of_the_documented_release_is_the_documented_release():
 
 
 def test_report_columns_follow_pep440_order_and_words_follow_the_direction(tmp_path):
-    runs = [files(v, "linux-x86_64", [cell(VMAP, "vmap", "differs", known_issue=True)])
-            for v in ("0.13.0", "0.12.0.1+corp.3", "0.13.0rc1", "0.11.2", "0.13.0.dev20261201")]
+    runs = [
+        files(v, "linux-x86_64", [cell(VMAP, "vmap", "differs", known_issue=True)])
+        for v in ("0.13.0", "0.12.0.1+corp.3", "0.13.0rc1", "0.11.2", "0.13.0.dev20261201")
+    ]
     model = build_model(runs, [])
-    assert [c.jax for c in model.columns] == ["0.11.2", "0.12.0.1+corp.3", "0.13.0.dev20261201", "0.13.0rc1",
-                                             "0.13.0"]
+    assert [c.jax for c in model.columns] == ["0.11.2", "0.12.0.1+corp.3", "0.13.0.dev20261201", "0.13.0rc1", "0.13.0"]
     (row,) = [r for section in model.sections for case in section.cases for r in case.params]
     # A known issue gone: "bug absent" before the documented release, "changed: maybe fixed" from it on.
     assert [c.word for c in row.cells] == ["bug absent"] + ["changed: maybe fixed"] * 4
@@ -80,10 +84,10 @@ def test_report_columns_follow_pep440_order_and_words_follow_the_direction(tmp_p
     assert "0.12.0.1+corp.3" in summary and summary.index("0.11.2") < summary.index("0.12.0.1+corp.3")
 
 
-
 def test_newest_patch_per_minor_keeps_a_build_beside_its_release():
-    runs = [files(v, "linux-x86_64", [cell("config.x")]) for v in ("0.12.0", "0.12.0.1", "0.12.0.1+corp.3",
-                                                                    "0.13.0rc1")]
+    runs = [
+        files(v, "linux-x86_64", [cell("config.x")]) for v in ("0.12.0", "0.12.0.1", "0.12.0.1+corp.3", "0.13.0rc1")
+    ]
     newest = {c.jax: c.newest_in_series for c in build_model(runs, []).columns}
     assert newest == {"0.12.0": False, "0.12.0.1": True, "0.12.0.1+corp.3": True, "0.13.0rc1": True}
 
@@ -93,8 +97,9 @@ def test_gate_and_diff_order_and_name_local_builds(tmp_path):
     build = write(tmp_path / "b", "0.12.0.1+corp.3", "linux-x86_64", [cell(VMAP, "vmap", "differs", known_issue=True)])
     from conformance.results.load import load_results
 
-    outcome = gate(diff_sets(result_set(load_results(base), "baseline"), result_set(load_results(build), "candidate")),
-                   [])
+    outcome = gate(
+        diff_sets(result_set(load_results(base), "baseline"), result_set(load_results(build), "candidate")), []
+    )
     text = gate_text(outcome, "gate")
     assert "conforms (bug still present) -> differs (changed: maybe fixed) (jax 0.12.0.1 -> 0.12.0.1+corp.3)" in text
     assert outcome.exit_code == 0
@@ -116,21 +121,36 @@ def test_a_local_build_reproduces_from_its_wheels_not_from_the_index():
 
 
 def test_the_header_records_the_source_and_reads_old_files_without_one():
-    header = RunHeader.from_json({"schema_version": 3, "jax": "0.12.0.1+corp.3", "platform": "linux-x86_64",
-                                  "source": {"kind": "wheels", "wheels": [{"name": "jax.whl", "sha256": "ab" * 32}]},
-                                  "jax_module_version": "0.12.0.1", "unknown_future_key": 1})
+    header = RunHeader.from_json(
+        {
+            "schema_version": 3,
+            "jax": "0.12.0.1+corp.3",
+            "platform": "linux-x86_64",
+            "source": {"kind": "wheels", "wheels": [{"name": "jax.whl", "sha256": "ab" * 32}]},
+            "jax_module_version": "0.12.0.1",
+            "unknown_future_key": 1,
+        }
+    )
     assert header.source["kind"] == "wheels" and header.jax_module_version == "0.12.0.1"
     assert RunHeader.from_json({"schema_version": 3, "jax": "0.12.0.1", "platform": "linux-x86_64"}).source == {}
 
 
 def test_the_report_names_where_a_build_came_from_without_machine_paths():
-    assert origin_text({"kind": "python", "python": "/home/alice/envs/x/bin/python"}) == \
-        "an existing interpreter (not built by the suite)"
-    wheels = origin_text({"kind": "wheels", "wheels": [{"name": "jax-0.12.0.1+corp.3-py3-none-any.whl",
-                                                        "sha256": "0123456789abcdef" * 4}]})
+    assert (
+        origin_text({"kind": "python", "python": "/home/alice/envs/x/bin/python"})
+        == "an existing interpreter (not built by the suite)"
+    )
+    wheels = origin_text(
+        {
+            "kind": "wheels",
+            "wheels": [{"name": "jax-0.12.0.1+corp.3-py3-none-any.whl", "sha256": "0123456789abcdef" * 4}],
+        }
+    )
     assert wheels == "wheel files jax-0.12.0.1+corp.3-py3-none-any.whl (sha256 0123456789ab)"
-    assert origin_text({"kind": "index", "index_url": "https://tok@mirror.corp:8443/pypi/simple"}) == \
-        "the package index mirror.corp:8443"
+    assert (
+        origin_text({"kind": "index", "index_url": "https://tok@mirror.corp:8443/pypi/simple"})
+        == "the package index mirror.corp:8443"
+    )
     assert origin_text({}) == "the package index"
 
 
@@ -141,15 +161,28 @@ def test_the_installed_distribution_names_the_version():
 
 # --- index options -------------------------------------------------------------------------------------------------
 
+
 def test_index_options_go_to_uv_and_are_recorded_without_credentials():
-    options = IndexOptions("https://user:secret@mirror.corp/simple/", ("https://nightly.example/simple",),
-                           ("/srv/wheels",), pre=True)
-    assert options.uv_args() == ["--index-url", "https://user:secret@mirror.corp/simple/",
-                                 "--extra-index-url", "https://nightly.example/simple",
-                                 "--find-links", "/srv/wheels", "--prerelease", "allow"]
+    options = IndexOptions(
+        "https://user:secret@mirror.corp/simple/", ("https://nightly.example/simple",), ("/srv/wheels",), pre=True
+    )
+    assert options.uv_args() == [
+        "--index-url",
+        "https://user:secret@mirror.corp/simple/",
+        "--extra-index-url",
+        "https://nightly.example/simple",
+        "--find-links",
+        "/srv/wheels",
+        "--prerelease",
+        "allow",
+    ]
     described = options.describe()
-    assert described == {"index_url": "https://mirror.corp/simple", "extra_index_urls": ["https://nightly.example/simple"],
-                         "find_links": ["wheels"], "pre": True}
+    assert described == {
+        "index_url": "https://mirror.corp/simple",
+        "extra_index_urls": ["https://nightly.example/simple"],
+        "find_links": ["wheels"],
+        "pre": True,
+    }
     assert "secret" not in json.dumps(described)
     assert without_credentials("https://pypi.org/simple") == "https://pypi.org/simple"
     assert not IndexOptions().given and IndexOptions().uv_args() == []
@@ -192,10 +225,14 @@ def test_environments_are_built_with_the_index_options_and_cached_apart(tmp_path
 
 def test_matrix_latest_reads_the_given_index(monkeypatch, capsys, tmp_path):
     monkeypatch.setenv("JAX_CONFORMANCE_CACHE", str(tmp_path))
-    monkeypatch.setattr("conformance.envs.index.fetch_project_page",
-                        lambda project, base=None, timeout=30.0: {"files": [
-                            {"filename": f"jax-{v}-py3-none-any.whl"} for v in ("0.11.2", "0.12.0.1", "0.13.0rc1")
-                        ] if "mirror" in base else []})
+    monkeypatch.setattr(
+        "conformance.envs.index.fetch_project_page",
+        lambda project, base=None, timeout=30.0: {
+            "files": [{"filename": f"jax-{v}-py3-none-any.whl"} for v in ("0.11.2", "0.12.0.1", "0.13.0rc1")]
+            if "mirror" in base
+            else []
+        },
+    )
     assert cli.main(["matrix", "latest", "--index-url", "https://mirror.corp/simple"]) == 0
     assert capsys.readouterr().out.split() == ["0.11.2", "0.12.0.1"]  # without --pre no pre-release joins `latest`
     assert cli.main(["matrix", "latest", "--index-url", "https://mirror.corp/simple", "--pre"]) == 0
@@ -203,6 +240,7 @@ def test_matrix_latest_reads_the_given_index(monkeypatch, capsys, tmp_path):
 
 
 # --- wheel folders -------------------------------------------------------------------------------------------------
+
 
 def test_a_wheel_folder_gives_the_metadata_version_and_a_digest_of_its_files(tmp_path):
     folder = tmp_path / "wheels"
@@ -217,13 +255,18 @@ def test_a_wheel_folder_gives_the_metadata_version_and_a_digest_of_its_files(tmp
     assert read_wheels(folder, LINUX).digest != before
 
 
-@pytest.mark.parametrize("names, message", [
-    ([], "holds no jax wheel (found: no wheel files)"),
-    (["jaxlib-0.12.0.1-cp313-cp313-manylinux_2_27_x86_64.whl"], "holds no jax wheel"),
-    (["jax-0.12.0.1-py3-none-any.whl", "jaxlib-0.12.0.1-cp313-cp313-win_amd64.whl"],
-     "is built for win_amd64, not for this machine"),
-    (["jax-0.12.0.1-py3-none-any.whl", "jax-0.12.0.2-py3-none-any.whl"], "holds 2 jax wheels"),
-])
+@pytest.mark.parametrize(
+    "names, message",
+    [
+        ([], "holds no jax wheel (found: no wheel files)"),
+        (["jaxlib-0.12.0.1-cp313-cp313-manylinux_2_27_x86_64.whl"], "holds no jax wheel"),
+        (
+            ["jax-0.12.0.1-py3-none-any.whl", "jaxlib-0.12.0.1-cp313-cp313-win_amd64.whl"],
+            "is built for win_amd64, not for this machine",
+        ),
+        (["jax-0.12.0.1-py3-none-any.whl", "jax-0.12.0.2-py3-none-any.whl"], "holds 2 jax wheels"),
+    ],
+)
 def test_a_wheel_folder_that_cannot_be_tested_is_one_line(tmp_path, names, message):
     folder = tmp_path / "wheels"
     folder.mkdir()
@@ -235,6 +278,7 @@ def test_a_wheel_folder_that_cannot_be_tested_is_one_line(tmp_path, names, messa
 
 
 # --- bad input on the command line: one line, exit 2, nothing stored touched ------------------------------------------
+
 
 @pytest.fixture
 def stored(tmp_path):
@@ -258,8 +302,12 @@ def plain_venv(where: Path) -> Path:
 
 
 def site_packages(python: Path) -> Path:
-    found = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                           capture_output=True, text=True, check=True)
+    found = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return Path(found.stdout.strip())
 
 
@@ -271,12 +319,16 @@ def test_bad_python_targets_are_one_line_and_touch_nothing(tmp_path, stored, cap
     no_jax = plain_venv(tmp_path / "no-jax")
     broken = plain_venv(tmp_path / "broken-jax")
     shutil.copytree(Path(__file__).parent / "broken_jax", site_packages(broken), dirs_exist_ok=True)
-    cases = [(tmp_path / "missing", "no such file"), (not_python, "not a Python interpreter"),
-             (no_jax, "jax is not installed in it"), (broken, "jax 0.12.0.1 is installed but does not import "
-                                                         "(ImportError: jaxlib is missing: a broken install)")]
+    cases = [
+        (tmp_path / "missing", "no such file"),
+        (not_python, "not a Python interpreter"),
+        (no_jax, "jax is not installed in it"),
+        (broken, "jax 0.12.0.1 is installed but does not import (ImportError: jaxlib is missing: a broken install)"),
+    ]
     for python, message in cases:
-        assert cli.main(["run", "--python", str(python), "-k", "config.environment_info",
-                         "--results", str(results)]) == 2
+        assert (
+            cli.main(["run", "--python", str(python), "-k", "config.environment_info", "--results", str(results)]) == 2
+        )
         line = one_error_line(capsys)
         assert message in line, line
         assert untouched()
@@ -290,10 +342,17 @@ def test_bad_wheel_folders_are_one_line_and_touch_nothing(tmp_path, stored, caps
     empty.mkdir()
     other = tmp_path / "other-platform"
     make_wheel(other, "jax-0.12.0.1-py3-none-any.whl")
-    make_wheel(other, "jaxlib-0.12.0.1-cp313-cp313-win_amd64.whl" if sys.platform != "win32"
-               else "jaxlib-0.12.0.1-cp313-cp313-manylinux_2_27_x86_64.whl")
-    for folder, message in [(empty, "holds no jax wheel"), (other, "not for this machine"),
-                            (tmp_path / "nowhere", "not a folder of wheel files")]:
+    make_wheel(
+        other,
+        "jaxlib-0.12.0.1-cp313-cp313-win_amd64.whl"
+        if sys.platform != "win32"
+        else "jaxlib-0.12.0.1-cp313-cp313-manylinux_2_27_x86_64.whl",
+    )
+    for folder, message in [
+        (empty, "holds no jax wheel"),
+        (other, "not for this machine"),
+        (tmp_path / "nowhere", "not a folder of wheel files"),
+    ]:
         assert cli.main(["run", "--wheels", str(folder), "--results", str(results)]) == 2
         assert message in one_error_line(capsys)
         assert untouched()
@@ -309,25 +368,40 @@ def test_gate_takes_one_candidate(tmp_path, capsys):
 
 
 def test_only_the_documented_release_itself_can_show_the_chapter_wrong():
-    runs = [files(v, "linux-x86_64", [cell("values.debug_log", "default_level", "differs")])
-            for v in ("0.12.0.1", "0.12.0.1+corp.3", "0.12.0.1rc1")]
-    assert [(d.jax, d.cell_id) for d in build_model(runs, []).discrepancies] == \
-        [("0.12.0.1", "values.debug_log[default_level]")]
+    runs = [
+        files(v, "linux-x86_64", [cell("values.debug_log", "default_level", "differs")])
+        for v in ("0.12.0.1", "0.12.0.1+corp.3", "0.12.0.1rc1")
+    ]
+    assert [(d.jax, d.cell_id) for d in build_model(runs, []).discrepancies] == [
+        ("0.12.0.1", "values.debug_log[default_level]")
+    ]
 
 
 def test_expectations_match_local_builds_and_pre_releases(tmp_path):
     from conformance.decide.expectations import load_expectations_file
 
     path = tmp_path / "ours.toml"
-    path.write_text('[[expect]]\ncell = "config.environment_info"\nstatus = ["differs"]\njax = ">=0.12"\n'
-                    '[[expect]]\ncell = "config.environment_info"\nstatus = ["differs"]\njax = "==0.12.0.1+corp.3"\n',
-                    encoding="utf-8")
+    path.write_text(
+        '[[expect]]\ncell = "config.environment_info"\nstatus = ["differs"]\njax = ">=0.12"\n'
+        '[[expect]]\ncell = "config.environment_info"\nstatus = ["differs"]\njax = "==0.12.0.1+corp.3"\n',
+        encoding="utf-8",
+    )
     wide, exact = load_expectations_file(path).entries
     versions = ("0.12.0.1+corp.3", "0.13.0rc1", "0.13.0.dev20261201", "0.11.2", "0.12.0.1")
-    assert [wide.applies_to("linux-x86_64", "config.environment_info", "", v) for v in versions] == \
-        [True, True, True, False, True]
-    assert [exact.applies_to("linux-x86_64", "config.environment_info", "", v) for v in versions] == \
-        [True, False, False, False, False]
+    assert [wide.applies_to("linux-x86_64", "config.environment_info", "", v) for v in versions] == [
+        True,
+        True,
+        True,
+        False,
+        True,
+    ]
+    assert [exact.applies_to("linux-x86_64", "config.environment_info", "", v) for v in versions] == [
+        True,
+        False,
+        False,
+        False,
+        False,
+    ]
 
 
 def test_pin_resolves_with_the_index_options(tmp_path, monkeypatch, capsys):
@@ -347,8 +421,11 @@ def test_pin_resolves_with_the_index_options(tmp_path, monkeypatch, capsys):
         return builder
 
     monkeypatch.setattr(cli, "EnvironmentBuilder", with_options)
-    monkeypatch.setattr(cli, "compile_pins", lambda version, index, uv_options=(): pins.compile_pins(
-        version, index, tmp_path / "pins", run, uv_options))
+    monkeypatch.setattr(
+        cli,
+        "compile_pins",
+        lambda version, index, uv_options=(): pins.compile_pins(version, index, tmp_path / "pins", run, uv_options),
+    )
     assert cli.main(["pin", "0.12.0.1", "--index-url", "https://mirror.corp/simple", "--pre"]) == 0
     (compile_command,) = commands
     assert compile_command[compile_command.index("--index-url") + 1] == "https://mirror.corp/simple"
@@ -372,8 +449,9 @@ def test_the_report_reproduces_a_local_build_from_its_wheels():
     from conformance.report.html import rerun_command
 
     assert rerun_command("0.12.0.1+corp.3", "m.c[a]") == "jax-conformance run --wheels WHEELS_DIR -k 'm.c[a]'"
-    model = build_model([files(v, "linux-x86_64", [cell("config.environment_info")])
-                         for v in ("0.12.0.1", "0.12.0.1+corp.3")], [])
+    model = build_model(
+        [files(v, "linux-x86_64", [cell("config.environment_info")]) for v in ("0.12.0.1", "0.12.0.1+corp.3")], []
+    )
     assert [c.run_target for c in model.columns] == ["--jax 0.12.0.1", "--wheels WHEELS_DIR"]
 
 
@@ -381,8 +459,10 @@ def test_uvs_own_index_variables_keep_working(monkeypatch):
     monkeypatch.setenv("UV_INDEX_URL", "https://mirror.corp/simple/")
     monkeypatch.setenv("UV_EXTRA_INDEX_URL", "https://a.corp/simple https://b.corp/simple")
     assert IndexOptions().indexes() == ["https://mirror.corp/simple", "https://a.corp/simple", "https://b.corp/simple"]
-    assert IndexOptions("https://given/simple", ("https://x/simple",)).indexes() == ["https://given/simple",
-                                                                                    "https://x/simple"]
+    assert IndexOptions("https://given/simple", ("https://x/simple",)).indexes() == [
+        "https://given/simple",
+        "https://x/simple",
+    ]
     assert IndexOptions().uv_args() == []  # uv reads its variables itself
 
 
@@ -412,8 +492,10 @@ def test_an_index_url_with_a_token_is_read_with_basic_auth_and_never_shown(monke
     with pytest.raises(OSError) as caught:
         index.fetch_project_page("jax", "https://me:s3cr3t@mirror.example/simple")
     assert "s3cr3t" not in str(caught.value)
-    assert index.scrub_credentials("see https://me:s3cr3t@mirror.example/simple/jax/") == \
-        "see https://***@mirror.example/simple/jax/"
+    assert (
+        index.scrub_credentials("see https://me:s3cr3t@mirror.example/simple/jax/")
+        == "see https://***@mirror.example/simple/jax/"
+    )
 
 
 def test_diff_reads_a_stored_dev_build_by_its_version(tmp_path, capsys):
@@ -431,8 +513,10 @@ def test_a_local_label_is_taken_in_its_normalized_form():
     from conformance.engine.plugin import normalized_version
     from conformance.envs.existing import check_described
 
-    assert check_described("/x/python", {"jax": "0.12.0.1+corp_3", "platform": "linux-x86_64",
-                                         "python": "3.13.0"}) == "0.12.0.1+corp.3"
+    assert (
+        check_described("/x/python", {"jax": "0.12.0.1+corp_3", "platform": "linux-x86_64", "python": "3.13.0"})
+        == "0.12.0.1+corp.3"
+    )
     assert normalized_version("0.12.0.1+Corp-3") == "0.12.0.1+corp.3"
     with pytest.raises(ConformanceError, match="not a PEP 440 version"):
         check_described("/x/python", {"jax": "0.12.0.1-local build"})

@@ -24,7 +24,7 @@ from conformance.engine.selection import all_cells
 from conformance.engine.session import RunSession
 from conformance.errors import ConformanceError
 
-PROBE = '''
+PROBE = """
 import importlib.util
 
 from conformance.core.case import Expect, Observation, Section
@@ -38,7 +38,7 @@ def sibling_hidden():
     import json
     return Observation({"sibling": importlib.util.find_spec("siblingmod") is not None,
                         "json_is_stdlib": hasattr(json, "dumps")})
-'''
+"""
 
 
 def make_team_repo(root: Path, name: str) -> Path:
@@ -56,7 +56,6 @@ def make_team_repo(root: Path, name: str) -> Path:
     return folder
 
 
-
 @pytest.mark.parametrize("launcher", ["spawn", "fork"])
 def test_a_folders_siblings_never_reach_the_child(tmp_path, forget, launcher):
     """issue 19 item 12: the child imports the folder alone; a sibling `json/` or module is not importable."""
@@ -67,8 +66,9 @@ def test_a_folders_siblings_never_reach_the_child(tmp_path, forget, launcher):
     assert sys.path == before and str(folder.path.parent) not in sys.path
     target = Target(sys.executable, "linux-x86_64", "0.8.0", "isocases", (str(folder.path),))
     (found,) = RunSession(target, launcher=launcher).run([cell]).results
-    assert (found.status.value, found.observation) == ("conforms", {"sibling": False, "json_is_stdlib": True}), \
+    assert (found.status.value, found.observation) == ("conforms", {"sibling": False, "json_is_stdlib": True}), (
         found.reason + found.stderr_tail
+    )
 
 
 def test_the_child_environment_names_folders_apart_from_pythonpath(tmp_path):
@@ -94,17 +94,20 @@ def test_the_tools_own_pytest_ignores_the_teams_conftest_and_test_files(tmp_path
     folder = case_folder(make_team_repo(tmp_path / "repo", "pytestcases"))
     forget.append("pytestcases")
     env = type("Env", (), {"python": sys.executable})()
-    request = matrix.RunRequest(versions=("0.8.0",), results=tmp_path / "stored", workers=1, retries=0,
-                                launcher="spawn")
+    request = matrix.RunRequest(
+        versions=("0.8.0",), results=tmp_path / "stored", workers=1, retries=0, launcher="spawn"
+    )
     report = tmp_path / "out.json"
     argv = matrix.pytest_argv(env, report, request, folder)
-    environ = child_environment({k: v for k, v in __import__("os").environ.items()}, {},
-                                case_folders=(str(folder.path),))
+    environ = child_environment(
+        {k: v for k, v in __import__("os").environ.items()}, {}, case_folders=(str(folder.path),)
+    )
     done = subprocess.run(argv, cwd=SOURCE_ROOT, env=environ, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     tests = json.loads(report.read_text())["tests"]
-    assert [(t["metadata"]["case"], t["metadata"]["status"]) for t in tests] == \
-        [("pytestcases/isolation.sibling_hidden", "conforms")]
+    assert [(t["metadata"]["case"], t["metadata"]["status"]) for t in tests] == [
+        ("pytestcases/isolation.sibling_hidden", "conforms")
+    ]
 
 
 @pytest.mark.parametrize("name", ["json", "opt_einsum", "ml_dtypes", "scipy", "jax", "asyncio"])
@@ -151,8 +154,10 @@ def test_the_folders_variable_names_absolute_paths_and_is_read_back_leniently(tm
     from conformance.core.casefolders import declared_folders, folders_variable
 
     monkeypatch.chdir(tmp_path)
-    assert json.loads(folders_variable(["teamcases", tmp_path / "b"])) == [str(tmp_path / "teamcases"),
-                                                                           str(tmp_path / "b")]
+    assert json.loads(folders_variable(["teamcases", tmp_path / "b"])) == [
+        str(tmp_path / "teamcases"),
+        str(tmp_path / "b"),
+    ]
     assert declared_folders({FOLDERS_VARIABLE: '["/a:b/one", 3, "/two"]'}) == ["/a:b/one", "/two"]
     for value in ("", "not json", '{"a": 1}', '"/a"', "null"):
         assert declared_folders({FOLDERS_VARIABLE: value}) == []
@@ -178,13 +183,18 @@ def test_each_name_refusal_says_why_in_full():
     from conformance.core.casefolders import name_refusal
 
     assert name_refusal("teamcases") == ""
-    assert name_refusal("team-cases") == ("the folder's name 'team-cases' must be a Python identifier (it is "
-                                          "imported as a package of that name)")
-    assert name_refusal("json") == ("the folder's name 'json' is a standard-library module; rename the folder "
-                                    "(its package would shadow that module)")
+    assert name_refusal("team-cases") == (
+        "the folder's name 'team-cases' must be a Python identifier (it is imported as a package of that name)"
+    )
+    assert name_refusal("json") == (
+        "the folder's name 'json' is a standard-library module; rename the folder "
+        "(its package would shadow that module)"
+    )
     assert name_refusal("sys") == name_refusal("json").replace("'json'", "'sys'")  # a builtin module
-    assert name_refusal("jax") == ("the folder's name 'jax' is a package the suite or JAX imports; rename the "
-                                   "folder (its package would shadow that module)")
+    assert name_refusal("jax") == (
+        "the folder's name 'jax' is a package the suite or JAX imports; rename the "
+        "folder (its package would shadow that module)"
+    )
 
 
 def test_a_folder_without_init_or_already_imported_or_failing_to_import(tmp_path, forget):
@@ -192,8 +202,9 @@ def test_a_folder_without_init_or_already_imported_or_failing_to_import(tmp_path
     bare.mkdir()
     with pytest.raises(CaseFolderError) as caught:
         import_case_folder(bare)
-    assert str(caught.value) == (f"--cases {bare}: it has no __init__.py; add an empty one (the folder is "
-                                 f"imported as the package bareteam)")
+    assert str(caught.value) == (
+        f"--cases {bare}: it has no __init__.py; add an empty one (the folder is imported as the package bareteam)"
+    )
     assert "bareteam" not in sys.modules
     good = tmp_path / "twiceteam"
     good.mkdir()
@@ -225,9 +236,11 @@ def test_a_name_imported_or_importable_from_elsewhere_is_named_with_where(tmp_pa
     assert _installed_location("elsewhereteam", folder) == "/other/elsewhereteam/__init__.py"
     with pytest.raises(CaseFolderError) as caught:
         import_case_folder(folder)
-    assert str(caught.value) == (f"--cases {folder}: the name 'elsewhereteam' already imports from "
-                                 f"/other/elsewhereteam/__init__.py in {sys.executable}; rename the folder (its "
-                                 f"package would shadow that one)")
+    assert str(caught.value) == (
+        f"--cases {folder}: the name 'elsewhereteam' already imports from "
+        f"/other/elsewhereteam/__init__.py in {sys.executable}; rename the folder (its "
+        f"package would shadow that one)"
+    )
     other.__file__ = None
     other.__path__ = ["/other/place"]
     assert _installed_location("elsewhereteam", folder) == "['/other/place']"

@@ -12,15 +12,23 @@ from conformance.core.case import Expect, Skip, load_cases
 BEHAVIOURS = Path(__file__).resolve().parents[2] / "shared" / "behaviours.md"
 HEADLINE_ROWS = [
     "program.closure_constant_miscompile",
-    "numerics.debug_nans.vmap_miss.none", "numerics.debug_nans.vmap_miss.vmap",
-    "numerics.debug_nans.vmap_miss.clear", "numerics.debug_nans.vmap_miss.with",
+    "numerics.debug_nans.vmap_miss.none",
+    "numerics.debug_nans.vmap_miss.vmap",
+    "numerics.debug_nans.vmap_miss.clear",
+    "numerics.debug_nans.vmap_miss.with",
     "quiz.q3.debug_nans_after_vmap",
-    "tracers.hierarchy", "tracers.hierarchy.subclassing",
-    "compile.cache_size.count", "compile.cache_size.shared", "compile.cache_size.shared_across_options",
+    "tracers.hierarchy",
+    "tracers.hierarchy.subclassing",
+    "compile.cache_size.count",
+    "compile.cache_size.shared",
+    "compile.cache_size.shared_across_options",
     "compile.cache_size.clear",
-    "config.traceback_filtering.modes", "config.traceback_filtering.runtime_switch",
-    "config.traceback_filtering.script_auto", "config.traceback_filtering.env_off",
-    "config.traceback_filtering.invalid_value", "compile.transfer_guard.cpu",
+    "config.traceback_filtering.modes",
+    "config.traceback_filtering.runtime_switch",
+    "config.traceback_filtering.script_auto",
+    "config.traceback_filtering.env_off",
+    "config.traceback_filtering.invalid_value",
+    "compile.transfer_guard.cpu",
 ]
 
 CASES = load_cases()
@@ -34,17 +42,19 @@ def test_headline_rows_are_all_covered():
     assert set(HEADLINE_ROWS) <= declared_rows()
 
 
-@pytest.mark.skipif(not BEHAVIOURS.exists(),
-                    reason="../shared/behaviours.md is not beside this checkout "
-                           "(put the project's shared/ folder there)")
+@pytest.mark.skipif(
+    not BEHAVIOURS.exists(),
+    reason="../shared/behaviours.md is not beside this checkout (put the project's shared/ folder there)",
+)
 def test_every_named_row_exists_in_behaviours_md():
     documented = set(re.findall(r"^\| `([a-z0-9_.]+)`", BEHAVIOURS.read_text(encoding="utf-8"), re.M))
     assert declared_rows() - documented == set()
 
 
-@pytest.mark.skipif(not BEHAVIOURS.exists(),
-                    reason="../shared/behaviours.md is not beside this checkout "
-                           "(put the project's shared/ folder there)")
+@pytest.mark.skipif(
+    not BEHAVIOURS.exists(),
+    reason="../shared/behaviours.md is not beside this checkout (put the project's shared/ folder there)",
+)
 def test_the_chapter_the_probes_encode_is_the_one_behaviours_md_names():
     """Only that chapter's blocks are linked to the probes in the report (`chapter.grid.chapter_views`)."""
     from conformance.core.versions import DOCUMENTED_CHAPTER
@@ -69,7 +79,8 @@ def test_case_is_well_formed(case):
             # shows it (the claim, or the parameter's label), and still compare something in the printed tier.
             assert expectation.printed_on(platform), f"{case.cell_id(param)} compares nothing"
             assert "printed-only row" in (case.claim + " " + case.param(param).label).lower(), (
-                f"{case.cell_id(param)} asserts nothing but does not say it is a printed-only row")
+                f"{case.cell_id(param)} asserts nothing but does not say it is a printed-only row"
+            )
 
 
 def test_platform_dependent_expectations():
@@ -84,8 +95,10 @@ def test_platform_dependent_expectations():
 
 def test_quiz_rows_need_no_case_but_a_checked_one_is_checked_once():
     quiz_cases = {row: case.id for case in CASES for row in case.all_rows if row.startswith("quiz.")}
-    assert quiz_cases == {"quiz.q3.debug_nans_after_vmap": "numerics.debug_nans_flag_after_vmap",
-                          "quiz.q6.auto_mode": "config.traceback_filtering_auto_under_ipython"}
+    assert quiz_cases == {
+        "quiz.q3.debug_nans_after_vmap": "numerics.debug_nans_flag_after_vmap",
+        "quiz.q6.auto_mode": "config.traceback_filtering_auto_under_ipython",
+    }
 
 
 def test_known_issue_is_per_parameter():

@@ -32,19 +32,22 @@ def declare(probe=None, **kwargs):
 GOOD = dict(why="It changed.", evidence="measured")
 
 
-@pytest.mark.parametrize("changes, message", [
-    ([Change(**GOOD)], r"either since='0.8.0' or versions='0.7.2..0.8.0'"),
-    ([Change(since="0.8.0", versions="0.7.2..0.8.0", **GOOD)], "either since="),
-    ([Change(since="v0.8", **GOOD)], r"Change\(since='v0.8'\) is not a release"),
-    ([Change(versions="0.8.0..0.7.2", **GOOD)], r"is not 'OLD..NEW'"),
-    ([Change(versions="0.8.0", **GOOD)], r"is not 'OLD..NEW'"),
-    ([Change(since="0.8.0", why="", evidence="x")], "needs why= .one sentence. and evidence="),
-    ([Change(since="0.8.0", why="x.", evidence="  ")], "needs why="),
-    ([Change(since="0.8.0", why=3, evidence="x")], r"Change\(why=\) takes a string, not int"),
-    ([Change(since="0.8.0", params=("nope",), **GOOD)], "names 'nope', which is not a parameter of the case"),
-    (["0.8.0: it changed"], "changes= holds '0.8.0: it changed', not a Change"),
-    (Change(since="0.8.0", **GOOD), "changes= takes a list of Change, not Change"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ([Change(**GOOD)], r"either since='0.8.0' or versions='0.7.2..0.8.0'"),
+        ([Change(since="0.8.0", versions="0.7.2..0.8.0", **GOOD)], "either since="),
+        ([Change(since="v0.8", **GOOD)], r"Change\(since='v0.8'\) is not a release"),
+        ([Change(versions="0.8.0..0.7.2", **GOOD)], r"is not 'OLD..NEW'"),
+        ([Change(versions="0.8.0", **GOOD)], r"is not 'OLD..NEW'"),
+        ([Change(since="0.8.0", why="", evidence="x")], "needs why= .one sentence. and evidence="),
+        ([Change(since="0.8.0", why="x.", evidence="  ")], "needs why="),
+        ([Change(since="0.8.0", why=3, evidence="x")], r"Change\(why=\) takes a string, not int"),
+        ([Change(since="0.8.0", params=("nope",), **GOOD)], "names 'nope', which is not a parameter of the case"),
+        (["0.8.0: it changed"], "changes= holds '0.8.0: it changed', not a Change"),
+        (Change(since="0.8.0", **GOOD), "changes= takes a list of Change, not Change"),
+    ],
+)
 def test_a_wrong_change_is_one_line_naming_the_case(changes, message):
     with pytest.raises(CaseDeclarationError, match=message) as excinfo:
         declare(claim="x.", rows=[ROW], expect=Expect({}), changes=changes)
@@ -56,8 +59,11 @@ def test_a_change_on_a_param_names_no_params():
         return Observation({})
 
     with pytest.raises(CaseDeclarationError, match=r"scratch_changes.probe\[a\]: .*applies to that Param only"):
-        declare(probe=probe, claim="x.", params=[
-            Param("a", [ROW], Expect({}), changes=[Change(since="0.8.0", params=("b",), **GOOD)])])
+        declare(
+            probe=probe,
+            claim="x.",
+            params=[Param("a", [ROW], Expect({}), changes=[Change(since="0.8.0", params=("b",), **GOOD)])],
+        )
 
 
 def test_a_cell_gets_its_params_changes_and_the_cases_that_apply_to_it():
@@ -67,8 +73,12 @@ def test_a_cell_gets_its_params_changes_and_the_cases_that_apply_to_it():
     own = Change(since="0.6.0", why="a's own.", evidence="m")
     both = Change(since="0.7.0", why="every parameter.", evidence="m")
     only_b = Change(since="0.8.0", why="b only.", evidence="m", params=("b",))
-    declare(probe=probe, claim="x.", changes=[both, only_b],
-            params=[Param("a", [ROW], Expect({}), changes=[own]), Param("b", [ROW], Expect({}))])
+    declare(
+        probe=probe,
+        claim="x.",
+        changes=[both, only_b],
+        params=[Param("a", [ROW], Expect({}), changes=[own]), Param("b", [ROW], Expect({}))],
+    )
     from conformance.core.case import _REGISTRY
 
     case = _REGISTRY[("conformance.cases", "scratch_changes.probe")]
@@ -80,18 +90,21 @@ SINCE = Change(since="0.8.0", why="In 0.8.0.", evidence="m")
 RANGE = Change(versions="0.5.0..0.6.1", why="Somewhere after 0.5.0.", evidence="m")
 
 
-@pytest.mark.parametrize("before, after, expected", [
-    ("0.7.2", "0.8.0", [SINCE]),
-    ("0.8.0", "0.7.2", [SINCE]),          # the compare view may put the newer column first
-    ("0.7.2", "0.8.1", [SINCE]),
-    ("0.8.0", "0.8.1", None),             # after the change: nothing declared explains it
-    ("0.7.1", "0.7.2", None),
-    ("0.5.3", "0.6.0", [RANGE]),          # a range explains every step that overlaps it
-    ("0.4.38", "0.5.0", None),
-    ("0.6.1", "0.7.0", None),
-    ("0.4.38", "0.12.0.1", [RANGE, SINCE]),  # two columns far apart: every change between, oldest first
-    ("0.8.0", "0.8.0", None),
-])
+@pytest.mark.parametrize(
+    "before, after, expected",
+    [
+        ("0.7.2", "0.8.0", [SINCE]),
+        ("0.8.0", "0.7.2", [SINCE]),  # the compare view may put the newer column first
+        ("0.7.2", "0.8.1", [SINCE]),
+        ("0.8.0", "0.8.1", None),  # after the change: nothing declared explains it
+        ("0.7.1", "0.7.2", None),
+        ("0.5.3", "0.6.0", [RANGE]),  # a range explains every step that overlaps it
+        ("0.4.38", "0.5.0", None),
+        ("0.6.1", "0.7.0", None),
+        ("0.4.38", "0.12.0.1", [RANGE, SINCE]),  # two columns far apart: every change between, oldest first
+        ("0.8.0", "0.8.0", None),
+    ],
+)
 def test_explain_change_matches_the_release_range(before, after, expected):
     found = explain_change([SINCE, RANGE], before, after)
     assert (None if found is None else list(found.changes)) == expected
@@ -110,23 +123,42 @@ def synthetic_probe(p):
 
 
 def test_the_model_explains_each_transition_and_counts_the_unexplained():
-    case = Case(id="demo.c", section="§1", heading="§1 Demo", claim="A claim.", probe=synthetic_probe,
-                params=(Param("a", ["demo.a"], Expect({"ok": True}),
-                              changes=[Change(since="0.8.0", why="Fixed in 0.8.0.", evidence="m")]),
-                        Param("b", ["demo.b"], Expect({"ok": True}))))
+    case = Case(
+        id="demo.c",
+        section="§1",
+        heading="§1 Demo",
+        claim="A claim.",
+        probe=synthetic_probe,
+        params=(
+            Param(
+                "a",
+                ["demo.a"],
+                Expect({"ok": True}),
+                changes=[Change(since="0.8.0", why="Fixed in 0.8.0.", evidence="m")],
+            ),
+            Param("b", ["demo.b"], Expect({"ok": True})),
+        ),
+    )
     statuses = {"0.7.2": ("differs", "differs"), "0.8.0": ("conforms", "conforms"), "0.9.0": ("conforms", "crash")}
-    files = [synth.files(v, "linux-x86_64", [synth.cell("demo.c", "a", a), synth.cell("demo.c", "b", b)])
-             for v, (a, b) in statuses.items()]
+    files = [
+        synth.files(v, "linux-x86_64", [synth.cell("demo.c", "a", a), synth.cell("demo.c", "b", b)])
+        for v, (a, b) in statuses.items()
+    ]
     model = build_model(files, [case])
     texts = {(t.cell_id, t.before, t.after): t for t in model.transitions}
-    assert set(texts) == {("demo.c[a]", "0.7.2", "0.8.0"), ("demo.c[b]", "0.7.2", "0.8.0"),
-                          ("demo.c[b]", "0.8.0", "0.9.0")}
+    assert set(texts) == {
+        ("demo.c[a]", "0.7.2", "0.8.0"),
+        ("demo.c[b]", "0.7.2", "0.8.0"),
+        ("demo.c[b]", "0.8.0", "0.9.0"),
+    }
     assert texts["demo.c[a]", "0.7.2", "0.8.0"].why.why == "Fixed in 0.8.0."
     assert [(t.cell_id, t.after) for t in model.unexplained] == [("demo.c[b]", "0.8.0"), ("demo.c[b]", "0.9.0")]
     assert "unexplained" in texts["demo.c[b]", "0.8.0", "0.9.0"].text
     fixed = [c for s in model.steps for c in s.groups["fixed"]]
-    assert [(c.cell_id, c.why.why if c.why else None) for c in fixed] == [("demo.c[a]", "Fixed in 0.8.0."),
-                                                                           ("demo.c[b]", None)]
+    assert [(c.cell_id, c.why.why if c.why else None) for c in fixed] == [
+        ("demo.c[a]", "Fixed in 0.8.0."),
+        ("demo.c[b]", None),
+    ]
 
 
 def published_transitions() -> list[tuple[str, str, str, str, str]]:
@@ -136,8 +168,11 @@ def published_transitions() -> list[tuple[str, str, str, str, str]]:
     found = []
     for r, row in enumerate(data["rows"]):
         for platform in sorted({c["platform"] for c in data["columns"]}):
-            measured = [(c["jax"], cell["s"]) for c, cell in zip(data["columns"], data["cells"][r])
-                        if c["platform"] == platform and cell]
+            measured = [
+                (c["jax"], cell["s"])
+                for c, cell in zip(data["columns"], data["cells"][r])
+                if c["platform"] == platform and cell
+            ]
             found += [(row["id"], platform, a, b) for (a, sa), (b, sb) in zip(measured, measured[1:]) if sa != sb]
     return found
 
@@ -162,7 +197,6 @@ def test_every_status_change_of_the_published_report_is_explained():
     assert unexplained == []
 
 
-
 def test_every_declared_change_explains_a_status_change_of_the_published_report():
     """issue 39: a `Change` sits only on a cell whose status changes within its declared range in the published `all`
     report; a declaration on a row that no longer transitions there (its why would explain nothing) fails, named."""
@@ -179,6 +213,7 @@ def test_every_declared_change_explains_a_status_change_of_the_published_report(
                     idle.append(f"{cell_id}: Change({at}) explains no status change of the published report")
     assert idle == []
 
+
 def test_the_page_counts_the_unexplained_and_folds_changes_without_a_status_change(tmp_path):
     from tests import synthetic_report
 
@@ -194,6 +229,7 @@ def test_the_page_counts_the_unexplained_and_folds_changes_without_a_status_chan
     data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>', html, re.S).group(1))
     vmap = next(r for r in data["rows"] if r["id"] == "demo.vmap_miss[vmap]")
     ranks = {c["jax"]: c["vr"] for c in data["columns"]}
-    assert vmap["ch"] == [[-1, ranks["0.8.0"], synthetic_report.VMAP_WHY, "measured: caught in 0.7.2, missed in 0.8.0",
-                           "in 0.8.0"]]
+    assert vmap["ch"] == [
+        [-1, ranks["0.8.0"], synthetic_report.VMAP_WHY, "measured: caught in 0.7.2, missed in 0.8.0", "in 0.8.0"]
+    ]
     assert "ch" not in next(r for r in data["rows"] if r["id"] == "demo.stable")

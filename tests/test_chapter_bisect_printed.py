@@ -30,13 +30,20 @@ class Builder:
 def releases_printing(printed, status_from=None):
     """A `run_release` whose FIRST block prints `printed(version)`, and whose ASSERTS block fails its assert from
     `status_from` on (never, when None); the versions it ran are kept in its `ran`."""
+
     def run_release(version):
         run_release.ran.append(version)
         failed = status_from is not None and RELEASES.index(version) >= RELEASES.index(status_from)
-        cells = cells_for(version, BlockStatus.RAN, BlockStatus.ASSERT_FAILED if failed else BlockStatus.RAN,
-                          BlockStatus.RAN, BlockStatus.RAN)
+        cells = cells_for(
+            version,
+            BlockStatus.RAN,
+            BlockStatus.ASSERT_FAILED if failed else BlockStatus.RAN,
+            BlockStatus.RAN,
+            BlockStatus.RAN,
+        )
         cells[FIRST.id] = dataclasses.replace(cells[FIRST.id], stdout_tail=printed(version))
         return cells
+
     run_release.ran = []
     return run_release
 
@@ -60,7 +67,8 @@ def test_printed_output_equal_to_the_pages_tolerance_is_not_a_change_and_the_end
     outcome, lines = bisect_block(CHAPTER, FIRST, "0.8.3", "0.12.0.1", Builder, run, lambda line: None)
     assert outcome.ends_agree
     assert lines == [lines[0]] and lines[0].endswith(
-        "jax 0.8.3 and jax 0.12.0.1 agree (ran, and print the same); nothing to bisect")
+        "jax 0.8.3 and jax 0.12.0.1 agree (ran, and print the same); nothing to bisect"
+    )
 
 
 def test_a_status_change_is_bisected_as_before_even_where_the_printed_output_changed_earlier():

@@ -16,8 +16,15 @@ import pytest
 
 import conformance
 from conformance.chapter import cells
-from conformance.chapter.cells import (block_cell, block_keys, block_status, case_id, chapter_ident, is_block_cell,
-                                       runner_digest)
+from conformance.chapter.cells import (
+    block_cell,
+    block_keys,
+    block_status,
+    case_id,
+    chapter_ident,
+    is_block_cell,
+    runner_digest,
+)
 from conformance.chapter.model import Block, BlockStatus, Chapter, Heading, Outcome, Step
 from conformance.core.observation import TAIL_CHARS
 from conformance.core.status import Status
@@ -28,8 +35,15 @@ NANS = Heading("3.1", "NaNs", "Extra")
 
 def block(index: int, **fields) -> Block:
     """A block of section 3.1, its id and hash made from its index."""
-    values = {"index": index, "id": f"s3_1_{index:08x}", "hash": f"{index:02x}" * 32, "code": f"x{index} = 1",
-              "line": 10 * (index + 1), "end_line": 10 * (index + 1) + 2, "heading": NANS} | fields
+    values = {
+        "index": index,
+        "id": f"s3_1_{index:08x}",
+        "hash": f"{index:02x}" * 32,
+        "code": f"x{index} = 1",
+        "line": 10 * (index + 1),
+        "end_line": 10 * (index + 1) + 2,
+        "heading": NANS,
+    } | fields
     return Block(**values)
 
 
@@ -67,8 +81,9 @@ def test_only_cells_of_the_chapter_namespace_are_block_cells_and_only_they_have_
         return CellResult(case=case, param="", rows=[], status=status, observation=observation)
 
     assert is_block_cell(cell("chapter/ch1.s1_0", Status.CONFORMS))
-    assert not is_block_cell(cell("chapters.x", Status.CONFORMS)) and not is_block_cell(cell("numerics.x",
-                                                                                            Status.CONFORMS))
+    assert not is_block_cell(cell("chapters.x", Status.CONFORMS)) and not is_block_cell(
+        cell("numerics.x", Status.CONFORMS)
+    )
     assert block_status(cell("chapter/ch1.s1_0", Status.DIFFERS, {"block": "raised"})) is BlockStatus.RAISED
     assert block_status(cell("chapter/ch1.s1_0", Status.SKIPPED)) is BlockStatus.SKIPPED  # no observation kept
     assert block_status(cell("numerics.x", Status.SKIPPED)) is None  # a skipped probe is no skipped block
@@ -80,37 +95,66 @@ def test_only_cells_of_the_chapter_namespace_are_block_cells_and_only_they_have_
 
 # -------------------------------------------------------------------------------- what each status says
 
-EVERYTHING = {"exception": "ValueError", "message": "bad value", "assert_line": 3, "assert_text": "assert x > 0",
-              "name": "y", "because": "s1_1_0", "stated": "TypeError: wrong type",
-              "raised_as_stated": ("line 2: TypeError", "line 5: KeyError")}
+EVERYTHING = {
+    "exception": "ValueError",
+    "message": "bad value",
+    "assert_line": 3,
+    "assert_text": "assert x > 0",
+    "name": "y",
+    "because": "s1_1_0",
+    "stated": "TypeError: wrong type",
+    "raised_as_stated": ("line 2: TypeError", "line 5: KeyError"),
+}
 
 
-@pytest.mark.parametrize("status, verdict, observation, changed", [
-    (BlockStatus.RAN, Status.CONFORMS, {"block": "ran"}, False),
-    (BlockStatus.ASSERT_FAILED, Status.DIFFERS, {"block": "assert_failed", "assert": "line 3: assert x > 0"}, True),
-    (BlockStatus.RAISED, Status.DIFFERS, {"block": "raised", "exception": "ValueError"}, True),
-    (BlockStatus.TIMEOUT, Status.TIMEOUT, {"block": "timeout"}, True),
-    (BlockStatus.CRASH, Status.CRASH, {"block": "crash"}, True),
-    (BlockStatus.SKIPPED, Status.SKIPPED, None, False),
-    (BlockStatus.AFTER_FAILURE, Status.ERROR, {"block": "after_failure", "exception": "ValueError", "name": "y"},
-     True),
-    (BlockStatus.RAISED_AS_DOCUMENTED, Status.CONFORMS,
-     {"block": "raised_as_documented", "raised": ["line 2: TypeError", "line 5: KeyError"]}, False),
-    (BlockStatus.RAISED_OTHERWISE, Status.DIFFERS,
-     {"block": "raised_otherwise", "exception": "ValueError", "stated": "TypeError: wrong type"}, True),
-    (BlockStatus.DID_NOT_RAISE, Status.DIFFERS, {"block": "did_not_raise", "stated": "TypeError: wrong type"}, True),
-    (BlockStatus.LISTING, Status.SKIPPED, {"block": "listing"}, False),
-])
+@pytest.mark.parametrize(
+    "status, verdict, observation, changed",
+    [
+        (BlockStatus.RAN, Status.CONFORMS, {"block": "ran"}, False),
+        (BlockStatus.ASSERT_FAILED, Status.DIFFERS, {"block": "assert_failed", "assert": "line 3: assert x > 0"}, True),
+        (BlockStatus.RAISED, Status.DIFFERS, {"block": "raised", "exception": "ValueError"}, True),
+        (BlockStatus.TIMEOUT, Status.TIMEOUT, {"block": "timeout"}, True),
+        (BlockStatus.CRASH, Status.CRASH, {"block": "crash"}, True),
+        (BlockStatus.SKIPPED, Status.SKIPPED, None, False),
+        (
+            BlockStatus.AFTER_FAILURE,
+            Status.ERROR,
+            {"block": "after_failure", "exception": "ValueError", "name": "y"},
+            True,
+        ),
+        (
+            BlockStatus.RAISED_AS_DOCUMENTED,
+            Status.CONFORMS,
+            {"block": "raised_as_documented", "raised": ["line 2: TypeError", "line 5: KeyError"]},
+            False,
+        ),
+        (
+            BlockStatus.RAISED_OTHERWISE,
+            Status.DIFFERS,
+            {"block": "raised_otherwise", "exception": "ValueError", "stated": "TypeError: wrong type"},
+            True,
+        ),
+        (
+            BlockStatus.DID_NOT_RAISE,
+            Status.DIFFERS,
+            {"block": "did_not_raise", "stated": "TypeError: wrong type"},
+            True,
+        ),
+        (BlockStatus.LISTING, Status.SKIPPED, {"block": "listing"}, False),
+    ],
+)
 def test_each_block_status_observes_exactly_what_decides_it_and_differs_only_when_judged_and_not_as_written(
-        status, verdict, observation, changed):
+    status, verdict, observation, changed
+):
     b = block(0)
     cell = block_cell(chapter(b), b, Outcome(status, **EVERYTHING), "0.4.38", "k")
     judged = status not in (BlockStatus.SKIPPED, BlockStatus.LISTING)
     assert cell.status is verdict
     assert cell.observation == observation
     assert cell.expected == ({"block": "ran"} if judged else None)
-    assert cell.diff == ([{"path": "block", "expected": "ran", "observed": status.value, "kind": "changed"}]
-                         if changed else [])
+    assert cell.diff == (
+        [{"path": "block", "expected": "ran", "observed": status.value, "kind": "changed"}] if changed else []
+    )
     assert block_status(cell) is status
 
 
@@ -127,88 +171,187 @@ def test_a_block_that_states_no_error_is_expected_to_run():
 
 
 def test_the_errors_a_page_states_are_expected_statement_by_statement_then_the_blocks_own():
-    steps = (Step(1, 2, stated="ValueError", stated_message="out of bounds"), Step(3, 3),
-             Step(4, 6, stated="KeyError"))
+    steps = (Step(1, 2, stated="ValueError", stated_message="out of bounds"), Step(3, 3), Step(4, 6, stated="KeyError"))
 
     def expected(**fields):
         b = block(0, **fields)
         return block_cell(chapter(b), b, Outcome(BlockStatus.RAISED_AS_DOCUMENTED), "0.4.38", "k").expected
 
-    assert expected(steps=steps) == {"block": "raised_as_documented", "stated": ["ValueError: out of bounds",
-                                                                                 "KeyError"]}
+    assert expected(steps=steps) == {
+        "block": "raised_as_documented",
+        "stated": ["ValueError: out of bounds", "KeyError"],
+    }
     assert expected(steps=steps, raises="TypeError") == {
-        "block": "raised_as_documented", "stated": ["ValueError: out of bounds", "KeyError", "TypeError"]}
+        "block": "raised_as_documented",
+        "stated": ["ValueError: out of bounds", "KeyError", "TypeError"],
+    }
     assert expected(raises="*") == {"block": "raised_as_documented", "stated": ["an exception"]}
     assert expected(raises="ZeroDivisionError") == {"block": "raised_as_documented", "stated": ["ZeroDivisionError"]}
 
 
 def test_a_block_that_states_an_error_and_raises_another_differs_from_raised_as_documented():
     b = block(0, raises="TypeError")
-    cell = block_cell(chapter(b), b, Outcome(BlockStatus.RAISED_OTHERWISE, exception="ValueError",
-                                             stated="TypeError"), "0.4.38", "k")
-    assert cell.diff == [{"path": "block", "expected": "raised_as_documented", "observed": "raised_otherwise",
-                          "kind": "changed"}]
+    cell = block_cell(
+        chapter(b), b, Outcome(BlockStatus.RAISED_OTHERWISE, exception="ValueError", stated="TypeError"), "0.4.38", "k"
+    )
+    assert cell.diff == [
+        {"path": "block", "expected": "raised_as_documented", "observed": "raised_otherwise", "kind": "changed"}
+    ]
 
 
 # ------------------------------------------------------------------------------------------ the whole cell
 
 
 def test_a_block_that_ran_is_one_whole_cell_with_its_printed_difference_tails_and_details():
-    b = block(1, code="# a comment\n@jax.jit\ndef f(x):\n    return x\nprint(f(1))\n", output="ok\nfine\n",
-              output_line=26)
+    b = block(
+        1, code="# a comment\n@jax.jit\ndef f(x):\n    return x\nprint(f(1))\n", output="ok\nfine\n", output_line=26
+    )
     ch = chapter(block(0), b, origin="jax-ml/jax@8c0c43c0:docs/debugging.md", title="Chapter 8: Debugging")
     printed = ("-fine", "+FINE", "-", "+extra", "… 2 more line(s)")
-    outcome = Outcome(BlockStatus.RAN, stdout="a" * 5 + "b" * TAIL_CHARS, stderr="c" * 3 + "d" * TAIL_CHARS,
-                      duration_s=1.234567, printed_differs=True, printed_diff=printed, replayed=True,
-                      notes=("magic not run: %xmode",))
-    details = {"chapter": "001_my-guide", "source": "001_my-guide.md", "form": "markdown", "block": "s3_1_00000001",
-               "index": 2, "hash": "01" * 32, "line": 20, "end_line": 22, "output_line": 26, "section": "3.1",
-               "heading": "3.1 NaNs · Extra", "first_code": "def f(x):", "detail": "magic not run: %xmode",
-               "message": "", "because": "", "replayed": True, "printed_lines": list(printed),
-               "notes": ["magic not run: %xmode"], "origin": "jax-ml/jax@8c0c43c0:docs/debugging.md",
-               "title": "Chapter 8: Debugging"}
+    outcome = Outcome(
+        BlockStatus.RAN,
+        stdout="a" * 5 + "b" * TAIL_CHARS,
+        stderr="c" * 3 + "d" * TAIL_CHARS,
+        duration_s=1.234567,
+        printed_differs=True,
+        printed_diff=printed,
+        replayed=True,
+        notes=("magic not run: %xmode",),
+    )
+    details = {
+        "chapter": "001_my-guide",
+        "source": "001_my-guide.md",
+        "form": "markdown",
+        "block": "s3_1_00000001",
+        "index": 2,
+        "hash": "01" * 32,
+        "line": 20,
+        "end_line": 22,
+        "output_line": 26,
+        "section": "3.1",
+        "heading": "3.1 NaNs · Extra",
+        "first_code": "def f(x):",
+        "detail": "magic not run: %xmode",
+        "message": "",
+        "because": "",
+        "replayed": True,
+        "printed_lines": list(printed),
+        "notes": ["magic not run: %xmode"],
+        "origin": "jax-ml/jax@8c0c43c0:docs/debugging.md",
+        "title": "Chapter 8: Debugging",
+    }
     assert block_cell(ch, b, outcome, "0.12.0.1", "the-key") == CellResult(
-        case="chapter/ch001_my_guide.s3_1_00000001", param="", rows=[], status=Status.CONFORMS,
-        expected={"block": "ran"}, observation={"block": "ran"}, diff=[], details=details,
-        reason="magic not run: %xmode", duration_s=1.2346, stdout_tail="b" * TAIL_CHARS, stderr_tail="d" * TAIL_CHARS,
-        command="jax-conformance chapter 001_my-guide.md --jax 0.12.0.1", launcher="chapter", key="the-key",
+        case="chapter/ch001_my_guide.s3_1_00000001",
+        param="",
+        rows=[],
+        status=Status.CONFORMS,
+        expected={"block": "ran"},
+        observation={"block": "ran"},
+        diff=[],
+        details=details,
+        reason="magic not run: %xmode",
+        duration_s=1.2346,
+        stdout_tail="b" * TAIL_CHARS,
+        stderr_tail="d" * TAIL_CHARS,
+        command="jax-conformance chapter 001_my-guide.md --jax 0.12.0.1",
+        launcher="chapter",
+        key="the-key",
         printed_expected={"stdout": ["ok", "fine"]},
         printed_diff=[{"path": "stdout", "expected": ["fine", ""], "observed": ["FINE", "extra"], "kind": "changed"}],
-        section="§3.1", heading="The chapter as written: 001_my-guide",
-        claim="3.1 NaNs · Extra — line 20: def f(x):", suite_version=conformance.__version__)
+        section="§3.1",
+        heading="The chapter as written: 001_my-guide",
+        claim="3.1 NaNs · Extra — line 20: def f(x):",
+        suite_version=conformance.__version__,
+    )
 
 
 def test_a_block_that_raised_otherwise_keeps_every_optional_detail_and_its_words_as_the_reason():
-    b = block(0, steps=(Step(1, 1, stated="TypeError", stated_message="wrong"),), listing="a plain fence", line=7,
-              end_line=7, output="", output_known=False)
-    outcome = Outcome(BlockStatus.RAISED_OTHERWISE, exception="ValueError", message="bad", line=1, because="",
-                      stated="TypeError: wrong", settings=("jax_debug_nans=True (set by block s1_1_0)",),
-                      cause="ZeroDivisionError in the callback", stdout="out\n", stderr="err\n", duration_s=0.5)
-    reason = ("line 1: raised ValueError: bad; the page states TypeError: wrong; ZeroDivisionError in the callback; "
-              "jax_debug_nans=True (set by block s1_1_0)")
-    details = {"chapter": "001_my-guide", "source": "001_my-guide.md", "form": "markdown", "block": "s3_1_00000000",
-               "index": 1, "hash": "00" * 32, "line": 7, "end_line": 7, "output_line": 0, "section": "3.1",
-               "heading": "3.1 NaNs · Extra", "first_code": "x0 = 1", "detail": reason, "message": "bad",
-               "because": "", "replayed": False, "printed_lines": [], "raising_line": 1, "stated": "TypeError: wrong",
-               "settings": ["jax_debug_nans=True (set by block s1_1_0)"], "cause": "ZeroDivisionError in the callback",
-               "listing": "a plain fence"}
+    b = block(
+        0,
+        steps=(Step(1, 1, stated="TypeError", stated_message="wrong"),),
+        listing="a plain fence",
+        line=7,
+        end_line=7,
+        output="",
+        output_known=False,
+    )
+    outcome = Outcome(
+        BlockStatus.RAISED_OTHERWISE,
+        exception="ValueError",
+        message="bad",
+        line=1,
+        because="",
+        stated="TypeError: wrong",
+        settings=("jax_debug_nans=True (set by block s1_1_0)",),
+        cause="ZeroDivisionError in the callback",
+        stdout="out\n",
+        stderr="err\n",
+        duration_s=0.5,
+    )
+    reason = (
+        "line 1: raised ValueError: bad; the page states TypeError: wrong; ZeroDivisionError in the callback; "
+        "jax_debug_nans=True (set by block s1_1_0)"
+    )
+    details = {
+        "chapter": "001_my-guide",
+        "source": "001_my-guide.md",
+        "form": "markdown",
+        "block": "s3_1_00000000",
+        "index": 1,
+        "hash": "00" * 32,
+        "line": 7,
+        "end_line": 7,
+        "output_line": 0,
+        "section": "3.1",
+        "heading": "3.1 NaNs · Extra",
+        "first_code": "x0 = 1",
+        "detail": reason,
+        "message": "bad",
+        "because": "",
+        "replayed": False,
+        "printed_lines": [],
+        "raising_line": 1,
+        "stated": "TypeError: wrong",
+        "settings": ["jax_debug_nans=True (set by block s1_1_0)"],
+        "cause": "ZeroDivisionError in the callback",
+        "listing": "a plain fence",
+    }
     assert block_cell(chapter(b), b, outcome, "0.4.38", "k2") == CellResult(
-        case="chapter/ch001_my_guide.s3_1_00000000", param="", rows=[], status=Status.DIFFERS,
+        case="chapter/ch001_my_guide.s3_1_00000000",
+        param="",
+        rows=[],
+        status=Status.DIFFERS,
         expected={"block": "raised_as_documented", "stated": ["TypeError: wrong"]},
         observation={"block": "raised_otherwise", "exception": "ValueError", "stated": "TypeError: wrong"},
         diff=[{"path": "block", "expected": "raised_as_documented", "observed": "raised_otherwise", "kind": "changed"}],
-        details=details, reason=reason, duration_s=0.5, stdout_tail="out\n", stderr_tail="err\n",
-        command="jax-conformance chapter 001_my-guide.md --jax 0.4.38", launcher="chapter", key="k2",
-        printed_expected=None, printed_diff=[], section="§3.1", heading="The chapter as written: 001_my-guide",
-        claim="3.1 NaNs · Extra — line 7: x0 = 1", suite_version=conformance.__version__)
+        details=details,
+        reason=reason,
+        duration_s=0.5,
+        stdout_tail="out\n",
+        stderr_tail="err\n",
+        command="jax-conformance chapter 001_my-guide.md --jax 0.4.38",
+        launcher="chapter",
+        key="k2",
+        printed_expected=None,
+        printed_diff=[],
+        section="§3.1",
+        heading="The chapter as written: 001_my-guide",
+        claim="3.1 NaNs · Extra — line 7: x0 = 1",
+        suite_version=conformance.__version__,
+    )
 
 
 def test_a_skipped_block_is_a_skipped_cell_with_nothing_expected_observed_or_compared():
     b = block(0, output="ok\n", skip="needs a GPU")
-    cell = block_cell(chapter(b), b, Outcome(BlockStatus.SKIPPED, reason="needs a GPU", duration_s=0.0), "0.4.38",
-                      "k")
+    cell = block_cell(chapter(b), b, Outcome(BlockStatus.SKIPPED, reason="needs a GPU", duration_s=0.0), "0.4.38", "k")
     assert (cell.status, cell.expected, cell.observation, cell.diff, cell.printed_expected, cell.printed_diff) == (
-        Status.SKIPPED, None, None, [], None, [])
+        Status.SKIPPED,
+        None,
+        None,
+        [],
+        None,
+        [],
+    )
     assert (cell.reason, cell.details["detail"], cell.duration_s) == ("needs a GPU", "needs a GPU", 0.0)
 
 
@@ -216,15 +359,21 @@ def test_a_listing_is_skipped_but_observed_as_a_listing_and_says_so_in_its_detai
     b = block(0, output="ok\n", listing="a plain fence in a MyST notebook")
     cell = block_cell(chapter(b), b, Outcome(BlockStatus.LISTING, reason="not run: a listing"), "0.4.38", "k")
     assert (cell.status, cell.expected, cell.observation, cell.diff, cell.printed_expected) == (
-        Status.SKIPPED, None, {"block": "listing"}, [], None)
+        Status.SKIPPED,
+        None,
+        {"block": "listing"},
+        [],
+        None,
+    )
     assert cell.details["listing"] == "a plain fence in a MyST notebook" and cell.reason == "not run: a listing"
 
 
 def test_what_a_block_prints_is_compared_only_when_the_page_shows_it_after_that_same_block():
     def printed_expected(**fields):
         b = block(0, output="ok\n", **fields)
-        return block_cell(chapter(b), b, Outcome(BlockStatus.ASSERT_FAILED, assert_text="a"), "0.4.38",
-                          "k").printed_expected
+        return block_cell(
+            chapter(b), b, Outcome(BlockStatus.ASSERT_FAILED, assert_text="a"), "0.4.38", "k"
+        ).printed_expected
 
     assert printed_expected() == {"stdout": ["ok"]}
     assert printed_expected(output_known=False) is None  # the page states no output: nothing to compare
@@ -251,8 +400,13 @@ def test_a_blocks_pytest_entry_holds_its_cell_under_the_chapter_files_name_and_t
     b = block(2)
     ch = chapter(block(0), block(1), b)
     cell = block_cell(ch, b, Outcome(BlockStatus.RAISED, exception="E"), "0.4.38", "k")
-    assert cells.test_entry(ch, b, cell) == {"nodeid": "chapter/001_my-guide.md::s3_1_00000002", "lineno": 30,
-                                       "outcome": "failed", "keywords": [], "metadata": cell.to_json()}
+    assert cells.test_entry(ch, b, cell) == {
+        "nodeid": "chapter/001_my-guide.md::s3_1_00000002",
+        "lineno": 30,
+        "outcome": "failed",
+        "keywords": [],
+        "metadata": cell.to_json(),
+    }
     ran = block_cell(ch, b, Outcome(BlockStatus.RAN), "0.4.38", "k")
     assert cells.test_entry(ch, b, ran)["outcome"] == "passed"
     skipped = block_cell(ch, b, Outcome(BlockStatus.SKIPPED), "0.4.38", "k")
@@ -264,23 +418,46 @@ def test_a_blocks_pytest_entry_holds_its_cell_under_the_chapter_files_name_and_t
 
 def plan(b: Block, ran: bool = False) -> str:
     """How a block runs when not whole, as its key holds it."""
-    return sha(json.dumps([[s.to_json() for s in b.steps], b.runnable, b.cell_magic, b.listing, ran],
-                          sort_keys=True), 16)
+    return sha(
+        json.dumps([[s.to_json() for s in b.steps], b.runnable, b.cell_magic, b.listing, ran], sort_keys=True), 16
+    )
 
 
-def documented_key(b: Block, before: list, timeout_s: float = 120.0, skip: str = "", how: str | None = None,
-                   setup: str = "", environment: str = "env", runner: str = "runner") -> str:
+def documented_key(
+    b: Block,
+    before: list,
+    timeout_s: float = 120.0,
+    skip: str = "",
+    how: str | None = None,
+    setup: str = "",
+    environment: str = "env",
+    runner: str = "runner",
+) -> str:
     """The module's recipe: the block, the blocks before it, its limit, the environment, the runner, the suite."""
-    own = {"code": b.hash, "output": sha(b.output, 16), "output_known": b.output_known, "joined": b.joined,
-           "raises": b.raises, "display": b.display, "skip": skip} | ({"plan": how} if how is not None else {})
-    data = {"block": own, "before": before, "timeout_s": timeout_s, "environment": environment, "runner": runner,
-            "suite": conformance.__version__} | ({"setup": setup} if setup else {})
+    own = {
+        "code": b.hash,
+        "output": sha(b.output, 16),
+        "output_known": b.output_known,
+        "joined": b.joined,
+        "raises": b.raises,
+        "display": b.display,
+        "skip": skip,
+    } | ({"plan": how} if how is not None else {})
+    data = {
+        "block": own,
+        "before": before,
+        "timeout_s": timeout_s,
+        "environment": environment,
+        "runner": runner,
+        "suite": conformance.__version__,
+    } | ({"setup": setup} if setup else {})
     return sha(json.dumps(data, sort_keys=True), 32)
 
 
 PLAIN = block(0, output="ok\n", raises="ValueError", display=True)
-STEPS = block(1, steps=(Step(1, 2, stated="KeyError", stated_message="k", stated_form="comment", shown="1"),),
-              joined=True)
+STEPS = block(
+    1, steps=(Step(1, 2, stated="KeyError", stated_message="k", stated_form="comment", shown="1"),), joined=True
+)
 RUNNABLE = block(2, runnable="pass\nx = 1\n", output_known=False)
 MAGIC = block(3, cell_magic="%%time")
 LISTING = block(4, listing="a plain fence", skip="the page never runs it")
@@ -305,33 +482,56 @@ def test_every_blocks_key_is_its_recipe_with_a_plan_for_each_way_a_block_runs_ot
 def test_a_skip_reason_from_the_skip_list_enters_the_blocks_key_and_whether_it_was_skipped_every_later_one():
     keys = block_keys(KEYED, {STEPS.id: "too slow", LISTING.id: "listed too"}, 120.0, "env", "runner")
     assert keys[STEPS.id] == documented_key(STEPS, [[PLAIN.hash, False]], skip="too slow", how=plan(STEPS))
-    assert keys[LISTING.id] == documented_key(LISTING, [[PLAIN.hash, False], [STEPS.hash, True, plan(STEPS)],
-                                                        [RUNNABLE.hash, False, plan(RUNNABLE)],
-                                                        [MAGIC.hash, False, plan(MAGIC)]],
-                                              skip="listed too", how=plan(LISTING))
-    assert keys[LAST.id] == documented_key(LAST, [[PLAIN.hash, False], [STEPS.hash, True, plan(STEPS)],
-                                                  [RUNNABLE.hash, False, plan(RUNNABLE)],
-                                                  [MAGIC.hash, False, plan(MAGIC)],
-                                                  [LISTING.hash, True, plan(LISTING)]])
+    assert keys[LISTING.id] == documented_key(
+        LISTING,
+        [
+            [PLAIN.hash, False],
+            [STEPS.hash, True, plan(STEPS)],
+            [RUNNABLE.hash, False, plan(RUNNABLE)],
+            [MAGIC.hash, False, plan(MAGIC)],
+        ],
+        skip="listed too",
+        how=plan(LISTING),
+    )
+    assert keys[LAST.id] == documented_key(
+        LAST,
+        [
+            [PLAIN.hash, False],
+            [STEPS.hash, True, plan(STEPS)],
+            [RUNNABLE.hash, False, plan(RUNNABLE)],
+            [MAGIC.hash, False, plan(MAGIC)],
+            [LISTING.hash, True, plan(LISTING)],
+        ],
+    )
 
 
 def test_a_listing_a_run_entry_runs_has_another_plan_and_so_do_the_blocks_after_it():
     plain = block_keys(KEYED, {}, 120.0, "env", "runner")
     ran = block_keys(KEYED, {}, 120.0, "env", "runner", ran_listings={LISTING.id})
     assert [b.id for b in KEYED.blocks if ran[b.id] != plain[b.id]] == [LISTING.id, LAST.id]
-    assert ran[LISTING.id] == documented_key(LISTING, [[PLAIN.hash, False], [STEPS.hash, False, plan(STEPS)],
-                                                       [RUNNABLE.hash, False, plan(RUNNABLE)],
-                                                       [MAGIC.hash, False, plan(MAGIC)]],
-                                             skip=LISTING.skip, how=plan(LISTING, ran=True))
+    assert ran[LISTING.id] == documented_key(
+        LISTING,
+        [
+            [PLAIN.hash, False],
+            [STEPS.hash, False, plan(STEPS)],
+            [RUNNABLE.hash, False, plan(RUNNABLE)],
+            [MAGIC.hash, False, plan(MAGIC)],
+        ],
+        skip=LISTING.skip,
+        how=plan(LISTING, ran=True),
+    )
 
 
 def test_a_blocks_own_time_limit_changes_its_key_alone_and_the_default_limit_is_read_as_a_float():
     plain = block_keys(KEYED, {}, 120.0, "env", "runner")
     limited = block_keys(KEYED, {}, 120.0, "env", "runner", limits={MAGIC.id: 30})
     assert [b.id for b in KEYED.blocks if limited[b.id] != plain[b.id]] == [MAGIC.id]
-    assert limited[MAGIC.id] == documented_key(MAGIC, [[PLAIN.hash, False], [STEPS.hash, False, plan(STEPS)],
-                                                       [RUNNABLE.hash, False, plan(RUNNABLE)]],
-                                               timeout_s=30.0, how=plan(MAGIC))
+    assert limited[MAGIC.id] == documented_key(
+        MAGIC,
+        [[PLAIN.hash, False], [STEPS.hash, False, plan(STEPS)], [RUNNABLE.hash, False, plan(RUNNABLE)]],
+        timeout_s=30.0,
+        how=plan(MAGIC),
+    )
     assert block_keys(KEYED, {}, 120, "env", "runner", limits={}) == plain
     assert block_keys(KEYED, {}, 120.0, "env", "runner", limits={MAGIC.id: 120}) == plain
     assert block_keys(KEYED, {}, 60.0, "env", "runner")[PLAIN.id] == documented_key(PLAIN, [], timeout_s=60.0)
@@ -341,7 +541,8 @@ def test_a_setup_is_in_every_key_the_environment_and_runner_too_and_an_empty_cha
     with_setup = block_keys(replace(KEYED, setup="import math"), {}, 120.0, "env", "runner")
     assert with_setup[PLAIN.id] == documented_key(PLAIN, [], setup="import math")
     assert block_keys(KEYED, {}, 120.0, "other", "digest")[PLAIN.id] == documented_key(
-        PLAIN, [], environment="other", runner="digest")
+        PLAIN, [], environment="other", runner="digest"
+    )
     assert block_keys(chapter(), {}, 120.0, "env", "runner") == {}
 
 
@@ -350,8 +551,12 @@ def test_a_setup_is_in_every_key_the_environment_and_runner_too_and_an_empty_cha
 
 def test_the_runner_digest_is_the_digest_of_each_runner_sources_digest_in_order(tmp_path, monkeypatch):
     folder = Path(cells.__file__).resolve().parent
-    assert runner_digest() == hashlib.sha256("".join(hashlib.sha256((folder / name).read_bytes()).hexdigest()
-                                                     for name in cells._RUNNER_SOURCES).encode()).hexdigest()
+    assert (
+        runner_digest()
+        == hashlib.sha256(
+            "".join(hashlib.sha256((folder / name).read_bytes()).hexdigest() for name in cells._RUNNER_SOURCES).encode()
+        ).hexdigest()
+    )
     copy = tmp_path / "chapter"
     copy.mkdir()
     for name in cells._RUNNER_SOURCES:

@@ -9,8 +9,12 @@ import pytest
 
 from conformance import cli
 
-SEED = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "shared", "seeds",
-                    "000_074f18c932eb1ee6.txt")
+SEED = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+    "shared",
+    "seeds",
+    "000_074f18c932eb1ee6.txt",
+)
 
 CHAPTER = """\
 1.1 Printing
@@ -31,8 +35,9 @@ jax.debug.breakpoint()
 def test_blocks_lists_each_block_with_its_lines_heading_first_line_and_skip_reason(tmp_path, capsys):
     chapter = tmp_path / "small.txt"
     chapter.write_text(CHAPTER, encoding="utf-8")
-    (tmp_path / "small.skip.toml").write_text('[[skip]]\nheading = "1.1"\nindex = 2\nreason = "needs a terminal"\n',
-                                              encoding="utf-8")
+    (tmp_path / "small.skip.toml").write_text(
+        '[[skip]]\nheading = "1.1"\nindex = 2\nreason = "needs a terminal"\n', encoding="utf-8"
+    )
     assert cli.main(["chapter", str(chapter), "--blocks", "--results", str(tmp_path / "results")]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"small (text, {chapter}): 2 blocks"
@@ -62,8 +67,9 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     assert "does not exist" in _error(["chapter", str(tmp_path / "missing.txt"), "--blocks"], capsys)
     assert "not a regular file" in _error(["chapter", str(tmp_path), "--blocks"], capsys)
     (tmp_path / "bad.skip.toml").write_text("[[skip]\n", encoding="utf-8")
-    assert "not valid TOML" in _error(["chapter", str(chapter), "--blocks", "--skip", str(tmp_path / "bad.skip.toml")],
-                                      capsys)
+    assert "not valid TOML" in _error(
+        ["chapter", str(chapter), "--blocks", "--skip", str(tmp_path / "bad.skip.toml")], capsys
+    )
     (tmp_path / "small.map.toml").write_text("[[block]]\nlines = [9, 1]\n", encoding="utf-8")
     assert "first not after the last" in _error(["chapter", str(chapter), "--blocks"], capsys)
     (tmp_path / "small.map.toml").unlink()
@@ -83,8 +89,19 @@ def test_the_json_output_may_not_be_a_result_file(tmp_path, capsys):
     results = tmp_path / "results"
     results.mkdir()
     (results / "0.12.0.1-linux-x86_64.json").write_text("{}", encoding="utf-8")
-    assert "is a result file" in _error(["chapter", str(chapter), "--jax", "0.12.0.1", "--results", str(results),
-                                         "--json", str(results / "0.12.0.1-linux-x86_64.json")], capsys)
+    assert "is a result file" in _error(
+        [
+            "chapter",
+            str(chapter),
+            "--jax",
+            "0.12.0.1",
+            "--results",
+            str(results),
+            "--json",
+            str(results / "0.12.0.1-linux-x86_64.json"),
+        ],
+        capsys,
+    )
 
 
 def test_pages_lists_each_page_of_a_list_from_a_checkout_and_bad_input_is_one_line(tmp_path, capsys):
@@ -94,23 +111,29 @@ def test_pages_lists_each_page_of_a_list_from_a_checkout_and_bad_input_is_one_li
     (tmp_path / "jax" / "docs").mkdir(parents=True)
     (tmp_path / "jax" / "docs" / "p.md").write_bytes(page)
     listed = tmp_path / "pages.toml"
-    listed.write_text(f'repository = "jax-ml/jax"\n[[page]]\npath = "docs/p.md"\ncommit = "{"a" * 40}"\n'
-                      f'blob = "{git_blob_id(page)}"\n', encoding="utf-8")
+    listed.write_text(
+        f'repository = "jax-ml/jax"\n[[page]]\npath = "docs/p.md"\ncommit = "{"a" * 40}"\n'
+        f'blob = "{git_blob_id(page)}"\n',
+        encoding="utf-8",
+    )
     assert cli.main(["chapter", "--pages", str(listed), "--docs", str(tmp_path / "jax"), "--blocks"]) == 0
     out = capsys.readouterr().out
     assert "page docs/p.md (jax-ml/jax@aaaaaaaaaaaa): docs/p" in out and "docs/p (markdown, docs/p.md): 2 blocks" in out
     assert "(not run: a listing: the page is a MyST notebook, whose build runs only its {code-cell}s)" in out
-    for args, said in ((["--pages", str(listed)], "--pages LIST and --docs CHECKOUT go together"),
-                       ([str(listed), "--pages", str(listed), "--docs", str(tmp_path)], "go together"),
-                       ([], "name the chapter to run"),
-                       (["--pages", str(listed), "--docs", str(tmp_path)], "docs/p.md is not in")):
+    for args, said in (
+        (["--pages", str(listed)], "--pages LIST and --docs CHECKOUT go together"),
+        ([str(listed), "--pages", str(listed), "--docs", str(tmp_path)], "go together"),
+        ([], "name the chapter to run"),
+        (["--pages", str(listed), "--docs", str(tmp_path)], "docs/p.md is not in"),
+    ):
         assert cli.main(["chapter", *args, "--blocks"]) == 2
         err = capsys.readouterr().err
         assert said in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
 
 
-def test_without_sigalrm_chapter_says_in_one_line_that_it_needs_it_and_blocks_still_lists(tmp_path, capsys,
-                                                                                          monkeypatch):
+def test_without_sigalrm_chapter_says_in_one_line_that_it_needs_it_and_blocks_still_lists(
+    tmp_path, capsys, monkeypatch
+):
     """Windows has no SIGALRM/setitimer, each block's time limit (issue 60): one line, exit 2, before any build."""
     import signal
 

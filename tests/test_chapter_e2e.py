@@ -100,10 +100,30 @@ scale = float("two")
 
 # What each block of the Markdown chapter is, on each release.
 EXPECTED = {
-    OLD: ["ran", "assert_failed", "ran", "raised", "raised_as_documented", "raised", "after_failure", "timeout", "ran",
-          "skipped"],
-    NEW: ["ran", "ran", "ran", "raised", "raised_as_documented", "raised", "after_failure", "timeout", "ran",
-          "skipped"],
+    OLD: [
+        "ran",
+        "assert_failed",
+        "ran",
+        "raised",
+        "raised_as_documented",
+        "raised",
+        "after_failure",
+        "timeout",
+        "ran",
+        "skipped",
+    ],
+    NEW: [
+        "ran",
+        "ran",
+        "ran",
+        "raised",
+        "raised_as_documented",
+        "raised",
+        "after_failure",
+        "timeout",
+        "ran",
+        "skipped",
+    ],
 }
 
 
@@ -117,8 +137,9 @@ def notebook_text() -> str:
             outputs.append(v4.new_output("execute_result", data={"text/plain": value}, execution_count=1))
         return v4.new_code_cell(source, execution_count=1, outputs=outputs, metadata={"tags": list(tags)})
 
-    notebook = v4.new_notebook(metadata={"kernelspec": {"name": "python3", "language": "python",
-                                                        "display_name": "Python 3"}})
+    notebook = v4.new_notebook(
+        metadata={"kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}}
+    )
     notebook.cells = [
         v4.new_markdown_cell("# A small notebook\n\n## 1.1 Setup"),
         code(SETUP, "[0. 1. 2.]\n"),
@@ -141,17 +162,40 @@ def notebook_text() -> str:
 
 
 NOTEBOOK_EXPECTED = {
-    OLD: ["ran", "ran", "assert_failed", "ran", "raised_as_documented", "raised", "after_failure", "raised", "timeout",
-          "ran", "skipped"],
-    NEW: ["ran", "ran", "ran", "ran", "raised_as_documented", "raised", "after_failure", "raised", "timeout", "ran",
-          "skipped"],
+    OLD: [
+        "ran",
+        "ran",
+        "assert_failed",
+        "ran",
+        "raised_as_documented",
+        "raised",
+        "after_failure",
+        "raised",
+        "timeout",
+        "ran",
+        "skipped",
+    ],
+    NEW: [
+        "ran",
+        "ran",
+        "ran",
+        "ran",
+        "raised_as_documented",
+        "raised",
+        "after_failure",
+        "raised",
+        "timeout",
+        "ran",
+        "skipped",
+    ],
 }
 
 
 def run_chapter(path, results, out, capsys, *extra):
     capsys.readouterr()
-    status = cli.main(["chapter", str(path), "--jax", OLD, "--jax", NEW, "--results", str(results), "--json", str(out),
-                       *extra])
+    status = cli.main(
+        ["chapter", str(path), "--jax", OLD, "--jax", NEW, "--results", str(results), "--json", str(out), *extra]
+    )
     printed = capsys.readouterr()
     assert status == 0, printed.err
     return json.loads(out.read_text(encoding="utf-8")), printed.out
@@ -164,8 +208,10 @@ def statuses(document, version):
 def test_the_markdown_chapter_runs_as_written_on_two_releases_and_is_answered_from_storage(tmp_path, capsys):
     chapter = tmp_path / "small.md"
     chapter.write_text(MARKDOWN, encoding="utf-8")
-    skip = ('[[skip]]\nheading = "5.1"\nindex = 1\nreason = "needs an interactive terminal: jax.debug.breakpoint() '
-            'waits for commands"\n')
+    skip = (
+        '[[skip]]\nheading = "5.1"\nindex = 1\nreason = "needs an interactive terminal: jax.debug.breakpoint() '
+        'waits for commands"\n'
+    )
     (tmp_path / "small.skip.toml").write_text(skip + FOREVER_LIMIT, encoding="utf-8")
     results = tmp_path / "results"
     document, out = run_chapter(chapter, results, tmp_path / "small.json", capsys)
@@ -173,12 +219,16 @@ def test_the_markdown_chapter_runs_as_written_on_two_releases_and_is_answered_fr
     assert {v: statuses(document, v) for v in (OLD, NEW)} == EXPECTED
     blocks = document["blocks"]
     assert blocks[1]["detail"][OLD] == 'line 2: assert "2.0:f32[]" in jaxpr_text'
-    assert [b["printed_differs"] for b in blocks[:3]] == [{OLD: False, NEW: False}, {OLD: False, NEW: False},
-                                                          {OLD: True, NEW: False}]
+    assert [b["printed_differs"] for b in blocks[:3]] == [
+        {OLD: False, NEW: False},
+        {OLD: False, NEW: False},
+        {OLD: True, NEW: False},
+    ]
     assert blocks[3]["detail"][NEW].startswith("line 1: TypeError: cannot reshape array")
     assert blocks[4]["detail"][NEW] == "raised as the page states: line 1: TypeError"
-    assert blocks[6]["detail"][NEW] == (f"NameError: name 'scale' is not defined (block {blocks[5]['id']} should have "
-                                        f"defined it)")
+    assert blocks[6]["detail"][NEW] == (
+        f"NameError: name 'scale' is not defined (block {blocks[5]['id']} should have defined it)"
+    )
     assert blocks[7]["detail"][NEW] == "ran past its time limit of 15s"
     assert blocks[9]["detail"][NEW].startswith("needs an interactive terminal")
     assert f"jax {OLD}: 4 of 9 blocks run as written (1 skipped;" in out
@@ -191,8 +241,7 @@ def test_the_markdown_chapter_runs_as_written_on_two_releases_and_is_answered_fr
     assert [b["status"] for b in again["blocks"]] == [b["status"] for b in blocks]
     # the decisions read blocks like any cell
     capsys.readouterr()
-    assert cli.main(["diff", str(results / f"{OLD}-linux-x86_64.json"),
-                     str(results / f"{NEW}-linux-x86_64.json")]) == 0
+    assert cli.main(["diff", str(results / f"{OLD}-linux-x86_64.json"), str(results / f"{NEW}-linux-x86_64.json")]) == 0
     assert blocks[1]["cell"] in capsys.readouterr().out
     # an edited block is a new block: its old cell goes, the blocks after it run again
     chapter.write_text(MARKDOWN.replace(TYPED_LITERAL, TYPED_LITERAL + "  # edited"), encoding="utf-8")

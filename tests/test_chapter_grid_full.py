@@ -17,10 +17,12 @@ S = BlockStatus
 def test_a_probe_with_four_facts_that_differ_names_three_and_one_more():
     diff = [{"path": p, "expected": 1, "observed": 2} for p in "abcd"]
     cell = CellResult(case="numerics.d", param="", rows=[], status=Status.DIFFERS, diff=diff)
-    assert _observed(cell) == ("a is 2 where the chapter says 1; b is 2 where the chapter says 1; "
-                               "c is 2 where the chapter says 1 and 1 more")
+    assert _observed(cell) == (
+        "a is 2 where the chapter says 1; b is 2 where the chapter says 1; c is 2 where the chapter says 1 and 1 more"
+    )
     assert _observed(CellResult(case="numerics.d", param="", rows=[], status=Status.DIFFERS, diff=diff[:3])) == (
-        "a is 2 where the chapter says 1; b is 2 where the chapter says 1; c is 2 where the chapter says 1")
+        "a is 2 where the chapter says 1; b is 2 where the chapter says 1; c is 2 where the chapter says 1"
+    )
 
 
 def test_a_probe_that_differs_with_no_diff_reason_or_observation_says_nothing_it_observed():
@@ -34,10 +36,23 @@ def test_a_probe_that_differs_with_no_diff_reason_or_observation_says_nothing_it
 
 
 def test_a_block_is_judged_on_every_release_after_one_where_no_probe_of_its_subsection_is_judged():
-    files = [result_file("0.4.38", [*cells_for("0.4.38", S.RAN, S.ASSERT_FAILED, S.RAN, S.RAN).values(),
-                                    probe("numerics.a", "§3.1", Status.ERROR)]),
-             result_file("0.5.3", [*cells_for("0.5.3", S.RAN, S.ASSERT_FAILED, S.RAN, S.RAN).values(),
-                                   probe("numerics.a", "§3.1", Status.CONFORMS)])]
+    files = [
+        result_file(
+            "0.4.38",
+            [
+                *cells_for("0.4.38", S.RAN, S.ASSERT_FAILED, S.RAN, S.RAN).values(),
+                probe("numerics.a", "§3.1", Status.ERROR),
+            ],
+        ),
+        result_file(
+            "0.5.3",
+            [
+                *cells_for("0.5.3", S.RAN, S.ASSERT_FAILED, S.RAN, S.RAN).values(),
+                probe("numerics.a", "§3.1", Status.CONFORMS),
+            ],
+        ),
+    ]
     (view,) = _views(files)
     assert [(d.block, d.version, d.probes_say) for d in view.disagreements] == [
-        (ASSERTS.id, "0.5.3", "every probe conforms")]
+        (ASSERTS.id, "0.5.3", "every probe conforms")
+    ]

@@ -14,32 +14,45 @@ from conformance.chapter.session import RawResult
 from conformance.chapter.statuses import block_outcomes
 
 
-@pytest.mark.parametrize("code, said", [
-    ("x = 1\njax.debug.breakpoint()\n", "line 2: jax.debug.breakpoint()"),
-    ("def f(x):\n    y = x + 1\n    jax.debug.breakpoint()\n    return y\nf(1.)\n", "line 3: jax.debug.breakpoint()"),
-    ("from jax import debug\ndebug.breakpoint()\n", "line 2: debug.breakpoint()"),
-    ("breakpoint()\n", "line 1: breakpoint()"),
-    ("name = input('name? ')\n", "line 1: input()"),
-    ("import pdb; pdb.set_trace()\n", "line 1: pdb.set_trace()"),
-    ("try:\n    f()\nexcept Exception:\n    import pdb\n    pdb.post_mortem()\n", "line 5: pdb.post_mortem()"),
-])
+@pytest.mark.parametrize(
+    "code, said",
+    [
+        ("x = 1\njax.debug.breakpoint()\n", "line 2: jax.debug.breakpoint()"),
+        (
+            "def f(x):\n    y = x + 1\n    jax.debug.breakpoint()\n    return y\nf(1.)\n",
+            "line 3: jax.debug.breakpoint()",
+        ),
+        ("from jax import debug\ndebug.breakpoint()\n", "line 2: debug.breakpoint()"),
+        ("breakpoint()\n", "line 1: breakpoint()"),
+        ("name = input('name? ')\n", "line 1: input()"),
+        ("import pdb; pdb.set_trace()\n", "line 1: pdb.set_trace()"),
+        ("try:\n    f()\nexcept Exception:\n    import pdb\n    pdb.post_mortem()\n", "line 5: pdb.post_mortem()"),
+    ],
+)
 def test_a_call_that_waits_for_a_person_is_found_with_its_line(code, said):
     assert interactive_call(code) == said
 
 
-@pytest.mark.parametrize("code", [
-    "input_data = load()\n",  # a name that starts like one
-    "print('call breakpoint() to stop')\n",  # in a string
-    "jax.debug.print('x = {}', x)\n",
-    "counter.breakpoint_count += 1\n",
-    "def breakpoint_free(x):\n    return x\n",
-    "jax.debug.breakpoint(\n",  # does not parse: not judged here
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "input_data = load()\n",  # a name that starts like one
+        "print('call breakpoint() to stop')\n",  # in a string
+        "jax.debug.print('x = {}', x)\n",
+        "counter.breakpoint_count += 1\n",
+        "def breakpoint_free(x):\n    return x\n",
+        "jax.debug.breakpoint(\n",  # does not parse: not judged here
+    ],
+)
 def test_code_that_does_not_wait_for_anyone_is_not_interactive(code):
     assert interactive_call(code) == ""
 
 
-PAGE = chapter_from_text("debug", "/docs/debugging.md", "markdown", """\
+PAGE = chapter_from_text(
+    "debug",
+    "/docs/debugging.md",
+    "markdown",
+    """\
 # Debugging
 
 ```python
@@ -58,14 +71,25 @@ value = f(1.)
 ```python
 print(value)
 ```
-""")
+""",
+)
 
 
 def test_an_interactive_block_is_not_run_nor_judged_and_its_prose_is_not_compared():
     waiting, after = PAGE.blocks
     # the runner ran only the second block (the first is never sent to it), which missed `value`
-    raw = {1: RawResult(1, {"outcome": "exception", "exception": "NameError", "message": "name 'value' is not defined",
-                            "name": "value", "mro": ["NameError", "Exception"]})}
+    raw = {
+        1: RawResult(
+            1,
+            {
+                "outcome": "exception",
+                "exception": "NameError",
+                "message": "name 'value' is not defined",
+                "name": "value",
+                "mro": ["NameError", "Exception"],
+            },
+        )
+    }
     found = block_outcomes(PAGE.blocks, raw, {}, 10.0)
     first = found[waiting.id]
     assert first.status is BlockStatus.INTERACTIVE and not first.printed_differs
@@ -88,13 +112,16 @@ def test_the_report_draws_an_interactive_block_with_its_own_glyph_and_words():
     (view,) = chapter_views(merge_files([ResultFile(RunHeader(jax="0.12.0.1", platform="linux-x86_64"), [cell])]), {})
     page = chapter_page(view)
     (drawn,) = page.rows[0]["cells"]
-    assert drawn["glyph"] == GLYPHS["interactive"] and drawn["glyph"] not in {GLYPHS[s] for s in GLYPHS
-                                                                              if s != "interactive"}
-    assert drawn["label"] == ("0.12.0.1: not run: it waits for a person: not run: it waits for a person at line 5: "
-                              "jax.debug.breakpoint()")
+    assert drawn["glyph"] == GLYPHS["interactive"] and drawn["glyph"] not in {
+        GLYPHS[s] for s in GLYPHS if s != "interactive"
+    }
+    assert drawn["label"] == (
+        "0.12.0.1: not run: it waits for a person: not run: it waits for a person at line 5: jax.debug.breakpoint()"
+    )
     assert MEANINGS["interactive"].startswith("not run: it waits for a person")
     assert page.breaks == () and page.summaries[0]["text"] == (
-        "0.12.0.1: 0 of 0 blocks run as written (1 interactive, not run)")
+        "0.12.0.1: 0 of 0 blocks run as written (1 interactive, not run)"
+    )
 
 
 def test_the_blocks_listing_says_an_interactive_block_is_not_run():

@@ -34,7 +34,9 @@ def test_a_fence_inside_a_quote_is_found_without_its_quote_markers():
 def test_a_setext_heading_is_a_heading():
     page = "# 1 First\n\n```python\na = 1\n```\n\n1.2 A setext heading\n--------------------\n\n```python\nb = 2\n```\n"
     assert [(b["heading"].section, b["heading"].title) for b in read_markdown(page)] == [
-        ("1", "First"), ("1.2", "A setext heading")]
+        ("1", "First"),
+        ("1.2", "A setext heading"),
+    ]
     # `===` underlines too; a `---` under a blank line is a thematic break, not a heading
     page = "2 Second\n========\n\n---\n\n```python\nc = 3\n```\n"
     assert read_markdown(page)[0]["heading"].section == "2"
@@ -50,10 +52,14 @@ def test_a_longer_fence_holds_a_shorter_one_as_its_text():
 def test_a_code_cells_first_line_is_after_its_options_and_the_blank_line_after_them():
     """MyST drops a directive body's first line when blank (after the options): the code, its line numbers and
     `--blocks` start at the first line of code, as myst-nb reads the cell."""
-    page = ("```{code-cell} ipython3\n:tags: [raises-exception]\n\n1 / 0\n```\n\n"
-            "```{code-cell}\n---\ntags: [x]\n---\n\ny = 2\n```\n")
+    page = (
+        "```{code-cell} ipython3\n:tags: [raises-exception]\n\n1 / 0\n```\n\n"
+        "```{code-cell}\n---\ntags: [x]\n---\n\ny = 2\n```\n"
+    )
     blocks = read_markdown(page)
     assert [(b["code"], b["line"], b["end_line"], b["raises"]) for b in blocks] == [
-        ("1 / 0", 4, 4, "*"), ("y = 2", 12, 12, "")]
+        ("1 / 0", 4, 4, "*"),
+        ("y = 2", 12, 12, ""),
+    ]
     # no options: a leading blank line is dropped as well; a second blank line is code (kept, as MyST keeps it)
     assert [(b["code"], b["line"]) for b in read_markdown("```{code-cell}\n\n\nz = 3\n```\n")] == [("\nz = 3", 3)]

@@ -123,18 +123,20 @@ jnp.log(-1.0)
 '''
 
 # Block by block (the forms page): what each rule gives, the same on both releases.
-FORMS_EXPECTED = ["raised_as_documented",  # TracerBoolConversionError is a ConcretizationTypeError; the next line runs
-                  "raised_otherwise",  # ValueError where the page states TypeError
-                  "did_not_raise",  # the page states ValueError, nothing raised
-                  "raised_as_documented",  # a string literal states TypeError
-                  "ran",  # a fence indented in a list item, dedented
-                  "raised_as_documented",  # a >>> transcript, its last example raising as its traceback says
-                  "ran",  # a `>>` line inside the fence is output
-                  "ran",  # %timeit timed; %xmode not run (said)
-                  "ran",  # `# OR` alternatives; `# <do something else>` is not output
-                  "interactive",  # jax.debug.breakpoint() waits for a person: not run (issue 59)
-                  "ran",  # jax_debug_nans turned on ...
-                  "raised"]  # ... and left on: FloatingPointError
+FORMS_EXPECTED = [
+    "raised_as_documented",  # TracerBoolConversionError is a ConcretizationTypeError; the next line runs
+    "raised_otherwise",  # ValueError where the page states TypeError
+    "did_not_raise",  # the page states ValueError, nothing raised
+    "raised_as_documented",  # a string literal states TypeError
+    "ran",  # a fence indented in a list item, dedented
+    "raised_as_documented",  # a >>> transcript, its last example raising as its traceback says
+    "ran",  # a `>>` line inside the fence is output
+    "ran",  # %timeit timed; %xmode not run (said)
+    "ran",  # `# OR` alternatives; `# <do something else>` is not output
+    "interactive",  # jax.debug.breakpoint() waits for a person: not run (issue 59)
+    "ran",  # jax_debug_nans turned on ...
+    "raised",
+]  # ... and left on: FloatingPointError
 
 NOTEBOOK_PAGE = """---
 jupytext:
@@ -175,8 +177,21 @@ def run_cli(capsys, *args):
 def test_each_form_a_page_states_what_happens_in_is_judged_as_its_author_means_it(tmp_path, capsys):
     chapter = tmp_path / "forms.md"
     chapter.write_text(FORMS, encoding="utf-8")
-    out = run_cli(capsys, "chapter", str(chapter), "--jax", OLD, "--jax", NEW, "--results", str(tmp_path / "results"),
-                  "--json", str(tmp_path / "forms.json"), "--timeout", "120")
+    out = run_cli(
+        capsys,
+        "chapter",
+        str(chapter),
+        "--jax",
+        OLD,
+        "--jax",
+        NEW,
+        "--results",
+        str(tmp_path / "results"),
+        "--json",
+        str(tmp_path / "forms.json"),
+        "--timeout",
+        "120",
+    )
     document = json.loads((tmp_path / "forms.json").read_text(encoding="utf-8"))
     blocks = document["blocks"]
     for version in (OLD, NEW):
@@ -184,8 +199,10 @@ def test_each_form_a_page_states_what_happens_in_is_judged_as_its_author_means_i
         detail = {b["index"]: b["detail"][version] for b in blocks}
         printed = {b["index"]: b["printed_differs"][version] for b in blocks}
         assert detail[1] == "raised as the page states: line 9: TracerBoolConversionError"
-        assert detail[2] == ("line 1: raised ValueError: invalid literal for int() with base 10: 'seven'; the page "
-                             "states TypeError: invalid literal")
+        assert detail[2] == (
+            "line 1: raised ValueError: invalid literal for int() with base 10: 'seven'; the page "
+            "states TypeError: invalid literal"
+        )
         assert detail[3] == "line 1: raised nothing; the page states ValueError"
         assert detail[6] == "raised as the page states: line 3: ValueError"
         assert detail[8] == "magic not run: %xmode"
@@ -195,13 +212,18 @@ def test_each_form_a_page_states_what_happens_in_is_judged_as_its_author_means_i
         # the message the page shows is compared in the printed tier: TracerBoolConversionError's is not the
         # page's ConcretizationTypeError message; every other output is as the page shows it
         assert [k for k, differs in printed.items() if differs] == [1], version
-    assert f"jax {OLD}: 8 of 11 blocks run as written (1 interactive, not run; 1 raised, 3 raised as documented, " \
-           f"1 raised otherwise, 1 did not raise; 1 printed differently)" in out
+    assert (
+        f"jax {OLD}: 8 of 11 blocks run as written (1 interactive, not run; 1 raised, 3 raised as documented, "
+        f"1 raised otherwise, 1 did not raise; 1 printed differently)" in out
+    )
     stored = json.loads((tmp_path / "results" / f"{NEW}-linux-x86_64.json").read_text(encoding="utf-8"))
     cells = {t["metadata"]["case"]: t["metadata"] for t in stored["tests"]}
     otherwise = cells[blocks[1]["cell"]]
     assert otherwise["status"] == "differs" and otherwise["observation"] == {
-        "block": "raised_otherwise", "exception": "ValueError", "stated": "TypeError: invalid literal"}
+        "block": "raised_otherwise",
+        "exception": "ValueError",
+        "stated": "TypeError: invalid literal",
+    }
     assert cells[blocks[0]["cell"]]["status"] == "conforms"
     assert cells[blocks[0]["cell"]]["expected"]["block"] == "raised_as_documented"
 
@@ -211,19 +233,37 @@ def test_a_myst_notebook_pages_plain_fences_are_listings_unless_its_skip_list_ru
     (checkout / "docs").mkdir(parents=True)
     (checkout / "docs" / "page.md").write_text(NOTEBOOK_PAGE, encoding="utf-8")
     blob = git_blob_id((checkout / "docs" / "page.md").read_bytes())
-    (tmp_path / "page.skip.toml").write_text('[[run]]\nheading = "A MyST notebook page"\nindex = 3\n'
-                                             'reason = "the tests run it"\n', encoding="utf-8")
-    (tmp_path / "pages.toml").write_text(f'repository = "jax-ml/jax"\n[[page]]\npath = "docs/page.md"\ncommit = '
-                                         f'"{"0" * 40}"\nblob = "{blob}"\nskip = "page.skip.toml"\n',
-                                         encoding="utf-8")
-    out = run_cli(capsys, "chapter", "--pages", str(tmp_path / "pages.toml"), "--docs", str(checkout), "--jax", OLD,
-                  "--jax", NEW, "--results", str(tmp_path / "results"), "--json", str(tmp_path / "json"))
+    (tmp_path / "page.skip.toml").write_text(
+        '[[run]]\nheading = "A MyST notebook page"\nindex = 3\nreason = "the tests run it"\n', encoding="utf-8"
+    )
+    (tmp_path / "pages.toml").write_text(
+        f'repository = "jax-ml/jax"\n[[page]]\npath = "docs/page.md"\ncommit = '
+        f'"{"0" * 40}"\nblob = "{blob}"\nskip = "page.skip.toml"\n',
+        encoding="utf-8",
+    )
+    out = run_cli(
+        capsys,
+        "chapter",
+        "--pages",
+        str(tmp_path / "pages.toml"),
+        "--docs",
+        str(checkout),
+        "--jax",
+        OLD,
+        "--jax",
+        NEW,
+        "--results",
+        str(tmp_path / "results"),
+        "--json",
+        str(tmp_path / "json"),
+    )
     document = json.loads((tmp_path / "json" / "docs_page.json").read_text(encoding="utf-8"))
     assert document["chapter"] == "docs/page" and document["path"] == "docs/page.md"
     for version in (OLD, NEW):
         assert [b["status"][version] for b in document["blocks"]] == ["ran", "listing", "ran", "ran"]
-        assert document["blocks"][1]["detail"][version] == ("not run: a listing: the page is a MyST notebook, whose "
-                                                            "build runs only its {code-cell}s")
+        assert document["blocks"][1]["detail"][version] == (
+            "not run: a listing: the page is a MyST notebook, whose build runs only its {code-cell}s"
+        )
     assert f"jax {NEW}: 3 of 3 blocks run as written (1 listing not run)" in out
     stored = json.loads((tmp_path / "results" / f"{NEW}-linux-x86_64.json").read_text(encoding="utf-8"))
     listing = next(t["metadata"] for t in stored["tests"] if t["metadata"]["case"] == document["blocks"][1]["cell"])

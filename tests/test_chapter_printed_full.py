@@ -6,23 +6,39 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.chapter.printed import (ALTERNATIVE, alternatives, lines_equal, message_difference,
-                                         normalised_lines, printed_difference)
+from conformance.chapter.printed import (
+    ALTERNATIVE,
+    alternatives,
+    lines_equal,
+    message_difference,
+    normalised_lines,
+    printed_difference,
+)
 
 
 def test_normalised_lines_drop_colours_crlf_blank_edges_and_spaces_and_put_placeholders():
-    text = ("\n \n  \x1b[31mError\x1b[0m at 0x7f3a12  \r\n\r\nin /tmp/abc/x.py:3, took 28.3 ms\r\n"
-            "id=4658219312 obj 123456789 and 1234567\n10 loops, best of 3: 12.3 ms per loop\n"
-            "5.27 ms ± 41.4 µs per loop (mean ± std. dev. of 3 runs, 10 loops each)\n \n")
+    text = (
+        "\n \n  \x1b[31mError\x1b[0m at 0x7f3a12  \r\n\r\nin /tmp/abc/x.py:3, took 28.3 ms\r\n"
+        "id=4658219312 obj 123456789 and 1234567\n10 loops, best of 3: 12.3 ms per loop\n"
+        "5.27 ms ± 41.4 µs per loop (mean ± std. dev. of 3 runs, 10 loops each)\n \n"
+    )
     assert normalised_lines(text) == [
-        "Error at 0x…", "", "in /tmp/…, took <time>", "id=… obj <id> and 1234567",  # 7 digits: not an id
+        "Error at 0x…",
+        "",
+        "in /tmp/…, took <time>",
+        "id=… obj <id> and 1234567",  # 7 digits: not an id
         "<time> ± <time> per loop (mean ± std. dev. of <runs>)",  # IPython before 5.0: the line it prints now
-        "<time> ± <time> per loop (mean ± std. dev. of <runs>)"]
+        "<time> ± <time> per loop (mean ± std. dev. of <runs>)",
+    ]
     # without the rules: what a page's wildcard may stand for (times, paths, addresses kept as printed)
     assert normalised_lines(text, rules=False) == [
-        "Error at 0x7f3a12", "", "in /tmp/abc/x.py:3, took 28.3 ms", "id=4658219312 obj 123456789 and 1234567",
+        "Error at 0x7f3a12",
+        "",
+        "in /tmp/abc/x.py:3, took 28.3 ms",
+        "id=4658219312 obj 123456789 and 1234567",
         "12.3 ms ± 12.3 ms per loop (mean ± std. dev. of <runs>)",
-        "5.27 ms ± 41.4 µs per loop (mean ± std. dev. of <runs>)"]
+        "5.27 ms ± 41.4 µs per loop (mean ± std. dev. of <runs>)",
+    ]
 
 
 def test_normalised_lines_of_nothing_and_of_blank_lines_are_none():
@@ -102,17 +118,26 @@ def test_a_wildcard_matches_what_the_rules_made_of_a_line_or_the_line_as_printed
     assert printed_difference("took 3 ms ...", "took 5 ms in all") == ("-took <time> ...", "+took <time> in all")
     assert printed_difference("id ...89", "id 123456789", wildcards=True) == ()  # the raw line: `<id>` as printed
     assert printed_difference("id ...89", "id 123456788", wildcards=True) == ("-id ...89", "+id <id>")
-    assert printed_difference("Array([1, ...], dtype=int32)", "Array([1, 2, 3], dtype=int32)",
-                              wildcards=True) == ()
+    assert printed_difference("Array([1, ...], dtype=int32)", "Array([1, 2, 3], dtype=int32)", wildcards=True) == ()
 
 
 def test_a_line_of_a_wildcard_alone_stands_for_any_lines():
     assert printed_difference("start\n...\nend", "start\nx\ny\nend", wildcards=True) == ()
     assert printed_difference("start\n<...>\nmid ...\n…\nend", "start\nx\ny\nmid z\nw\nend", wildcards=True) == ()
     assert printed_difference("start\n...\nend", "other\nx\ny\nend", wildcards=True) == (
-        "-start", "-...", "+other", "+x", "+y")
+        "-start",
+        "-...",
+        "+other",
+        "+x",
+        "+y",
+    )
     assert printed_difference("start\n...\nend", "start\nx\ny\nEND", wildcards=True) == (
-        "-...", "-end", "+x", "+y", "+END")
+        "-...",
+        "-end",
+        "+x",
+        "+y",
+        "+END",
+    )
     # a wildcard inside a line is not a line of its own: the lines are still counted, the difference unified
     assert printed_difference("a ...\nc", "a x\ny\nc", wildcards=True) == ("-a ...", "+a x", "+y")
 
@@ -123,7 +148,9 @@ def test_an_error_message_the_page_states_is_found_in_what_was_raised():
     assert message_difference("ValueError", "at <..>:7 (f)", "JaxRuntimeError", "at /tmp/a.py:7 (f)") == ()
     assert message_difference("ValueError", "...", "ValueError", "") == ()
     assert message_difference("ValueError", "must be  positive", "JaxRuntimeError", "\n  \n  other thing \nmore") == (
-        "-ValueError: must be positive", "+JaxRuntimeError: other thing")
+        "-ValueError: must be positive",
+        "+JaxRuntimeError: other thing",
+    )
 
 
 def test_a_message_not_found_shows_the_first_line_raised_cut_at_300_characters():
@@ -133,7 +160,8 @@ def test_a_message_not_found_shows_the_first_line_raised_cut_at_300_characters()
     assert message_difference("E", "boom", "F", long) == ("-E: boom", "+F: " + "x" * 299 + "y")
 
 
-@pytest.mark.parametrize("shown, printed", [("α = 1.0", "α = 1.0004"), ("[ 1.  2.]", "[1. 2.]"),
-                                            ("0x1f at /tmp/q", "0xabc at /tmp/r")])
+@pytest.mark.parametrize(
+    "shown, printed", [("α = 1.0", "α = 1.0004"), ("[ 1.  2.]", "[1. 2.]"), ("0x1f at /tmp/q", "0xabc at /tmp/r")]
+)
 def test_outputs_that_differ_only_as_the_module_allows_are_the_same(shown, printed):
     assert printed_difference(shown, printed) == ()

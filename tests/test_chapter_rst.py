@@ -85,8 +85,14 @@ def test_code_blocks_literal_blocks_transcripts_and_testcode_are_blocks_in_order
     chapter = chapter_from_text("guide", "guide.rst", "rst", PAGE)
     blocks = chapter.blocks
     assert chapter.title == "Our guide"
-    assert [b.first_code for b in blocks] == [">>> x = [1, 2]", "total = sum([1, 2, 3])", "def double(v):",
-                                               "print(double(4))", '>>> int("x")', "y = double(5)"]
+    assert [b.first_code for b in blocks] == [
+        ">>> x = [1, 2]",
+        "total = sum([1, 2, 3])",
+        "def double(v):",
+        "print(double(4))",
+        '>>> int("x")',
+        "y = double(5)",
+    ]
     assert [(b.line, b.end_line) for b in blocks] == [(14, 16), (20, 20), (34, 37), (44, 44), (52, 54), (60, 60)]
     assert [b.heading.section for b in blocks] == ["1"] * 6
     assert blocks[0].heading.title == "Arrays" and blocks[3].heading.subheading == "Subsection"
@@ -107,11 +113,15 @@ def test_a_page_without_python_code_is_one_line_naming_its_form(tmp_path):
 
 
 def test_a_doctest_block_is_a_paragraph_of_its_own_that_starts_with_the_prompt_and_ends_at_a_blank_line():
-    page = ("Timing\n======\n\nConsider this program:\n\n>>> import math\n>>> math.sqrt(4.0)\n2.0\n\n"
-            "More prose, then another one in a list:\n\n* an item\n\n  >>> math.floor(2.5)\n  2\n\nThe end.\n")
+    page = (
+        "Timing\n======\n\nConsider this program:\n\n>>> import math\n>>> math.sqrt(4.0)\n2.0\n\n"
+        "More prose, then another one in a list:\n\n* an item\n\n  >>> math.floor(2.5)\n  2\n\nThe end.\n"
+    )
     blocks = chapter_from_text("timing", "timing.rst", "rst", page).blocks
-    assert [(b.first_code, b.line, b.end_line) for b in blocks] == [(">>> import math", 6, 8),
-                                                                    (">>> math.floor(2.5)", 14, 15)]
+    assert [(b.first_code, b.line, b.end_line) for b in blocks] == [
+        (">>> import math", 6, 8),
+        (">>> math.floor(2.5)", 14, 15),
+    ]
     assert [b.output.strip() for b in blocks] == ["2.0", "2"]
 
 

@@ -28,6 +28,7 @@ def split(*lines: str) -> list[Piece]:
 
 # --- nothing, line ends -------------------------------------------------------------------------------------------
 
+
 def test_an_empty_text_or_one_of_blank_lines_has_no_blocks():
     assert split_text("") == []
     assert split_text("\n\n   \n\t\n") == []
@@ -35,11 +36,15 @@ def test_an_empty_text_or_one_of_blank_lines_has_no_blocks():
 
 def test_crlf_line_ends_split_as_line_feeds_do():
     lines = ["1.1 First", "", "x = 1", "print(x)", "1", "", "Prose."]
-    assert split_text("\r\n".join(lines) + "\r\n") == split_text("\n".join(lines) + "\n") == [
-        block(2, 4, 4, 5, heading=FIRST)]
+    assert (
+        split_text("\r\n".join(lines) + "\r\n")
+        == split_text("\n".join(lines) + "\n")
+        == [block(2, 4, 4, 5, heading=FIRST)]
+    )
 
 
 # --- what starts a statement --------------------------------------------------------------------------------------
+
 
 def test_a_decorator_that_does_not_compile_alone_starts_the_function_under_it():
     assert split("@decorate", "def f():", "    return 1") == [block(0, 3)]
@@ -71,7 +76,7 @@ def test_a_line_no_later_line_can_mend_is_given_up_at_once_not_compiled_with_eve
 
 
 def test_a_string_continued_by_backslashes_over_three_lines_is_one_statement():
-    assert split('x = "abc\\', 'def\\', 'ghi"', "print(x)", "abcdefghi") == [block(0, 4, 4, 5)]
+    assert split('x = "abc\\', "def\\", 'ghi"', "print(x)", "abcdefghi") == [block(0, 4, 4, 5)]
 
 
 def test_a_statement_of_max_statement_lines_is_found_and_a_longer_one_is_not():
@@ -89,6 +94,7 @@ def test_an_indented_line_starts_no_statement():
 
 
 # --- what continues a statement -----------------------------------------------------------------------------------
+
 
 def test_an_indented_body_goes_on_after_a_blank_line_to_the_end_of_the_text():
     assert split("def f():", "    x = 1", "", "    return x") == [block(0, 4)]
@@ -124,9 +130,12 @@ def test_a_whitespace_line_a_trailing_backslash_carries_the_statement_onto_stays
 
 # --- blocks cut at a comment ----------------------------------------------------------------------------------------
 
+
 def test_a_comment_right_under_a_statement_opens_a_block_and_the_output_goes_with_the_last():
     assert split("x = 1", "# second cell", "y = x + 1", "print(y)", "2", "", "Prose.") == [
-        block(0, 1, known=False), block(1, 4, 4, 5)]
+        block(0, 1, known=False),
+        block(1, 4, 4, 5),
+    ]
 
 
 def test_a_comment_under_a_comment_opens_no_second_block():
@@ -147,6 +156,7 @@ def test_a_run_of_comments_only_is_prose():
 
 
 # --- output ---------------------------------------------------------------------------------------------------------
+
 
 def test_output_right_under_code_runs_to_a_blank_line_and_trailing_blank_lines_are_left_out():
     assert split("print(1)", "1", "", "", "") == [block(0, 1, 1, 2)]
@@ -199,11 +209,16 @@ def test_output_lines_are_never_read_as_headings():
 
 # --- headings -------------------------------------------------------------------------------------------------------
 
+
 def test_a_heading_needs_a_blank_line_on_both_sides():
     assert split("1.1 First", "", "x = 1", "", "2.2 Second", "Prose right under it.", "", "y = 2") == [
-        block(2, 3, heading=FIRST), block(7, 8, heading=FIRST)]
+        block(2, 3, heading=FIRST),
+        block(7, 8, heading=FIRST),
+    ]
     assert split("1.1 First", "", "x = 1", "", "Prose right above it.", "2.2 Second", "", "y = 2") == [
-        block(2, 3, heading=FIRST), block(7, 8, heading=FIRST)]
+        block(2, 3, heading=FIRST),
+        block(7, 8, heading=FIRST),
+    ]
     assert split("Title Here", "print(1)") == [block(1, 2)]
     assert split("Prose.", "x = 1") == [block(1, 2)]
 
@@ -217,26 +232,29 @@ def heading_over_code(line: str) -> Heading:
     return found.heading
 
 
-@pytest.mark.parametrize("line, heading", [
-    ("2.2 Second", Heading("2.2", "Second")),
-    ("Exercise 2: a leak detector.", Heading("Ex2", "a leak detector.")),
-    ("Common setup", Heading("1.1", "First", "Common setup")),
-    ("🔍 Extra notes", Heading("1.1", "First", "🔍 Extra notes")),
-    ("élan vital", Heading("1.1", "First", "élan vital")),
-    ("Summary", Heading("", "", "Summary")),
-    ("A" * 80, Heading("1.1", "First", "A" * 80)),
-    ("A" * 81, FIRST),
-    (" ".join(["Word"] * 10), Heading("1.1", "First", " ".join(["Word"] * 10))),
-    (" ".join(["Word"] * 11), FIRST),
-    ("3.1 This sentence starts with a number and ends.", FIRST),
-    ("see the table below", FIRST),
-    (" 2.2 Indented by one space", FIRST),
-    ("🟢 Works on every release", FIRST),
-    ("⚠️ Careful here", FIRST),
-    ("Ends with a colon:", FIRST),
-    ("Ends with a comma,", FIRST),
-    ("Ends with a semicolon;", FIRST),
-    ("Ends with a period.", FIRST),
-])
+@pytest.mark.parametrize(
+    "line, heading",
+    [
+        ("2.2 Second", Heading("2.2", "Second")),
+        ("Exercise 2: a leak detector.", Heading("Ex2", "a leak detector.")),
+        ("Common setup", Heading("1.1", "First", "Common setup")),
+        ("🔍 Extra notes", Heading("1.1", "First", "🔍 Extra notes")),
+        ("élan vital", Heading("1.1", "First", "élan vital")),
+        ("Summary", Heading("", "", "Summary")),
+        ("A" * 80, Heading("1.1", "First", "A" * 80)),
+        ("A" * 81, FIRST),
+        (" ".join(["Word"] * 10), Heading("1.1", "First", " ".join(["Word"] * 10))),
+        (" ".join(["Word"] * 11), FIRST),
+        ("3.1 This sentence starts with a number and ends.", FIRST),
+        ("see the table below", FIRST),
+        (" 2.2 Indented by one space", FIRST),
+        ("🟢 Works on every release", FIRST),
+        ("⚠️ Careful here", FIRST),
+        ("Ends with a colon:", FIRST),
+        ("Ends with a comma,", FIRST),
+        ("Ends with a semicolon;", FIRST),
+        ("Ends with a period.", FIRST),
+    ],
+)
 def test_which_lines_between_blank_lines_are_headings(line, heading):
     assert heading_over_code(line) == heading

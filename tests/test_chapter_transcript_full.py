@@ -9,7 +9,7 @@ from conformance.chapter.transcript import transcript_steps
 
 
 def test_an_examples_source_ending_in_any_character_keeps_it_at_its_own_line():
-    runnable, steps, notes = transcript_steps('>>> X = "X"\n>>> X\n\'X\'\n>>> XX\n')
+    runnable, steps, notes = transcript_steps(">>> X = \"X\"\n>>> X\n'X'\n>>> XX\n")
     assert runnable.split("\n") == ['X = "X"', "X", "", "XX", ""]
     assert [(s.first, s.last) for s in steps] == [(1, 1), (2, 2), (4, 4)]
     assert notes == ()
@@ -17,8 +17,11 @@ def test_an_examples_source_ending_in_any_character_keeps_it_at_its_own_line():
 
 def test_an_examples_shown_output_ending_in_any_character_is_kept_whole():
     runnable, steps, _ = transcript_steps('>>> print("a\\nX")\na\nX\n>>> print("XX")\nXX\n\n>>> None\n')
-    assert steps == (Step(1, 1, shown="a\nX", mode="single"), Step(4, 4, shown="XX", mode="single"),
-                     Step(7, 7, shown="", mode="single"))
+    assert steps == (
+        Step(1, 1, shown="a\nX", mode="single"),
+        Step(4, 4, shown="XX", mode="single"),
+        Step(7, 7, shown="", mode="single"),
+    )
     assert runnable.split("\n") == ['print("a\\nX")', "", "", 'print("XX")', "", "", "None", ""]
 
 

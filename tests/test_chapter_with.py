@@ -18,11 +18,16 @@ from tests.test_faults import FakeUv, builder, fake_uv_binary  # noqa: F401 (the
 def test_the_packages_of_a_page_are_requirements_and_never_jax_itself():
     assert page_packages(["optax", "optax==0.2.4", "flax>=0.10", "optax"]) == ("optax", "optax==0.2.4", "flax>=0.10")
     assert page_packages([]) == ()
-    for text, said in [("jax", "change the release under test"), ("jaxlib==0.4.38", "change the release"),
-                       ("jax-cuda12-plugin", "change the release"), ("libtpu", "change the release"),
-                       ("optax @ https://example.org/optax.whl", "not a package requirement"),
-                       ("-e .", "not a package requirement"), ("--index-url=https://x", "not a package requirement"),
-                       ("optax;;", "not a package requirement")]:
+    for text, said in [
+        ("jax", "change the release under test"),
+        ("jaxlib==0.4.38", "change the release"),
+        ("jax-cuda12-plugin", "change the release"),
+        ("libtpu", "change the release"),
+        ("optax @ https://example.org/optax.whl", "not a package requirement"),
+        ("-e .", "not a package requirement"),
+        ("--index-url=https://x", "not a package requirement"),
+        ("optax;;", "not a package requirement"),
+    ]:
         with pytest.raises(ConformanceError, match=said):
             page_packages([text])
 
@@ -45,14 +50,21 @@ def test_with_packages_the_release_gets_an_environment_of_its_own_with_jax_held(
 def test_a_missing_module_says_the_release_environment_lacks_it():
     assert missing_module("ModuleNotFoundError", "No module named 'optax.contrib'") == (
         "the release's environment lacks the module 'optax': the page imports a package that is not jax's; run the "
-        "page with it installed beside the release (chapter FILE --with PACKAGE, the package that provides 'optax')")
+        "page with it installed beside the release (chapter FILE --with PACKAGE, the package that provides 'optax')"
+    )
     assert missing_module("ImportError", "No module named 'optax'") == ""
     assert missing_module("ModuleNotFoundError", "something else") == ""
     assert missing_module("ModuleNotFoundError", "No module named 'jax.experimental.maps'") == ""  # JAX's own
     page = chapter_from_text("p", "p.md", "markdown", "# P\n\n```python\nimport optax\n```\n")
-    record = {"outcome": "exception", "exception": "ModuleNotFoundError", "message": "No module named 'optax'",
-              "mro": ["ModuleNotFoundError", "ImportError", "Exception"], "line": 1}
+    record = {
+        "outcome": "exception",
+        "exception": "ModuleNotFoundError",
+        "message": "No module named 'optax'",
+        "mro": ["ModuleNotFoundError", "ImportError", "Exception"],
+        "line": 1,
+    }
     (found,) = block_outcomes(page.blocks, {0: RawResult(0, record)}, {}, 10.0).values()
     assert found.status is BlockStatus.RAISED
-    assert found.detail.startswith("line 1: ModuleNotFoundError: No module named 'optax'; the release's environment "
-                                   "lacks the module 'optax'")
+    assert found.detail.startswith(
+        "line 1: ModuleNotFoundError: No module named 'optax'; the release's environment lacks the module 'optax'"
+    )

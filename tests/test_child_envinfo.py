@@ -11,10 +11,17 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _packages_seen_from(folder: Path) -> dict[str, str]:
-    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); sys.path.insert(0, sys.argv[2]); "
-            "from conformance.child.envinfo import installed_packages; print(json.dumps(installed_packages()))")
-    done = subprocess.run([sys.executable, "-I", "-c", code, str(folder), str(ROOT)], capture_output=True, text=True,
-                          check=True, timeout=120)
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); sys.path.insert(0, sys.argv[2]); "
+        "from conformance.child.envinfo import installed_packages; print(json.dumps(installed_packages()))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code, str(folder), str(ROOT)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     return json.loads(done.stdout)
 
 

@@ -18,21 +18,39 @@ from conformance.childenv import child_environment, credential_variable, known_s
 from conformance.results.store import ResultStore
 from conformance.scrub import mask_secrets
 
-TOKENS = {"UV_INDEX_URL": "https://user:tok1secret@host.example/simple",
-          "UV_INDEX_PRIVATE_PASSWORD": "tok2secret",
-          "uv_extra_index_url": "https://x@other.example/simple https://me:tok3secret@third.example/simple",
-          "PIP_INDEX_URL": "https://pipuser:tok4secret@pip.example/simple",
-          "PIP_EXTRA_INDEX_URL": "https://pip.example/extra",
-          "FOO_PASSWORD": "tok5secret",
-          "GitHub_Token": "tok6secret",
-          "MY_SECRET": "tok7secret",
-          "NETRC": "/home/u/.netrc",
-          "SOME_MIRROR": "https://mirroruser:tok8secret@mirror.example/x",
-          "TWINE_PASSWORD": "tok9secret"}
-SECRETS = ["tok1secret", "tok2secret", "tok3secret", "tok4secret", "tok5secret", "tok6secret", "tok7secret",
-           "tok8secret", "tok9secret"]
-KEPT = {"PATH": "/usr/bin", "HOME": "/home/u", "CUDA_VISIBLE_DEVICES": "0", "LANG": "C.UTF-8",
-        "UV_CACHE_DIR": "/tmp/uv", "HTTPS_PROXY": "http://proxy.example:3128", "TOKENIZERS_PARALLELISM": "false"}
+TOKENS = {
+    "UV_INDEX_URL": "https://user:tok1secret@host.example/simple",
+    "UV_INDEX_PRIVATE_PASSWORD": "tok2secret",
+    "uv_extra_index_url": "https://x@other.example/simple https://me:tok3secret@third.example/simple",
+    "PIP_INDEX_URL": "https://pipuser:tok4secret@pip.example/simple",
+    "PIP_EXTRA_INDEX_URL": "https://pip.example/extra",
+    "FOO_PASSWORD": "tok5secret",
+    "GitHub_Token": "tok6secret",
+    "MY_SECRET": "tok7secret",
+    "NETRC": "/home/u/.netrc",
+    "SOME_MIRROR": "https://mirroruser:tok8secret@mirror.example/x",
+    "TWINE_PASSWORD": "tok9secret",
+}
+SECRETS = [
+    "tok1secret",
+    "tok2secret",
+    "tok3secret",
+    "tok4secret",
+    "tok5secret",
+    "tok6secret",
+    "tok7secret",
+    "tok8secret",
+    "tok9secret",
+]
+KEPT = {
+    "PATH": "/usr/bin",
+    "HOME": "/home/u",
+    "CUDA_VISIBLE_DEVICES": "0",
+    "LANG": "C.UTF-8",
+    "UV_CACHE_DIR": "/tmp/uv",
+    "HTTPS_PROXY": "http://proxy.example:3128",
+    "TOKENIZERS_PARALLELISM": "false",
+}
 
 
 def test_every_credential_variable_is_dropped_however_spelled_and_the_rest_kept():
@@ -52,8 +70,10 @@ def test_every_credential_variable_is_dropped_however_spelled_and_the_rest_kept(
 def test_the_secrets_the_parent_knows_are_masked_in_what_a_child_wrote():
     secrets = known_secrets({**TOKENS, **KEPT})
     assert set(SECRETS) <= set(secrets) and "false" not in secrets and "/usr/bin" not in secrets
-    written = {"stdout": "UV_INDEX_PRIVATE_PASSWORD=tok2secret\nfrom a file: tok5secret and me:tok3secret",
-               "details": [{"env": "pipuser:tok4secret@pip.example"}, 3, None]}
+    written = {
+        "stdout": "UV_INDEX_PRIVATE_PASSWORD=tok2secret\nfrom a file: tok5secret and me:tok3secret",
+        "details": [{"env": "pipuser:tok4secret@pip.example"}, 3, None],
+    }
     masked = json.dumps(mask_secrets(written, secrets))
     assert not [s for s in SECRETS if s in masked] and "***" in masked
     assert mask_secrets("see https://a:b@h/x", []) == "see https://***@h/x"
@@ -74,12 +94,37 @@ def test_a_block_that_prints_its_whole_environment_finds_no_token(monkeypatch):
 def test_stored_results_are_masked_of_every_credential_the_parent_knows(tmp_path, monkeypatch):
     for name, value in TOKENS.items():
         monkeypatch.setenv(name, value)
-    cell = {"nodeid": "x", "outcome": "passed", "user_properties": [
-        {"jax_conformance": {"case": "c", "param": "", "status": "pass", "message": "tok1secret tok5secret",
-                             "details": {"env": "FOO_PASSWORD=tok5secret GitHub_Token=tok6secret"}}}]}
-    data = {"created": 0, "duration": 0, "exitcode": 0, "root": "", "environment": {}, "summary": {},
-            "tests": [cell], "jax_conformance": {"jax": "0.4.30", "platform": "cpu", "suite_version": "0",
-                                                 "python": "3.12.0", "case_package": "conformance.cases"}}
+    cell = {
+        "nodeid": "x",
+        "outcome": "passed",
+        "user_properties": [
+            {
+                "jax_conformance": {
+                    "case": "c",
+                    "param": "",
+                    "status": "pass",
+                    "message": "tok1secret tok5secret",
+                    "details": {"env": "FOO_PASSWORD=tok5secret GitHub_Token=tok6secret"},
+                }
+            }
+        ],
+    }
+    data = {
+        "created": 0,
+        "duration": 0,
+        "exitcode": 0,
+        "root": "",
+        "environment": {},
+        "summary": {},
+        "tests": [cell],
+        "jax_conformance": {
+            "jax": "0.4.30",
+            "platform": "cpu",
+            "suite_version": "0",
+            "python": "3.12.0",
+            "case_package": "conformance.cases",
+        },
+    }
     stored = ResultStore(tmp_path).merge_run(data)
     text = Path(stored.path).read_text(encoding="utf-8")
     assert not [s for s in SECRETS if s in text] and "*** ***" in text  # the message kept, its tokens masked

@@ -63,10 +63,20 @@ class Workflow:
 
 def script(checkout: Path, name: str, **env: str) -> subprocess.CompletedProcess:
     """Run one of the workflow's scripts in `checkout` (its own code: `python -m conformance` from there)."""
-    environ = {**{k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}, "PYTHON": sys.executable,
-               "PYTHONPATH": str(checkout), **env}
-    done = subprocess.run(["bash", str(checkout / ".github" / "scripts" / name)], cwd=checkout, env=environ,
-                          capture_output=True, text=True, timeout=1800)
+    environ = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")},
+        "PYTHON": sys.executable,
+        "PYTHONPATH": str(checkout),
+        **env,
+    }
+    done = subprocess.run(
+        ["bash", str(checkout / ".github" / "scripts" / name)],
+        cwd=checkout,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     assert done.returncode == 0, f"{name}: {done.stdout}\n{done.stderr}"
     return done
 
@@ -88,8 +98,17 @@ def workflow_run(checkout: Path, site: Path, work: Path, released: list[str]) ->
     script(checkout, "restore-results.sh", SITE_URL=str(site), RESULTS=str(work / "restored"))
     output = work / "github_output"
     output.write_text("")
-    planned = script(checkout, "plan.sh", VERSIONS=str(matrix_file), RUNNERS=RUNNER, SHARDS="2", INDEX_URL=index,
-                     STORED=str(work / "restored"), SELECT=SELECT, GITHUB_OUTPUT=str(output))
+    planned = script(
+        checkout,
+        "plan.sh",
+        VERSIONS=str(matrix_file),
+        RUNNERS=RUNNER,
+        SHARDS="2",
+        INDEX_URL=index,
+        STORED=str(work / "restored"),
+        SELECT=SELECT,
+        GITHUB_OUTPUT=str(output),
+    )
     plan = dict(line.split("=", 1) for line in output.read_text().splitlines())
     run = Workflow({k: json.loads(v) for k, v in plan.items()}, planned.stderr)
     artifacts = work / "artifacts"
@@ -97,8 +116,16 @@ def workflow_run(checkout: Path, site: Path, work: Path, released: list[str]) ->
     for i, job in enumerate(run.plan["matrix"]["include"]):
         results = work / f"shard{i}" / "results"
         script(checkout, "restore-results.sh", SITE_URL=str(site), RESULTS=str(results), PLATFORM=job["platform"])
-        script(checkout, "run-shard.sh", JAX=job["job"]["jax"], SHARD=job["job"]["shard"], RESULTS=str(results),
-               SELECT=SELECT, WORKERS="2", INDEX_URL=index)
+        script(
+            checkout,
+            "run-shard.sh",
+            JAX=job["job"]["jax"],
+            SHARD=job["job"]["shard"],
+            RESULTS=str(results),
+            SELECT=SELECT,
+            WORKERS="2",
+            INDEX_URL=index,
+        )
         for path in results.glob("*-shard*of*.json"):  # the job's artifact: its own files, not the restored ones
             shutil.copy(path, artifacts / f"{i}-{path.name}")
             stored = load_results(path)[0]
@@ -111,8 +138,15 @@ def workflow_run(checkout: Path, site: Path, work: Path, released: list[str]) ->
     script(checkout, "restore-results.sh", SITE_URL=str(site), RESULTS=str(everything), KEEP=str(work / "previous"))
     for path in artifacts.iterdir():
         shutil.copy(path, everything / path.name.split("-", 1)[1])
-    script(checkout, "render-report.sh", RESULTS=str(everything), SITE=str(work / "site"), PUBLISH="1",
-           PREVIOUS=str(work / "previous"), COMMIT=f"{len(list(work.parent.glob('run*'))):07x}")
+    script(
+        checkout,
+        "render-report.sh",
+        RESULTS=str(everything),
+        SITE=str(work / "site"),
+        PUBLISH="1",
+        PREVIOUS=str(work / "previous"),
+        COMMIT=f"{len(list(work.parent.glob('run*'))):07x}",
+    )
     shutil.rmtree(site, ignore_errors=True)
     shutil.copytree(work / "site", site)  # the Pages deployment (the default branch only)
     return run
@@ -136,8 +170,9 @@ def table(site: Path) -> str:
     return re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "<rendered at>", page)
 
 
-def check_history(site: Path, runs: int, *, releases: list[str], new_releases: list[str], keys_changed: int,
-                  cells: int) -> None:
+def check_history(
+    site: Path, runs: int, *, releases: list[str], new_releases: list[str], keys_changed: int, cells: int
+) -> None:
     """history.json holds one entry per published run; the last one says what the results hold, which releases are
     new and how many cells ran again for a changed key; the report's "Since the last run" says the same. (The history
     is helper "history"'s `jax-conformance history`, branch is-history.)"""
@@ -192,8 +227,9 @@ def test_three_runs_run_only_what_is_new(tmp_path):
 
     clone = tmp_path / "clone"  # the checkout with one case module edited; the repository stays as it is
     subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(ROOT), str(clone)], check=True)
-    for changed in subprocess.run(["git", "ls-files", "-m", "-o", "--exclude-standard"], cwd=ROOT, check=True,
-                                  capture_output=True, text=True).stdout.split():
+    for changed in subprocess.run(
+        ["git", "ls-files", "-m", "-o", "--exclude-standard"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.split():
         (clone / changed).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / changed, clone / changed)  # uncommitted work of the checkout travels too
     module = clone / "conformance" / "cases" / f"{EDITED}.py"
@@ -205,13 +241,14 @@ def test_three_runs_run_only_what_is_new(tmp_path):
     jobs = {(e["job"]["jax"], e["job"]["shard"]) for e in third.plan["matrix"]["include"]}
     # The new release's shards, and on the other releases only the shards holding an edited cell.
     assert jobs == {(THIRD, "1/2"), (THIRD, "2/2")} | {
-        (v, f"{k}/2") for v in RELEASES for k, share in shards.items() if share & set(edited_cells)}
+        (v, f"{k}/2") for v in RELEASES for k, share in shards.items() if share & set(edited_cells)
+    }
     assert len(jobs) < 6 and third.plan["job_count"] == len(jobs)
     assert third.plan["to_run"] == cells_per_release + 2 * edited
     assert third.plan["cells"] - third.plan["to_run"] == 2 * (cells_per_release - edited)
     assert third.reused == sum(e["cells"] - e["to_run"] for e in third.plan["matrix"]["include"])
     after = published(site)
     assert sorted(after) == sorted(f"{v}-linux-x86_64.json" for v in RELEASES + [THIRD])
-    check_history(site, 3, releases=RELEASES + [THIRD], new_releases=[THIRD], keys_changed=2 * edited,
-                  cells=3 * cells_per_release)
-
+    check_history(
+        site, 3, releases=RELEASES + [THIRD], new_releases=[THIRD], keys_changed=2 * edited, cells=3 * cells_per_release
+    )

@@ -60,8 +60,13 @@ def serving(handler: type[http.server.BaseHTTPRequestHandler]):
 
 def test_publish_merges_shards_over_the_restored_file_and_indexes_each_file(tmp_path):
     folder = tmp_path / "all-results"
-    write(folder, "0.8.0", LINUX, [cell(*VMAP, status="differs"), cell("numerics.checkify_set_contents"),
-                                   cell("numerics.deleted_case")], finished="2026-11-30T10:00:00+00:00")
+    write(
+        folder,
+        "0.8.0",
+        LINUX,
+        [cell(*VMAP, status="differs"), cell("numerics.checkify_set_contents"), cell("numerics.deleted_case")],
+        finished="2026-11-30T10:00:00+00:00",
+    )
     shard = report("0.8.0", LINUX, [cell(*VMAP, status="conforms")], finished="2026-12-01T10:00:00+00:00")
     shard["jax_conformance"]["shard"] = "1/2"
     (folder / "0.8.0-linux-x86_64-shard1of2.json").write_text(json.dumps(shard))
@@ -89,19 +94,32 @@ def test_report_diff_and_gate_read_the_published_folder(tmp_path, capsys):
     assert len(load_results(results)) == 2  # index.json is not read as a result file
     assert cli.main(["report", results, "-o", str(tmp_path / "r.html"), "--markdown", str(tmp_path / "r.md")]) == 0
     assert "debug_nans_vmap_miss" in (tmp_path / "r.md").read_text()
-    assert cli.main(["diff", str(site / "results" / f"0.8.0-{LINUX}.json"),
-                     str(site / "results" / f"0.8.1-{LINUX}.json")]) == 0
+    assert (
+        cli.main(["diff", str(site / "results" / f"0.8.0-{LINUX}.json"), str(site / "results" / f"0.8.1-{LINUX}.json")])
+        == 0
+    )
     assert "conforms -> differs" in capsys.readouterr().out
     # The gate takes the folder's newest release (0.8.1) as the candidate: the vmap cell regressed.
-    assert cli.main(["gate", "--baseline", str(site / "results" / f"0.8.0-{LINUX}.json"), "--candidate", results,
-                     "--newest"]) == 1
+    assert (
+        cli.main(
+            ["gate", "--baseline", str(site / "results" / f"0.8.0-{LINUX}.json"), "--candidate", results, "--newest"]
+        )
+        == 1
+    )
     said = capsys.readouterr()
     assert "debug_nans_vmap_miss" in said.out and "unreadable" not in said.err
 
 
 def test_restore_checks_every_file_and_sets_aside_those_that_fail(tmp_path):
-    site = site_with(tmp_path, {f"0.8.0-{LINUX}": [cell(*VMAP)], f"0.8.1-{LINUX}": [cell(*VMAP)],
-                                f"0.8.2-{LINUX}": [cell(*VMAP)], f"0.8.0-{MAC}": [cell(*VMAP)]})
+    site = site_with(
+        tmp_path,
+        {
+            f"0.8.0-{LINUX}": [cell(*VMAP)],
+            f"0.8.1-{LINUX}": [cell(*VMAP)],
+            f"0.8.2-{LINUX}": [cell(*VMAP)],
+            f"0.8.0-{MAC}": [cell(*VMAP)],
+        },
+    )
     published = site / "results"
     tampered = published / f"0.8.1-{LINUX}.json"
     tampered.write_text(tampered.read_text().replace('"conforms"', '"conform!"'))  # same size, another sha256
@@ -135,10 +153,20 @@ def test_a_restore_that_fails_is_one_line_and_the_script_exits_0(tmp_path):
     bad.mkdir(parents=True)
     (bad / "index.json").write_text("{not json")
     assert "not JSON" in restore_results(str(tmp_path / "bad-site"), tmp_path / "results").failure
-    env = {**os.environ, "PYTHON": sys.executable, "SITE_URL": (tmp_path / "bad-site").as_uri(),
-           "RESULTS": str(tmp_path / "r")}
-    done = subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "restore-results.sh")], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    env = {
+        **os.environ,
+        "PYTHON": sys.executable,
+        "SITE_URL": (tmp_path / "bad-site").as_uri(),
+        "RESULTS": str(tmp_path / "r"),
+    }
+    done = subprocess.run(
+        ["bash", str(ROOT / ".github" / "scripts" / "restore-results.sh")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0 and "nothing restored" in done.stdout and "every cell runs" in done.stdout
 
 
@@ -152,14 +180,18 @@ def test_the_plan_keeps_only_jobs_whose_cells_are_not_answered(tmp_path):
     for version in ("0.8.0", "0.8.1"):
         path = write(stored, version, LINUX, entries if version == "0.8.0" else entries[:1])
         data = json.loads(path.read_text())
-        data["jax_conformance"].update(environment_digest="env", pins_hash=builder.requirements(version).digest,
-                                       python="3.13.0")
+        data["jax_conformance"].update(
+            environment_digest="env", pins_hash=builder.requirements(version).digest, python="3.13.0"
+        )
         path.write_text(json.dumps(data))
     request = WorkRequest(("0.8.0", "0.8.1"), ("ubuntu-24.04", "macos-14"), 1, "debug_nans_vmap_miss", stored)
     plan = plan_work(request, builder)
     # 0.8.0 on linux is answered in full; 0.8.1 on linux misses cells; macOS has nothing stored.
     assert [(j.runner, j.job.versions) for j in plan.planned] == [
-        ("macos-14", ("0.8.0",)), ("ubuntu-24.04", ("0.8.1",)), ("macos-14", ("0.8.1",))]
+        ("macos-14", ("0.8.0",)),
+        ("ubuntu-24.04", ("0.8.1",)),
+        ("macos-14", ("0.8.1",)),
+    ]
     assert plan.cells == 4 * len(cells) and plan.to_run == 2 * len(cells) + len(cells) - 1
     assert "3 of 4 jobs have work" in plan.summary()
     builder.pin_file.write_text("jax==0.8.0 --hash=sha256:11\n")  # the release's pins changed: everything has work
@@ -167,8 +199,10 @@ def test_the_plan_keeps_only_jobs_whose_cells_are_not_answered(tmp_path):
     builder.pin_file.write_text("jax==0.8.0 --hash=sha256:00\n")
     builder.python = "3.12.8"  # another Python series: its environment is another one
     assert len(plan_work(request, builder).planned) == 4
-    assert len(plan_work(WorkRequest(request.versions, request.runners, 1, request.expression, None),
-                         builder).planned) == 4
+    assert (
+        len(plan_work(WorkRequest(request.versions, request.runners, 1, request.expression, None), builder).planned)
+        == 4
+    )
 
 
 def test_a_sharded_run_is_answered_from_storage_too(tmp_path):
@@ -188,10 +222,22 @@ def test_the_restore_script_says_how_many_files_it_restored(tmp_path):
     for platform in ("", MAC):
         output = tmp_path / f"output{platform}"
         output.write_text("")
-        env = {**os.environ, "PYTHON": sys.executable, "SITE_URL": str(site), "RESULTS": str(tmp_path / f"r{platform}"),
-               "PLATFORM": platform, "GITHUB_OUTPUT": str(output)}
-        done = subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "restore-results.sh")], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=120)
+        env = {
+            **os.environ,
+            "PYTHON": sys.executable,
+            "SITE_URL": str(site),
+            "RESULTS": str(tmp_path / f"r{platform}"),
+            "PLATFORM": platform,
+            "GITHUB_OUTPUT": str(output),
+        }
+        done = subprocess.run(
+            ["bash", str(ROOT / ".github" / "scripts" / "restore-results.sh")],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 0 and "restored" in done.stdout
         counts.append(output.read_text())
     # The report job compares its line with the plan job's: the count and which files.
@@ -210,10 +256,21 @@ def test_the_restore_output_tells_which_files_not_only_how_many(tmp_path):
         (copy / "results" / f"{missing}-{LINUX}.json").unlink()
         output = tmp_path / f"output-{missing}"
         output.write_text("")
-        env = {**os.environ, "PYTHON": sys.executable, "SITE_URL": str(copy), "RESULTS": str(tmp_path / f"r{missing}"),
-               "GITHUB_OUTPUT": str(output)}
-        subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "restore-results.sh")], cwd=ROOT, env=env,
-                       check=True, capture_output=True, timeout=120)
+        env = {
+            **os.environ,
+            "PYTHON": sys.executable,
+            "SITE_URL": str(copy),
+            "RESULTS": str(tmp_path / f"r{missing}"),
+            "GITHUB_OUTPUT": str(output),
+        }
+        subprocess.run(
+            ["bash", str(ROOT / ".github" / "scripts" / "restore-results.sh")],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
         said.append(output.read_text())
     assert said[0].startswith("restored=1 files") and said[0] != said[1]
 
@@ -233,8 +290,10 @@ def test_names_from_the_index_never_break_the_one_line_log_nor_name_a_file_with_
     data = good.read_text().replace('"0.8.0"', '"0.8.1"').encode()
     (published / odd).write_bytes(data)
     index = json.loads((published / "index.json").read_text())
-    index["files"] += [{"name": odd, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)},
-                       {"name": "x\n::error::injected", "sha256": "0" * 64, "size": 10}]
+    index["files"] += [
+        {"name": odd, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)},
+        {"name": "x\n::error::injected", "sha256": "0" * 64, "size": 10},
+    ]
     (published / "index.json").write_text(json.dumps(index))
     restored = restore_results(str(site), tmp_path / "results")
     assert restored.restored == [good.name]
@@ -264,17 +323,30 @@ def test_a_history_the_site_holds_but_did_not_give_stops_the_publication(tmp_pat
     site = site_with(tmp_path, {f"0.8.0-{LINUX}": [cell(*VMAP)]})
     absent = restore_results(str(site), tmp_path / "r1", tmp_path / "p1")
     assert not absent.history and not absent.history_problem and not (tmp_path / "p1" / "history.json.unread").exists()
-    (site / "history.json").write_text(json.dumps({"format": "jax-conformance-history", "version": 1,
-                                                   "entries": [], "pad": "x" * 2000}))
+    (site / "history.json").write_text(
+        json.dumps({"format": "jax-conformance-history", "version": 1, "entries": [], "pad": "x" * 2000})
+    )
     monkeypatch.setattr(restore, "MAX_HISTORY_BYTES", 1000)
     unread = restore_results(str(site), tmp_path / "r2", tmp_path / "p2")
     assert not unread.history and "larger than 1000 bytes" in unread.history_problem
     assert any("history.json could not be read" in line for line in unread.lines())
     assert (tmp_path / "p2" / "history.json.unread").is_file()
-    env = {**os.environ, "PYTHON": sys.executable, "RESULTS": str(tmp_path / "r2"), "SITE": str(tmp_path / "out"),
-           "PUBLISH": "1", "PREVIOUS": str(tmp_path / "p2")}
-    done = subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "render-report.sh")], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+    env = {
+        **os.environ,
+        "PYTHON": sys.executable,
+        "RESULTS": str(tmp_path / "r2"),
+        "SITE": str(tmp_path / "out"),
+        "PUBLISH": "1",
+        "PREVIOUS": str(tmp_path / "p2"),
+    }
+    done = subprocess.run(
+        ["bash", str(ROOT / ".github" / "scripts" / "render-report.sh")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1 and "not publishing" in done.stdout, done.stdout + done.stderr
     assert not (tmp_path / "out" / "results").exists() and not (tmp_path / "out" / "history.json").exists()
 
@@ -297,10 +369,22 @@ def test_a_history_the_history_command_refuses_still_publishes_the_results_and_k
     (site / "history.json").write_text(newer)
     restored = restore_results(str(site), tmp_path / "all-results", tmp_path / "previous")
     assert restored.history
-    env = {**os.environ, "PYTHON": sys.executable, "RESULTS": str(tmp_path / "all-results"),
-           "SITE": str(tmp_path / "out"), "PUBLISH": "1", "PREVIOUS": str(tmp_path / "previous")}
-    done = subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "render-report.sh")], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+    env = {
+        **os.environ,
+        "PYTHON": sys.executable,
+        "RESULTS": str(tmp_path / "all-results"),
+        "SITE": str(tmp_path / "out"),
+        "PUBLISH": "1",
+        "PREVIOUS": str(tmp_path / "previous"),
+    }
+    done = subprocess.run(
+        ["bash", str(ROOT / ".github" / "scripts" / "render-report.sh")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "newer" in done.stderr and (tmp_path / "out" / "index.html").is_file()
     assert (tmp_path / "out" / "results" / f"0.8.0-{LINUX}.json").is_file()
@@ -361,7 +445,8 @@ def test_a_file_named_twice_with_a_bad_entry_first_is_set_aside_once_and_not_res
     assert not (tmp_path / "results" / name).exists()
     assert [line for line in restored.lines() if name in line] == [
         f"jax-conformance: restore: set aside {name} (the index names it twice with different contents; neither is "
-        f"restored); its cells run"]
+        f"restored); its cells run"
+    ]
 
 
 def test_a_restore_onto_a_full_disk_sets_the_file_aside_and_leaves_no_partial_file(tmp_path):
@@ -370,16 +455,21 @@ def test_a_restore_onto_a_full_disk_sets_the_file_aside_and_leaves_no_partial_fi
     site = site_with(tmp_path, {f"0.8.0-{LINUX}": [cell(*VMAP)]})
     into = tmp_path / "results"
     size = json.loads((site / "results" / "index.json").read_text())["files"][0]["size"]
-    code = (f"import resource, sys; resource.setrlimit(resource.RLIMIT_FSIZE, ({size // 2}, {size // 2})); "
-            f"sys.path.insert(0, {str(ROOT / '.github' / 'scripts')!r}); from restore_results import main; "
-            "sys.exit(main(sys.argv[1:]))")
-    done = subprocess.run([sys.executable, "-c", code, str(site), "--into", str(into),
-                           "--keep", str(tmp_path / "keep")],
-                          capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    code = (
+        f"import resource, sys; resource.setrlimit(resource.RLIMIT_FSIZE, ({size // 2}, {size // 2})); "
+        f"sys.path.insert(0, {str(ROOT / '.github' / 'scripts')!r}); from restore_results import main; "
+        "sys.exit(main(sys.argv[1:]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(site), "--into", str(into), "--keep", str(tmp_path / "keep")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert f"set aside 0.8.0-{LINUX}.json (cannot be written here (File too large)); its cells run" in done.stdout
     assert sorted(p.name for p in into.iterdir()) == [] and sorted(p.name for p in (tmp_path / "keep").iterdir()) == []
-
 
 
 def trickling_site(pause_s: float) -> type[http.server.BaseHTTPRequestHandler]:
@@ -479,18 +569,36 @@ def test_a_local_site_whose_index_names_a_fifo_sets_it_aside_without_waiting(tmp
     target = site / "results" / f"0.8.0-{LINUX}.json"
     target.unlink()
     os.mkfifo(target)
-    code = (f"import sys; sys.path.insert(0, {str(ROOT / '.github' / 'scripts')!r}); "
-            "from restore_results import main; sys.exit(main(sys.argv[1:]))")
-    done = subprocess.run([sys.executable, "-c", code, str(site), "--into", str(tmp_path / "results")],
-                          capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    code = (
+        f"import sys; sys.path.insert(0, {str(ROOT / '.github' / 'scripts')!r}); "
+        "from restore_results import main; sys.exit(main(sys.argv[1:]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(site), "--into", str(tmp_path / "results")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert done.returncode == 0 and "not a regular file" in done.stdout and "its cells run" in done.stdout
 
 
 def test_the_publish_script_refuses_inputs_that_do_not_exist_in_one_line(tmp_path):
     """`.github/scripts/publish_results.py` (the report job's publishing step, outside the package so that cli.py is
     its one argparse user): no input folder exists, nothing is written, one line, exit 2."""
-    done = subprocess.run([sys.executable, str(ROOT / ".github" / "scripts" / "publish_results.py"),
-                           str(tmp_path / "missing"), "--out", str(tmp_path / "site")], cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / ".github" / "scripts" / "publish_results.py"),
+            str(tmp_path / "missing"),
+            "--out",
+            str(tmp_path / "site"),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2 and not (tmp_path / "site").exists()
     assert done.stderr == f"jax-conformance: publish: none of {tmp_path / 'missing'} exists; nothing to publish\n"

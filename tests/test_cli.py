@@ -42,8 +42,13 @@ def test_list_shows_cases_rows_and_claims(capsys):
 def test_list_of_everything_names_the_six_headline_behaviours(capsys):
     assert cli.main(["list"]) == 0
     out = capsys.readouterr().out
-    for row in ["program.closure_constant_miscompile", "tracers.hierarchy.subclassing", "compile.cache_size.clear",
-                "config.traceback_filtering.invalid_value", "compile.transfer_guard.cpu"]:
+    for row in [
+        "program.closure_constant_miscompile",
+        "tracers.hierarchy.subclassing",
+        "compile.cache_size.clear",
+        "config.traceback_filtering.invalid_value",
+        "compile.transfer_guard.cpu",
+    ]:
         assert row in out
 
 
@@ -91,8 +96,11 @@ def test_interrupted_run_keeps_finished_files(monkeypatch, tmp_path, capsys):
     from conformance.envs.interpreters import Interpreter
 
     builder = fake_builder(tmp_path / "cache", ["3.12.1", "3.13.0"])
-    monkeypatch.setattr(builder, "prepare", lambda v: JaxEnvironment(
-        v, Path("/nowhere"), Interpreter("/usr/bin/python3", "3.12.1"), False, 0.0))
+    monkeypatch.setattr(
+        builder,
+        "prepare",
+        lambda v: JaxEnvironment(v, Path("/nowhere"), Interpreter("/usr/bin/python3", "3.12.1"), False, 0.0),
+    )
     monkeypatch.setattr(cli, "EnvironmentBuilder", lambda: builder)
     results = tmp_path / "results"
 

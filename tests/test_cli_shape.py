@@ -4,21 +4,43 @@ arguments (issue 27). Checked on the source with `ast`, so a change that grows t
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from pathlib import Path
 
 import conformance
 from conformance import cli
 
 PACKAGE = Path(conformance.__file__).parent
-MAX_LINES, MAX_FUNCTION_LINES = 350, 40
+# Counted in logical lines (Python's NEWLINE tokens: a statement spread over several lines by `ruff format` counts
+# once), so that the formatter cannot move the bound. Before the tree was formatted the bound was 350 physical lines
+# (40 per function) with cli.py at 345 physical, 257 logical lines and its longest function, `command_run`, at 37
+# physical, 32 logical; formatting took cli.py to 495 physical lines and the same 257 logical ones.
+MAX_LOGICAL_LINES, MAX_FUNCTION_LOGICAL_LINES = 260, 34
 
 
-def test_cli_is_at_most_350_lines_and_no_function_is_over_40():
+def logical_lines(source: str, first: int = 1, last: int | None = None) -> int:
+    """The logical lines of `source` (NEWLINE tokens) that end between physical lines `first` and `last`."""
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    return sum(
+        1 for t in tokens if t.type == tokenize.NEWLINE and first <= t.start[0] and (last is None or t.start[0] <= last)
+    )
+
+
+def test_a_statement_over_several_physical_lines_is_one_logical_line():
+    assert logical_lines("x = f(\n    1,\n    2,\n)\ny = 2\n") == 2
+    assert logical_lines("def f():\n    a = 1\n    return a\n", 2, 3) == 2
+
+
+def test_cli_is_at_most_260_logical_lines_and_no_function_is_over_34():
     source = Path(cli.__file__).read_text(encoding="utf-8")
-    assert len(source.splitlines()) <= MAX_LINES
-    long = [(node.name, node.end_lineno - node.lineno + 1) for node in ast.walk(ast.parse(source))
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES]
+    assert logical_lines(source) <= MAX_LOGICAL_LINES
+    long = [
+        (node.name, logical_lines(source, node.lineno, node.end_lineno))
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and logical_lines(source, node.lineno, node.end_lineno) > MAX_FUNCTION_LOGICAL_LINES
+    ]
     assert long == []
 
 
@@ -34,8 +56,10 @@ OWN_COMMAND_LINES = {
 }
 # The CLI's grammar beside `cli_parser.py` that uses argparse's types without building a parser of its own: the
 # team's `[tool.jax-conformance]` defaults and `-v`/`-q`, applied to every parser `cli_parser` builds.
-GRAMMAR = {"config.py": "the team's defaults and the verbosity options, applied by cli_parser",
-           "cli_help.py": "each subcommand's help in groups, with examples, applied by cli_parser"}
+GRAMMAR = {
+    "config.py": "the team's defaults and the verbosity options, applied by cli_parser",
+    "cli_help.py": "each subcommand's help in groups, with examples, applied by cli_parser",
+}
 
 
 def argparse_use(source: str) -> tuple[bool, bool]:
@@ -79,6 +103,7 @@ def test_the_argparse_rule_sees_each_way_in():
 
 def test_the_shape_check_can_fail():
     """The function-length check on a synthetic long function (so the check above is not vacuous)."""
-    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES + 1))
-    node = ast.parse(f"def long():\n{body}\n").body[0]
-    assert node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LOGICAL_LINES + 1))
+    source = f"def long():\n{body}\n"
+    node = ast.parse(source).body[0]
+    assert logical_lines(source, node.lineno, node.end_lineno) > MAX_FUNCTION_LOGICAL_LINES

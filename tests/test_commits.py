@@ -5,8 +5,13 @@ from __future__ import annotations
 import json
 
 from conformance.decide.bisect_session import stored_build
-from conformance.decide.commits import (BuildCommits, compare_url, hash_in_version_file, jaxlib_compare_url,
-                                        minimum_jaxlib_in_version_file)
+from conformance.decide.commits import (
+    BuildCommits,
+    compare_url,
+    hash_in_version_file,
+    jaxlib_compare_url,
+    minimum_jaxlib_in_version_file,
+)
 from conformance.results.load import load_result_file
 from conformance.results.schema import SCHEMA_VERSION, RunHeader
 from tests.synthetic_results import VMAP, cell, report
@@ -21,12 +26,19 @@ def test_the_hash_and_minimum_are_read_from_a_version_file_as_wheels_write_them(
     assert minimum_jaxlib_in_version_file(released) == "0.11.2"
     assert hash_in_version_file("_git_hash: str | None = None\n") == ""  # jax before 0.8 records none
     # The build script's own template line is not the value.
-    assert hash_in_version_file('    old_githash_string = "_git_hash: str = \'abc1234\'"\n') == ""
+    assert hash_in_version_file("    old_githash_string = \"_git_hash: str = 'abc1234'\"\n") == ""
 
 
 def test_header_keeps_both_hashes_and_older_files_read_without_them():
-    head = RunHeader.from_json({"schema_version": SCHEMA_VERSION, "jax": "0.12.0.1", "platform": "linux-x86_64",
-                                "jax_git_hash": BAD, "jaxlib_git_hash": BAD})
+    head = RunHeader.from_json(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "jax": "0.12.0.1",
+            "platform": "linux-x86_64",
+            "jax_git_hash": BAD,
+            "jaxlib_git_hash": BAD,
+        }
+    )
     assert SCHEMA_VERSION >= 4 and (head.jax_git_hash, head.jaxlib_git_hash) == (BAD, BAD)
     old = RunHeader.from_json({"schema_version": 3, "jax": "0.12.0.1", "platform": "linux-x86_64"})
     assert (old.jax_git_hash, old.jaxlib_git_hash) == ("", "")
@@ -74,6 +86,7 @@ def test_a_stored_result_file_names_its_build_and_an_old_one_names_versions_only
     (tmp_path / "0.8.3-linux-x86_64.json").write_text(json.dumps(data))
     assert load_result_file(tmp_path / "0.8.3-linux-x86_64.json").header.jax_git_hash == GOOD
     from conformance.engine import matrix
+
     if matrix.host_platform() == "linux-x86_64":
         assert stored_build(tmp_path, "0.8.3") == BuildCommits("0.8.3", "0.8.3", GOOD, GOOD)
     assert stored_build(tmp_path, "0.9.0") == BuildCommits("0.9.0", "0.9.0")

@@ -11,7 +11,11 @@ def test_equal_nested_facts_have_no_diff():
 def test_changed_missing_and_unexpected_fields_are_named_by_path():
     found = diff({"a": {"b": 1, "c": 2}, "d": [1, 2]}, {"a": {"b": 5, "e": 3}, "d": [1, 3]})
     assert [(d.path, d.kind) for d in found] == [
-        ("a.b", "changed"), ("a.c", "missing"), ("a.e", "unexpected"), ("d[1]", "changed")]
+        ("a.b", "changed"),
+        ("a.c", "missing"),
+        ("a.e", "unexpected"),
+        ("d[1]", "changed"),
+    ]
 
 
 def test_bool_and_number_are_not_confused():
@@ -37,11 +41,16 @@ def test_each_difference_carries_both_sides_and_its_kind():
     from conformance.core.compare import Difference
 
     found = diff({"a": {"b": 1, "c": 2}, "t": [True]}, {"a": {"b": 5, "e": 3}, "t": [False]})
-    assert found == [Difference("a.b", 1, 5, "changed"), Difference("a.c", 2, None, "missing"),
-                     Difference("a.e", None, 3, "unexpected"), Difference("t[0]", True, False, "changed")]
+    assert found == [
+        Difference("a.b", 1, 5, "changed"),
+        Difference("a.c", 2, None, "missing"),
+        Difference("a.e", None, 3, "unexpected"),
+        Difference("t[0]", True, False, "changed"),
+    ]
     assert [d.to_json() for d in found[1:3]] == [
         {"path": "a.c", "expected": 2, "observed": None, "kind": "missing"},
-        {"path": "a.e", "expected": None, "observed": 3, "kind": "unexpected"}]
+        {"path": "a.e", "expected": None, "observed": 3, "kind": "unexpected"},
+    ]
 
 
 def test_bools_compare_by_value_as_well_as_by_type():

@@ -32,9 +32,14 @@ def test_the_table_is_found_from_a_subfolder_and_its_paths_read_from_its_folder(
     (tmp_path / "src" / "deep").mkdir(parents=True)
     config = load_config(tmp_path / "src" / "deep")
     assert config.source == tmp_path / "pyproject.toml"
-    assert config.values == {"cases": [str(tmp_path / "team_cases")], "results": tmp_path / "ci/results",
-                             "expectations": tmp_path / "ci/expected.toml",
-                             "index_url": "https://mirror.example/simple", "find_links": ["wheels"], "pre": True}
+    assert config.values == {
+        "cases": [str(tmp_path / "team_cases")],
+        "results": tmp_path / "ci/results",
+        "expectations": tmp_path / "ci/expected.toml",
+        "index_url": "https://mirror.example/simple",
+        "find_links": ["wheels"],
+        "pre": True,
+    }
     # a jax-conformance.toml in the same folder wins; a nearer pyproject.toml without the table is passed over
     (tmp_path / "jax-conformance.toml").write_text('results = "other"\n')
     (tmp_path / "src" / "pyproject.toml").write_text('[project]\nname = "inner"\n')
@@ -47,11 +52,19 @@ def test_command_line_flags_win_and_list_keys_take_more_from_the_command_line(tm
     monkeypatch.chdir(tmp_path)
     args = build_parser().parse_args(["run", "--jax", "0.4.38"])
     assert (args.results, args.index_url, args.pre, args.cases) == (
-        tmp_path / "ci/results", "https://mirror.example/simple", True, [str(tmp_path / "team_cases")])
-    args = build_parser().parse_args(["run", "--results", "mine", "--index-url", "https://other/simple",
-                                      "--cases", "more"])
+        tmp_path / "ci/results",
+        "https://mirror.example/simple",
+        True,
+        [str(tmp_path / "team_cases")],
+    )
+    args = build_parser().parse_args(
+        ["run", "--results", "mine", "--index-url", "https://other/simple", "--cases", "more"]
+    )
     assert (args.results, args.index_url, args.cases) == (
-        Path("mine"), "https://other/simple", [str(tmp_path / "team_cases"), "more"])
+        Path("mine"),
+        "https://other/simple",
+        [str(tmp_path / "team_cases"), "more"],
+    )
     assert build_parser().parse_args(["gate"]).expectations == tmp_path / "ci/expected.toml"
     assert build_parser().parse_args(["supported"]).results == [tmp_path / "ci/results"]  # a list option there
 
@@ -62,13 +75,16 @@ def test_without_a_configuration_the_defaults_are_the_tools(tmp_path, monkeypatc
     assert (args.results, args.index_url, args.pre, args.cases) == (Path("results"), "", False, [])
 
 
-@pytest.mark.parametrize("text, said", [
-    ("[tool.jax-conformance]\nresult = 'x'\n", "unknown key 'result'"),
-    ("[tool.jax-conformance]\ncases = 'one'\n", "`cases` should be a list of non-empty strings, not 'one'"),
-    ("[tool.jax-conformance]\npre = 'yes'\n", "`pre` should be true or false"),
-    ("[tool.jax-conformance]\nresults = ''\n", "`results` should be a non-empty string"),
-    ("[tool.jax-conformance\n", "is not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ("[tool.jax-conformance]\nresult = 'x'\n", "unknown key 'result'"),
+        ("[tool.jax-conformance]\ncases = 'one'\n", "`cases` should be a list of non-empty strings, not 'one'"),
+        ("[tool.jax-conformance]\npre = 'yes'\n", "`pre` should be true or false"),
+        ("[tool.jax-conformance]\nresults = ''\n", "`results` should be a non-empty string"),
+        ("[tool.jax-conformance\n", "is not valid TOML"),
+    ],
+)
 def test_a_bad_key_or_value_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, text, said):
     (tmp_path / "pyproject.toml").write_text(text)
     monkeypatch.chdir(tmp_path)
@@ -87,8 +103,9 @@ def test_no_option_is_taken_from_an_abbreviation(capsys):
     assert "unrecognized arguments: --js" in capsys.readouterr().err
 
 
-def test_quiet_drops_the_progress_lines_not_the_warnings_and_verbose_names_the_configuration(tmp_path, monkeypatch,
-                                                                                              capsys):
+def test_quiet_drops_the_progress_lines_not_the_warnings_and_verbose_names_the_configuration(
+    tmp_path, monkeypatch, capsys
+):
     ready = matrix.AnsweredFromStorage("0.4.38", 3, Path("r.json"))
     notice = matrix.Notice("set aside a broken file")
     build_parser().parse_args(["run"])

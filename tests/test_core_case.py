@@ -21,9 +21,26 @@ import pytest
 
 from conformance.core import case as case_module
 from conformance.core import rowlist
-from conformance.core.case import (DEFAULT_CASE_PACKAGE, Case, CaseDeclarationError, Change, Expect, Observation,
-                                   Param, Section, Skip, case_modules, find_case, folder_namespace, forget_package,
-                                   import_failure, load_module_cases, namespaced_row, section_order, validate)
+from conformance.core.case import (
+    DEFAULT_CASE_PACKAGE,
+    Case,
+    CaseDeclarationError,
+    Change,
+    Expect,
+    Observation,
+    Param,
+    Section,
+    Skip,
+    case_modules,
+    find_case,
+    folder_namespace,
+    forget_package,
+    import_failure,
+    load_module_cases,
+    namespaced_row,
+    section_order,
+    validate,
+)
 from conformance.core.observation import encode_nonfinite
 
 SECTION = Section("§7", "Core case tests")
@@ -37,8 +54,9 @@ WHERE = "scratch_core.probe"
 def _scratch_registry():
     """Drop what a test registered under the scratch names, and any fake module it installed."""
     yield
-    for key in [k for k in case_module._REGISTRY
-                if k[1].startswith("scratch_core.") or k[0] in ("scratchpkg", "scratchtop")]:
+    for key in [
+        k for k in case_module._REGISTRY if k[1].startswith("scratch_core.") or k[0] in ("scratchpkg", "scratchtop")
+    ]:
         del case_module._REGISTRY[key]
     for name in (MODULE, "scratchpkg", "scratchpkg.mod"):
         sys.modules.pop(name, None)
@@ -47,11 +65,14 @@ def _scratch_registry():
 def make_probe(name: str = "probe", nargs: int = 0, module: str = MODULE):
     """A probe function called `name` taking `nargs` required arguments, declared in `module`."""
     if nargs:
+
         def probe(p):
             return Observation({"p": p})
     else:
+
         def probe():
             return Observation({})
+
     probe.__name__ = name
     probe.__module__ = module
     return probe
@@ -93,15 +114,22 @@ def change(**kwargs) -> Change:
 
 # --- params=, rows=, expect= -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("fields", [
-    {"rows": [ROW]}, {"expect": Expect({})}, {"known_issue": True}, {"known_issue": ("*-cuda",)}])
+
+@pytest.mark.parametrize(
+    "fields", [{"rows": [ROW]}, {"expect": Expect({})}, {"known_issue": True}, {"known_issue": ("*-cuda",)}]
+)
 def test_rows_expect_and_known_issue_beside_params_are_refused(fields):
-    refusal(f"{WHERE}: give rows, expect and known_issue inside each Param, not beside params=",
-            params=[Param("a", [ROW], Expect({}))], **fields)
+    refusal(
+        f"{WHERE}: give rows, expect and known_issue inside each Param, not beside params=",
+        params=[Param("a", [ROW], Expect({}))],
+        **fields,
+    )
 
 
-@pytest.mark.parametrize("params, kind", [("ab", "str"), (b"ab", "bytes"), ({"a": 1}, "dict"), (5, "int"),
-                                          (MappingProxyType({}), "mappingproxy")])
+@pytest.mark.parametrize(
+    "params, kind",
+    [("ab", "str"), (b"ab", "bytes"), ({"a": 1}, "dict"), (5, "int"), (MappingProxyType({}), "mappingproxy")],
+)
 def test_params_must_be_a_list(params, kind):
     refusal(f"{WHERE}: params= takes a list of Param, not {kind}", params=params)
 
@@ -117,8 +145,11 @@ def test_params_must_hold_params():
 
 @pytest.mark.parametrize("name", ["", "a b", "a=b", "a[1]", 5, None, "é"])
 def test_parameter_names_are_one_k_word(name):
-    refusal(f"{WHERE}: parameter name {name!r} must be a non-empty word of letters, digits, _ . - "
-            f"(it is part of a `-k` selection)", params=[Param(name, [ROW], Expect({}))])
+    refusal(
+        f"{WHERE}: parameter name {name!r} must be a non-empty word of letters, digits, _ . - "
+        f"(it is part of a `-k` selection)",
+        params=[Param(name, [ROW], Expect({}))],
+    )
 
 
 def test_a_parameter_name_of_every_allowed_character_is_accepted():
@@ -142,39 +173,59 @@ def test_a_case_without_params_is_one_unnamed_param_with_its_fields():
 
 # --- claim=, notes=, discrepancy=, stdin=, label= -----------------------------------------------------------
 
-@pytest.mark.parametrize("fields, message", [
-    ({"claim": None}, "claim= takes one sentence, not NoneType"),
-    ({"notes": 1}, "notes= takes a string, not int"),
-    ({"discrepancy": None}, "discrepancy= takes what was measured and why, as a sentence, not NoneType"),
-    ({"stdin": 3}, "stdin= takes text (a str), not int"),
-])
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"claim": None}, "claim= takes one sentence, not NoneType"),
+        ({"notes": 1}, "notes= takes a string, not int"),
+        ({"discrepancy": None}, "discrepancy= takes what was measured and why, as a sentence, not NoneType"),
+        ({"stdin": 3}, "stdin= takes text (a str), not int"),
+    ],
+)
 def test_a_text_field_of_the_wrong_type_is_refused(fields, message):
     refusal(f"{WHERE}: {message}", **fields)
 
 
-@pytest.mark.parametrize("param, message", [
-    (Param("a", [ROW], Expect({}), label=5), "label= takes a string, not int"),
-    (Param("a", [ROW], Expect({}), label=None), "label= takes a string, not NoneType"),
-    (Param("a", [ROW], Expect({}), stdin=1.5), "stdin= takes text (a str), not float"),
-    (Param("a", [ROW], Expect({}), discrepancy=None),
-     "discrepancy= takes what was measured and why, as a sentence, not NoneType"),
-])
+@pytest.mark.parametrize(
+    "param, message",
+    [
+        (Param("a", [ROW], Expect({}), label=5), "label= takes a string, not int"),
+        (Param("a", [ROW], Expect({}), label=None), "label= takes a string, not NoneType"),
+        (Param("a", [ROW], Expect({}), stdin=1.5), "stdin= takes text (a str), not float"),
+        (
+            Param("a", [ROW], Expect({}), discrepancy=None),
+            "discrepancy= takes what was measured and why, as a sentence, not NoneType",
+        ),
+    ],
+)
 def test_a_parameters_text_field_of_the_wrong_type_is_refused(param, message):
     refusal(f"{WHERE}[a]: {message}", params=[param])
 
 
 def test_text_fields_are_kept_and_stdin_may_be_none():
-    built = declare(params=[Param("a", [ROW], Expect({}), stdin=None, label="L"),
-                            Param("b", [ROW], Expect({}), stdin="own")],
-                    stdin="case", notes="N", discrepancy="D", fresh_interpreter="R", timeout_s=7)
-    assert (built.stdin, built.notes, built.discrepancy, built.fresh_interpreter, built.timeout_s) == \
-        ("case", "N", "D", "R", 7)
+    built = declare(
+        params=[Param("a", [ROW], Expect({}), stdin=None, label="L"), Param("b", [ROW], Expect({}), stdin="own")],
+        stdin="case",
+        notes="N",
+        discrepancy="D",
+        fresh_interpreter="R",
+        timeout_s=7,
+    )
+    assert (built.stdin, built.notes, built.discrepancy, built.fresh_interpreter, built.timeout_s) == (
+        "case",
+        "N",
+        "D",
+        "R",
+        7,
+    )
     assert built.stdin_for("a") == "case" and built.stdin_for("b") == "own"
     assert built.param("a").label == "L"
     assert declare(stdin=None).stdin is None
 
 
 # --- timeout_s= ---------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("timeout", [True, False, 0, -1, 0.0, math.nan, math.inf, -math.inf, "60", None])
 def test_timeout_must_be_a_finite_number_above_zero(timeout):
@@ -192,6 +243,7 @@ def test_the_default_timeout_is_two_minutes():
 
 # --- env= ---------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("env, kind", [(["A=1"], "list"), ("A=1", "str"), (5, "int")])
 def test_env_must_be_a_mapping(env, kind):
     refusal(f"{WHERE}: env= takes a mapping of variable names to strings, not {kind}", env=env)
@@ -199,8 +251,7 @@ def test_env_must_be_a_mapping(env, kind):
 
 @pytest.mark.parametrize("name", [1, "", "A=B", "A\0", None])
 def test_env_variable_names_are_non_empty_strings_without_equals(name):
-    refusal(f"{WHERE}: env= has the variable name {name!r}; names are non-empty strings without '='",
-            env={name: "1"})
+    refusal(f"{WHERE}: env= has the variable name {name!r}; names are non-empty strings without '='", env={name: "1"})
 
 
 @pytest.mark.parametrize("value", [1, None, "a\0b", b"x"])
@@ -209,10 +260,14 @@ def test_env_values_are_strings(value):
 
 
 def test_a_parameters_env_is_checked_too():
-    refusal(f"{WHERE}[a]: env= has the variable name ''; names are non-empty strings without '='",
-            params=[Param("a", [ROW], Expect({}), env={"": "1"})])
-    refusal(f"{WHERE}[a]: env= takes a mapping of variable names to strings, not list",
-            params=[Param("a", [ROW], Expect({}), env=["A=1"])])
+    refusal(
+        f"{WHERE}[a]: env= has the variable name ''; names are non-empty strings without '='",
+        params=[Param("a", [ROW], Expect({}), env={"": "1"})],
+    )
+    refusal(
+        f"{WHERE}[a]: env= takes a mapping of variable names to strings, not list",
+        params=[Param("a", [ROW], Expect({}), env=["A=1"])],
+    )
 
 
 def test_env_is_kept_as_a_plain_dict_and_none_is_empty():
@@ -228,6 +283,7 @@ def test_a_parameters_env_goes_on_top_of_the_cases():
 
 
 # --- rows= --------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("rows, kind", [("a.b", "str"), (b"a.b", "bytes"), (5, "int"), ({ROW}, "set")])
 def test_rows_must_be_a_list(rows, kind):
@@ -245,11 +301,14 @@ def test_a_parameter_without_rows_is_refused():
 
 
 def test_an_unknown_row_is_refused_in_the_suites_package():
-    refusal(f"{WHERE}[a]: row 'no.such.row' is not in the project's row list ({rowlist.ROWS_FILE.name})",
-            params=[Param("a", [ROW, "no.such.row"], Expect({}))])
+    refusal(
+        f"{WHERE}[a]: row 'no.such.row' is not in the project's row list ({rowlist.ROWS_FILE.name})",
+        params=[Param("a", [ROW, "no.such.row"], Expect({}))],
+    )
 
 
 # --- expect= ------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("expect, kind", [("x", "str"), ({"x": 1}, "dict"), (None, "NoneType")])
 def test_a_parameters_expect_must_be_an_expect(expect, kind):
@@ -260,25 +319,35 @@ def test_a_cases_expect_must_be_an_expect():
     refusal(f"{WHERE}: expect= must be an Expect, not dict", expect={"x": 1})
 
 
-@pytest.mark.parametrize("expect, message", [
-    (Expect([1]), "Expect(facts) takes a mapping of fact names to JSON values, not list"),
-    (Expect({}, printed="x"), "Expect(printed=) takes a mapping of fact names to JSON values, not str"),
-    (Expect({}, platforms=["*-cuda"]), "Expect(platforms=) takes a mapping of platform patterns, not list"),
-    (Expect({}, platforms={1: {}}), "Expect(platforms=) has the pattern 1; patterns are strings such as "
-                                    "'darwin-arm64' or '*-cuda'"),
-    (Expect({}, platforms={"": {}}), "Expect(platforms=) has the pattern ''; patterns are strings such as "
-                                     "'darwin-arm64' or '*-cuda'"),
-    (Expect({}, platforms={"*-cuda": [1]}),
-     "Expect(platforms={'*-cuda': ...}) takes a mapping of fact names to JSON values, not list"),
-    (Expect({"x": {1: 2}}), "Expect(facts) is not plain JSON: it has the key 1 at x; JSON keys are strings"),
-])
+@pytest.mark.parametrize(
+    "expect, message",
+    [
+        (Expect([1]), "Expect(facts) takes a mapping of fact names to JSON values, not list"),
+        (Expect({}, printed="x"), "Expect(printed=) takes a mapping of fact names to JSON values, not str"),
+        (Expect({}, platforms=["*-cuda"]), "Expect(platforms=) takes a mapping of platform patterns, not list"),
+        (
+            Expect({}, platforms={1: {}}),
+            "Expect(platforms=) has the pattern 1; patterns are strings such as 'darwin-arm64' or '*-cuda'",
+        ),
+        (
+            Expect({}, platforms={"": {}}),
+            "Expect(platforms=) has the pattern ''; patterns are strings such as 'darwin-arm64' or '*-cuda'",
+        ),
+        (
+            Expect({}, platforms={"*-cuda": [1]}),
+            "Expect(platforms={'*-cuda': ...}) takes a mapping of fact names to JSON values, not list",
+        ),
+        (Expect({"x": {1: 2}}), "Expect(facts) is not plain JSON: it has the key 1 at x; JSON keys are strings"),
+    ],
+)
 def test_a_wrong_expectation_is_refused(expect, message):
     refusal(f"{WHERE}: {message}", expect=expect)
 
 
 def test_a_skip_override_is_accepted_and_skips_the_platform():
-    built = declare(expect=Expect({"x": 1}, platforms={"darwin-*": Skip("no GPU"), "*-cuda": {"x": 2}},
-                                  printed={"msg": "a"}))
+    built = declare(
+        expect=Expect({"x": 1}, platforms={"darwin-*": Skip("no GPU"), "*-cuda": {"x": 2}}, printed={"msg": "a"})
+    )
     assert built.expected("", "darwin-arm64") == Skip("no GPU")
     assert built.expected_printed("", "darwin-arm64") == {}
     assert built.expected("", "linux-x86_64-cuda") == {"x": 2}
@@ -286,30 +355,38 @@ def test_a_skip_override_is_accepted_and_skips_the_platform():
     assert built.expected_printed("", "linux-x86_64") == {"msg": "a"}
 
 
-@pytest.mark.parametrize("both, message", [
-    (["x"], "x is declared"), (["a", "b"], "a, b is declared")])
+@pytest.mark.parametrize("both, message", [(["x"], "x is declared"), (["a", "b"], "a, b is declared")])
 def test_a_fact_in_both_tiers_is_refused_naming_each(both, message):
     facts = {k: 1 for k in both}
-    refusal(f"{WHERE}: {message} both asserted (facts) and printed; a fact belongs to one tier",
-            expect=Expect({**facts, "only": 1}, printed={"p": 1, **dict(reversed(list(facts.items())))}))
+    refusal(
+        f"{WHERE}: {message} both asserted (facts) and printed; a fact belongs to one tier",
+        expect=Expect({**facts, "only": 1}, printed={"p": 1, **dict(reversed(list(facts.items())))}),
+    )
 
 
 # --- platform patterns --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("patterns, pair", [
-    (["linux-x86_64", "linux-*"], ("linux-x86_64", "linux-*")),
-    (["*-cuda", "linux-*"], ("*-cuda", "linux-*")),
-    (["plat-a", "plat-*"], ("plat-a", "plat-*")),  # found only by trying each pattern's literal text
-    (["plat-*", "plat-a", "other"], ("plat-*", "plat-a")),
-    (["plat-X", "plat-*"], ("plat-X", "plat-*")),  # a literal pattern holding any letter is tried too
-])
+
+@pytest.mark.parametrize(
+    "patterns, pair",
+    [
+        (["linux-x86_64", "linux-*"], ("linux-x86_64", "linux-*")),
+        (["*-cuda", "linux-*"], ("*-cuda", "linux-*")),
+        (["plat-a", "plat-*"], ("plat-a", "plat-*")),  # found only by trying each pattern's literal text
+        (["plat-*", "plat-a", "other"], ("plat-*", "plat-a")),
+        (["plat-X", "plat-*"], ("plat-X", "plat-*")),  # a literal pattern holding any letter is tried too
+    ],
+)
 def test_overlapping_platform_patterns_are_refused(patterns, pair):
-    refusal(f"{WHERE}: platform patterns {pair[0]!r} and {pair[1]!r} overlap",
-            expect=Expect({}, platforms={p: {} for p in patterns}))
+    refusal(
+        f"{WHERE}: platform patterns {pair[0]!r} and {pair[1]!r} overlap",
+        expect=Expect({}, platforms={p: {} for p in patterns}),
+    )
 
 
-@pytest.mark.parametrize("patterns", [["linux-*", "darwin-*"], ["plat-a", "plat-b"], ["*-cuda", "*-rocm", "*-tpu"],
-                                      ["plat-?", "other-?"]])
+@pytest.mark.parametrize(
+    "patterns", [["linux-*", "darwin-*"], ["plat-a", "plat-b"], ["*-cuda", "*-rocm", "*-tpu"], ["plat-?", "other-?"]]
+)
 def test_patterns_that_share_no_platform_are_accepted(patterns):
     built = declare(expect=Expect({}, platforms={p: {} for p in patterns}))
     assert list(built.param("").expect.platforms) == patterns
@@ -317,16 +394,23 @@ def test_patterns_that_share_no_platform_are_accepted(patterns):
 
 # --- known_issue= -------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("known", [["*-cuda"], "*-cuda"])
 def test_known_issue_takes_true_or_a_tuple(known):
-    refusal(f"{WHERE}[a]: known_issue= takes True or a tuple of platform patterns",
-            params=[Param("a", [ROW], Expect({}), known_issue=known)])
+    refusal(
+        f"{WHERE}[a]: known_issue= takes True or a tuple of platform patterns",
+        params=[Param("a", [ROW], Expect({}), known_issue=known)],
+    )
 
 
 def test_known_issue_everywhere_or_on_some_platforms():
-    built = declare(params=[Param("all", [ROW], Expect({}), known_issue=True),
-                            Param("cuda", [ROW], Expect({}), known_issue=("*-cuda", "darwin-*")),
-                            Param("none", [ROW], Expect({}))])
+    built = declare(
+        params=[
+            Param("all", [ROW], Expect({}), known_issue=True),
+            Param("cuda", [ROW], Expect({}), known_issue=("*-cuda", "darwin-*")),
+            Param("none", [ROW], Expect({})),
+        ]
+    )
     assert built.has_known_issue
     assert built.is_known_issue("all") is True and built.is_known_issue("all", "linux-x86_64") is True
     assert built.is_known_issue("none") is False and built.is_known_issue("none", "linux-x86_64-cuda") is False
@@ -339,9 +423,12 @@ def test_known_issue_everywhere_or_on_some_platforms():
 
 # --- the probe, the claim, the parameters -------------------------------------------------------------------
 
+
 def test_a_parameter_declared_twice_is_refused_listing_them():
-    refusal(f"{WHERE}: a parameter is declared twice (a, b, a)",
-            params=[Param("a", [ROW], Expect({})), Param("b", [ROW], Expect({})), Param("a", [ROW], Expect({}))])
+    refusal(
+        f"{WHERE}: a parameter is declared twice (a, b, a)",
+        params=[Param("a", [ROW], Expect({})), Param("b", [ROW], Expect({})), Param("a", [ROW], Expect({}))],
+    )
 
 
 @pytest.mark.parametrize("claim", ["", "   "])
@@ -353,25 +440,31 @@ def test_an_empty_claim_is_refused(claim):
 def test_a_probe_name_must_not_start_with_test(name):
     with pytest.raises(CaseDeclarationError) as excinfo:
         declare(make_probe(name))
-    assert str(excinfo.value) == (f"scratch_core.{name}: a probe name must not start with 'test' (pytest would "
-                                  f"collect it as a test of its own)")
+    assert str(excinfo.value) == (
+        f"scratch_core.{name}: a probe name must not start with 'test' (pytest would collect it as a test of its own)"
+    )
 
 
 def test_a_probe_name_with_test_inside_is_accepted():
     assert declare(make_probe("probe_test")).id == "scratch_core.probe_test"
 
 
-@pytest.mark.parametrize("fields", [
-    {"fresh_interpreter": True},
-    {"params": [Param("a", [ROW], Expect({}), fresh_interpreter=None)]},
-])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"fresh_interpreter": True},
+        {"params": [Param("a", [ROW], Expect({}), fresh_interpreter=None)]},
+    ],
+)
 def test_fresh_interpreter_takes_a_reason(fields):
     refusal(f"{WHERE}: fresh_interpreter= takes the reason, as a sentence", **fields)
 
 
 def test_fresh_interpreter_reason_of_the_parameter_or_the_case():
-    built = declare(fresh_interpreter="case reason",
-                    params=[Param("a", [ROW], Expect({})), Param("b", [ROW], Expect({}), fresh_interpreter="own")])
+    built = declare(
+        fresh_interpreter="case reason",
+        params=[Param("a", [ROW], Expect({})), Param("b", [ROW], Expect({}), fresh_interpreter="own")],
+    )
     assert built.fresh_interpreter_reason("a") == "case reason" and built.needs_fresh_interpreter("a")
     assert built.fresh_interpreter_reason("b") == "own"
     assert not declare().needs_fresh_interpreter("")
@@ -386,19 +479,22 @@ def test_a_probe_without_params_takes_no_argument():
 def test_a_parametrised_probe_takes_the_parameter():
     with pytest.raises(CaseDeclarationError) as excinfo:
         declare(make_probe(nargs=0), params=[Param("a", [ROW], Expect({}))])
-    assert str(excinfo.value) == (f"{WHERE}: the probe takes 0 required argument(s) but should take one argument, "
-                                  f"the parameter")
+    assert str(excinfo.value) == (
+        f"{WHERE}: the probe takes 0 required argument(s) but should take one argument, the parameter"
+    )
 
 
 def test_optional_keyword_only_and_star_arguments_are_not_required():
     def probe(p, q=1, *args, r, **kwargs):
         return Observation({"p": p})
+
     probe.__module__ = MODULE
     with pytest.raises(CaseDeclarationError, match="takes 1 required argument"):
         declare(probe)
 
     def probe(p, q=1, *args, r=2, **kwargs):  # noqa: F811 - the same name, declared again
         return Observation({"p": p})
+
     probe.__module__ = MODULE
     built = declare(probe, params=[Param("a", [ROW], Expect({}))])
     assert built.run_probe("a") == Observation({"p": "a"})
@@ -423,8 +519,10 @@ def test_the_probe_runs_with_its_parameter_or_none():
 
 # --- changes= -----------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("changes, kind", [("x", "str"), (b"x", "bytes"), ({"a": 1}, "dict"), (5, "int"),
-                                           (change(), "Change")])
+
+@pytest.mark.parametrize(
+    "changes, kind", [("x", "str"), (b"x", "bytes"), ({"a": 1}, "dict"), (5, "int"), (change(), "Change")]
+)
 def test_changes_must_be_a_list(changes, kind):
     refusal(f"{WHERE}: changes= takes a list of Change, not {kind}", changes=changes)
 
@@ -433,16 +531,21 @@ def test_changes_must_hold_changes():
     refusal(f"{WHERE}: changes= holds 'x', not a Change", changes=[change(), "x"])
 
 
-@pytest.mark.parametrize("name, value, kind", [("why", 1, "int"), ("evidence", None, "NoneType"),
-                                               ("since", 0.8, "float"), ("versions", None, "NoneType")])
+@pytest.mark.parametrize(
+    "name, value, kind",
+    [("why", 1, "int"), ("evidence", None, "NoneType"), ("since", 0.8, "float"), ("versions", None, "NoneType")],
+)
 def test_change_fields_are_strings(name, value, kind):
     refusal(f"{WHERE}: Change({name}=) takes a string, not {kind}", changes=[change(**{name: value})])
 
 
 @pytest.mark.parametrize("fields", [{"why": ""}, {"why": "  "}, {"evidence": ""}, {"evidence": "\t"}])
 def test_a_change_needs_why_and_evidence(fields):
-    refusal(f"{WHERE}: a Change needs why= (one sentence) and evidence= (a JAX source line, a CHANGELOG entry or "
-            f"a measurement)", changes=[change(**fields)])
+    refusal(
+        f"{WHERE}: a Change needs why= (one sentence) and evidence= (a JAX source line, a CHANGELOG entry or "
+        f"a measurement)",
+        changes=[change(**fields)],
+    )
 
 
 @pytest.mark.parametrize("fields", [{"since": ""}, {"versions": "0.7.2..0.8.0"}])
@@ -455,18 +558,42 @@ def test_since_must_be_a_release(since):
     refusal(f"{WHERE}: Change(since={since!r}) is not a release such as '0.8.0'", changes=[change(since=since)])
 
 
-@pytest.mark.parametrize("versions", ["0.7.2-0.8.0", "0.7.2..", "..0.8.0", "a..0.8.0", "0.7.2..b", "0.8.0..0.8.0",
-                                      "0.8..0.8.0", "0.8.0..0.8", "0.8.1..0.8.0", "0.10.0..0.9.0",
-                                      "0.7.2..0.8.0rc1", "0.7.2...0.8.0", "1..1.0", "1.0..1"])
+@pytest.mark.parametrize(
+    "versions",
+    [
+        "0.7.2-0.8.0",
+        "0.7.2..",
+        "..0.8.0",
+        "a..0.8.0",
+        "0.7.2..b",
+        "0.8.0..0.8.0",
+        "0.8..0.8.0",
+        "0.8.0..0.8",
+        "0.8.1..0.8.0",
+        "0.10.0..0.9.0",
+        "0.7.2..0.8.0rc1",
+        "0.7.2...0.8.0",
+        "1..1.0",
+        "1.0..1",
+    ],
+)
 def test_versions_must_be_two_releases_the_older_first(versions):
-    refusal(f"{WHERE}: Change(versions={versions!r}) is not 'OLD..NEW', two releases, the older first, such as "
-            f"'0.7.2..0.8.0'", changes=[change(since="", versions=versions)])
+    refusal(
+        f"{WHERE}: Change(versions={versions!r}) is not 'OLD..NEW', two releases, the older first, such as "
+        f"'0.7.2..0.8.0'",
+        changes=[change(since="", versions=versions)],
+    )
 
 
-@pytest.mark.parametrize("versions, bounds", [("0.7.2..0.8.0", ("0.7.2", "0.8.0")),
-                                              ("0.9.0..0.10.0", ("0.9.0", "0.10.0")),
-                                              ("0.8.0..0.8.0.1", ("0.8.0", "0.8.0.1")),
-                                              ("0.8..0.8.1", ("0.8", "0.8.1"))])
+@pytest.mark.parametrize(
+    "versions, bounds",
+    [
+        ("0.7.2..0.8.0", ("0.7.2", "0.8.0")),
+        ("0.9.0..0.10.0", ("0.9.0", "0.10.0")),
+        ("0.8.0..0.8.0.1", ("0.8.0", "0.8.0.1")),
+        ("0.8..0.8.1", ("0.8", "0.8.1")),
+    ],
+)
 def test_versions_in_order_are_accepted(versions, bounds):
     built = declare(changes=[change(since="", versions=versions)])
     assert built.changes[0].bounds == bounds
@@ -482,37 +609,50 @@ def test_since_a_release_is_accepted(since):
 
 @pytest.mark.parametrize("params", ["a", b"a", 5, None])
 def test_change_params_is_a_tuple_of_names(params):
-    refusal(f"{WHERE}: Change(params=) takes a tuple of parameter names",
-            params=[Param("a", [ROW], Expect({}))], changes=[change(params=params)])
+    refusal(
+        f"{WHERE}: Change(params=) takes a tuple of parameter names",
+        params=[Param("a", [ROW], Expect({}))],
+        changes=[change(params=params)],
+    )
 
 
 def test_a_cases_change_names_its_own_parameters():
-    refusal(f"{WHERE}: Change(params=) names 'c', which is not a parameter of the case",
-            params=[Param("a", [ROW], Expect({})), Param("b", [ROW], Expect({}))],
-            changes=[change(params=("a", "c", "d"))])
+    refusal(
+        f"{WHERE}: Change(params=) names 'c', which is not a parameter of the case",
+        params=[Param("a", [ROW], Expect({})), Param("b", [ROW], Expect({}))],
+        changes=[change(params=("a", "c", "d"))],
+    )
 
 
 def test_a_parameters_change_names_no_parameter():
-    refusal(f"{WHERE}[a]: Change(params=) names 'a', but a Change on a Param applies to that Param only",
-            params=[Param("a", [ROW], Expect({}), changes=[change(params=("a",))])])
+    refusal(
+        f"{WHERE}[a]: Change(params=) names 'a', but a Change on a Param applies to that Param only",
+        params=[Param("a", [ROW], Expect({}), changes=[change(params=("a",))])],
+    )
 
 
 def test_a_parameters_changes_are_checked():
-    refusal(f"{WHERE}[a]: changes= takes a list of Change, not str",
-            params=[Param("a", [ROW], Expect({}), changes="x")])
-    refusal(f"{WHERE}[a]: Change(since='x') is not a release such as '0.8.0'",
-            params=[Param("a", [ROW], Expect({}), changes=[change(since="x")])])
+    refusal(
+        f"{WHERE}[a]: changes= takes a list of Change, not str", params=[Param("a", [ROW], Expect({}), changes="x")]
+    )
+    refusal(
+        f"{WHERE}[a]: Change(since='x') is not a release such as '0.8.0'",
+        params=[Param("a", [ROW], Expect({}), changes=[change(since="x")])],
+    )
 
 
 def test_every_change_of_a_list_is_checked():
-    refusal(f"{WHERE}: a Change takes either since='0.8.0' or versions='0.7.2..0.8.0'",
-            changes=[change(), change(since="")])
+    refusal(
+        f"{WHERE}: a Change takes either since='0.8.0' or versions='0.7.2..0.8.0'", changes=[change(), change(since="")]
+    )
 
 
 def test_changes_apply_to_the_parameters_they_name():
     everywhere, only_b, own = change(why="all."), change(why="b.", params=("b",)), change(why="own.")
-    built = declare(params=[Param("a", [ROW], Expect({})), Param("b", [ROW], Expect({}), changes=[own])],
-                    changes=[everywhere, only_b])
+    built = declare(
+        params=[Param("a", [ROW], Expect({})), Param("b", [ROW], Expect({}), changes=[own])],
+        changes=[everywhere, only_b],
+    )
     assert built.changes == (everywhere, only_b)
     assert built.changes_for("a") == (everywhere,)
     assert built.changes_for("b") == (own, everywhere, only_b)
@@ -526,9 +666,13 @@ def test_changes_given_as_a_tuple_are_kept():
 
 # --- the nonfinite encoding of expectations -----------------------------------------------------------------
 
+
 def test_an_expected_nan_or_inf_is_held_in_its_stored_form():
-    expect = Expect({"x": math.nan, "y": [math.inf, 1]}, printed={"p": -math.inf},
-                    platforms={"*-cuda": {"x": math.inf}, "darwin-*": Skip("no")})
+    expect = Expect(
+        {"x": math.nan, "y": [math.inf, 1]},
+        printed={"p": -math.inf},
+        platforms={"*-cuda": {"x": math.inf}, "darwin-*": Skip("no")},
+    )
     assert expect.facts == encode_nonfinite({"x": math.nan, "y": [math.inf, 1]})
     assert expect.facts["x"] != math.nan and isinstance(expect.facts["x"], dict)
     assert expect.printed == encode_nonfinite({"p": -math.inf})
@@ -553,6 +697,7 @@ def test_a_value_wrong_otherwise_is_left_for_the_declaration_check():
 
 
 # --- Section.case: what it builds and registers -------------------------------------------------------------
+
 
 def test_section_case_builds_the_case_from_its_declaration():
     built = declare(claim="The claim.", notes="n")
@@ -614,17 +759,21 @@ def test_a_folder_case_is_found_by_its_namespaced_id():
 def test_a_second_probe_with_the_same_name_is_refused():
     def probe():
         return Observation({})
+
     probe.__module__ = MODULE
     declare(probe)
     declare(probe, keep=True)  # the same probe again (a module imported twice) replaces itself
 
     def probe():  # noqa: F811 - a second probe with the same name
         return Observation({"second": True})
+
     probe.__module__ = MODULE
     with pytest.raises(CaseDeclarationError) as excinfo:
         declare(probe, keep=True)
-    assert str(excinfo.value) == (f"{WHERE}: declared twice in conformance.cases (a second probe with the same "
-                                  f"name replaces the first); rename one")
+    assert str(excinfo.value) == (
+        f"{WHERE}: declared twice in conformance.cases (a second probe with the same "
+        f"name replaces the first); rename one"
+    )
 
 
 def test_the_same_name_in_another_file_is_refused(tmp_path):
@@ -649,6 +798,7 @@ def test_a_case_failing_validation_is_not_registered():
 
 # --- Case helpers -------------------------------------------------------------------------------------------
 
+
 def test_param_of_an_unknown_name_is_a_key_error():
     built = declare(params=[Param("a", [ROW], Expect({}))])
     assert built.param("a").name == "a"
@@ -665,21 +815,23 @@ def test_source_is_the_probes_text_or_empty():
 
 
 def test_discrepancy_of_the_parameter_or_the_case():
-    built = declare(discrepancy="case", params=[Param("a", [ROW], Expect({})),
-                                                Param("b", [ROW], Expect({}), discrepancy="own")])
+    built = declare(
+        discrepancy="case", params=[Param("a", [ROW], Expect({})), Param("b", [ROW], Expect({}), discrepancy="own")]
+    )
     assert built.discrepancy_note("a") == "case" and built.discrepancy_note("b") == "own"
 
 
 # --- packages, modules, order -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("package, namespace", [("teamcases", "teamcases"), ("a.b", ""), ("", ""),
-                                                (DEFAULT_CASE_PACKAGE, "")])
+
+@pytest.mark.parametrize(
+    "package, namespace", [("teamcases", "teamcases"), ("a.b", ""), ("", ""), (DEFAULT_CASE_PACKAGE, "")]
+)
 def test_folder_namespace(package, namespace):
     assert folder_namespace(package) == namespace
 
 
-@pytest.mark.parametrize("row, expected", [("a.b", "ns.a.b"), ("ns.a", "ns.a"), ("nsx.a", "ns.nsx.a"),
-                                           ("ns", "ns.ns")])
+@pytest.mark.parametrize("row, expected", [("a.b", "ns.a.b"), ("ns.a", "ns.a"), ("nsx.a", "ns.nsx.a"), ("ns", "ns.ns")])
 def test_namespaced_row(row, expected):
     assert namespaced_row("ns", row) == expected
 
@@ -720,6 +872,7 @@ def test_forget_package_drops_its_cases_and_modules():
 
 
 # --- import_failure -----------------------------------------------------------------------------------------
+
 
 def _raised(exc: BaseException) -> tuple[BaseException, int]:
     try:
@@ -766,8 +919,9 @@ def test_import_failure_names_the_importing_frame_not_importlibs():
         importlib.import_module("scratch_no_such_module_anywhere")
     except ModuleNotFoundError as exc:
         line = sys._getframe().f_lineno - 2
-        assert import_failure(exc) == (f"ModuleNotFoundError: No module named 'scratch_no_such_module_anywhere' "
-                                       f"({__file__}:{line})")
+        assert import_failure(exc) == (
+            f"ModuleNotFoundError: No module named 'scratch_no_such_module_anywhere' ({__file__}:{line})"
+        )
 
 
 def test_import_failure_inside_importlib_only_names_importlibs_frame():
@@ -781,16 +935,20 @@ def test_import_failure_inside_importlib_only_names_importlibs_frame():
 
 
 def test_a_module_that_fails_to_import_is_one_line(tmp_path, monkeypatch):
-    (tmp_path / "scratch_failing_case.py").write_text(textwrap.dedent("""\
+    (tmp_path / "scratch_failing_case.py").write_text(
+        textwrap.dedent("""\
         import os
 
         raise RuntimeError("broken on purpose")
-        """))
+        """)
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(CaseDeclarationError) as excinfo:
         load_module_cases("scratch_failing_case")
-    assert str(excinfo.value) == (f"scratch_failing_case: the case module failed to import: RuntimeError: broken on "
-                                  f"purpose ({tmp_path / 'scratch_failing_case.py'}:3)")
+    assert str(excinfo.value) == (
+        f"scratch_failing_case: the case module failed to import: RuntimeError: broken on "
+        f"purpose ({tmp_path / 'scratch_failing_case.py'}:3)"
+    )
 
 
 def test_the_case_api_is_one_import_path_over_the_split_modules():
@@ -799,9 +957,13 @@ def test_the_case_api_is_one_import_path_over_the_split_modules():
     from conformance.core import model, registry, validation
 
     for module in (model, registry, validation):
-        public = {name for name, value in vars(module).items() if not name.startswith("_")
-                  and getattr(value, "__module__", module.__name__) == module.__name__
-                  and not isinstance(value, type(model))}
+        public = {
+            name
+            for name, value in vars(module).items()
+            if not name.startswith("_")
+            and getattr(value, "__module__", module.__name__) == module.__name__
+            and not isinstance(value, type(model))
+        }
         missing = sorted(name for name in public if getattr(case_module, name, None) is not getattr(module, name))
         assert missing == [], (module.__name__, missing)
     assert set(case_module.__all__) <= set(vars(case_module)) and "Section" in case_module.__all__

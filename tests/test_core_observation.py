@@ -5,19 +5,40 @@ from __future__ import annotations
 import json
 import math
 
-from conformance.core.observation import (MESSAGE_CHARS, OBSERVATION_SCHEMA, TRACEBACK_CHARS, error_record,
-                                          observed_record, parse_record, unsupported_record)
+from conformance.core.observation import (
+    MESSAGE_CHARS,
+    OBSERVATION_SCHEMA,
+    TRACEBACK_CHARS,
+    error_record,
+    observed_record,
+    parse_record,
+    unsupported_record,
+)
 
 
 def test_each_record_has_exactly_its_keys():
     assert observed_record("m.c", "p", {"x": 1}, {"raw": 2}) == {
-        "schema": OBSERVATION_SCHEMA, "case": "m.c", "param": "p", "outcome": "observed", "facts": {"x": 1},
-        "details": {"raw": 2}}
+        "schema": OBSERVATION_SCHEMA,
+        "case": "m.c",
+        "param": "p",
+        "outcome": "observed",
+        "facts": {"x": 1},
+        "details": {"raw": 2},
+    }
     assert unsupported_record("m.c", "", "jax.debug.log") == {
-        "schema": OBSERVATION_SCHEMA, "case": "m.c", "param": "", "outcome": "unsupported", "reason": "jax.debug.log"}
+        "schema": OBSERVATION_SCHEMA,
+        "case": "m.c",
+        "param": "",
+        "outcome": "unsupported",
+        "reason": "jax.debug.log",
+    }
     assert error_record("m.c", "p", "ValueError", "boom", "Traceback ...") == {
-        "schema": OBSERVATION_SCHEMA, "case": "m.c", "param": "p", "outcome": "error",
-        "error": {"type": "ValueError", "message": "boom", "traceback": "Traceback ..."}}
+        "schema": OBSERVATION_SCHEMA,
+        "case": "m.c",
+        "param": "p",
+        "outcome": "error",
+        "error": {"type": "ValueError", "message": "boom", "traceback": "Traceback ..."},
+    }
     assert error_record("m.c", "", "E", "m")["error"]["traceback"] == ""
 
 
@@ -31,8 +52,11 @@ def test_an_error_keeps_the_start_of_its_message_and_the_end_of_its_traceback():
 
 
 def test_records_read_back_as_written():
-    for record in (observed_record("m.c", "", {"x": [1]}, None), unsupported_record("m.c", "", "api"),
-                   error_record("m.c", "", "E", "m", "t")):
+    for record in (
+        observed_record("m.c", "", {"x": [1]}, None),
+        unsupported_record("m.c", "", "api"),
+        error_record("m.c", "", "E", "m", "t"),
+    ):
         assert parse_record(json.dumps(record)) == (record, "")
 
 
@@ -48,14 +72,20 @@ def test_each_unusable_record_says_why_exactly():
     assert parse_record("[1]") == (None, "the observation file has no known outcome")
     assert parse_record('{"outcome": "vanished", "schema": 2}') == (None, "the observation file has no known outcome")
     assert parse_record('{"outcome": "observed", "schema": 1}') == (
-        None, f"the observation file has schema 1, not {OBSERVATION_SCHEMA}")
+        None,
+        f"the observation file has schema 1, not {OBSERVATION_SCHEMA}",
+    )
     assert parse_record('{"outcome": "observed"}') == (
-        None, f"the observation file has schema None, not {OBSERVATION_SCHEMA}")
+        None,
+        f"the observation file has schema None, not {OBSERVATION_SCHEMA}",
+    )
     deep = "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)
     for part in ("facts", "details"):
         text = f'{{"outcome": "observed", "schema": {OBSERVATION_SCHEMA}, "{part}": {deep}}}'
-        assert parse_record(text) == (None, f"the observation's {part} cannot be used: it nests deeper than "
-                                            f"{MAX_DEPTH} levels at {'[0]' * MAX_DEPTH}")
+        assert parse_record(text) == (
+            None,
+            f"the observation's {part} cannot be used: it nests deeper than {MAX_DEPTH} levels at {'[0]' * MAX_DEPTH}",
+        )
 
 
 def test_warnings_are_read_with_exactly_their_four_keys_and_malformed_ones_left_out():
@@ -63,7 +93,10 @@ def test_warnings_are_read_with_exactly_their_four_keys_and_malformed_ones_left_
 
     good = {"category": "DeprecationWarning", "message": "old", "module": "jax", "deprecation": "jax-1"}
     assert warnings_of({"warnings": [good, {"message": "only"}, "text", {"message": 3}, {**good, "extra": 1}]}) == [
-        good, {"category": "", "message": "only", "module": "", "deprecation": ""}, good]
+        good,
+        {"category": "", "message": "only", "module": "", "deprecation": ""},
+        good,
+    ]
     assert warnings_of(None) == [] and warnings_of({}) == [] and warnings_of({"warnings": "x"}) == []
     assert len(warnings_of({"warnings": [good] * 250})) == 200
 
@@ -77,7 +110,9 @@ def test_a_value_over_its_bound_is_replaced_visibly():
     assert bounded({"a": "é"}, 10) == {"a": "é"}  # 10 characters of JSON, non-ASCII counted once
     assert bounded({"a": "é"}, 9) == {TRUNCATED: "10 characters of JSON, the first 9 kept", "head": '{"a": "é"'}
     assert bounded("abcdef", 8) == "abcdef" and bounded("abcdefg", 8) == {
-        TRUNCATED: "9 characters of JSON, the first 8 kept", "head": '"abcdefg'}
+        TRUNCATED: "9 characters of JSON, the first 8 kept",
+        "head": '"abcdefg',
+    }
     assert bounded({1, 2}, 100) == {1, 2}  # not JSON: measured by its repr
     loop = []
     loop.append(loop)
@@ -89,8 +124,11 @@ def test_non_finite_floats_are_stored_as_one_key_objects_and_read_back():
 
     value = {"a": [math.nan, math.inf, -math.inf, 1.5, (2.0, -math.inf)], "b": {"c": math.inf}, "d": "x"}
     stored = encode_nonfinite(value)
-    assert stored == {"a": [{"$float": "nan"}, {"$float": "inf"}, {"$float": "-inf"}, 1.5, [2.0, {"$float": "-inf"}]],
-                      "b": {"c": {"$float": "inf"}}, "d": "x"}
+    assert stored == {
+        "a": [{"$float": "nan"}, {"$float": "inf"}, {"$float": "-inf"}, 1.5, [2.0, {"$float": "-inf"}]],
+        "b": {"c": {"$float": "inf"}},
+        "d": "x",
+    }
     back = decode_nonfinite(stored)
     assert math.isnan(back["a"][0]) and back["a"][1:4] == [math.inf, -math.inf, 1.5]
     assert back["a"][4] == [2.0, -math.inf] and back["b"] == {"c": math.inf} and back["d"] == "x"
@@ -113,7 +151,8 @@ def test_each_json_problem_is_named_with_where_it_is():
     assert json_problem([math.inf], nonfinite=True) == ""
     assert json_problem({"k": {"$float": "nan"}}, nonfinite=True) == (
         "it holds a dict whose only key is '$float' at k, the reserved stored form of a non-finite float; "
-        "return the float itself or another key")
+        "return the float itself or another key"
+    )
     assert json_problem({"k": {"$float": "nan"}}) == "" and json_problem({"$float": 1, "b": 2}, nonfinite=True) == ""
     assert json_problem({"a": {(1, 2): 1}}) == "it has the key (1, 2) at a; JSON keys are strings"
     assert json_problem({math.nan: 1}) == "it has the key nan; JSON keys are strings"
@@ -122,7 +161,8 @@ def test_each_json_problem_is_named_with_where_it_is():
     assert json_problem({"a": [b"x"]}) == "it holds a bytes at a[0], which is not JSON"
     assert json_problem(object()) == "it holds a object, which is not JSON"
     assert json_problem([1], max_depth=2) == "" and json_problem([[1]], max_depth=2) == (
-        "it nests deeper than 2 levels at [0][0]")
+        "it nests deeper than 2 levels at [0][0]"
+    )
     assert json_problem({"a": {"b": 1}}, max_depth=2) == "it nests deeper than 2 levels at a.b"
 
 

@@ -102,8 +102,13 @@ def test_the_committed_row_list_is_its_own_source_and_regenerates_byte_for_byte(
 
     path = rowlist.ROWS_FILE
     try:
-        shown = subprocess.run(["git", "show", "HEAD:conformance/core/rows.tsv"], cwd=path.parent, capture_output=True,
-                               check=True, timeout=30).stdout.decode("utf-8")
+        shown = subprocess.run(
+            ["git", "show", "HEAD:conformance/core/rows.tsv"],
+            cwd=path.parent,
+            capture_output=True,
+            check=True,
+            timeout=30,
+        ).stdout.decode("utf-8")
     except (OSError, subprocess.SubprocessError):  # not a clone (an installed wheel): the file itself
         shown = path.read_text(encoding="utf-8")
     for text in (shown, path.read_text(encoding="utf-8")):
@@ -112,8 +117,15 @@ def test_the_committed_row_list_is_its_own_source_and_regenerates_byte_for_byte(
     assert len(ids) == len(set(ids)) > 100
 
 
-@pytest.mark.parametrize("drift", ["# old header\na.b\t§1\tx\n", f"{rowlist.HEADER}\na.b\t§1\n",
-                                   f"{rowlist.HEADER}\na.b\t§1\tx\ty\n", f"{rowlist.HEADER}\na.b\t§1\tx"])
+@pytest.mark.parametrize(
+    "drift",
+    [
+        "# old header\na.b\t§1\tx\n",
+        f"{rowlist.HEADER}\na.b\t§1\n",
+        f"{rowlist.HEADER}\na.b\t§1\tx\ty\n",
+        f"{rowlist.HEADER}\na.b\t§1\tx",
+    ],
+)
 def test_a_hand_edit_off_the_canonical_form_does_not_regenerate_to_itself(drift):
     """The byte-for-byte check above can fail: a changed header, a missing field, a stray tab, no final newline."""
     assert rowlist.render_tsv(rowlist.parse_tsv(drift)) != drift

@@ -8,11 +8,23 @@ import pytest
 from conformance.core.versions import NEWER, OLDER, SAME, UNKNOWN, direction, release_tuple
 
 
-@pytest.mark.parametrize("text, numbers", [
-    ("0.12.0.1", (0, 12, 0, 1)), ("0.12.0", (0, 12)), ("0.12.0.0", (0, 12)), ("1.0", (1,)), ("1.0.0", (1,)),
-    ("0", (0,)), ("0.0", (0,)), ("10", (10,)), (" v0.4.38", (0, 4, 38)), ("0.13.0rc1", (0, 13)),
-    ("0.12.0.1+corp.3", (0, 12, 0, 1)), ("0.5.0.dev20261201", (0, 5)),
-])
+@pytest.mark.parametrize(
+    "text, numbers",
+    [
+        ("0.12.0.1", (0, 12, 0, 1)),
+        ("0.12.0", (0, 12)),
+        ("0.12.0.0", (0, 12)),
+        ("1.0", (1,)),
+        ("1.0.0", (1,)),
+        ("0", (0,)),
+        ("0.0", (0,)),
+        ("10", (10,)),
+        (" v0.4.38", (0, 4, 38)),
+        ("0.13.0rc1", (0, 13)),
+        ("0.12.0.1+corp.3", (0, 12, 0, 1)),
+        ("0.5.0.dev20261201", (0, 5)),
+    ],
+)
 def test_release_numbers(text, numbers):
     assert release_tuple(text) == numbers
 

@@ -9,8 +9,16 @@ import pytest
 
 from conformance import cli
 from conformance.decide import bisect_session
-from conformance.decide.bisect import (Memo, Untestable, bisect, bug_reproduces, releases_between, same_bug_state,
-                                       same_observation, steps_left)
+from conformance.decide.bisect import (
+    Memo,
+    Untestable,
+    bisect,
+    bug_reproduces,
+    releases_between,
+    same_bug_state,
+    same_observation,
+    steps_left,
+)
 from conformance.decide.runs import CellOracle
 from conformance.engine.selection import Cell
 from conformance.envs.index import PackageIndex
@@ -18,8 +26,25 @@ from conformance.errors import ConformanceError
 from tests.fake_index import PAGES
 from tests.synthetic_results import VMAP, cell as cell_entry, files, result
 
-RELEASES = ["0.4.38", "0.5.0", "0.5.1", "0.5.2", "0.5.3", "0.6.0", "0.6.1", "0.6.2", "0.7.0", "0.7.1", "0.7.2",
-            "0.8.0", "0.8.1", "0.8.2", "0.8.3", "0.9.0", "0.12.0.1"]
+RELEASES = [
+    "0.4.38",
+    "0.5.0",
+    "0.5.1",
+    "0.5.2",
+    "0.5.3",
+    "0.6.0",
+    "0.6.1",
+    "0.6.2",
+    "0.7.0",
+    "0.7.1",
+    "0.7.2",
+    "0.8.0",
+    "0.8.1",
+    "0.8.2",
+    "0.8.3",
+    "0.9.0",
+    "0.12.0.1",
+]
 
 
 def _index_page(versions, yanked=(), pre=()):
@@ -59,8 +84,13 @@ def _verdicts(first_bad: str, skipped=()):
         if version in skipped:
             return Untestable(version, "no interpreter here accepts it")
         missed = RELEASES.index(version) >= RELEASES.index(first_bad)
-        return result(VMAP, "vmap", "conforms" if missed else "differs",
-                      {"old_jit": "missed" if missed else "caught"}, known_issue=True)
+        return result(
+            VMAP,
+            "vmap",
+            "conforms" if missed else "differs",
+            {"old_jit": "missed" if missed else "caught"},
+            known_issue=True,
+        )
 
     return oracle, asked
 
@@ -72,7 +102,7 @@ def test_bisect_finds_the_first_release_that_differs_in_few_steps_and_says_how_m
     assert (outcome.last_good, outcome.first_bad) == ("0.7.2", "0.8.0")
     assert outcome.last_good_result.observation == {"old_jit": "caught"}
     assert outcome.first_bad_result.observation == {"old_jit": "missed"}
-    assert asked[:2] == ["0.4.38", "0.12.0.1"]       # both ends first
+    assert asked[:2] == ["0.4.38", "0.12.0.1"]  # both ends first
     assert len(asked) <= 2 + steps_left(len(RELEASES) - 2) and len(set(asked)) == len(asked)
     assert steps[0].startswith("15 release(s) left between 0.4.38 and 0.12.0.1 (about 4 step(s)): testing jax")
 
@@ -133,12 +163,16 @@ def test_the_oracle_builds_only_what_it_tests_and_names_what_it_cannot_install()
 
     def run_cell(env):  # the version's stored file: the cell, and another cell stored before
         ran.append(env.python)
-        return files("0.8.0", "linux-x86_64", [cell_entry(VMAP, "none", "differs"),
-                                               cell_entry(VMAP, "vmap", "conforms", known_issue=True)])
+        return files(
+            "0.8.0",
+            "linux-x86_64",
+            [cell_entry(VMAP, "none", "differs"), cell_entry(VMAP, "vmap", "conforms", known_issue=True)],
+        )
 
     oracle = CellOracle(builder, cell, run_cell)
     assert oracle("0.4.38") == Untestable(
-        "0.4.38", "no interpreter here can install it: no installed Python fits jax 0.4.38")
+        "0.4.38", "no interpreter here can install it: no installed Python fits jax 0.4.38"
+    )
     assert oracle("0.5.0") == Untestable("0.5.0", "could not build the environment for jax 0.5.0")
     found = oracle("0.8.0")
     assert (found.cell_id, found.status.value) == ("numerics.debug_nans_vmap_miss[vmap]", "conforms")
@@ -157,8 +191,9 @@ def test_a_build_whose_run_fails_is_skipped_and_named_not_the_end_of_the_search(
         raise ConformanceError("the run of jax 0.8.0.dev20250102 wrote no result file")
 
     found = CellOracle(FakeBuilder(), cell, run_cell)("0.8.0.dev20250102")
-    assert isinstance(found, Untestable) and found.why == ("its run failed: the run of jax 0.8.0.dev20250102 wrote "
-                                                           "no result file")
+    assert isinstance(found, Untestable) and found.why == (
+        "its run failed: the run of jax 0.8.0.dev20250102 wrote no result file"
+    )
 
 
 def test_the_oracle_takes_a_stored_answer_before_building_anything():
@@ -180,8 +215,12 @@ def test_the_oracle_times_each_release_it_answers_to_a_tenth_of_a_second(monkeyp
     monkeypatch.setattr(runs.time, "monotonic", lambda: next(clock))
     cell = Cell(find_case("numerics.debug_nans_vmap_miss"), "vmap")
     stored = {"0.7.2": result(VMAP, "vmap", "differs", known_issue=True)}
-    oracle = CellOracle(FakeBuilder(), cell, lambda env: files("0.8.0", "linux-x86_64", [
-        cell_entry(VMAP, "vmap", "conforms", known_issue=True)]), stored=stored.get)
+    oracle = CellOracle(
+        FakeBuilder(),
+        cell,
+        lambda env: files("0.8.0", "linux-x86_64", [cell_entry(VMAP, "vmap", "conforms", known_issue=True)]),
+        stored=stored.get,
+    )
     oracle("0.8.0")
     oracle("0.7.2")
     assert oracle.seconds == {"0.8.0": 2.4, "0.7.2": 0.0} and oracle.from_storage == {"0.7.2"}
@@ -214,10 +253,13 @@ def _fake_cli(monkeypatch, tmp_path, first_bad="0.8.0", bug_from=None):
     monkeypatch.setattr(bisect_session, "CellOracle", Oracle)
 
 
-@pytest.mark.parametrize("spelling", ["numerics.debug_nans_vmap_miss:vmap", "numerics.debug_nans_vmap_miss[vmap]",
-                                      "numerics.debug_nans.vmap_miss.vmap"])
-def test_cli_bisect_accepts_a_cell_or_a_row_and_ends_with_last_good_and_first_bad(spelling, monkeypatch, tmp_path,
-                                                                                    capsys):
+@pytest.mark.parametrize(
+    "spelling",
+    ["numerics.debug_nans_vmap_miss:vmap", "numerics.debug_nans_vmap_miss[vmap]", "numerics.debug_nans.vmap_miss.vmap"],
+)
+def test_cli_bisect_accepts_a_cell_or_a_row_and_ends_with_last_good_and_first_bad(
+    spelling, monkeypatch, tmp_path, capsys
+):
     _fake_cli(monkeypatch, tmp_path)
     assert cli.main(["bisect", spelling, "--good", "0.4.38", "--bad", "0.12.0.1"]) == 0
     out = capsys.readouterr().out
@@ -235,22 +277,35 @@ def test_cli_bisect_says_when_the_ends_agree(monkeypatch, tmp_path, capsys):
 
 
 def test_cli_find_fix_searches_from_the_end_with_the_bug(monkeypatch, tmp_path, capsys):
-    _fake_cli(monkeypatch, tmp_path)   # the bug shows from 0.8.0 on: from the newer end, its fix is 0.7.2 going back
-    assert cli.main(["bisect", "numerics.debug_nans_vmap_miss:vmap", "--good", "0.4.38", "--bad", "0.12.0.1",
-                     "--find-fix"]) == 0
+    _fake_cli(monkeypatch, tmp_path)  # the bug shows from 0.8.0 on: from the newer end, its fix is 0.7.2 going back
+    assert (
+        cli.main(
+            ["bisect", "numerics.debug_nans_vmap_miss:vmap", "--good", "0.4.38", "--bad", "0.12.0.1", "--find-fix"]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "last release with the bug: jax 0.8.0" in out and "first release without it: jax 0.7.2" in out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["bisect", "numerics.debug_nans_vmap_miss", "--good", "0.4.38", "--bad", "0.12.0.1"],
-     "has parameters none, vmap, clear, with"),
-    (["bisect", "nothing.here:x", "--good", "0.4.38", "--bad", "0.12.0.1"], "names no cell"),
-    (["bisect", "numerics.debug_nans_vmap_miss:none", "--good", "0.4.38", "--bad", "0.12.0.1", "--find-fix"],
-     "documents no known issue"),
-    (["bisect", "numerics.debug_nans_vmap_miss:vmap", "--good", "0.4.38", "--bad", "9.9.9"],
-     "jax 9.9.9 is not a release on the package index"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["bisect", "numerics.debug_nans_vmap_miss", "--good", "0.4.38", "--bad", "0.12.0.1"],
+            "has parameters none, vmap, clear, with",
+        ),
+        (["bisect", "nothing.here:x", "--good", "0.4.38", "--bad", "0.12.0.1"], "names no cell"),
+        (
+            ["bisect", "numerics.debug_nans_vmap_miss:none", "--good", "0.4.38", "--bad", "0.12.0.1", "--find-fix"],
+            "documents no known issue",
+        ),
+        (
+            ["bisect", "numerics.debug_nans_vmap_miss:vmap", "--good", "0.4.38", "--bad", "9.9.9"],
+            "jax 9.9.9 is not a release on the package index",
+        ),
+    ],
+)
 def test_cli_bisect_bad_usage_exits_2(argv, message, monkeypatch, tmp_path, capsys):
     _fake_cli(monkeypatch, tmp_path)
     assert cli.main(argv) == 2
@@ -260,8 +315,12 @@ def test_cli_bisect_bad_usage_exits_2(argv, message, monkeypatch, tmp_path, caps
 
 def test_cli_find_fix_says_when_both_ends_show_the_bug(monkeypatch, tmp_path, capsys):
     _fake_cli(monkeypatch, tmp_path, first_bad="0.4.38")  # the bug everywhere
-    assert cli.main(["bisect", "numerics.debug_nans_vmap_miss:vmap", "--good", "0.4.38", "--bad", "0.12.0.1",
-                     "--find-fix"]) == 1
+    assert (
+        cli.main(
+            ["bisect", "numerics.debug_nans_vmap_miss:vmap", "--good", "0.4.38", "--bad", "0.12.0.1", "--find-fix"]
+        )
+        == 1
+    )
     assert "the known issue reproduces on both jax 0.4.38 and jax 0.12.0.1: no fix to find" in capsys.readouterr().out
 
 
@@ -281,6 +340,7 @@ def test_cli_bisect_stores_the_cells_it_runs_in_the_results_folder(monkeypatch, 
 
         def requirements(self, version):  # loose requirements: stored cells never answer without a pin file
             from conformance.envs.builder import Requirements
+
             return Requirements((f"jax=={version}",))
 
         def prepare(self, version):
@@ -306,8 +366,9 @@ def test_cli_bisect_stores_the_cells_it_runs_in_the_results_folder(monkeypatch, 
     assert "| first bad | 0.8.0 | 0.8.0 | jax-v0.8.0 | jaxlib-v0.8.0 |" in text
     assert "pip install jax==0.8.0 jaxlib==0.8.0" in text and "result = debug_nans_vmap_miss('vmap')" in text
     assert "## Environment (of the first bad build's run)\n- platform: linux-x86_64" in text
-    assert text.splitlines()[0] == (f"# jax 0.8.0: {VMAP}[vmap] changes (differs -> conforms); jax 0.7.2 is the last "
-                                    "release without it")
+    assert text.splitlines()[0] == (
+        f"# jax 0.8.0: {VMAP}[vmap] changes (differs -> conforms); jax 0.7.2 is the last release without it"
+    )
     assert "first bad: jax 0.8.0" in out
     # The synthetic headers record no commit: the verdict names the release tags, and links them.
     assert "last good build: jax 0.7.2 (no commit recorded; tag jax-v0.7.2)" in out
@@ -317,6 +378,7 @@ def test_cli_bisect_stores_the_cells_it_runs_in_the_results_folder(monkeypatch, 
     assert "0.8.0-linux-x86_64.json" in tested and "0.7.2-linux-x86_64.json" in tested
     first = fake.argvs[0]
     assert first[first.index("--jax-launch") + 1] == "spawn" and first[first.index("--jax-reuse") + 1] == str(results)
+
 
 def _bug_report_text(case_id: str, param: str, good, bad, releases=("0.7.2", "0.8.0"), find_fix: bool = False) -> str:
     """`issue_markdown` of a bisect that ended between 0.7.2 (`good`) and 0.8.0 (`bad`) over `releases`."""
@@ -328,18 +390,40 @@ def _bug_report_text(case_id: str, param: str, good, bad, releases=("0.7.2", "0.
     from conformance.decide.commits import BuildCommits
 
     cell = Cell(find_case(case_id), param)
-    outcome = BisectOutcome(list(releases), releases[0], releases[-1], good, bad, last_good="0.7.2",
-                            first_bad="0.8.0", last_good_result=good, first_bad_result=bad)
-    report = SimpleNamespace(outcome=outcome, good_build=BuildCommits("0.7.2", "0.7.2"), find_fix=find_fix,
-                             bad_build=BuildCommits("0.8.0", "0.8.0"), cell=cell, attribution=None, environment={},
-                             releases=list(releases), cell_id=cell.id, dev=None, source=None)
+    outcome = BisectOutcome(
+        list(releases),
+        releases[0],
+        releases[-1],
+        good,
+        bad,
+        last_good="0.7.2",
+        first_bad="0.8.0",
+        last_good_result=good,
+        first_bad_result=bad,
+    )
+    report = SimpleNamespace(
+        outcome=outcome,
+        good_build=BuildCommits("0.7.2", "0.7.2"),
+        find_fix=find_fix,
+        bad_build=BuildCommits("0.8.0", "0.8.0"),
+        cell=cell,
+        attribution=None,
+        environment={},
+        releases=list(releases),
+        cell_id=cell.id,
+        dev=None,
+        source=None,
+    )
     return issue_markdown(report)
 
 
-@pytest.mark.parametrize("case_id, needed", [
-    ("config.traceback_filtering_invalid_value", "and `JAX_TRACEBACK_FILTERING=bogus python repro.py`; it prints"),
-    ("program.closure_constant_miscompile", "closure_miscompile.py"),
-])
+@pytest.mark.parametrize(
+    "case_id, needed",
+    [
+        ("config.traceback_filtering_invalid_value", "and `JAX_TRACEBACK_FILTERING=bogus python repro.py`; it prints"),
+        ("program.closure_constant_miscompile", "closure_miscompile.py"),
+    ],
+)
 def test_the_bug_report_alone_reproduces_with_the_environment_and_the_scripts_its_case_needs(case_id, needed):
     """A maintainer reading the report has no copy of the suite: the run line carries the case's environment
     variables, and a script the probe runs as a file is in the report too, not named as `conformance/scripts/`."""
@@ -375,7 +459,7 @@ def test_the_bug_reports_table_of_changes_survives_pipes_and_backticks_in_the_ob
         assert len(cells) == 3, row
         for cell_text in cells:
             ticks = re.match(r"\s*(`+)", cell_text).group(1)
-            assert cell_text.strip().endswith(ticks) and ticks not in cell_text.strip()[len(ticks):-len(ticks)], row
+            assert cell_text.strip().endswith(ticks) and ticks not in cell_text.strip()[len(ticks) : -len(ticks)], row
 
 
 def test_a_jax_source_search_that_cannot_start_keeps_the_release_verdict(monkeypatch, tmp_path, capsys):
@@ -383,8 +467,20 @@ def test_a_jax_source_search_that_cannot_start_keeps_the_release_verdict(monkeyp
     stops that step in one line, and the verdict is still printed and written."""
     _fake_cli(monkeypatch, tmp_path)
     verdict = tmp_path / "verdict.json"
-    code = cli.main(["bisect", f"{VMAP}:vmap", "--good", "0.4.38", "--bad", "0.12.0.1", "--jax-source",
-                     str(tmp_path / "no-checkout"), "--json", str(verdict)])
+    code = cli.main(
+        [
+            "bisect",
+            f"{VMAP}:vmap",
+            "--good",
+            "0.4.38",
+            "--bad",
+            "0.12.0.1",
+            "--jax-source",
+            str(tmp_path / "no-checkout"),
+            "--json",
+            str(verdict),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0 and "first bad: jax 0.8.0" in out
     assert "jax source: stopped: --jax-source" in out and "is not a git checkout" in out
@@ -392,6 +488,7 @@ def test_a_jax_source_search_that_cannot_start_keeps_the_release_verdict(monkeyp
 
 
 # ---- the pure pieces, exactly -------------------------------------------------------------------------------------
+
 
 def test_releases_between_skips_what_is_not_a_version_and_keeps_a_pre_release_only_as_an_end():
     versions = ["nightly", "0.5.0", "0.5.1rc1", "0.5.1", "0.6.0rc2", "0.6.0", "0.6.1"]
@@ -403,12 +500,14 @@ def test_releases_between_skips_what_is_not_a_version_and_keeps_a_pre_release_on
         missing = first if first == "0.4.0" else last
         with pytest.raises(ConformanceError) as error:
             releases_between(versions, first, last)
-        assert str(error.value) == (f"jax {missing} is not a release on the package index (yanked releases are "
-                                    "excluded)")
+        assert str(error.value) == (
+            f"jax {missing} is not a release on the package index (yanked releases are excluded)"
+        )
 
 
-@pytest.mark.parametrize("candidates, steps", [(-1, 0), (0, 0), (1, 1), (2, 2), (3, 2), (4, 3), (7, 3), (8, 4),
-                                               (15, 4), (16, 5)])
+@pytest.mark.parametrize(
+    "candidates, steps", [(-1, 0), (0, 0), (1, 1), (2, 2), (3, 2), (4, 3), (7, 3), (8, 4), (15, 4), (16, 5)]
+)
 def test_steps_left(candidates, steps):
     assert steps_left(candidates) == steps
 
@@ -429,8 +528,7 @@ def test_memo_asks_the_oracle_once_per_release_and_keeps_the_order():
     asked = []
     memo = Memo(lambda version: asked.append(version) or version.upper())
     assert [memo("a"), memo("b"), memo("a"), memo("c")] == ["A", "B", "A", "C"]
-    assert asked == ["a", "b", "c"] and memo.order == ["a", "b", "c"] and memo.answers == {"a": "A", "b": "B",
-                                                                                          "c": "C"}
+    assert asked == ["a", "b", "c"] and memo.order == ["a", "b", "c"] and memo.answers == {"a": "A", "b": "B", "c": "C"}
 
 
 TEN = [f"1.{i}" for i in range(10)]
@@ -453,9 +551,14 @@ def test_bisect_searches_by_halves_and_says_each_step():
     steps = []
     outcome = bisect(TEN, oracle, on_step=steps.append)
     assert asked == ["1.0", "1.9", "1.5", "1.7", "1.6"]
-    assert steps == ["8 release(s) left between 1.0 and 1.9 (about 4 step(s)): testing jax 1.5", "  -> like jax 1.0",
-                     "3 release(s) left between 1.5 and 1.9 (about 2 step(s)): testing jax 1.7", "  -> unlike jax 1.0",
-                     "1 release(s) left between 1.5 and 1.7 (about 1 step(s)): testing jax 1.6", "  -> like jax 1.0"]
+    assert steps == [
+        "8 release(s) left between 1.0 and 1.9 (about 4 step(s)): testing jax 1.5",
+        "  -> like jax 1.0",
+        "3 release(s) left between 1.5 and 1.9 (about 2 step(s)): testing jax 1.7",
+        "  -> unlike jax 1.0",
+        "1 release(s) left between 1.5 and 1.7 (about 1 step(s)): testing jax 1.6",
+        "  -> like jax 1.0",
+    ]
     assert (outcome.releases, outcome.start, outcome.end) == (TEN, "1.0", "1.9")
     assert (outcome.start_result.status.value, outcome.end_result.status.value) == ("conforms", "differs")
     assert not outcome.ends_agree
@@ -476,8 +579,10 @@ def test_the_step_lines_name_what_is_searched_dev_builds_or_commits(unit):
 def test_bisect_with_the_first_release_after_the_start_already_bad():
     oracle, asked = _oracle(1)
     outcome = bisect(TEN, oracle)
-    assert asked == ["1.0", "1.9", "1.5", "1.3", "1.2", "1.1"] and (outcome.last_good, outcome.first_bad) == ("1.0",
-                                                                                                             "1.1")
+    assert asked == ["1.0", "1.9", "1.5", "1.3", "1.2", "1.1"] and (outcome.last_good, outcome.first_bad) == (
+        "1.0",
+        "1.1",
+    )
 
 
 def test_bisect_skips_untestable_releases_and_names_the_untested_range():
@@ -485,12 +590,16 @@ def test_bisect_skips_untestable_releases_and_names_the_untested_range():
     steps = []
     outcome = bisect(TEN, oracle, on_step=steps.append)
     assert asked == ["1.0", "1.9", "1.5", "1.4", "1.7", "1.6"]
-    assert steps == ["8 release(s) left between 1.0 and 1.9 (about 4 step(s)): testing jax 1.5",
-                     "  jax 1.5: skipped (no wheel)",
-                     "7 release(s) left between 1.0 and 1.9 (about 3 step(s)): testing jax 1.4", "  -> like jax 1.0",
-                     "3 release(s) left between 1.4 and 1.9 (about 2 step(s)): testing jax 1.7", "  -> unlike jax 1.0",
-                     "1 release(s) left between 1.4 and 1.7 (about 1 step(s)): testing jax 1.6",
-                     "  jax 1.6: skipped (no wheel)"]
+    assert steps == [
+        "8 release(s) left between 1.0 and 1.9 (about 4 step(s)): testing jax 1.5",
+        "  jax 1.5: skipped (no wheel)",
+        "7 release(s) left between 1.0 and 1.9 (about 3 step(s)): testing jax 1.4",
+        "  -> like jax 1.0",
+        "3 release(s) left between 1.4 and 1.9 (about 2 step(s)): testing jax 1.7",
+        "  -> unlike jax 1.0",
+        "1 release(s) left between 1.4 and 1.7 (about 1 step(s)): testing jax 1.6",
+        "  jax 1.6: skipped (no wheel)",
+    ]
     assert (outcome.last_good, outcome.first_bad) == ("1.4", "1.7")
     assert outcome.untested_between == ["1.5", "1.6"]
     assert outcome.skipped == [Untestable("1.5", "no wheel"), Untestable("1.6", "no wheel")]
@@ -502,7 +611,11 @@ def test_bisect_when_the_ends_agree_leaves_the_rest_empty():
     outcome = bisect(TEN, oracle)
     assert outcome.ends_agree and asked == ["1.0", "1.9"]
     assert (outcome.last_good, outcome.first_bad, outcome.last_good_result, outcome.first_bad_result) == (
-        "", "", None, None)
+        "",
+        "",
+        None,
+        None,
+    )
     assert outcome.untested_between == [] and outcome.skipped == [] and outcome.tested == ["1.0", "1.9"]
 
 
@@ -521,7 +634,7 @@ def test_bisect_asks_like_start_with_the_start_first():
 def test_bisect_uses_a_memo_it_is_given_as_it_is():
     oracle, asked = _oracle(7)
     memo = Memo(oracle)
-    memo("1.9")   # asked before the search (as --find-fix asks both ends to choose a direction)
+    memo("1.9")  # asked before the search (as --find-fix asks both ends to choose a direction)
     outcome = bisect(TEN, memo)
     assert asked == ["1.9", "1.0", "1.5", "1.7", "1.6"] and outcome.tested == asked
 

@@ -9,21 +9,24 @@ from conformance.decide.cellref import CellRef, parse_cell_ref, resolve_cell
 from conformance.errors import ConformanceError
 
 
-@pytest.mark.parametrize("text, ref", [
-    ("numerics.vmap_miss[vmap]", CellRef("numerics.vmap_miss", "vmap")),
-    ("numerics.vmap_miss:vmap", CellRef("numerics.vmap_miss", "vmap")),
-    ("  numerics.vmap_miss  ", CellRef("numerics.vmap_miss", "")),
-    ("team/sub.case[a=1.b-c_d]", CellRef("team/sub.case", "a=1.b-c_d")),
-    ("numerics.vmap_miss[]", CellRef("numerics.vmap_miss", "")),
-    ("nodot", None),                          # a case id always has a module
-    ("numerics.x[vmap", None),
-    ("numerics.x[a b]", None),
-    ("numerics.x:a:b", None),
-    ("x numerics.y", None),
-    ("", None),
-    (None, None),
-    (3, None),
-])
+@pytest.mark.parametrize(
+    "text, ref",
+    [
+        ("numerics.vmap_miss[vmap]", CellRef("numerics.vmap_miss", "vmap")),
+        ("numerics.vmap_miss:vmap", CellRef("numerics.vmap_miss", "vmap")),
+        ("  numerics.vmap_miss  ", CellRef("numerics.vmap_miss", "")),
+        ("team/sub.case[a=1.b-c_d]", CellRef("team/sub.case", "a=1.b-c_d")),
+        ("numerics.vmap_miss[]", CellRef("numerics.vmap_miss", "")),
+        ("nodot", None),  # a case id always has a module
+        ("numerics.x[vmap", None),
+        ("numerics.x[a b]", None),
+        ("numerics.x:a:b", None),
+        ("x numerics.y", None),
+        ("", None),
+        (None, None),
+        (3, None),
+    ],
+)
 def test_a_cell_is_named_by_brackets_or_a_colon(text, ref):
     assert parse_cell_ref(text) == ref
 
@@ -56,7 +59,9 @@ def test_a_case_with_parameters_named_without_one_lists_them(cases):
 def test_a_name_of_no_cell_is_one_line(cases):
     with pytest.raises(ConformanceError) as raised:
         resolve_cell("machinery.nothing", cases)
-    assert str(raised.value) == ("'machinery.nothing' names no cell (a case id such as "
-                                 "numerics.debug_nans_vmap_miss:vmap, or a row ID); `jax-conformance list` shows them")
+    assert str(raised.value) == (
+        "'machinery.nothing' names no cell (a case id such as "
+        "numerics.debug_nans_vmap_miss:vmap, or a row ID); `jax-conformance list` shows them"
+    )
     with pytest.raises(ConformanceError, match="names no cell"):
         resolve_cell("fixture", cases)

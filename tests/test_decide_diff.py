@@ -15,16 +15,24 @@ def _sets(before, after):
 
 
 def test_status_and_observation_changes_are_listed_with_the_field_that_differs():
-    before = files("0.7.2", "linux-x86_64", [
-        cell(VMAP, "vmap", "differs", {"old_jit": "caught", "new_jit": "caught"}, known_issue=True),
-        cell("values.same", "", "conforms"),
-        cell("values.message", "", "differs", {"msg": "a"}),
-    ])
-    after = files("0.12.0.1", "linux-x86_64", [
-        cell(VMAP, "vmap", "conforms", {"old_jit": "missed", "new_jit": "caught"}, known_issue=True),
-        cell("values.same", "", "conforms"),
-        cell("values.message", "", "differs", {"msg": "b"}),
-    ])
+    before = files(
+        "0.7.2",
+        "linux-x86_64",
+        [
+            cell(VMAP, "vmap", "differs", {"old_jit": "caught", "new_jit": "caught"}, known_issue=True),
+            cell("values.same", "", "conforms"),
+            cell("values.message", "", "differs", {"msg": "a"}),
+        ],
+    )
+    after = files(
+        "0.12.0.1",
+        "linux-x86_64",
+        [
+            cell(VMAP, "vmap", "conforms", {"old_jit": "missed", "new_jit": "caught"}, known_issue=True),
+            cell("values.same", "", "conforms"),
+            cell("values.message", "", "differs", {"msg": "b"}),
+        ],
+    )
     found = diff_sets(*_sets([before], [after]))
     assert [c.cell_id for c in found.changes] == [f"{VMAP}[vmap]", "values.message"]
     assert found.unchanged == 1
@@ -38,16 +46,22 @@ def test_cells_and_platforms_on_one_side_only():
     before = [files("0.7.2", "linux-x86_64", [cell("a.gone")]), files("0.7.2", "darwin-arm64", [cell("a.x")])]
     after = [files("0.8.3", "linux-x86_64", [cell("a.new")]), files("0.8.3", "windows-amd64", [cell("a.x")])]
     found = diff_sets(*_sets(before, after))
-    assert {c.cell_id: c.statuses for c in found.changes} == {"a.gone": "conforms -> absent",
-                                                                "a.new": "absent -> conforms"}
+    assert {c.cell_id: c.statuses for c in found.changes} == {
+        "a.gone": "conforms -> absent",
+        "a.new": "absent -> conforms",
+    }
     assert found.only_in_baseline == ["darwin-arm64"] and found.only_in_candidate == ["windows-amd64"]
 
 
 def test_each_platform_compares_its_own_versions():
-    before = [files("0.7.2", "linux-x86_64", [cell("a.x", status="conforms")]),
-              files("0.7.1", "darwin-arm64", [cell("a.x", status="conforms")])]
-    after = [files("0.8.3", "linux-x86_64", [cell("a.x", status="differs")]),
-             files("0.8.2", "darwin-arm64", [cell("a.x", status="conforms")])]
+    before = [
+        files("0.7.2", "linux-x86_64", [cell("a.x", status="conforms")]),
+        files("0.7.1", "darwin-arm64", [cell("a.x", status="conforms")]),
+    ]
+    after = [
+        files("0.8.3", "linux-x86_64", [cell("a.x", status="differs")]),
+        files("0.8.2", "darwin-arm64", [cell("a.x", status="conforms")]),
+    ]
     (change,) = diff_sets(*_sets(before, after)).changes
     assert (change.platform, change.baseline_jax, change.candidate_jax) == ("linux-x86_64", "0.7.2", "0.8.3")
 
@@ -60,13 +74,16 @@ def test_shards_of_one_run_merge_into_one_set():
 
 def test_two_versions_on_one_platform_are_refused_in_one_line():
     with pytest.raises(ConformanceError, match="holds jax 0.7.2 and 0.8.3 for linux-x86_64"):
-        result_set([files("0.7.2", "linux-x86_64", [cell("a.x")]), files("0.8.3", "linux-x86_64", [cell("a.x")])],
-                   "baseline")
+        result_set(
+            [files("0.7.2", "linux-x86_64", [cell("a.x")]), files("0.8.3", "linux-x86_64", [cell("a.x")])], "baseline"
+        )
 
 
 def test_version_mismatch_names_suite_and_schema():
-    before, after = _sets([files("0.7.2", "linux-x86_64", [cell("a.x")], suite="0.1.0", schema=1)],
-                          [files("0.8.3", "linux-x86_64", [cell("a.x")])])
+    before, after = _sets(
+        [files("0.7.2", "linux-x86_64", [cell("a.x")], suite="0.1.0", schema=1)],
+        [files("0.8.3", "linux-x86_64", [cell("a.x")])],
+    )
     said = version_mismatch(before, after)
     assert "suite 0.1.0 in the baseline but 0.2.0" in said and "schema 1 in the baseline but 2" in said
     assert version_mismatch(before, before) is None
@@ -91,8 +108,12 @@ def test_cli_diff_of_an_unreadable_file_exits_2(tmp_path, capsys):
 
 
 def test_a_side_without_an_observation_shows_its_reason_not_a_diff(tmp_path, capsys):
-    before = write(tmp_path / "a", "0.7.2", "linux-x86_64", [cell("a.x", status="unsupported", observation=None,
-                                                                  reason="jax.debug.log does not exist")])
+    before = write(
+        tmp_path / "a",
+        "0.7.2",
+        "linux-x86_64",
+        [cell("a.x", status="unsupported", observation=None, reason="jax.debug.log does not exist")],
+    )
     data = before.read_text().replace('"observation": {"ok": true}', '"observation": null')
     before.write_text(data)
     after = write(tmp_path / "b", "0.8.3", "linux-x86_64", [cell("a.x", observation={"n": 1})])
@@ -129,8 +150,9 @@ def test_a_cell_whose_only_change_is_its_printed_output_mark_is_a_change():
     from conformance.results.schema import CellResult
 
     plain = CellResult.from_json(cell("a.b", "", "conforms", {"n": 1}))
-    marked = CellResult.from_json(cell("a.b", "", "conforms", {"n": 1},
-                                       printed_diff=[{"path": "repr", "expected": "x", "observed": "y"}]))
+    marked = CellResult.from_json(
+        cell("a.b", "", "conforms", {"n": 1}, printed_diff=[{"path": "repr", "expected": "x", "observed": "y"}])
+    )
     change = cell_change("linux-x86_64", plain, marked, "0.7.2", "0.8.3")
     assert change is not None and change.statuses == "conforms -> conforms"
     assert change.differences == () and change.printed_differences == () and change.printed_only

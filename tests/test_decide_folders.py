@@ -21,7 +21,7 @@ from conformance.errors import ConformanceError
 from conformance.results.store import merged_header
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "teamcases"
-PROBE = '''
+PROBE = """
 from conformance.core.case import Expect, Observation, Section
 
 SECTION = Section("Team §1", "{title}")
@@ -30,7 +30,7 @@ SECTION = Section("Team §1", "{title}")
 @SECTION.case(rows=["solver.sum"], claim="Sums add up.", expect=Expect({{"value": 6}}))
 def sum_up():
     return Observation({{"value": 1 + 2 + 3}})
-'''
+"""
 
 
 def make_folder(parent: Path, name: str, title: str = "Team numerics", init: bool = True) -> Path:
@@ -63,11 +63,14 @@ def test_ids_and_rows_are_namespaced_by_the_folder_so_two_numerics_modules_do_no
     assert [c.package for c in cases] == ["alphacases", "betacases"]
 
 
-@pytest.mark.parametrize("name, init, message", [
-    ("nocases", False, "has no __init__.py"),
-    ("my-cases", True, "must be a Python identifier"),
-    ("tests", True, "is a package the suite or JAX imports"),
-])
+@pytest.mark.parametrize(
+    "name, init, message",
+    [
+        ("nocases", False, "has no __init__.py"),
+        ("my-cases", True, "must be a Python identifier"),
+        ("tests", True, "is a package the suite or JAX imports"),
+    ],
+)
 def test_a_folder_that_cannot_be_a_package_is_one_line(tmp_path, name, init, message):
     with pytest.raises(ConformanceError, match=message):
         case_folder(make_folder(tmp_path, name, init=init))
@@ -97,8 +100,11 @@ def test_a_folder_cell_runs_in_a_real_child_with_the_folder_on_its_path(tmp_path
     (cell,) = all_cells(load_cases(import_folder(folder)))
     target = Target(sys.executable, "linux-x86_64", "0.8.0", "childcases", (str(folder.path),))
     (found,) = RunSession(target, launcher="spawn").run([cell]).results
-    assert (found.case, found.status.value, found.observation) == ("childcases/numerics.sum_up", "conforms",
-                                                                  {"value": 6})
+    assert (found.case, found.status.value, found.observation) == (
+        "childcases/numerics.sum_up",
+        "conforms",
+        {"value": 6},
+    )
     assert found.command == "jax-conformance run --jax 0.8.0 --cases CASES_DIR -k childcases/numerics.sum_up"
 
 
@@ -114,8 +120,10 @@ def test_headers_record_the_folder_and_a_hash_of_its_sources(tmp_path, isolated)
 
 
 def test_a_merged_header_keeps_every_folder_that_ran():
-    stored = {"case_package": "conformance.cases",
-              "case_folders": [{"name": "a", "hash": "1"}, {"name": "b", "hash": "2"}]}
+    stored = {
+        "case_package": "conformance.cases",
+        "case_folders": [{"name": "a", "hash": "1"}, {"name": "b", "hash": "2"}],
+    }
     new = {"case_package": "b", "case_folders": [{"name": "b", "hash": "3"}]}
     head = merged_header(stored, new)
     assert head["case_folders"] == [{"name": "a", "hash": "1"}, {"name": "b", "hash": "3"}]
@@ -134,8 +142,21 @@ def test_the_example_folder_runs_end_to_end_against_the_newest_environment_and_g
     team = tmp_path / "teamcases"  # a copy: the test changes one of its files
     shutil.copytree(EXAMPLE, team, ignore=shutil.ignore_patterns("__pycache__"))
     results = tmp_path / "results"
-    argv = ["run", "--jax", newest, "--cases", str(team), "-k", "teamcases", "--results", str(results),
-            "-o", str(tmp_path / "report.html"), "-j", "2"]
+    argv = [
+        "run",
+        "--jax",
+        newest,
+        "--cases",
+        str(team),
+        "-k",
+        "teamcases",
+        "--results",
+        str(results),
+        "-o",
+        str(tmp_path / "report.html"),
+        "-j",
+        "2",
+    ]
     assert cli.main(argv) == 0
     assert "Team §1 Our NaN guard" in (tmp_path / "report.html").read_text()  # its own section in the report
     (path,) = results.glob("*.json")
@@ -179,8 +200,9 @@ def test_the_report_gives_a_folders_cases_their_own_section(tmp_path, isolated):
     folder = case_folder(make_folder(tmp_path, "reportcases", "Report numerics"))
     isolated.append("reportcases")
     cases = load_all_cases([folder])
-    write(tmp_path / "results", "0.8.3", "linux-x86_64",
-          [cell("reportcases/numerics.sum_up", observation={"value": 6})])
+    write(
+        tmp_path / "results", "0.8.3", "linux-x86_64", [cell("reportcases/numerics.sum_up", observation={"value": 6})]
+    )
     report, problems = cli.render_report(tmp_path / "results", tmp_path / "report.html", cases=cases)
     text = report.read_text()
     assert problems == [] and "Team §1 Report numerics" in text and "reportcases/numerics.sum_up" in text
@@ -189,8 +211,14 @@ def test_the_report_gives_a_folders_cases_their_own_section(tmp_path, isolated):
 def test_a_folder_cell_that_lost_its_result_keeps_its_namespace():
     from conformance.results.schema import result_file_from_json
 
-    report = {"jax_conformance": {"schema_version": 2, "jax": "0.8.3", "platform": "linux-x86_64",
-                                  "case_package": "teamcases"},
-              "tests": [{"nodeid": "../team/teamcases/nan_guard.py::probe[p]", "outcome": "failed"}]}
+    report = {
+        "jax_conformance": {
+            "schema_version": 2,
+            "jax": "0.8.3",
+            "platform": "linux-x86_64",
+            "case_package": "teamcases",
+        },
+        "tests": [{"nodeid": "../team/teamcases/nan_guard.py::probe[p]", "outcome": "failed"}],
+    }
     (lost,) = result_file_from_json(report).cells
     assert (lost.case, lost.param, lost.status.value) == ("teamcases/nan_guard.probe", "p", "error")

@@ -19,45 +19,52 @@ from tests.synthetic_results import VMAP, cell, write
 
 
 def _change(before: str | None, after: str | None, known_issue: bool = False, obs_after=None):
-    side = lambda status, obs=None: None if status is None else CellResult.from_json(  # noqa: E731
-        cell("a.b", "p", status, obs, known_issue))
+    side = lambda status, obs=None: (  # noqa: E731
+        None if status is None else CellResult.from_json(cell("a.b", "p", status, obs, known_issue))
+    )
     return cell_change("linux-x86_64", side(before), side(after, obs_after), "0.7.2", "0.8.3")
 
 
-@pytest.mark.parametrize("before, after, known, kind", [
-    ("conforms", "differs", False, REGRESSION),      # intended behaviour stops conforming
-    ("conforms", "unsupported", False, REGRESSION),
-    ("conforms", "flaky", False, REGRESSION),
-    ("differs", "conforms", True, REGRESSION),       # a known issue that was absent appears
-    ("unsupported", "conforms", True, REGRESSION),
-    ("differs", "crash", False, REGRESSION),         # a clean run becomes crash, timeout or error
-    ("unsupported", "timeout", False, REGRESSION),
-    ("skipped", "error", False, REGRESSION),
-    ("conforms", "error", True, REGRESSION),
-    ("conforms", "differs", True, GOOD),             # a known issue disappears
-    ("differs", "conforms", False, GOOD),            # intended behaviour starts to conform
-    ("error", "crash", False, REVIEW),               # not a clean run before
-    ("flaky", "timeout", False, REVIEW),
-    ("differs", "unsupported", False, REVIEW),
-    ("conforms", "unsupported", True, REVIEW),
-    (None, "crash", False, REVIEW),                  # new cell
-    ("conforms", None, False, MISSING),              # cell gone: counts against a pass
-])
+@pytest.mark.parametrize(
+    "before, after, known, kind",
+    [
+        ("conforms", "differs", False, REGRESSION),  # intended behaviour stops conforming
+        ("conforms", "unsupported", False, REGRESSION),
+        ("conforms", "flaky", False, REGRESSION),
+        ("differs", "conforms", True, REGRESSION),  # a known issue that was absent appears
+        ("unsupported", "conforms", True, REGRESSION),
+        ("differs", "crash", False, REGRESSION),  # a clean run becomes crash, timeout or error
+        ("unsupported", "timeout", False, REGRESSION),
+        ("skipped", "error", False, REGRESSION),
+        ("conforms", "error", True, REGRESSION),
+        ("conforms", "differs", True, GOOD),  # a known issue disappears
+        ("differs", "conforms", False, GOOD),  # intended behaviour starts to conform
+        ("error", "crash", False, REVIEW),  # not a clean run before
+        ("flaky", "timeout", False, REVIEW),
+        ("differs", "unsupported", False, REVIEW),
+        ("conforms", "unsupported", True, REVIEW),
+        (None, "crash", False, REVIEW),  # new cell
+        ("conforms", None, False, MISSING),  # cell gone: counts against a pass
+    ],
+)
 def test_classification(before, after, known, kind):
     assert classify(_change(before, after, known))[0] == kind
 
 
-@pytest.mark.parametrize("before, after, known, why", [
-    (None, "conforms", False, "new cell: the baseline does not have it"),
-    ("conforms", None, False, "the candidate does not have this cell (it was not run)"),
-    ("conforms", "crash", False, "a clean run becomes crash"),
-    ("differs", "conforms", True, "the known issue appears (it was absent in the baseline)"),
-    ("conforms", "differs", True, "the known issue no longer shows: the workaround for a.b[p] may be removable"),
-    ("conforms", "differs", False, "stops conforming to the documented behaviour"),
-    ("differs", "conforms", False, "now conforms to the documented behaviour"),
-    ("error", "crash", False, "status changed"),
-    ("unsupported", "differs", True, "status changed"),   # known issue, neither appearing nor disappearing
-])
+@pytest.mark.parametrize(
+    "before, after, known, why",
+    [
+        (None, "conforms", False, "new cell: the baseline does not have it"),
+        ("conforms", None, False, "the candidate does not have this cell (it was not run)"),
+        ("conforms", "crash", False, "a clean run becomes crash"),
+        ("differs", "conforms", True, "the known issue appears (it was absent in the baseline)"),
+        ("conforms", "differs", True, "the known issue no longer shows: the workaround for a.b[p] may be removable"),
+        ("conforms", "differs", False, "stops conforming to the documented behaviour"),
+        ("differs", "conforms", False, "now conforms to the documented behaviour"),
+        ("error", "crash", False, "status changed"),
+        ("unsupported", "differs", True, "status changed"),  # known issue, neither appearing nor disappearing
+    ],
+)
 def test_each_class_says_why_in_its_own_words(before, after, known, why):
     assert classify(_change(before, after, known))[1] == why
 
@@ -67,41 +74,71 @@ def test_gate_files_each_change_under_its_class_with_its_reason():
     from conformance.decide.expectations import parse_expectations
     from tests.synthetic_results import files
 
-    before = files("0.7.2", "linux-x86_64", [
-        cell("a.regress"), cell("a.acked"), cell("a.good", status="differs"), cell("a.gone"),
-        cell("a.review", status="error"),
-        cell("a.printed", observation={"m": "x"}, printed_expected={"m": "x"})])
-    after = files("0.8.3", "linux-x86_64", [
-        cell("a.regress", status="differs"), cell("a.acked", status="differs"), cell("a.good"),
-        cell("a.review", status="crash"), cell("a.new"),
-        cell("a.printed", observation={"m": "y"}, printed_expected={"m": "x"},
-             printed_diff=[{"path": "m", "expected": "x", "observed": "y"}])])
+    before = files(
+        "0.7.2",
+        "linux-x86_64",
+        [
+            cell("a.regress"),
+            cell("a.acked"),
+            cell("a.good", status="differs"),
+            cell("a.gone"),
+            cell("a.review", status="error"),
+            cell("a.printed", observation={"m": "x"}, printed_expected={"m": "x"}),
+        ],
+    )
+    after = files(
+        "0.8.3",
+        "linux-x86_64",
+        [
+            cell("a.regress", status="differs"),
+            cell("a.acked", status="differs"),
+            cell("a.good"),
+            cell("a.review", status="crash"),
+            cell("a.new"),
+            cell(
+                "a.printed",
+                observation={"m": "y"},
+                printed_expected={"m": "x"},
+                printed_diff=[{"path": "m", "expected": "x", "observed": "y"}],
+            ),
+        ],
+    )
     one_sided = [files("0.7.2", "darwin-arm64", [cell("a.x")]), files("0.8.3", "windows-amd64", [cell("a.x")])]
     set_diff = diff_sets(result_set([before, one_sided[0]], "baseline"), result_set([after, one_sided[1]], "candidate"))
-    entry, stale = parse_expectations('[[expect]]\ncell = "a.acked"\nstatus = ["differs"]\n'
-                                      '[[expect]]\ncell = "a.nowhere"\nstatus = ["differs"]\n')
+    entry, stale = parse_expectations(
+        '[[expect]]\ncell = "a.acked"\nstatus = ["differs"]\n[[expect]]\ncell = "a.nowhere"\nstatus = ["differs"]\n'
+    )
     outcome = gate(set_diff, [entry, stale])
-    assert (outcome.only_in_baseline, outcome.only_in_candidate, outcome.stale) == (["darwin-arm64"],
-                                                                                   ["windows-amd64"], [stale])
-    found = {name: [(j.change.cell_id, j.kind, j.why) for j in getattr(outcome, name)]
-             for name in ("regressions", "acknowledged", "good", "printed", "missing", "review")}
-    printed_why = ("printed output changed (wording, reprs or counts the chapter only prints); status unchanged")
+    assert (outcome.only_in_baseline, outcome.only_in_candidate, outcome.stale) == (
+        ["darwin-arm64"],
+        ["windows-amd64"],
+        [stale],
+    )
+    found = {
+        name: [(j.change.cell_id, j.kind, j.why) for j in getattr(outcome, name)]
+        for name in ("regressions", "acknowledged", "good", "printed", "missing", "review")
+    }
+    printed_why = "printed output changed (wording, reprs or counts the chapter only prints); status unchanged"
     assert found == {
         "regressions": [("a.regress", REGRESSION, "stops conforming to the documented behaviour")],
         "acknowledged": [("a.acked", REGRESSION, "stops conforming to the documented behaviour")],
         "good": [("a.good", GOOD, "now conforms to the documented behaviour")],
         "printed": [("a.printed", PRINTED, printed_why)],
         "missing": [("a.gone", MISSING, "the candidate does not have this cell (it was not run)")],
-        "review": [("a.review", REVIEW, "status changed"),
-                   ("a.new", REVIEW, "new cell: the baseline does not have it")],
+        "review": [
+            ("a.review", REVIEW, "status changed"),
+            ("a.new", REVIEW, "new cell: the baseline does not have it"),
+        ],
     }
     assert outcome.acknowledged[0].acknowledged_by is entry and outcome.acknowledged[0].accepted_as == "expected"
     assert (outcome.unchanged, outcome.compared, outcome.allow_missing) == (0, 5, False)
     assert outcome.exit_code == 1 and outcome.unaccepted_gaps == 3  # a missing cell and two one-sided platforms
     gated = gate(set_diff, [entry], fail_on_printed=True)
     assert [(j.change.cell_id, j.kind, j.why) for j in gated.regressions][-1] == (
-        "a.printed", REGRESSION,
-        "printed output changed (wording, reprs or counts the chapter only prints); failing: printed output is gated")
+        "a.printed",
+        REGRESSION,
+        "printed output changed (wording, reprs or counts the chapter only prints); failing: printed output is gated",
+    )
     assert gated.printed == []
     accepted = gate(set_diff, [entry], allow_missing=True)
     assert accepted.allow_missing and accepted.unaccepted_gaps == 0
@@ -113,49 +150,68 @@ def test_an_error_of_the_harness_is_missing_naming_its_fault_and_an_error_of_the
     fault = "call: KeyError: 'PYTEST_CURRENT_TEST'"
     side = lambda status, **extra: CellResult.from_json(cell("a.b", "p", status, None, False, **extra))  # noqa: E731
     harness = cell_change("linux-x86_64", side("conforms"), side("error", harness=fault), "0.7.2", "0.8.3")
-    assert classify(harness) == (MISSING, "the candidate's cell was not judged: the harness failed around the probe "
-                                          f"({fault}), not JAX; run it again")
+    assert classify(harness) == (
+        MISSING,
+        f"the candidate's cell was not judged: the harness failed around the probe ({fault}), not JAX; run it again",
+    )
     probe = cell_change("linux-x86_64", side("conforms"), side("error"), "0.7.2", "0.8.3")
     assert classify(probe) == (REGRESSION, "a clean run becomes error")
-    judged = cell_change("linux-x86_64", side("conforms"), side("differs", harness="teardown: KeyError: 'X'"),
-                         "0.7.2", "0.8.3")
+    judged = cell_change(
+        "linux-x86_64", side("conforms"), side("differs", harness="teardown: KeyError: 'X'"), "0.7.2", "0.8.3"
+    )
     assert classify(judged)[0] == REGRESSION  # judged before the fault: its status stands
     before = cell_change("linux-x86_64", side("error", harness=fault), side("differs"), "0.7.2", "0.8.3")
     assert classify(before) == (REVIEW, f"the baseline's cell was not judged (the harness failed: {fault})")
     from conformance.decide.diff import diff_sets, result_set
     from tests.synthetic_results import files
 
-    set_diff = diff_sets(result_set([files("0.7.2", "linux-x86_64", [cell("a.b", "p")])], "baseline"),
-                         result_set([files("0.8.3", "linux-x86_64", [cell("a.b", "p", "error", harness=fault)])],
-                                    "candidate"))
+    set_diff = diff_sets(
+        result_set([files("0.7.2", "linux-x86_64", [cell("a.b", "p")])], "baseline"),
+        result_set([files("0.8.3", "linux-x86_64", [cell("a.b", "p", "error", harness=fault)])], "candidate"),
+    )
     outcome = gate(set_diff)
     assert outcome.regressions == [] and [j.kind for j in outcome.missing] == [MISSING] and outcome.exit_code == 1
     assert gate(set_diff, allow_missing=True).exit_code == 0
 
 
 def test_same_status_with_another_observation_is_a_change_to_review():
-    change = cell_change("linux-x86_64", CellResult.from_json(cell("a.b", "", "differs", {"m": "x"})),
-                         CellResult.from_json(cell("a.b", "", "differs", {"m": "y"})), "0.7.2", "0.8.3")
+    change = cell_change(
+        "linux-x86_64",
+        CellResult.from_json(cell("a.b", "", "differs", {"m": "x"})),
+        CellResult.from_json(cell("a.b", "", "differs", {"m": "y"})),
+        "0.7.2",
+        "0.8.3",
+    )
     assert classify(change) == (REVIEW, "same status, different observation")
 
 
 @pytest.fixture
 def sides(tmp_path):
     """A baseline and a candidate: the vmap miss appears, one row stops conforming, one known issue disappears."""
-    before = write(tmp_path / "base", "0.7.2", "linux-x86_64", [
-        cell(VMAP, "vmap", "differs", {"old_jit": "caught"}, known_issue=True),
-        cell("values.dtype", "", "conforms", {"dtype": "float32"}),
-        cell("tracers.leak", "", "conforms", {"leaked": True}, known_issue=True),
-        cell("values.message", "", "differs", {"m": "a"}),
-        cell("values.steady", "", "conforms"),
-    ])
-    after = write(tmp_path / "cand", "0.12.0.1", "linux-x86_64", [
-        cell(VMAP, "vmap", "conforms", {"old_jit": "missed"}, known_issue=True),
-        cell("values.dtype", "", "timeout", None, reason="killed after 120s"),
-        cell("tracers.leak", "", "differs", {"leaked": False}, known_issue=True),
-        cell("values.message", "", "differs", {"m": "b"}),
-        cell("values.steady", "", "conforms"),
-    ])
+    before = write(
+        tmp_path / "base",
+        "0.7.2",
+        "linux-x86_64",
+        [
+            cell(VMAP, "vmap", "differs", {"old_jit": "caught"}, known_issue=True),
+            cell("values.dtype", "", "conforms", {"dtype": "float32"}),
+            cell("tracers.leak", "", "conforms", {"leaked": True}, known_issue=True),
+            cell("values.message", "", "differs", {"m": "a"}),
+            cell("values.steady", "", "conforms"),
+        ],
+    )
+    after = write(
+        tmp_path / "cand",
+        "0.12.0.1",
+        "linux-x86_64",
+        [
+            cell(VMAP, "vmap", "conforms", {"old_jit": "missed"}, known_issue=True),
+            cell("values.dtype", "", "timeout", None, reason="killed after 120s"),
+            cell("tracers.leak", "", "differs", {"leaked": False}, known_issue=True),
+            cell("values.message", "", "differs", {"m": "b"}),
+            cell("values.steady", "", "conforms"),
+        ],
+    )
     return tmp_path, before, after
 
 
@@ -183,7 +239,9 @@ def test_regressions_fail_the_gate_and_come_first(sides, capsys):
 
 def test_acknowledged_regressions_pass_and_say_why(sides, capsys):
     folder = sides[0]
-    expectations = _expect(folder, f'''
+    expectations = _expect(
+        folder,
+        f'''
 [[expect]]
 cell = "{VMAP}[vmap]"
 status = ["conforms"]
@@ -196,12 +254,15 @@ bug = "https://example.org/bug/1"
 cell = "values.dtype"
 status = ["conforms"]
 intermittent = ["timeout"]
-''')
+''',
+    )
     assert _gate(sides, "--expectations", expectations) == 0
     out = capsys.readouterr().out
     assert "ACKNOWLEDGED REGRESSIONS (2)" in out and "REGRESSIONS (" not in out.replace("ACKNOWLEDGED REGRESSIONS", "")
-    assert f"expected by expectation {VMAP}[vmap] (line 2); debug_nans misses NaNs after vmap; " \
-           f"https://example.org/bug/1" in out
+    assert (
+        f"expected by expectation {VMAP}[vmap] (line 2); debug_nans misses NaNs after vmap; "
+        f"https://example.org/bug/1" in out
+    )
     assert "a known intermittent result by expectation values.dtype (line 10)" in out
     assert "PASS: no regression (2 acknowledged) (exit 0)" in out
 
@@ -209,15 +270,20 @@ intermittent = ["timeout"]
 @pytest.mark.parametrize("condition", ['platform = "darwin-*"', 'jax = "<0.8"', 'status = ["differs"]'])
 def test_an_entry_whose_condition_or_status_does_not_hold_acknowledges_nothing(sides, capsys, condition):
     extra = "" if condition.startswith("status") else 'status = ["conforms"]\n'
-    expectations = _expect(sides[0], f'[[expect]]\ncell = "{VMAP}:vmap"\n{extra}{condition}\n'
-                                     f'[[expect]]\ncell = "values.dtype"\nstatus = ["timeout"]\n')
+    expectations = _expect(
+        sides[0],
+        f'[[expect]]\ncell = "{VMAP}:vmap"\n{extra}{condition}\n'
+        f'[[expect]]\ncell = "values.dtype"\nstatus = ["timeout"]\n',
+    )
     assert _gate(sides, "--expectations", expectations) == 1
     out = capsys.readouterr().out
     assert "REGRESSIONS (1)" in out and "the known issue appears" in out
 
 
 def test_entries_that_match_no_cell_are_stale(sides, capsys):
-    expectations = _expect(sides[0], f'''[[expect]]
+    expectations = _expect(
+        sides[0],
+        f'''[[expect]]
 cell = "{VMAP}[vmap]"
 status = ["conforms"]
 [[expect]]
@@ -230,7 +296,8 @@ status = ["conforms"]
 cell = "values.steady"
 status = ["conforms"]
 platform = "darwin-arm64"
-''')
+''',
+    )
     assert _gate(sides, "--expectations", expectations) == 0
     out = capsys.readouterr().out
     assert "STALE EXPECTATIONS (2)" in out
@@ -243,12 +310,15 @@ def test_no_change_passes(tmp_path, capsys):
     assert "1 cell(s) compared, 1 unchanged, 0 missing from the candidate. PASS" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["gate"], "gate needs --baseline A --candidate B"),
-    (["gate", "--baseline", "missing.json", "--candidate", "missing.json"], "missing.json: no such file"),
-    (["gate", "--from", "0.7.2"], "--from and --to go together"),
-    (["gate", "--from", "0.7.2", "--to", "0.8.3", "--baseline", "x.json"], "not both"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["gate"], "gate needs --baseline A --candidate B"),
+        (["gate", "--baseline", "missing.json", "--candidate", "missing.json"], "missing.json: no such file"),
+        (["gate", "--from", "0.7.2"], "--from and --to go together"),
+        (["gate", "--from", "0.7.2", "--to", "0.8.3", "--baseline", "x.json"], "not both"),
+    ],
+)
 def test_bad_usage_exits_2_with_one_line(argv, message, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert cli.main(argv) == 2
@@ -277,8 +347,12 @@ def test_different_suite_versions_are_refused_unless_allowed(tmp_path, capsys):
 
 def test_markdown_escapes_result_data(tmp_path, capsys):
     before = write(tmp_path / "a", "0.7.2", "linux-x86_64", [cell("a.b", observation={"m": "ok"})])
-    after = write(tmp_path / "b", "0.8.3", "linux-x86_64",
-                  [cell("a.b", status="differs", observation={"m": "<img src=x onerror=alert(1)> `rm -rf` |"})])
+    after = write(
+        tmp_path / "b",
+        "0.8.3",
+        "linux-x86_64",
+        [cell("a.b", status="differs", observation={"m": "<img src=x onerror=alert(1)> `rm -rf` |"})],
+    )
     md = tmp_path / "gate.md"
     assert cli.main(["gate", "--baseline", str(before), "--candidate", str(after), "--markdown", str(md)]) == 1
     text = md.read_text()
@@ -299,8 +373,16 @@ def test_gate_from_to_runs_both_versions_incrementally_then_gates(tmp_path, caps
 
         def prepare(self, version):
             prepared.append(version)
-            return type("Env", (), {"version": version, "built_now": False, "seconds": 0.0,
-                                    "interpreter": type("P", (), {"version": "3.13.0"})()})()
+            return type(
+                "Env",
+                (),
+                {
+                    "version": version,
+                    "built_now": False,
+                    "seconds": 0.0,
+                    "interpreter": type("P", (), {"version": "3.13.0"})(),
+                },
+            )()
 
     def fake_run_version(env, request, on_event):
         ran.append((env.version, request.results, request.expression, request.cell_ids))
@@ -321,8 +403,13 @@ def test_folders_of_several_platforms_gate_each_platform_against_its_own_baselin
     write(tmp_path / "a", "0.7.2", "linux-x86_64", [cell("a.b")])
     write(tmp_path / "a", "0.7.2", "darwin-arm64", [cell("a.b")])
     write(tmp_path / "b", "0.8.3", "linux-x86_64", [cell("a.b")])
-    write(tmp_path / "b", "0.8.3", "darwin-arm64", [cell("a.b", status="crash", observation=None, reason="SIGSEGV")],
-          name="0.8.3-darwin-arm64-shard1of2.json")
+    write(
+        tmp_path / "b",
+        "0.8.3",
+        "darwin-arm64",
+        [cell("a.b", status="crash", observation=None, reason="SIGSEGV")],
+        name="0.8.3-darwin-arm64-shard1of2.json",
+    )
     write(tmp_path / "b", "0.8.3", "darwin-arm64", [cell("a.c")], name="0.8.3-darwin-arm64-shard2of2.json")
     assert cli.main(["gate", "--baseline", str(tmp_path / "a"), "--candidate", str(tmp_path / "b")]) == 1
     out = capsys.readouterr().out
@@ -334,15 +421,39 @@ def test_folders_of_several_platforms_gate_each_platform_against_its_own_baselin
 def _printed_sides(tmp_path):
     """The same status and asserted facts on both sides; only the printed message wording changed."""
     printed = {"message": "old wording"}
-    before = write(tmp_path / "pb", "0.7.2", "linux-x86_64", [
-        cell("tracers.wording", "", "conforms", {"raised": "TypeError", "message": "old wording"},
-             printed_expected=printed),
-        cell("values.steady", "", "conforms")])
-    after = write(tmp_path / "pa", "0.12.0.1", "linux-x86_64", [
-        cell("tracers.wording", "", "conforms", {"raised": "TypeError", "message": "new wording"},
-             printed_expected=printed, printed_diff=[{"path": "message", "expected": "old wording",
-                                                      "observed": "new wording", "kind": "changed"}]),
-        cell("values.steady", "", "conforms")])
+    before = write(
+        tmp_path / "pb",
+        "0.7.2",
+        "linux-x86_64",
+        [
+            cell(
+                "tracers.wording",
+                "",
+                "conforms",
+                {"raised": "TypeError", "message": "old wording"},
+                printed_expected=printed,
+            ),
+            cell("values.steady", "", "conforms"),
+        ],
+    )
+    after = write(
+        tmp_path / "pa",
+        "0.12.0.1",
+        "linux-x86_64",
+        [
+            cell(
+                "tracers.wording",
+                "",
+                "conforms",
+                {"raised": "TypeError", "message": "new wording"},
+                printed_expected=printed,
+                printed_diff=[
+                    {"path": "message", "expected": "old wording", "observed": "new wording", "kind": "changed"}
+                ],
+            ),
+            cell("values.steady", "", "conforms"),
+        ],
+    )
     return before, after
 
 
@@ -369,11 +480,13 @@ def test_fail_on_printed_makes_a_printed_output_change_fail_by_flag_or_expectati
 
 def test_an_asserted_change_with_the_same_status_is_not_printed_only():
     printed = {"message": "w"}
-    change = cell_change("linux-x86_64",
-                         CellResult.from_json(cell("a.b", "", "differs", {"raised": "A", "message": "w"},
-                                                   printed_expected=printed)),
-                         CellResult.from_json(cell("a.b", "", "differs", {"raised": "B", "message": "w"},
-                                                   printed_expected=printed)), "0.7.2", "0.8.3")
+    change = cell_change(
+        "linux-x86_64",
+        CellResult.from_json(cell("a.b", "", "differs", {"raised": "A", "message": "w"}, printed_expected=printed)),
+        CellResult.from_json(cell("a.b", "", "differs", {"raised": "B", "message": "w"}, printed_expected=printed)),
+        "0.7.2",
+        "0.8.3",
+    )
     assert not change.printed_only and classify(change)[0] == REVIEW
 
 
@@ -422,8 +535,9 @@ def test_newest_gates_the_newest_version_of_a_results_folder(tmp_path, capsys):
     base, folder = _versions_folder(tmp_path, "conforms")
     assert cli.main(["gate", "--baseline", str(base), "--candidate", str(folder)]) == 2
     assert "pass --newest" in capsys.readouterr().err
-    assert cli.main(["gate", "--baseline", str(base), "--candidate", str(folder), "--newest",
-                     "--baseline-platforms"]) == 0
+    assert (
+        cli.main(["gate", "--baseline", str(base), "--candidate", str(folder), "--newest", "--baseline-platforms"]) == 0
+    )
     out = capsys.readouterr().out
     assert "left out the candidate's jax 0.11.2 linux-x86_64" in out and "jax 0.12.0.1 -> 0.12.0.1" in out
     assert "darwin-arm64 is not gated: the baseline has no results for it" in out
@@ -438,8 +552,14 @@ def test_the_workflow_gate_script_decides_on_a_four_version_folder(tmp_path, new
 
     base, folder = _versions_folder(tmp_path, newest_status)
     root = Path(__file__).resolve().parents[1]
-    env = {**os.environ, "BASELINE": str(base.parent), "RESULTS": str(folder), "SITE": str(tmp_path / "site"),
-           "PYTHON": sys.executable, "PYTHONPATH": str(root)}
+    env = {
+        **os.environ,
+        "BASELINE": str(base.parent),
+        "RESULTS": str(folder),
+        "SITE": str(tmp_path / "site"),
+        "PYTHON": sys.executable,
+        "PYTHONPATH": str(root),
+    }
     env.pop("GITHUB_STEP_SUMMARY", None)
     done = subprocess.run(["bash", str(root / ".github/scripts/gate.sh")], env=env, capture_output=True, text=True)
     assert done.returncode == code, done.stdout + done.stderr
@@ -454,16 +574,22 @@ def test_diff_and_gate_name_every_conflict_and_a_cell_listed_twice(tmp_path, cap
     for argv in (["diff", str(base), str(cand)], ["gate", "--baseline", str(base), "--candidate", str(cand)]):
         cli.main(argv)
         err = capsys.readouterr().err
-        assert "conflict: jax 0.8.3 linux-x86_64 a.b: conforms in 0.8.3-linux-x86_64.json, differs in " \
-               "0.8.3-linux-x86_64.json (entry 2)" in err
+        assert (
+            "conflict: jax 0.8.3 linux-x86_64 a.b: conforms in 0.8.3-linux-x86_64.json, differs in "
+            "0.8.3-linux-x86_64.json (entry 2)" in err
+        )
 
 
 def test_result_data_cannot_forge_lines_or_escapes_in_diff_and_gate_output(tmp_path, capsys):
     """issue 19 item 18: an observation key holding a newline and `::error file=…::`, and ANSI escapes, are escaped."""
     hostile = "x\n::error file=README.md::forged\x1b[31m"
     base = write(tmp_path / "a", "0.8.3", "linux-x86_64", [cell("a.b", "", "conforms", {hostile: 1})])
-    cand = write(tmp_path / "b", "0.12.0.1", "linux-x86_64", [cell("a.b", "", "differs", {hostile: 2},
-                                                                   reason="bad\x1b[2J\n::warning::x")])
+    cand = write(
+        tmp_path / "b",
+        "0.12.0.1",
+        "linux-x86_64",
+        [cell("a.b", "", "differs", {hostile: 2}, reason="bad\x1b[2J\n::warning::x")],
+    )
     for argv in (["diff", str(base), str(cand)], ["gate", "--baseline", str(base), "--candidate", str(cand)]):
         cli.main(argv)
         out = capsys.readouterr().out

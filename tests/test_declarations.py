@@ -18,8 +18,17 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 from conformance.core import rowlist
-from conformance.core.case import (CaseDeclarationError, Expect, Observation, Param, Section, Skip, find_case,
-                                   load_cases, validate)
+from conformance.core.case import (
+    CaseDeclarationError,
+    Expect,
+    Observation,
+    Param,
+    Section,
+    Skip,
+    find_case,
+    load_cases,
+    validate,
+)
 from conformance.engine.runner import SOURCE_ROOT
 
 BEHAVIOURS = Path(SOURCE_ROOT).parent / "shared" / "behaviours.md"
@@ -41,40 +50,56 @@ def declare(**kwargs):
 
 
 def test_unknown_row_id_is_refused_naming_the_case():
-    with pytest.raises(CaseDeclarationError, match=r"scratch_declarations.default_probe: row 'no.such.row' "
-                                                   r"is not in the project's row list"):
+    with pytest.raises(
+        CaseDeclarationError,
+        match=r"scratch_declarations.default_probe: row 'no.such.row' "
+        r"is not in the project's row list",
+    ):
         declare(rows=["no.such.row"], claim="x.", expect=Expect({}))
 
 
 def test_duplicate_parameter_is_refused():
     with pytest.raises(CaseDeclarationError, match="declared twice"):
+
         def probe(p):
             return Observation({})
-        declare(claim="x.", probe=probe, params=[Param("a", ["setup.environment"], Expect({})),
-                                                 Param("a", ["setup.environment"], Expect({}))])
+
+        declare(
+            claim="x.",
+            probe=probe,
+            params=[Param("a", ["setup.environment"], Expect({})), Param("a", ["setup.environment"], Expect({}))],
+        )
 
 
 def test_probe_signature_must_take_its_parameter():
     with pytest.raises(CaseDeclarationError, match="should take one argument, the parameter"):
         declare(claim="x.", params=[Param("a", ["setup.environment"], Expect({}))])
     with pytest.raises(CaseDeclarationError, match="should take no argument"):
+
         def probe(p):
             return Observation({})
+
         declare(claim="x.", probe=probe, rows=["setup.environment"], expect=Expect({}))
 
 
 def test_rows_and_expect_belong_inside_params():
     with pytest.raises(CaseDeclarationError, match="inside each Param"):
+
         def probe(p):
             return Observation({})
-        declare(claim="x.", probe=probe, rows=["setup.environment"],
-                params=[Param("a", ["setup.environment"], Expect({}))])
+
+        declare(
+            claim="x.", probe=probe, rows=["setup.environment"], params=[Param("a", ["setup.environment"], Expect({}))]
+        )
 
 
 def test_overlapping_platform_patterns_are_refused():
     with pytest.raises(CaseDeclarationError, match=r"platform patterns 'darwin-\*' and '\*-arm64' overlap"):
-        declare(claim="x.", rows=["setup.environment"],
-                expect=Expect({}, platforms={"darwin-*": {"a": 1}, "*-arm64": Skip("no")}))
+        declare(
+            claim="x.",
+            rows=["setup.environment"],
+            expect=Expect({}, platforms={"darwin-*": {"a": 1}, "*-arm64": Skip("no")}),
+        )
 
 
 def test_platform_override_changes_some_facts_and_keeps_the_rest():
@@ -89,8 +114,10 @@ def test_only_a_stated_reason_asks_for_a_fresh_interpreter():
     assert not cases["machinery.echo"].needs_fresh_interpreter("a")  # env= is served by a fork server of its own
     assert not cases["machinery.reading_stdin"].needs_fresh_interpreter("")
     assert not cases["machinery.conforming"].needs_fresh_interpreter("")
-    params = (Param("a", rows=["fixture.param.a"], expect=Expect({})),
-              Param("b", rows=["fixture.param.b"], expect=Expect({}), fresh_interpreter="global state"))
+    params = (
+        Param("a", rows=["fixture.param.a"], expect=Expect({})),
+        Param("b", rows=["fixture.param.b"], expect=Expect({}), fresh_interpreter="global state"),
+    )
     one = replace(cases["machinery.echo"], params=params)
     assert [one.needs_fresh_interpreter(p) for p in ("a", "b")] == [False, True]
     assert one.fresh_interpreter_reason("b") == "global state"
@@ -107,27 +134,36 @@ def test_fresh_interpreter_takes_a_reason_not_a_flag():
 
 def _scratch_copy(tmp_path: Path) -> Path:
     copy = tmp_path / "repo"
-    shutil.copytree(Path(SOURCE_ROOT) / "conformance", copy / "conformance",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        Path(SOURCE_ROOT) / "conformance", copy / "conformance", ignore=shutil.ignore_patterns("__pycache__")
+    )
     return copy
 
 
-@pytest.mark.parametrize("mistake, message", [
-    ("duplicate", "declared twice"),
-    ("unknown_row", "is not in the project's row list"),
-])
+@pytest.mark.parametrize(
+    "mistake, message",
+    [
+        ("duplicate", "declared twice"),
+        ("unknown_row", "is not in the project's row list"),
+    ],
+)
 def test_list_fails_with_one_line_for_a_wrong_declaration_in_a_scratch_copy(tmp_path, mistake, message):
     copy = _scratch_copy(tmp_path)
     module = copy / "conformance" / "cases" / "tracers.py"
     text = module.read_text(encoding="utf-8")
     if mistake == "duplicate":
-        decorated = text[text.index("@SECTION.case("):]
+        decorated = text[text.index("@SECTION.case(") :]
         text += "\n\n" + decorated
     else:
         text = text.replace('"tracers.hierarchy"', '"tracers.no_such_row"', 1)
     module.write_text(text, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "conformance", "list"], cwd=copy, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(copy)})
+    done = subprocess.run(
+        [sys.executable, "-m", "conformance", "list"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(copy)},
+    )
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0] and "tracers." in lines[0], done.stderr
@@ -148,8 +184,9 @@ def test_core_and_child_need_only_the_standard_library(tmp_path):
         conformance.core.case.load_cases()
         print("ok")
     """)
-    done = subprocess.run([sys.executable, "-I", "-c", script, str(blocker), SOURCE_ROOT],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", script, str(blocker), SOURCE_ROOT], capture_output=True, text=True
+    )
     assert done.stdout.strip() == "ok", done.stderr
 
 
@@ -158,18 +195,22 @@ def test_stdlib_check_can_fail(tmp_path):
     blocker.mkdir()
     (blocker / "jinja2.py").write_text("raise ImportError('jinja2 is blocked')\n")
     script = "import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]; import conformance.report.html"
-    done = subprocess.run([sys.executable, "-I", "-c", script, str(blocker), SOURCE_ROOT],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", script, str(blocker), SOURCE_ROOT], capture_output=True, text=True
+    )
     assert done.returncode != 0 and "jinja2 is blocked" in done.stderr
 
 
 def test_row_list_matches_behaviours_md():
     if not BEHAVIOURS.exists():
-        pytest.skip(f"{BEHAVIOURS} is not beside this checkout, so the row list cannot be compared with it (put the "
-                    f"project's shared/ folder beside it)")
+        pytest.skip(
+            f"{BEHAVIOURS} is not beside this checkout, so the row list cannot be compared with it (put the "
+            f"project's shared/ folder beside it)"
+        )
     expected = rowlist.render_tsv(rowlist.parse_behaviours(BEHAVIOURS.read_text(encoding="utf-8")))
-    assert rowlist.ROWS_FILE.read_text(encoding="utf-8") == expected, \
+    assert rowlist.ROWS_FILE.read_text(encoding="utf-8") == expected, (
         "rows.tsv is out of date: python tools/import_rows.py ../shared/behaviours.md"
+    )
 
 
 def test_row_list_parser_reads_table_rows_only():
@@ -180,8 +221,9 @@ def test_row_list_parser_reads_table_rows_only():
 def not_encoded_rows() -> dict[str, str]:
     data = tomllib.loads(NOT_ENCODED.read_text(encoding="utf-8"))
     entries = data.get("row", [])
-    assert all(isinstance(e.get("id"), str) and isinstance(e.get("reason"), str) and e["reason"].strip()
-               for e in entries), "every entry needs an id and a reason"
+    assert all(
+        isinstance(e.get("id"), str) and isinstance(e.get("reason"), str) and e["reason"].strip() for e in entries
+    ), "every entry needs an id and a reason"
     return {e["id"]: e["reason"] for e in entries}
 
 
@@ -204,8 +246,11 @@ def test_every_row_is_checked_by_exactly_one_case_or_listed_as_not_encoded():
 def test_platform_overrides_go_to_the_tier_that_declares_each_fact():
     from conformance.core.case import Expect, Skip
 
-    expect = Expect({"raises": "TypeError"}, printed={"count": 3},
-                    platforms={"darwin-*": {"count": 4, "raises": "ValueError"}, "*-cuda": Skip("cpu only")})
+    expect = Expect(
+        {"raises": "TypeError"},
+        printed={"count": 3},
+        platforms={"darwin-*": {"count": 4, "raises": "ValueError"}, "*-cuda": Skip("cpu only")},
+    )
     assert expect.on("linux-x86_64") == {"raises": "TypeError"}
     assert expect.printed_on("linux-x86_64") == {"count": 3}
     assert expect.on("darwin-arm64") == {"raises": "ValueError"}

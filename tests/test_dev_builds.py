@@ -28,7 +28,11 @@ NIGHTS = ["0.12.1.dev20260103", "0.12.1.dev20260101+gaaaa", "0.12.1.dev20260102"
 def test_the_dev_builds_between_two_releases_come_in_pep_440_order_from_the_first_end():
     versions = ["0.12.0", "0.12.0.1", *NIGHTS, "0.12.1", "0.12.2.dev20260201", "not a version"]
     assert dev_builds_between(versions, "0.12.0.1", "0.12.1") == [
-        "0.12.1.dev20260101+gaaaa", "0.12.1.dev20260102", "0.12.1.dev20260103", "0.12.1rc1"]
+        "0.12.1.dev20260101+gaaaa",
+        "0.12.1.dev20260102",
+        "0.12.1.dev20260103",
+        "0.12.1rc1",
+    ]
     assert dev_builds_between(versions, "0.12.1", "0.12.0.1")[0] == "0.12.1rc1"  # --find-fix searches backwards
     assert dev_builds_between(versions, "0.12.0", "0.12.0.1") == []  # final releases are not dev builds
     assert dev_builds_between(versions, "0.12.0", "garbage") == []
@@ -40,19 +44,31 @@ def test_one_build_per_night_is_searched_and_nights_that_pep_440_puts_out_of_dat
     searched (the plain one first) and the rest are named; a series built beside another is flagged."""
     from conformance.envs.nightlies import left_out_of_nights, nights_out_of_order
 
-    versions = ["0.12.0.1", "0.13.0", "0.13.0.dev20260102+gfff", "0.13.0.dev20260102+gaaa", "0.13.0.dev20260103",
-                "0.13.0.dev20260103+g123", "0.12.1.dev20260105", "0.13.0.dev20260101"]
+    versions = [
+        "0.12.0.1",
+        "0.13.0",
+        "0.13.0.dev20260102+gfff",
+        "0.13.0.dev20260102+gaaa",
+        "0.13.0.dev20260103",
+        "0.13.0.dev20260103+g123",
+        "0.12.1.dev20260105",
+        "0.13.0.dev20260101",
+    ]
     between = dev_builds_between(versions, "0.12.0.1", "0.13.0")
     assert between == ["0.12.1.dev20260105", "0.13.0.dev20260101", "0.13.0.dev20260102+gaaa", "0.13.0.dev20260103"]
-    assert left_out_of_nights(versions, "0.12.0.1", "0.13.0") == ["0.13.0.dev20260102+gfff",
-                                                                   "0.13.0.dev20260103+g123"]
+    assert left_out_of_nights(versions, "0.12.0.1", "0.13.0") == ["0.13.0.dev20260102+gfff", "0.13.0.dev20260103+g123"]
     assert nights_out_of_order(between) == [("0.12.1.dev20260105", "0.13.0.dev20260101")]
-    assert dev_builds_between([*versions, "0.12.0.1.post1", "0.12.0.1.post1.dev5", "0.13.0rc1", "0.13.0+gabc1234"],
-                              "0.12.0.1", "0.13.0") == ["0.12.0.1.post1.dev5", *between, "0.13.0rc1"]  # no finals
+    assert dev_builds_between(
+        [*versions, "0.12.0.1.post1", "0.12.0.1.post1.dev5", "0.13.0rc1", "0.13.0+gabc1234"], "0.12.0.1", "0.13.0"
+    ) == ["0.12.0.1.post1.dev5", *between, "0.13.0rc1"]  # no finals
     good, bad = result(CELL, observation={"value": 1}), result(CELL, observation={"value": 2})
-    step = search_dev_builds(versions, _outcome("0.12.0.1", "0.13.0", good, bad),
-                             lambda v: result(CELL, observation={"value": 1 if v < "0.13.0.dev20260102" else 2}),
-                             same_observation, lambda v: BuildCommits(v, v))
+    step = search_dev_builds(
+        versions,
+        _outcome("0.12.0.1", "0.13.0", good, bad),
+        lambda v: result(CELL, observation={"value": 1 if v < "0.13.0.dev20260102" else 2}),
+        same_observation,
+        lambda v: BuildCommits(v, v),
+    )
     said = "\n".join(step.lines())
     assert "not searched, another build of the same night is: 0.13.0.dev20260102+gfff, 0.13.0.dev20260103+g123" in said
     assert "jax 0.12.1.dev20260105 is dated after jax 0.13.0.dev20260101" in said
@@ -72,9 +88,10 @@ def test_a_dev_jax_goes_with_the_jaxlib_of_its_night_else_an_earlier_one_else_it
 def _wheel(folder, name, requires_python=">=3.12"):
     with zipfile.ZipFile(folder / name, "w") as wheel:
         project, version = name.split("-")[:2]
-        wheel.writestr(f"{project}-{version}.dist-info/METADATA",
-                       f"Metadata-Version: 2.1\nName: {project}\nVersion: {version}\n"
-                       f"Requires-Python: {requires_python}\n")
+        wheel.writestr(
+            f"{project}-{version}.dist-info/METADATA",
+            f"Metadata-Version: 2.1\nName: {project}\nVersion: {version}\nRequires-Python: {requires_python}\n",
+        )
 
 
 def test_find_links_folders_list_their_jax_files_with_requires_python_and_join_the_index(tmp_path):
@@ -85,11 +102,15 @@ def test_find_links_folders_list_their_jax_files_with_requires_python_and_join_t
     _wheel(links, "jax_cuda12_plugin-0.12.1-cp313-cp313-manylinux_2_27_x86_64.whl")
     (links / "notes.txt").write_text("not a distribution")
     assert find_links_files((str(links),), "jax") == [
-        {"filename": "jax-0.12.1.dev20260102+gbbbb-py3-none-any.whl", "requires-python": ">=3.12"}]
-    pages = {"jax": {"files": [{"filename": "jax-0.12.0.1-py3-none-any.whl", "requires-python": ">=3.12"}]},
-             "jaxlib": {"files": [{"filename": "jaxlib-0.12.0.1-cp313-cp313-manylinux_2_27_x86_64.whl"}]}}
-    index = PackageIndex(tmp_path / "cache", fetch=pages.__getitem__,
-                         options=IndexOptions(find_links=(links.as_uri(),), pre=True))
+        {"filename": "jax-0.12.1.dev20260102+gbbbb-py3-none-any.whl", "requires-python": ">=3.12"}
+    ]
+    pages = {
+        "jax": {"files": [{"filename": "jax-0.12.0.1-py3-none-any.whl", "requires-python": ">=3.12"}]},
+        "jaxlib": {"files": [{"filename": "jaxlib-0.12.0.1-cp313-cp313-manylinux_2_27_x86_64.whl"}]},
+    }
+    index = PackageIndex(
+        tmp_path / "cache", fetch=pages.__getitem__, options=IndexOptions(find_links=(links.as_uri(),), pre=True)
+    )
     assert sorted(index.releases("jax")) == ["0.12.0.1", "0.12.1.dev20260102+gbbbb"]
     assert index.jax_release("0.12.1.dev20260102+gbbbb").requires_python == ">=3.12"
     assert index.jaxlib_for("0.12.1.dev20260102+gbbbb") == "0.12.1.dev20260102"
@@ -105,14 +126,17 @@ def test_a_hostile_wheel_in_a_find_links_folder_costs_neither_memory_nor_a_trace
     links = tmp_path / "links"
     links.mkdir()
     with zipfile.ZipFile(links / "jax-0.13.0.dev20260102-py3-none-any.whl", "w", zipfile.ZIP_DEFLATED) as wheel:
-        wheel.writestr("jax-0.13.0.dev20260102.dist-info/METADATA", "Metadata-Version: 2.1\nName: jax\n"
-                       "Version: 0.13.0.dev20260102\nRequires-Python: >=3.12\n\n" + "x" * 64 * 2**20)
+        wheel.writestr(
+            "jax-0.13.0.dev20260102.dist-info/METADATA",
+            "Metadata-Version: 2.1\nName: jax\n"
+            "Version: 0.13.0.dev20260102\nRequires-Python: >=3.12\n\n" + "x" * 64 * 2**20,
+        )
     odd = links / "jax-0.13.0.dev20260103-py3-none-any.whl"
     _wheel(links, odd.name)
     data = bytearray(odd.read_bytes())
     for signature, offset in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):  # compression method 99 (unknown)
         at = data.find(signature)
-        data[at + offset:at + offset + 2] = (99).to_bytes(2, "little")
+        data[at + offset : at + offset + 2] = (99).to_bytes(2, "little")
     odd.write_bytes(bytes(data))
     tracemalloc.start()
     try:
@@ -149,8 +173,12 @@ def test_matrix_latest_never_chooses_a_junk_wheel_of_a_find_links_folder_and_say
     from conformance import cli
 
     monkeypatch.setenv("JAX_CONFORMANCE_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr("conformance.envs.index.fetch_project_page", lambda project, base=None, timeout=30.0: {
-        "files": [{"filename": f"{project}-{v}-py3-none-any.whl"} for v in ("0.11.2", "0.12.0.1")]})
+    monkeypatch.setattr(
+        "conformance.envs.index.fetch_project_page",
+        lambda project, base=None, timeout=30.0: {
+            "files": [{"filename": f"{project}-{v}-py3-none-any.whl"} for v in ("0.11.2", "0.12.0.1")]
+        },
+    )
     links = tmp_path / "links"
     links.mkdir()
     _wheel(links, "jax-0.13.0-py3-none-any.whl")
@@ -171,15 +199,30 @@ def test_a_find_links_page_that_cannot_be_read_is_named_without_any_part_of_its_
 
 
 def test_a_dev_build_is_installed_with_the_jaxlib_of_its_night_and_a_release_as_before(tmp_path):
-    pages = {"jax": {"files": [{"filename": f"jax-{v}-py3-none-any.whl", "requires-python": ">=3.12"}
-                               for v in ("0.12.1.dev20260102", "0.12.1.dev20260103", "9.0")]},
-             "jaxlib": {"files": [{"filename": f"jaxlib-{v}-cp313-cp313-manylinux_2_27_x86_64.whl"}
-                                  for v in ("0.12.1.dev20260102+gcccc", "9.0")]}}
-    builder = EnvironmentBuilder(root=tmp_path, index=PackageIndex(tmp_path, fetch=pages.__getitem__),
-                                 interpreters=[Interpreter("/p/3.12", "3.12.1"), Interpreter("/p/3.13", "3.13.0")],
-                                 pins_dir=tmp_path / "no-pins")
-    assert builder.requirements("0.12.1.dev20260102").lines[:2] == ("jax[cpu]==0.12.1.dev20260102",
-                                                                    "jaxlib==0.12.1.dev20260102+gcccc")
+    pages = {
+        "jax": {
+            "files": [
+                {"filename": f"jax-{v}-py3-none-any.whl", "requires-python": ">=3.12"}
+                for v in ("0.12.1.dev20260102", "0.12.1.dev20260103", "9.0")
+            ]
+        },
+        "jaxlib": {
+            "files": [
+                {"filename": f"jaxlib-{v}-cp313-cp313-manylinux_2_27_x86_64.whl"}
+                for v in ("0.12.1.dev20260102+gcccc", "9.0")
+            ]
+        },
+    }
+    builder = EnvironmentBuilder(
+        root=tmp_path,
+        index=PackageIndex(tmp_path, fetch=pages.__getitem__),
+        interpreters=[Interpreter("/p/3.12", "3.12.1"), Interpreter("/p/3.13", "3.13.0")],
+        pins_dir=tmp_path / "no-pins",
+    )
+    assert builder.requirements("0.12.1.dev20260102").lines[:2] == (
+        "jax[cpu]==0.12.1.dev20260102",
+        "jaxlib==0.12.1.dev20260102+gcccc",
+    )
     assert builder.requirements("9.0").lines[:2] == ("jax[cpu]==9.0", "jaxlib==9.0")
     assert builder.interpreter_for("0.12.1.dev20260103").version == "3.13.0"
 
@@ -191,9 +234,15 @@ def test_pinning_a_dev_build_pins_the_jaxlib_its_environment_would_get(tmp_path)
 
     from conformance.envs.pins import compile_pins
 
-    pages = {"jax": {"files": [{"filename": "jax-0.12.1.dev20260102-py3-none-any.whl", "requires-python": ">=3.12"}]},
-             "jaxlib": {"files": [{"filename": f"jaxlib-{v}-cp313-cp313-manylinux_2_27_x86_64.whl"}
-                                  for v in ("0.12.1.dev20260102+gcccc", "0.12.1.dev20260105")]}}
+    pages = {
+        "jax": {"files": [{"filename": "jax-0.12.1.dev20260102-py3-none-any.whl", "requires-python": ">=3.12"}]},
+        "jaxlib": {
+            "files": [
+                {"filename": f"jaxlib-{v}-cp313-cp313-manylinux_2_27_x86_64.whl"}
+                for v in ("0.12.1.dev20260102+gcccc", "0.12.1.dev20260105")
+            ]
+        },
+    }
     wanted = []
 
     def run(argv, **kwargs):
@@ -207,8 +256,17 @@ def test_pinning_a_dev_build_pins_the_jaxlib_its_environment_would_get(tmp_path)
 
 
 def _outcome(last_good, first_bad, good, bad):
-    return BisectOutcome([last_good, first_bad], last_good, first_bad, good, bad, last_good=last_good,
-                         first_bad=first_bad, last_good_result=good, first_bad_result=bad)
+    return BisectOutcome(
+        [last_good, first_bad],
+        last_good,
+        first_bad,
+        good,
+        bad,
+        last_good=last_good,
+        first_bad=first_bad,
+        last_good_result=good,
+        first_bad_result=bad,
+    )
 
 
 def test_the_search_starts_from_the_releases_answers_and_ends_at_the_narrowest_pair_with_its_commits():
@@ -224,8 +282,13 @@ def test_the_search_starts_from_the_releases_answers_and_ends_at_the_narrowest_p
 
     memo = Memo(oracle)
     memo.answers.update({"0.12.0.1": good, "0.12.1": bad})  # the release search answered the ends already
-    step = search_dev_builds(["0.12.0.1", "0.12.1", *values, "0.12.1rc1"], _outcome("0.12.0.1", "0.12.1", good, bad),
-                             memo, same_observation, lambda v: BuildCommits(v, "0.12.0.1", v[-2:] * 20, "f" * 40))
+    step = search_dev_builds(
+        ["0.12.0.1", "0.12.1", *values, "0.12.1rc1"],
+        _outcome("0.12.0.1", "0.12.1", good, bad),
+        memo,
+        same_observation,
+        lambda v: BuildCommits(v, "0.12.0.1", v[-2:] * 20, "f" * 40),
+    )
     assert (step.outcome.last_good, step.outcome.first_bad) == ("0.12.1.dev20260101", "0.12.1.dev20260102")
     assert "0.12.0.1" not in asked and "0.12.1" not in asked and "0.12.1rc1" not in asked
     assert len(asked) == len(set(asked))
@@ -244,16 +307,27 @@ def test_the_search_starts_from_the_releases_answers_and_ends_at_the_narrowest_p
 
 def test_without_dev_builds_between_the_step_says_where_to_find_them():
     good, bad = result(CELL, observation={"value": 1}), result(CELL, observation={"value": 2})
-    step = search_dev_builds(["0.12.0.1", "0.12.1"], _outcome("0.12.0.1", "0.12.1", good, bad),
-                             lambda v: pytest.fail("nothing is run"), same_observation, BuildCommits)
+    step = search_dev_builds(
+        ["0.12.0.1", "0.12.1"],
+        _outcome("0.12.0.1", "0.12.1", good, bad),
+        lambda v: pytest.fail("nothing is run"),
+        same_observation,
+        BuildCommits,
+    )
     assert step.outcome is None and not step.found
-    assert step.lines() == ["dev builds between jax 0.12.0.1 and jax 0.12.1: none on the index (name a place that "
-                            "holds them with --find-links or --index-url, with --pre)"]
+    assert step.lines() == [
+        "dev builds between jax 0.12.0.1 and jax 0.12.1: none on the index (name a place that "
+        "holds them with --find-links or --index-url, with --pre)"
+    ]
 
 
 BASE, NEXT = "0.10.2", "0.10.3"  # jax 0.10.3 never came (0.11.0 followed 0.10.2), so no index will list it
-BUILDS = [(f"{NEXT}.dev20260101+gaaaaaaa", "a" * 40, False), (f"{NEXT}.dev20260102+gbbbbbbb", "b" * 40, True),
-          (f"{NEXT}.dev20260103+gccccccc", "c" * 40, True), (NEXT, "d" * 40, True)]
+BUILDS = [
+    (f"{NEXT}.dev20260101+gaaaaaaa", "a" * 40, False),
+    (f"{NEXT}.dev20260102+gbbbbbbb", "b" * 40, True),
+    (f"{NEXT}.dev20260103+gccccccc", "c" * 40, True),
+    (NEXT, "d" * 40, True),
+]
 
 
 @pytest.fixture(scope="module")
@@ -275,8 +349,26 @@ def test_bisect_goes_on_through_the_dev_builds_and_names_the_first_bad_ones_comm
     from conformance import cli
 
     issue, verdict_file, results = tmp_path / "bug.md", tmp_path / "verdict.json", tmp_path / "r"
-    code = cli.main(["bisect", CELL, "--good", BASE, "--bad", NEXT, "--pre", "--find-links", str(dev_wheels),
-                     "--attribute", "--results", str(results), "--issue", str(issue), "--json", str(verdict_file)])
+    code = cli.main(
+        [
+            "bisect",
+            CELL,
+            "--good",
+            BASE,
+            "--bad",
+            NEXT,
+            "--pre",
+            "--find-links",
+            str(dev_wheels),
+            "--attribute",
+            "--results",
+            str(results),
+            "--issue",
+            str(issue),
+            "--json",
+            str(verdict_file),
+        ]
+    )
     out = capsys.readouterr().out
     print(out)  # the session's output, for the record
     assert code == 0, out
@@ -302,12 +394,26 @@ def test_attribute_on_a_release_pair_whose_jax_is_patched_says_changed_by_jax(de
     so both mixes run; without --pre the dev builds are not searched."""
     from conformance import cli
 
-    code = cli.main(["bisect", CELL, "--good", BASE, "--bad", NEXT, "--find-links", str(dev_wheels), "--attribute",
-                     "--results", str(tmp_path / "r")])
+    code = cli.main(
+        [
+            "bisect",
+            CELL,
+            "--good",
+            BASE,
+            "--bad",
+            NEXT,
+            "--find-links",
+            str(dev_wheels),
+            "--attribute",
+            "--results",
+            str(tmp_path / "r"),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert [line for line in out.splitlines() if line.startswith("attribution:")] == [
-        "attribution: changed by jax (Python)"]
+        "attribution: changed by jax (Python)"
+    ]
     assert f"  jax {NEXT} over jaxlib {BASE}: like bad: differs" in out
     assert f"  jax {BASE} over jaxlib {BASE}: like good: conforms" in out
     assert "dev build" not in out and "--no-deps" not in out
@@ -321,8 +427,12 @@ def test_a_wheel_no_interpreter_here_can_install_is_left_out_and_named(monkeypat
     from conformance.envs.find_links import tags_problem
 
     monkeypatch.setenv("JAX_CONFORMANCE_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr("conformance.envs.index.fetch_project_page", lambda project, base=None, timeout=30.0: {
-        "files": [{"filename": f"{project}-{v}-py3-none-any.whl"} for v in ("0.11.2", "0.12.0.1")]})
+    monkeypatch.setattr(
+        "conformance.envs.index.fetch_project_page",
+        lambda project, base=None, timeout=30.0: {
+            "files": [{"filename": f"{project}-{v}-py3-none-any.whl"} for v in ("0.11.2", "0.12.0.1")]
+        },
+    )
     links = tmp_path / "links"
     links.mkdir()
     _wheel(links, "jax-0.13.0.dev20260101-py3-none-any.whl")
@@ -330,8 +440,10 @@ def test_a_wheel_no_interpreter_here_can_install_is_left_out_and_named(monkeypat
     assert cli.main(["matrix", "latest", "--pre", "--find-links", str(links)]) == 0
     out, err = capsys.readouterr()
     assert out.split() == ["0.12.0.1", "0.13.0.dev20260101"]
-    assert "left out jax-0.14.0.dev20260101-cp27-cp27m-win32.whl (no interpreter here can install its tags " \
-           "(cp27-cp27m-win32))" in err
+    assert (
+        "left out jax-0.14.0.dev20260101-cp27-cp27m-win32.whl (no interpreter here can install its tags "
+        "(cp27-cp27m-win32))" in err
+    )
     assert tags_problem("jax-0.13.0-py3-none-any.whl") == ""
 
 
@@ -342,8 +454,10 @@ def test_a_find_links_page_wheel_no_interpreter_here_can_install_is_left_out_too
 
     from conformance import cli
 
-    page = ('<a href="jax-0.13.0.dev20260101-py3-none-any.whl">jax-0.13.0.dev20260101-py3-none-any.whl</a>'
-            '<a href="jax-0.14.0-cp27-cp27m-win32.whl">jax-0.14.0-cp27-cp27m-win32.whl</a>').encode()
+    page = (
+        '<a href="jax-0.13.0.dev20260101-py3-none-any.whl">jax-0.13.0.dev20260101-py3-none-any.whl</a>'
+        '<a href="jax-0.14.0-cp27-cp27m-win32.whl">jax-0.14.0-cp27-cp27m-win32.whl</a>'
+    ).encode()
 
     class Links(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
@@ -360,8 +474,12 @@ def test_a_find_links_page_wheel_no_interpreter_here_can_install_is_left_out_too
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     monkeypatch.setenv("JAX_CONFORMANCE_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr("conformance.envs.index.fetch_project_page", lambda project, base=None, timeout=30.0: {
-        "files": [{"filename": f"{project}-{v}-py3-none-any.whl"} for v in ("0.11.2", "0.12.0.1")]})
+    monkeypatch.setattr(
+        "conformance.envs.index.fetch_project_page",
+        lambda project, base=None, timeout=30.0: {
+            "files": [{"filename": f"{project}-{v}-py3-none-any.whl"} for v in ("0.11.2", "0.12.0.1")]
+        },
+    )
     try:
         assert cli.main(["matrix", "latest", "--pre", "--find-links", f"http://127.0.0.1:{server.server_port}/"]) == 0
     finally:

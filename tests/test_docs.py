@@ -19,9 +19,22 @@ from conformance.cli import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-EXPECTED_PAGES = {"running.md", "report.md", "decisions.md", "builds.md", "team-cases.md", "ci.md",
-                  "writing-cases.md", "statuses.md", "result-format.md", "layout.md", "sensitivity.md",
-                  "benchmarks.md", "api.md", "python-api.md"}
+EXPECTED_PAGES = {
+    "running.md",
+    "report.md",
+    "decisions.md",
+    "builds.md",
+    "team-cases.md",
+    "ci.md",
+    "writing-cases.md",
+    "statuses.md",
+    "result-format.md",
+    "layout.md",
+    "sensitivity.md",
+    "benchmarks.md",
+    "api.md",
+    "python-api.md",
+}
 COMMAND = re.compile(r"(?:^|\s)(?:jax-conformance|python3? -m conformance)\s")
 SHELL_FENCES = {"sh", "console", "bash", "shell"}
 
@@ -76,8 +89,11 @@ def command_lines(path: Path) -> list[str]:
     for language, lines in blocks(path.read_text(encoding="utf-8")):
         if language in SHELL_FENCES:
             joined = "\n".join(lines).replace("\\\n", " ").splitlines()
-            found += [line.strip()[2:] if language == "console" else line for line in joined
-                      if (language != "console" or line.strip().startswith("$ "))]
+            found += [
+                line.strip()[2:] if language == "console" else line
+                for line in joined
+                if (language != "console" or line.strip().startswith("$ "))
+            ]
         elif language == "yaml":
             found += yaml_run_steps(lines)
         elif language == "":
@@ -105,10 +121,11 @@ def yaml_run_steps(lines: list[str]) -> list[str]:
 def argv_of(line: str) -> list[str]:
     """The arguments after the command name, up to a comment, pipe, redirection or `&&`."""
     words = shlex.split(line, comments=True)
-    start = next(i for i, w in enumerate(words) if w == "jax-conformance" or (w == "conformance" and i and
-                                                                                words[i - 1] == "-m"))
+    start = next(
+        i for i, w in enumerate(words) if w == "jax-conformance" or (w == "conformance" and i and words[i - 1] == "-m")
+    )
     argv = []
-    for word in words[start + 1:]:
+    for word in words[start + 1 :]:
         if word in ("|", "&&", ";", ">", ">>") or word.startswith((">", "|")):
             break
         argv.append(word)
@@ -171,20 +188,27 @@ def test_every_option_a_synopsis_names_exists(path):
 def test_the_checks_can_fail(tmp_path):
     """A broken link, an unknown anchor and a command the parser refuses are each found."""
     page = tmp_path / "page.md"
-    page.write_text("# Title\n\n[x](missing.md) [y](#nowhere) [z](#title)\n\n```sh\njax-conformance run --no-such\n"
-                    "```\n", encoding="utf-8")
+    page.write_text(
+        "# Title\n\n[x](missing.md) [y](#nowhere) [z](#title)\n\n```sh\njax-conformance run --no-such\n```\n",
+        encoding="utf-8",
+    )
     assert links(page) == ["missing.md", "#nowhere", "#title"] and anchors(page) == {"title"}
     (line,) = command_lines(page)
     with pytest.raises(SystemExit):
         build_parser().parse_args(argv_of(line))
-    steps = yaml_run_steps(["- run: jax-conformance gate --from 0.12.0.1", "    --to 0.13.0", "- if: always()",
-                            "  run: cat gate.md"])
+    steps = yaml_run_steps(
+        ["- run: jax-conformance gate --from 0.12.0.1", "    --to 0.13.0", "- if: always()", "  run: cat gate.md"]
+    )
     assert steps == ["jax-conformance gate --from 0.12.0.1 --to 0.13.0", "cat gate.md"]
 
 
 def test_ci_runs_the_readmes_test_line():
-    """`.ci/run` runs exactly the quick start's second line: the lint (ruff) and the project's own tests."""
+    """`.ci/run` runs exactly the quick start's second line: the lint and format check (ruff) and the project's own
+    tests."""
     sh = next(lines for language, lines in blocks((ROOT / "README.md").read_text(encoding="utf-8")) if language == "sh")
     test_line = sh[1].strip()
-    assert test_line == "python3 -m pip install -e '.[test]' && python3 -m ruff check . && python3 -m pytest"
+    assert test_line == (
+        "python3 -m pip install -e '.[test]' && python3 -m ruff check . && python3 -m ruff format --check . "
+        "&& python3 -m pytest"
+    )
     assert (ROOT / ".ci" / "run").read_text(encoding="utf-8").rstrip().endswith(test_line)

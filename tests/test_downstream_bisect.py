@@ -11,8 +11,15 @@ import pytest
 
 from conformance.cli_parser import build_parser
 from conformance.decide.bisect_session import BisectRequest, write_bisect_files
-from conformance.downstream.bisecting import (NodeOracle, absent_cell, bisect_test, like_test, node_verdict,
-                                              pick_cell, stored_answer)
+from conformance.downstream.bisecting import (
+    NodeOracle,
+    absent_cell,
+    bisect_test,
+    like_test,
+    node_verdict,
+    pick_cell,
+    stored_answer,
+)
 from conformance.decide.bisect import Untestable
 from conformance.downstream.cells import to_cell
 from conformance.downstream.outcomes import UNINSTALLABLE_ID, NodeOutcome
@@ -23,8 +30,9 @@ RELEASES = ["0.4.38", "0.5.0", "0.5.3", "0.6.0", "0.6.2", "0.7.0", "0.8.0", "0.9
 
 
 def cell(status: str, node: str = NODE, message: str = "", key: str = "k", reason: str = "", rerun: str = ""):
-    exception = {"type": "AttributeError", "message": message, "frames": [[node.split("::")[0], 3, "t"]]} \
-        if message else None
+    exception = (
+        {"type": "AttributeError", "message": message, "frames": [[node.split("::")[0], 3, "t"]]} if message else None
+    )
     outcome = NodeOutcome(node, status, exception=exception, reason=reason, rerun=rerun)
     return to_cell("team", "team", outcome, key, [], {}, ())
 
@@ -54,8 +62,10 @@ def request(good="0.4.38", bad="0.9.0", **more):
 
 def test_the_half_is_chosen_from_the_start_and_the_first_unlike_release_found():
     fails = {"0.7.0", "0.8.0", "0.9.0"}
-    answers = {v: [cell("failed", message="module 'jax' has no attribute 'tree_map'") if v in fails
-                   else cell("passed")] for v in RELEASES}
+    answers = {
+        v: [cell("failed", message="module 'jax' has no attribute 'tree_map'") if v in fails else cell("passed")]
+        for v in RELEASES
+    }
     found = oracle(answers)
     report = bisect_test(request(), builder(), oracle=found)
     assert (report.outcome.last_good, report.outcome.first_bad) == ("0.6.2", "0.7.0")
@@ -72,8 +82,7 @@ def test_the_other_direction_searches_from_the_good_end_given():
 
 
 def test_an_uninstallable_or_unrunnable_midpoint_is_skipped_and_named():
-    answers = {v: [cell("failed", message="x") if v >= "0.6.0" and v != "0.6.2" else cell("passed")]
-               for v in RELEASES}
+    answers = {v: [cell("failed", message="x") if v >= "0.6.0" and v != "0.6.2" else cell("passed")] for v in RELEASES}
     answers["0.6.0"] = [cell("uninstallable", node=UNINSTALLABLE_ID, reason="the lock does not install: no wheel")]
     found = oracle(answers, broken={"0.6.2": "no interpreter here can install it"})
     report = bisect_test(request(), builder(), oracle=found)
@@ -166,8 +175,9 @@ def test_the_case_bisect_options_are_refused_with_a_downstream_test():
 
 
 def test_the_grammar_and_no_bug_report_for_a_test(tmp_path: Path):
-    args = build_parser().parse_args(["bisect", NODE, "--downstream", "chex==0.1.90", "--good", "0.8.0", "--bad",
-                                      "0.10.0", "--manifest", "m.toml"])
+    args = build_parser().parse_args(
+        ["bisect", NODE, "--downstream", "chex==0.1.90", "--good", "0.8.0", "--bad", "0.10.0", "--manifest", "m.toml"]
+    )
     assert (args.cell, args.downstream, args.manifest) == (NODE, "chex==0.1.90", Path("m.toml"))
     answers = {v: [cell("passed") if v < "0.7.0" else cell("failed", message="x")] for v in RELEASES}
     report = bisect_test(request(results=tmp_path), builder(), oracle=oracle(answers))
@@ -214,8 +224,14 @@ def test_the_suites_oracle_runs_the_one_node_stores_it_and_answers_from_storage(
     from conformance.cli import main
 
     passing = [NodeOutcome(NODE, "passed", 0.1), NodeOutcome("tests/test_tree.py::test_other", "passed", 0.1)]
-    failing = [NodeOutcome(NODE, "failed", 0.1, {"type": "AttributeError", "message": "no tree_map",
-                                                 "frames": [["tests/test_tree.py", 2, "test_doubled"]]})]
+    failing = [
+        NodeOutcome(
+            NODE,
+            "failed",
+            0.1,
+            {"type": "AttributeError", "message": "no tree_map", "frames": [["tests/test_tree.py", 2, "test_doubled"]]},
+        )
+    ]
     wired.runs.update({"0.5.3": passing, "0.6.0": "uninstallable", "0.6.2": failing, "0.7.0": failing})
     # a whole `downstream` run stored the good end: its cell answers (its key is the whole run's)
     assert main(["downstream", str(wired.folder), "--jax", "0.5.3", "--results", str(wired.results)]) == 0

@@ -36,8 +36,20 @@ def test_one_test_of_a_team_folder_is_bisected_and_answered_from_storage_again(t
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
     results, verdict = tmp_path / "results", tmp_path / "verdict.json"
-    argv = ["bisect", NODE, "--downstream", str(folder), "--good", "0.5.3", "--bad", "0.6.0", "--results",
-            str(results), "--json", str(verdict)]
+    argv = [
+        "bisect",
+        NODE,
+        "--downstream",
+        str(folder),
+        "--good",
+        "0.5.3",
+        "--bad",
+        "0.6.0",
+        "--results",
+        str(results),
+        "--json",
+        str(verdict),
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "first bad: jax 0.6.0" in out and "tree_map" in out

@@ -75,8 +75,9 @@ def test_a_team_folder_is_judged_test_by_test(tmp_path, monkeypatch, capsys):
     marks.mkdir()
     monkeypatch.setenv("TEAM_MARKS", str(marks))
     results, out = tmp_path / "results", tmp_path / "out.json"
-    code = main(["downstream", str(folder), "--from", "0.5.3", "--to", "0.6.0", "--results", str(results),
-                 "--json", str(out)])
+    code = main(
+        ["downstream", str(folder), "--from", "0.5.3", "--to", "0.6.0", "--results", str(results), "--json", str(out)]
+    )
     printed = capsys.readouterr().out
     assert code == 1, printed
     # The team's own package, scanned with `api scan` against the candidate: the removed name shows where it is used.
@@ -97,8 +98,22 @@ def test_a_team_folder_is_judged_test_by_test(tmp_path, monkeypatch, capsys):
     assert "tests/test_total" not in changes and "tests/test_tree.py::test_total" not in changes
 
     # The baseline is answered from storage; a budget planned from the recorded durations leaves the slow test out.
-    code = main(["downstream", str(folder), "--from", "0.5.3", "--to", "0.6.0", "--results", str(results),
-                 "--budget", "2", "--json", str(out)])
+    code = main(
+        [
+            "downstream",
+            str(folder),
+            "--from",
+            "0.5.3",
+            "--to",
+            "0.6.0",
+            "--results",
+            str(results),
+            "--budget",
+            "2",
+            "--json",
+            str(out),
+        ]
+    )
     printed = capsys.readouterr().out
     assert "left out 1" in printed and "tests/test_slow.py::test_slow" in printed, printed
     kept = json.loads(out.read_text(encoding="utf-8"))["suites"][str(folder)]["0.6.0"]

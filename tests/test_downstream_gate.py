@@ -26,10 +26,16 @@ from conformance.downstream.store import store_suite
 from conformance.engine.matrix import host_platform
 from conformance.errors import ConformanceError
 
-SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "conformance" / "report" / "schemas" /
-                     "gate.schema.json").read_text(encoding="utf-8"))
-GONE = {"type": "AttributeError", "message": "module 'jax' has no attribute 'tree_map'",
-        "frames": [["/env/team/test_core.py", 3, "test_tree"], ["/env/team/core.py", 7, "flatten"]]}
+SCHEMA = json.loads(
+    (Path(__file__).resolve().parents[1] / "conformance" / "report" / "schemas" / "gate.schema.json").read_text(
+        encoding="utf-8"
+    )
+)
+GONE = {
+    "type": "AttributeError",
+    "message": "module 'jax' has no attribute 'tree_map'",
+    "frames": [["/env/team/test_core.py", 3, "test_tree"], ["/env/team/core.py", 7, "flatten"]],
+}
 NODES = ("test_core.py::test_tree", "test_core.py::test_add", "test_core.py::test_random")
 
 
@@ -52,8 +58,10 @@ def suite(tmp_path, monkeypatch):
         def store(version, outcomes):
             named = read_suite(str(folder))
             key = run_key(named.spec, named.manifest.text, folder_digest(folder), f"env-{version}", None)
-            cells = [to_cell(named.ident, named.label, o, key, ["/env"], {named.label: ("team",)}, ("team",))
-                     for o in outcomes]
+            cells = [
+                to_cell(named.ident, named.label, o, key, ["/env"], {named.label: ("team",)}, ("team",))
+                for o in outcomes
+            ]
             store_suite(results, version, host_platform(), named.ident, cells, "3.12.1", 1.0)
 
     Suite.results, Suite.label = results, read_suite(str(folder)).label
@@ -66,8 +74,22 @@ def passing(version="0.8.0"):
 
 def gate(suite, tmp_path, *extra):
     # `-k` selects no cell and no workload: the downstream tier is the one judged (no JAX environment is built)
-    return cli.main(["gate", "--from", "0.8.0", "--to", "0.9.0", "-k", "no_such_cell_anywhere", "--downstream",
-                     suite.spec, "--results", str(suite.results), *extra])
+    return cli.main(
+        [
+            "gate",
+            "--from",
+            "0.8.0",
+            "--to",
+            "0.9.0",
+            "-k",
+            "no_such_cell_anywhere",
+            "--downstream",
+            suite.spec,
+            "--results",
+            str(suite.results),
+            *extra,
+        ]
+    )
 
 
 def expectations(tmp_path, body):
@@ -76,16 +98,25 @@ def expectations(tmp_path, body):
     return ["--expectations", str(path)]
 
 
-def test_a_regressed_test_fails_the_one_gate_and_is_named_with_its_cause_and_the_json_validates(suite, tmp_path,
-                                                                                               capsys):
+def test_a_regressed_test_fails_the_one_gate_and_is_named_with_its_cause_and_the_json_validates(
+    suite, tmp_path, capsys
+):
     suite.store("0.8.0", passing())
-    suite.store("0.9.0", [NodeOutcome(NODES[0], "failed", 0.1, GONE), NodeOutcome(NODES[1], "passed", 0.1),
-                          NodeOutcome(NODES[2], "flaky", 0.1, {**GONE, "type": "ValueError"})])
+    suite.store(
+        "0.9.0",
+        [
+            NodeOutcome(NODES[0], "failed", 0.1, GONE),
+            NodeOutcome(NODES[1], "passed", 0.1),
+            NodeOutcome(NODES[2], "flaky", 0.1, {**GONE, "type": "ValueError"}),
+        ],
+    )
     out_json = tmp_path / "gate.json"
     assert gate(suite, tmp_path, "--json", str(out_json)) == 1
     out = capsys.readouterr().out
-    assert f"REGRESSION: {suite.label} {NODES[0]}: regressed: AttributeError: module 'jax' has no attribute " \
-           f"'tree_map' @ team/core.py:flatten" in out
+    assert (
+        f"REGRESSION: {suite.label} {NODES[0]}: regressed: AttributeError: module 'jax' has no attribute "
+        f"'tree_map' @ team/core.py:flatten" in out
+    )
     assert "gate: FAIL: downstream failed (exit 1)" in out
     assert "not judged: cells: -k selects no cell" in out
     written = json.loads(out_json.read_text(encoding="utf-8"))
@@ -100,8 +131,11 @@ def test_a_regressed_test_fails_the_one_gate_and_is_named_with_its_cause_and_the
 def test_an_entry_for_the_signature_acknowledges_it_and_the_gate_passes(suite, tmp_path, capsys):
     suite.store("0.8.0", passing())
     suite.store("0.9.0", [NodeOutcome(NODES[0], "failed", 0.1, GONE), *passing()[1:]])
-    acked = expectations(tmp_path, '[[downstream]]\nsignature = "AttributeError: *tree_map* @ *"\n'
-                                   'reason = "jax.tree_map was removed; moving to jax.tree.map"\n')
+    acked = expectations(
+        tmp_path,
+        '[[downstream]]\nsignature = "AttributeError: *tree_map* @ *"\n'
+        'reason = "jax.tree_map was removed; moving to jax.tree.map"\n',
+    )
     out_md = tmp_path / "gate.md"
     assert gate(suite, tmp_path, *acked, "--markdown", str(out_md)) == 0
     out = capsys.readouterr().out
@@ -134,8 +168,10 @@ def test_an_uninstallable_candidate_is_unjudged_and_fails(suite, tmp_path, capsy
     out_json = tmp_path / "gate.json"
     assert gate(suite, tmp_path, "--json", str(out_json)) == 1
     out = capsys.readouterr().out
-    assert f"NOT JUDGED: {suite.label}: cannot be installed with jax 0.9.0: uninstallable: uv pip check: team " \
-           f"needs jax<N -- 3 baseline tests not run" in out
+    assert (
+        f"NOT JUDGED: {suite.label}: cannot be installed with jax 0.9.0: uninstallable: uv pip check: team "
+        f"needs jax<N -- 3 baseline tests not run" in out
+    )
     written = json.loads(out_json.read_text(encoding="utf-8"))
     jsonschema.validate(written, SCHEMA)
     assert written["tiers"][0]["counts"]["unjudged"] == 1
@@ -144,8 +180,19 @@ def test_an_uninstallable_candidate_is_unjudged_and_fails(suite, tmp_path, capsy
 def test_downstream_needs_two_releases_in_one_line(suite, tmp_path, capsys):
     result = tmp_path / "r.json"
     result.write_text("{}", encoding="utf-8")
-    code = cli.main(["gate", "--baseline", str(result), "--candidate", str(result), "-k", "no_such_cell_anywhere",
-                     "--downstream", suite.spec])
+    code = cli.main(
+        [
+            "gate",
+            "--baseline",
+            str(result),
+            "--candidate",
+            str(result),
+            "-k",
+            "no_such_cell_anywhere",
+            "--downstream",
+            suite.spec,
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "--downstream judges two releases" in err and len(err.strip().splitlines()) == 1
 
@@ -158,11 +205,24 @@ def J(status, sig="", **kw):
 
 
 def test_the_tier_files_each_class_in_its_state():
-    base = {"r1": J("passed"), "r2": J("passed"), "a": J("passed"), "k": J("passed"), "t": J("passed"),
-            "f": J("failed", "E0"), "w": J("passed", warnings=("DeprecationWarning: x @ lib/m.py",))}
-    cand = {"r1": J("failed", "E1", owner="lib"), "r2": J("error", "E1", owner="lib"), "a": J("failed", "E2"),
-            "k": J("flaky", "E3"), "t": J("timeout"), "f": J("passed"),
-            "w": J("passed", warnings=("DeprecationWarning: x @ lib/m.py", "DeprecationWarning: y @ lib/m.py"))}
+    base = {
+        "r1": J("passed"),
+        "r2": J("passed"),
+        "a": J("passed"),
+        "k": J("passed"),
+        "t": J("passed"),
+        "f": J("failed", "E0"),
+        "w": J("passed", warnings=("DeprecationWarning: x @ lib/m.py",)),
+    }
+    cand = {
+        "r1": J("failed", "E1", owner="lib"),
+        "r2": J("error", "E1", owner="lib"),
+        "a": J("failed", "E2"),
+        "k": J("flaky", "E3"),
+        "t": J("timeout"),
+        "f": J("passed"),
+        "w": J("passed", warnings=("DeprecationWarning: x @ lib/m.py", "DeprecationWarning: y @ lib/m.py")),
+    }
     judged = judge("lib==1", base, cand, [Ack("*", signature="E2", reason="known")])
     tier = downstream_tier([("lib==1", "0.8.0", "0.9.0", judged)])
     states = {f.subject: (f.state, f.reason) for f in tier.findings if f.subject != "lib==1"}
@@ -208,10 +268,13 @@ class Index:
 
 
 def test_the_downstream_request_is_made_of_plain_values(tmp_path, monkeypatch):
-    made = downstream_request(None, suites=["chex==0.1.90"], results=tmp_path, from_version="0.8.0",
-                              to_version="0.10.0", budget=30.0)
+    made = downstream_request(
+        None, suites=["chex==0.1.90"], results=tmp_path, from_version="0.8.0", to_version="0.10.0", budget=30.0
+    )
     assert made.suites == ("chex==0.1.90",) and made.versions == ("0.8.0", "0.10.0") and made.budget_s == 30.0
     assert downstream_request(None, suites=["s"], results=tmp_path, jax=["0.5.3", "0.6.0"]).versions == (
-        "0.5.3", "0.6.0")
+        "0.5.3",
+        "0.6.0",
+    )
     with pytest.raises(ConformanceError, match="give both --from"):
         downstream_request(None, suites=["s"], results=tmp_path, to_version="0.9.0")

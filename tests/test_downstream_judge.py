@@ -19,13 +19,23 @@ from conformance.errors import ConformanceError
 
 SP = "/env/lib/python3.11/site-packages"
 LIBS = {"chex": ("chex",), "optax": ("optax",)}
-REPLICATED = {"type": "AttributeError", "message": "jax.device_put_replicated is deprecated; use jax.device_put",
-              "frames": [[f"{SP}/chex/_src/asserts_test.py", 1332, "test_sharded"],
-                         [f"{SP}/jax/_src/deprecations.py", 54, "getattr"]]}
-PMAP = {"type": "AttributeError", "message": "module 'jax.sharding' has no attribute 'PmapSharding'",
-        "frames": [[f"{SP}/chex/_src/asserts_test.py", 10, "test_on_device"],
-                   [f"{SP}/chex/_src/asserts.py", 1207, "assert_tree_is_on_device"],
-                   [f"{SP}/chex/_src/asserts.py", 1061, "_check_sharding"]]}
+REPLICATED = {
+    "type": "AttributeError",
+    "message": "jax.device_put_replicated is deprecated; use jax.device_put",
+    "frames": [
+        [f"{SP}/chex/_src/asserts_test.py", 1332, "test_sharded"],
+        [f"{SP}/jax/_src/deprecations.py", 54, "getattr"],
+    ],
+}
+PMAP = {
+    "type": "AttributeError",
+    "message": "module 'jax.sharding' has no attribute 'PmapSharding'",
+    "frames": [
+        [f"{SP}/chex/_src/asserts_test.py", 10, "test_on_device"],
+        [f"{SP}/chex/_src/asserts.py", 1207, "assert_tree_is_on_device"],
+        [f"{SP}/chex/_src/asserts.py", 1061, "_check_sharding"],
+    ],
+}
 
 
 # -- signatures
@@ -34,35 +44,53 @@ PMAP = {"type": "AttributeError", "message": "module 'jax.sharding' has no attri
 def test_the_innermost_library_frame_that_is_not_test_code_names_the_cause():
     sig = signature(PMAP, [SP], LIBS)
     assert sig.frame == "chex/_src/asserts.py:_check_sharding" and sig.owner == "chex"
-    assert sig.text == "AttributeError: module 'jax.sharding' has no attribute 'PmapSharding' @ " \
-                       "chex/_src/asserts.py:_check_sharding"
+    assert (
+        sig.text == "AttributeError: module 'jax.sharding' has no attribute 'PmapSharding' @ "
+        "chex/_src/asserts.py:_check_sharding"
+    )
 
 
 def test_a_failure_raised_inside_jax_from_test_code_is_filed_at_jax_frame():
     one = signature(REPLICATED, [SP], LIBS)
-    other = signature({**REPLICATED, "frames": [[f"{SP}/chex/_src/chexify_test.py", 404, "run_suite"],
-                                                 [f"{SP}/jax/_src/deprecations.py", 54, "getattr"]]}, [SP], LIBS)
+    other = signature(
+        {
+            **REPLICATED,
+            "frames": [
+                [f"{SP}/chex/_src/chexify_test.py", 404, "run_suite"],
+                [f"{SP}/jax/_src/deprecations.py", 54, "getattr"],
+            ],
+        },
+        [SP],
+        LIBS,
+    )
     assert one.frame == "jax/_src/deprecations.py:getattr" and one.text == other.text and one.owner == ""
 
 
 def test_a_failure_in_test_code_alone_is_filed_at_the_tests_frame():
-    exc = {"type": "AssertionError", "message": "assert 1 == 2",
-           "frames": [[f"{SP}/chex/_src/a_test.py", 3, "test_a"]]}
+    exc = {"type": "AssertionError", "message": "assert 1 == 2", "frames": [[f"{SP}/chex/_src/a_test.py", 3, "test_a"]]}
     assert signature(exc, [SP], LIBS).frame == "chex/_src/a_test.py:test_a"
 
 
 def test_a_frame_in_another_suites_library_is_filed_under_that_library():
-    exc = {"type": "TypeError", "message": "bad", "frames": [[f"{SP}/optax/_src/alias_test.py", 1, "test_x"],
-                                                             [f"{SP}/optax/_src/alias.py", 2, "adam"],
-                                                             [f"{SP}/chex/_src/asserts.py", 3, "assert_x"]]}
+    exc = {
+        "type": "TypeError",
+        "message": "bad",
+        "frames": [
+            [f"{SP}/optax/_src/alias_test.py", 1, "test_x"],
+            [f"{SP}/optax/_src/alias.py", 2, "adam"],
+            [f"{SP}/chex/_src/asserts.py", 3, "assert_x"],
+        ],
+    }
     assert signature(exc, [SP], LIBS).owner == "chex"
 
 
 def test_numbers_and_addresses_are_masked_and_the_message_is_one_line():
     assert masked("shape (3, 4) at 0x7f00ab12 differs\nmore") == "shape (N, N) at 0x? differs"
     assert masked("float32[8]") == "float32[N]"
-    assert masked("cannot import name 'x' from 'jax' (/root/env-0.6.0/site-packages/jax/__init__.py)") == \
-        "cannot import name 'x' from 'jax' (.../__init__.py)"
+    assert (
+        masked("cannot import name 'x' from 'jax' (/root/env-0.6.0/site-packages/jax/__init__.py)")
+        == "cannot import name 'x' from 'jax' (.../__init__.py)"
+    )
     assert masked("See https://docs.jax.dev/en/latest/x.html") == "See https://docs.jax.dev/en/latest/x.html"
 
 
@@ -78,9 +106,15 @@ def _events(*events):
 
 
 def test_a_dead_pytest_makes_the_running_test_a_crash_and_the_unreached_ones_crash_unreached():
-    text = _events({"event": "collected", "nodeids": ["a::t1", "a::t2", "a::t3"]},
-                   {"event": "start", "nodeid": "a::t1"}, {"event": "test", "nodeid": "a::t1", "outcome": "passed"},
-                   {"event": "start", "nodeid": "a::t2"}) + "\n{\"event\": \"te"
+    text = (
+        _events(
+            {"event": "collected", "nodeids": ["a::t1", "a::t2", "a::t3"]},
+            {"event": "start", "nodeid": "a::t1"},
+            {"event": "test", "nodeid": "a::t1", "outcome": "passed"},
+            {"event": "start", "nodeid": "a::t2"},
+        )
+        + '\n{"event": "te'
+    )
     run = read_events(text, exit_code=-11)
     assert run.outcomes["a::t1"].status == "passed"
     assert run.outcomes["a::t2"].status == "crash" and run.outcomes["a::t2"].reached
@@ -93,21 +127,33 @@ def test_the_whole_run_bound_makes_the_running_test_a_timeout():
 
 
 def test_a_finished_run_makes_no_crash_and_keeps_collection_errors_per_module():
-    text = _events({"event": "collected", "nodeids": []},
-                   {"event": "collect_error", "nodeid": "tests/test_b.py", "exception": {"type": "ImportError"}},
-                   {"event": "finished"})
+    text = _events(
+        {"event": "collected", "nodeids": []},
+        {"event": "collect_error", "nodeid": "tests/test_b.py", "exception": {"type": "ImportError"}},
+        {"event": "finished"},
+    )
     run = read_events(text)
     assert run.finished and run.outcomes["tests/test_b.py"].status == "collection_error"
 
 
 def test_a_failure_that_passes_on_its_rerun_is_flaky_and_one_that_fails_again_keeps_its_status():
-    run = read_events(_events(*[{"event": "test", "nodeid": n, "outcome": o} for n, o in
-                                (("a::x", "failed"), ("a::y", "failed"), ("a::z", "timeout"), ("a::w", "error"))],
-                              {"event": "finished"}))
+    run = read_events(
+        _events(
+            *[
+                {"event": "test", "nodeid": n, "outcome": o}
+                for n, o in (("a::x", "failed"), ("a::y", "failed"), ("a::z", "timeout"), ("a::w", "error"))
+            ],
+            {"event": "finished"},
+        )
+    )
     assert rerun_candidates(run.outcomes) == ["a::w", "a::x", "a::y"]  # a timeout is never retried
-    again = read_events(_events({"event": "test", "nodeid": "a::x", "outcome": "passed"},
-                                {"event": "test", "nodeid": "a::y", "outcome": "failed"},
-                                {"event": "test", "nodeid": "a::w", "outcome": "passed"}))
+    again = read_events(
+        _events(
+            {"event": "test", "nodeid": "a::x", "outcome": "passed"},
+            {"event": "test", "nodeid": "a::y", "outcome": "failed"},
+            {"event": "test", "nodeid": "a::w", "outcome": "passed"},
+        )
+    )
     merged = with_rerun(run.outcomes, again.outcomes)
     assert merged["a::x"].status == "flaky" and merged["a::w"].status == "flaky"
     assert merged["a::y"].status == "failed" and merged["a::y"].rerun == "failed"
@@ -122,14 +168,41 @@ def J(status, sig="", **kw):
 
 
 def test_classes_of_a_judgement():
-    base = {"r": J("passed"), "f": J("failed", "E1"), "s": J("failed", "E1"), "c": J("failed", "E1"),
-            "k": J("passed"), "t": J("passed"), "u": J("passed"), "v": J("passed"), "x": J("xfail")}
-    cand = {"r": J("failed", "E2"), "f": J("passed"), "s": J("failed", "E1"), "c": J("error", "E3"),
-            "k": J("flaky", "E4"), "t": J("timeout"), "u": J("crash", reached=False), "n": J("passed"),
-            "x": J("crash", "SIGSEGV")}
+    base = {
+        "r": J("passed"),
+        "f": J("failed", "E1"),
+        "s": J("failed", "E1"),
+        "c": J("failed", "E1"),
+        "k": J("passed"),
+        "t": J("passed"),
+        "u": J("passed"),
+        "v": J("passed"),
+        "x": J("xfail"),
+    }
+    cand = {
+        "r": J("failed", "E2"),
+        "f": J("passed"),
+        "s": J("failed", "E1"),
+        "c": J("error", "E3"),
+        "k": J("flaky", "E4"),
+        "t": J("timeout"),
+        "u": J("crash", reached=False),
+        "n": J("passed"),
+        "x": J("crash", "SIGSEGV"),
+    }
     kinds = {c.node: c.kind for c in judge("s", base, cand).changes}
-    assert kinds == {"r": "regressed", "f": "fixed", "s": "broken_same", "c": "broken_changed", "k": "flaky",
-                     "t": "spurious", "u": "spurious", "n": "appeared", "v": "vanished", "x": "regressed"}
+    assert kinds == {
+        "r": "regressed",
+        "f": "fixed",
+        "s": "broken_same",
+        "c": "broken_changed",
+        "k": "flaky",
+        "t": "spurious",
+        "u": "spurious",
+        "n": "appeared",
+        "v": "vanished",
+        "x": "regressed",
+    }
 
 
 def test_only_unacknowledged_regressions_gate_and_flaky_never_does():
@@ -168,7 +241,9 @@ def test_an_uninstallable_candidate_gates_every_baseline_test_under_the_resolver
     cand = {UNINSTALLABLE_ID: J("uninstallable", "uninstallable: no solution")}
     judged = judge("s", base, cand)
     assert [(c.node, c.kind, c.signature) for c in judged.gating] == [
-        ("a", "uninstallable", "uninstallable: no solution"), ("b", "uninstallable", "uninstallable: no solution")]
+        ("a", "uninstallable", "uninstallable: no solution"),
+        ("b", "uninstallable", "uninstallable: no solution"),
+    ]
 
 
 def test_new_deprecation_warnings_are_the_early_signal():
@@ -212,8 +287,12 @@ def test_kubernetes_and_slurm_indexes_map_to_suite_release_shards():
 def test_manifests_are_checked_key_by_key():
     manifest = parse_manifest('tests = "pyargs"\ndevice_count = 8\n[[flaky]]\nnode = "a::*"\nreason = "r"\n', "m")
     assert manifest.device_count == 8 and manifest.flaky == (("a::*", "r"),)
-    for bad, said in (('tets = "x"', "unknown key"), ('tests = "wheel"', "`tests`"), ("device_count = 0", "positive"),
-                      ('[[deselect]]\nnode = "a"', "needs node")):
+    for bad, said in (
+        ('tets = "x"', "unknown key"),
+        ('tests = "wheel"', "`tests`"),
+        ("device_count = 0", "positive"),
+        ('[[deselect]]\nnode = "a"', "needs node"),
+    ):
         with pytest.raises(ConformanceError, match=said):
             parse_manifest(bad, "m")
 
@@ -230,20 +309,25 @@ def test_a_suite_is_a_release_or_a_folder(tmp_path):
 
 def test_the_lock_swaps_only_jax_and_jaxlib():
     text = "jax==0.8.0\n    # via chex\njaxlib==0.8.0\njaxtyping==0.2\nml-dtypes==0.5\n"
-    assert swapped(text, "0.10.0", "") == ("jax==0.10.0\n    # via chex\njaxlib==0.10.0\njaxtyping==0.2\n"
-                                          "ml-dtypes==0.5\n")
+    assert swapped(text, "0.10.0", "") == (
+        "jax==0.10.0\n    # via chex\njaxlib==0.10.0\njaxtyping==0.2\nml-dtypes==0.5\n"
+    )
 
 
 def test_downstream_entries_reuse_the_expectations_checks_and_expire():
     today = datetime.date(2027, 1, 1)
-    text = ('[[downstream]]\nsignature = "AttributeError: *"\nreason = "known"\n'
-            '[[downstream]]\nnode = "a::*"\nreason = "old"\nexpires = 2026-12-01\n'
-            '[[downstream]]\nnode = "b::*"\nreason = "later"\njax = ">=0.11"\n')
+    text = (
+        '[[downstream]]\nsignature = "AttributeError: *"\nreason = "known"\n'
+        '[[downstream]]\nnode = "a::*"\nreason = "old"\nexpires = 2026-12-01\n'
+        '[[downstream]]\nnode = "b::*"\nreason = "later"\njax = ">=0.11"\n'
+    )
     found = parse_acks(text, "e.toml", today, "0.10.0")
     assert [a.signature for a in found.acks] == ["AttributeError: *"] and len(found.expired) == 1
-    for bad, said in (('[[downstream]]\nreason = "r"\n', "needs signature"),
-                      ('[[downstream]]\nnode = "a"\n', "needs reason"),
-                      ('[[downstream]]\nnode = "a"\nreason = "r"\nbug = "nope"\n', "not a link"),
-                      ('[[downstream]]\nnode = "a"\nreason = "r"\nsuite = 3\n', "should be a string")):
+    for bad, said in (
+        ('[[downstream]]\nreason = "r"\n', "needs signature"),
+        ('[[downstream]]\nnode = "a"\n', "needs reason"),
+        ('[[downstream]]\nnode = "a"\nreason = "r"\nbug = "nope"\n', "not a link"),
+        ('[[downstream]]\nnode = "a"\nreason = "r"\nsuite = 3\n', "should be a string"),
+    ):
         with pytest.raises(ConformanceError, match=said):
             parse_acks(bad, "e.toml", today, "0.10.0")

@@ -52,6 +52,7 @@ class _Resolver:
 
     def interpreter_for(self, version):
         from conformance.envs.interpreters import Interpreter
+
         return Interpreter("/usr/bin/python3", "3.11.7")
 
     def jaxlib_for(self, version):
@@ -72,14 +73,19 @@ def test_each_release_gets_its_own_pick_and_one_that_does_not_resolve_is_uninsta
     resolver = _Resolver(tmp_path, {"0.5.3": "0.1.90", "0.7.0": "0.1.92"})
     locks = each_release(suite, ["0.5.3", "0.7.0", "0.4.0"], resolver)
     assert {v: picked_version(lock.text, "chex") for v, lock in locks.items() if isinstance(lock, Lock)} == {
-        "0.5.3": "0.1.90", "0.7.0": "0.1.92"}
+        "0.5.3": "0.1.90",
+        "0.7.0": "0.1.92",
+    }
     assert isinstance(locks["0.4.0"], Uninstallable) and "needs jax>=0.7.0" in locks["0.4.0"].reason
 
 
 def test_the_compatibility_answer_groups_releases_by_picked_version_and_says_when_a_pair_compares_two():
     picks = {"0.5.3": "0.1.90", "0.6.0": "0.1.90", "0.7.0": "0.1.92", "0.4.0": ""}
-    assert pick_lines("chex", picks) == ["  chex 0.1.90 with jax 0.5.3, 0.6.0", "  chex 0.1.92 with jax 0.7.0",
-                                         "  no chex version resolves with jax 0.4.0"]
+    assert pick_lines("chex", picks) == [
+        "  chex 0.1.90 with jax 0.5.3, 0.6.0",
+        "  chex 0.1.92 with jax 0.7.0",
+        "  no chex version resolves with jax 0.4.0",
+    ]
     assert across_line("chex", picks, "0.5.3", "0.6.0") == ""
     said = across_line("chex", picks, "0.5.3", "0.7.0")
     assert "chex 0.1.90 on jax 0.5.3 with chex 0.1.92 on jax 0.7.0" in said and "library's, not JAX's" in said
@@ -89,10 +95,10 @@ LIBRARY = {
     "lib/__init__.py": "from lib._src import api\n",
     "lib/_src/__init__.py": "",
     "lib/_src/api.py": "import jax\n\n\ndef replicate(x, devices):\n    return jax.device_put_replicated(x, devices)\n"
-                       "\n\ndef put(x):\n    return jax.device_put(x)\n\n\ndef more(x, d):\n"
-                       "    return jax.device_put_replicated(x, d)\n",
+    "\n\ndef put(x):\n    return jax.device_put(x)\n\n\ndef more(x, d):\n"
+    "    return jax.device_put_replicated(x, d)\n",
     "lib/_src/sharding.py": "import jax\n\n\ndef on_many(x):\n    if hasattr(jax, 'Array'):\n"
-                            "        return isinstance(x.sharding, jax.sharding.PmapSharding)\n",
+    "        return isinstance(x.sharding, jax.sharding.PmapSharding)\n",
     "lib/_src/api_test.py": "import jax\n\njax.tree_map(lambda x: x, 1)\n",
     "lib/tests/test_more.py": "import jax\n\njax.tree_map(lambda x: x, 1)\n",
     "other/__init__.py": "import jax\n\njax.tree_map(lambda x: x, 1)\n",
@@ -110,8 +116,15 @@ def installed(tmp_path):
 
 def _census_file(tmp_path, names):
     made = census("0.10.0", names)
-    data = {"format": FORMAT, "format_version": FORMAT_VERSION, "jax": made.jax, "platform": made.platform,
-            "python": "3.13.0", "modules": made.modules, "names": made.names}
+    data = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "jax": made.jax,
+        "platform": made.platform,
+        "python": "3.13.0",
+        "modules": made.modules,
+        "names": made.names,
+    }
     path = tmp_path / "census-0.10.0.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     return path
@@ -124,27 +137,36 @@ def test_the_librarys_own_source_is_scanned_its_tests_and_other_packages_aside(i
 
 
 def test_a_removed_name_the_tests_never_reach_shows_with_its_places(installed, tmp_path):
-    path = _census_file(tmp_path, {
-        "jax.device_put_replicated": removed("jax.device_put_replicated was removed in JAX v0.10.0"),
-        "jax.device_put": fn(("x", "positional_or_keyword", None)),
-        "jax.tree_map": removed("jax.tree_map was removed"),  # used only by test files and another package
-        "jax.tree_util": module(),
-        "jax.sharding": module(),  # PmapSharding absent: a missing name, used inside an hasattr guard
-    })
-    findings = scan_source(library_files(installed, ["lib"]), str(path), tmp_path / "results", lambda: None,
-                           lambda line: None)
+    path = _census_file(
+        tmp_path,
+        {
+            "jax.device_put_replicated": removed("jax.device_put_replicated was removed in JAX v0.10.0"),
+            "jax.device_put": fn(("x", "positional_or_keyword", None)),
+            "jax.tree_map": removed("jax.tree_map was removed"),  # used only by test files and another package
+            "jax.tree_util": module(),
+            "jax.sharding": module(),  # PmapSharding absent: a missing name, used inside an hasattr guard
+        },
+    )
+    findings = scan_source(
+        library_files(installed, ["lib"]), str(path), tmp_path / "results", lambda: None, lambda line: None
+    )
     lines = scan_lines(findings, installed, "lib's installed source", "0.10.0", 4)
-    assert lines[0] == ("  api scan of lib's installed source (4 files) against jax 0.10.0: 1 used name removed or "
-                        "missing, 1 more inside a guard")
+    assert lines[0] == (
+        "  api scan of lib's installed source (4 files) against jax 0.10.0: 1 used name removed or "
+        "missing, 1 more inside a guard"
+    )
     assert lines[1] == "    removed since ≤0.10.0: jax.device_put_replicated at lib/_src/api.py:5 and 1 more place"
-    assert lines[2] == ("    guarded (absent on jax 0.10.0; inside an hasattr(...) guard): "
-                        "jax.sharding.PmapSharding at lib/_src/sharding.py:6")
+    assert lines[2] == (
+        "    guarded (absent on jax 0.10.0; inside an hasattr(...) guard): "
+        "jax.sharding.PmapSharding at lib/_src/sharding.py:6"
+    )
     assert len(lines) == 3  # jax.device_put is present; jax.tree_map is used only by tests and another package
 
 
 def test_a_scan_with_nothing_removed_says_so():
     assert scan_lines([], __import__("pathlib").Path("/x"), "lib's installed source", "0.8.0", 2) == [
-        "  api scan of lib's installed source (2 files) against jax 0.8.0: 0 used names removed or missing"]
+        "  api scan of lib's installed source (2 files) against jax 0.8.0: 0 used names removed or missing"
+    ]
 
 
 def test_resolve_each_judges_each_release_under_its_own_pick_and_says_which_version_works(tmp_path):
@@ -160,24 +182,40 @@ def test_resolve_each_judges_each_release_under_its_own_pick_and_says_which_vers
     suite = replace(read_suite("chex==0.1.90"), resolve="each")
     for version, status in (("0.5.3", "passed"), ("0.6.0", "passed"), ("0.7.0", "failed")):
         # stored cells under each release's own lock answer the run (no environment is built here)
-        key = run_key(suite.spec, suite.manifest.text, "", suite_env_digest(lock_for(suite, version, builder), version,
-                                                                               builder), None)
+        key = run_key(
+            suite.spec,
+            suite.manifest.text,
+            "",
+            suite_env_digest(lock_for(suite, version, builder), version, builder),
+            None,
+        )
         cell = to_cell(suite.ident, suite.label, NodeOutcome("chex/_src/a_test.py::t", status, 0.1), key, [], {}, ())
         store_suite(results, version, host_platform(), suite.ident, [cell], "3.11.7", 1.0)
     said: list[str] = []
-    request = DownstreamRequest(("chex==0.1.90",), ("0.5.3", "0.6.0", "0.7.0", "0.4.0"), results,
-                                json_path=tmp_path / "out.json", resolve="each", api_scan=False)
+    request = DownstreamRequest(
+        ("chex==0.1.90",),
+        ("0.5.3", "0.6.0", "0.7.0", "0.4.0"),
+        results,
+        json_path=tmp_path / "out.json",
+        resolve="each",
+        api_scan=False,
+    )
     outcome = run_downstream(request, builder, said.append)
     text = "\n".join(said)
     assert "jax 0.7.0 (chex==0.1.92, the resolver's pick): 1 failed (stored results)" in text
     assert "compares chex 0.1.90 on jax 0.5.3 with chex 0.1.92 on jax 0.7.0" in text
     assert "compares chex 0.1.90 on jax 0.5.3 with chex 0.1.90" not in text  # same pick: no note for 0.6.0
     answer = said.index("downstream chex (each release's own pick): the resolver's pick per release")
-    assert said[answer + 1:answer + 4] == ["  chex 0.1.90 with jax 0.5.3, 0.6.0", "  chex 0.1.92 with jax 0.7.0",
-                                           "  no chex version resolves with jax 0.4.0"]
+    assert said[answer + 1 : answer + 4] == [
+        "  chex 0.1.90 with jax 0.5.3, 0.6.0",
+        "  chex 0.1.92 with jax 0.7.0",
+        "  no chex version resolves with jax 0.4.0",
+    ]
     assert "jax 0.4.0: uninstallable: the requirements of chex (each release's own pick) do not resolve" in text
     assert outcome.exit_code == 1  # 0.7.0's regressed test and 0.4.0's uninstallable both gate
     assert json.loads((tmp_path / "out.json").read_text())["picks"] == {
-        "chex (each release's own pick)": {"0.5.3": "0.1.90", "0.6.0": "0.1.90", "0.7.0": "0.1.92", "0.4.0": ""}}
+        "chex (each release's own pick)": {"0.5.3": "0.1.90", "0.6.0": "0.1.90", "0.7.0": "0.1.92", "0.4.0": ""}
+    }
     assert [c.details["suite"] for c in suite_cells(results, "0.4.0", host_platform(), "chex_each")] == [
-        "chex (each release's own pick)"]
+        "chex (each release's own pick)"
+    ]

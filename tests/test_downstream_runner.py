@@ -78,7 +78,8 @@ def test_the_runner_gives_each_node_its_status(tmp_path, monkeypatch):
 
 
 def test_the_whole_run_bound_ends_pytest_and_the_running_test_is_a_timeout(tmp_path):
-    hang = {"test_h.py": """
+    hang = {
+        "test_h.py": """
         import signal, time
 
         def test_hangs_with_the_alarm_blocked():
@@ -87,7 +88,8 @@ def test_the_whole_run_bound_ends_pytest_and_the_running_test_is_a_timeout(tmp_p
 
         def test_after():
             pass
-    """}
+    """
+    }
     suite = read_suite(str(_folder(tmp_path, hang)))
     suite = replace(suite, manifest=replace(suite.manifest, test_timeout_s=1.0, run_timeout_s=20.0))
     ran = run_suite(suite, _env())

@@ -98,28 +98,32 @@ def test_the_sdists_test_folder_is_extracted_once_without_the_librarys_source(tm
 def test_the_tests_import_the_installed_library_not_the_sdists_copy(tmp_path):
     builder = _Builder(tmp_path / "cache", _index(tmp_path, _tarball(TINY)))
     env_path = tmp_path / "env"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(env_path)],
-                   check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(env_path)], check=True)
     env = SuiteEnv("0", env_path, "3", "lock", False)
     (env.site_packages() / "tinylib").mkdir()
     (env.site_packages() / "tinylib" / "__init__.py").write_text('WHERE = "installed"\n', encoding="utf-8")
-    suite = replace(read_suite("tinylib==1.0"), manifest=parse_manifest('tests = "sdist"\npackages = ["tinylib"]\n',
-                                                                        "m"))
+    suite = replace(
+        read_suite("tinylib==1.0"), manifest=parse_manifest('tests = "sdist"\npackages = ["tinylib"]\n', "m")
+    )
     runs_as, digest = _tests_of(suite, "1.0", builder)
     assert runs_as.kind == "folder" and len(digest) == 64
     ran = run_suite(runs_as, env)
     assert {n: o.status for n, o in ran.outcomes.items()} == {
         "tests/test_tiny.py::test_uses_the_installed_library": "passed",  # both of the sdist's conftest fixtures
-        "tests/test_tiny.py::test_fails": "failed"}
+        "tests/test_tiny.py::test_fails": "failed",
+    }
 
 
-@pytest.mark.parametrize("members, links, said", [
-    ({**TINY, "../evil.py": "x"}, None, "points outside the archive"),
-    ({**TINY, "/tmp/evil.py": "x"}, None, "points outside the archive"),
-    ({**TINY, "tinylib-1.0/tests/../../evil.py": "x"}, None, "points outside the archive"),
-    (TINY, {"tests/escape.py": "/etc/passwd"}, "is a link"),
-    (TINY, {"tests/data": "../.."}, "is a link"),
-])
+@pytest.mark.parametrize(
+    "members, links, said",
+    [
+        ({**TINY, "../evil.py": "x"}, None, "points outside the archive"),
+        ({**TINY, "/tmp/evil.py": "x"}, None, "points outside the archive"),
+        ({**TINY, "tinylib-1.0/tests/../../evil.py": "x"}, None, "points outside the archive"),
+        (TINY, {"tests/escape.py": "/etc/passwd"}, "is a link"),
+        (TINY, {"tests/data": "../.."}, "is a link"),
+    ],
+)
 def test_a_hostile_archive_is_refused_in_one_line_and_nothing_is_written(tmp_path, members, links, said):
     dest = tmp_path / "out"
     with pytest.raises(ConformanceError, match=said) as raised:
@@ -149,8 +153,9 @@ def test_no_sdist_on_the_index_is_one_line(tmp_path):
     with pytest.raises(ConformanceError, match=r"tinylib==1.0 has no source distribution \(.tar.gz\) on the package"):
         sdist_tests("tinylib", "1.0", "", ("tinylib",), builder)
     with pytest.raises(ConformanceError, match="has no source distribution"):
-        sdist_tests("tinylib", "2.0", "", ("tinylib",), _Builder(tmp_path / "c2", _index(tmp_path / "i2",
-                                                                                           _tarball(TINY))))
+        sdist_tests(
+            "tinylib", "2.0", "", ("tinylib",), _Builder(tmp_path / "c2", _index(tmp_path / "i2", _tarball(TINY)))
+        )
 
 
 def test_an_sdist_whose_bytes_are_not_the_indexs_sha256_is_not_used(tmp_path):
@@ -163,11 +168,13 @@ def test_an_sdist_whose_bytes_are_not_the_indexs_sha256_is_not_used(tmp_path):
 
 
 def test_the_sdist_is_picked_by_its_normalised_name_and_version_with_the_pages_sha256():
-    page = {"files": [
-        {"filename": "dm_haiku-0.0.13-py3-none-any.whl", "url": "w"},
-        {"filename": "dm_haiku-0.0.14.tar.gz", "url": "../../p/dm_haiku-0.0.14.tar.gz"},
-        {"filename": "dm_haiku-0.0.13.tar.gz", "url": "../../p/dm_haiku-0.0.13.tar.gz#sha256=ABC"},
-    ]}
+    page = {
+        "files": [
+            {"filename": "dm_haiku-0.0.13-py3-none-any.whl", "url": "w"},
+            {"filename": "dm_haiku-0.0.14.tar.gz", "url": "../../p/dm_haiku-0.0.14.tar.gz"},
+            {"filename": "dm_haiku-0.0.13.tar.gz", "url": "../../p/dm_haiku-0.0.13.tar.gz#sha256=ABC"},
+        ]
+    }
     found = pick_sdist(page, "https://example.org/simple/dm-haiku/", "dm-haiku", "0.0.13")
     assert found is not None and found.url == "https://example.org/p/dm_haiku-0.0.13.tar.gz" and found.sha256 == "abc"
     assert pick_sdist(page, "https://example.org/simple/dm-haiku/", "dm-haiku", "0.0.12") is None
@@ -176,8 +183,10 @@ def test_the_sdist_is_picked_by_its_normalised_name_and_version_with_the_pages_s
 def test_the_manifest_takes_tests_from_the_sdist_and_checks_its_folder():
     manifest = parse_manifest('tests = "sdist"\nsdist_tests = "tests/unit"\n', "m")
     assert (manifest.tests, manifest.sdist_tests) == ("sdist", "tests/unit")
-    for bad, said in (('tests = "sdist"\nsdist_tests = "../x"', "folder inside the sdist"),
-                      ('tests = "sdist"\nsdist_tests = "/abs"', "folder inside the sdist"),
-                      ('sdist_tests = "tests"', 'goes with tests = "sdist"')):
+    for bad, said in (
+        ('tests = "sdist"\nsdist_tests = "../x"', "folder inside the sdist"),
+        ('tests = "sdist"\nsdist_tests = "/abs"', "folder inside the sdist"),
+        ('sdist_tests = "tests"', 'goes with tests = "sdist"'),
+    ):
         with pytest.raises(ConformanceError, match=said):
             parse_manifest(bad, "m")

@@ -30,8 +30,11 @@ from conformance.results.merge import merge_files
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "downstream.md"
 RELEASES = ("0.8.0", "0.10.0")
-GONE = {"type": "AttributeError", "message": "module 'jax' has no attribute 'device_put_replicated'",
-        "frames": [["/env/t.py", 3, "test_a"]]}
+GONE = {
+    "type": "AttributeError",
+    "message": "module 'jax' has no attribute 'device_put_replicated'",
+    "frames": [["/env/t.py", 3, "test_a"]],
+}
 
 
 @pytest.fixture
@@ -48,15 +51,19 @@ def suites(tmp_path, monkeypatch):
     def run_suite(suite, env, selected=None):
         ran.append((suite.ident, env.version))
         regressed = suite.ident == "chexlike" and env.version == "0.10.0"
-        outcomes = [NodeOutcome("test_a.py::test_a", "failed" if regressed else "passed", 0.1,
-                                GONE if regressed else None),
-                    NodeOutcome("test_a.py::test_b", "passed", 0.2)]
+        outcomes = [
+            NodeOutcome("test_a.py::test_a", "failed" if regressed else "passed", 0.1, GONE if regressed else None),
+            NodeOutcome("test_a.py::test_b", "passed", 0.2),
+        ]
         return SuiteRun({o.nodeid: o for o in outcomes}, 1.0, "", "pytest")
 
     monkeypatch.setattr(command, "lock_for", lambda suite, baseline, builder: Lock("jax==0.8.0\n", baseline, "3.12"))
     monkeypatch.setattr(command, "suite_env_digest", lambda lock, version, builder: f"env-{version}")
-    monkeypatch.setattr(command, "prepare_suite_env",
-                        lambda suite, lock, version, builder: SuiteEnv(version, tmp_path / "env", "3.12.1", "d", False))
+    monkeypatch.setattr(
+        command,
+        "prepare_suite_env",
+        lambda suite, lock, version, builder: SuiteEnv(version, tmp_path / "env", "3.12.1", "d", False),
+    )
     monkeypatch.setattr(command, "run_suite", run_suite)
     return made, ran
 
@@ -91,7 +98,8 @@ def test_each_task_writes_a_file_of_its_own_name(suites, tmp_path, monkeypatch):
     platform, count = host_platform(), len(made) * len(RELEASES)
     for shard, folder in zip(all_shards(made, RELEASES), folders):
         assert [p.name for p in folder.glob("*.json")] == [
-            f"{shard.release}-{platform}{shard_file_suffix(shard.index, count)}.json"]
+            f"{shard.release}-{platform}{shard_file_suffix(shard.index, count)}.json"
+        ]
     names = [p.name for f in folders for p in f.glob("*.json")]
     assert len(set(names)) == len(names) == count  # none overwrites another in one folder
 
@@ -109,10 +117,27 @@ def test_several_suites_on_one_release_merge_without_losing_or_conflicting(suite
         assert rendered.conflicts == [] and rendered.problems == []
     for ident in ("chexlike", "optaxlike"):
         assert {node_of(c) for c in suite_cells(merged, "0.10.0", host_platform(), ident)} == {
-            "test_a.py::test_a", "test_a.py::test_b"}
+            "test_a.py::test_a",
+            "test_a.py::test_b",
+        }
     before = len(ran)
-    code = cli.main(["gate", "--from", "0.8.0", "--to", "0.10.0", "-k", "no_such_cell_anywhere", "--downstream",
-                     made[0], "--downstream", made[1], "--results", str(merged)])
+    code = cli.main(
+        [
+            "gate",
+            "--from",
+            "0.8.0",
+            "--to",
+            "0.10.0",
+            "-k",
+            "no_such_cell_anywhere",
+            "--downstream",
+            made[0],
+            "--downstream",
+            made[1],
+            "--results",
+            str(merged),
+        ]
+    )
     assert code == 1 and len(ran) == before  # both suites, both sides answered from the merged folder
     assert cli.main(["downstream", made[1], "--from", "0.8.0", "--to", "0.10.0", "--results", str(merged)]) == 0
     assert len(ran) == before
@@ -122,8 +147,9 @@ def test_a_later_run_in_the_merged_folder_is_stored_where_the_suite_is(suites, t
     made, ran = suites
     merged = gathered(run_shards(made, tmp_path, monkeypatch), tmp_path / "merged")
     names = sorted(p.name for p in merged.glob("*.json"))
-    assert cli.main(["downstream", made[0], "--from", "0.8.0", "--to", "0.10.0", "--rerun",
-                     "--results", str(merged)]) == 1
+    assert (
+        cli.main(["downstream", made[0], "--from", "0.8.0", "--to", "0.10.0", "--rerun", "--results", str(merged)]) == 1
+    )
     assert sorted(p.name for p in merged.glob("*.json")) == names  # no second copy of the suite's tests
     rendered = render_results([merged], tmp_path / "report.html", releases=list(RELEASES))
     assert rendered.conflicts == []
@@ -155,7 +181,7 @@ def _block(language: str, marker: str) -> str:
 
 def _shards_of(command_line: str) -> int:
     words = command_line.split()
-    suites = words[words.index("downstream") + 1:words.index("--jax")]
+    suites = words[words.index("downstream") + 1 : words.index("--jax")]
     return len(suites) * words.count("--jax")
 
 

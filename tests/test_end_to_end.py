@@ -75,8 +75,7 @@ def test_rerunning_one_cell_keeps_every_other_cell(first_run):
     status, results, report = first_run
     before = _statuses(results)[1]
     one = DECLARED[0].id
-    assert cli.main(["run", "--jax", NEWEST, "--results", str(results), "-o", str(report), "-k", one,
-                     "--rerun"]) == 0
+    assert cli.main(["run", "--jax", NEWEST, "--results", str(results), "-o", str(report), "-k", one, "--rerun"]) == 0
     after = _statuses(results)[1]
     assert set(after) == set(before)
     assert after[(DECLARED[0].case.id, DECLARED[0].param)]["reused"] is False
@@ -93,8 +92,10 @@ def test_a_stored_cell_of_a_deleted_case_is_dropped_at_the_next_merge(first_run,
     result_file.write_text(json.dumps(data))
     capsys.readouterr()
     assert cli.main(["run", "--jax", NEWEST, "--results", str(results), "-o", str(report), "-k", DECLARED[0].id]) == 0
-    assert "dropped 1 stored cell(s) of cases this checkout no longer declares: numerics.deleted_case" in \
-        capsys.readouterr().out
+    assert (
+        "dropped 1 stored cell(s) of cases this checkout no longer declares: numerics.deleted_case"
+        in capsys.readouterr().out
+    )
     assert set(_statuses(results)[1]) == {(c.case.id, c.param) for c in DECLARED}
 
 
@@ -108,8 +109,9 @@ def test_fork_and_spawn_observe_the_same_for_every_fork_eligible_cell(environmen
     for launcher in ("fork", "spawn"):
         run = RunSession(target, launcher=launcher, workers=os.cpu_count() or 1).run(eligible)
         assert run.launcher == launcher
-        assert {r.cell_id for r in run.results if r.launcher == "fork"} == (should_fork if launcher == "fork"
-                                                                           else set())
+        assert {r.cell_id for r in run.results if r.launcher == "fork"} == (
+            should_fork if launcher == "fork" else set()
+        )
         outcomes[launcher] = {r.cell_id: (r.status.value, r.observation) for r in run.results}
     different = {k: (v, outcomes["spawn"][k]) for k, v in outcomes["fork"].items() if outcomes["spawn"][k] != v}
     assert different == {}
@@ -129,8 +131,9 @@ def test_fork_server_initialises_no_backend_before_forking(environment):
 
 def test_keys_change_with_the_environment(environment):
     cell = DECLARED[0]
-    assert cell_key(cell.case, cell.param, environment_digest({"jax": NEWEST}, "3.13.0")) != \
-        cell_key(cell.case, cell.param, environment_digest({"jax": "0.4.38"}, "3.13.0"))
+    assert cell_key(cell.case, cell.param, environment_digest({"jax": NEWEST}, "3.13.0")) != cell_key(
+        cell.case, cell.param, environment_digest({"jax": "0.4.38"}, "3.13.0")
+    )
 
 
 def test_hostile_probes_become_statuses_and_the_report_still_renders(environment, tmp_path):
@@ -151,9 +154,14 @@ def test_hostile_probes_become_statuses_and_the_report_still_renders(environment
     assert flood.status.value == "timeout" or (flood.status.value == "error" and "File too large" in flood.reason)
     del statuses["hostile.flood"]
     assert statuses == {
-        "hostile.hang": "timeout", "hostile.setsid_grandchild": "timeout",
-        "hostile.hard_exit": "crash", "hostile.interrupt": "error", "hostile.not_json": "error",
-        "hostile.deep": "error", "hostile.surrogate": "differs"}
+        "hostile.hang": "timeout",
+        "hostile.setsid_grandchild": "timeout",
+        "hostile.hard_exit": "crash",
+        "hostile.interrupt": "error",
+        "hostile.not_json": "error",
+        "hostile.deep": "error",
+        "hostile.surrogate": "differs",
+    }
     assert subprocess.run(["pgrep", "-f", "time[.]sleep[(]608[)]"], capture_output=True).stdout == b""
     surrogate = next(r for r in run.results if r.case == "hostile.surrogate")
     assert "[… truncated]" in json.dumps(surrogate.details, ensure_ascii=False)
@@ -163,14 +171,25 @@ def test_hostile_probes_become_statuses_and_the_report_still_renders(environment
     assert "<script>alert" not in page and len(page) < 2_000_000
 
 
-@pytest.mark.parametrize("command, signum, code, phase", [
-    (["gate", "--from", NEWEST, "--to", NEWEST], "SIGTERM", 143, "children"),
-    (["gate", "--from", NEWEST, "--to", NEWEST], "SIGTERM", 143, "starting"),
-    (["bisect", "training.traced_step_single_compile", "--good", "0.11.2", "--bad", NEWEST], "SIGINT", 130,
-     "children"),
-    (["bisect", "training.traced_step_single_compile", "--good", "0.11.2", "--bad", NEWEST], "SIGINT", 130,
-     "starting"),
-])
+@pytest.mark.parametrize(
+    "command, signum, code, phase",
+    [
+        (["gate", "--from", NEWEST, "--to", NEWEST], "SIGTERM", 143, "children"),
+        (["gate", "--from", NEWEST, "--to", NEWEST], "SIGTERM", 143, "starting"),
+        (
+            ["bisect", "training.traced_step_single_compile", "--good", "0.11.2", "--bad", NEWEST],
+            "SIGINT",
+            130,
+            "children",
+        ),
+        (
+            ["bisect", "training.traced_step_single_compile", "--good", "0.11.2", "--bad", NEWEST],
+            "SIGINT",
+            130,
+            "starting",
+        ),
+    ],
+)
 def test_a_long_command_interrupted_ends_cleanly(environment, tmp_path, command, signum, code, phase):
     """issue 19 item 17: Ctrl-C or SIGTERM in gate --from/--to or bisect ends like run: no traceback, exit 130 or
     143, no child or fork server left, no `.running-*` file in the results folder."""
@@ -198,9 +217,16 @@ def test_a_long_command_interrupted_ends_cleanly(environment, tmp_path, command,
         argv += ["-k", "training.traced_step_single_compile", "-j", "1"]
     # SIGINT back to its default first: a shell that runs this suite in the background ignores SIGINT for its
     # children, and Python then never turns SIGINT into KeyboardInterrupt (a user's Ctrl-C is never ignored).
-    proc = subprocess.Popen(argv, cwd=SOURCE_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, env={**os.environ, "TMPDIR": str(temporaries)},
-                            preexec_fn=lambda: signals.signal(signals.SIGINT, signals.SIG_DFL))
+    proc = subprocess.Popen(
+        argv,
+        cwd=SOURCE_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env={**os.environ, "TMPDIR": str(temporaries)},
+        preexec_fn=lambda: signals.signal(signals.SIGINT, signals.SIG_DFL),
+    )
     # Interrupted as the run starts (its `.running-*` file written), or once it has children of its own in the
     # temporaries (its fork server importing jax, or the cell under way).
     assert wait_until(lambda: list(results.glob(".running-*.json")), timeout_s=300), "the run never started"

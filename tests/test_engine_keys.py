@@ -37,8 +37,12 @@ def test_the_key_changes_with_the_parameter_the_environment_and_the_suite_versio
 def test_the_case_digest_covers_each_field_of_the_declaration():
     case = fixture("echo")
     digest = keys.case_digest(case, "a")
-    for change in ({"env": {"FIXTURE_ENV": "other"}}, {"stdin": "x"}, {"fresh_interpreter": not case.fresh_interpreter},
-                   {"timeout_s": case.timeout_s + 1}):
+    for change in (
+        {"env": {"FIXTURE_ENV": "other"}},
+        {"stdin": "x"},
+        {"fresh_interpreter": not case.fresh_interpreter},
+        {"timeout_s": case.timeout_s + 1},
+    ):
         assert keys.case_digest(dataclasses.replace(case, **change), "a") != digest, change
 
 
@@ -50,8 +54,13 @@ def test_the_digests_are_of_exactly_these_texts():
     case = fixture("echo")
     source = inspect.getsourcefile(sys.modules[case.probe.__module__])
     assert source.endswith("machinery.py")
-    declaration = {"param": keys._plain(case.param("a")), "env": {"FIXTURE_ENV": "set-by-case"},  # noqa: SLF001
-                   "stdin": case.stdin, "fresh": case.fresh_interpreter, "timeout": case.timeout_s}
+    declaration = {
+        "param": keys._plain(case.param("a")),
+        "env": {"FIXTURE_ENV": "set-by-case"},  # noqa: SLF001
+        "stdin": case.stdin,
+        "fresh": case.fresh_interpreter,
+        "timeout": case.timeout_s,
+    }
     text = keys._file_digest(source) + json.dumps(declaration, sort_keys=True)  # noqa: SLF001
     assert keys.case_digest(case, "a") == hashlib.sha256(text.encode()).hexdigest()
     assert keys._file_digest(source) != "missing"  # noqa: SLF001
@@ -69,8 +78,9 @@ def test_the_case_digest_covers_the_module_source(monkeypatch):
 
 
 def test_the_environment_digest_is_the_packages_and_python_in_any_order():
-    assert (keys.environment_digest({"a": "1", "b": "2"}, "3.12")
-            == keys.environment_digest({"b": "2", "a": "1"}, "3.12"))
+    assert keys.environment_digest({"a": "1", "b": "2"}, "3.12") == keys.environment_digest(
+        {"b": "2", "a": "1"}, "3.12"
+    )
     assert keys.environment_digest({"a": "1"}, "3.12") != keys.environment_digest({"a": "1"}, "3.13")
     assert keys.environment_digest({"a": "1"}, "3.12") != keys.environment_digest({"a": "2"}, "3.12")
     text = json.dumps({"packages": {"a": "1"}, "python": "3.12"}, sort_keys=True)
@@ -83,9 +93,14 @@ def test_shared_sources_cover_every_listed_file_and_the_scripts(monkeypatch):
     monkeypatch.setattr(keys, "_file_digest", lambda path: seen.append(path) or "x")
     keys.shared_sources_digest()
     names = [p.replace("\\", "/").split("/conformance/", 1)[1] for p in seen]
-    assert names[:len(keys._SHARED_SOURCES)] == list(keys._SHARED_SOURCES)  # noqa: SLF001
-    assert any(n.startswith("scripts/") for n in names) and names[len(keys._SHARED_SOURCES):] == sorted(  # noqa: SLF001
-        names[len(keys._SHARED_SOURCES):])  # noqa: SLF001
+    assert names[: len(keys._SHARED_SOURCES)] == list(keys._SHARED_SOURCES)  # noqa: SLF001
+    assert (
+        any(n.startswith("scripts/") for n in names)
+        and names[len(keys._SHARED_SOURCES) :]
+        == sorted(  # noqa: SLF001
+            names[len(keys._SHARED_SOURCES) :]
+        )
+    )  # noqa: SLF001
     monkeypatch.setattr(keys, "_file_digest", lambda path: "y")
     assert keys.shared_sources_digest() != digest
 
@@ -112,7 +127,10 @@ def test_every_module_behind_the_case_api_is_in_every_cells_key():
     import ast
 
     tree = ast.parse((keys._PACKAGE_ROOT / "core" / "case.py").read_text(encoding="utf-8"))  # noqa: SLF001
-    behind = {f"core/{node.module.rpartition('.')[2]}.py" for node in ast.walk(tree)
-              if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("conformance.core.")}
+    behind = {
+        f"core/{node.module.rpartition('.')[2]}.py"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("conformance.core.")
+    }
     assert {"core/model.py", "core/validation.py", "core/registry.py"} <= behind
     assert sorted(behind - {"core/workload.py"} - set(keys._SHARED_SOURCES)) == []  # noqa: SLF001

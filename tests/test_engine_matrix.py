@@ -39,8 +39,16 @@ class FakePytest:
         version = argv[argv.index("--jax-python") + 1].split("/")[2]
         out = Path(argv[argv.index("--json-report-file") + 1])
         statuses = self.statuses(version) if callable(self.statuses) else self.statuses
-        cells = [cell(cell_id.split("[")[0], cell_id.partition("[")[2].rstrip("]"), status, reused=status == "reused",
-                      known_issue=True) for cell_id, status in statuses.items()]
+        cells = [
+            cell(
+                cell_id.split("[")[0],
+                cell_id.partition("[")[2].rstrip("]"),
+                status,
+                reused=status == "reused",
+                known_issue=True,
+            )
+            for cell_id, status in statuses.items()
+        ]
         for entry in cells:
             if entry["status"] == "reused":
                 entry["status"] = "conforms"
@@ -135,8 +143,7 @@ def test_an_interrupt_as_the_running_file_is_made_leaves_no_temporary_file(monke
     previous = signal.signal(getattr(signal, signum), interrupt)
     try:
         with pytest.raises(KeyboardInterrupt):
-            matrix.run_version(environment("0.12.0.1"), RunRequest(versions=("0.12.0.1",), results=tmp_path,
-                                                                   retries=0))
+            matrix.run_version(environment("0.12.0.1"), RunRequest(versions=("0.12.0.1",), results=tmp_path, retries=0))
     finally:
         signal.signal(getattr(signal, signum), previous)
     assert list(tmp_path.iterdir()) == []
@@ -144,8 +151,9 @@ def test_an_interrupt_as_the_running_file_is_made_leaves_no_temporary_file(monke
 
 @pytest.mark.skipif(not hasattr(__import__("signal"), "pthread_sigmask"), reason="a POSIX signal mask")
 @pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM"])
-def test_an_interrupt_taken_by_another_thread_as_the_running_file_is_made_is_held(monkeypatch, tmp_path, fake_pytest,
-                                                                                  signum):
+def test_an_interrupt_taken_by_another_thread_as_the_running_file_is_made_is_held(
+    monkeypatch, tmp_path, fake_pytest, signum
+):
     """Issue 49, deterministically: with another thread alive, a signal sent to the process the moment the
     `.running-*` file exists is taken by that thread (a mask blocks it for the calling thread only), and Python
     raises it in the main thread at its next instruction. The hold must keep it until the cleanup is in place,
@@ -163,8 +171,9 @@ def test_an_interrupt_taken_by_another_thread_as_the_running_file_is_made_is_hel
         with sigterm_interrupts():  # SIGTERM raises KeyboardInterrupt, as under the CLI
             handlers = {n: signal.getsignal(n) for n in (signal.SIGINT, signal.SIGTERM)}
             with pytest.raises(KeyboardInterrupt):
-                matrix.run_version(environment("0.12.0.1"),
-                                   RunRequest(versions=("0.12.0.1",), results=tmp_path, retries=0))
+                matrix.run_version(
+                    environment("0.12.0.1"), RunRequest(versions=("0.12.0.1",), results=tmp_path, retries=0)
+                )
             assert {n: signal.getsignal(n) for n in (signal.SIGINT, signal.SIGTERM)} == handlers
         mask_after = signal.pthread_sigmask(signal.SIG_BLOCK, [])
     finally:
@@ -194,8 +203,10 @@ def test_a_matrix_reports_each_version_and_goes_on_after_a_failure(tmp_path, fak
     request = RunRequest(versions=("0.7.2", "0.8.3", "0.9.0"), results=tmp_path)
     events = []
     outcome = matrix.run_targets(request, FakeBuilder(broken={"0.8.3"}), releases(request.versions), events.append)
-    assert outcome.failed == ["0.8.3"] and [r.path.name for r in outcome.finished] == \
-        ["0.7.2-linux-x86_64.json", "0.9.0-linux-x86_64.json"]
+    assert outcome.failed == ["0.8.3"] and [r.path.name for r in outcome.finished] == [
+        "0.7.2-linux-x86_64.json",
+        "0.9.0-linux-x86_64.json",
+    ]
     kinds = [type(e).__name__ for e in events]
     assert kinds == ["Notice", "EnvironmentReady", "VersionDone", "VersionFailed", "EnvironmentReady", "VersionDone"]
     assert events[0].text == "index repaired" and events[3].error == "could not build jax 0.8.3"
@@ -204,9 +215,18 @@ def test_a_matrix_reports_each_version_and_goes_on_after_a_failure(tmp_path, fak
 
 
 def test_the_pytest_command_carries_the_request(tmp_path):
-    request = RunRequest(versions=("0.8.3",), results=tmp_path, expression="vmap", workers=3, retries=2,
-                         retry_differs=True, launcher="spawn", rerun=True, shard=parse_shard("2/3"),
-                         shard_durations=tmp_path / "durations")
+    request = RunRequest(
+        versions=("0.8.3",),
+        results=tmp_path,
+        expression="vmap",
+        workers=3,
+        retries=2,
+        retry_differs=True,
+        launcher="spawn",
+        rerun=True,
+        shard=parse_shard("2/3"),
+        shard_durations=tmp_path / "durations",
+    )
     argv = matrix.pytest_argv(type("Env", (), {"python": "/env/bin/python"})(), tmp_path / "out.json", request)
     assert argv[3] == str(matrix.CASES_DIR)
     pairs = {argv[i]: argv[i + 1] for i in range(len(argv) - 1)}
@@ -216,11 +236,14 @@ def test_the_pytest_command_carries_the_request(tmp_path):
     assert "--jax-retry-differs" in argv and "--jax-rerun" in argv
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"workers": 0}, "-j 0: the number of cells run at once must be at least 1"),
-    ({"retries": -1}, "--retries -1: the number of retries cannot be negative"),
-    ({"results": "FILE"}, "is a file; name a folder"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"workers": 0}, "-j 0: the number of cells run at once must be at least 1"),
+        ({"retries": -1}, "--retries -1: the number of retries cannot be negative"),
+        ({"results": "FILE"}, "is a file; name a folder"),
+    ],
+)
 def test_a_request_that_cannot_run_is_one_line(changes, message, tmp_path):
     if changes.get("results") == "FILE":
         (tmp_path / "file").write_text("")
@@ -268,6 +291,7 @@ class StoredBuilder:
 
     def requirements(self, version):
         from conformance.envs.builder import Requirements
+
         return Requirements((), self.pin_file)
 
     def interpreter_for(self, version):
@@ -278,8 +302,16 @@ class StoredBuilder:
         raise AssertionError(f"jax {version} was built although its stored results answer")
 
 
-def stored_setup(tmp_path, *, environment="env-digest", status="conforms", python="3.13.0", key=None,
-                 version="0.8.0", observation=None):
+def stored_setup(
+    tmp_path,
+    *,
+    environment="env-digest",
+    status="conforms",
+    python="3.13.0",
+    key=None,
+    version="0.8.0",
+    observation=None,
+):
     """A results folder holding one real cell of `version`, stored with the key a run would have given it."""
     from conformance.engine.keys import cell_key
     from conformance.engine.selection import all_cells
@@ -290,8 +322,13 @@ def stored_setup(tmp_path, *, environment="env-digest", status="conforms", pytho
     pins.write_text("jax==0.8.0 --hash=sha256:00\n")
     builder = StoredBuilder(pins)
     digest = builder.requirements(version).digest
-    entry = cell("numerics.debug_nans_vmap_miss", "vmap", status, observation,
-                 key=key if key is not None else cell_key(target.case, target.param, environment))
+    entry = cell(
+        "numerics.debug_nans_vmap_miss",
+        "vmap",
+        status,
+        observation,
+        key=key if key is not None else cell_key(target.case, target.param, environment),
+    )
     path = write(tmp_path / "results", version, matrix.host_platform(), [entry])
     data = json.loads(path.read_text())
     data["jax_conformance"].update(environment_digest=environment, pins_hash=digest, python=python, schema=3)
@@ -313,10 +350,12 @@ def test_a_stored_cell_answers_without_building_and_run_matrix_skips_the_release
 @pytest.mark.parametrize("change", ["other key", "no digest", "other python", "other pins", "broken", "rerun"])
 def test_a_stored_cell_answers_only_when_nothing_it_depends_on_changed(tmp_path, change):
     request, builder, target, path = stored_setup(
-        tmp_path, key="0" * 32 if change == "other key" else None,
+        tmp_path,
+        key="0" * 32 if change == "other key" else None,
         environment="" if change == "no digest" else "env-digest",
         python="3.12.1" if change == "other python" else "3.13.0",
-        status="crash" if change == "broken" else "conforms")
+        status="crash" if change == "broken" else "conforms",
+    )
     if change == "other pins":
         builder.pin_file.write_text("jax==0.8.0 --hash=sha256:11\n")
     if change == "rerun":
@@ -405,9 +444,36 @@ def test_run_settings_take_keywords_only_and_the_cli_maps_each_option_to_its_fie
 
     with pytest.raises(TypeError):
         matrix.RunSettings(tmp_path)  # type: ignore[misc]
-    args = build_parser().parse_args(["run", "-k", "a or b", "-j", "3", "--retries", "2", "--retry-differs",
-                                      "--launch", "spawn", "--rerun", "--results", str(tmp_path), "--cases", "team"])
+    args = build_parser().parse_args(
+        [
+            "run",
+            "-k",
+            "a or b",
+            "-j",
+            "3",
+            "--retries",
+            "2",
+            "--retry-differs",
+            "--launch",
+            "spawn",
+            "--rerun",
+            "--results",
+            str(tmp_path),
+            "--cases",
+            "team",
+        ]
+    )
     got = cli.settings(args, shard="S")
-    assert got == matrix.RunSettings(results=tmp_path, expression="a or b", cases=("team",), shard="S",
-                                     shard_durations=None, workers=3, retries=2, retry_differs=True, launcher="spawn",
-                                     rerun=True, future=False)
+    assert got == matrix.RunSettings(
+        results=tmp_path,
+        expression="a or b",
+        cases=("team",),
+        shard="S",
+        shard_durations=None,
+        workers=3,
+        retries=2,
+        retry_differs=True,
+        launcher="spawn",
+        rerun=True,
+        future=False,
+    )

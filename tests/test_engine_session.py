@@ -13,8 +13,9 @@ from conformance.results.schema import CellResult
 
 
 def stored(status: Status, key: str = "k1", attempts: tuple[Status, ...] = ()) -> CellResult:
-    return CellResult(case="numerics.x", param="p", rows=[], status=status, key=key,
-                      attempts=[{"status": a.value} for a in attempts])
+    return CellResult(
+        case="numerics.x", param="p", rows=[], status=status, key=key, attempts=[{"status": a.value} for a in attempts]
+    )
 
 
 @pytest.mark.parametrize("status", [Status.CONFORMS, Status.DIFFERS, Status.UNSUPPORTED, Status.SKIPPED])
@@ -82,9 +83,14 @@ def test_a_worker_building_a_cells_environment_survives_pytest_popping_its_varia
 
     def worker():
         try:
-            run_cell_once(find_case("machinery.conforming", FIXTURE_PACKAGE), "",
-                          Target(sys.executable, "linux-x86_64", "0.4.38", FIXTURE_PACKAGE), launch, "spawn",
-                          workroot=str(tmp_path))
+            run_cell_once(
+                find_case("machinery.conforming", FIXTURE_PACKAGE),
+                "",
+                Target(sys.executable, "linux-x86_64", "0.4.38", FIXTURE_PACKAGE),
+                launch,
+                "spawn",
+                workroot=str(tmp_path),
+            )
         except _Launched:
             pass
         except BaseException as exc:  # noqa: BLE001 - what the race raised is the finding

@@ -72,12 +72,15 @@ def test_pinned_sets_are_used_and_default_matrix_is_pinned_with_hashes(tmp_path)
         assert f"jax=={version} " in text and "--hash=sha256:" in text and "rich==" in text
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("", "is empty"),
-    ("garbage\nnot pins\n", r"pins no jax \(not a pin file\)"),
-    ("jax==0.11.2 \\\n    --hash=sha256:00\n", "pins jax 0.11.2, not 0.12.0.1"),
-    ("jax==0.12.0.1\n", "has no hashes"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("", "is empty"),
+        ("garbage\nnot pins\n", r"pins no jax \(not a pin file\)"),
+        ("jax==0.11.2 \\\n    --hash=sha256:00\n", "pins jax 0.11.2, not 0.12.0.1"),
+        ("jax==0.12.0.1\n", "has no hashes"),
+    ],
+)
 def test_a_bad_pin_file_is_blamed_on_itself_with_the_fix(tmp_path, text, problem):
     """issue 19 item 19: an empty, garbage or other-version pins file is one line naming it and `pin`."""
     from conformance.envs.builder import requirements_for
@@ -95,11 +98,20 @@ def test_candidates_the_variable_first_then_this_python_then_uvs_then_path_and_p
     for layout in ("versions/3.12.1/bin/python3", "versions/3.13.0/python.exe"):
         (tmp_path / layout).parent.mkdir(parents=True)
         (tmp_path / layout).write_text("")
-    env = {"JAX_CONFORMANCE_PYTHONS": os.pathsep.join(["/explicit/a", "/explicit/b"]), "PATH": str(tmp_path / "none"),
-           "PYENV_ROOT": str(tmp_path)}
+    env = {
+        "JAX_CONFORMANCE_PYTHONS": os.pathsep.join(["/explicit/a", "/explicit/b"]),
+        "PATH": str(tmp_path / "none"),
+        "PYENV_ROOT": str(tmp_path),
+    }
     found = candidate_paths(env, listed=lambda seen: ["/uv/listed"] if seen == env else [])
-    assert found == ["/explicit/a", "/explicit/b", sys.executable, "/uv/listed",
-                     str(tmp_path / "versions/3.12.1/bin/python3"), str(tmp_path / "versions/3.13.0/python.exe")]
+    assert found == [
+        "/explicit/a",
+        "/explicit/b",
+        sys.executable,
+        "/uv/listed",
+        str(tmp_path / "versions/3.12.1/bin/python3"),
+        str(tmp_path / "versions/3.13.0/python.exe"),
+    ]
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="a symlink stands for an installed interpreter")
@@ -111,8 +123,13 @@ def test_uv_lists_an_interpreter_on_path(tmp_path):
     folder.mkdir()
     minor = f"python3.{sys.version_info[1]}"
     (folder / minor).symlink_to(os.path.realpath(sys.executable))
-    env = {"PATH": str(folder), "HOME": str(tmp_path), "UV_PYTHON_INSTALL_DIR": str(tmp_path / "managed"),
-           "UV_CACHE_DIR": str(tmp_path / "cache"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    env = {
+        "PATH": str(folder),
+        "HOME": str(tmp_path),
+        "UV_PYTHON_INSTALL_DIR": str(tmp_path / "managed"),
+        "UV_CACHE_DIR": str(tmp_path / "cache"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+    }
     listed = uv_pythons(env)
     assert str(folder / minor) in listed
     assert [i.version for i in discover_interpreters([str(folder / minor)])] == [platform.python_version()]

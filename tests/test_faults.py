@@ -67,8 +67,12 @@ class FakeUv:
 
 
 def builder(tmp_path: Path, uv: FakeUv) -> EnvironmentBuilder:
-    made = EnvironmentBuilder(root=tmp_path / "cache", index=PackageIndex(tmp_path / "cache", fetch=PAGES.__getitem__),
-                              run=uv, interpreters=[Interpreter("/opt/python3.13/bin/python3", "3.13.0")])
+    made = EnvironmentBuilder(
+        root=tmp_path / "cache",
+        index=PackageIndex(tmp_path / "cache", fetch=PAGES.__getitem__),
+        run=uv,
+        interpreters=[Interpreter("/opt/python3.13/bin/python3", "3.13.0")],
+    )
     return made
 
 
@@ -122,13 +126,18 @@ def test_interrupted_build_leaves_nothing_behind(tmp_path):
     assert not stale.exists()
 
 
-@pytest.mark.parametrize("damage, why", [
-    (lambda env: (env / MARKER).write_text('{"layout": 2, "ja'), "its marker is unreadable"),
-    (lambda env: (env / MARKER).write_text(""), "its marker is unreadable"),
-    (lambda env: (env / "bin" / "python").unlink(), "its bin/python is missing"),
-    (lambda env: (env / "lib/python3.13/site-packages/jaxlib/__init__.py").unlink(),
-     "jaxlib is missing from its site-packages"),
-])
+@pytest.mark.parametrize(
+    "damage, why",
+    [
+        (lambda env: (env / MARKER).write_text('{"layout": 2, "ja'), "its marker is unreadable"),
+        (lambda env: (env / MARKER).write_text(""), "its marker is unreadable"),
+        (lambda env: (env / "bin" / "python").unlink(), "its bin/python is missing"),
+        (
+            lambda env: (env / "lib/python3.13/site-packages/jaxlib/__init__.py").unlink(),
+            "jaxlib is missing from its site-packages",
+        ),
+    ],
+)
 def test_a_damaged_environment_is_rebuilt_once_with_one_notice(tmp_path, damage, why):
     uv = FakeUv()
     first = builder(tmp_path, uv).prepare("0.4.38")
@@ -210,15 +219,18 @@ def write(path: Path, data) -> Path:
     return path
 
 
-@pytest.mark.parametrize("edit, field", [
-    (lambda d: d["tests"][0]["metadata"].pop("status"), "tests[0].metadata.status` is missing"),
-    (lambda d: d["tests"][0]["metadata"].update(case=7), "tests[0].metadata.case` should be str"),
-    (lambda d: d["tests"][0]["metadata"].update(diff="oops"), "tests[0].metadata.diff` should be list"),
-    (lambda d: d["tests"][0]["metadata"].update(duration_s="1s"), "tests[0].metadata.duration_s` should be float"),
-    (lambda d: d["jax_conformance"].pop("jax"), "jax_conformance.jax` should be a JAX version"),
-    (lambda d: d["jax_conformance"].update(jax="0.4.38; rm -rf ~"), "jax_conformance.jax` should be a JAX version"),
-    (lambda d: d["jax_conformance"].update(schema_version=0), "schema_version` is 0"),
-])
+@pytest.mark.parametrize(
+    "edit, field",
+    [
+        (lambda d: d["tests"][0]["metadata"].pop("status"), "tests[0].metadata.status` is missing"),
+        (lambda d: d["tests"][0]["metadata"].update(case=7), "tests[0].metadata.case` should be str"),
+        (lambda d: d["tests"][0]["metadata"].update(diff="oops"), "tests[0].metadata.diff` should be list"),
+        (lambda d: d["tests"][0]["metadata"].update(duration_s="1s"), "tests[0].metadata.duration_s` should be float"),
+        (lambda d: d["jax_conformance"].pop("jax"), "jax_conformance.jax` should be a JAX version"),
+        (lambda d: d["jax_conformance"].update(jax="0.4.38; rm -rf ~"), "jax_conformance.jax` should be a JAX version"),
+        (lambda d: d["jax_conformance"].update(schema_version=0), "schema_version` is 0"),
+    ],
+)
 def test_a_field_of_the_wrong_shape_is_one_line_naming_the_file_and_the_field(tmp_path, edit, field):
     data = golden()
     edit(data)
@@ -301,10 +313,13 @@ def test_a_full_disk_is_one_line_naming_the_file_and_keeps_finished_files(tmp_pa
 # ---------------------------------------------------------------- the command line
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["run", "-j", "0", "--jax", "0.4.38"], "-j 0: the number of cells run at once must be at least 1"),
-    (["run", "--retries", "-1", "--jax", "0.4.38"], "--retries -1: the number of retries cannot be negative"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["run", "-j", "0", "--jax", "0.4.38"], "-j 0: the number of cells run at once must be at least 1"),
+        (["run", "--retries", "-1", "--jax", "0.4.38"], "--retries -1: the number of retries cannot be negative"),
+    ],
+)
 def test_bad_numbers_are_refused(tmp_path, capsys, argv, message):
     assert cli.main([*argv, "--results", str(tmp_path / "r")]) == 2
     assert message in capsys.readouterr().err
@@ -333,8 +348,12 @@ def test_matrix_versions_must_be_versions(tmp_path, capsys):
 
 
 def test_the_cli_works_under_pythonoptimize_2():
-    done = subprocess.run([sys.executable, "-m", "conformance", "--help"], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONOPTIMIZE": "2"})
+    done = subprocess.run(
+        [sys.executable, "-m", "conformance", "--help"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONOPTIMIZE": "2"},
+    )
     assert done.returncode == 0 and "Documented JAX behaviours" in done.stdout
 
 
@@ -361,9 +380,23 @@ def test_oversized_result_files_and_fields_are_bounded_when_read(tmp_path):
     from conformance.results.load import MAX_RESULT_BYTES, ResultsError, load_result_file
     from tests.synthetic_results import cell, write
 
-    path = write(tmp_path, "0.12.0.1", "linux-x86_64", [
-        cell("a.b", "", "differs", {"k": "v" * 300_000}, details={"x": "y" * 300_000}, stdout_tail="o" * 100_000,
-             reason="r" * 100_000, attempts=[{"status": "differs"}] * 500)])
+    path = write(
+        tmp_path,
+        "0.12.0.1",
+        "linux-x86_64",
+        [
+            cell(
+                "a.b",
+                "",
+                "differs",
+                {"k": "v" * 300_000},
+                details={"x": "y" * 300_000},
+                stdout_tail="o" * 100_000,
+                reason="r" * 100_000,
+                attempts=[{"status": "differs"}] * 500,
+            )
+        ],
+    )
     [loaded] = load_result_file(path).cells
     assert len(_json.dumps(loaded.observation)) < 60_000 and len(_json.dumps(loaded.details)) < 30_000
     assert len(loaded.stdout_tail) <= 4000 and len(loaded.reason) <= 2000 and len(loaded.attempts) <= 20
@@ -409,8 +442,10 @@ def test_small_bad_inputs_are_one_line(tmp_path, capsys, monkeypatch):
 
     assert cli.main(["run", "--jax", "0.12.0.1", "--shard", "1/" + "9" * 400, "--results", str(tmp_path / "r")]) == 2
     assert "larger than any number of cells" in capsys.readouterr().err
-    assert cli.main(["run", "--jax", "0.12.0.1", "-k", "cache_size", "--shard", "1/500",
-                     "--results", str(tmp_path / "r")]) == 2
+    assert (
+        cli.main(["run", "--jax", "0.12.0.1", "-k", "cache_size", "--shard", "1/500", "--results", str(tmp_path / "r")])
+        == 2
+    )
     assert "use at most" in capsys.readouterr().err
     cache = tmp_path / "cache-file"
     cache.write_text("not a folder")
@@ -442,6 +477,10 @@ def test_list_on_a_stdout_that_cannot_encode_it_escapes_instead_of_crashing(tmp_
 
     from conformance.engine.runner import SOURCE_ROOT
 
-    done = subprocess.run([sys.executable, "-m", "conformance", "list"], cwd=SOURCE_ROOT, capture_output=True,
-                          env={**__import__("os").environ, "PYTHONIOENCODING": "ascii", "PYTHONPATH": SOURCE_ROOT})
+    done = subprocess.run(
+        [sys.executable, "-m", "conformance", "list"],
+        cwd=SOURCE_ROOT,
+        capture_output=True,
+        env={**__import__("os").environ, "PYTHONIOENCODING": "ascii", "PYTHONPATH": SOURCE_ROOT},
+    )
     assert done.returncode == 0 and b"Traceback" not in done.stderr and b"cells in" in done.stdout

@@ -27,7 +27,7 @@ from tests.waiting import wait_until
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc and prctl")
 
-SIGNAL_MODULE = '''
+SIGNAL_MODULE = """
 import signal
 
 from conformance.core.case import Expect, Observation, Section
@@ -39,9 +39,9 @@ SECTION = Section("Team §9", "Signals")
 @SECTION.case(rows=["sig.plain"], claim="A plain probe conforms.", expect=Expect({"ok": True}), timeout_s=15)
 def plain_after_sigchld_ignored():
     return Observation({"ok": True})
-'''
+"""
 
-REAPER_MODULE = '''
+REAPER_MODULE = """
 import subprocess
 import sys
 import time
@@ -68,7 +68,7 @@ def leaves_grandchild(mode):
         import os, signal
         os.kill(os.getpid(), signal.SIGKILL)
     return Observation({{"started": True}})
-'''
+"""
 
 
 def write_folder(parent: Path, name: str, source: str) -> Path:
@@ -86,7 +86,6 @@ def running(pid: int) -> bool:
     except OSError:
         return False
     return stat.rpartition(")")[2].split()[0] != "Z"
-
 
 
 @linux_only

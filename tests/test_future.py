@@ -16,7 +16,7 @@ from conformance.engine.matrix import RunRequest, future_label, pytest_argv
 ROOT = Path(__file__).resolve().parent.parent
 
 # A fake jax whose deprecations module has the API of jax/_src/deprecations.py.
-DEPRECATIONS = '''
+DEPRECATIONS = """
 import functools, warnings
 from dataclasses import dataclass
 
@@ -50,15 +50,15 @@ def warn(deprecation_id, message, stacklevel, *, error_class=ValueError):
     warnings.warn(message, category=DeprecationWarning, stacklevel=stacklevel + 1)
 
 register("jax-fake-positional-args")
-'''
+"""
 
-MODULE_WITH_DEPRECATIONS = '''
+MODULE_WITH_DEPRECATIONS = """
 from jax._src.deprecations import deprecation_getattr as _getattr
 _deprecations = {{"{name}": ("jax.{module}.{name} is deprecated", len)}}
 __getattr__ = _getattr(__name__, _deprecations)
-'''
+"""
 
-SCRIPT = '''
+SCRIPT = """
 import json, sys, warnings
 from conformance.child.future import enter_future
 if sys.argv[1] == "loaded":  # a forked cell: jax is imported before the probe
@@ -87,7 +87,7 @@ print(json.dumps({
     "warning": outcome(lambda: warnings.warn("dtype will change", FutureWarning)),
     "user warning": outcome(lambda: warnings.warn("still a warning", UserWarning)),
 }))
-'''
+"""
 
 
 @pytest.mark.parametrize("jax_state", ["loaded", "not loaded"])
@@ -100,8 +100,12 @@ def test_the_future_accelerates_removes_and_raises(tmp_path, jax_state):
     (tmp_path / "jax" / "oldapi.py").write_text(MODULE_WITH_DEPRECATIONS.format(module="oldapi", name="old_function"))
     (tmp_path / "jax" / "newapi.py").write_text(MODULE_WITH_DEPRECATIONS.format(module="newapi", name="new_function"))
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
-    done = subprocess.run([sys.executable, "-W", "ignore::UserWarning", "-c", textwrap.dedent(SCRIPT), jax_state],
-                          env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-W", "ignore::UserWarning", "-c", textwrap.dedent(SCRIPT), jax_state],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {
         "jax imported by enter_future": jax_state == "loaded",  # it never imports jax itself

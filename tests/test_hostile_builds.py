@@ -21,8 +21,7 @@ PY = sys.executable
 
 
 def _digest_of(site: Path, *names: str) -> str:
-    code = ("import sys, json; from conformance.child.envinfo import build_digest; "
-            f"print(build_digest({names!r}))")
+    code = f"import sys, json; from conformance.child.envinfo import build_digest; print(build_digest({names!r}))"
     environ = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), SOURCE_ROOT])}
     done = subprocess.run([PY, "-c", code], env=environ, capture_output=True, text=True, timeout=60, check=True)
     return done.stdout.strip()
@@ -41,8 +40,9 @@ def _editable_install(tmp_path: Path) -> tuple[Path, Path]:
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fakejax\nVersion: 1.0\n", encoding="utf-8")
     (info / "RECORD").write_text("fakejax-1.0.dist-info/METADATA,,\n__editable__.fakejax.pth,,\n", encoding="utf-8")
-    (info / "direct_url.json").write_text(json.dumps({"url": checkout.as_uri(), "dir_info": {"editable": True}}),
-                                          encoding="utf-8")
+    (info / "direct_url.json").write_text(
+        json.dumps({"url": checkout.as_uri(), "dir_info": {"editable": True}}), encoding="utf-8"
+    )
     (site / "__editable__.fakejax.pth").write_text(str(checkout) + "\n", encoding="utf-8")
     return site, module
 
@@ -115,9 +115,11 @@ class RecordingUv:
             digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
             info = site / f"{name}-0.4.38.dist-info"
             info.mkdir(exist_ok=True)
-            (info / "RECORD").write_text(f"{name}/__init__.py,sha256=47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU,0\n"
-                                         f"{name}/core.py,sha256={digest},{len(data)}\n"
-                                         f"{name}-0.4.38.dist-info/RECORD,,\n")
+            (info / "RECORD").write_text(
+                f"{name}/__init__.py,sha256=47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU,0\n"
+                f"{name}/core.py,sha256={digest},{len(data)}\n"
+                f"{name}-0.4.38.dist-info/RECORD,,\n"
+            )
         return done
 
 
@@ -217,8 +219,7 @@ def _status(results: Path, cell_id: str) -> str:
 
 
 @pytest.mark.e2e
-def test_editing_jax_in_another_uv_environment_leaves_the_release_environment_unchanged(own_caches, tmp_path,
-                                                                                        capsys):
+def test_editing_jax_in_another_uv_environment_leaves_the_release_environment_unchanged(own_caches, tmp_path, capsys):
     from conformance import cli
     from conformance.envs.builder import EnvironmentBuilder
 
@@ -270,7 +271,7 @@ def test_gate_to_an_editable_checkout_edited_to_break_config_read_fails_without_
     assert "1 ran" in out or "(1 ran" in out, out
 
 
-MARKS_MODULE = '''
+MARKS_MODULE = """
 import os
 
 from conformance.core.case import Expect, Observation, Section
@@ -286,13 +287,14 @@ def marks():
     jax.devices()  # starts the backend: jax runs every plugin's initialize()
     return Observation({"plugin": os.environ.get("JAXCONF_PLUGIN_MARK", ""),
                         "numpy": os.environ.get("JAXCONF_NUMPY_MARK", "")})
-'''
+"""
 
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("edited", ["jax_plugins", "numpy"])
-def test_gate_to_a_python_whose_plugin_or_numpy_is_edited_in_place_reruns_and_fails(own_caches, tmp_path, capsys,
-                                                                                      forget, edited):
+def test_gate_to_a_python_whose_plugin_or_numpy_is_edited_in_place_reruns_and_fails(
+    own_caches, tmp_path, capsys, forget, edited
+):
     """A02: the build key hashed jax's and jaxlib's files only; a PJRT plugin (jax runs its `initialize()`) or numpy
     edited in place at the same version reused every cell, and `gate --to-python` passed. Now both are in the key."""
     from conformance import cli
@@ -312,8 +314,21 @@ def test_gate_to_a_python_whose_plugin_or_numpy_is_edited_in_place_reruns_and_fa
     (cases / "marks.py").write_text(MARKS_MODULE, encoding="utf-8")
 
     results = tmp_path / "results"
-    argv = ["gate", "--from", RELEASE, "--to-python", str(python), "--cases", str(cases), "-k", "marks", "-j", "1",
-            "--results", str(results)]
+    argv = [
+        "gate",
+        "--from",
+        RELEASE,
+        "--to-python",
+        str(python),
+        "--cases",
+        str(cases),
+        "-k",
+        "marks",
+        "-j",
+        "1",
+        "--results",
+        str(results),
+    ]
     assert cli.main(argv) == 0, capsys.readouterr()
     capsys.readouterr()
     if edited == "jax_plugins":
@@ -353,8 +368,14 @@ def _result_file(folder: Path, jax: str, cells: list[dict], suite: str = "0.2.0"
     return path
 
 
-def _pair(tmp_path: Path, *, other_key: str | None = None, other_status: str = "differs", suite: str = "0.2.0",
-          other_suite: str | None = None) -> tuple[Path, Path]:
+def _pair(
+    tmp_path: Path,
+    *,
+    other_key: str | None = None,
+    other_status: str = "differs",
+    suite: str = "0.2.0",
+    other_suite: str | None = None,
+) -> tuple[Path, Path]:
     """A baseline and a candidate (0.11.0 -> 0.12.0.1): the read cell conforms on both, the vmap cell regresses
     from conforms to `other_status` in the candidate."""
     from tests.synthetic_results import cell
@@ -363,8 +384,9 @@ def _pair(tmp_path: Path, *, other_key: str | None = None, other_status: str = "
     key = other_key if other_key is not None else _current_key(OTHER_CASE, "vmap")
     extra = {"suite_version": other_suite} if other_suite else {}
     base = _result_file(tmp_path / "a", "0.11.0", [read, cell(OTHER_CASE, "vmap", key=key)], suite=suite)
-    cand = _result_file(tmp_path / "b", "0.12.0.1", [read, cell(OTHER_CASE, "vmap", other_status, key=key, **extra)],
-                        suite=suite)
+    cand = _result_file(
+        tmp_path / "b", "0.12.0.1", [read, cell(OTHER_CASE, "vmap", other_status, key=key, **extra)], suite=suite
+    )
     return base, cand
 
 
@@ -430,8 +452,9 @@ def test_gate_from_to_compares_only_the_selected_cells(tmp_path, capsys, monkeyp
 
     base, cand = _pair(tmp_path)
     monkeypatch.setattr(matrix, "run_for_answers", lambda settings, builder, targets, on_event: [base, cand])
-    code = cli.main(["gate", "--from", "0.11.0", "--to", "0.12.0.1", "-k", READ_CASE, "--results",
-                     str(tmp_path / "results")])
+    code = cli.main(
+        ["gate", "--from", "0.11.0", "--to", "0.12.0.1", "-k", READ_CASE, "--results", str(tmp_path / "results")]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert OTHER_CASE not in out
@@ -455,21 +478,33 @@ def _every_text_under(folder: Path) -> str:
 def _run_script(tmp_path: Path, script: str, **env: str) -> subprocess.CompletedProcess:
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
-    environ = {**os.environ, "PYTHON": PY, "JAX_CONFORMANCE_CACHE": str(work / "cache"),
-               "GITHUB_OUTPUT": str(work / "github-output"), "GITHUB_STEP_SUMMARY": str(work / "summary"),
-               "PYTHONPATH": str(ROOT), **env}
-    return subprocess.run(["bash", str(SCRIPTS / script)], cwd=work, env=environ, capture_output=True, text=True,
-                          timeout=120)
+    environ = {
+        **os.environ,
+        "PYTHON": PY,
+        "JAX_CONFORMANCE_CACHE": str(work / "cache"),
+        "GITHUB_OUTPUT": str(work / "github-output"),
+        "GITHUB_STEP_SUMMARY": str(work / "summary"),
+        "PYTHONPATH": str(ROOT),
+        **env,
+    }
+    return subprocess.run(
+        ["bash", str(SCRIPTS / script)], cwd=work, env=environ, capture_output=True, text=True, timeout=120
+    )
 
 
-@pytest.mark.parametrize("given", [
-    {"WHEELS": "wheels"},
-    {"JAX": "0.12.0.1"},
-])
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"WHEELS": "wheels"},
+        {"JAX": "0.12.0.1"},
+    ],
+)
 def test_the_run_script_never_prints_an_index_token(tmp_path, given):
     (tmp_path / "work" / "wheels").mkdir(parents=True)
-    urls = {"INDEX_URL": f"http://user:{TOKEN}@127.0.0.1:9/simple",
-            "EXTRA_INDEX_URL": f"http://__token__:{TOKEN}@127.0.0.1:9/a http://{TOKEN}@127.0.0.1:9/b"}
+    urls = {
+        "INDEX_URL": f"http://user:{TOKEN}@127.0.0.1:9/simple",
+        "EXTRA_INDEX_URL": f"http://__token__:{TOKEN}@127.0.0.1:9/a http://{TOKEN}@127.0.0.1:9/b",
+    }
     done = _run_script(tmp_path, "run-shard.sh", PRE="1", SELECT="config", SHARD="1/2", **urls, **given)
     assert done.returncode != 0  # the index cannot be reached or the folder holds no wheel: it stops, in one line
     assert "jax-conformance" in done.stdout + done.stderr
@@ -479,7 +514,9 @@ def test_the_run_script_never_prints_an_index_token(tmp_path, given):
 
 def test_the_command_line_echoed_by_the_run_script_still_names_the_index_host(tmp_path):
     (tmp_path / "work" / "wheels").mkdir(parents=True)
-    done = _run_script(tmp_path, "run-shard.sh", WHEELS="wheels", INDEX_URL=f"https://user:{TOKEN}@mirror.invalid/simple")
+    done = _run_script(
+        tmp_path, "run-shard.sh", WHEELS="wheels", INDEX_URL=f"https://user:{TOKEN}@mirror.invalid/simple"
+    )
     assert "--index-url https://***@mirror.invalid/simple" in done.stdout, done.stdout
 
 
@@ -512,8 +549,15 @@ def test_the_actions_cache_key_holds_a_hash_of_the_index_without_its_credentials
 # Passwords a mirror may hand out: an unencoded `@` or `:` (uv and urllib split the netloc at its last `@`), and an
 # encoded one. Every script prints and hashes URLs through conformance.scrub (A03: a sed stopping at the first `@`
 # printed `https://***@tail-123@host/...`).
-HARD_PASSWORDS = [f"S3cr@{TOKEN}", f"{TOKEN}:x@y", f"S3cr%40{TOKEN}", f"a@b:{TOKEN}@c", f"S3cr {TOKEN}",
-                  f"S3cr#{TOKEN}?q", f"S3cr {TOKEN}#x"]
+HARD_PASSWORDS = [
+    f"S3cr@{TOKEN}",
+    f"{TOKEN}:x@y",
+    f"S3cr%40{TOKEN}",
+    f"a@b:{TOKEN}@c",
+    f"S3cr {TOKEN}",
+    f"S3cr#{TOKEN}?q",
+    f"S3cr {TOKEN}#x",
+]
 
 
 @pytest.mark.parametrize("password", HARD_PASSWORDS)
@@ -521,8 +565,9 @@ def test_the_run_script_masks_a_password_holding_at_signs_colons_and_escapes(tmp
     (tmp_path / "work" / "wheels").mkdir(parents=True)
     # EXTRA_INDEX_URL is a list split at spaces, as uv reads UV_EXTRA_INDEX_URL: no password there holds a space.
     extra = {} if " " in password else {"EXTRA_INDEX_URL": f"http://{password}@127.0.0.1:9/b"}
-    done = _run_script(tmp_path, "run-shard.sh", WHEELS="wheels", INDEX_URL=f"https://ci-bot:{password}@host.invalid/simple",
-                       **extra)
+    done = _run_script(
+        tmp_path, "run-shard.sh", WHEELS="wheels", INDEX_URL=f"https://ci-bot:{password}@host.invalid/simple", **extra
+    )
     said = done.stdout + done.stderr
     assert TOKEN not in said and "S3cr" not in said
     assert "--index-url https://***@host.invalid/simple" in done.stdout
@@ -534,8 +579,9 @@ def test_a_password_with_a_space_in_the_extra_index_list_is_masked_in_both_halve
     """Review: EXTRA_INDEX_URL is split at spaces, so `https://ci-bot:S3cr3t pa55@host/simple` reached the echo as
     `https://ci-bot:S3cr3t` (printed raw: no `@`) and `pa55@host/simple`. Both halves are masked now."""
     (tmp_path / "work" / "wheels").mkdir(parents=True)
-    done = _run_script(tmp_path, "run-shard.sh", WHEELS="wheels",
-                       EXTRA_INDEX_URL=f"https://{user}S3cr3t {TOKEN}@host.invalid/simple")
+    done = _run_script(
+        tmp_path, "run-shard.sh", WHEELS="wheels", EXTRA_INDEX_URL=f"https://{user}S3cr3t {TOKEN}@host.invalid/simple"
+    )
     said = done.stdout + done.stderr
     assert TOKEN not in said and "S3cr3t" not in said and "ci-bot" not in said
     assert "--extra-index-url https://*** --extra-index-url ***@host.invalid/simple" in done.stdout
@@ -558,8 +604,9 @@ def test_the_one_scrubber_masks_printed_text_and_strips_recorded_urls(password):
 
     url = f"https://ci-bot:{password}@host.example:8443/simple/jax/"
     assert without_credentials(url) == "https://host.example:8443/simple/jax/"
-    assert scrub_credentials(f"fetching {url} failed", url) == \
-        "fetching https://***@host.example:8443/simple/jax/ failed"
+    assert (
+        scrub_credentials(f"fetching {url} failed", url) == "fetching https://***@host.example:8443/simple/jax/ failed"
+    )
     assert TOKEN not in scrub_url(url) and TOKEN not in without_credentials(url.replace("://", ":/"))
     quoted = f"nonnumeric port: '{password}@host.example'"  # a library quoting the netloc without its scheme
     assert TOKEN not in scrub_credentials(quoted, url)
@@ -568,8 +615,10 @@ def test_the_one_scrubber_masks_printed_text_and_strips_recorded_urls(password):
 
 
 def test_no_workflow_script_prints_or_hashes_a_url_without_the_shared_scrubber():
-    for script in sorted(SCRIPTS.glob("*.sh")) + [ROOT / ".github" / "actions" / "conformance" / "action.yml",
-                                                  ROOT / ".github" / "workflows" / "conformance.yml"]:
+    for script in sorted(SCRIPTS.glob("*.sh")) + [
+        ROOT / ".github" / "actions" / "conformance" / "action.yml",
+        ROOT / ".github" / "workflows" / "conformance.yml",
+    ]:
         text = script.read_text(encoding="utf-8")
         assert not re.search(r"\bsed\b[^\n]*://", text), f"{script.name} scrubs a URL with sed"
         if "INDEX_URL" in text and script.suffix == ".sh" and ("echo" in text or "sha256" in text):
@@ -582,8 +631,9 @@ def test_no_workflow_script_prints_or_hashes_a_url_without_the_shared_scrubber()
 def test_a_build_of_a_release_version_run_alone_is_stored_apart_from_the_release(tmp_path):
     from conformance.results.store import ResultStore
 
-    where = ResultStore(tmp_path / "results").target_folders([("0.12.0.1", "python-0123456789"),
-                                                              ("0.12.0.1+corp.3", "wheels-abcdef0123")])
+    where = ResultStore(tmp_path / "results").target_folders(
+        [("0.12.0.1", "python-0123456789"), ("0.12.0.1+corp.3", "wheels-abcdef0123")]
+    )
     assert where[0].parent == tmp_path / "results" / "builds"
     assert where[1] == tmp_path / "results"  # its own version: no release has it
 
@@ -608,7 +658,9 @@ def test_a_report_of_a_folder_gives_a_build_of_a_release_version_its_own_column(
     _headed(results / "builds" / "python-0123456789", "0.12.0.1", {"kind": "python", "python": "/x"}, "differs")
     model = build_model(load_results(results), [])
     assert [(c.jax, c.origin) for c in model.columns] == [
-        ("0.12.0.1", "the package index"), ("0.12.0.1", "an existing interpreter (not built by the suite)")]
+        ("0.12.0.1", "the package index"),
+        ("0.12.0.1", "an existing interpreter (not built by the suite)"),
+    ]
 
 
 def test_a_build_is_never_merged_into_a_releases_file(tmp_path):
@@ -645,8 +697,7 @@ linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ne
 
 @linux_only
 @pytest.mark.parametrize("launcher", ["spawn", "fork"])
-def test_importing_a_case_module_that_ignores_sigchld_leaves_the_importers_signals_alone(tmp_path, forget,
-                                                                                       launcher):
+def test_importing_a_case_module_that_ignores_sigchld_leaves_the_importers_signals_alone(tmp_path, forget, launcher):
     """The CLI, pytest's collection and the fork server import case modules: a module that ignores SIGCHLD at
     import must not take the importer's child exit statuses (uv's, a spawned cell's) with it."""
     import signal
@@ -674,7 +725,7 @@ def test_importing_a_case_module_that_ignores_sigchld_leaves_the_importers_signa
         signal.signal(signal.SIGCHLD, saved)
 
 
-SLEEPER_MODULE = '''
+SLEEPER_MODULE = """
 import time
 
 from conformance.core.case import Expect, Observation, Section
@@ -686,7 +737,7 @@ SECTION = Section("Team §9", "Sleepers")
 def sleeps():
     time.sleep(300)
     return Observation({"ok": True})
-'''
+"""
 
 
 def _alive(pid: int) -> bool:
@@ -705,15 +756,26 @@ def test_the_fork_server_kills_its_children_when_its_input_closes(tmp_path):
 
     folder = write_folder(tmp_path, "sleepers", SLEEPER_MODULE)
     environ = {**os.environ, "PYTHONPATH": SOURCE_ROOT, FOLDERS_VARIABLE: folders_variable([folder])}
-    server = subprocess.Popen([PY, "-m", "conformance.child.forkserver", "--package", "sleepers"], env=environ,
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [PY, "-m", "conformance.child.forkserver", "--package", "sleepers"],
+        env=environ,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     started = {}
     try:
         assert json.loads(server.stdout.readline())["event"] == "ready"
         cell = tmp_path / "cell"
         cell.mkdir()
-        request = {"id": 1, "token": "t0k", "cwd": str(cell), "out": str(cell / "out.json"),
-                   "case": "sleepers/cases.sleeps", "param": ""}
+        request = {
+            "id": 1,
+            "token": "t0k",
+            "cwd": str(cell),
+            "out": str(cell / "out.json"),
+            "case": "sleepers/cases.sleeps",
+            "param": "",
+        }
         server.stdin.write(json.dumps(request) + "\n")
         server.stdin.flush()
         started = json.loads(server.stdout.readline())
@@ -786,8 +848,10 @@ def test_a_wheel_whose_metadata_is_a_zip_bomb_is_refused_in_one_line(tmp_path):
     folder = tmp_path / "w"
     folder.mkdir()
     with zipfile.ZipFile(folder / "jax-0.12.0.1-py3-none-any.whl", "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("jax-0.12.0.1.dist-info/METADATA",
-                         "Metadata-Version: 2.1\nName: jax\nVersion: 0.12.0.1\n" + "X-Pad: " + "0" * 60_000_000)
+        archive.writestr(
+            "jax-0.12.0.1.dist-info/METADATA",
+            "Metadata-Version: 2.1\nName: jax\nVersion: 0.12.0.1\n" + "X-Pad: " + "0" * 60_000_000,
+        )
     assert (folder / "jax-0.12.0.1-py3-none-any.whl").stat().st_size < 1_000_000
     with pytest.raises(ConformanceError) as caught:
         read_wheels(folder, LINUX)
@@ -799,15 +863,18 @@ def test_wheels_hashes_regular_files_only_a_fifo_named_like_a_wheel_is_refused(t
     folder = tmp_path / "w"
     folder.mkdir()
     os.mkfifo(folder / "jax-0.12.0.1-py3-none-any.whl")
-    code = ("from conformance.envs.wheels import read_wheels\nfrom conformance.errors import ConformanceError\n"
-            "try:\n    read_wheels(__import__('pathlib').Path(%r), ['linux_x86_64'])\n"
-            "except ConformanceError as exc:\n    print('refused:', exc)\n") % str(folder)
-    done = subprocess.run([PY, "-c", code], env={**os.environ, "PYTHONPATH": SOURCE_ROOT}, capture_output=True,
-                          text=True, timeout=30)
+    code = (
+        "from conformance.envs.wheels import read_wheels\nfrom conformance.errors import ConformanceError\n"
+        "try:\n    read_wheels(__import__('pathlib').Path(%r), ['linux_x86_64'])\n"
+        "except ConformanceError as exc:\n    print('refused:', exc)\n"
+    ) % str(folder)
+    done = subprocess.run(
+        [PY, "-c", code], env={**os.environ, "PYTHONPATH": SOURCE_ROOT}, capture_output=True, text=True, timeout=30
+    )
     assert done.stdout.startswith("refused:") and "not a regular file" in done.stdout, done.stdout + done.stderr
 
 
-PRINTER_MODULE = '''
+PRINTER_MODULE = """
 import os
 import sys
 
@@ -823,7 +890,7 @@ def prints_a_lot():
         sys.stdout.write(block)
     sys.stdout.flush()
     return Observation({"ok": True})
-'''
+"""
 
 
 @linux_only
@@ -851,10 +918,13 @@ def test_a_probe_that_prints_without_bound_is_stopped_at_the_cells_file_size_lim
 def test_a_cell_runs_under_a_file_size_and_a_process_count_limit(tmp_path):
     import resource
 
-    code = ("import resource; from conformance.portable import limit_cell_resources; limit_cell_resources(); "
-            "print(resource.getrlimit(resource.RLIMIT_FSIZE)[0], resource.getrlimit(resource.RLIMIT_NPROC)[0])")
-    done = subprocess.run([PY, "-c", code], env={**os.environ, "PYTHONPATH": SOURCE_ROOT}, capture_output=True,
-                          text=True, timeout=30)
+    code = (
+        "import resource; from conformance.portable import limit_cell_resources; limit_cell_resources(); "
+        "print(resource.getrlimit(resource.RLIMIT_FSIZE)[0], resource.getrlimit(resource.RLIMIT_NPROC)[0])"
+    )
+    done = subprocess.run(
+        [PY, "-c", code], env={**os.environ, "PYTHONPATH": SOURCE_ROOT}, capture_output=True, text=True, timeout=30
+    )
     assert done.returncode == 0, done.stderr
     fsize, nproc = map(int, done.stdout.split())
     assert 0 < fsize <= 256 * 1024 * 1024
@@ -864,12 +934,20 @@ def test_a_cell_runs_under_a_file_size_and_a_process_count_limit(tmp_path):
 def test_sigterm_during_diff_ends_as_during_run(tmp_path):
     """`diff A B` runs cells (a side named by a version): SIGTERM must unwind it as it unwinds `run` (children
     killed, temporaries removed, exit 143), not end it where it stands."""
-    script = ("import os, signal, sys, time\nfrom conformance import cli\n"
-              "def under_way(args):\n    os.kill(os.getpid(), signal.SIGTERM)\n    time.sleep(30)\n    return 0\n"
-              "cli.COMMANDS[sys.argv[1]] = under_way\nsys.exit(cli.main(sys.argv[1:]))\n")
+    script = (
+        "import os, signal, sys, time\nfrom conformance import cli\n"
+        "def under_way(args):\n    os.kill(os.getpid(), signal.SIGTERM)\n    time.sleep(30)\n    return 0\n"
+        "cli.COMMANDS[sys.argv[1]] = under_way\nsys.exit(cli.main(sys.argv[1:]))\n"
+    )
     for command in (["diff", "a", "b"], ["run", "--jax", "0.12.0.1"]):
-        done = subprocess.run([PY, "-c", script, *command], env={**os.environ, "PYTHONPATH": SOURCE_ROOT},
-                              capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        done = subprocess.run(
+            [PY, "-c", script, *command],
+            env={**os.environ, "PYTHONPATH": SOURCE_ROOT},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,
+        )
         assert done.returncode == 143 and "interrupted" in done.stderr, (command, done.returncode, done.stderr)
 
 
@@ -892,9 +970,11 @@ def test_the_pytest_of_a_run_ends_when_its_cli_is_killed(tmp_path):
     import time
 
     pid_file = tmp_path / "child.pid"
-    script = ("import subprocess, sys, time\nfrom conformance.engine.matrix import pytest_process_options\n"
-              f"child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'], "
-              f"**pytest_process_options())\nopen({str(pid_file)!r}, 'w').write(str(child.pid))\ntime.sleep(120)\n")
+    script = (
+        "import subprocess, sys, time\nfrom conformance.engine.matrix import pytest_process_options\n"
+        f"child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'], "
+        f"**pytest_process_options())\nopen({str(pid_file)!r}, 'w').write(str(child.pid))\ntime.sleep(120)\n"
+    )
     parent = subprocess.Popen([PY, "-c", script], env={**os.environ, "PYTHONPATH": SOURCE_ROOT})
     try:
         deadline = time.monotonic() + 30
@@ -990,9 +1070,16 @@ def test_pip_index_url_is_not_named_as_the_index_uv_reads(monkeypatch):
 # ---------------------------------------------------------------- low items
 
 
-@pytest.mark.parametrize("kind, target", [("python", "--python PYTHON"), ("wheels", "--wheels WHEELS_DIR"),
-                                          ("pair", "--pair 0.12.0.1:JAXLIB"), ("source", "--python PYTHON"),
-                                          ("", "--jax 0.12.0.1")])
+@pytest.mark.parametrize(
+    "kind, target",
+    [
+        ("python", "--python PYTHON"),
+        ("wheels", "--wheels WHEELS_DIR"),
+        ("pair", "--pair 0.12.0.1:JAXLIB"),
+        ("source", "--python PYTHON"),
+        ("", "--jax 0.12.0.1"),
+    ],
+)
 def test_the_reproduce_line_of_a_build_names_the_build_not_the_release(kind, target):
     from conformance.engine.runner import SOURCE_KINDS
 
@@ -1031,9 +1118,14 @@ def test_every_report_labels_a_builds_column_by_its_source(tmp_path):
 
 
 def test_the_plan_script_never_prints_an_index_token(tmp_path):
-    done = _run_script(tmp_path, "plan.sh", VERSIONS="latest", RUNNERS="2",
-                       UV_INDEX_URL=f"http://user:{TOKEN}@127.0.0.1:9/simple",
-                       UV_EXTRA_INDEX_URL=f"http://{TOKEN}@127.0.0.1:9/b")
+    done = _run_script(
+        tmp_path,
+        "plan.sh",
+        VERSIONS="latest",
+        RUNNERS="2",
+        UV_INDEX_URL=f"http://user:{TOKEN}@127.0.0.1:9/simple",
+        UV_EXTRA_INDEX_URL=f"http://{TOKEN}@127.0.0.1:9/b",
+    )
     assert done.returncode != 0 and "package index" in done.stderr, done.stderr
     assert TOKEN not in done.stdout + done.stderr and TOKEN not in _every_text_under(tmp_path / "work")
 
@@ -1056,20 +1148,28 @@ def test_a_merge_stamps_each_cell_with_the_build_that_ran_it():
 
 
 @linux_only
-@pytest.mark.parametrize("written, said", [
-    ('[1, 2]', "is JSON but not an object (list)"),
-    ('"text"', "is JSON but not an object (str)"),
-    ('{"jax": "0.12.0.1", "python": "3.13.0", "platform": "../../x"}', "names the platform '../../x'"),
-    ('{"jax": "0.12.0.1", "python": "3.13.0", "platform": 7}', "names the platform '7'"),
-    ('{"jax": "0.12.0.1", "python": "3.13 \\u001b[2J\\u001b[31mRED", "platform": "linux-x86_64"}',
-     "names the Python version '3.13 \\x1b[2J\\x1b[31mRED'"),
-])
+@pytest.mark.parametrize(
+    "written, said",
+    [
+        ("[1, 2]", "is JSON but not an object (list)"),
+        ('"text"', "is JSON but not an object (str)"),
+        ('{"jax": "0.12.0.1", "python": "3.13.0", "platform": "../../x"}', "names the platform '../../x'"),
+        ('{"jax": "0.12.0.1", "python": "3.13.0", "platform": 7}', "names the platform '7'"),
+        (
+            '{"jax": "0.12.0.1", "python": "3.13 \\u001b[2J\\u001b[31mRED", "platform": "linux-x86_64"}',
+            "names the Python version '3.13 \\x1b[2J\\x1b[31mRED'",
+        ),
+    ],
+)
 def test_a_python_whose_description_is_not_a_usable_object_is_one_line(tmp_path, capsys, written, said):
     """A12: a description that was JSON but not an object gave a traceback, and its platform went into a path."""
     from conformance import cli
 
-    fake = _script(tmp_path / "python", f"""out=""; while [ $# -gt 0 ]; do [ "$1" = --out ] && out="$2"; shift; done
-printf '%s' '{written}' > "$out" """)
+    fake = _script(
+        tmp_path / "python",
+        f"""out=""; while [ $# -gt 0 ]; do [ "$1" = --out ] && out="$2"; shift; done
+printf '%s' '{written}' > "$out" """,
+    )
     results = tmp_path / "results"
     assert cli.main(["run", "--python", str(fake), "--results", str(results), "-k", "values"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -1078,7 +1178,7 @@ printf '%s' '{written}' > "$out" """)
     assert not results.exists() or not any(results.rglob("*.json"))
 
 
-FORKER_MODULE = '''
+FORKER_MODULE = """
 import os
 import time
 
@@ -1101,14 +1201,15 @@ def forks_too_many():
         out.write(" ".join(map(str, started)))
     time.sleep(300)
     return Observation({"ok": True})
-'''
+"""
 
 
 @linux_only
 @pytest.mark.skipif(os.geteuid() != 0, reason="as another user RLIMIT_NPROC already bounds a cell (its test above)")
 @pytest.mark.parametrize("launcher", ["spawn", "fork"])
-def test_as_root_a_cell_that_starts_too_many_processes_is_killed_with_all_of_them(tmp_path, forget, launcher,
-                                                                                   monkeypatch):
+def test_as_root_a_cell_that_starts_too_many_processes_is_killed_with_all_of_them(
+    tmp_path, forget, launcher, monkeypatch
+):
     """N12: root ignores RLIMIT_NPROC, so a cell could fork without bound; its process count is watched instead."""
     import time
 
@@ -1141,8 +1242,10 @@ def test_as_root_a_cell_that_starts_too_many_processes_is_killed_with_all_of_the
 
 
 def _runtime_digest(site: Path, setup: str = "") -> str:
-    code = ("import sys, json; from conformance.child.envinfo import build_digest, runtime_files; "
-            f"{setup}; print(build_digest((), runtime_files()))")
+    code = (
+        "import sys, json; from conformance.child.envinfo import build_digest, runtime_files; "
+        f"{setup}; print(build_digest((), runtime_files()))"
+    )
     environ = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), SOURCE_ROOT])}
     done = subprocess.run([PY, "-c", code], env=environ, capture_output=True, text=True, timeout=60, check=True)
     return done.stdout.strip()
@@ -1198,16 +1301,24 @@ def test_a_plugin_named_by_an_entry_point_that_is_no_identifier_is_in_the_key(tm
 @linux_only
 def test_a_cell_running_too_many_threads_is_killed_with_its_group(tmp_path):
     """Review of N12: threads use up the system's task ids as processes do, and 1,502 of them in one cell went on."""
-    script = ("import sys, threading, time\n"
-              "from conformance import portable\n"
-              "portable.CELL_MAX_TASKS = 300\n"
-              "assert portable.watch_process_count(cap=512)\n"
-              "stop = threading.Event()\n"
-              "for _ in range(1000):\n"
-              "    threading.Thread(target=stop.wait, daemon=True).start()\n"
-              "time.sleep(60)\n"
-              "print('not killed')\n")
-    done = subprocess.run([PY, "-c", script], env={**os.environ, "PYTHONPATH": SOURCE_ROOT}, capture_output=True,
-                          text=True, timeout=120, start_new_session=True)  # its own group: the watcher kills it
+    script = (
+        "import sys, threading, time\n"
+        "from conformance import portable\n"
+        "portable.CELL_MAX_TASKS = 300\n"
+        "assert portable.watch_process_count(cap=512)\n"
+        "stop = threading.Event()\n"
+        "for _ in range(1000):\n"
+        "    threading.Thread(target=stop.wait, daemon=True).start()\n"
+        "time.sleep(60)\n"
+        "print('not killed')\n"
+    )
+    done = subprocess.run(
+        [PY, "-c", script],
+        env={**os.environ, "PYTHONPATH": SOURCE_ROOT},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        start_new_session=True,
+    )  # its own group: the watcher kills it
     assert done.returncode == -9 and "not killed" not in done.stdout
     assert "ran more than 300 threads and processes" in done.stderr

@@ -72,8 +72,12 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_the_finder_sees_a_circle_made_by_lazy_imports():
-    graph = {"conformance.a": {"conformance.b"}, "conformance.b": {"conformance.c"}, "conformance.c": {"conformance.a"},
-             "conformance.d": {"conformance.a"}}
+    graph = {
+        "conformance.a": {"conformance.b"},
+        "conformance.b": {"conformance.c"},
+        "conformance.c": {"conformance.a"},
+        "conformance.d": {"conformance.a"},
+    }
     assert circles(graph) == [["conformance.a", "conformance.b", "conformance.c"]]
 
 

@@ -102,8 +102,9 @@ def signalled_by_another_thread_after(monkeypatch, module, number: int):
 
 @posix
 @pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM"])
-def test_an_interrupt_as_an_atomic_write_makes_its_temporary_file_leaves_none(monkeypatch, tmp_path, sigint_raises,
-                                                                             signum):
+def test_an_interrupt_as_an_atomic_write_makes_its_temporary_file_leaves_none(
+    monkeypatch, tmp_path, sigint_raises, signum
+):
     from conformance import atomic
 
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])

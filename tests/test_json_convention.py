@@ -43,8 +43,21 @@ def test_every_json_option_takes_a_path_or_dash_and_says_so():
         for action in parser._actions:
             if "--json" in action.option_strings:
                 found[name] = action
-    assert {"list", "run", "matrix", "diff", "gate", "bisect", "upgrade", "api diff", "api scan", "chapter", "perf",
-            "downstream", "supported"} <= set(found)
+    assert {
+        "list",
+        "run",
+        "matrix",
+        "diff",
+        "gate",
+        "bisect",
+        "upgrade",
+        "api diff",
+        "api scan",
+        "chapter",
+        "perf",
+        "downstream",
+        "supported",
+    } <= set(found)
     for name, action in found.items():
         assert action.metavar == "PATH" and action.type is Path, name
         assert "`-`: to standard output" in action.help, name
@@ -82,8 +95,11 @@ def test_cases_json_lists_each_case_once_with_its_cells_in_order():
 def test_matrix_json_dash_is_versioned_and_the_bare_flag_keeps_the_old_list_with_a_note(capsys):
     assert cli.main(["matrix", "0.5.0,0.4.38", "--json", "-"]) == 0
     captured = capsys.readouterr()
-    assert json.loads(captured.out) == {"format": "jax-conformance-matrix", "version": 1,
-                                        "versions": ["0.4.38", "0.5.0"]}
+    assert json.loads(captured.out) == {
+        "format": "jax-conformance-matrix",
+        "version": 1,
+        "versions": ["0.4.38", "0.5.0"],
+    }
     assert cli.main(["matrix", "0.5.0,0.4.38", "--json"]) == 0  # deprecated: the old output, and one note
     captured = capsys.readouterr()
     assert json.loads(captured.out) == ["0.4.38", "0.5.0"]
@@ -153,17 +169,28 @@ def test_with_json_dash_a_child_process_writes_its_stdout_to_stderr_too(tmp_path
         "    print('parent text')\n"
         "    subprocess.run([sys.executable, '-c', 'print(\"child text\")'], check=True)\n"
         "    jsonout.write_json('-', '{\"a\": 1}')\n"
-        "print('after')\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+        "print('after')\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout == '{"a": 1}\nafter\n'
     assert "parent text" in done.stderr and "child text" in done.stderr
 
 
 def test_run_json_counts_each_status_per_release_and_names_the_failed(tmp_path):
-    path = write(tmp_path / "r", "0.7.2", "linux-x86_64",
-                 [cell("a.x", status="conforms"), cell("a.y", status="differs"), cell("a.z", status="differs")])
+    path = write(
+        tmp_path / "r",
+        "0.7.2",
+        "linux-x86_64",
+        [cell("a.x", status="conforms"), cell("a.y", status="differs"), cell("a.z", status="differs")],
+    )
     done = VersionRun(load_result_file(path), path, 1.5, 3, 1, "fork")
     selection = Selection(declared=[], selected=[object()] * 3, chosen=[object()] * 3)
     data = run_json([done], ["jax 0.8.0"], tmp_path / "r", selection, None, tmp_path / "r" / "report.html")

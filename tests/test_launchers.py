@@ -101,8 +101,11 @@ def test_cells_sharing_variables_fork_from_a_server_that_imported_under_them():
 def test_a_forked_child_reads_the_cells_stdin():
     for launcher in ("fork", "spawn"):
         [result] = RunSession(target(), launcher=launcher).run([Cell(fixture("reading_stdin"), "")]).results
-        assert (result.launcher, result.status, result.observation) == (launcher, Status.CONFORMS,
-                                                                        {"text": "first\r\nsecond \u00fc\n"})
+        assert (result.launcher, result.status, result.observation) == (
+            launcher,
+            Status.CONFORMS,
+            {"text": "first\r\nsecond \u00fc\n"},
+        )
 
 
 def leftover_servers() -> list[str]:
@@ -140,21 +143,26 @@ def test_an_interrupt_while_a_variable_server_imports_leaves_nothing_running():
     session = RunSession(target(), launcher="fork", workers=3)
     session.start(cells)
     # The plain server's cell sleeps and the variable server (a second server) is importing, for 60 s.
-    assert wait_until(lambda: _mine("time.sleep(606)") and _mine("forkserver", "FIXTURE_SLOW_IMPORT=60")), \
+    assert wait_until(lambda: _mine("time.sleep(606)") and _mine("forkserver", "FIXTURE_SLOW_IMPORT=60")), (
         "the cells never started"
+    )
     stopped = time.monotonic()
     session.close(interrupted=True)
     assert time.monotonic() - stopped < 45  # the variable server's import takes 60 s: stopped, not waited for
     # Every worker has ended: a worker that slipped through would have spawned its cell by then.
     assert wait_until(lambda: not any(t.is_alive() for t in session._pool._threads)), "a worker never ended"  # noqa: SLF001
-    spawned = subprocess.run(["pgrep", "-f", "conformance[.]child machinery[.]slow_import"], capture_output=True,
-                             text=True).stdout.split()
+    spawned = subprocess.run(
+        ["pgrep", "-f", "conformance[.]child machinery[.]slow_import"], capture_output=True, text=True
+    ).stdout.split()
     assert leftover_servers() == [] and leftover_sleepers(606) == [] and spawned == []
 
 
 def test_a_variable_server_that_refuses_leaves_its_cells_to_be_spawned():
-    cells = [Cell(fixture("unimportable_under_env"), "x"), Cell(fixture("unimportable_under_env"), "y"),
-             Cell(fixture("own_process"), "")]
+    cells = [
+        Cell(fixture("unimportable_under_env"), "x"),
+        Cell(fixture("unimportable_under_env"), "y"),
+        Cell(fixture("own_process"), ""),
+    ]
     outcomes = {}
     for launcher in ("fork", "spawn"):
         session = RunSession(target(), launcher=launcher)
@@ -192,8 +200,9 @@ def test_stored_results_with_the_same_key_are_reused():
     assert again.launcher == "none (every cell reused)"
     changed = RunSession(target(), launcher="spawn", key_of=lambda case, param: "k2", stored=stored).run([cell])
     assert (changed.ran, changed.reused) == (1, 0)
-    forced = RunSession(target(), launcher="spawn", key_of=lambda case, param: "k1", stored=stored,
-                        rerun=True).run([cell])
+    forced = RunSession(target(), launcher="spawn", key_of=lambda case, param: "k1", stored=stored, rerun=True).run(
+        [cell]
+    )
     assert forced.ran == 1
 
 
@@ -201,9 +210,30 @@ def test_stored_results_with_the_same_key_are_reused():
 def test_sigterm_to_a_conformance_pytest_kills_every_child(launcher, tmp_path):
     env = {**os.environ, "PYTHONPATH": child_environment(os.environ, {})["PYTHONPATH"]}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "--pyargs", "tests.fixture_cases", "--conformance-cases", FIXTURES,
-         *PYTEST_PLUGIN, "-p", "no:cacheprovider", "-o", "addopts=", "-q", "-k", "sleeping", "--jax-launch", launcher],
-        cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--pyargs",
+            "tests.fixture_cases",
+            "--conformance-cases",
+            FIXTURES,
+            *PYTEST_PLUGIN,
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+            "-q",
+            "-k",
+            "sleeping",
+            "--jax-launch",
+            launcher,
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     assert wait_until(leftover_sleepers, timeout_s=120), "the cell never started"
     proc.terminate()
     assert proc.wait(timeout=60) == -15
@@ -216,5 +246,6 @@ def test_cells_start_longest_recorded_first_within_their_launcher_group():
     durations = {cells[0].id: 1.0, cells[1].id: 30.0}  # the third was never timed: it goes last
     session = RunSession(target(), launcher="spawn", durations=durations)
     assert [c.id for c in sorted(cells, key=session._start_order)] == [cells[1].id, cells[0].id, cells[2].id]
-    assert [c.id for c in sorted(cells, key=RunSession(target(), launcher="spawn")._start_order)] == \
-        [c.id for c in cells]  # without durations the declared order stands
+    assert [c.id for c in sorted(cells, key=RunSession(target(), launcher="spawn")._start_order)] == [
+        c.id for c in cells
+    ]  # without durations the declared order stands

@@ -20,12 +20,15 @@ def test_quick_matrix_is_oldest_middle_newest():
     assert list(load_matrix("quick").versions) == ["0.4.38", "0.8.3", "0.12.0.1"]
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ("versions = [", "does not parse as TOML"),
-    ("versions = []", "non-empty list"),
-    ("versions = [1, 2]", "non-empty list"),
-    ('versions = ["0.4.38", "0.4.38"]', "twice"),
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("versions = [", "does not parse as TOML"),
+        ("versions = []", "non-empty list"),
+        ("versions = [1, 2]", "non-empty list"),
+        ('versions = ["0.4.38", "0.4.38"]', "twice"),
+    ],
+)
 def test_bad_matrix_text_is_one_line(text, fragment):
     with pytest.raises(ConformanceError) as caught:
         parse_matrix(text, "bad", "bad.toml")
@@ -48,8 +51,9 @@ def test_all_matrix_is_every_final_release_since_0_4_38_read_from_the_index():
     assert resolve_versions(matrix, released + ["0.12.1"])[-1] == "0.12.1"  # a new release joins without an edit
 
 
-@pytest.mark.parametrize("text", ['since = "soon"', 'since = "0.4.38"\nnewest = 2',
-                                  'since = "0.4.38"\nversions = ["0.5.0"]'])
+@pytest.mark.parametrize(
+    "text", ['since = "soon"', 'since = "0.4.38"\nnewest = 2', 'since = "0.4.38"\nversions = ["0.5.0"]']
+)
 def test_bad_since_is_one_line(text):
     with pytest.raises(ConformanceError, match="`since` must be a JAX version"):
         parse_matrix(text, "bad", "bad.toml")
@@ -73,6 +77,7 @@ def test_a_version_in_any_spelling_packaging_reads_is_one_version_in_its_one_spe
 
 def test_diff_takes_a_v_spelled_version_for_the_version_not_a_path(tmp_path):
     from conformance.decide.sides import stored_build
+
     assert stored_build(tmp_path, Path("v0.4.38"), lambda: "linux-x86_64") == Path("0.4.38")
     assert stored_build(tmp_path, Path("0.5.0-rc1"), lambda: "linux-x86_64") == Path("0.5.0rc1")
 
@@ -80,6 +85,7 @@ def test_diff_takes_a_v_spelled_version_for_the_version_not_a_path(tmp_path):
 def test_chosen_versions_given_releases_builds_only_and_the_matrix():
     """The one rule `run`, `api census`, `chapter` and `perf` use for the releases they run on: `--jax` each once in
     order, never asking the index; none beside builds alone; the named matrix, else the default one."""
+
     class NoIndex:
         @property
         def index(self):

@@ -30,8 +30,7 @@ def test_a_subset_run_keeps_every_other_stored_cell():
 
 
 def test_cells_of_deleted_cases_or_parameters_are_dropped_and_other_packages_kept():
-    stored = {"tests": [entry("a.one"), entry("a.gone"), entry("a.two", "old"), entry("team/t.x"),
-                        entry("other/t.y")]}
+    stored = {"tests": [entry("a.one"), entry("a.gone"), entry("a.two", "old"), entry("team/t.x"), entry("other/t.y")]}
     new = {"tests": [entry("a.two", "p")]}
     merged = merge_report_json(stored, new, retired=retired_cells(["a.one", "a.two[p]"]))
     assert cell_ids(merged) == ["a.two[p]", "a.one", "team/t.x", "other/t.y"]
@@ -70,8 +69,9 @@ def test_a_case_folder_does_not_retire_the_cells_of_a_folder_whose_name_it_begin
 def test_merge_files_lets_the_file_finished_last_win_whatever_the_order_given():
     from tests.synthetic_results import cell, files
 
-    early = files("0.8.3", "linux-x86_64", [cell("a.x", status="differs"), cell("a.y")],
-                  finished="2026-11-29T10:00:00+00:00")
+    early = files(
+        "0.8.3", "linux-x86_64", [cell("a.x", status="differs"), cell("a.y")], finished="2026-11-29T10:00:00+00:00"
+    )
     late = files("0.8.3", "linux-x86_64", [cell("a.x", status="conforms")], finished="2026-11-29T11:00:00+00:00")
     late.source = "late.json"
     early.source = "early.json"
@@ -96,8 +96,9 @@ def test_an_entry_the_plugin_never_judged_is_the_cell_of_its_node_id():
     lost = {"nodeid": "conformance/cases/numerics.py::vmap_miss[p]", "outcome": "error"}
     unnamed = {"nodeid": "not a cell node", "outcome": "error"}
     stored = {"tests": [lost, unnamed, entry("a.one")]}
-    merged = merge_report_json(stored, {"tests": [entry("numerics.vmap_miss", "p")]},
-                               retired=retired_cells(["numerics.vmap_miss[p]", "a.one"]))
+    merged = merge_report_json(
+        stored, {"tests": [entry("numerics.vmap_miss", "p")]}, retired=retired_cells(["numerics.vmap_miss[p]", "a.one"])
+    )
     assert merged["tests"][1:] == [entry("a.one")]  # the rerun replaced it; the unnamed entry is no cell
     kept = merge_report_json(stored, {"tests": []}, retired=lambda cell_id: False)
     assert kept["tests"] == [lost, entry("a.one")]
@@ -115,8 +116,12 @@ def test_a_parameter_holding_a_slash_stays_a_built_in_cell():
 def test_a_conflict_names_files_without_their_folders_on_any_system():
     from conformance.results.merge import Conflict
 
-    conflict = Conflict("0.8.3", "linux-x86_64", "a.x", {"C:\\runs\\one.json": "differs",
-                                                         "/tmp/r/two.json (entry 2)": "conforms",
-                                                         "three.json": "error"})
-    assert conflict.describe() == ("jax 0.8.3 linux-x86_64 a.x: differs in one.json, conforms in two.json (entry 2), "
-                                   "error in three.json")
+    conflict = Conflict(
+        "0.8.3",
+        "linux-x86_64",
+        "a.x",
+        {"C:\\runs\\one.json": "differs", "/tmp/r/two.json (entry 2)": "conforms", "three.json": "error"},
+    )
+    assert conflict.describe() == (
+        "jax 0.8.3 linux-x86_64 a.x: differs in one.json, conforms in two.json (entry 2), error in three.json"
+    )

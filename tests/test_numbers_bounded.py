@@ -15,8 +15,11 @@ def test_a_chapter_timeout_outside_a_sane_range_is_one_line(tmp_path, capsys, mo
     """S06: `--timeout 1e10` was accepted, and every block was then stored as `raised OverflowError`, exit 0."""
     chapter = tmp_path / "small.txt"
     chapter.write_text(CHAPTER, encoding="utf-8")
-    err = _refused(["chapter", str(chapter), "--jax", "0.4.30", "--timeout", value, "--results",
-                    str(tmp_path / "r")], capsys, monkeypatch)
+    err = _refused(
+        ["chapter", str(chapter), "--jax", "0.4.30", "--timeout", value, "--results", str(tmp_path / "r")],
+        capsys,
+        monkeypatch,
+    )
     assert "--timeout takes a number of seconds above 0 and at most 86400" in err
     assert not (tmp_path / "r").exists()
 
@@ -33,9 +36,14 @@ def test_run_workers_and_retries_are_bounded(tmp_path, capsys, monkeypatch, argv
     assert ("-j" in err or "--retries" in err) and ("at most" in err or "at least" in err or "negative" in err)
 
 
-@pytest.mark.parametrize("text", ["[[block]]\nlines = [5, 9]\n[[block]]\nlines = [8, 12]\n",
-                                  "[[block]]\nlines = [5, 9]\noutput = [10, 11]\n[[block]]\nlines = [11, 12]\n",
-                                  "[[block]]\nlines = [1, 20]\noutput = [3, 4]\n[[block]]\nlines = [15, 16]\n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[[block]]\nlines = [5, 9]\n[[block]]\nlines = [8, 12]\n",
+        "[[block]]\nlines = [5, 9]\noutput = [10, 11]\n[[block]]\nlines = [11, 12]\n",
+        "[[block]]\nlines = [1, 20]\noutput = [3, 4]\n[[block]]\nlines = [15, 16]\n",
+    ],
+)
 def test_overlapping_map_blocks_are_refused(text):
     """S12: overlapping `[[block]]` ranges in a map file were accepted."""
     with pytest.raises(ConformanceError, match=r"overlap; each line belongs to one block at most"):

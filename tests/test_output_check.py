@@ -27,16 +27,20 @@ def _refused(argv: list[str], capsys, monkeypatch) -> str:
 
 @pytest.mark.parametrize("kind", ["skip", "map"])
 @pytest.mark.parametrize("option", ["--json", "-o"])
-def test_an_output_naming_the_skip_list_or_map_file_found_beside_the_chapter_is_refused(tmp_path, capsys, monkeypatch,
-                                                                                       kind, option):
+def test_an_output_naming_the_skip_list_or_map_file_found_beside_the_chapter_is_refused(
+    tmp_path, capsys, monkeypatch, kind, option
+):
     """S07: `--json`/`-o` naming the skip list or map file the command found by itself overwrote it."""
     chapter = tmp_path / "small.txt"
     chapter.write_text(CHAPTER, encoding="utf-8")
     found = tmp_path / f"small.{kind}.toml"
     text = '[[skip]]\nheading = "1.1"\nindex = 1\nreason = "r"\n' if kind == "skip" else "[[block]]\nlines = [5, 6]\n"
     found.write_text(text, encoding="utf-8")
-    err = _refused(["chapter", str(chapter), "--jax", "0.4.30", option, str(found), "--results",
-                    str(tmp_path / "results")], capsys, monkeypatch)
+    err = _refused(
+        ["chapter", str(chapter), "--jax", "0.4.30", option, str(found), "--results", str(tmp_path / "results")],
+        capsys,
+        monkeypatch,
+    )
     assert "which this command reads" in err
     assert found.read_text(encoding="utf-8") == text
 
@@ -45,21 +49,45 @@ def test_a_page_lists_skip_list_is_protected_too(tmp_path, capsys, monkeypatch):
     skip = tmp_path / "p.skip.toml"
     skip.write_text('[[skip]]\nheading = "1.1"\nindex = 1\nreason = "r"\n', encoding="utf-8")
     pages = tmp_path / "pages.toml"
-    pages.write_text('repository = "jax-ml/jax"\n\n[[page]]\npath = "docs/p.md"\ncommit = "' + "a" * 40
-                     + '"\nblob = "' + "b" * 40 + '"\nname = "p"\nskip = "p.skip.toml"\n', encoding="utf-8")
-    err = _refused(["chapter", "--pages", str(pages), "--docs", str(tmp_path), "--jax", "0.4.30", "-o", str(skip)],
-                   capsys, monkeypatch)
+    pages.write_text(
+        'repository = "jax-ml/jax"\n\n[[page]]\npath = "docs/p.md"\ncommit = "'
+        + "a" * 40
+        + '"\nblob = "'
+        + "b" * 40
+        + '"\nname = "p"\nskip = "p.skip.toml"\n',
+        encoding="utf-8",
+    )
+    err = _refused(
+        ["chapter", "--pages", str(pages), "--docs", str(tmp_path), "--jax", "0.4.30", "-o", str(skip)],
+        capsys,
+        monkeypatch,
+    )
     assert "which this command reads" in err
 
 
 @pytest.mark.parametrize("option", ["--json", "--issue"])
-def test_bisect_output_naming_the_results_folder_it_will_make_is_refused_before_the_search(tmp_path, capsys,
-                                                                                         monkeypatch, option):
+def test_bisect_output_naming_the_results_folder_it_will_make_is_refused_before_the_search(
+    tmp_path, capsys, monkeypatch, option
+):
     """A01's remainder: `bisect --json r2 --results r2` where r2 did not exist passed the check and failed only after
     the whole search (the verdict lost)."""
     r2 = tmp_path / "r2"
-    err = _refused(["bisect", "numerics.debug_nans_vmap_miss:vmap", "--good", "0.4.30", "--bad", "0.6.0",
-                    option, str(r2), "--results", str(r2)], capsys, monkeypatch)
+    err = _refused(
+        [
+            "bisect",
+            "numerics.debug_nans_vmap_miss:vmap",
+            "--good",
+            "0.4.30",
+            "--bad",
+            "0.6.0",
+            option,
+            str(r2),
+            "--results",
+            str(r2),
+        ],
+        capsys,
+        monkeypatch,
+    )
     assert "is the results folder" in err and not r2.exists()
 
 
@@ -67,6 +95,7 @@ def test_chapter_json_naming_the_results_folder_it_will_make_is_refused(tmp_path
     chapter = tmp_path / "small.txt"
     chapter.write_text(CHAPTER, encoding="utf-8")
     r2 = tmp_path / "r2"
-    err = _refused(["chapter", str(chapter), "--jax", "0.4.30", "--json", str(r2), "--results", str(r2)], capsys,
-                   monkeypatch)
+    err = _refused(
+        ["chapter", str(chapter), "--jax", "0.4.30", "--json", str(r2), "--results", str(r2)], capsys, monkeypatch
+    )
     assert "is the results folder" in err

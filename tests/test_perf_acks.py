@@ -32,16 +32,21 @@ def refusal(tmp_path, text) -> str:
 ENTRY = '[[perf]]\nworkload = "performance.sort_*"\nreason = "slower sort"\n'
 
 
-@pytest.mark.parametrize("extra, said", [
-    ('jax = 5\n', 'F:4: [[perf]] entry 1: `jax` should be a version specifier string such as ">=0.8"'),
-    ('jax = "~~1"\n', "F:4: [[perf]] entry 1: `jax` is '~~1', not a version specifier"),
-    ('expires = "soon"\n', "F:4: [[perf]] entry 1: `expires` is 'soon', not a date such as 2027-02-01"),
-    ('expires = 2027-01-01T00:00:00\n', "F:4: [[perf]] entry 1: `expires` is datetime.datetime(2027, 1, 1, 0, 0), "
-                                        "not a date"),
-    ('metric = ["speed"]\n', f"F:4: [[perf]] entry 1: `metric` takes names of {', '.join(METRICS)}"),
-    ('colour = "red"\n', f"F:4: [[perf]] entry 1: unknown key `colour` (known keys: {', '.join(PERF_KEYS)})"),
-    ('bug = "not a link"\n', "F:4: [[perf]] entry 1: `bug` is 'not a link', not a link"),
-])
+@pytest.mark.parametrize(
+    "extra, said",
+    [
+        ("jax = 5\n", 'F:4: [[perf]] entry 1: `jax` should be a version specifier string such as ">=0.8"'),
+        ('jax = "~~1"\n', "F:4: [[perf]] entry 1: `jax` is '~~1', not a version specifier"),
+        ('expires = "soon"\n', "F:4: [[perf]] entry 1: `expires` is 'soon', not a date such as 2027-02-01"),
+        (
+            "expires = 2027-01-01T00:00:00\n",
+            "F:4: [[perf]] entry 1: `expires` is datetime.datetime(2027, 1, 1, 0, 0), not a date",
+        ),
+        ('metric = ["speed"]\n', f"F:4: [[perf]] entry 1: `metric` takes names of {', '.join(METRICS)}"),
+        ('colour = "red"\n', f"F:4: [[perf]] entry 1: unknown key `colour` (known keys: {', '.join(PERF_KEYS)})"),
+        ('bug = "not a link"\n', "F:4: [[perf]] entry 1: `bug` is 'not a link', not a link"),
+    ],
+)
 def test_a_bad_entry_is_refused_in_one_line_naming_the_file_line_and_entry(tmp_path, extra, said):
     assert refusal(tmp_path, ENTRY + extra).startswith(said)
 
@@ -49,10 +54,14 @@ def test_a_bad_entry_is_refused_in_one_line_naming_the_file_line_and_entry(tmp_p
 def test_a_bad_file_or_table_is_refused_in_one_line(tmp_path):
     assert refusal(tmp_path, "perf = [1]\n") == "F: [[perf]] entry 1: is not a table"
     assert refusal(tmp_path, "perf = 1\n") == "F: `perf` should be a list of [[perf]] tables"
-    assert refusal(tmp_path, '[[perf]]\nworkload = ""\nreason = "r"\n') == \
-        'F:2: [[perf]] entry 1: needs `workload = "PATTERN"` (an fnmatch pattern)'
-    assert refusal(tmp_path, '[[perf]]\nworkload = "x"\n') == \
-        'F:1: [[perf]] entry 1: needs `reason = "..."` (why the change is accepted)'
+    assert (
+        refusal(tmp_path, '[[perf]]\nworkload = ""\nreason = "r"\n')
+        == 'F:2: [[perf]] entry 1: needs `workload = "PATTERN"` (an fnmatch pattern)'
+    )
+    assert (
+        refusal(tmp_path, '[[perf]]\nworkload = "x"\n')
+        == 'F:1: [[perf]] entry 1: needs `reason = "..."` (why the change is accepted)'
+    )
     assert refusal(tmp_path, "perf = [\n").startswith("F: does not parse as TOML: ")
 
 

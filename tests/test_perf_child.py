@@ -43,12 +43,12 @@ def clear_caches():
 def block_until_ready(x):
     return x
 '''
-FAKE_MONITORING = '''
+FAKE_MONITORING = """
 def register_event_duration_secs_listener(listener):
     pass
-'''
+"""
 
-WORKLOADS = '''
+WORKLOADS = """
 import os
 from conformance.core.case import Section
 
@@ -112,7 +112,7 @@ def x64():
 def z_after():
     assert not leaked(), "the configuration, environment or folder of a workload before it leaked"
     return (lambda: 1), ()
-'''
+"""
 ORDER = ("exits", "hang", "forger", "nan", "normal", "segv", "x64", "z_after")
 
 
@@ -130,8 +130,18 @@ def hostile(tmp_path):
     folder.mkdir()
     (folder / "__init__.py").write_text("")
     (folder / "wl.py").write_text(textwrap.dedent(WORKLOADS))
-    workloads = tuple(Workload(f"perfhostile/wl.{name}", "§H", "Hostile", "c", ("perf.h",), lambda: None,
-                               timeout_s=1.0 if name == "hang" else 60.0) for name in ORDER)
+    workloads = tuple(
+        Workload(
+            f"perfhostile/wl.{name}",
+            "§H",
+            "Hostile",
+            "c",
+            ("perf.h",),
+            lambda: None,
+            timeout_s=1.0 if name == "hang" else 60.0,
+        )
+        for name in ORDER
+    )
     side = Side("fake", str(python), "0.0.0", "linux-x86_64", "env")
     request = PerfRequest((side,), workloads, "conformance.cases", case_folders=(str(folder),), min_time=0.01)
     return side, request
@@ -165,8 +175,8 @@ def test_a_record_is_taken_only_for_the_workload_asked_and_only_with_sound_numbe
     assert workload_outcome("m.b", good, 0, False, 5)["status"] == "error"  # a record naming another workload
     assert "names another workload" in workload_outcome("m.b", good, 0, False, 5)["error"]
     assert workload_outcome("m.a", good[:-1], 0, False, 5)["status"] == "crash"  # an unfinished record
-    for bad in (b'NaN', b'-1', b'Infinity', b'"1"', b'true'):
-        found = workload_outcome("m.a", b'{"workload": "m.a", "metrics": {"run_s": ' + bad + b'}}\n', 0, False, 5)
+    for bad in (b"NaN", b"-1", b"Infinity", b'"1"', b"true"):
+        found = workload_outcome("m.a", b'{"workload": "m.a", "metrics": {"run_s": ' + bad + b"}}\n", 0, False, 5)
         assert found["status"] == "error" and "run_s" in found["error"], bad
     assert workload_outcome("m.a", b"", -signal.SIGALRM, False, 2)["status"] == "timeout"
     assert workload_outcome("m.a", b"", None, True, 2)["status"] == "timeout"
@@ -176,7 +186,7 @@ def test_a_record_is_taken_only_for_the_workload_asked_and_only_with_sound_numbe
     assert raised["status"] == "error" and "\x1b" not in raised["error"]
 
 
-PARENT = '''
+PARENT = """
 import sys
 from conformance.core.workload import Workload
 from conformance.perf.session import PerfRequest, Side, child_sampler
@@ -184,7 +194,7 @@ side = Side("fake", sys.argv[1], "0.0.0", "linux-x86_64", "env")
 workload = Workload("perfhostile/wl.hang", "§H", "Hostile", "c", ("perf.h",), lambda: None, timeout_s=600.0)
 request = PerfRequest((side,), (workload,), "conformance.cases", case_folders=(sys.argv[2],))
 child_sampler(request, "s")(side, [workload.id], 0)
-'''
+"""
 
 
 def test_the_child_and_its_workload_die_with_the_parent_and_its_folder_goes_at_the_next_start(hostile, tmp_path):

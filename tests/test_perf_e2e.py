@@ -52,8 +52,25 @@ def measured(tmp_path_factory):
     root = tmp_path_factory.mktemp("perf")
     slow = slow_copy(env.path, root / "slow-env")
     results, out = root / "results", root / "perf.json"
-    status = cli.main(["perf", "--python", env.python, "--python", slow, "-k", "scan_grad", "--rounds", "5",
-                       "--max-rounds", "6", "--results", str(results), "--json", str(out)])
+    status = cli.main(
+        [
+            "perf",
+            "--python",
+            env.python,
+            "--python",
+            slow,
+            "-k",
+            "scan_grad",
+            "--rounds",
+            "5",
+            "--max-rounds",
+            "6",
+            "--results",
+            str(results),
+            "--json",
+            str(out),
+        ]
+    )
     assert status == 0
     return env.python, slow, results, json.loads(out.read_text(encoding="utf-8"))
 
@@ -72,8 +89,9 @@ def test_perf_flags_the_slow_copy_as_regressed_and_its_hlo_as_unchanged(measured
 def test_bisect_metric_names_the_slow_side_from_stored_samples(measured, capsys):
     good, slow, results, _ = measured
     capsys.readouterr()
-    status = cli.main(["bisect", WORKLOAD, "--metric", "run_cpu_s", "--good", good, "--bad", slow,
-                       "--results", str(results)])
+    status = cli.main(
+        ["bisect", WORKLOAD, "--metric", "run_cpu_s", "--good", good, "--bad", slow, "--results", str(results)]
+    )
     out = capsys.readouterr()
     assert status == 0
     assert f"first release where run_cpu_s of {WORKLOAD} crossed: {RELEASE} ({slow})" in out.out
@@ -86,18 +104,21 @@ def test_gate_perf_fails_on_the_slow_copy_unless_acknowledged(measured, tmp_path
     assert cli.main(gate) == 1
     assert "REGRESSION: performance.scan_grad run_cpu_s: regressed" in capsys.readouterr().out  # the one gate
     acks = tmp_path / "expect.toml"
-    acks.write_text(textwrap.dedent(f"""\
+    acks.write_text(
+        textwrap.dedent(f"""\
         [[perf]]
         workload = "performance.scan_*"
         metric = ["run_s", "run_cpu_s"]
         jax = "=={RELEASE}"
         reason = "the copy burns 20 ms in block_until_ready on purpose"
-        """), encoding="utf-8")
+        """),
+        encoding="utf-8",
+    )
     assert cli.main([*gate, "--expectations", str(acks)]) == 0
     assert "acknowledged: performance.scan_grad run_cpu_s: the copy burns 20 ms" in capsys.readouterr().out
 
 
-HOSTILE = '''
+HOSTILE = """
 from conformance.core.case import Section
 
 SECTION = Section("§H", "Hostile")
@@ -127,7 +148,7 @@ def c_x64():
 def d_after():
     import jax.numpy as jnp
     return (lambda x: x * 2.0), (jnp.ones((256, 256)),)
-'''
+"""
 
 
 def test_a_hang_an_exit_and_x64_on_a_real_release_cost_only_themselves(tmp_path, capsys):
@@ -139,8 +160,25 @@ def test_a_hang_an_exit_and_x64_on_a_real_release_cost_only_themselves(tmp_path,
     (folder / "__init__.py").write_text("")
     (folder / "wl.py").write_text(HOSTILE)
     out = tmp_path / "perf.json"
-    status = cli.main(["perf", "--jax", RELEASE, "--cases", str(folder), "-k", "hostile57", "--rounds", "1",
-                       "--max-rounds", "1", "--results", str(tmp_path / "results"), "--json", str(out)])
+    status = cli.main(
+        [
+            "perf",
+            "--jax",
+            RELEASE,
+            "--cases",
+            str(folder),
+            "-k",
+            "hostile57",
+            "--rounds",
+            "1",
+            "--max-rounds",
+            "1",
+            "--results",
+            str(tmp_path / "results"),
+            "--json",
+            str(out),
+        ]
+    )
     err = capsys.readouterr().err
     assert status in (0, 1)
     assert "hostile57/wl.a_hang timeout: ran past its timeout_s of 2 s" in err

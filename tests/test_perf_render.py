@@ -23,8 +23,9 @@ class WithFailure(FakeSampler):
 
 
 def session(tmp_path):
-    request = PerfRequest(sides(tmp_path, "A", "B", "C", folder=False), (WORKLOAD,), "pkg", xla_flags="--xla_x=1",
-                          threshold=1.5)
+    request = PerfRequest(
+        sides(tmp_path, "A", "B", "C", folder=False), (WORKLOAD,), "pkg", xla_flags="--xla_x=1", threshold=1.5
+    )
     return run_perf(request, WithFailure({"A": 1.0, "B": 2.0}, exact={"B": 150}))
 
 
@@ -37,21 +38,29 @@ def test_the_terminal_lines_show_medians_errors_and_every_verdict_other_than_sam
         "3 verdict(s) other than same: (threshold x1.5, 5 rounds)",
         "  changed: performance.fake temp_bytes A -> B: x1.5 (100 -> 150)",
         "  regressed: performance.fake run_s A -> B: x2 (1s -> 2s), p=0.00794, band x1.5",
-        "  regressed: performance.fake run_cpu_s A -> B: n/a (0ms -> 500ms), p=0.00794, band x1.5"]
+        "  regressed: performance.fake run_cpu_s A -> B: n/a (0ms -> 500ms), p=0.00794, band x1.5",
+    ]
 
 
 def test_a_time_under_a_second_reads_in_milliseconds_and_a_verdict_without_medians_has_no_values(tmp_path):
     outcome = session(tmp_path)
-    assert verdict_line(outcome, (WORKLOAD.id, 0, 2, "run_s", Verdict("unknown", None))) == \
-        "unknown: performance.fake run_s A -> C: n/a"
-    assert verdict_line(outcome, (WORKLOAD.id, 1, 0, "run_cpu_s", Verdict("improved", 0.0123, 0.001, 2.0))) == \
-        "improved: performance.fake run_cpu_s B -> A: x0.0123 (500ms -> 0ms), p=0.001, band x2"
-    clean = run_perf(PerfRequest(sides(tmp_path, "A", "B", "C", folder=False), (WORKLOAD,), "pkg"),
-                     WithCompile({"A": 0.00123, "B": 0.9, "C": 1.2345}))
+    assert (
+        verdict_line(outcome, (WORKLOAD.id, 0, 2, "run_s", Verdict("unknown", None)))
+        == "unknown: performance.fake run_s A -> C: n/a"
+    )
+    assert (
+        verdict_line(outcome, (WORKLOAD.id, 1, 0, "run_cpu_s", Verdict("improved", 0.0123, 0.001, 2.0)))
+        == "improved: performance.fake run_cpu_s B -> A: x0.0123 (500ms -> 0ms), p=0.001, band x2"
+    )
+    clean = run_perf(
+        PerfRequest(sides(tmp_path, "A", "B", "C", folder=False), (WORKLOAD,), "pkg"),
+        WithCompile({"A": 0.00123, "B": 0.9, "C": 1.2345}),
+    )
     assert outcome_lines(clean)[1:4] == [
         "  jax A: run_s 1.23ms, compile_s 999ms, temp_bytes 100, compiles 1 (5 samples)",
         "  jax B: run_s 900ms, compile_s 999ms, temp_bytes 100, compiles 1 (5 samples)",
-        "  jax C: run_s 1.22s, compile_s 999ms, temp_bytes 100, compiles 1 (5 samples)"]
+        "  jax C: run_s 1.22s, compile_s 999ms, temp_bytes 100, compiles 1 (5 samples)",
+    ]
 
 
 class WithCompile(FakeSampler):
@@ -75,8 +84,11 @@ def test_the_json_of_a_session_in_full(tmp_path):
     (workload,) = found.pop("workloads")
     assert found == {"format": 1, "threshold": 1.5, "rounds_run": 5, "xla_flags": "--xla_x=1", "sides": ["A", "B", "C"]}
     releases = workload.pop("releases")
-    assert workload == {"id": "performance.fake", "claim": "A fake.",
-                        "noise_band": {"compile_s": 1.0, "run_s": 1.09, "run_cpu_s": 1.0}}
+    assert workload == {
+        "id": "performance.fake",
+        "claim": "A fake.",
+        "noise_band": {"compile_s": 1.0, "run_s": 1.09, "run_cpu_s": 1.0},
+    }
     a, b, c = releases
     assert (a["release"], a["reused"], a["error"], a["against"], a["verdicts"]) == ("A", False, None, None, {})
     assert [s["run_s"] for s in a["samples"]] == [1.0, 1.01, 0.99, 0.98, 1.01]
@@ -87,9 +99,17 @@ def test_the_json_of_a_session_in_full(tmp_path):
         "temp_bytes": {"verdict": "changed", "ratio": 1.5, "p": None, "band": 1.0},
         "fusions": {"verdict": "same", "ratio": 1.0, "p": None, "band": 1.0},
         "run_s": {"verdict": "regressed", "ratio": 2.0, "p": 0.00793651, "band": 1.5},
-        "run_cpu_s": {"verdict": "regressed", "ratio": None, "p": 0.00793651, "band": 1.5}}
-    assert c == {"release": "C", "reused": False, "error": "RuntimeError: boom", "samples": [], "medians": {},
-                 "against": "B", "verdicts": {}}
+        "run_cpu_s": {"verdict": "regressed", "ratio": None, "p": 0.00793651, "band": 1.5},
+    }
+    assert c == {
+        "release": "C",
+        "reused": False,
+        "error": "RuntimeError: boom",
+        "samples": [],
+        "medians": {},
+        "against": "B",
+        "verdicts": {},
+    }
 
 
 def test_the_json_says_which_samples_were_reused_from_storage(tmp_path):
@@ -101,6 +121,7 @@ def test_the_json_says_which_samples_were_reused_from_storage(tmp_path):
 
 
 def test_a_session_that_flags_nothing_ends_with_a_count_of_zero_and_no_colon(tmp_path):
-    quiet = run_perf(PerfRequest(sides(tmp_path, "A", "B", folder=False), (WORKLOAD,), "pkg"),
-                     FakeSampler({"A": 1.0, "B": 1.0}))
+    quiet = run_perf(
+        PerfRequest(sides(tmp_path, "A", "B", folder=False), (WORKLOAD,), "pkg"), FakeSampler({"A": 1.0, "B": 1.0})
+    )
     assert outcome_lines(quiet)[-1] == "0 verdict(s) other than same (threshold x1.25, 5 rounds)"

@@ -47,5 +47,6 @@ def test_a_results_path_that_is_a_file_is_refused_too(tmp_path):
     blocker = tmp_path / "results"
     blocker.write_text("")
     with pytest.raises(ConformanceError, match="is not a folder"):
-        run_perf_bisect(PerfCommand(results=blocker), "performance.fft", "run_s", "0.8.3", "0.9.2", NoBuilder(),
-                        lambda line: None)
+        run_perf_bisect(
+            PerfCommand(results=blocker), "performance.fft", "run_s", "0.8.3", "0.9.2", NoBuilder(), lambda line: None
+        )

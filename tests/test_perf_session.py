@@ -34,8 +34,11 @@ class FakeSampler:
 
     def __call__(self, side, workload_ids, round_no):
         self.calls.append((round_no, side.label))
-        metrics = {"run_s": self.base[side.label] * next(self.jitter), "compiles": 1,
-                   "temp_bytes": self.exact.get(side.label, 100)}
+        metrics = {
+            "run_s": self.base[side.label] * next(self.jitter),
+            "compiles": 1,
+            "temp_bytes": self.exact.get(side.label, 100),
+        }
         return {wid: {"metrics": metrics, "info": {}, "round": round_no} for wid in workload_ids}
 
 
@@ -68,8 +71,9 @@ def test_a_slower_release_is_regressed_and_a_grown_exact_metric_changed(tmp_path
 
 def test_an_unknown_verdict_gets_more_rounds_up_to_the_bound(tmp_path):
     sampler = Scripted({"A": [1.0, 2.0, 1.1, 2.1, 1.2], "B": [2.2, 1.05, 2.3, 2.4, 1.15]})
-    outcome = run_perf(PerfRequest(sides(tmp_path, "A", "B", folder=False), (WORKLOAD,), "pkg", rounds=5,
-                                   max_rounds=7), sampler)
+    outcome = run_perf(
+        PerfRequest(sides(tmp_path, "A", "B", folder=False), (WORKLOAD,), "pkg", rounds=5, max_rounds=7), sampler
+    )
     assert outcome.rounds_run == 7 and len(sampler.calls) == 14
 
 
@@ -122,21 +126,26 @@ def test_an_answer_for_a_workload_not_asked_is_not_taken(tmp_path):
     """Before: whatever id the child's file named became a sample of that workload (a workload could forge
     another's)."""
     forged = {"performance.never_asked": {"metrics": {"run_s": 9.0}}}
-    outcome = run_perf(PerfRequest(sides(tmp_path, "A", folder=False), (OTHER,), "pkg", rounds=2),
-                       Hostile({"metrics": {"run_s": 1.0}}, forged))
+    outcome = run_perf(
+        PerfRequest(sides(tmp_path, "A", folder=False), (OTHER,), "pkg", rounds=2),
+        Hostile({"metrics": {"run_s": 1.0}}, forged),
+    )
     assert ("performance.never_asked", 0) not in outcome.samples and len(outcome.samples[(OTHER.id, 0)]) == 2
 
 
-@pytest.mark.parametrize("answer, why", [
-    ({"metrics": {"run_s": -0.5}}, "run_s is -0.5, not a finite number >= 0"),  # a clock running backwards
-    ({"metrics": {"run_s": float("nan")}}, "run_s is nan"),
-    ({"metrics": {"run_s": float("inf"), "compiles": 1}}, "run_s is inf"),
-    ({"metrics": {"run_s": 0.1, "compiles": "1"}}, "compiles is str, not a number"),
-    ({"metrics": {"run_s": 0.1}, "info": {"calls": -3}}, "info calls is -3"),
-    ({"status": "timeout", "error": "ran past its timeout_s of 2 s"}, "timeout: ran past its timeout_s of 2 s"),
-    ({"status": "crash", "error": "its process died of SIGSEGV"}, "crash: its process died of SIGSEGV"),
-    (7, "no answer"),
-])
+@pytest.mark.parametrize(
+    "answer, why",
+    [
+        ({"metrics": {"run_s": -0.5}}, "run_s is -0.5, not a finite number >= 0"),  # a clock running backwards
+        ({"metrics": {"run_s": float("nan")}}, "run_s is nan"),
+        ({"metrics": {"run_s": float("inf"), "compiles": 1}}, "run_s is inf"),
+        ({"metrics": {"run_s": 0.1, "compiles": "1"}}, "compiles is str, not a number"),
+        ({"metrics": {"run_s": 0.1}, "info": {"calls": -3}}, "info calls is -3"),
+        ({"status": "timeout", "error": "ran past its timeout_s of 2 s"}, "timeout: ran past its timeout_s of 2 s"),
+        ({"status": "crash", "error": "its process died of SIGSEGV"}, "crash: its process died of SIGSEGV"),
+        (7, "no answer"),
+    ],
+)
 def test_a_workload_with_bad_numbers_or_no_sample_gets_a_status_and_the_others_are_kept(tmp_path, answer, why):
     """Before: a negative time was stored and printed, a NaN ended the command in a traceback."""
     said = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.perf.stats import (exact_verdict, mann_whitney, noise_band, ratio_of, timed_verdict)
+from conformance.perf.stats import exact_verdict, mann_whitney, noise_band, ratio_of, timed_verdict
 from conformance.perf.decisions import upward
 
 

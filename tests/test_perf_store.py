@@ -48,15 +48,17 @@ def test_a_run_of_cells_keeps_the_stored_workloads(tmp_path):
 def test_samples_are_reused_only_under_the_same_key():
     key = workload_key("def w(): ...", "pins-abc|3.13.1", "", HOST)
     assert key == workload_key("def w(): ...", "pins-abc|3.13.1", "", HOST)
-    for other in (workload_key("def w(): 1", "pins-abc|3.13.1", "", HOST),
-                  workload_key("def w(): ...", "pins-abc|3.13.1", "--xla_cpu_use_thunk_runtime=false", HOST),
-                  workload_key("def w(): ...", "pins-abc|3.13.1", "", {**HOST, "cores": 16})):
+    for other in (
+        workload_key("def w(): 1", "pins-abc|3.13.1", "", HOST),
+        workload_key("def w(): ...", "pins-abc|3.13.1", "--xla_cpu_use_thunk_runtime=false", HOST),
+        workload_key("def w(): ...", "pins-abc|3.13.1", "", {**HOST, "cores": 16}),
+    ):
         assert other != key
     assert len(reusable(entry(key), key)) == 1
     assert reusable(entry("old"), key) == [] and reusable({"key": key, "error": "boom", "samples": []}, key) == []
 
 
-HELPED_MODULE = '''
+HELPED_MODULE = """
 from conformance.core.case import Section
 SECTION = Section("§9", "Ours")
 
@@ -73,7 +75,7 @@ def helped():
 @SECTION.workload(rows=["ours.alone"], claim="Uses nothing of the module.")
 def alone():
     return (lambda x: x.shared_inputs), (1,)
-'''
+"""
 
 
 def _helped_workloads(tmp_path, monkeypatch, forget, name, body):
@@ -88,8 +90,9 @@ def _helped_workloads(tmp_path, monkeypatch, forget, name, body):
 
 def test_the_key_covers_a_module_function_the_builder_calls(tmp_path, monkeypatch, forget):
     before = _helped_workloads(tmp_path, monkeypatch, forget, "wlpkg_helped_a", HELPED_MODULE)
-    after = _helped_workloads(tmp_path, monkeypatch, forget, "wlpkg_helped_b",
-                              HELPED_MODULE.replace("tuple(range(n))", "tuple(range(n + 1))"))
+    after = _helped_workloads(
+        tmp_path, monkeypatch, forget, "wlpkg_helped_b", HELPED_MODULE.replace("tuple(range(n))", "tuple(range(n + 1))")
+    )
     assert before["helped"].source() == after["helped"].source()  # the builder's own text is the same
     assert "def shared_inputs" in measured_source(before["helped"])
     assert measured_source(before["helped"]) != measured_source(after["helped"])

@@ -19,8 +19,18 @@ def run_suite(pytester, monkeypatch):
     def run(*extra):
         report = pytester.path / "report.json"
         result = pytester.runpytest_subprocess(
-            "--pyargs", "tests.fixture_cases", "--conformance-cases", "tests.fixture_cases", *PYTEST_PLUGIN,
-            "-p", "no:cacheprovider", "--json-report", f"--json-report-file={report}", "-v", *extra)
+            "--pyargs",
+            "tests.fixture_cases",
+            "--conformance-cases",
+            "tests.fixture_cases",
+            *PYTEST_PLUGIN,
+            "-p",
+            "no:cacheprovider",
+            "--json-report",
+            f"--json-report-file={report}",
+            "-v",
+            *extra,
+        )
         return result, json.loads(report.read_text())
 
     return run
@@ -28,20 +38,42 @@ def run_suite(pytester, monkeypatch):
 
 def test_one_item_per_cell_with_status_words_and_outcomes(run_suite):
     result, report = run_suite("-k", "conforming or differing or echo or unsupported")
-    result.stdout.fnmatch_lines(["*machinery.py::conforming CONFORMS*", "*machinery.py::differing DIFFERS*",
-                                 "*machinery.py::unsupported UNSUPPORTED*",
-                                 "*machinery.py::echo?a? CONFORMS*", "*machinery.py::echo?b? CONFORMS*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*machinery.py::conforming CONFORMS*",
+            "*machinery.py::differing DIFFERS*",
+            "*machinery.py::unsupported UNSUPPORTED*",
+            "*machinery.py::echo?a? CONFORMS*",
+            "*machinery.py::echo?b? CONFORMS*",
+        ]
+    )
     outcomes = {t["nodeid"].split("::")[1]: t["outcome"] for t in report["tests"]}
-    assert outcomes == {"conforming": "passed", "differing": "failed", "echo[a]": "passed",
-                        "echo[b]": "passed", "unsupported": "skipped"}
+    assert outcomes == {
+        "conforming": "passed",
+        "differing": "failed",
+        "echo[a]": "passed",
+        "echo[b]": "passed",
+        "unsupported": "skipped",
+    }
 
 
 def test_each_test_carries_the_cell_metadata(run_suite):
     _, report = run_suite("-k", "differing")
     (test,) = report["tests"]
     metadata = test["metadata"]
-    for key in ["case", "param", "rows", "status", "observation", "expected", "diff", "details",
-                "duration_s", "stdout_tail", "stderr_tail"]:
+    for key in [
+        "case",
+        "param",
+        "rows",
+        "status",
+        "observation",
+        "expected",
+        "diff",
+        "details",
+        "duration_s",
+        "stdout_tail",
+        "stderr_tail",
+    ]:
         assert key in metadata
     assert metadata["case"] == "machinery.differing"
     assert metadata["rows"] == ["fixture.differs"]
@@ -67,8 +99,9 @@ def test_row_ids_select_cells_with_k(run_suite):
 def test_plugin_is_quiet_in_an_unrelated_session(pytester):
     pytester.makepyfile(test_plain="def test_ok():\n    assert 1 + 1 == 2\n")
     report = pytester.path / "report.json"
-    result = pytester.runpytest_subprocess(*PYTEST_PLUGIN, "-p", "no:cacheprovider", "--json-report",
-                                           f"--json-report-file={report}")
+    result = pytester.runpytest_subprocess(
+        *PYTEST_PLUGIN, "-p", "no:cacheprovider", "--json-report", f"--json-report-file={report}"
+    )
     result.assert_outcomes(passed=1)
     assert "jax_conformance" not in json.loads(report.read_text())
     assert "jax-conformance" not in result.stdout.str().split("plugins:")[0]
@@ -95,11 +128,15 @@ def test_workers_run_cells_ahead_and_keep_order(run_suite):
 
 def test_failure_text_shows_the_diff_and_the_reproduction(run_suite):
     result, _ = run_suite("-k", "differing")
-    result.stdout.fnmatch_lines(["*answer: expected 42, observed 41 (changed)*",
-                                 "*reproduce: jax-conformance run --jax *-k machinery.differing*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*answer: expected 42, observed 41 (changed)*",
+            "*reproduce: jax-conformance run --jax *-k machinery.differing*",
+        ]
+    )
 
 
-HARNESS_FAULTS = '''
+HARNESS_FAULTS = """
 import os
 import pytest
 from conformance.engine import session
@@ -123,7 +160,7 @@ def result(self, cell):
 
 
 session.RunSession.result = result
-'''
+"""
 
 
 def test_a_harness_fault_in_any_phase_is_stored_with_its_cause_and_the_full_cell(run_suite, pytester):
@@ -139,12 +176,19 @@ def test_a_harness_fault_in_any_phase_is_stored_with_its_cause_and_the_full_cell
         assert metadata["command"].startswith("jax-conformance run --jax ")
         assert metadata["case"].startswith("machinery.")
     assert (found["conforming"]["status"], found["conforming"]["harness"]) == (
-        "conforms", "teardown: KeyError: 'PYTEST_CURRENT_TEST'")  # judged before the fault: its status stands
+        "conforms",
+        "teardown: KeyError: 'PYTEST_CURRENT_TEST'",
+    )  # judged before the fault: its status stands
     assert (found["differing"]["status"], found["differing"]["harness"]) == (
-        "error", "call: KeyError: 'PYTEST_CURRENT_TEST'")
+        "error",
+        "call: KeyError: 'PYTEST_CURRENT_TEST'",
+    )
     assert found["differing"]["rows"] == ["fixture.differs"] and found["differing"]["param"] == ""
     assert (found["echo[a]"]["status"], found["echo[a]"]["harness"], found["echo[a]"]["param"]) == (
-        "error", "setup: RuntimeError: setup broke", "a")
+        "error",
+        "setup: RuntimeError: setup broke",
+        "a",
+    )
     assert (found["echo[b]"]["status"], found["echo[b]"]["harness"]) == ("conforms", "")
     assert "harness failed" in found["echo[a]"]["reason"]
     cells = {name: CellResult.from_json(metadata) for name, metadata in found.items()}  # what the store reads

@@ -14,14 +14,17 @@ from conformance.engine.session import RunSession
 from conformance.portable import fork_unavailable_reason, new_group_options, pid_alive, venv_python
 
 
-@pytest.mark.parametrize("system, machine, backend, tag", [
-    ("Linux", "x86_64", "cpu", "linux-x86_64"),
-    ("Linux", "aarch64", "cpu", "linux-arm64"),
-    ("Darwin", "arm64", "cpu", "darwin-arm64"),
-    ("Windows", "AMD64", "cpu", "windows-amd64"),
-    ("Windows", "ARM64", None, "windows-arm64"),
-    ("Linux", "x86_64", "gpu", "linux-x86_64-cuda"),
-])
+@pytest.mark.parametrize(
+    "system, machine, backend, tag",
+    [
+        ("Linux", "x86_64", "cpu", "linux-x86_64"),
+        ("Linux", "aarch64", "cpu", "linux-arm64"),
+        ("Darwin", "arm64", "cpu", "darwin-arm64"),
+        ("Windows", "AMD64", "cpu", "windows-amd64"),
+        ("Windows", "ARM64", None, "windows-arm64"),
+        ("Linux", "x86_64", "gpu", "linux-x86_64-cuda"),
+    ],
+)
 def test_platform_names_are_system_and_machine(system, machine, backend, tag):
     assert platform_tag(system, machine, backend) == tag
 
@@ -55,8 +58,9 @@ def test_a_run_without_a_fork_server_says_so_in_its_header(monkeypatch):
 
     monkeypatch.setattr(launch, "fork_unavailable_reason", lambda: "os.fork is not available on win32")
     cell = Cell(find_case("machinery.own_process", "tests.fixture_cases"), "")
-    run = RunSession(Target(sys.executable, "linux-x86_64", "0.4.38", "tests.fixture_cases"),
-                     launcher="fork").run([cell])
+    run = RunSession(Target(sys.executable, "linux-x86_64", "0.4.38", "tests.fixture_cases"), launcher="fork").run(
+        [cell]
+    )
     assert run.launcher == "spawn (fork unavailable)" and "win32" in run.launcher_note
     assert run.results[0].status.value in ("conforms", "differs")
 
@@ -94,8 +98,10 @@ def test_marked_processes_are_found_on_linux():
         child.wait()
 
 
-SIGNAL_STATUS = ("import re, sys; s = open('/proc/self/status').read(); "
-                 "print(re.search(r'SigBlk:\\s*(\\w+)', s)[1], re.search(r'SigIgn:\\s*(\\w+)', s)[1])")
+SIGNAL_STATUS = (
+    "import re, sys; s = open('/proc/self/status').read(); "
+    "print(re.search(r'SigBlk:\\s*(\\w+)', s)[1], re.search(r'SigIgn:\\s*(\\w+)', s)[1])"
+)
 
 
 def _masks_of_a_child_started(start) -> tuple[int, int]:
@@ -149,20 +155,28 @@ def test_every_child_starts_with_an_empty_mask_and_interrupts_at_their_defaults(
         if way == "run_bounded":
             return run_bounded(argv, timeout=60).output
         if way == "pytest_process_options":
-            return subprocess.run(argv, capture_output=True, text=True, timeout=60,
-                                  **pytest_process_options()).stdout
+            return subprocess.run(argv, capture_output=True, text=True, timeout=60, **pytest_process_options()).stdout
         from conformance.engine.launch import CellCommand  # the way a cell is spawned
 
-        command = CellCommand(argv=tuple(argv), env=dict(os.environ), workdir=str(tmp_path), timeout_s=60,
-                              python=sys.executable, case_id="x", param="", out_path=str(tmp_path / "out.json"),
-                              package="tests.fixture_cases")
+        command = CellCommand(
+            argv=tuple(argv),
+            env=dict(os.environ),
+            workdir=str(tmp_path),
+            timeout_s=60,
+            python=sys.executable,
+            case_id="x",
+            param="",
+            out_path=str(tmp_path / "out.json"),
+            package="tests.fixture_cases",
+        )
         SpawnLauncher()(command)
         return (tmp_path / "stdout.txt").read_text()
 
     blocked, ignored = _masks_of_a_child_started(start)
     assert blocked == 0, f"{way}: the child starts with signals blocked ({blocked:#x})"
-    assert _without_pythons_own(ignored) & (1 << (signal.SIGINT - 1) | 1 << (signal.SIGTERM - 1)) == 0, \
+    assert _without_pythons_own(ignored) & (1 << (signal.SIGINT - 1) | 1 << (signal.SIGTERM - 1)) == 0, (
         f"{way}: the child starts with SIGINT or SIGTERM ignored ({ignored:#x})"
+    )
 
 
 def test_a_child_needs_no_reset_when_nothing_is_blocked_or_ignored(monkeypatch):
@@ -191,12 +205,19 @@ def test_every_child_the_package_starts_goes_through_child_process_options():
     for path in sorted(root.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "subprocess"
-                    and node.func.attr in ("run", "Popen", "call", "check_call", "check_output")):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "subprocess"
+                and node.func.attr in ("run", "Popen", "call", "check_call", "check_output")
+            ):
                 continue
             spread = [k.value for k in node.keywords if k.arg is None]
-            if not any(isinstance(v, ast.Call) and getattr(v.func, "id", "") in (
-                    "child_process_options", "pytest_process_options") for v in spread):
+            if not any(
+                isinstance(v, ast.Call)
+                and getattr(v.func, "id", "") in ("child_process_options", "pytest_process_options")
+                for v in spread
+            ):
                 forgotten.append(f"{path.relative_to(root.parent)}:{node.lineno}")
     assert forgotten == []

@@ -33,7 +33,9 @@ def test_the_table_lists_names_and_the_reader_sees_them():
     names = stable_names(PAGE.read_text(encoding="utf-8"))
     assert ("conformance.engine.matrix", "RunSettings") in names and len(names) > 40
     assert stable_names("| `conformance.x` | `A`, `b_c` | z |\n| module | names | what |") == [
-        ("conformance.x", "A"), ("conformance.x", "b_c")]
+        ("conformance.x", "A"),
+        ("conformance.x", "b_c"),
+    ]
 
 
 @pytest.mark.parametrize("module,name", stable_names(PAGE.read_text(encoding="utf-8")))

@@ -22,8 +22,14 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="this system h
 
 
 def tool(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "conformance", *argv], cwd=cwd, capture_output=True, text=True,
-                          timeout=DEADLINE_S, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return subprocess.run(
+        [sys.executable, "-m", "conformance", *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE_S,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
 
 
 @pytest.fixture
@@ -50,8 +56,9 @@ def test_the_reader_refuses_a_fifo_a_folder_and_too_much_and_reads_a_file(tmp_pa
         read_regular_bytes(tmp_path / "missing")
 
 
-@pytest.mark.parametrize("command", ["gate --expectations", "expectations prune", "report --history", "report",
-                                     "run --matrix", "diff"])
+@pytest.mark.parametrize(
+    "command", ["gate --expectations", "expectations prune", "report --history", "report", "run --matrix", "diff"]
+)
 def test_every_command_refuses_a_fifo_in_one_line(tmp_path, fifo, command):
     golden_a, golden_b = str(GOLDEN / "0.4.38-linux-x86_64.json"), str(GOLDEN / "0.12.0.1-linux-x86_64.json")
     argv = {

@@ -41,9 +41,15 @@ probe_sum.__module__ = probe_dtype.__module__ = "golden_cases"
 
 def make_case(case_id, heading, probe=probe_sum, params=("",), known_issue=False, notes=""):
     """A declared case as the decorator builds it, without registering it."""
-    return Case(id=case_id, section=heading.split()[0], heading=heading, claim=f"claim of {case_id}",
-                params=tuple(Param(p, (f"row.{case_id}.{p or 'all'}",), Expect({}), known_issue) for p in params),
-                probe=probe, notes=notes)
+    return Case(
+        id=case_id,
+        section=heading.split()[0],
+        heading=heading,
+        claim=f"claim of {case_id}",
+        params=tuple(Param(p, (f"row.{case_id}.{p or 'all'}",), Expect({}), known_issue) for p in params),
+        probe=probe,
+        notes=notes,
+    )
 
 
 CASES = [
@@ -106,8 +112,10 @@ def test_known_issue_words_depend_on_the_direction(model, files):
 
 
 def test_a_known_issue_of_another_platform_uses_plain_words_and_is_never_called_fixed(files):
-    elsewhere = [make_case("demo.known_bug", "§0 Known issues", known_issue=("darwin-arm64",)),
-                 *[c for c in CASES if c.id != "demo.known_bug"]]
+    elsewhere = [
+        make_case("demo.known_bug", "§0 Known issues", known_issue=("darwin-arm64",)),
+        *[c for c in CASES if c.id != "demo.known_bug"],
+    ]
     model = build_model(files, elsewhere)
     assert words(model, "demo.known_bug") == ["conforms", "differs"]
     assert sorted(c.cell_id for c in model.steps[0].groups["regressed"]) == ["demo.changed[new]", "demo.known_bug"]
@@ -117,8 +125,13 @@ def test_a_known_issue_of_another_platform_uses_plain_words_and_is_never_called_
 def test_missing_cells_are_not_run_and_undeclared_cases_get_their_own_section(model):
     assert words(model, "demo.segfault") == ["crash", NOT_RUN]
     assert words(model, "demo.raising") == [NOT_RUN, "error"]
-    assert [s.heading for s in model.sections] == ["§0 Known issues", "§1 Basics", "§2 Dtypes", "§10 Crashes",
-                                                  UNKNOWN_SECTION]
+    assert [s.heading for s in model.sections] == [
+        "§0 Known issues",
+        "§1 Basics",
+        "§2 Dtypes",
+        "§10 Crashes",
+        UNKNOWN_SECTION,
+    ]
     [unknown] = model.sections[-1].cases
     assert unknown.case_id == "legacy.removed_case" and unknown.params[0].rows == ["legacy.removed"]
 
@@ -146,17 +159,20 @@ def cell(status, observation=None, reason=""):
     return CellResult(case="m.c", param="", rows=[], status=status, observation=observation, reason=reason)
 
 
-@pytest.mark.parametrize("before, after, known, group", [
-    (cell(Status.CONFORMS, 1), cell(Status.CONFORMS, 1), False, None),
-    (cell(Status.DIFFERS, 1), cell(Status.CONFORMS, 2), False, "fixed"),
-    (cell(Status.CONFORMS, 1), cell(Status.DIFFERS, 2), False, "regressed"),
-    (cell(Status.CONFORMS, 1), cell(Status.CRASH), False, "regressed"),
-    (cell(Status.CONFORMS, 1), cell(Status.DIFFERS, 2), True, "fixed"),
-    (cell(Status.DIFFERS, 2), cell(Status.CONFORMS, 1), True, "regressed"),
-    (cell(Status.UNSUPPORTED), cell(Status.DIFFERS, 1), False, "API added"),
-    (cell(Status.CONFORMS, 1), cell(Status.DIFFERS, None, "removed: jax.x"), False, "API removed"),
-    (cell(Status.DIFFERS, 1), cell(Status.DIFFERS, 2), False, "changed"),
-])
+@pytest.mark.parametrize(
+    "before, after, known, group",
+    [
+        (cell(Status.CONFORMS, 1), cell(Status.CONFORMS, 1), False, None),
+        (cell(Status.DIFFERS, 1), cell(Status.CONFORMS, 2), False, "fixed"),
+        (cell(Status.CONFORMS, 1), cell(Status.DIFFERS, 2), False, "regressed"),
+        (cell(Status.CONFORMS, 1), cell(Status.CRASH), False, "regressed"),
+        (cell(Status.CONFORMS, 1), cell(Status.DIFFERS, 2), True, "fixed"),
+        (cell(Status.DIFFERS, 2), cell(Status.CONFORMS, 1), True, "regressed"),
+        (cell(Status.UNSUPPORTED), cell(Status.DIFFERS, 1), False, "API added"),
+        (cell(Status.CONFORMS, 1), cell(Status.DIFFERS, None, "removed: jax.x"), False, "API removed"),
+        (cell(Status.DIFFERS, 1), cell(Status.DIFFERS, 2), False, "changed"),
+    ],
+)
 def test_changes_are_grouped(before, after, known, group):
     assert classify_change(before, after, known) == group
 
@@ -168,8 +184,10 @@ def test_what_changed_between_adjacent_versions_and_since_when(model):
     assert [c.cell_id for c in step.groups["fixed"]] == ["demo.known_bug"]
     assert [c.cell_id for c in step.groups["API added"]] == ["demo.escaping"]
     texts = {t.cell_id: t.text for t in model.timelines}
-    assert texts["demo.known_bug"] == (f"present since {OLD} or earlier; goes away between {OLD} and {NEW} "
-                                       f"(releases between them, if any, have no result here)")
+    assert texts["demo.known_bug"] == (
+        f"present since {OLD} or earlier; goes away between {OLD} and {NEW} "
+        f"(releases between them, if any, have no result here)"
+    )
     assert texts["demo.conforming"] == f"behaves as documented since {OLD} or earlier"
 
 
@@ -179,7 +197,11 @@ def test_several_platforms_give_one_sub_column_each(files):
         f.header.platform = "darwin-arm64"
     model = build_model([*files, *mac], CASES)
     assert [(c.jax, c.platform) for c in model.columns] == [
-        (OLD, "darwin-arm64"), (OLD, "linux-x86_64"), (NEW, "darwin-arm64"), (NEW, "linux-x86_64")]
+        (OLD, "darwin-arm64"),
+        (OLD, "linux-x86_64"),
+        (NEW, "darwin-arm64"),
+        (NEW, "linux-x86_64"),
+    ]
     assert model.versions == [(OLD, [0, 1]), (NEW, [2, 3])]
     assert {s.platform for s in model.steps} == {"darwin-arm64", "linux-x86_64"}
 
@@ -259,8 +281,13 @@ def test_junit_has_one_testcase_per_cell(model):
 
 
 def test_write_report_is_atomic_and_creates_folders(tmp_path, files):
-    out = write_report(files, tmp_path / "a" / "b" / "index.html", cases=CASES, generated_at=GENERATED_AT,
-                       outputs={"markdown": tmp_path / "a" / "index.md", "junit": tmp_path / "a" / "junit.xml"})
+    out = write_report(
+        files,
+        tmp_path / "a" / "b" / "index.html",
+        cases=CASES,
+        generated_at=GENERATED_AT,
+        outputs={"markdown": tmp_path / "a" / "index.md", "junit": tmp_path / "a" / "junit.xml"},
+    )
     assert out.read_text().startswith("<!DOCTYPE html>")
     assert (tmp_path / "a" / "index.md").exists() and (tmp_path / "a" / "junit.xml").exists()
     assert [p.name for p in out.parent.iterdir()] == ["index.html"]
@@ -281,8 +308,9 @@ def test_the_committed_report_matches_the_code():
     committed = Path(__file__).resolve().parents[1] / "reports" / "index.html"
     data = data_block(committed.read_text(encoding="utf-8"))
     assert data["suite"] == __version__, "reports/index.html is from another suite version: regenerate it"
-    assert {c["id"] for c in data["cases"]} == {c.id for c in load_cases()}, \
+    assert {c["id"] for c in data["cases"]} == {c.id for c in load_cases()}, (
         "reports/index.html shows another set of cases: regenerate it from a default-matrix run"
+    )
     assert len({c["jax"] for c in data["columns"]}) >= 9
 
 
@@ -290,8 +318,10 @@ def test_a_column_says_how_its_cells_were_started():
     from conformance.report.model import launch_summary
     from conformance.results.schema import CellResult
 
-    cells = [CellResult(case="a.b", param="", rows=["r"], status=Status.CONFORMS, launcher=name)
-             for name in ("fork", "fork", "spawn", "")]
+    cells = [
+        CellResult(case="a.b", param="", rows=["r"], status=Status.CONFORMS, launcher=name)
+        for name in ("fork", "fork", "spawn", "")
+    ]
     assert launch_summary("spawn (no cell to fork)", cells) == "2 fork, 1 spawn (last run: spawn (no cell to fork))"
     assert launch_summary("", []) == "?"
 
@@ -313,22 +343,66 @@ def _tier_files():
 
     printed = {"message": "old wording"}
     wording = [{"path": "message", "expected": "old wording", "observed": "new wording", "kind": "changed"}]
-    old = synthetic(OLD, "linux-x86_64", [
-        cell("demo.worded", "", "conforms", {"raised": "TypeError", "message": "old wording"},
-             printed_expected=printed),
-        cell("demo.wrong_chapter", "", "differs", {"receives": "Array"}, diff=[
-            {"path": "receives", "expected": "ndarray", "observed": "Array", "kind": "changed"}])])
-    new = synthetic(NEW, "linux-x86_64", [
-        cell("demo.worded", "", "conforms", {"raised": "TypeError", "message": "new wording"},
-             printed_expected=printed, printed_diff=wording),
-        cell("demo.wrong_chapter", "", "differs", {"receives": "Array"}, diff=[
-            {"path": "receives", "expected": "ndarray", "observed": "Array", "kind": "changed"}])])
+    old = synthetic(
+        OLD,
+        "linux-x86_64",
+        [
+            cell(
+                "demo.worded",
+                "",
+                "conforms",
+                {"raised": "TypeError", "message": "old wording"},
+                printed_expected=printed,
+            ),
+            cell(
+                "demo.wrong_chapter",
+                "",
+                "differs",
+                {"receives": "Array"},
+                diff=[{"path": "receives", "expected": "ndarray", "observed": "Array", "kind": "changed"}],
+            ),
+        ],
+    )
+    new = synthetic(
+        NEW,
+        "linux-x86_64",
+        [
+            cell(
+                "demo.worded",
+                "",
+                "conforms",
+                {"raised": "TypeError", "message": "new wording"},
+                printed_expected=printed,
+                printed_diff=wording,
+            ),
+            cell(
+                "demo.wrong_chapter",
+                "",
+                "differs",
+                {"receives": "Array"},
+                diff=[{"path": "receives", "expected": "ndarray", "observed": "Array", "kind": "changed"}],
+            ),
+        ],
+    )
     cuda = synthetic(NEW, "linux-x86_64-cuda", [cell("demo.wrong_chapter", "", "differs", {"receives": "Array"})])
-    cases = [make_case("demo.worded", "§4 Tracers"),
-             Case(id="demo.wrong_chapter", section="§1", heading="§1 Values", claim="the callback receives NumPy "
-                  "arrays", params=(Param("", ("row.wrong",), Expect({}), discrepancy="measured jax.Array on every "
-                                          "release; jax/_src/debugging.py passes arrays through"),),
-                  probe=probe_sum)]
+    cases = [
+        make_case("demo.worded", "§4 Tracers"),
+        Case(
+            id="demo.wrong_chapter",
+            section="§1",
+            heading="§1 Values",
+            claim="the callback receives NumPy arrays",
+            params=(
+                Param(
+                    "",
+                    ("row.wrong",),
+                    Expect({}),
+                    discrepancy="measured jax.Array on every release; jax/_src/debugging.py passes arrays through",
+                ),
+            ),
+            probe=probe_sum,
+        ),
+    ]
     return [old, new, cuda], cases
 
 
@@ -348,17 +422,20 @@ def test_printed_output_marks_the_cell_keeps_its_status_and_is_a_change_of_its_o
     summary = markdown_summary(model, full=True)
     assert "conforms (printed output differs)" in summary and "| printed output differs |" in summary
     junit = junit_xml(model)
-    assert 'name="printed_output_differs" value="true"' in junit and "<failure" not in junit.split(
-        'name="demo.worded"')[2].split("</testcase>")[0]
+    assert (
+        'name="printed_output_differs" value="true"' in junit
+        and "<failure" not in junit.split('name="demo.worded"')[2].split("</testcase>")[0]
+    )
 
 
 def test_a_row_that_differs_on_the_documented_release_is_listed_with_its_note_on_cpu_platforms_only():
     model = build_model(*_tier_files())
     assert [(d.cell_id, d.platform, d.jax) for d in model.discrepancies] == [
-        ("demo.wrong_chapter", "linux-x86_64", NEW)]
+        ("demo.wrong_chapter", "linux-x86_64", NEW)
+    ]
     assert "jax/_src/debugging.py" in model.discrepancies[0].note
     page = render_html(model, GENERATED_AT)
-    section = page.split('id="discrepancies"')[1].split('<h2')[0]
+    section = page.split('id="discrepancies"')[1].split("<h2")[0]
     assert "the callback receives NumPy arrays" in section and "jax/_src/debugging.py" in section
     assert "demo.worded" not in section and "cuda" not in section
     assert "## Where JAX 0.12.0.1 differs from the chapter" in markdown_summary(model)
@@ -376,10 +453,21 @@ def test_a_report_of_cells_this_suite_does_not_declare_takes_sections_and_claims
     """issue 19 item 5: `report` without --cases still shows a team's cells under their section, with the claim."""
     from tests.synthetic_results import cell, files as synthetic
 
-    team = synthetic(NEW, "linux-x86_64", [
-        cell("teamcases/nan_guard.after_vmap", "", "conforms", heading="Team §1 Our NaN guard", section="Team §1",
-             claim="our guard catches NaNs after vmap"),
-        cell("elsewhere.unknown", "", "conforms")])
+    team = synthetic(
+        NEW,
+        "linux-x86_64",
+        [
+            cell(
+                "teamcases/nan_guard.after_vmap",
+                "",
+                "conforms",
+                heading="Team §1 Our NaN guard",
+                section="Team §1",
+                claim="our guard catches NaNs after vmap",
+            ),
+            cell("elsewhere.unknown", "", "conforms"),
+        ],
+    )
     model = build_model([team], [])
     headings = {s.heading: [c.case_id for c in s.cases] for s in model.sections}
     assert headings["Team §1 Our NaN guard"] == ["teamcases/nan_guard.after_vmap"]
@@ -398,8 +486,10 @@ def test_what_changed_names_the_exact_release_when_every_release_between_has_a_r
     assert change_point("0.7.2", "0.8.1", releases, "without it") == "between 0.7.2 and 0.8.1 (0.8.0 has no result)"
     exact = build_model(files, CASES, releases=[OLD, NEW])
     texts = {t.cell_id: t.text for t in exact.timelines}
-    assert texts["demo.known_bug"] == f"present since {OLD} or earlier; goes away in {NEW} ({OLD} is the last " \
-                                      f"release with it)"
+    assert (
+        texts["demo.known_bug"] == f"present since {OLD} or earlier; goes away in {NEW} ({OLD} is the last "
+        f"release with it)"
+    )
     gap = build_model(files, CASES, releases=[OLD, "0.8.0", NEW])
     assert {t.cell_id: t.text for t in gap.timelines}["demo.known_bug"].endswith("(0.8.0 has no result)")
 
@@ -422,7 +512,17 @@ def test_every_declared_case_s_reproduction_script_loads_with_nothing_but_the_st
     for name, case in modules.items():
         script = tmp_path / f"{name}.py"
         script.write_text(reproduction_script(case, case.params[0].name if case.params else "", "0.12.0.1"))
-        loaded = subprocess.run([sys.executable, "-I", "-c", "import runpy, sys; runpy.run_path(sys.argv[1], "
-                                 "run_name='loaded_only')", str(script)], capture_output=True, text=True,
-                                cwd=tmp_path, timeout=120)
+        loaded = subprocess.run(
+            [
+                sys.executable,
+                "-I",
+                "-c",
+                "import runpy, sys; runpy.run_path(sys.argv[1], run_name='loaded_only')",
+                str(script),
+            ],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=120,
+        )
         assert loaded.returncode == 0, f"{name}: {loaded.stderr[-800:]}"

@@ -37,8 +37,12 @@ def bcd_public_problems(data: dict) -> list[str]:
     with its browser names replaced by the file's platforms and its categories by the file's own (`jax`)."""
     schema = json.loads((BCD / "public.schema.json").read_text(encoding="utf-8"))
     schema["definitions"]["browser_name"]["enum"] = sorted(data["browsers"]) or ["none"]
-    schema["properties"] = {"__meta": schema["properties"]["__meta"], "browsers": schema["properties"]["browsers"],
-                            "api": schema["properties"]["api"], "jax": {"$ref": "#/definitions/identifier"}}
+    schema["properties"] = {
+        "__meta": schema["properties"]["__meta"],
+        "browsers": schema["properties"]["browsers"],
+        "api": schema["properties"]["api"],
+        "jax": {"$ref": "#/definitions/identifier"},
+    }
     schema["required"] = ["__meta", "browsers", "jax"]
     seen = {k: v for k, v in data.items() if k != "jax_conformance"}
     validator = jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
@@ -88,22 +92,33 @@ def entry(data, row_id, tree="jax"):
 
 
 def test_support_comes_and_goes_as_an_array_newest_first_and_version_last_only_where_it_ends():
-    statuses = {"0.4.38": "differs", "0.5.0": "conforms", "0.6.0": "conforms", "0.7.0": "differs",
-                "0.8.0": "conforms"}
+    statuses = {"0.4.38": "differs", "0.5.0": "conforms", "0.6.0": "conforms", "0.7.0": "differs", "0.8.0": "conforms"}
     data = compat_data(model_of({v: [cell("a.b", status=s)] for v, s in statuses.items()}), STAMP)
     assert every_problem(data) == []
     assert entry(data, "a.b")["support"][PLATFORM] == [
         {"version_added": "0.8.0"},
-        {"version_added": "0.5.0", "version_removed": "0.7.0", "version_last": "0.6.0"}]
+        {"version_added": "0.5.0", "version_removed": "0.7.0", "version_last": "0.6.0"},
+    ]
     assert data["browsers"][PLATFORM]["releases"] == {
-        "0.4.38": {"status": "retired"}, "0.5.0": {"status": "retired"}, "0.6.0": {"status": "retired"},
-        "0.7.0": {"status": "retired"}, "0.8.0": {"status": "current"}}
+        "0.4.38": {"status": "retired"},
+        "0.5.0": {"status": "retired"},
+        "0.6.0": {"status": "retired"},
+        "0.7.0": {"status": "retired"},
+        "0.8.0": {"status": "current"},
+    }
     assert data["__meta"]["timestamp"] == STAMP and data["jax_conformance"]["format_version"] == 3
 
 
 def test_conforming_from_the_oldest_release_is_ranged_and_never_is_false_with_a_note():
-    data = compat_data(model_of({"0.4.38": [cell("a.b"), cell("a.c", status="differs")],
-                                 "0.5.0": [cell("a.b"), cell("a.c", status="unsupported")]}), STAMP)
+    data = compat_data(
+        model_of(
+            {
+                "0.4.38": [cell("a.b"), cell("a.c", status="differs")],
+                "0.5.0": [cell("a.b"), cell("a.c", status="unsupported")],
+            }
+        ),
+        STAMP,
+    )
     assert entry(data, "a.b")["support"][PLATFORM] == {"version_added": "≤0.4.38"}
     assert entry(data, "a.c")["support"][PLATFORM]["version_added"] is False
     assert every_problem(data) == []
@@ -111,14 +126,22 @@ def test_conforming_from_the_oldest_release_is_ranged_and_never_is_false_with_a_
 
 def test_a_partial_note_tells_an_unsupported_cell_from_a_differing_one():
     both = {"rows": ["a.shared"]}
-    data = compat_data(model_of({
-        "0.4.38": [cell("a.p", "x", **both), cell("a.p", "y", status="unsupported", **both)],
-        "0.5.0": [cell("a.p", "x", **both), cell("a.p", "y", status="unsupported", **both)],
-        "0.6.0": [cell("a.p", "x", **both), cell("a.p", "y", status="differs", **both)]}), STAMP)
+    data = compat_data(
+        model_of(
+            {
+                "0.4.38": [cell("a.p", "x", **both), cell("a.p", "y", status="unsupported", **both)],
+                "0.5.0": [cell("a.p", "x", **both), cell("a.p", "y", status="unsupported", **both)],
+                "0.6.0": [cell("a.p", "x", **both), cell("a.p", "y", status="differs", **both)],
+            }
+        ),
+        STAMP,
+    )
     statement = entry(data, "a.shared")["support"][PLATFORM]
     assert statement["partial_implementation"] is True
-    assert statement["notes"] == ("In 0.4.38–0.6.0, 1 of this row's 2 cells behaves as the chapter says; "
-                                  "<code>a.p[y]</code> is unsupported in 0.4.38–0.5.0 and differs in 0.6.0.")
+    assert statement["notes"] == (
+        "In 0.4.38–0.6.0, 1 of this row's 2 cells behaves as the chapter says; "
+        "<code>a.p[y]</code> is unsupported in 0.4.38–0.5.0 and differs in 0.6.0."
+    )
     assert data["jax_conformance"]["cells"]["a.shared"] == ["a.p[x]", "a.p[y]"]
     assert every_problem(data) == []
 
@@ -127,13 +150,24 @@ def test_a_known_issue_is_a_feature_whose_support_reads_as_the_bug_present_and_h
     """Issue 47: a BCD reader never saw the known issue; now it is a feature named as the bug, so "yes since" reads as
     "present since", and its state per release stays in the project's own tree."""
     bug = {"known_issue": True}
-    data = compat_data(model_of({"0.4.38": [cell("n.vm", "vmap", **bug), cell("n.ok")],
-                                 "0.5.0": [cell("n.vm", "vmap", status="differs", **bug), cell("n.ok")]}), STAMP)
+    data = compat_data(
+        model_of(
+            {
+                "0.4.38": [cell("n.vm", "vmap", **bug), cell("n.ok")],
+                "0.5.0": [cell("n.vm", "vmap", status="differs", **bug), cell("n.ok")],
+            }
+        ),
+        STAMP,
+    )
     feature = entry(data, "n.vm.vmap")
-    assert feature["description"].startswith("Known issue, a JAX bug (where this reads as supported, the bug is "
-                                              "present): ")
-    assert feature["support"][PLATFORM] == {"version_added": "≤0.4.38", "version_removed": "0.5.0",
-                                            "version_last": "0.4.38"}
+    assert feature["description"].startswith(
+        "Known issue, a JAX bug (where this reads as supported, the bug is present): "
+    )
+    assert feature["support"][PLATFORM] == {
+        "version_added": "≤0.4.38",
+        "version_removed": "0.5.0",
+        "version_last": "0.4.38",
+    }
     issue = entry(data, "n.vm.vmap", tree="known_issues")
     assert issue["bug"] == {PLATFORM: {"0.4.38": "bug still present", "0.5.0": "bug absent"}}
     assert issue["cells"] == ["n.vm[vmap]"]
@@ -141,8 +175,16 @@ def test_a_known_issue_is_a_feature_whose_support_reads_as_the_bug_present_and_h
 
 
 def test_a_build_column_is_a_nightly_release_and_never_a_bcd_version():
-    data = compat_data(model_of({"0.8.0": [cell("a.b", status="differs")], "0.9.0": [cell("a.b")],
-                                 "0.9.1.dev20260101": [cell("a.b", status="differs")]}), STAMP)
+    data = compat_data(
+        model_of(
+            {
+                "0.8.0": [cell("a.b", status="differs")],
+                "0.9.0": [cell("a.b")],
+                "0.9.1.dev20260101": [cell("a.b", status="differs")],
+            }
+        ),
+        STAMP,
+    )
     assert data["browsers"][PLATFORM]["releases"]["0.9.1.dev20260101"] == {"status": "nightly"}
     assert data["browsers"][PLATFORM]["releases"]["0.9.0"] == {"status": "current"}
     assert entry(data, "a.b")["support"][PLATFORM] == {"version_added": "0.9.0"}
@@ -163,16 +205,22 @@ def test_a_build_of_a_release_never_stands_in_for_the_release():
     """Review: a `--python` build of 0.9.0 replaced the release 0.9.0 in the statements (`{c.jax: i}`), so the
     release's regression vanished and a known issue read the build's state."""
     bug = {"known_issue": True}
-    releases = [files("0.8.0", PLATFORM, [cell("a.b"), cell("n.vm", "vmap", **bug)]),
-                files("0.9.0", PLATFORM, [cell("a.b", status="differs"), cell("n.vm", "vmap", **bug)])]
+    releases = [
+        files("0.8.0", PLATFORM, [cell("a.b"), cell("n.vm", "vmap", **bug)]),
+        files("0.9.0", PLATFORM, [cell("a.b", status="differs"), cell("n.vm", "vmap", **bug)]),
+    ]
     build = python_build("0.9.0", [cell("a.b"), cell("n.vm", "vmap", status="differs", **bug)])
     model = build_model([*releases, build], [])
     assert [c.label for c in model.columns][-1].startswith("0.9.0 (")
     data = compat_data(model, STAMP)
-    assert entry(data, "a.b")["support"][PLATFORM] == {"version_added": "≤0.8.0", "version_removed": "0.9.0",
-                                                       "version_last": "0.8.0"}
+    assert entry(data, "a.b")["support"][PLATFORM] == {
+        "version_added": "≤0.8.0",
+        "version_removed": "0.9.0",
+        "version_last": "0.8.0",
+    }
     assert entry(data, "n.vm.vmap", tree="known_issues")["bug"] == {
-        PLATFORM: {"0.8.0": "bug still present", "0.9.0": "bug still present"}}
+        PLATFORM: {"0.8.0": "bug still present", "0.9.0": "bug still present"}
+    }
     assert list(data["browsers"][PLATFORM]["releases"]) == ["0.8.0", "0.9.0"]
     assert [step.total for step in model.compare("0.8.0", "0.9.0")] == [1]  # the release's regression
     build_label = model.columns[-1].label
@@ -186,11 +234,13 @@ def test_bcds_schemas_refuse_what_the_old_format_did():
     alone = copy.deepcopy(data)  # BCD's data never has it, though its schema lets it pass: the project's refuses it
     alone["jax"]["a"]["b"]["__compat"]["support"][PLATFORM]["version_last"] = "0.5.0"
     assert own_problems(alone)
-    for path, bad in ((("jax", "a", "b", "__compat", "support", PLATFORM, "notes"), ["only one"]),
-                      (("jax", "a", "b", "__compat", "support", PLATFORM, "partial_implementation"), False),
-                      (("jax", "a", "b", "__compat", "cells"), ["a.b"]),
-                      (("jax", "a", "b", "__compat", "known_issue"), {}),
-                      (("__meta", "format"), "jax-conformance compat")):
+    for path, bad in (
+        (("jax", "a", "b", "__compat", "support", PLATFORM, "notes"), ["only one"]),
+        (("jax", "a", "b", "__compat", "support", PLATFORM, "partial_implementation"), False),
+        (("jax", "a", "b", "__compat", "cells"), ["a.b"]),
+        (("jax", "a", "b", "__compat", "known_issue"), {}),
+        (("__meta", "format"), "jax-conformance compat"),
+    ):
         broken = copy.deepcopy(data)
         node = broken
         for key in path[:-1]:
@@ -241,8 +291,11 @@ def test_the_published_compat_json_is_read_by_bcds_rules_and_holds_every_row_onc
     vmap = entry(published, "numerics.debug_nans.vmap_miss.vmap", tree="known_issues")
     # where BCD readers look: the bug present from 0.8.0; its siblings described by their own rows, not the bug
     shown = entry(published, "numerics.debug_nans.vmap_miss.vmap")
-    assert shown["description"].startswith("Known issue") and \
-        shown["support"][PLATFORM]["version_added"] == "0.8.0" and "version_removed" not in shown["support"][PLATFORM]
+    assert (
+        shown["description"].startswith("Known issue")
+        and shown["support"][PLATFORM]["version_added"] == "0.8.0"
+        and "version_removed" not in shown["support"][PLATFORM]
+    )
     for sibling in ("none", "clear", "with"):
         described = entry(published, f"numerics.debug_nans.vmap_miss.{sibling}")["description"]
         assert described != vmap["description"] and "stops the NaN checks" not in described
@@ -254,8 +307,11 @@ def test_the_published_compat_json_is_read_by_bcds_rules_and_holds_every_row_onc
 
 
 def test_the_published_notes_are_short_html_linking_absolutely_to_their_cell(published):
-    notes = [n for s in _statements(published["jax"]) for n in ([s["notes"]] if isinstance(s.get("notes"), str)
-                                                                 else s.get("notes", []))]
+    notes = [
+        n
+        for s in _statements(published["jax"])
+        for n in ([s["notes"]] if isinstance(s.get("notes"), str) else s.get("notes", []))
+    ]
     assert notes and statistics.median(len(n) for n in notes) < 400 and max(len(n) for n in notes) < 800
     assert not any("`" in n for n in notes)  # HTML, never Markdown
     links = [href for n in notes for href in re.findall(r'href="([^"]+)"', n)]
@@ -266,18 +322,38 @@ def test_the_api_category_is_every_censused_name_computed_per_release():
     from conformance.api.table import compat_entries
     from tests.api_censuses import census, fn, module, removed
 
-    censuses = [census("0.5.3", {"jax.tree_map": fn(("f", "positional_or_keyword", None), state="deprecated",
-                                                     message="jax.tree_map is deprecated: use jax.tree.map"),
-                                 "jax.numpy": module(), "jax.numpy.fix": fn(("x", "positional_or_keyword", None))}),
-                census("0.6.0", {"jax.tree_map": removed("jax.tree_map was removed in JAX v0.6.0"),
-                                 "jax.numpy": module(), "jax.numpy.fix": fn(("x", "positional_or_keyword", None)),
-                                 "jax.shard_map": fn(("f", "positional_or_keyword", None))})]
+    censuses = [
+        census(
+            "0.5.3",
+            {
+                "jax.tree_map": fn(
+                    ("f", "positional_or_keyword", None),
+                    state="deprecated",
+                    message="jax.tree_map is deprecated: use jax.tree.map",
+                ),
+                "jax.numpy": module(),
+                "jax.numpy.fix": fn(("x", "positional_or_keyword", None)),
+            },
+        ),
+        census(
+            "0.6.0",
+            {
+                "jax.tree_map": removed("jax.tree_map was removed in JAX v0.6.0"),
+                "jax.numpy": module(),
+                "jax.numpy.fix": fn(("x", "positional_or_keyword", None)),
+                "jax.shard_map": fn(("f", "positional_or_keyword", None)),
+            },
+        ),
+    ]
     model = model_of({"0.5.3": [cell("a.b")], "0.6.0": [cell("a.b")]})
     data = compat_data(model, STAMP, api=compat_entries(censuses))
     assert every_problem(data) == []
     tree_map = data["api"]["jax"]["tree_map"]["__compat"]
-    assert tree_map["support"][PLATFORM] == {"version_added": "≤0.5.3", "version_removed": "0.6.0",
-                                             "version_last": "0.5.3"}
+    assert tree_map["support"][PLATFORM] == {
+        "version_added": "≤0.5.3",
+        "version_removed": "0.6.0",
+        "version_last": "0.5.3",
+    }
     assert tree_map["status"]["deprecated"] is True and tree_map["source_file"] == "conformance/api/census.py"
     assert data["api"]["jax"]["shard_map"]["__compat"]["support"][PLATFORM] == {"version_added": "0.6.0"}
 

@@ -62,13 +62,21 @@ def test_a_suite_on_one_release_only_is_judged_against_nothing():
 
 
 def test_a_release_the_lock_cannot_serve_is_named_with_its_reason_and_never_the_baseline():
-    view = view_of({"0.7.2": [sd.uninstallable()], "0.8.0": passing("a", "b"),
-                    "0.10.0": [sd.uninstallable("uv pip check: chex 0.1.90 requires jax<0.10")]})
+    view = view_of(
+        {
+            "0.7.2": [sd.uninstallable()],
+            "0.8.0": passing("a", "b"),
+            "0.10.0": [sd.uninstallable("uv pip check: chex 0.1.90 requires jax<0.10")],
+        }
+    )
     assert view.baseline == "0.8.0"
     assert verdicts(view) == {"0.7.2": "uninstallable", "0.8.0": "clean", "0.10.0": "uninstallable"}
     assert view.answer == "clean on 0.8.0; cannot be installed with 0.7.2, 0.10.0"
-    assert [r.reason for r in view.columns] == ["the lock does not install: jaxlib==0.7.2 has no wheel", "",
-                                                "uv pip check: chex 0.1.90 requires jax<0.10"]
+    assert [r.reason for r in view.columns] == [
+        "the lock does not install: jaxlib==0.7.2 has no wheel",
+        "",
+        "uv pip check: chex 0.1.90 requires jax<0.10",
+    ]
     (later,) = view.regressions
     assert later.release == "0.10.0" and later.regressed == 0 and later.causes == ()
     assert later.uninstallable.startswith("uninstallable: uv pip check")
@@ -76,9 +84,13 @@ def test_a_release_the_lock_cannot_serve_is_named_with_its_reason_and_never_the_
 
 
 def test_a_crash_regresses_the_test_pytest_was_running_not_those_it_never_reached():
-    view = view_of({"0.8.0": passing("a", "b", "c"),
-                    "0.10.0": passing("a") + [sd.outcome(f"{A}::b", "crash", reason="signal 11"),
-                                              sd.outcome(f"{A}::c", "crash", reached=False)]})
+    view = view_of(
+        {
+            "0.8.0": passing("a", "b", "c"),
+            "0.10.0": passing("a")
+            + [sd.outcome(f"{A}::b", "crash", reason="signal 11"), sd.outcome(f"{A}::c", "crash", reached=False)],
+        }
+    )
     (found,) = view.regressions
     assert found.regressed == 1 and [c.examples for c in found.causes] == [(f"{A}::b",)]
     assert dict(found.others) == {"spurious (timeout or never reached)": 1}
@@ -86,8 +98,9 @@ def test_a_crash_regresses_the_test_pytest_was_running_not_those_it_never_reache
 
 
 def test_unequal_test_sets_count_each_release_and_name_what_appeared_and_vanished():
-    view = view_of({"0.8.0": passing("a", "b", "c"),
-                    "0.10.0": passing("a", "b") + [sd.outcome(f"{A}::d", "failed", sd.PMAP)]})
+    view = view_of(
+        {"0.8.0": passing("a", "b", "c"), "0.10.0": passing("a", "b") + [sd.outcome(f"{A}::d", "failed", sd.PMAP)]}
+    )
     assert [r.total for r in view.columns] == [3, 3]
     assert dict(view.rows)["passed"] == [3, 2] and dict(view.rows)["failed"] == [0, 1]
     assert view.regressions == ()  # a test new on the candidate that fails is not a regression
@@ -96,17 +109,23 @@ def test_unequal_test_sets_count_each_release_and_name_what_appeared_and_vanishe
 
 
 def test_each_release_is_judged_against_the_baseline_and_counted_against_the_release_before():
-    view = view_of({"0.8.0": passing("a", "b", "c"),
-                    "0.10.0": passing("b", "c") + [sd.outcome(f"{A}::a", "failed", sd.REPLICATED)],
-                    "0.12.0": passing("c") + [sd.outcome(f"{A}::a", "failed", sd.REPLICATED),
-                                              sd.outcome(f"{A}::b", "failed", sd.PMAP)]})
+    view = view_of(
+        {
+            "0.8.0": passing("a", "b", "c"),
+            "0.10.0": passing("b", "c") + [sd.outcome(f"{A}::a", "failed", sd.REPLICATED)],
+            "0.12.0": passing("c")
+            + [sd.outcome(f"{A}::a", "failed", sd.REPLICATED), sd.outcome(f"{A}::b", "failed", sd.PMAP)],
+        }
+    )
     first, second = view.regressions
     assert (first.release, first.regressed, first.against_previous) == ("0.10.0", 1, None)
     assert (second.release, second.baseline, second.previous) == ("0.12.0", "0.8.0", "0.10.0")
     assert (second.regressed, second.against_previous) == (2, 1)
     by_cause = {c.signature.split(": ", 1)[1][:30]: c for c in second.causes}
     assert {k: (c.count, c.first_seen) for k, c in by_cause.items()} == {
-        "module 'jax' has no attribute ": (1, "0.10.0"), "module 'jax.sharding' has no a": (1, "0.12.0")}
+        "module 'jax' has no attribute ": (1, "0.10.0"),
+        "module 'jax.sharding' has no a": (1, "0.12.0"),
+    }
     pmap = by_cause["module 'jax.sharding' has no a"]
     assert pmap.owner == "demo" and pmap.signature.endswith("@ demo/_src/asserts.py:assert_on_device")
     assert view.answer == "clean on 0.8.0; regresses against 0.8.0 from 0.10.0 (on 0.10.0, 0.12.0)"
@@ -114,8 +133,12 @@ def test_each_release_is_judged_against_the_baseline_and_counted_against_the_rel
 
 def test_causes_are_grouped_by_signature_with_three_examples_most_tests_first():
     many = [sd.outcome(f"{A}::r{i}", "failed", sd.REPLICATED) for i in range(5)]
-    view = view_of({"0.8.0": passing(*[f"r{i}" for i in range(5)], "p"),
-                    "0.10.0": many + [sd.outcome(f"{A}::p", "failed", sd.PMAP)]})
+    view = view_of(
+        {
+            "0.8.0": passing(*[f"r{i}" for i in range(5)], "p"),
+            "0.10.0": many + [sd.outcome(f"{A}::p", "failed", sd.PMAP)],
+        }
+    )
     causes = view.regressions[0].causes
     assert [(c.count, len(c.examples)) for c in causes] == [(5, 3), (1, 1)]
     assert causes[0].examples == (f"{A}::r0", f"{A}::r1", f"{A}::r2")
@@ -148,8 +171,10 @@ def test_no_downstream_cell_no_section_and_several_platforms_name_theirs(tmp_pat
 def demo_files(folder):
     """The demo suite in the same result files as a probe's cells, as `downstream` stores it beside a run's."""
     suite = sd.demo_suite()
-    sd.write_files(folder, {v: [synth.cell("demo.case")] + suite.get(v, []) for v in
-                            ["0.4.38", "0.7.2", "0.8.0", "0.11.2", "0.12.0.1"]})
+    sd.write_files(
+        folder,
+        {v: [synth.cell("demo.case")] + suite.get(v, []) for v in ["0.4.38", "0.7.2", "0.8.0", "0.11.2", "0.12.0.1"]},
+    )
     return folder
 
 
@@ -158,17 +183,23 @@ def test_the_markdown_summary_counts_each_release_and_names_the_causes(tmp_path)
     lines = downstream_summary(view, text, code, "https://x.example/")
     page = "\n".join(lines)
     assert "## Downstream test suites" in page and "(https://x.example/#downstream)" in page
-    assert ("**demo==1.0**: clean on 0.8.0; regresses against 0.8.0 from 0.11.2 (on 0.11.2, 0.12.0.1); cannot be "
-            "installed with 0.7.2; not run on 0.4.38.") in page
+    assert (
+        "**demo==1.0**: clean on 0.8.0; regresses against 0.8.0 from 0.11.2 (on 0.11.2, 0.12.0.1); cannot be "
+        "installed with 0.7.2; not run on 0.4.38."
+    ) in page
     # only the statuses some release has, a release a row; a release without a test is no row
-    assert "| release | passed | failed | skipped | flaky | collection error | crash | uninstallable | tests | " \
-           "verdict |" in lines
+    assert (
+        "| release | passed | failed | skipped | flaky | collection error | crash | uninstallable | tests | "
+        "verdict |" in lines
+    )
     assert "| 0.8.0 | 8 | 0 | 1 | 0 | 0 | 0 | 0 | 9 | clean (baseline) |" in lines
     assert "| 0.11.2 | 3 | 3 | 1 | 1 | 0 | 1 | 0 | 9 | regresses |" in lines
     assert not any(line.startswith("| 0.4.38") for line in lines)
     assert "jax 0.12.0.1: 4 regressed tests against 0.8.0 (1 against 0.11.2):" in lines
-    assert ("- 2 tests: `AttributeError: module 'jax' has no attribute 'device_put_replicated' @ "
-            "jax/_src/deprecations.py:getattr`; e.g. `demo/_src/a_test.py::test_0`") in lines
+    assert (
+        "- 2 tests: `AttributeError: module 'jax' has no attribute 'device_put_replicated' @ "
+        "jax/_src/deprecations.py:getattr`; e.g. `demo/_src/a_test.py::test_0`"
+    ) in lines
     assert "Cannot be installed with jax 0.7.2: `the lock does not install: jaxlib==0.7.2 has no wheel`." in lines
     assert downstream_summary(None, text, code, "") == []
 
@@ -195,8 +226,10 @@ def test_a_report_of_suites_and_no_probe_says_only_what_its_suites_hold(tmp_path
     assert '<a class="skip" href="#downstream" id="skip">' in html and 'href="#overview"' not in html
     hidden = html.index('<div class="probeonly" hidden>')
     assert hidden < html.index('<h2 id="overview">') < html.index('<section class="downstream"')
-    assert ("demo==1.0: clean on 0.8.0; regresses against 0.8.0 from 0.11.2 (on 0.11.2, 0.12.0.1); cannot be "
-            "installed with 0.7.2.</p>") in html  # the closing line
+    assert (
+        "demo==1.0: clean on 0.8.0; regresses against 0.8.0 from 0.11.2 (on 0.11.2, 0.12.0.1); cannot be "
+        "installed with 0.7.2.</p>"
+    ) in html  # the closing line
     with_probe = tmp_path / "probe.html"
     render_results(demo_files(tmp_path / "p"), with_probe, releases=["0.8.0"])
     assert '<div class="probeonly" hidden>' not in with_probe.read_text(encoding="utf-8")

@@ -29,10 +29,15 @@ def _probe(which):
 _probe.__module__ = "conformance.cases.scratch_delta"
 SECTION.case(
     claim="A delta case.",
-    params=[Param("moved", ["setup.environment"], Expect({})),
-            Param("still", ["setup.environment"], Expect({}, printed={"shown": "old"}))],
-    changes=[Change(since="0.8.0", params=("moved",), why="It moved in 0.8.0 because of a measured cause.",
-                    evidence="measured")],
+    params=[
+        Param("moved", ["setup.environment"], Expect({})),
+        Param("still", ["setup.environment"], Expect({}, printed={"shown": "old"})),
+    ],
+    changes=[
+        Change(
+            since="0.8.0", params=("moved",), why="It moved in 0.8.0 because of a measured cause.", evidence="measured"
+        )
+    ],
 )(_probe)
 DECLARED = _REGISTRY[("conformance.cases", "scratch_delta._probe")]
 
@@ -40,8 +45,9 @@ DECLARED = _REGISTRY[("conformance.cases", "scratch_delta._probe")]
 def printed(status: str, differs: bool) -> dict:
     found = cell("scratch_delta._probe", "still", status, observation={"shown": "new" if differs else "old"})
     found["printed_expected"] = {"shown": "old"}
-    found["printed_diff"] = ([{"path": "shown", "expected": "old", "observed": "new", "kind": "changed"}]
-                             if differs else [])
+    found["printed_diff"] = (
+        [{"path": "shown", "expected": "old", "observed": "new", "kind": "changed"}] if differs else []
+    )
     return found
 
 
@@ -60,8 +66,10 @@ def test_from_a_to_b_lists_status_changes_with_their_why_and_counts_printed_only
     delta = page.split("## From 0.7.2 to 0.9.0", 1)[1].split("\n## ", 1)[0]
     assert page.index("## From 0.7.2 to 0.9.0") < page.index("## Overview")  # first: what a pull request wants
     assert "1 cell changes status:" in delta
-    assert "- **regressed**: `scratch_delta._probe[moved]` (conforms → differs): It moved in 0.8.0 because of a " \
-           "measured cause." in delta
+    assert (
+        "- **regressed**: `scratch_delta._probe[moved]` (conforms → differs): It moved in 0.8.0 because of a "
+        "measured cause." in delta
+    )
     assert "Printed output alone changed in 1 cell; the observation alone (same status) in 0." in delta
     none = markdown_summary(model, compare=("0.8.0", "0.9.0")).split("## From 0.8.0 to 0.9.0", 1)[1]
     assert "No cell changes status." in none.split("\n## ", 1)[0]
@@ -90,26 +98,64 @@ def test_the_cli_refuses_a_compare_before_writing_anything(tmp_path, capsys):
     for version in ("0.7.2", "0.8.0"):
         write(results, version, PLATFORM, [cell("scratch_delta._probe", "moved", "conforms")])
     out = tmp_path / "site"
-    code = cli.main(["report", str(results), "-o", str(out / "index.html"), "--markdown", str(out / "index.md"),
-                     "--compare", "0.7.2", "0.9.9"])
+    code = cli.main(
+        [
+            "report",
+            str(results),
+            "-o",
+            str(out / "index.html"),
+            "--markdown",
+            str(out / "index.md"),
+            "--compare",
+            "0.7.2",
+            "0.9.9",
+        ]
+    )
     assert code == 2 and not out.exists()
     assert capsys.readouterr().err.strip().count("\n") == 0
     assert cli.main(["report", str(results), "-o", str(out / "index.html"), "--compare", "0.7.2", "0.8.0"]) == 2
     assert "add --markdown PATH" in capsys.readouterr().err
-    assert cli.main(["report", str(results), "-o", str(out / "index.html"), "--markdown", str(out / "index.md"),
-                     "--site-url", "javascript:alert(1)"]) == 2
+    assert (
+        cli.main(
+            [
+                "report",
+                str(results),
+                "-o",
+                str(out / "index.html"),
+                "--markdown",
+                str(out / "index.md"),
+                "--site-url",
+                "javascript:alert(1)",
+            ]
+        )
+        == 2
+    )
     assert "not an http(s) address" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("site", ["https://team.example/jax?ref=pr", "https://team.example/jax#top",
-                                  "https://team.example/jax/index.html"])
+@pytest.mark.parametrize(
+    "site", ["https://team.example/jax?ref=pr", "https://team.example/jax#top", "https://team.example/jax/index.html"]
+)
 def test_a_site_url_with_a_query_a_fragment_or_a_page_is_refused(tmp_path, capsys, site):
     """Review: these were accepted and gave links to https://team.example/index.html (the folder lost) or to
     …/jax/index.html/index.html."""
     results = tmp_path / "r"
     write(results, "0.7.2", PLATFORM, [cell("scratch_delta._probe", "moved", "conforms")])
     out = tmp_path / "site"
-    assert cli.main(["report", str(results), "-o", str(out / "index.html"), "--markdown", str(out / "index.md"),
-                     "--site-url", site]) == 2
+    assert (
+        cli.main(
+            [
+                "report",
+                str(results),
+                "-o",
+                str(out / "index.html"),
+                "--markdown",
+                str(out / "index.md"),
+                "--site-url",
+                site,
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "https://team.example/jax/" in err and not out.exists()

@@ -45,19 +45,64 @@ def chapter(published):
     """A chapter run on every published release (a row per release is what the summary grows by)."""
     files, _ = published
     statuses = (BlockStatus.RAN, BlockStatus.ASSERT_FAILED, BlockStatus.RAISED, BlockStatus.AFTER_FAILURE)
-    runs = [result_file(f.header.jax, [*cells_for(f.header.jax, *statuses).values(),
-                                       probe("numerics.a", "§3.1", Status.CONFORMS)]) for f in files]
+    runs = [
+        result_file(
+            f.header.jax, [*cells_for(f.header.jax, *statuses).values(), probe("numerics.a", "§3.1", Status.CONFORMS)]
+        )
+        for f in files
+    ]
     return chapter_pages(chapter_views(merge_files(runs), {}, documented="000_seedlike"))
 
 
-API = ApiView(releases=tuple({"jax": v, "platform": "linux-x86_64", "added": ["jax.a"] * 3, "removed": [],
-                              "deprecated": ["jax.b"] if v != "0.5.1" else []} for v in (
-    "0.4.38", "0.5.0", "0.5.1", "0.5.2", "0.5.3", "0.6.0", "0.6.1", "0.6.2", "0.7.0", "0.7.1", "0.7.2", "0.8.0",
-    "0.8.1", "0.8.2", "0.8.3", "0.9.0", "0.9.0.1", "0.9.1", "0.9.2", "0.10.0", "0.10.1", "0.10.2", "0.11.0", "0.11.1",
-    "0.11.2", "0.12.0", "0.12.0.1")), platforms=("linux-x86_64",), names={"jax.a": [["0.5.0", "", "", ""]]},
-    censuses=27)
-NO_CHANGE = ApiView(releases=({"jax": "0.5.0", "platform": "linux-x86_64", "added": [], "removed": [],
-                               "deprecated": []},), platforms=("linux-x86_64",), names={}, censuses=2)
+API = ApiView(
+    releases=tuple(
+        {
+            "jax": v,
+            "platform": "linux-x86_64",
+            "added": ["jax.a"] * 3,
+            "removed": [],
+            "deprecated": ["jax.b"] if v != "0.5.1" else [],
+        }
+        for v in (
+            "0.4.38",
+            "0.5.0",
+            "0.5.1",
+            "0.5.2",
+            "0.5.3",
+            "0.6.0",
+            "0.6.1",
+            "0.6.2",
+            "0.7.0",
+            "0.7.1",
+            "0.7.2",
+            "0.8.0",
+            "0.8.1",
+            "0.8.2",
+            "0.8.3",
+            "0.9.0",
+            "0.9.0.1",
+            "0.9.1",
+            "0.9.2",
+            "0.10.0",
+            "0.10.1",
+            "0.10.2",
+            "0.11.0",
+            "0.11.1",
+            "0.11.2",
+            "0.12.0",
+            "0.12.0.1",
+        )
+    ),
+    platforms=("linux-x86_64",),
+    names={"jax.a": [["0.5.0", "", "", ""]]},
+    censuses=27,
+)
+NO_CHANGE = ApiView(
+    releases=({"jax": "0.5.0", "platform": "linux-x86_64", "added": [], "removed": [], "deprecated": []},),
+    platforms=("linux-x86_64",),
+    names={},
+    censuses=2,
+)
 
 
 def linked_codes(rendered: str) -> tuple[list[str], list[tuple[str, str]]]:
@@ -98,11 +143,15 @@ def test_it_sums_up_the_chapter_and_every_public_name(published, chapter):
     page = markdown_summary(model, generated_at="2026-12-03 14:00 UTC", chapters=chapter, api=API, site_url=SITE)
     section = page.split("## The chapter as written")[1].split("\n## ")[0]
     assert "**3.1 NaNs** (`000_seedlike`, 4 blocks)" in section
-    assert ("| 0.4.38 | 1 of 4 blocks run as written (1 assert failed, 1 raised, 1 after an earlier failure; 1 printed "
-            "differently) | "
-            "§3.1, line 10 (`assert old_release is False`): assert failed |") in section
-    assert ("| 0.5.0 | 1 of 4 blocks run as written (1 assert failed, 1 raised, 1 after an earlier failure; 1 printed "
-            "differently) | the same |") in section
+    assert (
+        "| 0.4.38 | 1 of 4 blocks run as written (1 assert failed, 1 raised, 1 after an earlier failure; 1 printed "
+        "differently) | "
+        "§3.1, line 10 (`assert old_release is False`): assert failed |"
+    ) in section
+    assert (
+        "| 0.5.0 | 1 of 4 blocks run as written (1 assert failed, 1 raised, 1 after an earlier failure; 1 printed "
+        "differently) | the same |"
+    ) in section
     assert f"({SITE}index.html#chapter)" in section and "Probe and chapter disagree in" in section
     names = page.split("## Every public name")[1].split("\n## ")[0]
     assert "1 public names over 27 release censuses" in names and "| 0.5.0 | 3 | 0 | 1 |" in names
@@ -112,8 +161,7 @@ def test_it_sums_up_the_chapter_and_every_public_name(published, chapter):
 
 def test_no_bare_file_name_is_left_for_a_linkifier():
     shown = prose("jax/_src/debugging.py line 674 and config.py; `already.py` stays; version 0.4.38, jax.numpy")
-    assert shown == ("`jax/_src/debugging.py` line 674 and `config.py`; `already.py` stays; version 0.4.38, "
-                     "jax.numpy")
+    assert shown == ("`jax/_src/debugging.py` line 674 and `config.py`; `already.py` stays; version 0.4.38, jax.numpy")
 
 
 def test_the_published_page_has_no_bare_file_name(published):
@@ -131,7 +179,9 @@ def published_perf():
     for workload in data["workloads"]:
         for release in workload["releases"]:
             by_release.setdefault(release["release"], {})[workload["id"]] = {
-                "claim": workload["claim"], "samples": [{"metrics": m} for m in release["samples"]]}
+                "claim": workload["claim"],
+                "samples": [{"metrics": m} for m in release["samples"]],
+            }
     return perf_view([(jax, "linux-x86_64", workloads) for jax, workloads in by_release.items()])
 
 
@@ -139,8 +189,9 @@ def test_with_every_section_and_site_links_the_published_page_stays_under_its_bu
     _, model = published
     perf = published_perf()
     assert len(perf.releases) == 27 and len(perf.rows) == 13
-    page = markdown_summary(model, generated_at="2026-12-03 14:00 UTC", chapters=chapter, api=API, site_url=SITE,
-                            perf=perf)
+    page = markdown_summary(
+        model, generated_at="2026-12-03 14:00 UTC", chapters=chapter, api=API, site_url=SITE, perf=perf
+    )
     assert "\n## Performance\n" in page
     size = len(page.encode("utf-8"))
     assert size < MARKDOWN_BUDGET, f"the Markdown page is {size} bytes"

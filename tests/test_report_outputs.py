@@ -73,10 +73,24 @@ def model_of(history: dict[str, list[dict]]):
 
 # ------------------------------------------------------------------ Markdown: escaping
 
-HOSTILE = ["<script>alert(1)</script>", "[vmap](https://example.com)", "![x](y.png)", "*bold* **strong**",
-           "_emphasis_ and __strong__", "a | b || c", "`rm -rf` and ``two``", "~~struck~~ ~one~", "&amp; &#91; &lt;",
-           "\\[already\\] \\", "debug_nans_vmap_miss and _lead and trail_", "line\nbreak\ttab",
-           "see https://auto.link now", "1. not a list", "# not a heading", "x > y < z"]
+HOSTILE = [
+    "<script>alert(1)</script>",
+    "[vmap](https://example.com)",
+    "![x](y.png)",
+    "*bold* **strong**",
+    "_emphasis_ and __strong__",
+    "a | b || c",
+    "`rm -rf` and ``two``",
+    "~~struck~~ ~one~",
+    "&amp; &#91; &lt;",
+    "\\[already\\] \\",
+    "debug_nans_vmap_miss and _lead and trail_",
+    "line\nbreak\ttab",
+    "see https://auto.link now",
+    "1. not a list",
+    "# not a heading",
+    "x > y < z",
+]
 
 
 @pytest.mark.parametrize("value", HOSTILE)
@@ -143,9 +157,19 @@ def test_full_page_adds_what_changed_and_every_cell(golden):
 
 
 def test_printed_only_changes_are_counted_not_listed():
-    model = model_of({"0.4.38": [cell("a.b", observation={"ok": True}, printed_expected={"w": "x"})],
-                      "0.5.0": [cell("a.b", observation={"ok": True, "w": "y"}, printed_expected={"w": "x"},
-                                     printed_diff=[{"path": "w", "expected": "x", "observed": "y"}])]})
+    model = model_of(
+        {
+            "0.4.38": [cell("a.b", observation={"ok": True}, printed_expected={"w": "x"})],
+            "0.5.0": [
+                cell(
+                    "a.b",
+                    observation={"ok": True, "w": "y"},
+                    printed_expected={"w": "x"},
+                    printed_diff=[{"path": "w", "expected": "x", "observed": "y"}],
+                )
+            ],
+        }
+    )
     page = markdown_summary(model, full=True)
     assert "- printed output changed in 1 cell, status unchanged" in page and "`a.b` (conforms" not in page
 
@@ -165,8 +189,12 @@ def test_the_published_page_is_under_its_budget_and_renders_its_tables(published
 
 
 def test_several_platforms_get_a_platform_column_and_their_own_spans():
-    runs = [files("0.4.38", PLATFORM, [cell("a.b", status="differs")]), files("0.5.0", PLATFORM, [cell("a.b")]),
-            files("0.4.38", "darwin-arm64", [cell("a.b")]), files("0.5.0", "darwin-arm64", [cell("a.b")])]
+    runs = [
+        files("0.4.38", PLATFORM, [cell("a.b", status="differs")]),
+        files("0.5.0", PLATFORM, [cell("a.b")]),
+        files("0.4.38", "darwin-arm64", [cell("a.b")]),
+        files("0.5.0", "darwin-arm64", [cell("a.b")]),
+    ]
     model = build_model(runs, [])
     page = markdown_summary(model)
     assert "| jax | platform | conforming |" in page and "| 0.5.0 | darwin-arm64 | 100% |" in page
@@ -178,20 +206,37 @@ def test_several_platforms_get_a_platform_column_and_their_own_spans():
 
 def test_report_writes_every_output_and_check_jsonschema_accepts_them(tmp_path, capsys):
     out = tmp_path / "site"
-    argv = ["report", str(GOLDEN), "-o", str(out / "index.html"), "--markdown", str(out / "index.md"),
-            "--markdown-full", "--html-link", "https://reports.example/jax/", "--compat-json",
-            str(out / "compat.json"), "--wptreport", str(out / "wpt")]
+    argv = [
+        "report",
+        str(GOLDEN),
+        "-o",
+        str(out / "index.html"),
+        "--markdown",
+        str(out / "index.md"),
+        "--markdown-full",
+        "--html-link",
+        "https://reports.example/jax/",
+        "--compat-json",
+        str(out / "compat.json"),
+        "--wptreport",
+        str(out / "wpt"),
+    ]
     assert cli.main(argv) == 0
     printed = capsys.readouterr().out
     assert "compat json: " in printed and "wptreport: " in printed
     page = (out / "index.md").read_text(encoding="utf-8")
     assert "## Every cell" in page and "(https://reports.example/jax/)" in page
     wptreports = sorted((out / "wpt").iterdir())
-    assert [p.name for p in wptreports] == ["wptreport-0.12.0.1-linux-x86_64.json",
-                                            "wptreport-0.4.38-linux-x86_64.json"]  # one per run
+    assert [p.name for p in wptreports] == [
+        "wptreport-0.12.0.1-linux-x86_64.json",
+        "wptreport-0.4.38-linux-x86_64.json",
+    ]  # one per run
     for schema, paths in ((COMPAT_SCHEMA, [out / "compat.json"]), (WPT_SCHEMA, wptreports)):
-        checked = subprocess.run([sys.executable, "-m", "check_jsonschema", "--schemafile", str(schema),
-                                  *map(str, paths)], capture_output=True, text=True)
+        checked = subprocess.run(
+            [sys.executable, "-m", "check_jsonschema", "--schemafile", str(schema), *map(str, paths)],
+            capture_output=True,
+            text=True,
+        )
         assert checked.returncode == 0, checked.stdout + checked.stderr
     assert all(report_problems(path.read_bytes()) == [] for path in wptreports)
 
@@ -202,16 +247,23 @@ def test_report_refuses_an_extra_output_over_a_result_file(tmp_path, capsys):
     assert "is a result file" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("where, said", [
-    ("a file", "is a file; name a folder (one file per run is written into it)"),
-    ("a .json name", "is named like a file; it takes a folder"),
-    ("the results", "holds result files; write the output to another folder"),
-    ("the page's path", "both name"),
-])
+@pytest.mark.parametrize(
+    "where, said",
+    [
+        ("a file", "is a file; name a folder (one file per run is written into it)"),
+        ("a .json name", "is named like a file; it takes a folder"),
+        ("the results", "holds result files; write the output to another folder"),
+        ("the page's path", "both name"),
+    ],
+)
 def test_report_refuses_a_wptreport_folder_that_cannot_be_one_in_one_line(tmp_path, capsys, where, said):
     (tmp_path / "old.json").write_text("{}", encoding="utf-8")
-    folder = {"a file": tmp_path / "old.json", "a .json name": tmp_path / "wptreport.json", "the results": GOLDEN,
-              "the page's path": tmp_path / "i.html"}[where]
+    folder = {
+        "a file": tmp_path / "old.json",
+        "a .json name": tmp_path / "wptreport.json",
+        "the results": GOLDEN,
+        "the page's path": tmp_path / "i.html",
+    }[where]
     assert cli.main(["report", str(GOLDEN), "-o", str(tmp_path / "i.html"), "--wptreport", str(folder)]) == 2
     err = capsys.readouterr().err.strip()
     assert said in err and "--wptreport" in err and len(err.splitlines()) == 1
@@ -221,11 +273,14 @@ def test_report_refuses_a_wptreport_folder_that_cannot_be_one_in_one_line(tmp_pa
 # ------------------------------------------------------------------ Markdown: notes with code
 
 
-@pytest.mark.parametrize("value, shown", [
-    ("calls `callback(*args)` on line 101", "<p>calls <code>callback(*args)</code> on line 101</p>\n"),
-    ("a `<script>` tag and ``", "<p>a `&lt;script&gt;` tag and ``</p>\n"),
-    ("one ` alone and *stars*", "<p>one ` alone and *stars*</p>\n"),
-])
+@pytest.mark.parametrize(
+    "value, shown",
+    [
+        ("calls `callback(*args)` on line 101", "<p>calls <code>callback(*args)</code> on line 101</p>\n"),
+        ("a `<script>` tag and ``", "<p>a `&lt;script&gt;` tag and ``</p>\n"),
+        ("one ` alone and *stars*", "<p>one ` alone and *stars*</p>\n"),
+    ],
+)
 def test_prose_marks_code_spans_and_never_holds_a_tag(value, shown):
     from conformance.report.markdown import prose
 

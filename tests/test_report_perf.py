@@ -14,9 +14,14 @@ PLATFORM = "linux-x86_64"
 
 
 def samples(run_s, temp):
-    return {"key": "k", "claim": "A fake step.",
-            "samples": [{"metrics": {"run_s": run_s * j, "compile_s": 0.5, "temp_bytes": temp, "compiles": 1}}
-                        for j in (1.0, 1.01, 0.99, 1.02, 0.98)]}
+    return {
+        "key": "k",
+        "claim": "A fake step.",
+        "samples": [
+            {"metrics": {"run_s": run_s * j, "compile_s": 0.5, "temp_bytes": temp, "compiles": 1}}
+            for j in (1.0, 1.01, 0.99, 1.02, 0.98)
+        ],
+    }
 
 
 def test_the_section_shows_medians_verdicts_and_a_sparkline(tmp_path):
@@ -67,8 +72,10 @@ def test_the_markdown_page_sorts_each_decided_move_by_direction_and_counts_the_u
     render_results(tmp_path, out, outputs={"markdown": markdown}, releases=[])
     section = markdown.read_text(encoding="utf-8").split("## Performance\n", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| 0")]
-    assert rows == ["| 0.9.2 | step: temp_bytes ×1.5, run_s ×2 | none | none |",
-                    "| 0.10.0 | step: temp_bytes ×1.0001 | step: run_s ×0.5 | none |"]
+    assert rows == [
+        "| 0.9.2 | step: temp_bytes ×1.5, run_s ×2 | none | none |",
+        "| 0.10.0 | step: temp_bytes ×1.0001 | step: run_s ×0.5 | none |",
+    ]
     assert section.startswith("\n1 workload on 4 releases, in interleaved rounds. What moved against the release ")
     assert "1 more move past ×1.25 that the samples could not decide (`unknown`) is in the interactive" in section
     assert "temp_bytes changed ×1.0001" in out.read_text(encoding="utf-8")  # never `×1` for a move
@@ -121,14 +128,18 @@ def test_each_malformed_perf_entry_is_skipped_in_one_line_naming_workload_metric
     assert done.problems == problems and "m.good" in out.read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("perf", [[], 5, {"format": 1, "workloads": []}, {"format": 2, "workloads": {}},
-                                  {"workloads": "m.step"}])
+@pytest.mark.parametrize(
+    "perf", [[], 5, {"format": 1, "workloads": []}, {"format": 2, "workloads": {}}, {"workloads": "m.step"}]
+)
 def test_a_malformed_perf_object_is_skipped_whole_in_one_line_and_report_exits_1(tmp_path, perf, capsys):
     path = _file_with(tmp_path, perf)
     status = cli.main(["report", str(tmp_path), "-o", str(tmp_path / "report.html")])
     err = capsys.readouterr().err
-    assert status == 1 and err.strip() == f"jax-conformance: skipped unreadable perf object of {path}: not " \
-                                                         '{"format": 1, "workloads": {...}}'
+    assert (
+        status == 1
+        and err.strip()
+        == f'jax-conformance: skipped unreadable perf object of {path}: not {{"format": 1, "workloads": {{...}}}}'
+    )
     assert "Traceback" not in err
 
 
@@ -146,8 +157,9 @@ def test_a_release_in_two_result_folders_is_one_column_never_judged_against_itse
     first, second = tmp_path / "a", tmp_path / "b"
     store_perf(first, "0.8.3", PLATFORM, {"performance.step": samples(0.001, 100)})
     store_perf(first, "0.9.2", PLATFORM, {"performance.step": samples(0.001, 100)})
-    store_perf(second, "0.8.3", PLATFORM, {"performance.step": samples(0.002, 150),
-                                          "performance.other": samples(0.001, 100)})
+    store_perf(
+        second, "0.8.3", PLATFORM, {"performance.step": samples(0.002, 150), "performance.other": samples(0.001, 100)}
+    )
     view = perf_view(perf_sections([first, second]))
     assert view.releases == ("0.8.3", "0.9.2")
     step = next(row for row in view.rows if row.id == "performance.step")

@@ -11,9 +11,14 @@ PLATFORM = "linux-x86_64"
 
 
 def samples(run_s: float) -> dict:
-    return {"key": "k", "claim": "A fake step.",
-            "samples": [{"metrics": {"run_s": run_s * j, "compile_s": 0.5, "temp_bytes": 100, "compiles": 1}}
-                        for j in (1.0, 1.01, 0.99, 1.02, 0.98)]}
+    return {
+        "key": "k",
+        "claim": "A fake step.",
+        "samples": [
+            {"metrics": {"run_s": run_s * j, "compile_s": 0.5, "temp_bytes": 100, "compiles": 1}}
+            for j in (1.0, 1.01, 0.99, 1.02, 0.98)
+        ],
+    }
 
 
 def test_one_release_in_two_folders_is_one_column_with_the_later_folders_samples(tmp_path):

@@ -34,15 +34,24 @@ def case(tmp_path, monkeypatch):
     import importlib
 
     module = importlib.import_module("verdict_probe_module")
-    return types.SimpleNamespace(id="demo.value", claim="The value is 1.", probe=module.probe, env={}, stdin=None,
-                                 param=lambda name: types.SimpleNamespace(env={}))
+    return types.SimpleNamespace(
+        id="demo.value",
+        claim="The value is 1.",
+        probe=module.probe,
+        env={},
+        stdin=None,
+        param=lambda name: types.SimpleNamespace(env={}),
+    )
 
 
 def stored(status: Status, observed: int) -> types.SimpleNamespace:
     """The cell as the release stored it: expected value 1 (a NaN too), `shown` in the printed tier."""
-    return types.SimpleNamespace(status=status, expected={"value": 1, "nan": {"$float": "nan"}},
-                                 observation={"value": observed, "nan": {"$float": "nan"}},
-                                 printed_expected={"shown": "as printed"})
+    return types.SimpleNamespace(
+        status=status,
+        expected={"value": 1, "nan": {"$float": "nan"}},
+        observation={"value": observed, "nan": {"$float": "nan"}},
+        printed_expected={"shown": "as printed"},
+    )
 
 
 def run(script: str, where: Path) -> subprocess.CompletedProcess:
@@ -112,9 +121,8 @@ def test_the_pages_script_ends_with_the_same_main(tmp_path):
         script = browser.find_element(By.ID, "script").get_attribute("textContent")
     finally:
         browser.quit()
-    main = script[script.rindex('if __name__ == "__main__":'):]
+    main = script[script.rindex('if __name__ == "__main__":') :]
     # On 0.4.38 the known issue's bug is absent: the row's cell differs from its expectation (the bug itself).
-    expected = verdict_main('vmap_miss("vmap")', {"old_jit": "missed"}, [], "0.4.38", "differs",
-                            {"old_jit": "caught"})
+    expected = verdict_main('vmap_miss("vmap")', {"old_jit": "missed"}, [], "0.4.38", "differs", {"old_jit": "caught"})
     assert canonical(main) == canonical(expected)
     assert '"reproduced: differs as on 0.4.38" (exit status 0)' in script

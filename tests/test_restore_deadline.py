@@ -35,11 +35,18 @@ def test_the_default_deadline_fits_a_ci_step():
 
 
 def test_the_restore_command_against_a_trickling_site_ends_in_time_with_exit_0(tmp_path):
-    code = ("import sys; from conformance.results import restore; restore.RESTORE_DEADLINE_S = 3; "
-            "sys.path.insert(0, '.github/scripts'); from restore_results import main; sys.exit(main(sys.argv[1:]))")
+    code = (
+        "import sys; from conformance.results import restore; restore.RESTORE_DEADLINE_S = 3; "
+        "sys.path.insert(0, '.github/scripts'); from restore_results import main; sys.exit(main(sys.argv[1:]))"
+    )
     with serving(Trickle) as site:
         started = time.monotonic()
-        done = subprocess.run([sys.executable, "-c", code, site, "--into", str(tmp_path / "r"), "--keep",
-                               str(tmp_path / "k")], capture_output=True, text=True, timeout=60, cwd=ROOT)
+        done = subprocess.run(
+            [sys.executable, "-c", code, site, "--into", str(tmp_path / "r"), "--keep", str(tmp_path / "k")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=ROOT,
+        )
         took = time.monotonic() - started
     assert done.returncode == 0 and "Traceback" not in done.stderr and took < 20, (done.stdout, done.stderr)

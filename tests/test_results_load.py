@@ -9,24 +9,50 @@ import pytest
 
 from conformance.core.observation import DETAILS_CHARS, MESSAGE_CHARS, OBSERVATION_CHARS, TAIL_CHARS, TRUNCATED
 from conformance.results import load
-from conformance.results.load import (MAX_ATTEMPTS, ResultsError, bounded_cell, is_result_name, load_result_file,
-                                      load_results, read_results_tolerantly, result_files)
+from conformance.results.load import (
+    MAX_ATTEMPTS,
+    ResultsError,
+    bounded_cell,
+    is_result_name,
+    load_result_file,
+    load_results,
+    read_results_tolerantly,
+    result_files,
+)
 from conformance.results.schema import CellResult
 from tests.synthetic_results import cell, write
 
 PLATFORM = "linux-x86_64"
 
 
-@pytest.mark.parametrize("name", ["0.4.38-linux-x86_64.json", "0.12.0.1-darwin-arm64.json",
-                                  "0.5.0+cuda12-linux-x86_64-gpu.json", "0.8.3-linux-x86_64-shard2of4.json",
-                                  "tox-py311.json", "tox-jax-0.4.38.json"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "0.4.38-linux-x86_64.json",
+        "0.12.0.1-darwin-arm64.json",
+        "0.5.0+cuda12-linux-x86_64-gpu.json",
+        "0.8.3-linux-x86_64-shard2of4.json",
+        "tox-py311.json",
+        "tox-jax-0.4.38.json",
+    ],
+)
 def test_result_names(name):
     assert is_result_name(name) is True
 
 
-@pytest.mark.parametrize("name", ["notes.json", "v0.4.38-linux-x86_64.json", "0.4.38-linux.json",
-                                  "0.4.38-linux-x86_64.json.bak", "0.4.38-linux-x86_64-shard2of4-x.json", "tox-.json",
-                                  "x0.4.38-linux-x86_64.json", "0.4.38-linux-x86_64-a-b.json"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "notes.json",
+        "v0.4.38-linux-x86_64.json",
+        "0.4.38-linux.json",
+        "0.4.38-linux-x86_64.json.bak",
+        "0.4.38-linux-x86_64-shard2of4-x.json",
+        "tox-.json",
+        "x0.4.38-linux-x86_64.json",
+        "0.4.38-linux-x86_64-a-b.json",
+    ],
+)
 def test_other_names(name):
     assert is_result_name(name) is False
 
@@ -65,8 +91,11 @@ def test_each_unreadable_file_is_one_line_naming_it(tmp_path):
     stray.write_text("{ stray")
     wrong = tmp_path / "0.5.0-linux-x86_64.json"
     wrong.write_text(json.dumps({"tests": []}))
-    expected = {missing: f"{missing}: no such file", folder: f"{folder}: is a folder, not a result file",
-                binary: f"{binary}: is not UTF-8 text, so not a result file"}
+    expected = {
+        missing: f"{missing}: no such file",
+        folder: f"{folder}: is a folder, not a result file",
+        binary: f"{binary}: is not UTF-8 text, so not a result file",
+    }
     for path, line in expected.items():
         with pytest.raises(ResultsError) as caught:
             load_result_file(path)
@@ -124,23 +153,42 @@ def test_a_file_nested_too_deeply_is_one_line(tmp_path, monkeypatch):
 
 def test_every_cell_is_bounded_as_when_written(tmp_path):
     huge = "x" * (OBSERVATION_CHARS + 10)
-    big = cell("a.x", observation={"v": huge}, expected={"v": huge}, printed_expected={"v": huge},
-               details={"v": "d" * (DETAILS_CHARS + 10)}, diff=[{"path": "v", "expected": huge}],
-               printed_diff=[{"path": "v", "expected": huge}], stdout_tail="o" * (TAIL_CHARS + 5) + "END",
-               stderr_tail="e" * (TAIL_CHARS + 5) + "END", reason="r" * (MESSAGE_CHARS + 5),
-               claim="c" * (MESSAGE_CHARS + 5), discrepancy="q" * (MESSAGE_CHARS + 5),
-               attempts=[{"n": i} for i in range(MAX_ATTEMPTS + 3)])
-    small = cell("a.y", observation={"v": 1}, expected={"v": 1}, details={"d": 1}, diff=[{"path": "v"}],
-                 printed_diff=[{"path": "p"}], stdout_tail="out", stderr_tail="err", reason="why", claim="c",
-                 discrepancy="q", attempts=[{"n": 1}])
+    big = cell(
+        "a.x",
+        observation={"v": huge},
+        expected={"v": huge},
+        printed_expected={"v": huge},
+        details={"v": "d" * (DETAILS_CHARS + 10)},
+        diff=[{"path": "v", "expected": huge}],
+        printed_diff=[{"path": "v", "expected": huge}],
+        stdout_tail="o" * (TAIL_CHARS + 5) + "END",
+        stderr_tail="e" * (TAIL_CHARS + 5) + "END",
+        reason="r" * (MESSAGE_CHARS + 5),
+        claim="c" * (MESSAGE_CHARS + 5),
+        discrepancy="q" * (MESSAGE_CHARS + 5),
+        attempts=[{"n": i} for i in range(MAX_ATTEMPTS + 3)],
+    )
+    small = cell(
+        "a.y",
+        observation={"v": 1},
+        expected={"v": 1},
+        details={"d": 1},
+        diff=[{"path": "v"}],
+        printed_diff=[{"path": "p"}],
+        stdout_tail="out",
+        stderr_tail="err",
+        reason="why",
+        claim="c",
+        discrepancy="q",
+        attempts=[{"n": 1}],
+    )
     loaded = {c.cell_id: c for c in load_result_file(write(tmp_path, "0.8.3", PLATFORM, [big, small])).cells}
     cut = loaded["a.x"]
     for value in (cut.observation, cut.expected, cut.printed_expected):
         assert set(value) == {TRUNCATED, "head"} and len(value["head"]) == OBSERVATION_CHARS
     assert len(cut.details["head"]) == DETAILS_CHARS
     assert cut.diff == [{"path": "<diff>", "expected": None, "observed": TRUNCATED, "kind": "changed"}]
-    assert cut.printed_diff == [{"path": "<printed diff>", "expected": None, "observed": TRUNCATED,
-                                 "kind": "changed"}]
+    assert cut.printed_diff == [{"path": "<printed diff>", "expected": None, "observed": TRUNCATED, "kind": "changed"}]
     assert len(cut.stdout_tail) == len(cut.stderr_tail) == TAIL_CHARS and cut.stdout_tail.endswith("END")
     assert cut.stderr_tail.endswith("END")
     assert (len(cut.reason), len(cut.claim), len(cut.discrepancy)) == (MESSAGE_CHARS,) * 3
@@ -148,9 +196,20 @@ def test_every_cell_is_bounded_as_when_written(tmp_path):
     assert cut.attempts == [{"n": i} for i in range(MAX_ATTEMPTS)]
     kept = loaded["a.y"]
     assert (kept.observation, kept.expected, kept.details, kept.diff, kept.printed_diff) == (
-        {"v": 1}, {"v": 1}, {"d": 1}, [{"path": "v"}], [{"path": "p"}])
+        {"v": 1},
+        {"v": 1},
+        {"d": 1},
+        [{"path": "v"}],
+        [{"path": "p"}],
+    )
     assert (kept.stdout_tail, kept.stderr_tail, kept.reason, kept.claim, kept.discrepancy, kept.attempts) == (
-        "out", "err", "why", "c", "q", [{"n": 1}])
+        "out",
+        "err",
+        "why",
+        "c",
+        "q",
+        [{"n": 1}],
+    )
 
 
 def test_a_diff_exactly_at_the_limit_is_kept():
@@ -201,13 +260,16 @@ def test_a_folder_or_file_named_twice_is_read_once_and_makes_no_conflict(tmp_pat
     assert "conflict" not in (said.out + said.err).lower()
 
 
-@pytest.mark.parametrize("name, jax, platform, shard", [
-    ("0.8.0-linux-x86_64-shard1of4.json", "0.8.0", "linux-x86_64", "1of4"),
-    ("0.8.0-linux-x86_64-cuda12-shard2of3.json", "0.8.0", "linux-x86_64-cuda12", "2of3"),
-    ("0.8.0-linux-x86_64.json", "0.8.0", "linux-x86_64", None),
-    ("0.8.0-linux-x86_64-cuda12.json", "0.8.0", "linux-x86_64-cuda12", None),
-    ("0.8.0-linux-x86_64-shardx.json", "0.8.0", "linux-x86_64-shardx", None),
-])
+@pytest.mark.parametrize(
+    "name, jax, platform, shard",
+    [
+        ("0.8.0-linux-x86_64-shard1of4.json", "0.8.0", "linux-x86_64", "1of4"),
+        ("0.8.0-linux-x86_64-cuda12-shard2of3.json", "0.8.0", "linux-x86_64-cuda12", "2of3"),
+        ("0.8.0-linux-x86_64.json", "0.8.0", "linux-x86_64", None),
+        ("0.8.0-linux-x86_64-cuda12.json", "0.8.0", "linux-x86_64-cuda12", None),
+        ("0.8.0-linux-x86_64-shardx.json", "0.8.0", "linux-x86_64-shardx", None),
+    ],
+)
 def test_a_shard_suffix_is_never_read_as_part_of_the_platform(name, jax, platform, shard):
     """A two-part platform's shard file is a shard (restore refuses it as a merged file), not a third platform part."""
     from conformance.results.load import RESULT_NAME

@@ -56,7 +56,8 @@ def test_a_new_result_named_file_in_the_results_folder_is_refused(tmp_path):
     out = results / "0.11.2-linux-x86_64.json"
     assert refused([("-o", out)], results=results) == (
         f"-o {out} is named like a result file in a folder of them, so the next command would read it as one; "
-        f"write the output elsewhere")
+        f"write the output elsewhere"
+    )
     assert not out.exists()
 
 
@@ -93,9 +94,16 @@ def test_ordinary_outputs_are_allowed_beside_results(tmp_path):
     results.mkdir()
     (results / RESULT).write_text("{}")
     new_result_name = tmp_path / "elsewhere" / "0.5.0-linux-x86_64.json"  # named like one, but neither there nor new
-    check_outputs([("-o", results / "index.html"), ("--markdown", tmp_path / "a" / "b" / "page.md"),
-                   ("--junit", new_result_name), ("--compat-json", None)],
-                  inputs=[results], results=results)
+    check_outputs(
+        [
+            ("-o", results / "index.html"),
+            ("--markdown", tmp_path / "a" / "b" / "page.md"),
+            ("--junit", new_result_name),
+            ("--compat-json", None),
+        ],
+        inputs=[results],
+        results=results,
+    )
     check_outputs([("-o", tmp_path / "index.html")], results=tmp_path / "not-yet-made")
     check_outputs([("-o", tmp_path / "index.html")], results=None)
     assert not (tmp_path / "a").exists()
@@ -111,7 +119,8 @@ def test_two_outputs_naming_one_file_are_refused_naming_both_options(tmp_path):
     first = tmp_path / "out.md"
     second = tmp_path / "sub" / ".." / "out.md"
     assert refused([("-o", first), ("--markdown", second)]) == (
-        f"--markdown and -o both name {second}; give each output its own file")
+        f"--markdown and -o both name {second}; give each output its own file"
+    )
     check_outputs([("-o", first), ("--markdown", tmp_path / "other.md")])
 
 
@@ -119,7 +128,8 @@ def test_each_output_is_checked_as_writable(tmp_path):
     folder = tmp_path / "site"
     folder.mkdir()
     assert refused([("-o", tmp_path / "fine.html"), ("--markdown", folder)]) == (
-        f"--markdown {folder} is a folder; name a file")
+        f"--markdown {folder} is a folder; name a file"
+    )
 
 
 def test_a_folder_is_not_a_file(tmp_path):
@@ -162,7 +172,8 @@ def test_inputs_stay_protected_when_a_results_folder_is_given_too(tmp_path):
     results.mkdir()
     (results / RESULT).write_text("{}")
     assert refused([("-o", given)], inputs=[given], results=results) == (
-        f"-o {given} is a result file; write the output elsewhere")
+        f"-o {given} is a result file; write the output elsewhere"
+    )
 
 
 def test_a_build_result_under_the_results_folder_is_protected(tmp_path):
@@ -194,15 +205,27 @@ def test_bisect_refuses_its_outputs_in_one_line_before_the_search(tmp_path, caps
         "json is a folder": (tmp_path, None),
         "both the same": (tmp_path / "out.txt", tmp_path / "out.txt"),
     }[how]
-    argv = ["bisect", "numerics.debug_nans_vmap_miss:vmap", "--good", "0.8.0", "--bad", "0.12.0.1",
-            "--results", str(results)]
+    argv = [
+        "bisect",
+        "numerics.debug_nans_vmap_miss:vmap",
+        "--good",
+        "0.8.0",
+        "--bad",
+        "0.12.0.1",
+        "--results",
+        str(results),
+    ]
     argv += ["--json", str(json_out)] if json_out else []
     argv += ["--issue", str(issue_out)] if issue_out else []
     assert cli.main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("jax-conformance: error: --")
-    assert {"json over a result": "is a result file", "issue over a result": "is named like a result file",
-            "json is a folder": "is a folder", "both the same": "both name"}[how] in err[0]
+    assert {
+        "json over a result": "is a result file",
+        "issue over a result": "is named like a result file",
+        "json is a folder": "is a folder",
+        "both the same": "both name",
+    }[how] in err[0]
     assert stored.read_text() == '{"kept": true}' and sorted(p.name for p in results.iterdir()) == [stored.name]
 
 
@@ -213,8 +236,10 @@ def test_an_output_over_a_file_the_command_reads_is_refused(tmp_path):
     read.write_text("")
     link = tmp_path / "same.toml"
     link.symlink_to(read)
-    assert refused([("--markdown", read)], reads=[read]) == \
-        f"--markdown {read} is {read}, which this command reads; write the output elsewhere"
+    assert (
+        refused([("--markdown", read)], reads=[read])
+        == f"--markdown {read} is {read}, which this command reads; write the output elsewhere"
+    )
     assert "which this command reads" in refused([("--json", link)], reads=[None, read])
     check_outputs([("--json", tmp_path / "other.json")], reads=[read, tmp_path / "missing"])  # nothing else refused
 
@@ -228,8 +253,10 @@ def test_an_output_in_the_census_folder_or_inside_an_output_folder_is_refused(tm
     assert refused([("--json", out)], results=results).startswith(f"--json {out} is in the census folder")
     folder = tmp_path / "wpt"
     inside = folder / "wptreport-0.8.0-linux-x86_64.json"
-    assert refused([("--compat-json", inside)], folders=[("--wptreport", folder)]) == \
-        f"--compat-json {inside} is inside --wptreport {folder}, whose files that command writes; write it elsewhere"
+    assert (
+        refused([("--compat-json", inside)], folders=[("--wptreport", folder)])
+        == f"--compat-json {inside} is inside --wptreport {folder}, whose files that command writes; write it elsewhere"
+    )
 
 
 def test_a_symlink_loop_is_never_a_traceback(tmp_path, capsys):
@@ -255,12 +282,15 @@ def test_an_output_equal_to_a_case_module_or_the_matrix_file_or_inside_a_case_fo
     matrix.write_text('versions = ["0.12.0.1"]\n')
     reads = outputs.inputs_read([cases], str(matrix))
     assert refused([("--json", cases / "checks.py")], reads=reads) == (
-        f"--json {cases / 'checks.py'} is inside {cases}, a folder this command reads; write the output elsewhere")
+        f"--json {cases / 'checks.py'} is inside {cases}, a folder this command reads; write the output elsewhere"
+    )
     assert refused([("--json", cases / "new.json")], reads=reads).startswith(f"--json {cases / 'new.json'} is inside")
     assert refused([("--json", matrix)], reads=reads) == (
-        f"--json {matrix} is {matrix}, which this command reads; write the output elsewhere")
+        f"--json {matrix} is {matrix}, which this command reads; write the output elsewhere"
+    )
     assert refused([("-o", outputs.matrix_path("default"))], reads=outputs.inputs_read()).endswith(
-        "which this command reads; write the output elsewhere")  # no --matrix: the default matrix's file
+        "which this command reads; write the output elsewhere"
+    )  # no --matrix: the default matrix's file
     check_outputs([("--json", tmp_path / "out.json")], reads=reads)  # beside them is fine
 
 
@@ -269,9 +299,11 @@ def test_a_folder_of_outputs_holding_or_inside_an_input_is_refused(tmp_path):
     listed.parent.mkdir()
     listed.write_text("")
     assert refused([], folders=[("--json", tmp_path / "lists")], reads=[listed]) == (
-        f"--json {tmp_path / 'lists'} holds {listed}, which this command reads; write the outputs to another folder")
+        f"--json {tmp_path / 'lists'} holds {listed}, which this command reads; write the outputs to another folder"
+    )
     assert refused([], folders=[("--json", tmp_path / "lists" / "out")], reads=[tmp_path / "lists"]).startswith(
-        f"--json {tmp_path / 'lists' / 'out'} is inside {tmp_path / 'lists'}")
+        f"--json {tmp_path / 'lists' / 'out'} is inside {tmp_path / 'lists'}"
+    )
 
 
 def test_the_commands_refuse_an_output_over_what_they_read_before_any_work(tmp_path, capsys):
@@ -283,9 +315,11 @@ def test_the_commands_refuse_an_output_over_what_they_read_before_any_work(tmp_p
     module.write_text("# a case module\n")
     matrix = tmp_path / "mine.toml"
     matrix.write_text('versions = ["0.12.0.1"]\n')
-    for argv in (["perf", "--jax", "0.0.1", "--cases", str(cases), "--json", str(module)],
-                 ["perf", "--matrix", str(matrix), "--json", str(matrix)],
-                 ["run", "--matrix", str(matrix), "-o", str(matrix), "--results", str(tmp_path / "r")]):
+    for argv in (
+        ["perf", "--jax", "0.0.1", "--cases", str(cases), "--json", str(module)],
+        ["perf", "--matrix", str(matrix), "--json", str(matrix)],
+        ["run", "--matrix", str(matrix), "-o", str(matrix), "--results", str(tmp_path / "r")],
+    ):
         before = module.read_text() + matrix.read_text()
         assert cli.main(argv) == 2
         err = capsys.readouterr().err
@@ -299,17 +333,28 @@ def _limited(code: str, tmp_path) -> "subprocess.CompletedProcess[str]":
     import subprocess
     import sys
 
-    prelude = ("import resource, signal\nsignal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
-               "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n")
+    prelude = (
+        "import resource, signal\nsignal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n"
+    )
     root = Path(__file__).resolve().parents[1]
-    return subprocess.run([sys.executable, "-c", prelude + code], capture_output=True, text=True, timeout=120,
-                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(root)})
+    return subprocess.run(
+        [sys.executable, "-c", prelude + code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
 
 
 def test_a_results_folder_that_cannot_take_a_file_is_one_line_before_any_work(tmp_path):
     """issue 57: a full or read-only results folder was found only after a perf round was sampled."""
-    done = _limited(f"from conformance.results.outputs import check_results_writable\n"
-                    f"check_results_writable(__import__('pathlib').Path({str(tmp_path / 'r')!r}))", tmp_path)
+    done = _limited(
+        f"from conformance.results.outputs import check_results_writable\n"
+        f"check_results_writable(__import__('pathlib').Path({str(tmp_path / 'r')!r}))",
+        tmp_path,
+    )
     assert "ConformanceError: the results folder" in done.stderr and "cannot be written (File too large" in done.stderr
     assert list(tmp_path.iterdir()) == []  # the probe file is removed
     outputs.check_results_writable(tmp_path / "r" / "new")  # unlimited: fine, and nothing is left
@@ -322,18 +367,26 @@ def test_a_results_folder_that_cannot_take_a_file_is_one_line_before_any_work(tm
 
 @pytest.mark.parametrize("command", ["run", "perf"])
 def test_run_and_perf_refuse_a_results_folder_that_cannot_be_written_before_building(tmp_path, command):
-    done = _limited(f"import sys\nfrom conformance import cli\nsys.exit(cli.main([{command!r}, '--jax', '0.0.1', "
-                    f"'--results', {str(tmp_path / 'r')!r}]))", tmp_path)
+    done = _limited(
+        f"import sys\nfrom conformance import cli\nsys.exit(cli.main([{command!r}, '--jax', '0.0.1', "
+        f"'--results', {str(tmp_path / 'r')!r}]))",
+        tmp_path,
+    )
     assert done.returncode == 2, done.stdout + done.stderr
-    assert done.stderr.startswith(f"jax-conformance: error: the results folder {tmp_path / 'r'} cannot be written "
-                                  f"(File too large, writing a test file in {tmp_path})")
+    assert done.stderr.startswith(
+        f"jax-conformance: error: the results folder {tmp_path / 'r'} cannot be written "
+        f"(File too large, writing a test file in {tmp_path})"
+    )
     assert done.stderr.count("\n") == 1 and "jax 0.0.1" not in done.stdout
 
 
 def test_a_write_that_fails_on_a_full_disk_names_its_file(tmp_path):
-    done = _limited(f"from conformance.atomic import write_text_atomically\n"
-                    f"try:\n    write_text_atomically({str(tmp_path / 'big.json')!r}, 'x' * 100000)\n"
-                    f"except OSError as exc:\n    print(exc.filename, exc.strerror)", tmp_path)
+    done = _limited(
+        f"from conformance.atomic import write_text_atomically\n"
+        f"try:\n    write_text_atomically({str(tmp_path / 'big.json')!r}, 'x' * 100000)\n"
+        f"except OSError as exc:\n    print(exc.filename, exc.strerror)",
+        tmp_path,
+    )
     assert done.stdout.strip() == f"{tmp_path / 'big.json'} File too large", done.stderr
     assert list(tmp_path.iterdir()) == []
 
@@ -355,18 +408,40 @@ def test_gate_diff_upgrade_and_bisect_refuse_an_output_over_a_case_module_or_the
     a = synthetic_results.write(tmp_path / "a", "0.11.2", "linux-x86_64", [])
     b = synthetic_results.write(tmp_path / "b", "0.12.0.1", "linux-x86_64", [])
     sides = ["--baseline", str(a), "--candidate", str(b)]
-    for argv in (["gate", *sides, "--cases", str(cases), "--json", str(module)],
-                 ["gate", *sides, "--cases", str(cases), "--markdown", str(cases / "__init__.py")],
-                 ["gate", "--from", "0.11.2", "--to", "0.12.0.1", "--perf", "--cases", str(cases), "--json",
-                  str(module)],
-                 ["diff", str(a), str(b), "--cases", str(cases), "--json", str(module)],
-                 ["upgrade", "--from", "0.11.2", "--to", "0.12.0.1", "--cases", str(cases), "--json", str(module)],
-                 ["upgrade", "--from", "0.11.2", "--to", "0.12.0.1", "--scan", str(code), "--markdown",
-                  str(code / "model.py")],
-                 ["bisect", "team57cases.nan_guard", "--good", "0.11.2", "--bad", "0.12.0.1", "--cases", str(cases),
-                  "--json", str(module)],
-                 ["bisect", "w", "--metric", "run_s", "--good", "0.11.2", "--bad", "0.12.0.1", "--cases", str(cases),
-                  "--issue", str(module)]):
+    for argv in (
+        ["gate", *sides, "--cases", str(cases), "--json", str(module)],
+        ["gate", *sides, "--cases", str(cases), "--markdown", str(cases / "__init__.py")],
+        ["gate", "--from", "0.11.2", "--to", "0.12.0.1", "--perf", "--cases", str(cases), "--json", str(module)],
+        ["diff", str(a), str(b), "--cases", str(cases), "--json", str(module)],
+        ["upgrade", "--from", "0.11.2", "--to", "0.12.0.1", "--cases", str(cases), "--json", str(module)],
+        ["upgrade", "--from", "0.11.2", "--to", "0.12.0.1", "--scan", str(code), "--markdown", str(code / "model.py")],
+        [
+            "bisect",
+            "team57cases.nan_guard",
+            "--good",
+            "0.11.2",
+            "--bad",
+            "0.12.0.1",
+            "--cases",
+            str(cases),
+            "--json",
+            str(module),
+        ],
+        [
+            "bisect",
+            "w",
+            "--metric",
+            "run_s",
+            "--good",
+            "0.11.2",
+            "--bad",
+            "0.12.0.1",
+            "--cases",
+            str(cases),
+            "--issue",
+            str(module),
+        ],
+    ):
         before = module.read_text() + (cases / "__init__.py").read_text() + (code / "model.py").read_text()
         assert cli.main([*argv, "--results", str(tmp_path / "r")]) == 2, argv
         err = capsys.readouterr().err

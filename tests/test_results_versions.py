@@ -9,10 +9,28 @@ from conformance.results.versions import is_exactly, normalized_or_same, release
 
 
 def test_versions_sort_in_pep_440_order_and_unparsable_ones_last_by_text():
-    given = ["zeta", "0.12.0.2", "0.13.0", "0.12.0.1+corp.3", "0.13.0rc1", "0.12.0.1", "0.13.0.dev20261201",
-             "alpha", "0.4.38"]
-    assert sorted(given, key=version_order) == ["0.4.38", "0.12.0.1", "0.12.0.1+corp.3", "0.12.0.2",
-                                                "0.13.0.dev20261201", "0.13.0rc1", "0.13.0", "alpha", "zeta"]
+    given = [
+        "zeta",
+        "0.12.0.2",
+        "0.13.0",
+        "0.12.0.1+corp.3",
+        "0.13.0rc1",
+        "0.12.0.1",
+        "0.13.0.dev20261201",
+        "alpha",
+        "0.4.38",
+    ]
+    assert sorted(given, key=version_order) == [
+        "0.4.38",
+        "0.12.0.1",
+        "0.12.0.1+corp.3",
+        "0.12.0.2",
+        "0.13.0.dev20261201",
+        "0.13.0rc1",
+        "0.13.0",
+        "alpha",
+        "zeta",
+    ]
     assert version_order("0.4.38") == (0, Version("0.4.38"), "0.4.38")
     assert version_order("nope") == (1, Version("0"), "nope") and version_order(None) == (1, Version("0"), "None")
     # the text decides between spellings of one version, so the order never depends on the order given

@@ -33,10 +33,22 @@ def test_a_build_without_a_label_of_its_own_is_stored_apart_from_the_release(tmp
     """issue 31: a build is never stored as the release of its version, whether or not the release runs beside it;
     only a build with a local label of its own (`+corp.3`) names its own file beside the releases."""
     store = ResultStore(tmp_path)
-    folders = store.target_folders([("0.12.0.1", ""), ("0.12.0.1", "wheels-abc"), ("0.13.0", "python-def"),
-                                    ("0.12.0.1+corp.3", "wheels-123"), ("0.12.0.1+corp.3", "python-456")])
-    assert folders == [tmp_path, tmp_path / "builds" / "wheels-abc", tmp_path / "builds" / "python-def", tmp_path,
-                       tmp_path / "builds" / "python-456"]
+    folders = store.target_folders(
+        [
+            ("0.12.0.1", ""),
+            ("0.12.0.1", "wheels-abc"),
+            ("0.13.0", "python-def"),
+            ("0.12.0.1+corp.3", "wheels-123"),
+            ("0.12.0.1+corp.3", "python-456"),
+        ]
+    )
+    assert folders == [
+        tmp_path,
+        tmp_path / "builds" / "wheels-abc",
+        tmp_path / "builds" / "python-def",
+        tmp_path,
+        tmp_path / "builds" / "python-456",
+    ]
 
 
 class BuildsBuilder:
@@ -51,14 +63,21 @@ class BuildsBuilder:
 
     def prepare(self, version):
         self.prepared.append(version)
-        return JaxEnvironment(version, Path(f"/envs/{version}"), Interpreter("/usr/bin/python3", "3.12.1"), False, 0.0,
-                              "pins")
+        return JaxEnvironment(
+            version, Path(f"/envs/{version}"), Interpreter("/usr/bin/python3", "3.12.1"), False, 0.0, "pins"
+        )
 
     def _build(self, kind, where):
         self.prepared.append(f"{kind}:{where}")
-        return JaxEnvironment(self.build_version, Path(f"/envs/{self.build_version}"),
-                              Interpreter("/usr/bin/python3", "3.12.1"), False, 0.0, "f" * 64,
-                              source={"kind": kind, kind: str(where)})
+        return JaxEnvironment(
+            self.build_version,
+            Path(f"/envs/{self.build_version}"),
+            Interpreter("/usr/bin/python3", "3.12.1"),
+            False,
+            0.0,
+            "f" * 64,
+            source={"kind": kind, kind: str(where)},
+        )
 
     def prepare_python(self, python):
         return self._build("python", python)
@@ -108,8 +127,16 @@ def test_cli_bisect_of_two_stored_releases_builds_and_runs_nothing(tmp_path, mon
 
     builders = []
     monkeypatch.setattr(cli, "EnvironmentBuilder", lambda: builders.append(Builder()) or builders[-1])
-    argv = ["bisect", "numerics.debug_nans_vmap_miss:vmap", "--good", "0.7.2", "--bad", "0.8.0",
-            "--results", str(tmp_path / "results")]
+    argv = [
+        "bisect",
+        "numerics.debug_nans_vmap_miss:vmap",
+        "--good",
+        "0.7.2",
+        "--bad",
+        "0.8.0",
+        "--results",
+        str(tmp_path / "results"),
+    ]
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
     assert out.count("(stored result)") == 2 and "first bad: jax 0.8.0" in out

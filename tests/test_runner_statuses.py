@@ -38,8 +38,9 @@ def test_hanging_probe_times_out_and_its_whole_group_is_killed(run_fixture_cell)
     assert result.status is Status.TIMEOUT
     assert time.monotonic() - started < 120  # its limit is 2 s; the probe and its child sleep 600 s
     # brackets: pgrep never matches itself
-    assert wait_until(lambda: os.popen("pgrep -f 'time[.]sleep[(]600[)]'").read().split() == []), \
+    assert wait_until(lambda: os.popen("pgrep -f 'time[.]sleep[(]600[)]'").read().split() == []), (
         "its child outlived it"
+    )
 
 
 def test_segfaulting_probe_is_a_crash_naming_the_signal(run_fixture_cell):

@@ -61,12 +61,25 @@ def test_api_scan_prints_no_workflow_command_and_no_control_in_any_format(tmp_pa
     repo = tmp_path / "repo"
     folder = repo / "sub\n::error file=f::x\x1b[31m"
     folder.mkdir(parents=True)
-    source = ('import jax\njax.config.update("jax_x\\n::error::forged\\x1b]0;t\\x07\\x00\\r##[error]y", 1)\n'
-              "jax.tree_map(f, t)\n")
+    source = (
+        'import jax\njax.config.update("jax_x\\n::error::forged\\x1b]0;t\\x07\\x00\\r##[error]y", 1)\n'
+        "jax.tree_map(f, t)\n"
+    )
     (folder / "a\n::warning::b\x1b.py").write_text(source, encoding="utf-8")
     results = tmp_path / "results"
-    code = cli.main(["api", "scan", str(repo), "--to", str(_census_files(tmp_path)["0.6.2"]), "--format", fmt,
-                     "--results", str(results)])
+    code = cli.main(
+        [
+            "api",
+            "scan",
+            str(repo),
+            "--to",
+            str(_census_files(tmp_path)["0.6.2"]),
+            "--format",
+            fmt,
+            "--results",
+            str(results),
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 1
     allowed = ("::error", "::warning", "::notice") if fmt == "github" else ()
@@ -83,17 +96,30 @@ def test_api_scan_prints_no_workflow_command_and_no_control_in_any_format(tmp_pa
 
 def test_a_non_text_codec_or_undecodable_bytes_is_one_note_and_the_scan_goes_on(tmp_path, capsys):
     """S03: `# -*- coding: rot13 -*-` ended the whole scan in a LookupError traceback, exit 1."""
-    uses, skipped = uses_in_files([("rot.py", b"# -*- coding: rot13 -*-\nvzcbeg wnk\n"),
-                                   ("bad.py", b"# -*- coding: utf-8 -*-\nx = '\xff\xfe'\n"),
-                                   ("nocodec.py", b"# -*- coding: no-such-codec -*-\nx = 1\n"),
-                                   ("fine.py", b"import jax\njax.tree_map(f, t)\n")])
+    uses, skipped = uses_in_files(
+        [
+            ("rot.py", b"# -*- coding: rot13 -*-\nvzcbeg wnk\n"),
+            ("bad.py", b"# -*- coding: utf-8 -*-\nx = '\xff\xfe'\n"),
+            ("nocodec.py", b"# -*- coding: no-such-codec -*-\nx = 1\n"),
+            ("fine.py", b"import jax\njax.tree_map(f, t)\n"),
+        ]
+    )
     assert [u.name for u in uses] == ["jax.tree_map"]
     assert [line.split(":")[0] for line in skipped] == ["rot.py", "bad.py", "nocodec.py"]
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "rot.py").write_bytes(b"# -*- coding: rot13 -*-\nvzcbeg wnk\n")
-    code = cli.main(["api", "scan", str(repo), "--to", str(_census_files(tmp_path)["0.6.2"]),
-                     "--results", str(tmp_path / "results")])
+    code = cli.main(
+        [
+            "api",
+            "scan",
+            str(repo),
+            "--to",
+            str(_census_files(tmp_path)["0.6.2"]),
+            "--results",
+            str(tmp_path / "results"),
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 0, captured.err
     notes = [line for line in captured.err.splitlines() if "rot.py" in line]
@@ -104,12 +130,16 @@ def test_chapter_blocks_prints_headings_code_skip_reasons_and_map_titles_escaped
     """S11: `--blocks` printed headings, code, skip reasons and map titles raw (ESC, OSC, NUL reached the
     terminal)."""
     chapter = tmp_path / "c.md"
-    chapter.write_text("# T\x1b]0;x\x07\n\n## 1.1 H\x1b[2J\x00 ::error::x\n\n```python\nx = '\x1b[31m'  # \x9b\n```\n"
-                       "\n```python\nprint(1)\n```\n", encoding="utf-8")
+    chapter.write_text(
+        "# T\x1b]0;x\x07\n\n## 1.1 H\x1b[2J\x00 ::error::x\n\n```python\nx = '\x1b[31m'  # \x9b\n```\n"
+        "\n```python\nprint(1)\n```\n",
+        encoding="utf-8",
+    )
     cli.main(["chapter", str(chapter), "--blocks"])
     hashes = [line.split()[2] for line in capsys.readouterr().out.splitlines()[1:] if line[:4].strip().isdigit()]
-    (tmp_path / "c.skip.toml").write_text(f'[[skip]]\nhash = "{hashes[0]}"\nreason = "why\\u001b[2J\\n::error::x"\n',
-                                          encoding="utf-8")
+    (tmp_path / "c.skip.toml").write_text(
+        f'[[skip]]\nhash = "{hashes[0]}"\nreason = "why\\u001b[2J\\n::error::x"\n', encoding="utf-8"
+    )
     assert cli.main(["chapter", str(chapter), "--blocks"]) == 0
     captured = capsys.readouterr()
     _no_command_and_no_control(captured.out)
@@ -117,8 +147,9 @@ def test_chapter_blocks_prints_headings_code_skip_reasons_and_map_titles_escaped
     assert "\\x1b[2J" in captured.out and "skipped: why\\x1b[2J\\n::error::x" in captured.out
     text = tmp_path / "t.txt"  # a plain-text chapter, its split corrected by a map file with a title of its own
     text.write_text("Some prose.\n\nx = 1\n", encoding="utf-8")
-    (tmp_path / "t.map.toml").write_text('[[block]]\nlines = [3, 3]\nsection = "1.2"\ntitle = "M\\u001b[5m\\u0000"\n',
-                                         encoding="utf-8")
+    (tmp_path / "t.map.toml").write_text(
+        '[[block]]\nlines = [3, 3]\nsection = "1.2"\ntitle = "M\\u001b[5m\\u0000"\n', encoding="utf-8"
+    )
     assert cli.main(["chapter", str(text), "--blocks"]) == 0
     captured = capsys.readouterr()
     _no_command_and_no_control(captured.out)

@@ -15,8 +15,14 @@ GATE = "conformance.decide.gate"
 
 
 def test_exit_codes_are_tallied_per_module_with_equivalents_apart_and_never_dropped():
-    codes = {f"{GATE}.x_classify__mutmut_1": 1, f"{GATE}.x_classify__mutmut_2": 0, f"{GATE}.x_classify__mutmut_3": 0,
-             f"{GATE}.x_gate__mutmut_1": 36, f"{GATE}.x_gate__mutmut_2": 33, "conformance.core.status.x_f__mutmut_1": 3}
+    codes = {
+        f"{GATE}.x_classify__mutmut_1": 1,
+        f"{GATE}.x_classify__mutmut_2": 0,
+        f"{GATE}.x_classify__mutmut_3": 0,
+        f"{GATE}.x_gate__mutmut_1": 36,
+        f"{GATE}.x_gate__mutmut_2": 33,
+        "conformance.core.status.x_f__mutmut_1": 3,
+    }
     scores = sm.tally(codes, {f"{GATE}.x_classify__mutmut_3": "same value"}, ["conformance/decide/gate.py"])
     gate = scores["conformance/decide/gate.py"]
     assert (gate.made, gate.killed, gate.survived, gate.timeout, gate.equivalent, gate.other) == (5, 1, 1, 1, 1, 1)
@@ -27,8 +33,11 @@ def test_exit_codes_are_tallied_per_module_with_equivalents_apart_and_never_drop
 
 
 def test_mutants_a_stopped_run_never_tried_are_not_run_and_left_out_of_the_score():
-    scores = sm.tally({f"{GATE}.x_a__mutmut_1": 1, f"{GATE}.x_a__mutmut_2": None, f"{GATE}.x_a__mutmut_3": 0}, {},
-                      ["conformance/decide/gate.py"])
+    scores = sm.tally(
+        {f"{GATE}.x_a__mutmut_1": 1, f"{GATE}.x_a__mutmut_2": None, f"{GATE}.x_a__mutmut_3": 0},
+        {},
+        ["conformance/decide/gate.py"],
+    )
     gate = scores["conformance/decide/gate.py"]
     assert (gate.made, gate.killed, gate.survived, gate.not_run, gate.other) == (3, 1, 1, 1, 0)
     assert gate.score == 50
@@ -37,10 +46,13 @@ def test_mutants_a_stopped_run_never_tried_are_not_run_and_left_out_of_the_score
 
 def test_a_listed_equivalent_that_is_killed_or_gone_is_stale():
     codes = {f"{GATE}.x_a__mutmut_1": 0, f"{GATE}.x_a__mutmut_2": 1}
-    stale = sm.stale_equivalents(codes, {f"{GATE}.x_a__mutmut_1": "r", f"{GATE}.x_a__mutmut_2": "r",
-                                         f"{GATE}.x_a__mutmut_9": "r"})
-    assert stale == [f"{GATE}.x_a__mutmut_2: not a survivor (exit 1), so not equivalent",
-                     f"{GATE}.x_a__mutmut_9: no such mutant any more"]
+    stale = sm.stale_equivalents(
+        codes, {f"{GATE}.x_a__mutmut_1": "r", f"{GATE}.x_a__mutmut_2": "r", f"{GATE}.x_a__mutmut_9": "r"}
+    )
+    assert stale == [
+        f"{GATE}.x_a__mutmut_2: not a survivor (exit 1), so not equivalent",
+        f"{GATE}.x_a__mutmut_9: no such mutant any more",
+    ]
 
 
 def test_the_equivalents_file_needs_a_reason_on_every_line(tmp_path):
@@ -65,15 +77,24 @@ def test_module_names_and_every_listed_module_exists():
 
 
 def test_the_test_selection_reaches_mutmuts_configuration():
-    config = sm.mutmut_config(["conformance/decide/gate.py"], 5.0, ["README.md"],
-                              ["tests/test_decide_gate.py", "-m", "not e2e"])
+    config = sm.mutmut_config(
+        ["conformance/decide/gate.py"], 5.0, ["README.md"], ["tests/test_decide_gate.py", "-m", "not e2e"]
+    )
     assert 'pytest_add_cli_args_test_selection = ["tests/test_decide_gate.py", "-m", "not e2e"]' in config
     assert 'pytest_add_cli_args_test_selection = ["tests", "-m", "not e2e"]' in sm.mutmut_config([], 5.0, [])
 
 
 def test_a_test_file_that_does_not_exist_is_refused_in_one_line(capsys, tmp_path):
     with pytest.raises(SystemExit) as stopped:
-        sm.main(["--module", "conformance/decide/gate.py", "--tests", "tests/test_nothing_here.py",
-                 "--workdir", str(tmp_path)])
+        sm.main(
+            [
+                "--module",
+                "conformance/decide/gate.py",
+                "--tests",
+                "tests/test_nothing_here.py",
+                "--workdir",
+                str(tmp_path),
+            ]
+        )
     assert stopped.value.code == 2
     assert "no such test file: tests/test_nothing_here.py" in capsys.readouterr().err

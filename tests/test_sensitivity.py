@@ -32,18 +32,23 @@ def test_turns_between_sees_status_changes_and_new_printed_marks_only():
     assert (turns["e"].how, turns["e"].after) == (sens.STATUS_TURN, "missing")
 
 
-@pytest.mark.parametrize("kind, hows, expected", [
-    (ASSERTED, [sens.STATUS_TURN], sens.DETECTED),
-    (ASSERTED, [sens.PRINTED_MARK], sens.WRONG_TIER),
-    (ASSERTED, [], sens.MISSED),
-    (PRINTED, [sens.PRINTED_MARK], sens.DETECTED),
-    (PRINTED, [sens.STATUS_TURN], sens.WRONG_TIER),
-    (PRINTED, [sens.STATUS_TURN, sens.PRINTED_MARK], sens.WRONG_TIER),
-    (PRINTED, [], sens.MISSED),
-])
+@pytest.mark.parametrize(
+    "kind, hows, expected",
+    [
+        (ASSERTED, [sens.STATUS_TURN], sens.DETECTED),
+        (ASSERTED, [sens.PRINTED_MARK], sens.WRONG_TIER),
+        (ASSERTED, [], sens.MISSED),
+        (PRINTED, [sens.PRINTED_MARK], sens.DETECTED),
+        (PRINTED, [sens.STATUS_TURN], sens.WRONG_TIER),
+        (PRINTED, [sens.STATUS_TURN, sens.PRINTED_MARK], sens.WRONG_TIER),
+        (PRINTED, [], sens.MISSED),
+    ],
+)
 def test_verdict_by_intended_tier(kind, hows, expected):
-    turns = [sens.Turn(f"t{i}", how, "conforms", "differs" if how == sens.STATUS_TURN else "conforms")
-             for i, how in enumerate(hows)]
+    turns = [
+        sens.Turn(f"t{i}", how, "conforms", "differs" if how == sens.STATUS_TURN else "conforms")
+        for i, how in enumerate(hows)
+    ]
     turns.append(sens.Turn("elsewhere", sens.STATUS_TURN, "conforms", "differs"))  # off target: no credit
     assert sens.verdict(kind, turns, {f"t{i}" for i in range(len(hows))}) == expected
 
@@ -55,14 +60,25 @@ def test_unstable_turns_count_for_nothing():
 
 
 def test_cell_states_read_the_json_report_metadata():
-    report = {"tests": [
-        {"metadata": {"case": "s.c", "param": "p", "status": "differs", "printed_diff": [{"path": "x"}],
-                      "rows": ["s.r"]}},
-        {"metadata": {"case": "s.d", "param": "", "status": "conforms", "printed_diff": [], "rows": ["s.q"]}},
-        {"metadata": {}},
-    ]}
-    assert sens.cell_states(report) == {"s.c[p]": sens.CellState("differs", True, ("s.r",)),
-                                        "s.d": sens.CellState("conforms", False, ("s.q",))}
+    report = {
+        "tests": [
+            {
+                "metadata": {
+                    "case": "s.c",
+                    "param": "p",
+                    "status": "differs",
+                    "printed_diff": [{"path": "x"}],
+                    "rows": ["s.r"],
+                }
+            },
+            {"metadata": {"case": "s.d", "param": "", "status": "conforms", "printed_diff": [], "rows": ["s.q"]}},
+            {"metadata": {}},
+        ]
+    }
+    assert sens.cell_states(report) == {
+        "s.c[p]": sens.CellState("differs", True, ("s.r",)),
+        "s.d": sens.CellState("conforms", False, ("s.q",)),
+    }
 
 
 def test_apply_mutant_edits_once_or_says_why_not(tmp_path):
@@ -113,8 +129,9 @@ def test_mutants_cover_every_section_and_every_known_issue():
     assert {m.section for m in MUTANTS} >= set(SECTIONS)
     assert {m.kind for m in MUTANTS} == {ASSERTED, PRINTED}
     targeted = {row for m in MUTANTS for row in m.rows}
-    known_issue_rows = {row for case in cases for param in case.param_names
-                        if case.param(param).known_issue for row in case.rows(param)}
+    known_issue_rows = {
+        row for case in cases for param in case.param_names if case.param(param).known_issue for row in case.rows(param)
+    }
     assert known_issue_rows and known_issue_rows <= targeted
     assert mutant_named("debug_nans_vmap_miss_fixed").kind == ASSERTED
 
@@ -125,10 +142,14 @@ def test_three_mutants_turn_their_rows_the_intended_way(tmp_path):
 
     The wording-only mutant must only mark printed output: its case encodes the reworded notice in the printed tier.
     """
-    chosen = [mutant_named(n) for n in ("integer_conversion_is_concretization", "deopt_notice_reworded",
-                                        "debug_nans_vmap_miss_fixed")]
-    outcomes = {o.mutant.name: o for o in sens.measure(chosen, scope="rows", workers=2, workdir=tmp_path,
-                                                       echo=lambda line: None)}
+    chosen = [
+        mutant_named(n)
+        for n in ("integer_conversion_is_concretization", "deopt_notice_reworded", "debug_nans_vmap_miss_fixed")
+    ]
+    outcomes = {
+        o.mutant.name: o
+        for o in sens.measure(chosen, scope="rows", workers=2, workdir=tmp_path, echo=lambda line: None)
+    }
 
     hierarchy = outcomes["integer_conversion_is_concretization"]
     assert hierarchy.verdict == sens.DETECTED, sens.outcome_lines(hierarchy)

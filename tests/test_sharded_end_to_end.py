@@ -34,8 +34,9 @@ def script(name: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess
     variables = {**os.environ, "PYTHON": sys.executable, "WORKERS": "2", **env}
     variables.pop("GITHUB_STEP_SUMMARY", None)
     variables["GITHUB_STEP_SUMMARY"] = str(tmp_path / "step-summary.md")
-    return subprocess.run(["bash", str(SCRIPTS / name)], cwd=ROOT, env=variables, capture_output=True, text=True,
-                          timeout=900)
+    return subprocess.run(
+        ["bash", str(SCRIPTS / name)], cwd=ROOT, env=variables, capture_output=True, text=True, timeout=900
+    )
 
 
 @pytest.fixture(scope="module")
@@ -54,8 +55,10 @@ def runs(tmp_path_factory):
 def _cells(folder: Path) -> dict[str, tuple]:
     (merged,) = merge_files(load_results(folder))
     assert merged.conflicts == []
-    return {cell_id: (c.status.value, c.observation, c.expected, c.diff, c.rows, c.known_issue)
-            for cell_id, c in merged.cells.items()}
+    return {
+        cell_id: (c.status.value, c.observation, c.expected, c.diff, c.rows, c.known_issue)
+        for cell_id, c in merged.cells.items()
+    }
 
 
 def test_shards_split_the_selection_without_overlap(runs):

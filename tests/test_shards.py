@@ -99,13 +99,21 @@ def test_more_shards_than_cells_is_one_line():
     assert str(caught.value) == "--shard 1/4: 4 shards for 3 selected cell(s); use at most 3 shards"
 
 
-@pytest.mark.parametrize("text, why", [
-    ("", "write it as K/N, e.g. 1/4"), ("1", "write it as K/N, e.g. 1/4"), ("a/b", "write it as K/N, e.g. 1/4"),
-    ("-1/2", "write it as K/N, e.g. 1/4"), (None, "write it as K/N, e.g. 1/4"),
-    ("0/2", "K must be between 1 and N, and N at least 1"), ("3/2", "K must be between 1 and N, and N at least 1"),
-    ("1/0", "K must be between 1 and N, and N at least 1"), ("0/0", "K must be between 1 and N, and N at least 1"),
-    ("1/1234567", "N is larger than any number of cells; use fewer shards"),
-])
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ("", "write it as K/N, e.g. 1/4"),
+        ("1", "write it as K/N, e.g. 1/4"),
+        ("a/b", "write it as K/N, e.g. 1/4"),
+        ("-1/2", "write it as K/N, e.g. 1/4"),
+        (None, "write it as K/N, e.g. 1/4"),
+        ("0/2", "K must be between 1 and N, and N at least 1"),
+        ("3/2", "K must be between 1 and N, and N at least 1"),
+        ("1/0", "K must be between 1 and N, and N at least 1"),
+        ("0/0", "K must be between 1 and N, and N at least 1"),
+        ("1/1234567", "N is larger than any number of cells; use fewer shards"),
+    ],
+)
 def test_bad_shard_is_one_line(text, why):
     with pytest.raises(ConformanceError) as caught:
         parse_shard(text)
@@ -125,9 +133,14 @@ def test_shard_names():
 def test_durations_are_read_from_result_files_and_missing_sources_give_none(tmp_path):
     from tests.synthetic_results import cell, files
 
-    timed = [files("0.8.3", "linux-x86_64", [cell("a.x", duration_s=1.0), cell("a.y", duration_s=0.0),
-                                             cell("a.z", "p", duration_s=2.0)]),
-             files("0.8.3", "darwin-arm64", [cell("a.x", duration_s=2.0), cell("a.z", "p", duration_s=-1.0)])]
+    timed = [
+        files(
+            "0.8.3",
+            "linux-x86_64",
+            [cell("a.x", duration_s=1.0), cell("a.y", duration_s=0.0), cell("a.z", "p", duration_s=2.0)],
+        ),
+        files("0.8.3", "darwin-arm64", [cell("a.x", duration_s=2.0), cell("a.z", "p", duration_s=-1.0)]),
+    ]
     assert durations_from(timed) == {"a.x": 1.5, "a.z[p]": 2.0}  # the mean; cells never timed left out
     assert durations_from([files("1", "l", [cell("a.x", duration_s=1.0 / 3)])]) == {"a.x": 0.333}
     golden = load_result_file(GOLDEN / "0.12.0.1-linux-x86_64.json")
@@ -155,11 +168,23 @@ def _shard_copy(source: Path, target: Path, shard: str, finished: str, status: s
 def test_report_merges_shards_and_names_every_conflicting_cell(tmp_path, capsys):
     source = GOLDEN / "0.12.0.1-linux-x86_64.json"
     _shard_copy(source, tmp_path / "0.12.0.1-linux-x86_64-shard1of2.json", "1/2", "2026-11-29T10:00:00+00:00")
-    _shard_copy(source, tmp_path / "0.12.0.1-linux-x86_64-shard2of2.json", "2/2", "2026-11-29T11:00:00+00:00",
-                status="crash")
+    _shard_copy(
+        source, tmp_path / "0.12.0.1-linux-x86_64-shard2of2.json", "2/2", "2026-11-29T11:00:00+00:00", status="crash"
+    )
     shutil.copy(GOLDEN / "0.4.38-linux-x86_64.json", tmp_path)
-    assert cli.main(["report", str(tmp_path), "-o", str(tmp_path / "out" / "index.html"),
-                     "--markdown", str(tmp_path / "out" / "summary.md")]) == 0
+    assert (
+        cli.main(
+            [
+                "report",
+                str(tmp_path),
+                "-o",
+                str(tmp_path / "out" / "index.html"),
+                "--markdown",
+                str(tmp_path / "out" / "summary.md"),
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     first = json.loads(source.read_text())["tests"][0]["metadata"]
     cell = f"{first['case']}[{first['param']}]" if first["param"] else first["case"]
@@ -178,10 +203,22 @@ def test_the_plugin_runs_one_shard_of_the_k_selection_and_names_it_in_the_header
     for shard in ("1/2", "2/2"):
         report = pytester.path / f"report-{shard[0]}.json"
         result = pytester.runpytest_subprocess(
-            "--pyargs", "tests.fixture_cases", "--conformance-cases", "tests.fixture_cases", *PYTEST_PLUGIN,
-            "-p", "no:cacheprovider",
-            "-k", selection, "--jax-shard", shard, "--jax-shard-durations", str(pytester.path / "none"),
-            "--json-report", f"--json-report-file={report}")
+            "--pyargs",
+            "tests.fixture_cases",
+            "--conformance-cases",
+            "tests.fixture_cases",
+            *PYTEST_PLUGIN,
+            "-p",
+            "no:cacheprovider",
+            "-k",
+            selection,
+            "--jax-shard",
+            shard,
+            "--jax-shard-durations",
+            str(pytester.path / "none"),
+            "--json-report",
+            f"--json-report-file={report}",
+        )
         assert result.ret in (0, 1)
         data = json.loads(report.read_text())
         seen.append({t["nodeid"].split("::")[1] for t in data["tests"]})
@@ -189,9 +226,17 @@ def test_the_plugin_runs_one_shard_of_the_k_selection_and_names_it_in_the_header
     assert headers == ["1/2", "2/2"]
     assert seen[0] and seen[1] and not seen[0] & seen[1]
     assert seen[0] | seen[1] == {"conforming", "differing", "echo[a]", "echo[b]", "unsupported"}
-    bad = pytester.runpytest_subprocess("--pyargs", "tests.fixture_cases", "--conformance-cases",
-                                        "tests.fixture_cases", *PYTEST_PLUGIN, "-p", "no:cacheprovider",
-                                        "--jax-shard", "0/2")
+    bad = pytester.runpytest_subprocess(
+        "--pyargs",
+        "tests.fixture_cases",
+        "--conformance-cases",
+        "tests.fixture_cases",
+        *PYTEST_PLUGIN,
+        "-p",
+        "no:cacheprovider",
+        "--jax-shard",
+        "0/2",
+    )
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
     assert "--jax-shard" in bad.stderr.str()
 
@@ -205,10 +250,23 @@ def test_the_plugin_does_not_split_again_cells_that_already_are_the_shard(pytest
     cells.write_text(json.dumps(["machinery.conforming", "machinery.differing", "machinery.unsupported"]))
     report = pytester.path / "report.json"
     result = pytester.runpytest_subprocess(
-        "--pyargs", "tests.fixture_cases", "--conformance-cases", "tests.fixture_cases", *PYTEST_PLUGIN,
-            "-p", "no:cacheprovider",
-        "--jax-cells", str(cells), "--jax-cells-are-shard", "--jax-shard", "2/3",
-        "--jax-shard-durations", str(pytester.path / "none"), "--json-report", f"--json-report-file={report}")
+        "--pyargs",
+        "tests.fixture_cases",
+        "--conformance-cases",
+        "tests.fixture_cases",
+        *PYTEST_PLUGIN,
+        "-p",
+        "no:cacheprovider",
+        "--jax-cells",
+        str(cells),
+        "--jax-cells-are-shard",
+        "--jax-shard",
+        "2/3",
+        "--jax-shard-durations",
+        str(pytester.path / "none"),
+        "--json-report",
+        f"--json-report-file={report}",
+    )
     assert result.ret in (0, 1)
     data = json.loads(report.read_text())
     assert {t["nodeid"].split("::")[1] for t in data["tests"]} == {"conforming", "differing", "unsupported"}

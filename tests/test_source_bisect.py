@@ -12,8 +12,15 @@ import pytest
 
 from conformance.decide.bisect import same_observation
 from conformance.decide.commits import BuildCommits
-from conformance.decide.source_bisect import (SourceStop, choose_jaxlib, commit_version, export_tree,
-                                              first_parent_commits, resolve_build, source_session)
+from conformance.decide.source_bisect import (
+    SourceStop,
+    choose_jaxlib,
+    commit_version,
+    export_tree,
+    first_parent_commits,
+    resolve_build,
+    source_session,
+)
 from conformance.errors import ConformanceError
 from tests.retag import TEST_UTIL_PATCH
 from tests.synthetic_results import result
@@ -34,7 +41,7 @@ def commit_all(repo, message, tag=""):
 
 
 def version_file(version, minimum):
-    return f'_version = "{version}"\n_minimum_jaxlib_version = \'{minimum}\'\n'
+    return f"_version = \"{version}\"\n_minimum_jaxlib_version = '{minimum}'\n"
 
 
 @pytest.fixture
@@ -44,10 +51,12 @@ def small_repo(tmp_path):
     (repo / "jax").mkdir(parents=True)
     git(repo.parent, "init", "-q", str(repo))
     shas = []
-    for message, version, value, tag in (("release 0.12.0", "0.12.0", 1, "jax-v0.12.0"),
-                                         ("dev: bump to 0.12.0.1", "0.12.0.1", 1, ""),
-                                         ("dev: change the value", "0.12.0.1", 2, ""),
-                                         ("release 0.12.0.1", "0.12.0.1", 2, "jax-v0.12.0.1")):
+    for message, version, value, tag in (
+        ("release 0.12.0", "0.12.0", 1, "jax-v0.12.0"),
+        ("dev: bump to 0.12.0.1", "0.12.0.1", 1, ""),
+        ("dev: change the value", "0.12.0.1", 2, ""),
+        ("release 0.12.0.1", "0.12.0.1", 2, "jax-v0.12.0.1"),
+    ):
         (repo / "jax" / "version.py").write_text(version_file(version, "0.11.2"))
         (repo / "jax" / "value.txt").write_text(str(value))
         (repo / "CHANGELOG").write_text(message)
@@ -83,8 +92,14 @@ def test_the_session_finds_the_first_bad_commit_running_each_commit_once(small_r
         ran.append((commit, jaxlib))
         return result(CELL, observation={"value": (tree / "jax" / "value.txt").read_text()})
 
-    found = source_session(repo, BuildCommits("0.12.0", "0.12.0"), BuildCommits("0.12.0.1", "0.12.0.1"),
-                           tmp_path / "trees", run_tree, same_observation)
+    found = source_session(
+        repo,
+        BuildCommits("0.12.0", "0.12.0"),
+        BuildCommits("0.12.0.1", "0.12.0.1"),
+        tmp_path / "trees",
+        run_tree,
+        same_observation,
+    )
     assert found.outcome.first_bad == shas[2] and found.outcome.last_good == shas[1]
     assert sorted(ran) == sorted(set(ran))  # no commit run twice
     assert dict(ran) == {shas[0]: "0.12.0", shas[3]: "0.12.0.1", **{c: "0.12.0.1" for c, _ in ran[2:]}}
@@ -94,7 +109,8 @@ def test_the_session_finds_the_first_bad_commit_running_each_commit_once(small_r
 
 
 def test_a_good_build_newer_than_the_bad_one_is_searched_back_and_names_the_commit_that_made_the_change(
-        small_repo, tmp_path):
+    small_repo, tmp_path
+):
     """`--find-fix` (or --good newer than --bad) hands the newer build as `good`: the history between them is
     searched backwards from it, and the commit named is the one that changed the cell going forward."""
     repo, shas = small_repo
@@ -104,8 +120,14 @@ def test_a_good_build_newer_than_the_bad_one_is_searched_back_and_names_the_comm
         ran.append(commit)
         return result(CELL, observation={"value": (tree / "jax" / "value.txt").read_text()})
 
-    found = source_session(repo, BuildCommits("0.12.0.1", "0.12.0.1"), BuildCommits("0.12.0", "0.12.0"),
-                           tmp_path / "trees", run_tree, same_observation)
+    found = source_session(
+        repo,
+        BuildCommits("0.12.0.1", "0.12.0.1"),
+        BuildCommits("0.12.0", "0.12.0"),
+        tmp_path / "trees",
+        run_tree,
+        same_observation,
+    )
     assert not found.stopped and found.changed_by == shas[2]
     assert (found.outcome.last_good, found.outcome.first_bad) == (shas[2], shas[1])
     assert len(ran) == len(set(ran))
@@ -118,23 +140,52 @@ def test_a_commit_no_jaxlib_serves_stops_the_search_with_the_range_it_needs(smal
     repo, shas = small_repo
     (repo / "jax" / "version.py").write_text(version_file("0.12.1", "0.12.1"))
     last = commit_all(repo, "needs a newer jaxlib", "jax-v0.12.1")
-    found = source_session(repo, BuildCommits("0.12.0", "0.12.0"), BuildCommits("0.12.1", "0.12.0.1"),
-                           tmp_path / "trees", lambda tree, commit, jaxlib: result(CELL), same_observation)
+    found = source_session(
+        repo,
+        BuildCommits("0.12.0", "0.12.0"),
+        BuildCommits("0.12.1", "0.12.0.1"),
+        tmp_path / "trees",
+        lambda tree, commit, jaxlib: result(CELL),
+        same_observation,
+    )
     assert found.outcome is None
-    assert found.lines() == [f"jax source: stopped: commit {last[:12]} (needs a newer jaxlib): jax 0.12.1 at this "
-                             f"commit accepts jaxlib 0.12.1 to 0.12.1; none of jaxlib 0.12.0.1, 0.12.0 is in that "
-                             f"range, so a jaxlib of that range is needed to go on"]
+    assert found.lines() == [
+        f"jax source: stopped: commit {last[:12]} (needs a newer jaxlib): jax 0.12.1 at this "
+        f"commit accepts jaxlib 0.12.1 to 0.12.1; none of jaxlib 0.12.0.1, 0.12.0 is in that "
+        f"range, so a jaxlib of that range is needed to go on"
+    ]
 
 
 def test_a_folder_that_is_no_checkout_is_one_line(tmp_path):
     with pytest.raises(ConformanceError, match="is not a git checkout"):
-        source_session(tmp_path, BuildCommits("0.12.0", "0.12.0"), BuildCommits("0.12.0.1", "0.12.0.1"),
-                       tmp_path / "trees", lambda *a: None, same_observation)
+        source_session(
+            tmp_path,
+            BuildCommits("0.12.0", "0.12.0"),
+            BuildCommits("0.12.0.1", "0.12.0.1"),
+            tmp_path / "trees",
+            lambda *a: None,
+            same_observation,
+        )
 
 
 def _sdist(version, folder):
-    subprocess.run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
-                    "--ignore-requires-python", "-q", f"jax=={version}", "-d", str(folder)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-binary",
+            ":all:",
+            "--no-deps",
+            "--ignore-requires-python",
+            "-q",
+            f"jax=={version}",
+            "-d",
+            str(folder),
+        ],
+        check=True,
+    )
     [found] = folder.glob(f"jax-{version}.tar.gz")
     return found
 
@@ -160,8 +211,9 @@ def test_jax_source_finds_the_patched_commit_between_two_sdists(tmp_path, capsys
         commit_all(repo, f"jax {version}" + (": jax.test_util imported by jax" if patch else ""), tag)
     bad = git(repo, "rev-parse", "HEAD")
     results = tmp_path / "r"
-    code = cli.main(["bisect", CELL, "--good", "0.12.0", "--bad", "0.12.0.1", "--jax-source", str(repo),
-                     "--results", str(results)])
+    code = cli.main(
+        ["bisect", CELL, "--good", "0.12.0", "--bad", "0.12.0.1", "--jax-source", str(repo), "--results", str(results)]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert f"first bad commit {bad[:12]} (over jaxlib 0.12.0.1): jax 0.12.0.1: jax.test_util imported by jax" in out
@@ -181,7 +233,13 @@ def test_a_commit_that_does_not_import_over_one_jaxlib_is_tried_over_the_other(s
             return Untestable(commit, "does not import (a symbol this jaxlib lacks)")
         return result(CELL, observation={"value": (tree / "jax" / "value.txt").read_text()})
 
-    found = source_session(repo, BuildCommits("0.12.0", "0.12.0"), BuildCommits("0.12.0.1", "0.12.0.1"),
-                           tmp_path / "trees", run_tree, same_observation)
+    found = source_session(
+        repo,
+        BuildCommits("0.12.0", "0.12.0"),
+        BuildCommits("0.12.0.1", "0.12.0.1"),
+        tmp_path / "trees",
+        run_tree,
+        same_observation,
+    )
     assert (shas[2], "0.12.0") in tried and found.jaxlibs[shas[2]] == "0.12.0"
     assert found.outcome.first_bad == shas[2]

@@ -178,8 +178,10 @@ def test_a_release_and_a_build_of_one_version_never_share_a_file_either_way(tmp_
     assert stored_ids(back.set_aside.kept_as) == ["a.build", "a.second"] and stored_ids(path) == ["a.release"]
     assert back.set_aside.kept_as.name == ".0.8.3-linux-x86_64.json.other-build-1700000000-2"
     assert stored_ids(stored.set_aside.kept_as) == ["a.release"]  # the first one set aside is still there
-    assert back.set_aside.describe() == (f"{path} could not be merged into ({back.set_aside.why}); kept it as "
-                                         f"{back.set_aside.kept_as.name} and wrote a new one")
+    assert back.set_aside.describe() == (
+        f"{path} could not be merged into ({back.set_aside.why}); kept it as "
+        f"{back.set_aside.kept_as.name} and wrote a new one"
+    )
 
 
 def test_unreadable_files_set_aside_in_one_second_are_all_kept(tmp_path, monkeypatch):
@@ -193,17 +195,24 @@ def test_unreadable_files_set_aside_in_one_second_are_all_kept(tmp_path, monkeyp
     for text in ("{ first", "{ second", "{ third"):
         path.write_text(text, encoding="utf-8")
         kept.append(ResultStore(tmp_path).merge_run(run([cell("a.one")])).set_aside.kept_as)
-    assert [p.name for p in kept] == [".0.8.3-linux-x86_64.json.unreadable-1700000000",
-                                      ".0.8.3-linux-x86_64.json.unreadable-1700000000-2",
-                                      ".0.8.3-linux-x86_64.json.unreadable-1700000000-3"]
+    assert [p.name for p in kept] == [
+        ".0.8.3-linux-x86_64.json.unreadable-1700000000",
+        ".0.8.3-linux-x86_64.json.unreadable-1700000000-2",
+        ".0.8.3-linux-x86_64.json.unreadable-1700000000-3",
+    ]
     assert [p.read_text() for p in kept] == ["{ first", "{ second", "{ third"]
 
 
 def test_merged_headers_sort_case_folders_by_name_and_keep_a_team_package_only_when_this_run_names_none():
-    head = merged_header({"case_folders": [{"name": "zeta", "hash": "1"}, {"name": "beta", "hash": "1"}]},
-                         {"case_folders": [{"name": "alpha", "hash": "2"}, {"name": "zeta", "hash": "2"}]})
-    assert head["case_folders"] == [{"name": "alpha", "hash": "2"}, {"name": "beta", "hash": "1"},
-                                    {"name": "zeta", "hash": "2"}]
+    head = merged_header(
+        {"case_folders": [{"name": "zeta", "hash": "1"}, {"name": "beta", "hash": "1"}]},
+        {"case_folders": [{"name": "alpha", "hash": "2"}, {"name": "zeta", "hash": "2"}]},
+    )
+    assert head["case_folders"] == [
+        {"name": "alpha", "hash": "2"},
+        {"name": "beta", "hash": "1"},
+        {"name": "zeta", "hash": "2"},
+    ]
     team = {"case_package": "teamcases"}
     assert merged_header(team, {"case_package": "conformance.cases"})["case_package"] == "conformance.cases"
     assert merged_header(team, {})["case_package"] == "teamcases"
@@ -258,9 +267,11 @@ def test_a_file_of_the_current_schema_is_merged_and_an_unreadable_one_does_not_h
     newer = write(tmp_path, "0.9.0", PLATFORM, [cell("a.one")], schema=SCHEMA_VERSION + 1)
     with pytest.raises(ConformanceError) as caught:
         ResultStore(tmp_path).refuse_newer_files()
-    assert str(caught.value) == (f"{newer} was written by a newer jax-conformance (result schema "
-                                 f"{SCHEMA_VERSION + 1}; this one writes {SCHEMA_VERSION}); upgrade "
-                                 f"jax-conformance, or give this run another --results folder")
+    assert str(caught.value) == (
+        f"{newer} was written by a newer jax-conformance (result schema "
+        f"{SCHEMA_VERSION + 1}; this one writes {SCHEMA_VERSION}); upgrade "
+        f"jax-conformance, or give this run another --results folder"
+    )
     ResultStore(tmp_path / "missing").refuse_newer_files()
 
 
@@ -268,14 +279,16 @@ def test_unreadable_cells_are_named_exactly_and_entries_without_metadata_kept_by
     from conformance.results.store import _drop_unreadable_cells
 
     long_status = "no-such-status " + "x " * 100
-    data = {"tests": [
-        "a string",
-        {"nodeid": "x.py::bad", "outcome": "passed", "metadata": {**cell("a.bad"), "status": long_status}},
-        {"outcome": "failed"},
-        {"nodeid": "x.py::lost[p]", "outcome": "failed"},
-        {"nodeid": "x.py::good", "outcome": "passed", "metadata": cell("a.good")},
-        {"metadata": {**cell("a.nameless"), "status": "exploded"}},
-    ]}
+    data = {
+        "tests": [
+            "a string",
+            {"nodeid": "x.py::bad", "outcome": "passed", "metadata": {**cell("a.bad"), "status": long_status}},
+            {"outcome": "failed"},
+            {"nodeid": "x.py::lost[p]", "outcome": "failed"},
+            {"nodeid": "x.py::good", "outcome": "passed", "metadata": cell("a.good")},
+            {"metadata": {**cell("a.nameless"), "status": "exploded"}},
+        ]
+    }
     kept = [data["tests"][3], data["tests"][4]]
     bad = _drop_unreadable_cells(data)
     assert data["tests"] == kept

@@ -8,7 +8,7 @@ from pathlib import Path
 
 ROOT = str(Path(__file__).resolve().parents[1])
 
-LEAKY = '''
+LEAKY = """
 import signal, threading
 import tests.suite_checks
 tests.suite_checks.THREAD_GRACE_S = 0.2
@@ -39,7 +39,7 @@ def test_puts_everything_back():
     worker = threading.Thread(target=lambda: None)
     worker.start()
     worker.join()
-'''
+"""
 
 
 def test_a_test_that_leaves_a_thread_or_a_signal_changed_fails_by_name(pytester, monkeypatch):

@@ -16,8 +16,18 @@ from conformance.decide.diff import diff_sets, result_set
 from conformance.decide.upgrade import UpgradeRequest, check_request
 from conformance.decide.upgrade_render import MARKDOWN_LIMIT, review_json, review_markdown, summary_text
 from conformance.decide.tiers import Tier
-from conformance.decide.upgrade_tiers import (BREAKS, INFO, WARNS, Review, WorkloadJudged, behaviour_tiers, item,
-                                              names_tier, perf_tier, review_counts)
+from conformance.decide.upgrade_tiers import (
+    BREAKS,
+    INFO,
+    WARNS,
+    Review,
+    WorkloadJudged,
+    behaviour_tiers,
+    item,
+    names_tier,
+    perf_tier,
+    review_counts,
+)
 from conformance.engine.matrix import RunSettings
 from conformance.errors import ConformanceError
 from conformance.perf import stats
@@ -28,17 +38,27 @@ WHY = "The miss first appears in 0.9.0."
 
 
 def _sides():
-    before = [synth.cell("demo.fixed", status="differs", observation={"ok": False}),
-              synth.cell("demo.broken"), synth.cell("demo.same"), synth.cell("demo.retired"),
-              synth.cell("demo.printed", observation={"text": "x"}, printed_expected={"text": "x"}),
-              synth.cell("team/mod.own", status="conforms")]
-    after = [synth.cell("demo.fixed"), synth.cell("demo.broken", status="differs", observation={"ok": False}),
-             synth.cell("demo.same"), synth.cell("demo.printed", observation={"text": "y"},
-                                                 printed_expected={"text": "x"}),
-             synth.cell("team/mod.own", status="crash", observation=None), synth.cell("demo.added"),
-             synth.cell("team/mod.new")]  # a team cell on one side only: no change, and not compared
-    return (result_set([synth.files("0.8.0", "linux-x86_64", before)], "baseline"),
-            result_set([synth.files("0.12.0.1", "linux-x86_64", after)], "candidate"))
+    before = [
+        synth.cell("demo.fixed", status="differs", observation={"ok": False}),
+        synth.cell("demo.broken"),
+        synth.cell("demo.same"),
+        synth.cell("demo.retired"),
+        synth.cell("demo.printed", observation={"text": "x"}, printed_expected={"text": "x"}),
+        synth.cell("team/mod.own", status="conforms"),
+    ]
+    after = [
+        synth.cell("demo.fixed"),
+        synth.cell("demo.broken", status="differs", observation={"ok": False}),
+        synth.cell("demo.same"),
+        synth.cell("demo.printed", observation={"text": "y"}, printed_expected={"text": "x"}),
+        synth.cell("team/mod.own", status="crash", observation=None),
+        synth.cell("demo.added"),
+        synth.cell("team/mod.new"),
+    ]  # a team cell on one side only: no change, and not compared
+    return (
+        result_set([synth.files("0.8.0", "linux-x86_64", before)], "baseline"),
+        result_set([synth.files("0.12.0.1", "linux-x86_64", after)], "candidate"),
+    )
 
 
 def _why(case: str, param: str) -> str:
@@ -79,12 +99,15 @@ def test_a_tier_with_nothing_is_judged_and_says_zero():
 
 
 def test_names_carry_their_replacement_and_the_places_that_use_them():
-    changes = [NameChange("jax.tree_map", "removed", "0.10.0", "jax.tree_map was removed: use jax.tree.map"),
-               NameChange("jax.new", "added", "0.9.0", ""),
-               NameChange("jax.f", "signature", "0.11.0", "keyword x removed")]
-    findings = [Finding("app/model.py", 6, 11, "jax.tree_map", "removed", "0.10.0", "removed", "jax.tree.map"),
-                Finding("app/model.py", 10, 30, "jax.tree_leaves", "removed", "0.6.0", "removed before A",
-                        "jax.tree.leaves")]
+    changes = [
+        NameChange("jax.tree_map", "removed", "0.10.0", "jax.tree_map was removed: use jax.tree.map"),
+        NameChange("jax.new", "added", "0.9.0", ""),
+        NameChange("jax.f", "signature", "0.11.0", "keyword x removed"),
+    ]
+    findings = [
+        Finding("app/model.py", 6, 11, "jax.tree_map", "removed", "0.10.0", "removed", "jax.tree.map"),
+        Finding("app/model.py", 10, 30, "jax.tree_leaves", "removed", "0.6.0", "removed before A", "jax.tree.leaves"),
+    ]
     tier = names_tier(changes, findings, scanned=True)
     by_name = {found.subject: found for found in tier.findings}
     assert by_name["jax.tree_map"].where == ("app/model.py:6",) and "jax.tree.map" in by_name["jax.tree_map"].detail
@@ -101,15 +124,18 @@ def test_performance_judges_b_against_a_and_names_a_failing_side():
     slow = stats.timed_verdict([1.0, 1.01, 0.99, 1.0, 1.02], [1.4, 1.41, 1.39, 1.42, 1.4])
     grew = stats.exact_verdict([0], [4096])  # an exact metric that grows from 0: ratio None, still growth
     same = stats.exact_verdict([3], [3])
-    judged = [WorkloadJudged("perf.dispatch_loop", {"run_s": slow, "fusions": same}, reused=(True, False)),
-              WorkloadJudged("perf.buffer", {"temp_bytes": grew}),
-              WorkloadJudged("perf.gone", {}, errors=("", "AttributeError: jax.old"))]
+    judged = [
+        WorkloadJudged("perf.dispatch_loop", {"run_s": slow, "fusions": same}, reused=(True, False)),
+        WorkloadJudged("perf.buffer", {"temp_bytes": grew}),
+        WorkloadJudged("perf.gone", {}, errors=("", "AttributeError: jax.old")),
+    ]
     tier = perf_tier(judged, "0.8.0", "0.12.0.1")
     by_name = {found.subject: found for found in tier.findings}
     assert slow.verdict == "regressed" and by_name["perf.dispatch_loop run_s"].weight == BREAKS
     assert by_name["perf.dispatch_loop run_s"].detail.startswith("x1.4 ")
-    assert (by_name["perf.buffer temp_bytes"].weight == BREAKS
-            and "new from 0" in by_name["perf.buffer temp_bytes"].detail)
+    assert (
+        by_name["perf.buffer temp_bytes"].weight == BREAKS and "new from 0" in by_name["perf.buffer temp_bytes"].detail
+    )
     assert by_name["perf.gone"].reason == "fails on 0.12.0.1" and by_name["perf.gone"].weight == BREAKS
     assert "perf.dispatch_loop fusions" not in by_name  # `same` is no change
     assert tier.heading == "Performance: 3 of 3 change"
@@ -122,11 +148,16 @@ def test_performance_judges_b_against_a_and_names_a_failing_side():
 
 def _review(items: int = 3) -> Review:
     many = tuple(item(f"jax.name{i}", "removed in 0.10.0", "x" * 200, ("a.py:1",), BREAKS) for i in range(items))
-    return Review("0.8.0", "0.12.0.1", (Tier("behaviours", "Behaviours", 197, (item("demo.b", "conforms -> differs",
-                                                                                     "why", (), BREAKS),)),
-                                        Tier("names", "Public names", items + 10, many),
-                                        Tier("performance", "Performance", 0, missing="not sampled: --perf-rounds 0"),
-                                        Tier("cases", "Your cases", 0, missing="not asked: give --cases DIR")))
+    return Review(
+        "0.8.0",
+        "0.12.0.1",
+        (
+            Tier("behaviours", "Behaviours", 197, (item("demo.b", "conforms -> differs", "why", (), BREAKS),)),
+            Tier("names", "Public names", items + 10, many),
+            Tier("performance", "Performance", 0, missing="not sampled: --perf-rounds 0"),
+            Tier("cases", "Your cases", 0, missing="not asked: give --cases DIR"),
+        ),
+    )
 
 
 def test_the_summary_counts_each_tier_and_shows_the_heaviest_items_first():
@@ -158,10 +189,15 @@ def test_the_json_follows_its_schema_and_counts_every_item():
         jsonschema.validate(broken, schema)
 
 
-@pytest.mark.parametrize("before, after, rounds, scan, said", [
-    ("x", "0.12.0.1", 5, (), "--from takes a JAX release"), ("0.8.0", "0.8.0", 5, (), "name the same release"),
-    ("0.8.0", "0.12.0.1", -1, (), "--perf-rounds takes 0"),
-    ("0.8.0", "0.12.0.1", 5, (Path("no/such/code"),), "--scan no/such/code: no such file")])
+@pytest.mark.parametrize(
+    "before, after, rounds, scan, said",
+    [
+        ("x", "0.12.0.1", 5, (), "--from takes a JAX release"),
+        ("0.8.0", "0.8.0", 5, (), "name the same release"),
+        ("0.8.0", "0.12.0.1", -1, (), "--perf-rounds takes 0"),
+        ("0.8.0", "0.12.0.1", 5, (Path("no/such/code"),), "--scan no/such/code: no such file"),
+    ],
+)
 def test_bad_input_is_one_line_before_any_work(tmp_path, before, after, rounds, scan, said):
     request = UpgradeRequest(before, after, RunSettings(results=tmp_path / "results"), scan=scan, perf_rounds=rounds)
     with pytest.raises(ConformanceError, match=said):
@@ -171,25 +207,29 @@ def test_bad_input_is_one_line_before_any_work(tmp_path, before, after, rounds, 
 def _outcome():
     from conformance.report.perfview import perf_view
     from tests.synthetic_report import _perf_sections
+
     return perf_view(_perf_sections()).outcome
 
 
 def test_the_page_judges_every_pair_of_releases_so_a_drift_gets_a_verdict():
     from conformance.report.upgradeview import upgrade_data
+
     data = upgrade_data(["0.4.38"], _outcome())["perf"]
     drift = [v for v in data["pairs"].get("0-4", []) if v[:2] == ["perf.dispatch_loop", "run_s"]]
     assert drift and drift[0][2] == "regressed" and drift[0][3] > 1.25  # oldest to newest: judged
-    steps = [v for i in range(4) for v in data["pairs"].get(f"{i}-{i + 1}", [])
-             if v[:2] == ["perf.dispatch_loop", "run_s"]]
+    steps = [
+        v for i in range(4) for v in data["pairs"].get(f"{i}-{i + 1}", []) if v[:2] == ["perf.dispatch_loop", "run_s"]
+    ]
     assert steps == []  # each step alone stays inside ×1.25: the neighbours' verdicts never flag the drift
     assert data["errors"] == {"perf.gone": ["0.12.0.1"]} and "medians" not in data
 
 
 def test_with_too_many_pairs_the_page_gets_medians_and_bands_not_verdicts():
     from conformance.report.upgradeview import upgrade_data
+
     data = upgrade_data([], _outcome(), judged=0)["perf"]
     assert "pairs" not in data and data["threshold"] == stats.THRESHOLD
     first, last = data["medians"]["perf.dispatch_loop"][0], data["medians"]["perf.dispatch_loop"][-1]
-    assert last[0]["run_s"] / first[0]["run_s"] == pytest.approx(1.08 ** 4, rel=1e-3)
+    assert last[0]["run_s"] / first[0]["run_s"] == pytest.approx(1.08**4, rel=1e-3)
     assert 1 < first[1]["run_s"] < 1.25  # the band within one release, from its own samples
     assert data["medians"]["perf.gone"][-1] is None  # no samples on the release it failed on

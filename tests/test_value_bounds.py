@@ -16,8 +16,14 @@ import pytest
 from conformance import cli
 from conformance.child.main import write_record
 from conformance.core.case import Expect
-from conformance.core.observation import (MAX_DEPTH, decode_nonfinite, encode_nonfinite, json_problem,
-                                          observed_record, parse_record)
+from conformance.core.observation import (
+    MAX_DEPTH,
+    decode_nonfinite,
+    encode_nonfinite,
+    json_problem,
+    observed_record,
+    parse_record,
+)
 from conformance.results.schema import CellResult, SchemaError
 from tests.synthetic_results import cell, write
 
@@ -53,8 +59,9 @@ def test_the_child_writes_an_error_for_an_observation_nested_too_deep(tmp_path, 
 
 def test_the_parent_refuses_a_deep_observation_file():
     """issue 19 item 10: an observation file nested 900 deep is unusable, with a reason."""
-    text = json.dumps({"schema": 2, "case": "a.b", "param": "", "outcome": "observed",
-                       "facts": {"deep": nested(900)}, "details": {}})
+    text = json.dumps(
+        {"schema": 2, "case": "a.b", "param": "", "outcome": "observed", "facts": {"deep": nested(900)}, "details": {}}
+    )
     record, why = parse_record(text)
     assert record is None and "deeper than" in why
 
@@ -79,8 +86,11 @@ def test_diff_and_gate_exit_2_on_a_hand_edited_deep_or_nan_file(tmp_path, capsys
     deep = write(tmp_path / "b", "0.8.3", "linux-x86_64", [cell("numerics.a", observation={"d": nested(900)})])
     nan = write(tmp_path / "c", "0.8.3", "linux-x86_64", [cell("numerics.a", duration_s=math.nan)])
     for bad, field in ((deep, "observation"), (nan, "duration_s")):
-        argv = ["diff", str(good), str(bad)] if command == "diff" else \
-            ["gate", "--baseline", str(good), "--candidate", str(bad)]
+        argv = (
+            ["diff", str(good), str(bad)]
+            if command == "diff"
+            else ["gate", "--baseline", str(good), "--candidate", str(bad)]
+        )
         assert cli.main(argv) == 2
         err = capsys.readouterr().err
         assert f"metadata.{field}`" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

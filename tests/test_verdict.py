@@ -12,8 +12,7 @@ from conformance.core.versions import NEWER, OLDER, SAME, UNKNOWN, direction
 
 
 def outcome(returncode=0, timed_out=False, sig=None):
-    return ProcessOutcome(returncode=returncode, timed_out=timed_out, stdout="", stderr="", duration_s=1.0,
-                          signal=sig)
+    return ProcessOutcome(returncode=returncode, timed_out=timed_out, stdout="", stderr="", duration_s=1.0, signal=sig)
 
 
 def record(**fields):
@@ -112,8 +111,9 @@ def test_printed_facts_mark_the_cell_without_changing_its_status():
     found = judge(outcome(), TWO_TIERS, {"raises": "TypeError"}, printed={"message": "old wording"})
     assert found.status is Status.CONFORMS
     assert found.diff == []
-    assert found.printed_diff == [{"path": "message", "expected": "old wording", "observed": "new wording",
-                                   "kind": "changed"}]
+    assert found.printed_diff == [
+        {"path": "message", "expected": "old wording", "observed": "new wording", "kind": "changed"}
+    ]
     assert found.printed_expected == {"message": "old wording"}
 
 
@@ -124,8 +124,12 @@ def test_asserted_facts_decide_the_status_whatever_is_printed():
 
 
 def test_a_printed_fact_the_probe_no_longer_returns_is_missing_from_its_tier():
-    found = judge(outcome(), record(outcome="observed", facts={"raises": "TypeError"}),
-                  {"raises": "TypeError"}, printed={"message": "old wording"})
+    found = judge(
+        outcome(),
+        record(outcome="observed", facts={"raises": "TypeError"}),
+        {"raises": "TypeError"},
+        printed={"message": "old wording"},
+    )
     assert found.status is Status.CONFORMS and found.diff == []
     assert found.printed_diff == [{"path": "message", "expected": "old wording", "observed": None, "kind": "missing"}]
 
@@ -148,9 +152,11 @@ def test_a_missing_api_on_an_unknown_version_is_unsupported_never_removed():
 def test_every_ending_names_itself_in_one_exact_reason():
     assert judge(outcome(-9, timed_out=True, sig=9), None, {}).reason == "killed after its time limit"
     assert judge(outcome(-9, timed_out=True), OBSERVED, {"x": 2}).reason == (
-        "killed after its time limit; its observation differs (written before)")
+        "killed after its time limit; its observation differs (written before)"
+    )
     assert judge(outcome(-11, sig=signal.SIGSEGV), OBSERVED, {"x": 1}).reason == (
-        "the child died by SIGSEGV; its observation conforms (written before)")
+        "the child died by SIGSEGV; its observation conforms (written before)"
+    )
     unnamed = judge(outcome(-200, sig=200), None, {})
     assert (unnamed.status, unnamed.reason) == (Status.CRASH, "the child died by signal 200")
     assert judge(outcome(3), None, {}).reason == "the child exited with code 3 without an observation"
@@ -162,16 +168,18 @@ def test_every_ending_names_itself_in_one_exact_reason():
 def test_a_probe_error_is_an_error_with_its_type_message_and_traceback():
     error = record(outcome="error", error={"type": "TypeError", "message": "bad operand", "traceback": "Trace..."})
     found = judge(outcome(0), error, {"x": 1})
-    assert (found.status, found.reason, found.details) == (Status.ERROR, "TypeError: bad operand",
-                                                           {"traceback": "Trace..."})
+    assert (found.status, found.reason, found.details) == (
+        Status.ERROR,
+        "TypeError: bad operand",
+        {"traceback": "Trace..."},
+    )
     assert found.observation is None and found.diff == [] and found.expected == {"x": 1}
     bare = judge(outcome(0), record(outcome="error"), {})
     assert (bare.status, bare.reason, bare.details) == (Status.ERROR, "?: ", {"traceback": ""})
 
 
 def test_the_judgement_keeps_the_expectations_and_the_record_warnings():
-    warned = record(outcome="observed", facts={"x": 1},
-                    warnings=[{"category": "DeprecationWarning", "message": "old"}])
+    warned = record(outcome="observed", facts={"x": 1}, warnings=[{"category": "DeprecationWarning", "message": "old"}])
     found = judge(outcome(0), warned, {"x": 1}, printed={})
     assert found.printed_expected is None and found.printed_diff == [] and found.expected == {"x": 1}
     assert found.warnings == [{"category": "DeprecationWarning", "message": "old", "module": "", "deprecation": ""}]

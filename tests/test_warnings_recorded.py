@@ -20,7 +20,7 @@ from conformance.results.schema import CellResult
 from tests.synthetic_results import cell, files
 
 # A stand-in for jax/_src/deprecations.py: the recorder reads the deprecation from this file's frames.
-FAKE_DEPRECATIONS = '''
+FAKE_DEPRECATIONS = """
 import functools, warnings
 
 def warn(deprecation_id, message, stacklevel):
@@ -35,9 +35,9 @@ def deprecation_getattr(module, deprecations):
             return fn
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
     return getattr
-'''
+"""
 
-PROBES = '''
+PROBES = """
 import warnings
 from conformance.core.case import Expect, Observation, Section
 
@@ -64,7 +64,7 @@ def own():
         warnings.simplefilter("always")
         warnings.warn("caught by the probe itself", DeprecationWarning)
     return Observation({"answer": 42 if len(caught) == 1 else 0})
-'''
+"""
 
 
 @pytest.fixture
@@ -78,13 +78,16 @@ def package(tmp_path, monkeypatch):
     for folder in (tmp_path / "fakejax", tmp_path / "fakejax" / "jax", deprecations):
         (folder / "__init__.py").write_text("")
     (deprecations / "deprecations.py").write_text(FAKE_DEPRECATIONS)
-    (tmp_path / "fakejax" / "oldapi.py").write_text(textwrap.dedent('''
+    (tmp_path / "fakejax" / "oldapi.py").write_text(
+        textwrap.dedent("""
         from fakejax.jax._src.deprecations import deprecation_getattr as _getattr
         _deprecations = {"old_function": ("fakejax.oldapi.old_function is deprecated", len)}
         __getattr__ = _getattr(__name__, _deprecations)
-    '''))
+    """)
+    )
     (tmp_path / "fakejax" / "warns_on_import.py").write_text(
-        "import warnings\nwarnings.warn('warned while importing', DeprecationWarning)\n")
+        "import warnings\nwarnings.warn('warned while importing', DeprecationWarning)\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     yield "warnfixture"
     forget_package("warnfixture")
@@ -97,12 +100,24 @@ def test_a_probe_records_its_deprecation_and_future_warnings_with_the_jax_deprec
         record = observe("warnfixture/probes.deprecated", "", package)
     assert record["outcome"] == "observed" and record["facts"] == {"answer": 42}
     assert record["warnings"] == [
-        {"category": "DeprecationWarning", "message": "passing positional args is deprecated",
-         "module": "warnfixture.probes", "deprecation": "jax-fake-positional-args"},
-        {"category": "DeprecationWarning", "message": "fakejax.oldapi.old_function is deprecated",
-         "module": "warnfixture.probes", "deprecation": "fakejax.oldapi.old_function"},
-        {"category": "FutureWarning", "message": "dtype will change", "module": "warnfixture.probes",
-         "deprecation": ""},
+        {
+            "category": "DeprecationWarning",
+            "message": "passing positional args is deprecated",
+            "module": "warnfixture.probes",
+            "deprecation": "jax-fake-positional-args",
+        },
+        {
+            "category": "DeprecationWarning",
+            "message": "fakejax.oldapi.old_function is deprecated",
+            "module": "warnfixture.probes",
+            "deprecation": "fakejax.oldapi.old_function",
+        },
+        {
+            "category": "FutureWarning",
+            "message": "dtype will change",
+            "module": "warnfixture.probes",
+            "deprecation": "",
+        },
     ]
 
 
@@ -112,8 +127,15 @@ def test_warnings_a_probe_catches_itself_stay_its_own_and_a_quiet_probe_has_no_w
 
 
 def _judged(warned):
-    record = {"schema": 2, "case": "a.b", "param": "", "outcome": "observed", "facts": {"x": 1}, "details": {},
-              "warnings": warned}
+    record = {
+        "schema": 2,
+        "case": "a.b",
+        "param": "",
+        "outcome": "observed",
+        "facts": {"x": 1},
+        "details": {},
+        "warnings": warned,
+    }
     return judge(ProcessOutcome(0, False, "", "", 0.1), json.dumps(record), {"x": 1}, "0.12.0.1")
 
 
@@ -132,7 +154,8 @@ def test_a_new_warning_is_a_printed_output_change_in_diff_and_gate():
     after = result_set([files("0.12.0.1", "linux-x86_64", [cell("a.b", warnings=warned)])], "candidate")
     (change,) = diff_sets(before, after).changes
     assert change.printed_only and [d.observed for d in change.printed_differences] == [
-        "DeprecationWarning: x is deprecated [jax-x] (jax)"]
+        "DeprecationWarning: x is deprecated [jax-x] (jax)"
+    ]
     outcome = gate(diff_sets(before, after))
     assert outcome.exit_code == 0 and [j.kind for j in outcome.printed] == [PRINTED]
     assert gate(diff_sets(before, after), fail_on_printed=True).exit_code == 1
@@ -142,8 +165,9 @@ def test_the_report_marks_a_cell_with_warnings_and_lists_them_in_its_panel():
     from conformance.report.html import render_html
     from conformance.report.model import build_model
 
-    warned = [{"category": "DeprecationWarning", "message": "x <is> deprecated", "module": "jax",
-               "deprecation": "jax-x"}]
+    warned = [
+        {"category": "DeprecationWarning", "message": "x <is> deprecated", "module": "jax", "deprecation": "jax-x"}
+    ]
     model = build_model([files("0.12.0.1", "linux-x86_64", [cell("a.warns", warnings=warned), cell("a.quiet")])], [])
     page = render_html(model, "2026-12-01T00:00:00+00:00")
     data = json.loads(page.split('<script type="application/json" id="data">')[1].split("</script>")[0])

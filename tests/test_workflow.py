@@ -59,8 +59,9 @@ def test_actionlint_would_catch_a_mistake(tmp_path):
 
 @pytest.mark.parametrize("schema, path", [("vendor.github-workflows", WORKFLOW), ("vendor.github-actions", ACTION)])
 def test_the_vendored_github_schemas_accept_them(schema, path):
-    done = subprocess.run([tool("check-jsonschema"), "--builtin-schema", schema, str(path)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [tool("check-jsonschema"), "--builtin-schema", schema, str(path)], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -99,7 +100,7 @@ def test_the_jobs_run_the_scripts_that_the_tests_run():
     action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
     steps = "\n".join(s.get("run", "") for s in action["runs"]["steps"])
     for script in ("run-shard.sh", "render-report.sh", "gate.sh"):
-        assert f'$GITHUB_ACTION_PATH/../../scripts/{script}' in steps
+        assert f"$GITHUB_ACTION_PATH/../../scripts/{script}" in steps
         assert (ROOT / ".github" / "scripts" / script).exists()
 
 
@@ -130,21 +131,37 @@ def test_the_daily_run_restores_from_and_publishes_the_site_though_its_payload_n
     flow = workflow()
     assert "github.event.repository" not in flow["env"]["SITE_URL"]
     assert flow["env"]["PAGES_REPOSITORY"] == "${{ github.repository }}"
-    upload = next(s for s in flow["jobs"]["report"]["steps"]
-                  if str(s.get("uses", "")).startswith("actions/upload-pages-artifact@"))
+    upload = next(
+        s
+        for s in flow["jobs"]["report"]["steps"]
+        if str(s.get("uses", "")).startswith("actions/upload-pages-artifact@")
+    )
     for condition in (upload["if"], flow["jobs"]["pages"]["if"]):
         assert "github.event_name == 'schedule' ||" in condition, condition
         assert "github.event_name != 'pull_request'" in condition
     fake = tmp_path / "python"  # stands in for the interpreter: says what the script asked of it
-    fake.write_text("#!/bin/sh\necho \"$@\"\n")
+    fake.write_text('#!/bin/sh\necho "$@"\n')
     fake.chmod(0o755)
-    for site, pages, wanted in (("", "owner/repo", "https://owner.github.io/repo/ --into"),
-                                ("https://example.org/s/", "owner/repo", "https://example.org/s/ --into"),
-                                ("", "", "no SITE_URL given")):
-        env = {**os.environ, "PYTHON": str(fake), "SITE_URL": site, "PAGES_REPOSITORY": pages,
-               "RESULTS": str(tmp_path / "r")}
-        done = subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "restore-results.sh")], cwd=ROOT,
-                              env=env, capture_output=True, text=True, timeout=60)
+    for site, pages, wanted in (
+        ("", "owner/repo", "https://owner.github.io/repo/ --into"),
+        ("https://example.org/s/", "owner/repo", "https://example.org/s/ --into"),
+        ("", "", "no SITE_URL given"),
+    ):
+        env = {
+            **os.environ,
+            "PYTHON": str(fake),
+            "SITE_URL": site,
+            "PAGES_REPOSITORY": pages,
+            "RESULTS": str(tmp_path / "r"),
+        }
+        done = subprocess.run(
+            ["bash", str(ROOT / ".github" / "scripts" / "restore-results.sh")],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == 0 and wanted in done.stdout, done.stdout + done.stderr
 
 
@@ -170,9 +187,11 @@ def test_bad_newest_is_one_line(text):
 
 
 def test_matrix_command_prints_versions_for_a_job_matrix(monkeypatch, capsys):
-    monkeypatch.setattr(matrixlist, "matrix_versions",
-                        lambda name, builder: ["0.12.0.1", "0.13.0"] if name == "latest" else
-                        list(load_matrix(name).versions))
+    monkeypatch.setattr(
+        matrixlist,
+        "matrix_versions",
+        lambda name, builder: ["0.12.0.1", "0.13.0"] if name == "latest" else list(load_matrix(name).versions),
+    )
     assert cli.main(["matrix", "--json", "quick latest"]) == 0
     assert capsys.readouterr().out.strip() == '["0.4.38", "0.8.3", "0.12.0.1", "0.13.0"]'
     assert cli.main(["matrix", "0.12.0.1, 0.4.38"]) == 0
@@ -186,37 +205,53 @@ def test_matrix_command_prints_versions_for_a_job_matrix(monkeypatch, capsys):
 def plan_output(path: Path) -> dict:
     """What the plan job's script wrote to $GITHUB_OUTPUT, parsed."""
     lines = dict(line.split("=", 1) for line in path.read_text().splitlines())
-    return {"jobs": json.loads(lines["jobs"]), "shard_count": int(lines["shard_count"]),
-            "total_jobs": int(lines["total_jobs"]), "matrix": json.loads(lines["matrix"]),
-            "job_count": int(lines["job_count"]), "cells": int(lines["cells"]), "to_run": int(lines["to_run"])}
+    return {
+        "jobs": json.loads(lines["jobs"]),
+        "shard_count": int(lines["shard_count"]),
+        "total_jobs": int(lines["total_jobs"]),
+        "matrix": json.loads(lines["matrix"]),
+        "job_count": int(lines["job_count"]),
+        "cells": int(lines["cells"]),
+        "to_run": int(lines["to_run"]),
+    }
 
 
 def _plan(tmp_path, versions: str, runners: list[str], shards: int = 2) -> dict:
     """Run the plan job's script as the workflow does (nothing restored), and read what it writes to $GITHUB_OUTPUT."""
     out = tmp_path / "github_output"
     out.write_text("")
-    env = {"PATH": os.environ["PATH"], "PYTHON": sys.executable, "VERSIONS": versions, "RUNNERS": " ".join(runners),
-           "SHARDS": str(shards), "GITHUB_OUTPUT": str(out), "JAX_CONFORMANCE_CACHE": str(tmp_path / "cache")}
+    env = {
+        "PATH": os.environ["PATH"],
+        "PYTHON": sys.executable,
+        "VERSIONS": versions,
+        "RUNNERS": " ".join(runners),
+        "SHARDS": str(shards),
+        "GITHUB_OUTPUT": str(out),
+        "JAX_CONFORMANCE_CACHE": str(tmp_path / "cache"),
+    }
     subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "plan.sh")], env=env, check=True, cwd=ROOT)
     return plan_output(out)
 
 
-@pytest.mark.parametrize("count, runners, shards, expected_shards", [
-    (4, 4, 2, 2), (27, 4, 2, 2), (40, 4, 2, 1), (64, 4, 3, 1), (65, 4, 2, 1), (130, 4, 2, 1), (27, 2, 5, 4)])
-def test_the_plan_stays_within_256_jobs_and_runs_every_version_once_per_shard(tmp_path, count, runners, shards,
-                                                                              expected_shards):
+@pytest.mark.parametrize(
+    "count, runners, shards, expected_shards",
+    [(4, 4, 2, 2), (27, 4, 2, 2), (40, 4, 2, 1), (64, 4, 3, 1), (65, 4, 2, 1), (130, 4, 2, 1), (27, 2, 5, 4)],
+)
+def test_the_plan_stays_within_256_jobs_and_runs_every_version_once_per_shard(
+    tmp_path, count, runners, shards, expected_shards
+):
     versions = [f"0.{minor}.{patch}" for minor in range(5, 40) for patch in range(4)][:count]
     plan = _plan(tmp_path, " ".join(versions), RUNNERS[:runners], shards)
     assert plan["total_jobs"] == runners * len(plan["jobs"]) <= 256
     # Nothing restored: every job has work on every runner, each carrying its runner kind.
     assert plan["job_count"] == len(plan["matrix"]["include"]) == plan["total_jobs"]
     assert {(e["os"], e["job"]["jax"], e["job"]["shard"]) for e in plan["matrix"]["include"]} == {
-        (os_, job["jax"], job["shard"]) for os_ in RUNNERS[:runners] for job in plan["jobs"]}
+        (os_, job["jax"], job["shard"]) for os_ in RUNNERS[:runners] for job in plan["jobs"]
+    }
     assert plan["to_run"] == plan["cells"] > 0
     assert plan["shard_count"] == expected_shards
     ran = [(v, job["shard"]) for job in plan["jobs"] for v in job["jax"].split()]
-    assert sorted(ran) == sorted((v, f"{k}/{expected_shards}") for v in versions
-                                 for k in range(1, expected_shards + 1))
+    assert sorted(ran) == sorted((v, f"{k}/{expected_shards}") for v in versions for k in range(1, expected_shards + 1))
     assert all(" " not in job["name"] for job in plan["jobs"])
 
 
@@ -243,23 +278,36 @@ SCRIPTS = ROOT / ".github" / "scripts"
 
 def run_shard(tmp_path, **env):
     """Run the CI's run-shard.sh with the suite's interpreter and an empty environment cache."""
-    environ = {**os.environ, "PYTHON": sys.executable, "RESULTS": str(tmp_path / "results"),
-               "JAX_CONFORMANCE_CACHE": str(tmp_path / "cache"), **env}
+    environ = {
+        **os.environ,
+        "PYTHON": sys.executable,
+        "RESULTS": str(tmp_path / "results"),
+        "JAX_CONFORMANCE_CACHE": str(tmp_path / "cache"),
+        **env,
+    }
     for name in ("JAX", "WHEELS", "INDEX_URL", "EXTRA_INDEX_URL", "PRE"):
         if not env.get(name):
             environ.pop(name, None)
-    return subprocess.run(["bash", str(SCRIPTS / "run-shard.sh")], cwd=ROOT, env=environ, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        ["bash", str(SCRIPTS / "run-shard.sh")], cwd=ROOT, env=environ, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_run_shard_passes_a_wheels_folder_and_index_options_to_run(tmp_path):
     wheels = tmp_path / "wheels"
     wheels.mkdir()
-    done = run_shard(tmp_path, WHEELS=str(wheels), INDEX_URL="https://mirror.invalid/simple",
-                     EXTRA_INDEX_URL="https://a.invalid/simple https://b.invalid/simple", PRE="1")
-    assert (f"+ jax-conformance run --results {tmp_path / 'results'} --wheels {wheels} --index-url "
-            f"https://mirror.invalid/simple --extra-index-url https://a.invalid/simple --extra-index-url "
-            f"https://b.invalid/simple --pre") in done.stdout
+    done = run_shard(
+        tmp_path,
+        WHEELS=str(wheels),
+        INDEX_URL="https://mirror.invalid/simple",
+        EXTRA_INDEX_URL="https://a.invalid/simple https://b.invalid/simple",
+        PRE="1",
+    )
+    assert (
+        f"+ jax-conformance run --results {tmp_path / 'results'} --wheels {wheels} --index-url "
+        f"https://mirror.invalid/simple --extra-index-url https://a.invalid/simple --extra-index-url "
+        f"https://b.invalid/simple --pre"
+    ) in done.stdout
     assert done.returncode == 2 and "holds no jax wheel" in done.stderr  # the CLI got them, and checked the folder
 
 

@@ -30,8 +30,10 @@ COMMIT = "0123456789abcdef0123456789abcdef01234567"
 def schema_problems(report) -> list[str]:
     schema = json.loads(WPT_SCHEMA.read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
-    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
-            for e in jsonschema.Draft202012Validator(schema).iter_errors(report)]
+    return [
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
+        for e in jsonschema.Draft202012Validator(schema).iter_errors(report)
+    ]
 
 
 def write_wptreports(model, folder):
@@ -60,9 +62,11 @@ def old_single_file(reports: list[dict]) -> dict:
     infos = [r["run_info"] for r in reports]
     names = [f"jax-{i['jax']}-{i['platform']}" for i in infos]
     common = {k: v for k, v in infos[0].items() if all(i.get(k) == v for i in infos[1:])}
-    return {"run_info": {**common, "revision": f"jax-conformance-{infos[0]['suite_version']}"},
-            "results": [{**r, "subsuite": n} for n, rep in zip(names, reports) for r in rep["results"]],
-            "subsuites": dict(zip(names, infos))}
+    return {
+        "run_info": {**common, "revision": f"jax-conformance-{infos[0]['suite_version']}"},
+        "results": [{**r, "subsuite": n} for n, rep in zip(names, reports) for r in rep["results"]],
+        "subsuites": dict(zip(names, infos)),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -84,33 +88,61 @@ def test_a_fact_named_with_a_dot_fails_as_itself():
     from conformance.results.schema import CellResult
 
     facts = {"raised": None, "mentions_got_-1.0": True, "accuracy_above_0.9": {"a": 1}}
-    result = CellResult.from_json(cell(
-        "numerics.c", "array", "differs", {**facts, "mentions_got_-1.0": False}, expected=facts,
-        diff=[{"path": "mentions_got_-1.0", "expected": True, "observed": False, "kind": "changed"},
-              {"path": "accuracy_above_0.9.a", "expected": 1, "observed": 2, "kind": "changed"}]))
+    result = CellResult.from_json(
+        cell(
+            "numerics.c",
+            "array",
+            "differs",
+            {**facts, "mentions_got_-1.0": False},
+            expected=facts,
+            diff=[
+                {"path": "mentions_got_-1.0", "expected": True, "observed": False, "kind": "changed"},
+                {"path": "accuracy_above_0.9.a", "expected": 1, "observed": 2, "kind": "changed"},
+            ],
+        )
+    )
     assert {t["name"]: t["status"] for t in subtests(result)} == {
-        "raised": "PASS", "mentions_got_-1.0": "FAIL", "accuracy_above_0.9": "FAIL"}
+        "raised": "PASS",
+        "mentions_got_-1.0": "FAIL",
+        "accuracy_above_0.9": "FAIL",
+    }
     assert fact_of("accuracy_above_0.9.a", list(facts)) == "accuracy_above_0.9"
 
 
 def test_a_run_is_a_report_with_its_facts_as_subtests():
-    model = model_of({"0.5.0": [
-        cell("a.ok", expected={"x": 1, "y": 2}, observation={"x": 1, "y": 2}),
-        cell("a.bad", status="differs", expected={"x": 1, "y": 2}, observation={"x": 1, "y": 3},
-             diff=[{"path": "y", "expected": 2, "observed": 3}]),
-        cell("a.gone", status="unsupported", reason="not yet there: jax.thing"),
-        cell("a.boom", status="crash", reason="signal 11")]})
+    model = model_of(
+        {
+            "0.5.0": [
+                cell("a.ok", expected={"x": 1, "y": 2}, observation={"x": 1, "y": 2}),
+                cell(
+                    "a.bad",
+                    status="differs",
+                    expected={"x": 1, "y": 2},
+                    observation={"x": 1, "y": 3},
+                    diff=[{"path": "y", "expected": 2, "observed": 3}],
+                ),
+                cell("a.gone", status="unsupported", reason="not yet there: jax.thing"),
+                cell("a.boom", status="crash", reason="signal 11"),
+            ]
+        }
+    )
     [(name, report)] = wptreports(model)
     assert name == "wptreport-0.5.0-linux-x86_64.json" and accepted(report)
     info = report["run_info"]
     assert (info["product"], info["browser_version"], info["browser_channel"], info["os"]) == (
-        "jax", "0.5.0", "stable", "linux")
+        "jax",
+        "0.5.0",
+        "stable",
+        "linux",
+    )
     assert report["subsuites"] == {} and {r["subsuite"] for r in report["results"]} == {""}
     by_test = {r["test"]: r for r in report["results"]}
     assert by_test["/a.ok"]["status"] == "OK" and [s["status"] for s in by_test["/a.ok"]["subtests"]] == ["PASS"] * 2
     bad = by_test["/a.bad"]
-    assert bad["status"] == "OK" and [(s["name"], s["status"]) for s in bad["subtests"]] == [("x", "PASS"),
-                                                                                             ("y", "FAIL")]
+    assert bad["status"] == "OK" and [(s["name"], s["status"]) for s in bad["subtests"]] == [
+        ("x", "PASS"),
+        ("y", "FAIL"),
+    ]
     assert bad["subtests"][1]["message"] == "y: expected 2, observed 3" and bad["subtests"][0]["message"] is None
     assert by_test["/a.gone"]["status"] == "PRECONDITION_FAILED" and by_test["/a.gone"]["subtests"] == []
     assert by_test["/a.boom"]["status"] == "CRASH" and "signal 11" in by_test["/a.boom"]["message"]
@@ -129,8 +161,9 @@ def test_several_runs_give_one_report_each_and_are_never_one_run():
     assert "ConflictingDataError: Conflicting '/a.b' found in the merged report" in problems
 
 
-@pytest.mark.parametrize("recorded, revision", [(COMMIT, COMMIT), ("", NULL_COMMIT), ("0123456", NULL_COMMIT),
-                                                (COMMIT.upper(), NULL_COMMIT)])
+@pytest.mark.parametrize(
+    "recorded, revision", [(COMMIT, COMMIT), ("", NULL_COMMIT), ("0123456", NULL_COMMIT), (COMMIT.upper(), NULL_COMMIT)]
+)
 def test_revision_is_the_jax_commit_recorded_else_the_null_commit(recorded, revision):
     [(_, report)] = wptreports(model_of({"0.8.1": [cell("a.b")]}, jax_git_hash=recorded))
     assert report["run_info"]["revision"] == revision and report["run_info"]["jax_git_hash"] == recorded
@@ -138,16 +171,22 @@ def test_revision_is_the_jax_commit_recorded_else_the_null_commit(recorded, revi
     assert accepted(report)
 
 
-@pytest.mark.parametrize("version, channel", [("0.5.0", "stable"), ("0.6.0rc1", "beta"),
-                                              ("0.13.0.dev20260102", "nightly")])
+@pytest.mark.parametrize(
+    "version, channel", [("0.5.0", "stable"), ("0.6.0rc1", "beta"), ("0.13.0.dev20260102", "nightly")]
+)
 def test_the_release_channel_follows_the_version(version, channel):
     [(_, report)] = wptreports(model_of({version: [cell("a.b")]}))
     assert report["run_info"]["browser_channel"] == channel and accepted(report)
 
 
-@pytest.mark.parametrize("platform, os_name, processor, backend", [
-    ("darwin-arm64", "mac", "arm64", "cpu"), ("windows-amd64", "win", "amd64", "cpu"),
-    ("linux-x86_64-cuda", "linux", "x86_64", "cuda")])
+@pytest.mark.parametrize(
+    "platform, os_name, processor, backend",
+    [
+        ("darwin-arm64", "mac", "arm64", "cpu"),
+        ("windows-amd64", "win", "amd64", "cpu"),
+        ("linux-x86_64-cuda", "linux", "x86_64", "cuda"),
+    ],
+)
 def test_os_is_wptrunners_name_for_the_system(platform, os_name, processor, backend):
     [(name, report)] = wptreports(model_of({"0.5.0": [cell("a.b")]}, platform=platform))
     info = report["run_info"]
@@ -157,22 +196,47 @@ def test_os_is_wptrunners_name_for_the_system(platform, os_name, processor, back
 
 def test_known_issue_cells_say_the_bugs_state_and_pass_where_the_bug_reproduces():
     bug = {"known_issue": True, "expected": {"missed": True, "count": 0}}
-    model = model_of({
-        "0.4.38": [cell("n.vm", "vmap", status="differs", observation={"missed": False, "count": 0},
-                        diff=[{"path": "missed", "expected": True, "observed": False}], **bug)],
-        "0.12.0.1": [cell("n.vm", "vmap", observation={"missed": True, "count": 0}, **bug)],
-        "0.13.0": [cell("n.vm", "vmap", status="differs", observation={"missed": False, "count": 0},
-                        diff=[{"path": "missed", "expected": True, "observed": False}], **bug)]})
+    model = model_of(
+        {
+            "0.4.38": [
+                cell(
+                    "n.vm",
+                    "vmap",
+                    status="differs",
+                    observation={"missed": False, "count": 0},
+                    diff=[{"path": "missed", "expected": True, "observed": False}],
+                    **bug,
+                )
+            ],
+            "0.12.0.1": [cell("n.vm", "vmap", observation={"missed": True, "count": 0}, **bug)],
+            "0.13.0": [
+                cell(
+                    "n.vm",
+                    "vmap",
+                    status="differs",
+                    observation={"missed": False, "count": 0},
+                    diff=[{"path": "missed", "expected": True, "observed": False}],
+                    **bug,
+                )
+            ],
+        }
+    )
     said = {}
     for _, report in wptreports(model):
         assert accepted(report)
         [result] = report["results"]
-        said[report["run_info"]["jax"]] = (result["message"], [(s["name"], s["status"], s["message"])
-                                                               for s in result["subtests"]])
-    assert said["0.12.0.1"] == ("bug still present (conforms)", [("missed", "PASS", "bug still present"),
-                                                                 ("count", "PASS", "bug still present")])
-    assert said["0.4.38"] == ("bug absent (differs)", [
-        ("missed", "FAIL", "bug absent; missed: expected true, observed false"), ("count", "PASS", "bug absent")])
+        said[report["run_info"]["jax"]] = (
+            result["message"],
+            [(s["name"], s["status"], s["message"]) for s in result["subtests"]],
+        )
+    assert said["0.12.0.1"] == (
+        "bug still present (conforms)",
+        [("missed", "PASS", "bug still present"), ("count", "PASS", "bug still present")],
+    )
+    assert said["0.4.38"] == (
+        "bug absent (differs)",
+        [("missed", "FAIL", "bug absent; missed: expected true, observed false"), ("count", "PASS", "bug absent")],
+    )
     assert said["0.13.0"][0] == "changed: maybe fixed (differs)"
     assert said["0.13.0"][1][0] == ("missed", "FAIL", "changed: maybe fixed; missed: expected true, observed false")
 
@@ -186,8 +250,11 @@ def test_a_team_cases_prefix_is_a_folder_on_wpt_fyi():
 
 
 def test_odd_run_data_still_gives_an_accepted_report():
-    [run] = [files("0.5.0", PLATFORM, [cell("a.b", duration_s=-1.0, expected={"<b>\u2028": 1},
-                                             observation={"<b>\u2028": 1})])]
+    [run] = [
+        files(
+            "0.5.0", PLATFORM, [cell("a.b", duration_s=-1.0, expected={"<b>\u2028": 1}, observation={"<b>\u2028": 1})]
+        )
+    ]
     run.header.started_at, run.header.finished_at = "1960-01-01T00:00:00+00:00", "not a date"
     [(_, report)] = wptreports(build_model([run], []))
     assert accepted(report)
@@ -203,8 +270,10 @@ def test_builds_of_their_own_get_names_of_their_own():
         column.jax, column.build, column.build_kind = "0.5.0+corp/3 x", "existing interpreter", "python"
     assert report_name(first) == "wptreport-0.5.0+corp_3_x-linux-x86_64-python.json"
     reports = wptreports(model)
-    assert [name for name, _ in reports] == ["wptreport-0.5.0+corp_3_x-linux-x86_64-python.json",
-                                             "wptreport-0.5.0+corp_3_x-linux-x86_64-python-2.json"]
+    assert [name for name, _ in reports] == [
+        "wptreport-0.5.0+corp_3_x-linux-x86_64-python.json",
+        "wptreport-0.5.0+corp_3_x-linux-x86_64-python-2.json",
+    ]
     assert all(r["run_info"]["browser_channel"] == "experimental" and accepted(r) for _, r in reports)
     first.build = ""
     first.jax = "not-a-version"
@@ -228,24 +297,39 @@ BREAKS = {
     "not JSON": (lambda r: "{", "InvalidJSONError"),
     "no results": (lambda r: {k: v for k, v in r.items() if k != "results"}, "InsufficientDataError"),
     "a test twice": (lambda r: {**r, "results": r["results"] + r["results"][:1]}, "ConflictingDataError"),
-    "no revision": (lambda r: {**r, "run_info": {k: v for k, v in r["run_info"].items() if k != "revision"}},
-                    "MissingMetadataError: Missing required metadata 'revision'"),
-    "no os": (lambda r: {**r, "run_info": {k: v for k, v in r["run_info"].items() if k != "os"}},
-              "MissingMetadataError: Missing required metadata 'os'"),
+    "no revision": (
+        lambda r: {**r, "run_info": {k: v for k, v in r["run_info"].items() if k != "revision"}},
+        "MissingMetadataError: Missing required metadata 'revision'",
+    ),
+    "no os": (
+        lambda r: {**r, "run_info": {k: v for k, v in r["run_info"].items() if k != "os"}},
+        "MissingMetadataError: Missing required metadata 'os'",
+    ),
     "a numeric version": (lambda r: {**r, "run_info": {**r["run_info"], "browser_version": 0.5}}, "TypeError"),
     "a short revision": (lambda r: {**r, "run_info": {**r["run_info"], "revision": "0123456789"}}, "40 chars"),
     "a revision not hex": (lambda r: {**r, "run_info": {**r["run_info"], "revision": "z" * 40}}, "is not a commit"),
     "a test without /": (lambda r: {**r, "results": [{**r["results"][0], "test": "a.b"}]}, "does not start"),
     "a test outside": (lambda r: {**r, "results": [{**r["results"][0], "test": "/../a.b"}]}, "not a path inside"),
-    "a test in a test": (lambda r: {**r, "results": r["results"] + [{**r["results"][0], "test": "/a.b/c"}]},
-                         "another test's file"),
-    "a subtest twice": (lambda r: {**r, "results": [{**r["results"][0],
-                                                     "subtests": r["results"][0]["subtests"] * 2}]}, "twice"),
+    "a test in a test": (
+        lambda r: {**r, "results": r["results"] + [{**r["results"][0], "test": "/a.b/c"}]},
+        "another test's file",
+    ),
+    "a subtest twice": (
+        lambda r: {**r, "results": [{**r["results"][0], "subtests": r["results"][0]["subtests"] * 2}]},
+        "twice",
+    ),
     "a status wpt lacks": (lambda r: {**r, "results": [{**r["results"][0], "status": "GOOD"}]}, "test status"),
-    "a subtest status": (lambda r: {**r, "results": [{**r["results"][0], "subtests": [
-        {**r["results"][0]["subtests"][0], "status": "OK"}]}]}, "not a subtest status"),
-    "no subtests": (lambda r: {**r, "results": [{k: v for k, v in r["results"][0].items() if k != "subtests"}]},
-                    "no subtests list"),
+    "a subtest status": (
+        lambda r: {
+            **r,
+            "results": [{**r["results"][0], "subtests": [{**r["results"][0]["subtests"][0], "status": "OK"}]}],
+        },
+        "not a subtest status",
+    ),
+    "no subtests": (
+        lambda r: {**r, "results": [{k: v for k, v in r["results"][0].items() if k != "subtests"}]},
+        "no subtests list",
+    ),
 }
 
 
@@ -262,11 +346,16 @@ def test_the_rules_refuse_each_break(name):
 def test_the_schema_refuses_a_malformed_report():
     [(_, report)] = wptreports(model_of({"0.5.0": [cell("a.b")]}))
     assert schema_problems(report) == []
-    for change in (lambda r: r["results"][0].update(test="a.b"), lambda r: r["results"][0].update(status="GOOD"),
-                   lambda r: r["run_info"].pop("browser_version"), lambda r: r["run_info"].pop("revision"),
-                   lambda r: r["run_info"].update(revision="jax-conformance-0.2.0"),
-                   lambda r: r["run_info"].update(os=None),
-                   lambda r: r["results"][0]["subtests"][0].update(status="OK"), lambda r: r.pop("results")):
+    for change in (
+        lambda r: r["results"][0].update(test="a.b"),
+        lambda r: r["results"][0].update(status="GOOD"),
+        lambda r: r["run_info"].pop("browser_version"),
+        lambda r: r["run_info"].pop("revision"),
+        lambda r: r["run_info"].update(revision="jax-conformance-0.2.0"),
+        lambda r: r["run_info"].update(os=None),
+        lambda r: r["results"][0]["subtests"][0].update(status="OK"),
+        lambda r: r.pop("results"),
+    ):
         broken = json.loads(json.dumps(report))
         change(broken)
         assert schema_problems(broken)
@@ -278,8 +367,10 @@ def test_the_schema_refuses_a_malformed_report():
 def test_every_golden_run_gets_an_accepted_report(tmp_path):
     model = build_model(load_results(GOLDEN), CASES)
     written = write_wptreports(model, tmp_path / "wpt")
-    assert sorted(p.name for p in written) == ["wptreport-0.12.0.1-linux-x86_64.json",
-                                               "wptreport-0.4.38-linux-x86_64.json"]
+    assert sorted(p.name for p in written) == [
+        "wptreport-0.12.0.1-linux-x86_64.json",
+        "wptreport-0.4.38-linux-x86_64.json",
+    ]
     for path in written:
         assert report_problems(path.read_bytes()) == [], path.name
         assert schema_problems(json.loads(path.read_text(encoding="utf-8"))) == [], path.name

@@ -62,8 +62,9 @@ def _merge(chunks: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
             merged["run_info"].setdefault(key, value)
         for key in ("time_start", "time_end"):
             if key in chunk:
-                merged[key] = chunk[key] if key not in merged else (min if key == "time_start" else max)(
-                    merged[key], chunk[key])
+                merged[key] = (
+                    chunk[key] if key not in merged else (min if key == "time_start" else max)(merged[key], chunk[key])
+                )
     return merged, problems
 
 
@@ -71,12 +72,19 @@ def _run_info_problems(report: dict[str, Any]) -> list[str]:
     """`product_id`, `sha_product_path`, `test_run_metadata`, `normalize_version`, `prepare_labels` and the
     receiver's check of `full_revision_hash`."""
     info = report["run_info"]
-    problems = [f"MissingMetadataError: Missing required metadata '{key}'" for key in REQUIRED_RUN_INFO
-                if key not in info]
-    problems += [f"TypeError: run_info {key} is {type(info[key]).__name__}, not a string (joined into the product id)"
-                 for key in REQUIRED_RUN_INFO + OPTIONAL_RUN_INFO if key in info and not isinstance(info[key], str)]
-    problems += [f"run_info {key} is empty (wpt.fyi would show a run without it)" for key in REQUIRED_RUN_INFO
-                 if info.get(key) == ""]
+    problems = [
+        f"MissingMetadataError: Missing required metadata '{key}'" for key in REQUIRED_RUN_INFO if key not in info
+    ]
+    problems += [
+        f"TypeError: run_info {key} is {type(info[key]).__name__}, not a string (joined into the product id)"
+        for key in REQUIRED_RUN_INFO + OPTIONAL_RUN_INFO
+        if key in info and not isinstance(info[key], str)
+    ]
+    problems += [
+        f"run_info {key} is empty (wpt.fyi would show a run without it)"
+        for key in REQUIRED_RUN_INFO
+        if info.get(key) == ""
+    ]
     revision = info.get("revision")
     if isinstance(revision, str) and len(revision) != 40:
         problems.append("create_run.go: full_revision_hash must be the full SHA (40 chars)")
@@ -98,8 +106,11 @@ def _path_problems(names: list[str]) -> list[str]:
         if any(part in ("", ".", "..") for part in parts) or "\0" in name:
             problems.append(f"test {name!r} is not a path inside the upload folder")
     files = set(names)
-    problems += [f"test {name!r} lies in a folder that is another test's file" for name in names
-                 if any(name.rsplit("/", k)[0] in files for k in range(1, name.count("/")))]
+    problems += [
+        f"test {name!r} lies in a folder that is another test's file"
+        for name in names
+        if any(name.rsplit("/", k)[0] in files for k in range(1, name.count("/")))
+    ]
     return problems
 
 

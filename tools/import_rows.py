@@ -16,8 +16,10 @@ from conformance.readfile import read_regular_text  # noqa: E402
 
 def main(argv: list[str] | None = None) -> int:
     """Import rows.tsv from a chapter's behaviours.md, or with --check say whether it agrees with that table."""
-    parser = argparse.ArgumentParser(prog="python tools/import_rows.py",
-                                     description="Import conformance/core/rows.tsv from a chapter's behaviours.md.")
+    parser = argparse.ArgumentParser(
+        prog="python tools/import_rows.py",
+        description="Import conformance/core/rows.tsv from a chapter's behaviours.md.",
+    )
     parser.add_argument("behaviours", type=Path, help="the chapter's behaviours.md")
     parser.add_argument("--check", action="store_true", help="exit 1 if rows.tsv differs from it")
     args = parser.parse_args(argv)

@@ -25,14 +25,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="publish_results.py", description=__doc__.split("\n")[0])
     parser.add_argument("inputs", nargs="+", type=Path, metavar="FOLDER", help="folders (or files) of result files")
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="the site's results folder")
-    parser.add_argument("--date", default=datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
-                        metavar="YYYY-MM-DD", help="the date the index records (default: today, UTC)")
+    parser.add_argument(
+        "--date",
+        default=datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
+        metavar="YYYY-MM-DD",
+        help="the date the index records (default: today, UTC)",
+    )
     parser.add_argument("--commit", default="", metavar="SHA", help="the commit the run checked out")
     args = parser.parse_args(argv)
     inputs = [path for path in args.inputs if path.exists()]
     if not inputs:
-        print(f"jax-conformance: publish: none of {', '.join(map(str, args.inputs))} exists; nothing to publish",
-              file=sys.stderr)
+        print(
+            f"jax-conformance: publish: none of {', '.join(map(str, args.inputs))} exists; nothing to publish",
+            file=sys.stderr,
+        )
         return 2
     try:
         done = publish_results(inputs, args.out, args.date, args.commit)

@@ -24,10 +24,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="restore_results.py", description=__doc__.split("\n")[0])
     parser.add_argument("source", metavar="SOURCE", help="the published site: an http(s) or file:// URL, or a folder")
     parser.add_argument("--into", type=Path, required=True, metavar="DIR", help="the results folder of this run")
-    parser.add_argument("--keep", type=Path, metavar="DIR", help="also copy the restored files (and history.json) "
-                        "into this folder, which the run leaves untouched")
-    parser.add_argument("--platform", action="append", default=[], metavar="NAME",
-                        help="restore only this platform's files (repeatable; default: every platform)")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="also copy the restored files (and history.json) into this folder, which the run leaves untouched",
+    )
+    parser.add_argument(
+        "--platform",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="restore only this platform's files (repeatable; default: every platform)",
+    )
     args = parser.parse_args(argv)
     if args.into.exists() and not args.into.is_dir():
         print(f"jax-conformance: restore: --into {args.into} is a file; name a folder", file=sys.stderr)

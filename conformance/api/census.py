@@ -85,7 +85,7 @@ class _ImportTimeout(Exception):
 
 def _text(value: str, limit: int = MAX_TEXT) -> str:
     value = _ADDRESS.sub("", value)
-    return value if len(value) <= limit else value[:limit - 1] + "…"
+    return value if len(value) <= limit else value[: limit - 1] + "…"
 
 
 def replacement_in(message: str, name: str) -> str:
@@ -327,9 +327,15 @@ def _may_warn_of_deprecation(fn: Any) -> bool:
 
 def _checked_as_passed(test: ast.expr, optional: list[str]) -> str:
     """The parameter a branch's test checks as passed, `P is not None`, where P defaults to None ('' if none)."""
-    if (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id in optional
-            and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot)
-            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
+    if (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id in optional
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.IsNot)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    ):
         return test.left.id
     return ""
 
@@ -390,8 +396,7 @@ def positional_deprecation(obj: Any, params: list[list[Any]]) -> dict[str, Any] 
         return None
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and any(isinstance(n, ast.Name) and n.id == star for n in ast.walk(node.test)):
-            effect = next((e for e in _effects(node.body) if e["state"] == "deprecated" and _says_deprecated(e)),
-                          None)
+            effect = next((e for e in _effects(node.body) if e["state"] == "deprecated" and _says_deprecated(e)), None)
             if effect is not None:
                 return {"after": after, **effect}
     return None
@@ -506,9 +511,11 @@ def probe_names(names: dict[str, dict[str, Any]], modules: dict[str, dict[str, A
 def submodules(module: Any, path: str) -> list[str]:
     """The public submodules of a package, sorted."""
     try:
-        return sorted(f"{path}.{info.name}" for info in pkgutil.iter_modules(getattr(module, "__path__", None) or [])
-                      if not info.name.startswith("_") and info.name not in SKIPPED_PARTS
-                      and not info.name.endswith("_test"))
+        return sorted(
+            f"{path}.{info.name}"
+            for info in pkgutil.iter_modules(getattr(module, "__path__", None) or [])
+            if not info.name.startswith("_") and info.name not in SKIPPED_PARTS and not info.name.endswith("_test")
+        )
     except Exception:  # noqa: BLE001
         return []
 
@@ -552,11 +559,17 @@ def config_deprecations(source: str) -> dict[str, dict[str, str]]:
             continue
         for key in ("validator", "extra_validator"):
             validator = keywords.get(key)
-            warned = _warned_in(functions[validator.id]) if isinstance(validator, ast.Name) and \
-                validator.id in functions else None
+            warned = (
+                _warned_in(functions[validator.id])
+                if isinstance(validator, ast.Name) and validator.id in functions
+                else None
+            )
             if warned:
-                found[name.value] = {"message": _text(warned[0], 500), "effect": "warns when set",
-                                     **({"condition": warned[1]} if warned[1] else {})}
+                found[name.value] = {
+                    "message": _text(warned[0], 500),
+                    "effect": "warns when set",
+                    **({"condition": warned[1]} if warned[1] else {}),
+                }
                 break
         help_text = " ".join(_strings(keywords.get("help")).split())
         if name.value not in found and help_text.lower().startswith("[deprecated]"):
@@ -649,8 +662,12 @@ def walk_private(wanted: list[str]) -> dict[str, Any]:
                 module, error, _, seconds = import_bounded(path)
                 if module is None and error.startswith("ModuleNotFoundError"):
                     continue  # not a module (an attribute of a shorter prefix), or gone: read from a shorter one
-                modules[path] = {"status": "failed" if module is None else "ok", "seconds": round(seconds, 3),
-                                 "private": True, **({"error": error} if error else {})}
+                modules[path] = {
+                    "status": "failed" if module is None else "ok",
+                    "seconds": round(seconds, 3),
+                    "private": True,
+                    **({"error": error} if error else {}),
+                }
             if modules[path]["status"] != "ok":
                 break
             names.setdefault(path, {"kind": "module", "state": "present", "origin": path, "private": True})
@@ -696,10 +713,13 @@ def environment() -> dict[str, Any]:
         backend = jax.default_backend()
     except Exception:  # noqa: BLE001 - no backend starts: the census stands, the platform is the host's
         backend = "cpu"
-    return {"python": platform.python_version(), "jax": distribution_version("jax") or jax.__version__,
-            "jaxlib": distribution_version("jaxlib"), "platform": platform_tag(platform.system(), platform.machine(),
-                                                                                backend),
-            "packages": installed_packages()}
+    return {
+        "python": platform.python_version(),
+        "jax": distribution_version("jax") or jax.__version__,
+        "jaxlib": distribution_version("jaxlib"),
+        "platform": platform_tag(platform.system(), platform.machine(), backend),
+        "packages": installed_packages(),
+    }
 
 
 def census(probe: list[str] | None = None, private: list[str] | None = None) -> dict[str, Any]:
@@ -707,8 +727,13 @@ def census(probe: list[str] | None = None, private: list[str] | None = None) -> 
     started = time.perf_counter()
     found = walk_private(private) if private is not None else walk(probe)
     described = environment()
-    return {"format": FORMAT, "format_version": FORMAT_VERSION, **described, **found,
-            "census_seconds": round(time.perf_counter() - started, 3)}
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        **described,
+        **found,
+        "census_seconds": round(time.perf_counter() - started, 3),
+    }
 
 
 OPTIONS = ("--out", "--probe", "--private")

@@ -129,8 +129,11 @@ def _removal_message(chain: Sequence[Census], name: str) -> str:
     warned = [c for c in chain[:-1] if c.state(name) == "deprecated" and c.message(name)]
     parts = [f"deprecated on {warned[-1].jax}: {warned[-1].message(name)}"] if warned else []
     last = chain[-1]
-    parts.append(f"on {last.jax} reading it raises AttributeError: {last.message(name)}" if last.message(name)
-                 else f"not in jax {last.jax}")
+    parts.append(
+        f"on {last.jax} reading it raises AttributeError: {last.message(name)}"
+        if last.message(name)
+        else f"not in jax {last.jax}"
+    )
     return " — ".join(parts)
 
 
@@ -185,8 +188,14 @@ def keyword_state(census: Census, name: str, keyword: str) -> str | None:
 
 
 def _keyword_message(chain: Sequence[Census], name: str, keyword: str, state: str) -> str:
-    said = next((c.keyword(name, keyword) for c in reversed(chain) if c.keyword(name, keyword)
-                 and c.keyword(name, keyword).get("state") == state), None)
+    said = next(
+        (
+            c.keyword(name, keyword)
+            for c in reversed(chain)
+            if c.keyword(name, keyword) and c.keyword(name, keyword).get("state") == state
+        ),
+        None,
+    )
     if said is None:
         return f"parameter {keyword} removed from the signature of {name}"
     effect = "passing it " + str(said.get("effect") or "is deprecated").replace("unknown", "is deprecated")
@@ -203,8 +212,12 @@ def keyword_changes(chain: Sequence[Census], name: str) -> list[Change]:
         if before is None or after is None or before == after or before == "removed":
             continue
         if after == "removed" or (before, after) == ("present", "deprecated"):
-            since = since_of(chain, lambda c, k=keyword, a=after: None if keyword_state(c, name, k) is None
-                             else keyword_state(c, name, k) == a)
+            since = since_of(
+                chain,
+                lambda c, k=keyword, a=after: (
+                    None if keyword_state(c, name, k) is None else keyword_state(c, name, k) == a
+                ),
+            )
             out.append(Change(f"{name}({keyword}=)", after, since, _keyword_message(chain, name, keyword, after)))
     return out
 
@@ -246,8 +259,12 @@ def moves(chain: Sequence[Census], added: set[str]) -> list[Change]:
                 continue
             new = min(found, key=lambda p: (p.count("."), len(p), p))
             why = f"the same {(first.entry(old) or {}).get('kind')} ({_movable(first, old)})"
-        since = since_of(chain, lambda c, o=old, n=new: None if "unknown" in (c.state(o), c.state(n))
-                         else c.usable(n) and c.state(o) != "present")
+        since = since_of(
+            chain,
+            lambda c, o=old, n=new: (
+                None if "unknown" in (c.state(o), c.state(n)) else c.usable(n) and c.state(o) != "present"
+            ),
+        )
         out.append(Change(old, "moved", since, f"now {new}: {why}"))
     return out
 
@@ -269,8 +286,12 @@ def diff_chain(chain: Sequence[Census]) -> list[Change]:
             changes += keyword_changes(chain, name)
     added = {c.name for c in changes if c.change == "added"}
     # a module removed through a deprecation table has kind null on B: its kind on A says it was a module
-    whole = {c.name for c in changes if c.change in ("added", "removed")
-             and any((census.entry(c.name) or {}).get("kind") == "module" for census in (first, last))}
+    whole = {
+        c.name
+        for c in changes
+        if c.change in ("added", "removed")
+        and any((census.entry(c.name) or {}).get("kind") == "module" for census in (first, last))
+    }
     changes = [c for c in changes if c.change not in ("added", "removed") or not _inside_changed_module(c.name, whole)]
     changes += moves(chain, added)
     order = {change: i for i, change in enumerate(CHANGES)}

@@ -34,9 +34,25 @@ def extras_folder(python: str, root: Path | None = None) -> Path:
     pins = folder / "requirements.txt"
     pins.write_text("\n".join(PINS) + "\n", encoding="utf-8")
     try:
-        done = run_child([uv_binary(), "pip", "install", "--quiet", "--no-deps", "--require-hashes", "--target",
-                          str(folder), "--python", python, "-r", str(pins)], capture_output=True, text=True,
-                         timeout=INSTALL_TIMEOUT_S)
+        done = run_child(
+            [
+                uv_binary(),
+                "pip",
+                "install",
+                "--quiet",
+                "--no-deps",
+                "--require-hashes",
+                "--target",
+                str(folder),
+                "--python",
+                python,
+                "-r",
+                str(pins),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=INSTALL_TIMEOUT_S,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ConformanceError(f"the census extras could not be installed ({exc})") from None
     if done.returncode != 0:

@@ -30,8 +30,14 @@ from conformance.safetext import terminal_text, workflow_data, workflow_property
 
 FORMATS = ("text", "json", "github", "sarif")
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-LEVELS = {"removed": "error", "missing": "error", "deprecated": "warning", "not_yet": "note", "guarded": "note",
-          "not_judged": "note"}
+LEVELS = {
+    "removed": "error",
+    "missing": "error",
+    "deprecated": "warning",
+    "not_yet": "note",
+    "guarded": "note",
+    "not_judged": "note",
+}
 COMMANDS = {"error": "error", "warning": "warning", "note": "notice"}
 RULES = {
     "removed": "a JAX name (or keyword argument) the target release removed: the code fails there",
@@ -39,7 +45,7 @@ RULES = {
     "deprecated": "a JAX name the target release deprecates: it warns there and goes in a later release",
     "not_yet": "a JAX name the current release (--from) does not have yet",
     "guarded": "a JAX name the target release lacks, used where the code already copes (hasattr, try/except, a "
-               "version compare)",
+    "version compare)",
     "not_judged": "a use the census does not cover (a private module, a dunder, a module skipped or not imported)",
 }
 
@@ -58,8 +64,9 @@ def text_lines(findings: Sequence[Finding], to: str, before: str = "", files: in
     counted = Counter(f.state for f in findings)
     parts = [f"{counted[state]} {state.replace('_', ' ')}" for state in FINDING_STATES if counted[state]]
     against = f"jax {to}" + (f" (from {before})" if before else "")
-    lines.append(f"{len(findings)} finding(s) in {files} file(s) against {against}"
-                 + (f": {', '.join(parts)}" if parts else ""))
+    lines.append(
+        f"{len(findings)} finding(s) in {files} file(s) against {against}" + (f": {', '.join(parts)}" if parts else "")
+    )
     return lines
 
 
@@ -73,8 +80,14 @@ def github_lines(findings: Sequence[Finding]) -> list[str]:
     lines = []
     for f in findings:
         command = COMMANDS[LEVELS[f.state]]
-        props = ",".join([f"file={workflow_property(f.path)}", f"line={f.line}", f"col={f.col}",
-                          f"title={workflow_property(f'jax: {f.name} ' + f.state.replace('_', ' '))}"])
+        props = ",".join(
+            [
+                f"file={workflow_property(f.path)}",
+                f"line={f.line}",
+                f"col={f.col}",
+                f"title={workflow_property(f'jax: {f.name} ' + f.state.replace('_', ' '))}",
+            ]
+        )
         lines.append(f"::{command} {props}::{workflow_data(sentence(f))}")
     return lines
 
@@ -88,37 +101,62 @@ def artifact(path: str) -> dict[str, str]:
             try:
                 return {"uri": flavour(path).as_uri()}
             except UnicodeEncodeError:  # a Windows-style path with a surrogate: its bytes, as on POSIX
-                return {"uri": "file:///" + quote_from_bytes(os.fsencode(path.replace("\\", "/")).lstrip(b"/"),
-                                                                safe="/:")}
+                return {
+                    "uri": "file:///" + quote_from_bytes(os.fsencode(path.replace("\\", "/")).lstrip(b"/"), safe="/:")
+                }
     return {"uri": quote_from_bytes(os.fsencode(path.replace("\\", "/"))), "uriBaseId": "%SRCROOT%"}
 
 
 def sarif_log(findings: Sequence[Finding], version: str, information_uri: str = "") -> dict[str, Any]:
     """A SARIF 2.1.0 log of the findings."""
     driver: dict[str, Any] = {
-        "name": "jax-conformance", "version": version, "semanticVersion": version,
-        "rules": [{"id": f"jax-api/{state}", "name": state, "shortDescription": {"text": RULES[state]},
-                   "defaultConfiguration": {"level": LEVELS[state]}} for state in FINDING_STATES],
+        "name": "jax-conformance",
+        "version": version,
+        "semanticVersion": version,
+        "rules": [
+            {
+                "id": f"jax-api/{state}",
+                "name": state,
+                "shortDescription": {"text": RULES[state]},
+                "defaultConfiguration": {"level": LEVELS[state]},
+            }
+            for state in FINDING_STATES
+        ],
     }
     if information_uri:
         driver["informationUri"] = information_uri
     results = []
     for f in findings:
-        results.append({
-            "ruleId": f"jax-api/{f.state}", "ruleIndex": FINDING_STATES.index(f.state), "level": LEVELS[f.state],
-            "message": {"text": sentence(f)},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": artifact(f.path),
-                "region": {"startLine": f.line, "startColumn": f.col}}}],
-            "properties": {"name": f.name, "state": f.state, "since": f.since,
-                           **({"replacement": f.replacement} if f.replacement else {})},
-        })
-    return {"$schema": SARIF_SCHEMA, "version": "2.1.0",
-            "runs": [{"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}]}
+        results.append(
+            {
+                "ruleId": f"jax-api/{f.state}",
+                "ruleIndex": FINDING_STATES.index(f.state),
+                "level": LEVELS[f.state],
+                "message": {"text": sentence(f)},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": artifact(f.path),
+                            "region": {"startLine": f.line, "startColumn": f.col},
+                        }
+                    }
+                ],
+                "properties": {
+                    "name": f.name,
+                    "state": f.state,
+                    "since": f.since,
+                    **({"replacement": f.replacement} if f.replacement else {}),
+                },
+            }
+        )
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}],
+    }
 
 
-def render(findings: Sequence[Finding], fmt: str, to: str, before: str = "", files: int = 0,
-           version: str = "") -> str:
+def render(findings: Sequence[Finding], fmt: str, to: str, before: str = "", files: int = 0, version: str = "") -> str:
     """The findings in format `fmt` (one of `FORMATS`), as the text to print."""
     if fmt == "json":
         return json.dumps(findings_json(findings), indent=1, ensure_ascii=True)

@@ -59,8 +59,16 @@ class Finding:
 
     def to_json(self) -> dict[str, object]:
         """The public JSON shape (`api scan --format json`)."""
-        return {"path": self.path, "line": self.line, "col": self.col, "name": self.name, "state": self.state,
-                "since": self.since, "message": self.message, "replacement": self.replacement or None}
+        return {
+            "path": self.path,
+            "line": self.line,
+            "col": self.col,
+            "name": self.name,
+            "state": self.state,
+            "since": self.since,
+            "message": self.message,
+            "replacement": self.replacement or None,
+        }
 
 
 @dataclass(frozen=True)
@@ -105,7 +113,7 @@ def checked_name(name: str, censuses: Censuses) -> str | None:
     parts = name.split(".")
     for end in range(2, len(parts) + 1):
         prefix = ".".join(parts[:end])
-        parent = ".".join(parts[:end - 1])
+        parent = ".".join(parts[: end - 1])
         if parent == "jax.config" and not parts[end - 1].startswith("jax"):
             return parent  # a method of the config object (update, read), not an option
         if censuses.to.failed_under(prefix):
@@ -126,8 +134,26 @@ def _absent_message(name: str, censuses: Censuses, usable_on: list[Census]) -> s
     return f"jax {to.jax} has no {name}"
 
 
-_CONDITION_NODES = (ast.Expression, ast.UnaryOp, ast.Not, ast.BoolOp, ast.And, ast.Or, ast.Compare, ast.Eq, ast.NotEq,
-                    ast.Is, ast.IsNot, ast.In, ast.NotIn, ast.Name, ast.Load, ast.Constant, ast.Tuple, ast.List)
+_CONDITION_NODES = (
+    ast.Expression,
+    ast.UnaryOp,
+    ast.Not,
+    ast.BoolOp,
+    ast.And,
+    ast.Or,
+    ast.Compare,
+    ast.Eq,
+    ast.NotEq,
+    ast.Is,
+    ast.IsNot,
+    ast.In,
+    ast.NotIn,
+    ast.Name,
+    ast.Load,
+    ast.Constant,
+    ast.Tuple,
+    ast.List,
+)
 
 
 def condition_holds(condition: str, value: str) -> bool | None:
@@ -159,8 +185,9 @@ def judge_name(use: Use, name: str, censuses: Censuses) -> list[Finding]:
     if use.what == "env" and not any(c.entry(name) for c in censuses.all):
         return []  # an environment variable no census knows as an option: maybe not JAX's at all
     # an option set to a value JAX's validator does not warn of (`True` where it warns `if not new_val`) warns not
-    warns = not (use.what == "config" and condition_holds(str((to.entry(name) or {}).get("condition") or ""),
-                                                          use.value) is False)
+    warns = not (
+        use.what == "config" and condition_holds(str((to.entry(name) or {}).get("condition") or ""), use.value) is False
+    )
     if state == "deprecated" and warns:
         since = censuses.since(lambda c: None if c.state(name) == "unknown" else c.state(name) == "deprecated")
         out.append(Finding(*at, "deprecated", since, to.message(name), to.replacement(name)))
@@ -169,13 +196,13 @@ def judge_name(use: Use, name: str, censuses: Censuses) -> list[Finding]:
         verdict = "removed" if state == "removed" or usable_on else "missing"
         since = censuses.since(lambda c: None if c.state(name) == "unknown" else c.state(name) not in USABLE)
         message = to.message(name) if state == "removed" else _absent_message(name, censuses, usable_on)
-        replacement = to.replacement(name) or next((c.replacement(name) for c in reversed(censuses.all)
-                                                    if c.replacement(name)), "")
+        replacement = to.replacement(name) or next(
+            (c.replacement(name) for c in reversed(censuses.all) if c.replacement(name)), ""
+        )
         out.append(Finding(*at, verdict, since, message, replacement))
     if before is not None and to.usable(name) and before.state(name) in ("absent", "removed"):
         since = censuses.since(lambda c: None if c.state(name) == "unknown" else c.usable(name))
-        out.append(Finding(*at, "not_yet", since.lstrip("≤"), f"not in jax {before.jax}, which --from names",
-                           ""))
+        out.append(Finding(*at, "not_yet", since.lstrip("≤"), f"not in jax {before.jax}, which --from names", ""))
     if to.usable(name):
         out += judge_positional(use, name, censuses)
     return out
@@ -190,7 +217,7 @@ def not_covered(name: str, censuses: Censuses) -> str:
         return f"{dunder} is a module attribute, not a name the census lists"
     private = next((i for i, p in enumerate(parts) if p.startswith("_")), None)
     if private is not None:
-        module = ".".join(parts[:private + 1])
+        module = ".".join(parts[: private + 1])
         return f"{module} is private: the census covers public names only"
     failed = censuses.to.failed_under(name)
     if failed:
@@ -217,13 +244,28 @@ def judge_private(use: Use, private: Census) -> list[Finding]:
         if record is None:
             continue
         if record.get("status") != "ok":
-            return [Finding(*at, path, "missing", private.jax, f"private: {path} does not import on jax "
-                            f"{private.jax} ({record.get('error', '')}); private names go without deprecation")]
-        name = ".".join(parts[:end + 1])
+            return [
+                Finding(
+                    *at,
+                    path,
+                    "missing",
+                    private.jax,
+                    f"private: {path} does not import on jax "
+                    f"{private.jax} ({record.get('error', '')}); private names go without deprecation",
+                )
+            ]
+        name = ".".join(parts[: end + 1])
         if private.usable(name):
             return []
-        return [Finding(*at, name, "missing", private.jax, f"private: jax {private.jax} has no {name}; private "
-                        "names go without deprecation")]
+        return [
+            Finding(
+                *at,
+                name,
+                "missing",
+                private.jax,
+                f"private: jax {private.jax} has no {name}; private names go without deprecation",
+            )
+        ]
     return [Finding(*at, use.name, "not_judged", private.jax, f"{use.name}: no private module of it imports")]
 
 
@@ -231,8 +273,12 @@ def _guarded(findings: list[Finding], use: Use) -> list[Finding]:
     """Breaking findings of a guarded use, as `guarded` notes."""
     if not use.guarded:
         return findings
-    return [Finding(f.path, f.line, f.col, f.name, "guarded", f.since, f"{f.message} ({use.guarded})", f.replacement)
-            if f.state in BREAKING else f for f in findings]
+    return [
+        Finding(f.path, f.line, f.col, f.name, "guarded", f.since, f"{f.message} ({use.guarded})", f.replacement)
+        if f.state in BREAKING
+        else f
+        for f in findings
+    ]
 
 
 def _takes(params: list[list] | None, keyword: str) -> bool | None:
@@ -251,8 +297,10 @@ def judge_positional(use: Use, name: str, censuses: Censuses) -> list[Finding]:
         return []
     after = int(handled["after"])
     since = censuses.since(lambda c: None if c.params(name) is None else c.positional(name) is not None)
-    message = (f"passing more than {after} positional arguments to {name} {handled.get('effect') or 'warns'} on "
-               f"jax {censuses.to.jax}: {handled.get('message') or ''}")
+    message = (
+        f"passing more than {after} positional arguments to {name} {handled.get('effect') or 'warns'} on "
+        f"jax {censuses.to.jax}: {handled.get('message') or ''}"
+    )
     return [Finding(use.path, use.line, use.col, f"{name}(…)", "deprecated", since, message.rstrip(": "))]
 
 
@@ -266,25 +314,45 @@ def judge_keywords(use: Use, name: str, censuses: Censuses) -> list[Finding]:
         handled = to.keyword(name, keyword)
         if handled is not None:
             state = str(handled.get("state"))
-            since = censuses.since(lambda c, k=keyword, s=state: None if c.params(name) is None
-                                   else (c.keyword(name, k) or {}).get("state") == s or (s == "removed" and _takes(
-                                       c.params(name), k) is False))
+            since = censuses.since(
+                lambda c, k=keyword, s=state: (
+                    None
+                    if c.params(name) is None
+                    else (c.keyword(name, k) or {}).get("state") == s
+                    or (s == "removed" and _takes(c.params(name), k) is False)
+                )
+            )
             effect = str(handled.get("effect") or "").replace("unknown", "is deprecated")
             message = f"passing {keyword}= to {name} {effect} on jax {to.jax}: {handled.get('message') or ''}"
-            out.append(Finding(use.path, use.line, use.col, f"{name}({keyword}=)", state, since.lstrip("≤")
-                               if state == "removed" else since, message.rstrip(": ")))
+            out.append(
+                Finding(
+                    use.path,
+                    use.line,
+                    use.col,
+                    f"{name}({keyword}=)",
+                    state,
+                    since.lstrip("≤") if state == "removed" else since,
+                    message.rstrip(": "),
+                )
+            )
             continue
         if _takes(to.params(name), keyword) is not False:
             continue
         took = [c for c in censuses.all if _takes(c.params(name), keyword)]
-        since = censuses.since(lambda c, k=keyword: None if _takes(c.params(name), k) is None
-                               else not _takes(c.params(name), k))
+        since = censuses.since(
+            lambda c, k=keyword: None if _takes(c.params(name), k) is None else not _takes(c.params(name), k)
+        )
         signature = str((to.entry(name) or {}).get("signature") or "")
-        message = (f"{name} takes no keyword argument {keyword!r} on jax {to.jax}"
-                   + (f" (it did on {took[-1].jax})" if took else "") + (f"; its signature: {signature}" if signature
-                                                                         else ""))
-        out.append(Finding(use.path, use.line, use.col, f"{name}({keyword}=)", "removed" if took else "missing",
-                           since, message))
+        message = (
+            f"{name} takes no keyword argument {keyword!r} on jax {to.jax}"
+            + (f" (it did on {took[-1].jax})" if took else "")
+            + (f"; its signature: {signature}" if signature else "")
+        )
+        out.append(
+            Finding(
+                use.path, use.line, use.col, f"{name}({keyword}=)", "removed" if took else "missing", since, message
+            )
+        )
     return out
 
 

@@ -123,20 +123,36 @@ def _entry_problem(entry: dict[str, Any]) -> str:
         if entry.get(key) is not None and not isinstance(entry[key], str):
             return f"{key} should be text, not {entry[key]!r}"
     params = entry.get("params")
-    if params is not None and not (isinstance(params, list) and all(
-            isinstance(p, list) and len(p) == 3 and isinstance(p[0], str) and p[1] in PARAM_KINDS
-            and (p[2] is None or isinstance(p[2], str)) for p in params)):
+    if params is not None and not (
+        isinstance(params, list)
+        and all(
+            isinstance(p, list)
+            and len(p) == 3
+            and isinstance(p[0], str)
+            and p[1] in PARAM_KINDS
+            and (p[2] is None or isinstance(p[2], str))
+            for p in params
+        )
+    ):
         return f"params should be a list of [name, kind, default] (default text or null), not {params!r}"[:300]
     keywords = entry.get("keywords")
-    if keywords is not None and not (isinstance(keywords, dict) and all(
-            isinstance(v, dict) and v.get("state") in ("deprecated", "removed")
-            and all(isinstance(v.get(k, ""), str) for k in ("effect", "message")) for v in keywords.values())):
+    if keywords is not None and not (
+        isinstance(keywords, dict)
+        and all(
+            isinstance(v, dict)
+            and v.get("state") in ("deprecated", "removed")
+            and all(isinstance(v.get(k, ""), str) for k in ("effect", "message"))
+            for v in keywords.values()
+        )
+    ):
         return f"keywords should map a parameter to {{state, effect, message}}, not {keywords!r}"[:300]
     positional = entry.get("positional")
     if positional is not None and not (
-            isinstance(positional, dict) and isinstance(positional.get("after"), int)
-            and positional.get("state") == "deprecated"
-            and all(isinstance(positional.get(k, ""), str) for k in ("effect", "message"))):
+        isinstance(positional, dict)
+        and isinstance(positional.get("after"), int)
+        and positional.get("state") == "deprecated"
+        and all(isinstance(positional.get(k, ""), str) for k in ("effect", "message"))
+    ):
         return f"positional should be {{after, state: deprecated, effect, message}}, not {positional!r}"[:300]
     return ""
 
@@ -145,34 +161,39 @@ def census_from(data: Any, source: str = "") -> Census:
     """A census from its parsed JSON; `ConformanceError` naming `source` when it is not one."""
     where = source or "census"
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ConformanceError(f"{where}: not a census file (its \"format\" is not {FORMAT!r})")
+        raise ConformanceError(f'{where}: not a census file (its "format" is not {FORMAT!r})')
     if data.get("format_version") != FORMAT_VERSION:
         release = data.get("jax") if isinstance(data.get("jax"), str) else "VERSION"
-        raise ConformanceError(f"{where}: census format_version {data.get('format_version')!r}, this checkout reads "
-                               f"{FORMAT_VERSION} (public names only, keywords and config options JAX deprecated); "
-                               f"take it again: jax-conformance api census --jax {release} --rerun")
+        raise ConformanceError(
+            f"{where}: census format_version {data.get('format_version')!r}, this checkout reads "
+            f"{FORMAT_VERSION} (public names only, keywords and config options JAX deprecated); "
+            f"take it again: jax-conformance api census --jax {release} --rerun"
+        )
     names, modules = data.get("names"), data.get("modules")
     if not isinstance(names, dict) or not isinstance(modules, dict):
-        raise ConformanceError(f"{where}: a census needs \"names\" and \"modules\" objects")
+        raise ConformanceError(f'{where}: a census needs "names" and "modules" objects')
     if len(names) > MAX_CENSUS_NAMES:  # a release has about 9,000: far more is no census the suite wrote
         raise ConformanceError(f"{where}: {len(names)} names, more than the {MAX_CENSUS_NAMES} a census may hold")
     if not all(isinstance(k, str) and isinstance(v, dict) for k, v in [*names.items(), *modules.items()]):
         raise ConformanceError(f"{where}: every name and module of a census maps to an object")
     if not isinstance(data.get("jax"), str) or not isinstance(data.get("platform"), str) or not data["platform"]:
-        raise ConformanceError(f"{where}: a census names its \"jax\" version and \"platform\"")
+        raise ConformanceError(f'{where}: a census names its "jax" version and "platform"')
     try:
         Version(data["jax"])
     except InvalidVersion:
-        raise ConformanceError(f"{where}: \"jax\" is {data['jax']!r}, not a version (as 0.6.2); take the census "
-                               f"again (api census --rerun)") from None
+        raise ConformanceError(
+            f'{where}: "jax" is {data["jax"]!r}, not a version (as 0.6.2); take the census again (api census --rerun)'
+        ) from None
     for name, entry in names.items():
         problem = _entry_problem(entry)
         if problem:
             raise ConformanceError(f"{where}: name {name!r}: {problem}; take the census again (api census --rerun)")
     for name, record in modules.items():
         if record.get("status") not in MODULE_STATUSES:
-            raise ConformanceError(f"{where}: module {name!r}: status {record.get('status')!r} is not one of "
-                                   f"{', '.join(MODULE_STATUSES)}; take the census again (api census --rerun)")
+            raise ConformanceError(
+                f"{where}: module {name!r}: status {record.get('status')!r} is not one of "
+                f"{', '.join(MODULE_STATUSES)}; take the census again (api census --rerun)"
+            )
     header = {k: v for k, v in data.items() if k not in ("names", "modules")}
     return Census(data["jax"], data["platform"], names, modules, header, source)
 

@@ -115,8 +115,15 @@ def _alias_target(node: ast.AST) -> str:
     return ""
 
 
-_BINDING_KINDS = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef,
-                  ast.ClassDef)
+_BINDING_KINDS = (
+    ast.Import,
+    ast.ImportFrom,
+    ast.Assign,
+    ast.AnnAssign,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+)
 
 
 def bindings(tree: ast.AST) -> dict[str, str]:
@@ -129,12 +136,17 @@ def _bind(tree: ast.AST) -> tuple[dict[str, str], dict[str, str]]:
     """`bindings(tree)`, and for the names whose winning binding stands in a guard, why (`bound inside an
     hasattr(...) guard at line 7`)."""
     guard_at = _BindingGuards.of(tree)
-    broad = {id(statement) for handler in ast.walk(tree) if isinstance(handler, ast.ExceptHandler)
-             and _catches_broadly(handler) for statement in handler.body}
+    broad = {
+        id(statement)
+        for handler in ast.walk(tree)
+        if isinstance(handler, ast.ExceptHandler) and _catches_broadly(handler)
+        for statement in handler.body
+    }
     bound: dict[str, str] = {}
     guards: dict[str, str] = {}
-    for node in sorted((n for n in ast.walk(tree) if isinstance(n, _BINDING_KINDS)),
-                       key=lambda n: (n.lineno, n.col_offset)):
+    for node in sorted(
+        (n for n in ast.walk(tree) if isinstance(n, _BINDING_KINDS)), key=lambda n: (n.lineno, n.col_offset)
+    ):
         jax_paths: dict[str, str] = {}
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -143,8 +155,9 @@ def _bind(tree: ast.AST) -> tuple[dict[str, str], dict[str, str]]:
         elif isinstance(node, ast.ImportFrom):
             module = node.module or ""
             if node.level == 0 and (module == "jax" or module.startswith("jax.")):
-                jax_paths = {alias.asname or alias.name: f"{module}.{alias.name}" for alias in node.names
-                             if alias.name != "*"}
+                jax_paths = {
+                    alias.asname or alias.name: f"{module}.{alias.name}" for alias in node.names if alias.name != "*"
+                }
         elif _alias_target(node):
             parts = _chain(node.value)  # type: ignore[attr-defined]
             if parts and parts[0] in bound:
@@ -192,8 +205,10 @@ def _catches_broadly(handler: ast.ExceptHandler) -> bool:
     caught = handler.type
     if caught is None:
         return True
-    return any(ast.unparse(e).split(".")[-1] in ("Exception", "BaseException")
-               for e in (caught.elts if isinstance(caught, ast.Tuple) else [caught]))
+    return any(
+        ast.unparse(e).split(".")[-1] in ("Exception", "BaseException")
+        for e in (caught.elts if isinstance(caught, ast.Tuple) else [caught])
+    )
 
 
 def guard_of_try(node: ast.Try) -> str:
@@ -273,13 +288,31 @@ class _Finder(_GuardWalker):
         (self.bound, self.bound_guards), self.path, self.lines, self.found = bound, path, lines, []
         self.calls: dict[int, int] = {}  # id of a call's callee node → its positional arguments
 
-    def add(self, node: ast.AST, name: str, what: str = "name", keywords: tuple[str, ...] = (), via: str = "",
-            value: str = "") -> None:
+    def add(
+        self,
+        node: ast.AST,
+        name: str,
+        what: str = "name",
+        keywords: tuple[str, ...] = (),
+        via: str = "",
+        value: str = "",
+    ) -> None:
         """Record a use; outside any guard it carries the guard its alias `via` was bound in, if any."""
         guard = self.guards[-1] if self.guards else self.bound_guards.get(via, "")
         positional = self.calls.get(id(node), 0) if what == "name" else 0
-        self.found.append(Use(self.path, node.lineno, self.column(node.lineno, node.col_offset), name, what,
-                              keywords, guard, positional, value))
+        self.found.append(
+            Use(
+                self.path,
+                node.lineno,
+                self.column(node.lineno, node.col_offset),
+                name,
+                what,
+                keywords,
+                guard,
+                positional,
+                value,
+            )
+        )
 
     def column(self, line: int, offset: int) -> int:
         """The 1-based character column of `ast`'s offset, which counts UTF-8 bytes."""
@@ -322,8 +355,12 @@ class _Finder(_GuardWalker):
         keywords = tuple(k.arg for k in node.keywords if k.arg)
         option = _argument(node, 0, "name")
         if callee in CONFIG_UPDATE and _string(option):
-            self.add(option, f"jax.config.{_string(option)}", "config",  # type: ignore[arg-type]
-                     value=_literal(_argument(node, 1, "val")))
+            self.add(
+                option,
+                f"jax.config.{_string(option)}",
+                "config",  # type: ignore[arg-type]
+                value=_literal(_argument(node, 1, "val")),
+            )
         elif callee and keywords:
             self.add(node, callee, "call", keywords, via=(_chain(node.func) or [""])[0])
         if callee:  # the callee's own use (a name) carries how many arguments it is passed by position

@@ -58,9 +58,11 @@ def census_line(run: CensusRun) -> str:
     """One line for a target's census: counts, and whether it was taken or read from storage."""
     counted = run.census.counts()
     how = "answered from storage" if run.stored else f"census taken in {run.seconds:.1f}s"
-    return (f"jax {run.census.label}: {counted['names']} names ({counted['deprecated']} deprecated, "
-            f"{counted['removed']} removed) in {counted['modules']} modules ({counted['failed_modules']} failed to "
-            f"import); {how}: {run.path}")
+    return (
+        f"jax {run.census.label}: {counted['names']} names ({counted['deprecated']} deprecated, "
+        f"{counted['removed']} removed) in {counted['modules']} modules ({counted['failed_modules']} failed to "
+        f"import); {how}: {run.path}"
+    )
 
 
 class _Sides:
@@ -151,8 +153,10 @@ class ApiDiffOutcome:
     def lines(self) -> list[str]:
         """The changes as text, grouped by kind of change."""
         first, last = self.chain[0], self.chain[-1]
-        head = (f"api diff jax {first.label} → {last.label}: {len(self.changes)} change(s), dated over "
-                f"{', '.join(c.jax for c in self.chain)}")
+        head = (
+            f"api diff jax {first.label} → {last.label}: {len(self.changes)} change(s), dated over "
+            f"{', '.join(c.jax for c in self.chain)}"
+        )
         lines = [head]
         for kind in ("removed", "added", "deprecated", "undeprecated", "moved", "signature"):
             found = [c for c in self.changes if c.change == kind]
@@ -229,8 +233,12 @@ def python_files(paths: Sequence[Path]) -> list[Path]:
         if path.is_file():
             found.append(path)
         elif path.is_dir():
-            found += sorted(p for p in path.rglob("*.py") if p.is_file() and not any(
-                part.startswith(".") or part in SKIPPED_FOLDERS for part in p.relative_to(path).parts[:-1]))
+            found += sorted(
+                p
+                for p in path.rglob("*.py")
+                if p.is_file()
+                and not any(part.startswith(".") or part in SKIPPED_FOLDERS for part in p.relative_to(path).parts[:-1])
+            )
         else:
             raise ConformanceError(f"{path}: no such file or folder to scan")
     return list(dict.fromkeys(found))
@@ -269,8 +277,10 @@ def run_scan(request: ScanRequest, builder: Callable[[], Any], say: Say = _quiet
     private = None
     if request.private:
         if isinstance(to_side, Path):
-            raise ConformanceError("--private takes its census in the release's environment: give --to a release or "
-                                   "a build, not a census file")
+            raise ConformanceError(
+                "--private takes its census in the release's environment: give --to a release or "
+                "a build, not a census file"
+            )
         private = private_census(to_side, sides.builder, [u.name for u in uses if private_name(u.name)])
     findings = judge(uses, Censuses(to, before, tuple(history_for(to, before, request.results)), private))
     text = render(findings, request.fmt, to.jax, before.jax if before else "", len(sources), conformance.__version__)

@@ -138,8 +138,9 @@ def run_census(python: str, probe: list[str] | None = None, private: list[str] |
                 (Path(workdir) / f"{option}.json").write_text(json.dumps(listed), encoding="utf-8")
                 command += [f"--{option}", str(Path(workdir) / f"{option}.json")]
         try:
-            done = run_bounded(command, env=_child_environment(python), timeout=CENSUS_TIMEOUT_S,
-                               limit=8192, cwd=workdir)
+            done = run_bounded(
+                command, env=_child_environment(python), timeout=CENSUS_TIMEOUT_S, limit=8192, cwd=workdir
+            )
         except OSError as exc:
             raise ConformanceError(f"the census could not start {python} ({exc})") from None
         if done.timed_out:
@@ -168,11 +169,18 @@ class CensusRun:
 
 
 def _store(payload: dict[str, Any], env: Any, environment: str, path_for: Any, seconds: float) -> CensusRun:
-    payload.update({"pins_hash": getattr(env, "pins_hash", "") or "", "environment_digest": environment,
-                    "census_digest": census_digest(), "key": census_key(environment),
-                    "suite_version": conformance.__version__, "source": getattr(env, "source", None) or {},
-                    "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                    "wall_s": round(seconds, 3)})
+    payload.update(
+        {
+            "pins_hash": getattr(env, "pins_hash", "") or "",
+            "environment_digest": environment,
+            "census_digest": census_digest(),
+            "key": census_key(environment),
+            "suite_version": conformance.__version__,
+            "source": getattr(env, "source", None) or {},
+            "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "wall_s": round(seconds, 3),
+        }
+    )
     path = path_for(str(payload.get("jax")), str(payload.get("platform")))
     write_text_atomically(path, json.dumps(payload, allow_nan=False, separators=(",", ":")))
     return CensusRun(census_from(payload, str(path)), path, False, seconds)

@@ -35,8 +35,10 @@ def by_platform(censuses: Sequence[Census]) -> dict[str, list[Census]]:
     grouped: dict[str, dict[str, Census]] = {}
     for census in censuses:
         grouped.setdefault(census.platform, {})[census.jax] = census
-    return {platform: sorted(found.values(), key=lambda c: version_order(c.jax))
-            for platform, found in sorted(grouped.items())}
+    return {
+        platform: sorted(found.values(), key=lambda c: version_order(c.jax))
+        for platform, found in sorted(grouped.items())
+    }
 
 
 @dataclass(frozen=True)
@@ -51,8 +53,13 @@ class ReleaseChanges:
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON."""
-        return {"jax": self.jax, "platform": self.platform, "added": list(self.added), "removed": list(self.removed),
-                "deprecated": list(self.deprecated)}
+        return {
+            "jax": self.jax,
+            "platform": self.platform,
+            "added": list(self.added),
+            "removed": list(self.removed),
+            "deprecated": list(self.deprecated),
+        }
 
 
 def release_changes(before: Census, now: Census) -> ReleaseChanges:
@@ -99,8 +106,12 @@ class NameHistory:
 
     def to_json(self) -> dict[str, str | None]:
         """Plain JSON (null for '')."""
-        return {"added": self.added or None, "deprecated": self.deprecated or None, "removed": self.removed or None,
-                "last": self.last or None}
+        return {
+            "added": self.added or None,
+            "deprecated": self.deprecated or None,
+            "removed": self.removed or None,
+            "last": self.last or None,
+        }
 
 
 def _first(states: list[tuple[str, str]], test: Callable[[str], bool]) -> str:
@@ -117,8 +128,14 @@ def name_history(found: Sequence[Census], name: str) -> NameHistory:
     usable = [i for i, (_, state) in enumerate(states) if state in USABLE]
     last = states[usable[-1]][0] if usable else ""
     removed = states[usable[-1] + 1][0] if usable and usable[-1] + 1 < len(states) else ""
-    return NameHistory(name, platform, _first(states, lambda s: s in USABLE),
-                       _first(states, lambda s: s == "deprecated"), removed, last)
+    return NameHistory(
+        name,
+        platform,
+        _first(states, lambda s: s in USABLE),
+        _first(states, lambda s: s == "deprecated"),
+        removed,
+        last,
+    )
 
 
 def name_histories(censuses: Sequence[Census]) -> dict[str, dict[str, NameHistory]]:
@@ -161,7 +178,7 @@ def description(censuses: Sequence[Census], name: str) -> str:
         return f"config option {name.rsplit('.', 1)[-1]} (environment variable {entry.get('env')})"
     signature = str(entry.get("signature") or "")
     if len(signature) > MAX_DESCRIPTION_SIGNATURE:
-        signature = signature[:MAX_DESCRIPTION_SIGNATURE - 1] + "…"
+        signature = signature[: MAX_DESCRIPTION_SIGNATURE - 1] + "…"
     return f"{entry.get('kind') or 'name'} {name}{signature}"
 
 
@@ -173,14 +190,21 @@ def _deprecated(grouped: dict[str, list[Census]], name: str) -> bool:
     return False
 
 
-def compat_entry(censuses: Sequence[Census], name: str, grouped: dict[str, list[Census]] | None = None
-                 ) -> dict[str, Any]:
+def compat_entry(
+    censuses: Sequence[Census], name: str, grouped: dict[str, list[Census]] | None = None
+) -> dict[str, Any]:
     """One name's `__compat` statement (`grouped`: `by_platform(censuses)`, when already at hand)."""
     grouped = grouped if grouped is not None else by_platform(censuses)
     support = {platform: support_statement(found, name) for platform, found in grouped.items()}
-    return {"description": description(censuses, name), "support": support,
-            "status": {"experimental": name == "jax.experimental" or name.startswith("jax.experimental."),
-                       "standard_track": False, "deprecated": _deprecated(grouped, name)}}
+    return {
+        "description": description(censuses, name),
+        "support": support,
+        "status": {
+            "experimental": name == "jax.experimental" or name.startswith("jax.experimental."),
+            "standard_track": False,
+            "deprecated": _deprecated(grouped, name),
+        },
+    }
 
 
 def compat_entries(censuses: Sequence[Census], keep: Callable[[str], bool] | None = None) -> dict[str, Any]:

@@ -43,14 +43,22 @@ class Mix:
         head = f"jax {self.jax} over jaxlib {self.jaxlib}"
         if self.problem:
             return f"{head}: not run ({self.problem})"
-        said = f" (installed with --no-deps: jax {self.jax}'s declared range refuses jaxlib {self.jaxlib})" \
-            if self.no_deps else ""
+        said = (
+            f" (installed with --no-deps: jax {self.jax}'s declared range refuses jaxlib {self.jaxlib})"
+            if self.no_deps
+            else ""
+        )
         return f"{head}: {self.outcome}{said}" + (f": {self.observation_line}" if self.observation_line else "")
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON."""
-        return {"jax": self.jax, "jaxlib": self.jaxlib, "outcome": self.outcome, "problem": self.problem,
-                "no_deps": self.no_deps}
+        return {
+            "jax": self.jax,
+            "jaxlib": self.jaxlib,
+            "outcome": self.outcome,
+            "problem": self.problem,
+            "no_deps": self.no_deps,
+        }
 
 
 @dataclass
@@ -80,15 +88,22 @@ def verdict(new_jax: Mix, new_jaxlib: Mix) -> str:
     if new_jaxlib.problem:
         if new_jax.outcome == LIKE_BAD:
             return "changed by jax (Python)"
-        return (f"changed by jaxlib (jax {new_jaxlib.jax} over jaxlib {new_jaxlib.jaxlib} cannot run: "
-                f"{new_jaxlib.problem}; so needing both sides is not excluded)")
-    table = {(LIKE_BAD, LIKE_GOOD): "changed by jax (Python)", (LIKE_GOOD, LIKE_BAD): "changed by jaxlib",
-             (LIKE_GOOD, LIKE_GOOD): "needs both", (LIKE_BAD, LIKE_BAD): "either side alone changes it"}
+        return (
+            f"changed by jaxlib (jax {new_jaxlib.jax} over jaxlib {new_jaxlib.jaxlib} cannot run: "
+            f"{new_jaxlib.problem}; so needing both sides is not excluded)"
+        )
+    table = {
+        (LIKE_BAD, LIKE_GOOD): "changed by jax (Python)",
+        (LIKE_GOOD, LIKE_BAD): "changed by jaxlib",
+        (LIKE_GOOD, LIKE_GOOD): "needs both",
+        (LIKE_BAD, LIKE_BAD): "either side alone changes it",
+    }
     return table[(new_jax.outcome, new_jaxlib.outcome)]
 
 
-def attribute(good: tuple[str, str], bad: tuple[str, str], problem: Callable[[str, str], str],
-              run_mix: Callable[[str, str], Mix]) -> Attribution:
+def attribute(
+    good: tuple[str, str], bad: tuple[str, str], problem: Callable[[str, str], str], run_mix: Callable[[str, str], Mix]
+) -> Attribution:
     """Run the two mixes of the good (jax, jaxlib) and the bad (jax, jaxlib) builds where `problem(jax, jaxlib)`
     is '' (`run_mix` runs one and says what it gave), and say which side changed it."""
     mixes = []

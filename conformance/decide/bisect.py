@@ -29,7 +29,6 @@ class Untestable:
     why: str
 
 
-
 def releases_between(versions: Iterable[str], first: str, last: str) -> list[str]:
     """Every release from `first` to `last` inclusive, in that direction (either may be the newer one).
 
@@ -47,8 +46,9 @@ def releases_between(versions: Iterable[str], first: str, last: str) -> list[str
         if end not in parsed:
             raise ConformanceError(f"jax {end} is not a release on the package index (yanked releases are excluded)")
     low, high = sorted((parsed[first], parsed[last]))
-    chosen = sorted((v for t, v in parsed.items()
-                     if low <= v <= high and (not (v.is_prerelease or v.local) or t in (first, last))))
+    chosen = sorted(
+        (v for t, v in parsed.items() if low <= v <= high and (not (v.is_prerelease or v.local) or t in (first, last)))
+    )
     texts = {v: t for t, v in parsed.items()}
     ordered = [texts[v] for v in chosen]
     return ordered if parsed[first] <= parsed[last] else ordered[::-1]
@@ -115,9 +115,13 @@ def _end(memo: Memo, version: str, which: str) -> CellResult:
     return found
 
 
-def bisect(releases: list[str], oracle: Callable[[str], "CellResult | Untestable"],
-           like_start: Callable[[CellResult, CellResult], bool] = same_observation,
-           on_step: Callable[[str], None] = lambda line: None, unit: str = "release") -> BisectOutcome:
+def bisect(
+    releases: list[str],
+    oracle: Callable[[str], "CellResult | Untestable"],
+    like_start: Callable[[CellResult, CellResult], bool] = same_observation,
+    on_step: Callable[[str], None] = lambda line: None,
+    unit: str = "release",
+) -> BisectOutcome:
     """Binary-search `releases` (ordered from the start end) for the first whose verdict is not like the start's.
 
     The two ends are tested first; when they agree, the outcome says so (`ends_agree`). `unit` names what is
@@ -137,8 +141,10 @@ def bisect(releases: list[str], oracle: Callable[[str], "CellResult | Untestable
             if not middle:
                 break
             index = middle[len(middle) // 2]
-            on_step(f"{len(middle)} {unit}(s) left between {releases[low]} and {releases[high]} "
-                    f"(about {steps_left(len(middle))} step(s)): testing jax {releases[index]}")
+            on_step(
+                f"{len(middle)} {unit}(s) left between {releases[low]} and {releases[high]} "
+                f"(about {steps_left(len(middle))} step(s)): testing jax {releases[index]}"
+            )
             found = memo(releases[index])
             if isinstance(found, Untestable):
                 untestable.add(index)

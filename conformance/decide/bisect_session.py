@@ -21,8 +21,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from conformance.decide.bisect import (BisectOutcome, Memo, Untestable, bisect, bug_reproduces, releases_between,
-                                       same_bug_state, same_observation)
+from conformance.decide.bisect import (
+    BisectOutcome,
+    Memo,
+    Untestable,
+    bisect,
+    bug_reproduces,
+    releases_between,
+    same_bug_state,
+    same_observation,
+)
 from conformance.decide.attribution import LIKE_BAD, LIKE_GOOD, NEITHER, Attribution, Mix, attribute
 from conformance.decide.cellref import resolve_cell
 from conformance.decide.commits import BuildCommits, commits_of_header
@@ -119,29 +127,42 @@ class BisectReport:
         return 1 if self.outcome is None or self.outcome.ends_agree else 0
 
 
-def _oracle(request: BisectRequest, builder: Any, on_event: Callable[[Any], None]
-            ) -> tuple[Any, list[str], Any, Any]:
+def _oracle(request: BisectRequest, builder: Any, on_event: Callable[[Any], None]) -> tuple[Any, list[str], Any, Any]:
     """The cell, the releases between the ends, the oracle that answers a release's verdict on the cell, and the
     run request of that one cell."""
     folders = case_folders(request.cases)
     cell = resolve_cell(request.cell, matrix.load_all_cases(folders))
     if request.find_fix and not cell.case.param(cell.param).known_issue:
-        raise ConformanceError(f"{cell.id} documents no known issue; --find-fix looks for the release where a "
-                               f"documented bug stops reproducing (bisect without it for any change)")
+        raise ConformanceError(
+            f"{cell.id} documents no known issue; --find-fix looks for the release where a "
+            f"documented bug stops reproducing (bisect without it for any change)"
+        )
     releases = releases_between(builder.index.releases("jax"), request.good, request.bad)
     folder = next((f for f in folders if f.name == cell.case.package), None)
-    run = matrix.RunRequest(versions=(), results=request.results, cell_ids=(cell.id,), sources=(folder,),
-                            case_folders=tuple(folders), workers=1, retries=1, launcher=request.launcher)
+    run = matrix.RunRequest(
+        versions=(),
+        results=request.results,
+        cell_ids=(cell.id,),
+        sources=(folder,),
+        case_folders=tuple(folders),
+        workers=1,
+        retries=1,
+        launcher=request.launcher,
+    )
     run.check()
     quiet = lambda event: on_event(event) if isinstance(event, (matrix.Notice, matrix.CellsDropped)) else None  # noqa
 
     def run_cell(env: Any) -> Any:
         target = Release(env.version)
-        return matrix.run_targets(run, builder, [target], quiet, keep_going=False,
-                                  prepared={target: env}).runs[target].file
+        return (
+            matrix.run_targets(run, builder, [target], quiet, keep_going=False, prepared={target: env})
+            .runs[target]
+            .file
+        )
 
-    oracle = CellOracle(builder, cell, run_cell,
-                        stored=lambda version: matrix.stored_cells(run, builder, version, [cell]).get(cell.id))
+    oracle = CellOracle(
+        builder, cell, run_cell, stored=lambda version: matrix.stored_cells(run, builder, version, [cell]).get(cell.id)
+    )
     return cell, releases, oracle, run
 
 
@@ -163,8 +184,9 @@ def stored_build(results: Path, version: str) -> BuildCommits:
     return commits_of_header(header) if header is not None else BuildCommits(version, version)
 
 
-def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], None] = lambda event: None
-               ) -> BisectReport:
+def run_bisect(
+    request: BisectRequest, builder: Any, on_event: Callable[[Any], None] = lambda event: None
+) -> BisectReport:
     """Bisect the releases between the good and bad ends for the first whose verdict on the cell changes."""
     started = time.monotonic()
     matrix.remove_orphans(Path(request.results))  # even a bisect answered from storage alone cleans what -9 left
@@ -197,17 +219,30 @@ def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], N
         report.bad_build = stored_build(request.results, report.outcome.first_bad)
         header = stored_header(request.results, report.outcome.first_bad)
         if header is not None:
-            report.environment = {"platform": header.platform, "python": header.python or "?",
-                                  "numpy": header.numpy or "?", "backend": header.backend or "?"}
+            report.environment = {
+                "platform": header.platform,
+                "python": header.python or "?",
+                "numpy": header.numpy or "?",
+                "backend": header.backend or "?",
+            }
         if request.pre:
-            report.dev = search_dev_builds(builder.index.releases("jax"), report.outcome, memo, like,
-                                           lambda version: stored_build(request.results, version),
-                                           on_step=lambda line: on_event(BisectStep(line)), find_fix=request.find_fix)
+            report.dev = search_dev_builds(
+                builder.index.releases("jax"),
+                report.outcome,
+                memo,
+                like,
+                lambda version: stored_build(request.results, version),
+                on_step=lambda line: on_event(BisectStep(line)),
+                find_fix=request.find_fix,
+            )
         if request.attribute:
             report.attribution = attribute_change(run, builder, report, like, on_event)
     if request.jax_source is not None:
-        ends = (report.narrowest()[1:] if report.outcome.first_bad else
-                (stored_build(request.results, releases[0]), stored_build(request.results, releases[-1])))
+        ends = (
+            report.narrowest()[1:]
+            if report.outcome.first_bad
+            else (stored_build(request.results, releases[0]), stored_build(request.results, releases[-1]))
+        )
         report.source = source_steps(request, run, builder, cell, ends, like, on_event)
     order = [*releases, *(report.dev.candidates if report.dev is not None else [])]
     report.ran = sorted(set(oracle.seconds) - oracle.from_storage, key=order.index)
@@ -216,8 +251,15 @@ def run_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], N
     return report
 
 
-def source_steps(request: BisectRequest, run: Any, builder: Any, cell: Any, ends: tuple[BuildCommits, BuildCommits],
-                 like: Callable[[Any, Any], bool], on_event: Callable[[Any], None]) -> Any:
+def source_steps(
+    request: BisectRequest,
+    run: Any,
+    builder: Any,
+    cell: Any,
+    ends: tuple[BuildCommits, BuildCommits],
+    like: Callable[[Any, Any], bool],
+    on_event: Callable[[Any], None],
+) -> Any:
     """`--jax-source`: the commits between the two builds, each installed from the checkout over a jaxlib it
     accepts and run as a `JaxCommit` target through the run path (`decide.source_bisect`)."""
     from conformance.decide.source_bisect import SourceOutcome, source_session
@@ -239,14 +281,22 @@ def source_steps(request: BisectRequest, run: Any, builder: Any, cell: Any, ends
 
     with tempfile.TemporaryDirectory(prefix="jax-source-") as work:  # the exported trees, gone once installed
         try:
-            return source_session(Path(request.jax_source), ends[0], ends[1], Path(work), run_tree, like,
-                                  on_step=lambda line: on_event(BisectStep(line)))
+            return source_session(
+                Path(request.jax_source),
+                ends[0],
+                ends[1],
+                Path(work),
+                run_tree,
+                like,
+                on_step=lambda line: on_event(BisectStep(line)),
+            )
         except ConformanceError as exc:  # the verdict found so far is printed and written all the same
             return SourceOutcome([], stopped=str(exc))
 
 
-def attribute_change(run: Any, builder: Any, report: BisectReport, like: Callable[[Any, Any], bool],
-                     on_event: Callable[[Any], None]) -> Attribution:
+def attribute_change(
+    run: Any, builder: Any, report: BisectReport, like: Callable[[Any, Any], bool], on_event: Callable[[Any], None]
+) -> Attribution:
     """jax or jaxlib: the cell on the first bad jax over the last good jaxlib and on the last good jax over the first
     bad jaxlib, each a `JaxPair` target run (and stored, under `builds/pair-<jax>-<jaxlib>/`) through the run path
     where jax accepts that jaxlib (`decide.attribution`)."""
@@ -261,10 +311,20 @@ def attribute_change(run: Any, builder: Any, report: BisectReport, like: Callabl
         target = JaxPair(f"{jax}:{jaxlib}")
         done = matrix.run_targets(run, builder, [target], quiet, keep_going=False).runs[target]
         found = next(c for c in done.file.cells if c.cell_id == cell.id)
-        said = (LIKE_GOOD if like(outcome.last_good_result, found) else
-                LIKE_BAD if like(outcome.first_bad_result, found) else NEITHER)
-        return Mix(jax, jaxlib, said, no_deps=bool(done.file.header.source.get("no_deps")),
-                   observation_line=observation_line(found, jax))
+        said = (
+            LIKE_GOOD
+            if like(outcome.last_good_result, found)
+            else LIKE_BAD
+            if like(outcome.first_bad_result, found)
+            else NEITHER
+        )
+        return Mix(
+            jax,
+            jaxlib,
+            said,
+            no_deps=bool(done.file.header.source.get("no_deps")),
+            observation_line=observation_line(found, jax),
+        )
 
     return attribute((good.jax, good.jaxlib), (bad.jax, bad.jaxlib), problem, run_mix)
 

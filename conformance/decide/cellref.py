@@ -48,5 +48,7 @@ def resolve_cell(text: str, cases: list[Case]) -> Cell:
     by_row = [c for c in cells if text in c.case.rows(c.param)]
     if len(by_row) == 1:
         return by_row[0]
-    raise ConformanceError(f"{text!r} names no cell (a case id such as numerics.debug_nans_vmap_miss:vmap, or a row "
-                           f"ID); `jax-conformance list` shows them")
+    raise ConformanceError(
+        f"{text!r} names no cell (a case id such as numerics.debug_nans_vmap_miss:vmap, or a row "
+        f"ID); `jax-conformance list` shows them"
+    )

@@ -43,8 +43,11 @@ class BuildCommits:
 
     def line(self) -> str:
         """`jax 0.8.0 (commit 1a2b3c4d5e6f) with jaxlib 0.8.0 (same commit)`, tags where no commit is recorded."""
-        jaxlib = ("same commit" if self.jaxlib_hash and self.jaxlib_hash == self.jax_hash
-                  else _said("jaxlib", self.jaxlib, self.jaxlib_hash))
+        jaxlib = (
+            "same commit"
+            if self.jaxlib_hash and self.jaxlib_hash == self.jax_hash
+            else _said("jaxlib", self.jaxlib, self.jaxlib_hash)
+        )
         return f"jax {self.jax} ({_said('jax', self.jax, self.jax_hash)}) with jaxlib {self.jaxlib} ({jaxlib})"
 
 
@@ -57,8 +60,11 @@ def _said(name: str, version: str, commit: str) -> str:
     if commit:
         return f"commit {commit[:12]}"
     local = _LOCAL_HASH.search(version)
-    return f"no commit recorded; its label names {local.group(1)}" if local else \
-        f"no commit recorded; tag {name}-v{version}"
+    return (
+        f"no commit recorded; its label names {local.group(1)}"
+        if local
+        else f"no commit recorded; tag {name}-v{version}"
+    )
 
 
 def _older_first(first: str, second: str) -> bool:
@@ -71,8 +77,12 @@ def _older_first(first: str, second: str) -> bool:
 
 def commits_of_header(header: Any) -> BuildCommits:
     """The commits a result file's `RunHeader` records (schema 4; older headers give none)."""
-    return BuildCommits(header.jax, header.jaxlib or header.jax, getattr(header, "jax_git_hash", "") or "",
-                        getattr(header, "jaxlib_git_hash", "") or "")
+    return BuildCommits(
+        header.jax,
+        header.jaxlib or header.jax,
+        getattr(header, "jax_git_hash", "") or "",
+        getattr(header, "jaxlib_git_hash", "") or "",
+    )
 
 
 def compare_url(good: BuildCommits, bad: BuildCommits) -> str:

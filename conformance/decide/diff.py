@@ -33,8 +33,11 @@ class ResultSet:
         found = set()
         for run in self.runs.values():
             for result_file in run.files:
-                found |= {cell.suite_version or result_file.header.suite_version or "?" for cell in result_file.cells
-                          if run.cells.get(cell.cell_id) is cell}
+                found |= {
+                    cell.suite_version or result_file.header.suite_version or "?"
+                    for cell in result_file.cells
+                    if run.cells.get(cell.cell_id) is cell
+                }
         return found or {f.header.suite_version or "?" for run in self.runs.values() for f in run.files}
 
     @property
@@ -67,9 +70,11 @@ def result_set(files: Iterable[ResultFile], label: str, newest: bool = False) ->
     for platform, found in by_platform.items():
         if len(found) > 1 and not newest:
             versions = sorted({run.label.removeprefix("jax ") for run in found}, key=_version_order)
-            raise ConformanceError(f"the {label} holds jax {' and '.join(versions)} for {platform}; "
-                                   f"give one JAX version per platform (name the files rather than the folder), "
-                                   f"or pass --newest to take the newest")
+            raise ConformanceError(
+                f"the {label} holds jax {' and '.join(versions)} for {platform}; "
+                f"give one JAX version per platform (name the files rather than the folder), "
+                f"or pass --newest to take the newest"
+            )
         found.sort(key=lambda run: _version_order(run.jax))
         runs[platform] = found[-1]
         conflicts.extend(found[-1].conflicts)
@@ -87,12 +92,16 @@ def version_mismatch(baseline: ResultSet, candidate: ResultSet) -> str | None:
     """Why the two sets should not be compared (different suite or schema versions), or None."""
     problems = []
     if baseline.suite_versions != candidate.suite_versions:
-        problems.append(f"suite {', '.join(sorted(baseline.suite_versions))} in the baseline but "
-                        f"{', '.join(sorted(candidate.suite_versions))} in the candidate (cases and expectations "
-                        f"may have changed between them)")
+        problems.append(
+            f"suite {', '.join(sorted(baseline.suite_versions))} in the baseline but "
+            f"{', '.join(sorted(candidate.suite_versions))} in the candidate (cases and expectations "
+            f"may have changed between them)"
+        )
     if baseline.schema_versions != candidate.schema_versions:
-        problems.append(f"schema {', '.join(map(str, sorted(baseline.schema_versions)))} in the baseline but "
-                        f"{', '.join(map(str, sorted(candidate.schema_versions)))} in the candidate")
+        problems.append(
+            f"schema {', '.join(map(str, sorted(baseline.schema_versions)))} in the baseline but "
+            f"{', '.join(map(str, sorted(candidate.schema_versions)))} in the candidate"
+        )
     return "; ".join(problems) or None
 
 
@@ -113,8 +122,12 @@ class CellChange:
     @property
     def printed_only(self) -> bool:
         """Whether only what the chapter prints changed: same status, same asserted facts on both sides."""
-        return (self.baseline is not None and self.candidate is not None
-                and self.baseline.status is self.candidate.status and not self.differences)
+        return (
+            self.baseline is not None
+            and self.candidate is not None
+            and self.baseline.status is self.candidate.status
+            and not self.differences
+        )
 
     @property
     def cell_id(self) -> str:
@@ -157,10 +170,15 @@ class SetDiff:
         """Baseline cells that the candidate lacks (on a platform both ran)."""
         return [c for c in self.changes if c.candidate is None]
 
+
 def printed_keys(*cells: CellResult | None) -> set[str]:
     """The observation keys that either side's expectation puts in the printed tier."""
-    return {str(k) for cell in cells if cell is not None and isinstance(cell.printed_expected, dict)
-            for k in cell.printed_expected}
+    return {
+        str(k)
+        for cell in cells
+        if cell is not None and isinstance(cell.printed_expected, dict)
+        for k in cell.printed_expected
+    }
 
 
 def _tier(observation: Any, keys: set[str], printed: bool) -> Any:
@@ -181,12 +199,15 @@ def warning_differences(baseline: CellResult, candidate: CellResult) -> tuple[Di
     (`<warnings>`): like printed facts they mark a change, never decide a status."""
     before = [warning_line(w) for w in baseline.warnings]
     after = [warning_line(w) for w in candidate.warnings]
-    return tuple([Difference("<warnings>", line, None, "missing") for line in before if line not in after]
-                 + [Difference("<warnings>", None, line, "unexpected") for line in after if line not in before])
+    return tuple(
+        [Difference("<warnings>", line, None, "missing") for line in before if line not in after]
+        + [Difference("<warnings>", None, line, "unexpected") for line in after if line not in before]
+    )
 
 
-def cell_change(platform: str, baseline: CellResult | None, candidate: CellResult | None, baseline_jax: str,
-                candidate_jax: str) -> CellChange | None:
+def cell_change(
+    platform: str, baseline: CellResult | None, candidate: CellResult | None, baseline_jax: str, candidate_jax: str
+) -> CellChange | None:
     """The change of one cell, or None when its status and both tiers of its observation are the same on both sides.
 
     Differences of the asserted facts and of the printed facts are kept apart: a change of
@@ -205,8 +226,9 @@ def cell_change(platform: str, baseline: CellResult | None, candidate: CellResul
         same_mark = baseline.printed_differs == candidate.printed_differs
         if baseline.status is candidate.status and not differences and not printed and same_mark:
             return None
-    return CellChange(platform, side.case, side.param, baseline, candidate, baseline_jax, candidate_jax, differences,
-                      printed)
+    return CellChange(
+        platform, side.case, side.param, baseline, candidate, baseline_jax, candidate_jax, differences, printed
+    )
 
 
 def diff_sets(baseline: ResultSet, candidate: ResultSet, baseline_platforms_only: bool = False) -> SetDiff:
@@ -227,6 +249,12 @@ def diff_sets(baseline: ResultSet, candidate: ResultSet, baseline_platforms_only
             else:
                 changes.append(change)
     extra = sorted(p for p in candidate.runs if p not in baseline.runs)
-    return SetDiff(baseline, candidate, changes, unchanged,
-                   sorted(p for p in baseline.runs if p not in candidate.runs),
-                   [] if baseline_platforms_only else extra, extra if baseline_platforms_only else [])
+    return SetDiff(
+        baseline,
+        candidate,
+        changes,
+        unchanged,
+        sorted(p for p in baseline.runs if p not in candidate.runs),
+        [] if baseline_platforms_only else extra,
+        extra if baseline_platforms_only else [],
+    )

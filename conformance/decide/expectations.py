@@ -147,10 +147,12 @@ def _statuses(value: object, fail, key: str) -> frozenset[Status]:
 
 def _failing(kind: str, number: int, line: int, text: str, source: str):
     """The one-line refusal of entry `number` of a kind, at the line of the key it names (else its header's)."""
+
     def fail(key: str | None, message: str):
         where = _key_line(text, line, key) if key and line else line
         place = f"{source}:{where}" if where else source
         raise ConformanceError(f"{place}: {kind} entry {number}: {message}")
+
     return fail
 
 
@@ -159,7 +161,7 @@ def _entry(data: object, number: int, line: int, text: str, source: str) -> Expe
     data = known_table(data, KEYS, fail)
     cell_text = data.get("cell")  # type: ignore[union-attr]
     if cell_text is None:
-        fail(None, "needs `cell = \"case[param]\"`")
+        fail(None, 'needs `cell = "case[param]"`')
     cell = parse_cell_ref(cell_text) if isinstance(cell_text, str) else None
     if cell is None:
         fail("cell", f"`cell` should name a cell such as numerics.debug_nans_vmap_miss[vmap], not {cell_text!r}")
@@ -170,9 +172,15 @@ def _entry(data: object, number: int, line: int, text: str, source: str) -> Expe
     platforms = data.get("platform", [])  # type: ignore[union-attr]
     platforms = [platforms] if isinstance(platforms, str) else platforms
     if not isinstance(platforms, list) or not all(isinstance(p, str) and p for p in platforms):
-        fail("platform", "`platform` should be a pattern such as \"linux-*\" or a list of them")
-    return Expectation(line=line, cell=cell, statuses=statuses, intermittent=intermittent,  # type: ignore[arg-type]
-                       platforms=tuple(platforms), **common_fields(data, fail))  # type: ignore[arg-type]
+        fail("platform", '`platform` should be a pattern such as "linux-*" or a list of them')
+    return Expectation(
+        line=line,
+        cell=cell,
+        statuses=statuses,
+        intermittent=intermittent,  # type: ignore[arg-type]
+        platforms=tuple(platforms),
+        **common_fields(data, fail),
+    )  # type: ignore[arg-type]
 
 
 def common_fields(data: dict, fail, reason_needed: bool = False) -> dict:
@@ -181,24 +189,30 @@ def common_fields(data: dict, fail, reason_needed: bool = False) -> dict:
     arguments; `fail(key, message)` raises the caller's one-line error. `[[downstream]]` entries use it too."""
     jax = data.get("jax", "")
     if not isinstance(jax, str):
-        fail("jax", "`jax` should be a version specifier string such as \">=0.8\"")
+        fail("jax", '`jax` should be a version specifier string such as ">=0.8"')
     try:
         SpecifierSet(jax)
     except InvalidSpecifier:
-        fail("jax", f"`jax` is {jax!r}, not a version specifier such as \">=0.8\" or \">=0.7,<0.9\"")
+        fail("jax", f'`jax` is {jax!r}, not a version specifier such as ">=0.8" or ">=0.7,<0.9"')
     for key in ("reason", "bug", "owner"):
         if not isinstance(data.get(key, ""), str):
             fail(key, f"`{key}` should be a string")
     if reason_needed and not data.get("reason", "").strip():
-        fail(None, "needs `reason = \"...\"` (why the change is accepted)")
+        fail(None, 'needs `reason = "..."` (why the change is accepted)')
     bug = data.get("bug", "")
     if bug and not _URL.match(bug):
-        fail("bug", f"`bug` is {bug!r}, not a link such as \"https://github.com/jax-ml/jax/issues/12345\"")
+        fail("bug", f'`bug` is {bug!r}, not a link such as "https://github.com/jax-ml/jax/issues/12345"')
     added, expires = (_date(data.get(key), key, fail) for key in ("added", "expires"))
     if added and expires and expires <= added:
         fail("expires", f"`expires` ({expires}) should come after `added` ({added})")
-    return {"jax": jax, "reason": data.get("reason", "").strip() if reason_needed else data.get("reason", ""),
-            "bug": bug, "owner": data.get("owner", ""), "added": added, "expires": expires}
+    return {
+        "jax": jax,
+        "reason": data.get("reason", "").strip() if reason_needed else data.get("reason", ""),
+        "bug": bug,
+        "owner": data.get("owner", ""),
+        "added": added,
+        "expires": expires,
+    }
 
 
 _URL = re.compile(r"^https?://[^\s/]+\S*$")
@@ -229,14 +243,18 @@ class Lifecycle:
 
     def expired_line(self, entry: Expectation) -> str:
         """One line naming an expired entry, its owner and its bug."""
-        return (f"expectation {entry.label} expired on {entry.expires} ({entry.who}): renew its `expires` "
-                f"or remove the entry")
+        return (
+            f"expectation {entry.label} expired on {entry.expires} ({entry.who}): renew its `expires` "
+            f"or remove the entry"
+        )
 
     def expiring_line(self, entry: Expectation) -> str:
         """One line warning that an entry expires soon."""
         days = entry.days_left(self.today)
-        return (f"expectation {entry.label} expires on {entry.expires}, in {days} day{'s' if days != 1 else ''} "
-                f"({entry.who})")
+        return (
+            f"expectation {entry.label} expires on {entry.expires}, in {days} day{'s' if days != 1 else ''} "
+            f"({entry.who})"
+        )
 
 
 def lifecycle(entries: list, today: datetime.date, warn_days: int = WARN_DAYS) -> Lifecycle:
@@ -289,7 +307,7 @@ def _acknowledgement(kind: str, data: object, number: int, line: int, text: str,
     key = "workload" if kind == "perf" else "name"
     pattern = data.get(key)
     if not isinstance(pattern, str) or not pattern.strip():
-        fail(key if key in data else None, f"needs `{key} = \"PATTERN\"` (an fnmatch pattern)")
+        fail(key if key in data else None, f'needs `{key} = "PATTERN"` (an fnmatch pattern)')
     metrics = data.get("metric", [])
     metrics = [metrics] if isinstance(metrics, str) else metrics
     if not isinstance(metrics, list) or any(m not in METRICS for m in metrics):
@@ -322,9 +340,11 @@ def parse_expectations_file(text: str, source: str = "expectations") -> Expectat
     unknown = first_unknown(data, TOP_LEVEL_KEYS)
     if unknown is not None:
         line = _key_line(text, 1, unknown)
-        raise ConformanceError(f"{source}:{line}: unknown top-level key `{unknown}`; entries are [[expect]], "
-                               f"[[perf]] and [[name]] tables "
-                               f"(top-level keys: {', '.join(TOP_LEVEL_KEYS)})")
+        raise ConformanceError(
+            f"{source}:{line}: unknown top-level key `{unknown}`; entries are [[expect]], "
+            f"[[perf]] and [[name]] tables "
+            f"(top-level keys: {', '.join(TOP_LEVEL_KEYS)})"
+        )
     for flag in ("fail_on_printed", "allow_missing"):
         if not isinstance(data.get(flag, False), bool):
             raise ConformanceError(f"{source}:{_key_line(text, 1, flag)}: `{flag}` should be true or false")
@@ -336,11 +356,17 @@ def parse_expectations_file(text: str, source: str = "expectations") -> Expectat
         lines = _entry_lines(text, table)
         tables[table] = list(zip(entries, lines if len(lines) == len(entries) else [0] * len(entries)))
     cells = [_entry(entry, i, line, text, source) for i, (entry, line) in enumerate(tables["expect"], 1)]
-    return ExpectationsFile(cells,
-                            data.get("fail_on_printed", False), data.get("allow_missing", False),
-                            *([_acknowledgement(kind, entry, i, line, text, source)
-                               for i, (entry, line) in enumerate(tables[kind], 1)] for kind in ("perf", "name")),
-                            downstream=data.get("downstream", []), source=source)
+    return ExpectationsFile(
+        cells,
+        data.get("fail_on_printed", False),
+        data.get("allow_missing", False),
+        *(
+            [_acknowledgement(kind, entry, i, line, text, source) for i, (entry, line) in enumerate(tables[kind], 1)]
+            for kind in ("perf", "name")
+        ),
+        downstream=data.get("downstream", []),
+        source=source,
+    )
 
 
 def parse_expectations(text: str, source: str = "expectations") -> list[Expectation]:
@@ -364,4 +390,3 @@ def load_expectations(path) -> list[Expectation]:
 def utc_today() -> datetime.date:
     """Today's date in UTC: the day the CLI reads expiry dates on (tests pass their own day instead)."""
     return datetime.datetime.now(datetime.timezone.utc).date()
-

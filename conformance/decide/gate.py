@@ -106,8 +106,10 @@ def classify(change: CellChange) -> tuple[str, str]:
     if after is None:
         return MISSING, "the candidate does not have this cell (it was not run)"
     if not_judged(change.candidate):
-        return MISSING, (f"the candidate's cell was not judged: the harness failed around the probe "
-                         f"({change.candidate.harness}), not JAX; run it again")
+        return MISSING, (
+            f"the candidate's cell was not judged: the harness failed around the probe "
+            f"({change.candidate.harness}), not JAX; run it again"
+        )
     if not_judged(change.baseline):
         return REVIEW, f"the baseline's cell was not judged (the harness failed: {change.baseline.harness})"
     clean_before = before not in BROKEN and before is not Status.FLAKY
@@ -151,9 +153,14 @@ def stale_expectations(expectations: Sequence[Expectation], candidate: ResultSet
     return [entry for i, entry in enumerate(expectations) if i not in used]
 
 
-def gate(set_diff: SetDiff, expectations: Sequence[Expectation] = (), fail_on_printed: bool = False,
-         allow_missing: bool = False, today: datetime.date | None = None,
-         retired: Sequence[str] = ()) -> GateOutcome:
+def gate(
+    set_diff: SetDiff,
+    expectations: Sequence[Expectation] = (),
+    fail_on_printed: bool = False,
+    allow_missing: bool = False,
+    today: datetime.date | None = None,
+    retired: Sequence[str] = (),
+) -> GateOutcome:
     """Judge every change of `set_diff`; an entry accepting the candidate's status acknowledges a regression.
 
     With `fail_on_printed`, a change of printed output alone is a regression too; with `allow_missing`, baseline
@@ -162,11 +169,17 @@ def gate(set_diff: SetDiff, expectations: Sequence[Expectation] = (), fail_on_pr
     because the checkout no longer declares them) is listed apart and never fails the gate.
     """
     expectations = list(expectations)
-    outcome = GateOutcome(unchanged=set_diff.unchanged, compared=set_diff.compared,
-                          only_in_baseline=set_diff.only_in_baseline, only_in_candidate=set_diff.only_in_candidate,
-                          stale=stale_expectations(expectations, set_diff.candidate), allow_missing=allow_missing,
-                          not_gated=set_diff.not_gated, retired=list(retired),
-                          dates=lifecycle(expectations, today) if today is not None else None)
+    outcome = GateOutcome(
+        unchanged=set_diff.unchanged,
+        compared=set_diff.compared,
+        only_in_baseline=set_diff.only_in_baseline,
+        only_in_candidate=set_diff.only_in_candidate,
+        stale=stale_expectations(expectations, set_diff.candidate),
+        allow_missing=allow_missing,
+        not_gated=set_diff.not_gated,
+        retired=list(retired),
+        dates=lifecycle(expectations, today) if today is not None else None,
+    )
     for change in set_diff.changes:
         kind, why = classify(change)
         if kind == PRINTED and fail_on_printed:

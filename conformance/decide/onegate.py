@@ -75,8 +75,11 @@ class OneGateReport:
 
 
 def _candidate(request: OneGateRequest) -> str | None:
-    return request.cells.to[0].label if request.cells.to and isinstance(request.cells.to[0], Release) else \
-        request.candidate_python
+    return (
+        request.cells.to[0].label
+        if request.cells.to and isinstance(request.cells.to[0], Release)
+        else request.candidate_python
+    )
 
 
 def _selects_cells(request: GateRequest) -> bool:
@@ -92,27 +95,37 @@ def _stored_both(request: OneGateRequest, candidate: str) -> bool:
     if not request.cells.from_version or not isinstance(request.cells.to[0], Release):
         return False
     platform, results = matrix.host_platform(), request.cells.settings.results
-    return all(any(entry.get("samples") for entry in stored_perf(results, version, platform).values()
-                   if isinstance(entry, dict))
-               for version in (request.cells.from_version, candidate))
+    return all(
+        any(
+            entry.get("samples")
+            for entry in stored_perf(results, version, platform).values()
+            if isinstance(entry, dict)
+        )
+        for version in (request.cells.from_version, candidate)
+    )
 
 
 def _workloads_wanted(request: OneGateRequest) -> bool:
     """Whether the workloads are selected: asked for (`--perf`, `--perf-rounds`), or stored for both releases."""
     candidate = _candidate(request)
-    return request.workloads_only or request.perf_rounds is not None or bool(
-        request.cells.from_version and candidate and _stored_both(request, candidate))
+    return (
+        request.workloads_only
+        or request.perf_rounds is not None
+        or bool(request.cells.from_version and candidate and _stored_both(request, candidate))
+    )
 
 
-def _workloads(request: OneGateRequest, entries: list, builder: Callable[[], Any], say: Say,
-               skipped: list[str]) -> Tier | None:
+def _workloads(
+    request: OneGateRequest, entries: list, builder: Callable[[], Any], say: Say, skipped: list[str]
+) -> Tier | None:
     """The workloads tier when workloads are selected; else None, and why in `skipped`."""
     asked = request.workloads_only or request.perf_rounds is not None
     candidate = _candidate(request)
     if not request.cells.from_version or not candidate:
         if asked:
-            raise ConformanceError("the workloads are judged with --from VERSION and --to VERSION "
-                                   "(or --to-python PATH)")
+            raise ConformanceError(
+                "the workloads are judged with --from VERSION and --to VERSION (or --to-python PATH)"
+            )
         skipped.append("workloads: judged with --from and --to (releases), not result files")
         return None
     try:
@@ -123,13 +136,21 @@ def _workloads(request: OneGateRequest, entries: list, builder: Callable[[], Any
         skipped.append(f"workloads: {exc}")
         return None
     if not asked and not _stored_both(request, candidate):
-        skipped.append(f"workloads: no stored samples of both jax {request.cells.from_version} and {candidate} "
-                       f"(--perf-rounds N samples them now)")
+        skipped.append(
+            f"workloads: no stored samples of both jax {request.cells.from_version} and {candidate} "
+            f"(--perf-rounds N samples them now)"
+        )
         return None
     settings = request.cells.settings
-    command = PerfCommand(results=settings.results, case_folders=tuple(settings.cases), expression=settings.expression,
-                          rounds=request.perf_rounds or PERF_ROUNDS, threshold=request.perf_threshold,
-                          rerun=settings.rerun, threshold_option="--perf-threshold")
+    command = PerfCommand(
+        results=settings.results,
+        case_folders=tuple(settings.cases),
+        expression=settings.expression,
+        rounds=request.perf_rounds or PERF_ROUNDS,
+        threshold=request.perf_threshold,
+        rerun=settings.rerun,
+        threshold_option="--perf-threshold",
+    )
     return workload_tier(command, request.cells.from_version, candidate, entries, builder(), say)[0]
 
 
@@ -137,15 +158,22 @@ def _names(request: OneGateRequest, entries: list, builder: Callable[[], Any], s
     candidate = _candidate(request)
     if not candidate:
         raise ConformanceError("--scan PATH judges the names at --to VERSION (or --to-python PATH)")
-    scanned = run_scan(ScanRequest(request.scan, candidate, request.cells.from_version,
-                                   request.cells.settings.results), builder, say)
+    scanned = run_scan(
+        ScanRequest(request.scan, candidate, request.cells.from_version, request.cells.settings.results), builder, say
+    )
     title = f"{scanned.files} file(s) scanned against jax {candidate}"
-    return Tier("names", title, scanned.files, tuple(name_findings(scanned.findings, entries, candidate)),
-                tuple(f"not parsed: {line}" for line in scanned.skipped))
+    return Tier(
+        "names",
+        title,
+        scanned.files,
+        tuple(name_findings(scanned.findings, entries, candidate)),
+        tuple(f"not parsed: {line}" for line in scanned.skipped),
+    )
 
 
-def run_one_gate(request: OneGateRequest, make_builder: Callable[[], Any], on_event: Callable[[Any], None],
-                 say: Say) -> OneGateReport:
+def run_one_gate(
+    request: OneGateRequest, make_builder: Callable[[], Any], on_event: Callable[[Any], None], say: Say
+) -> OneGateReport:
     """Judge every tier given (module docstring); write `--markdown` and `--json` when asked."""
     cells = request.cells
     check_ratio(request.perf_threshold, "--perf-threshold")
@@ -153,9 +181,13 @@ def run_one_gate(request: OneGateRequest, make_builder: Callable[[], Any], on_ev
         raise ConformanceError(f"--perf-rounds must be at least 1, not {request.perf_rounds}")
     given = [p for p in (*cells.baseline, *cells.candidate) if p.exists()]
     sampling = bool(cells.from_version or cells.to)  # cells run and workloads sampled are stored in --results
-    check_outputs([("--markdown", cells.markdown), ("--json", request.json_path)], inputs=given,
-                  results=cells.settings.results, reads=[cells.expectations, *request.scan, *cells.settings.cases],
-                  writing=sampling)  # before any environment is built or sample taken
+    check_outputs(
+        [("--markdown", cells.markdown), ("--json", request.json_path)],
+        inputs=given,
+        results=cells.settings.results,
+        reads=[cells.expectations, *request.scan, *cells.settings.cases],
+        writing=sampling,
+    )  # before any environment is built or sample taken
     expectations = load_expectations_file(cells.expectations) if cells.expectations else ExpectationsFile([])
     built: list[Any] = []
     builder = lambda: built[0] if built else built.append(make_builder()) or built[0]  # noqa: E731 - one builder
@@ -167,18 +199,26 @@ def run_one_gate(request: OneGateRequest, make_builder: Callable[[], Any], on_ev
         tiers.append(cell_tier(decided.outcome, decided.title, gate_text(decided.outcome, decided.title).split("\n")))
         markdown = gate_markdown(decided.outcome, decided.title)
     else:
-        skipped.append("cells: --perf judges the workloads only" if request.workloads_only else
-                       "cells: -k selects no cell")
+        skipped.append(
+            "cells: --perf judges the workloads only" if request.workloads_only else "cells: -k selects no cell"
+        )
     workloads = _workloads(request, expectations.perf, builder, say, skipped)
     tiers += [workloads] if workloads else []
     tiers += [_names(request, expectations.names, builder, say)] if request.scan else []
     tiers += [found for judge in request.more if (found := judge(request, expectations, builder, say)) is not None]
     dates = lifecycle([*expectations.perf, *expectations.names], cells.today or utc_today())
-    title = "gate " + (f"jax {cells.from_version} -> {_candidate(request)}" if cells.from_version else
-                       f"{', '.join(map(str, cells.baseline))} -> {', '.join(map(str, cells.candidate))}")
-    verdict = Verdict(title, tuple(tiers), tuple(skipped),
-                      tuple(dates.expired_line(e) for e in dates.expired),
-                      tuple(dates.expiring_line(e) for e in dates.expiring))
+    title = "gate " + (
+        f"jax {cells.from_version} -> {_candidate(request)}"
+        if cells.from_version
+        else f"{', '.join(map(str, cells.baseline))} -> {', '.join(map(str, cells.candidate))}"
+    )
+    verdict = Verdict(
+        title,
+        tuple(tiers),
+        tuple(skipped),
+        tuple(dates.expired_line(e) for e in dates.expired),
+        tuple(dates.expiring_line(e) for e in dates.expiring),
+    )
     return OneGateReport(verdict, _write(request, verdict, markdown))
 
 
@@ -186,8 +226,9 @@ def _write(request: OneGateRequest, verdict: Verdict, cells_markdown: str) -> li
     written = []
     if request.cells.markdown is not None:  # a gate of cells alone: the cell gate's Markdown as it always was
         alone = [t.name for t in verdict.tiers] == ["cells"] and not (verdict.expired or verdict.expiring)
-        write_text_atomically(request.cells.markdown, cells_markdown if alone else
-                              verdict_markdown(verdict, cells_markdown))
+        write_text_atomically(
+            request.cells.markdown, cells_markdown if alone else verdict_markdown(verdict, cells_markdown)
+        )
         written.append(f"markdown: {request.cells.markdown}")
     if request.json_path is not None:
         written.append(write_json(request.json_path, json.dumps(verdict_json(verdict), indent=1) + "\n"))

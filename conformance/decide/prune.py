@@ -62,8 +62,9 @@ def why_removable(entry: Expectation, runs: Iterable[MergedRun]) -> str | None:
     newest: dict[str, tuple[MergedRun, list[CellResult]]] = {}
     for run in runs:
         cells = [c for c in run.cells.values() if entry.applies_to(run.platform, c.case, c.param, run.jax)]
-        if cells and (run.platform not in newest
-                      or version_order(run.jax) > version_order(newest[run.platform][0].jax)):
+        if cells and (
+            run.platform not in newest or version_order(run.jax) > version_order(newest[run.platform][0].jax)
+        ):
             newest[run.platform] = (run, cells)
     if not newest:
         return NO_CELL
@@ -124,8 +125,10 @@ def _same_entries(text: str, kept: list[dict], others: dict, source: str) -> Non
     except tomllib.TOMLDecodeError:
         data = None
     if data is None or data.get("expect", []) != kept or {k: v for k, v in data.items() if k != "expect"} != others:
-        raise ConformanceError(f"{source}: cannot find each entry's lines (the pruned file would not read as the "
-                               f"same entries); write every entry as a line `[[expect]]` followed by its keys")
+        raise ConformanceError(
+            f"{source}: cannot find each entry's lines (the pruned file would not read as the "
+            f"same entries); write every entry as a line `[[expect]]` followed by its keys"
+        )
 
 
 def prune(text: str, runs: list[MergedRun], source: str = "expectations") -> PruneOutcome:
@@ -134,8 +137,9 @@ def prune(text: str, runs: list[MergedRun], source: str = "expectations") -> Pru
     data = tomllib.loads(text)
     spans = entry_spans(text)
     if len(spans) != len(entries):
-        raise ConformanceError(f"{source}: cannot find each entry's lines; write every entry as a line `[[expect]]` "
-                               f"followed by its keys")
+        raise ConformanceError(
+            f"{source}: cannot find each entry's lines; write every entry as a line `[[expect]]` followed by its keys"
+        )
     lines = toml_lines(text)
     outcome = PruneOutcome()
     drop: set[int] = set()
@@ -151,8 +155,11 @@ def prune(text: str, runs: list[MergedRun], source: str = "expectations") -> Pru
         kept_lines.pop()
     outcome.new_text = "".join(kept_lines)
     removed = {id(removal.entry) for removal in outcome.removals}
-    _same_entries(outcome.new_text,
-                  [raw for raw, entry in zip(data.get("expect", []), entries) if id(entry) not in removed],
-                  {k: v for k, v in data.items() if k != "expect"}, source)
+    _same_entries(
+        outcome.new_text,
+        [raw for raw, entry in zip(data.get("expect", []), entries) if id(entry) not in removed],
+        {k: v for k, v in data.items() if k != "expect"},
+        source,
+    )
     outcome.diff = "".join(difflib.unified_diff(lines, kept_lines, fromfile=f"a/{source}", tofile=f"b/{source}"))
     return outcome

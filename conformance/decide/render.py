@@ -27,8 +27,9 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 def terminal_safe(text: str) -> str:
     """`text` with every control character shown as an escape, so result data can neither start a line of its own
     (a forged `::error` annotation in CI) nor move the cursor or colour the terminal (ANSI escapes)."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
-                        text)
+    return _CONTROL.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
+    )
 
 
 def _lines(lines: list[str]) -> str:
@@ -65,8 +66,9 @@ def change_headline(change: CellChange) -> str:
     """`linux-x86_64 case[param]: conforms -> differs (jax 0.7.2 -> 0.12.0.1)`."""
     before = status_words(change.baseline, change.baseline_jax)
     after = status_words(change.candidate, change.candidate_jax)
-    return (f"{change.platform} {change.cell_id}: {before} -> {after} "
-            f"(jax {change.baseline_jax} -> {change.candidate_jax})")
+    return (
+        f"{change.platform} {change.cell_id}: {before} -> {after} (jax {change.baseline_jax} -> {change.candidate_jax})"
+    )
 
 
 def difference_lines(change: CellChange) -> list[str]:
@@ -76,8 +78,9 @@ def difference_lines(change: CellChange) -> list[str]:
     if any(cell is not None and cell.observation is None for _, cell in sides) and change.baseline and change.candidate:
         for label, cell in sides:
             if cell.observation is None:
-                lines.append(f"no observation in the {label}" + (f": {one_line(cell.reason, 200)}" if cell.reason
-                                                                 else ""))
+                lines.append(
+                    f"no observation in the {label}" + (f": {one_line(cell.reason, 200)}" if cell.reason else "")
+                )
         return lines
     for d, tier in [(d, "") for d in change.differences] + [(d, "printed ") for d in change.printed_differences]:
         if d.kind == "missing":
@@ -88,8 +91,9 @@ def difference_lines(change: CellChange) -> list[str]:
             lines.append(f"{tier}{d.path}: {short(d.expected)} -> {short(d.observed)}")
     marks = [cell is not None and cell.printed_differs for cell in (change.baseline, change.candidate)]
     if change.baseline is not None and change.candidate is not None and marks[0] != marks[1]:
-        lines.append("printed output " + ("now differs from the chapter's" if marks[1]
-                                          else "now matches the chapter's again"))
+        lines.append(
+            "printed output " + ("now differs from the chapter's" if marks[1] else "now matches the chapter's again")
+        )
     if change.candidate is not None and change.candidate.status in BROKEN and change.candidate.reason:
         lines.append(f"reason: {one_line(change.candidate.reason, 200)}")
     return lines
@@ -97,9 +101,11 @@ def difference_lines(change: CellChange) -> list[str]:
 
 def one_sided_platforms(only_in_baseline, only_in_candidate) -> list[str]:
     """One line per platform that only one side ran, so it was not compared."""
-    return [f"{platform} is only in the {side} (not compared)"
-            for side, platforms in (("baseline", only_in_baseline), ("candidate", only_in_candidate))
-            for platform in platforms]
+    return [
+        f"{platform} is only in the {side} (not compared)"
+        for side, platforms in (("baseline", only_in_baseline), ("candidate", only_in_candidate))
+        for platform in platforms
+    ]
 
 
 def diff_text(set_diff: SetDiff) -> str:
@@ -110,8 +116,11 @@ def diff_text(set_diff: SetDiff) -> str:
         lines.extend("    " + line for line in difference_lines(change))
     lines.extend(one_sided_platforms(set_diff.only_in_baseline, set_diff.only_in_candidate))
     printed = sum(change.printed_only for change in set_diff.changes)
-    lines.append(f"{len(set_diff.changes)} cell(s) differ" + (f" ({printed} in printed output only)" if printed else "")
-                 + f", {set_diff.unchanged} unchanged")
+    lines.append(
+        f"{len(set_diff.changes)} cell(s) differ"
+        + (f" ({printed} in printed output only)" if printed else "")
+        + f", {set_diff.unchanged} unchanged"
+    )
     return _lines(lines)
 
 
@@ -131,9 +140,14 @@ def _acknowledgement(judged: Judged) -> str:
     return "; ".join(bits)
 
 
-SECTIONS = (("regressions", "Regressions"), ("missing", "Missing from the candidate"),
-            ("acknowledged", "Acknowledged regressions"), ("review", "Changes to review"),
-            ("printed", "Printed output changes (not failing)"), ("good", "Good news"))
+SECTIONS = (
+    ("regressions", "Regressions"),
+    ("missing", "Missing from the candidate"),
+    ("acknowledged", "Acknowledged regressions"),
+    ("review", "Changes to review"),
+    ("printed", "Printed output changes (not failing)"),
+    ("good", "Good news"),
+)
 
 
 # Stored cells the checkout no longer declares: listed, never judged as "missing: it was not run".
@@ -149,8 +163,10 @@ def _verdict(outcome: GateOutcome) -> str:
         reasons.append(f"{len(outcome.regressions)} regression(s) not acknowledged")
     if outcome.unaccepted_gaps:
         gaps = len(outcome.missing), len(outcome.only_in_baseline) + len(outcome.only_in_candidate)
-        reasons.append(f"{gaps[0]} baseline cell(s) missing from the candidate and {gaps[1]} platform(s) on one side "
-                       f"only (accept them with --allow-missing)")
+        reasons.append(
+            f"{gaps[0]} baseline cell(s) missing from the candidate and {gaps[1]} platform(s) on one side "
+            f"only (accept them with --allow-missing)"
+        )
     if outcome.expired:
         reasons.append(f"{len(outcome.expired)} expectation(s) expired")
     if reasons:
@@ -159,11 +175,16 @@ def _verdict(outcome: GateOutcome) -> str:
 
 
 def _compared_line(outcome: GateOutcome) -> str:
-    accepted = " (accepted with --allow-missing)" if outcome.allow_missing and (
-        outcome.missing or outcome.only_in_baseline or outcome.only_in_candidate) else ""
+    accepted = (
+        " (accepted with --allow-missing)"
+        if outcome.allow_missing and (outcome.missing or outcome.only_in_baseline or outcome.only_in_candidate)
+        else ""
+    )
     retired = f", {len(outcome.retired)} no longer in the suite" if outcome.retired else ""
-    return (f"{outcome.compared} cell(s) compared, {outcome.unchanged} unchanged, {len(outcome.missing)} missing "
-            f"from the candidate{accepted}{retired}.")
+    return (
+        f"{outcome.compared} cell(s) compared, {outcome.unchanged} unchanged, {len(outcome.missing)} missing "
+        f"from the candidate{accepted}{retired}."
+    )
 
 
 def _dated_lines(outcome: GateOutcome, lead: str) -> list[str]:
@@ -171,8 +192,9 @@ def _dated_lines(outcome: GateOutcome, lead: str) -> list[str]:
     entry that expires soon."""
     if outcome.dates is None:
         return []
-    lines = ([f"FAIL: {outcome.dates.expired_line(entry)}" for entry in outcome.expired]
-             + [f"warning: {outcome.dates.expiring_line(entry)}" for entry in outcome.expiring])
+    lines = [f"FAIL: {outcome.dates.expired_line(entry)}" for entry in outcome.expired] + [
+        f"warning: {outcome.dates.expiring_line(entry)}" for entry in outcome.expiring
+    ]
     return [lead + line if i == 0 else line for i, line in enumerate(lines)]
 
 
@@ -196,10 +218,10 @@ def gate_text(outcome: GateOutcome, title: str) -> str:
         lines.append(f"\nSTALE EXPECTATIONS ({len(outcome.stale)})")
         lines.extend(f"  {entry.label}: matches no cell of the candidate" for entry in outcome.stale)
     lines.extend(_dated_lines(outcome, "\n"))
-    lines.extend(f"\nnote: {line}" for line in one_sided_platforms(outcome.only_in_baseline,
-                                                                    outcome.only_in_candidate))
-    lines.extend(f"\nnote: {platform} is not gated: the baseline has no results for it"
-                 for platform in outcome.not_gated)
+    lines.extend(f"\nnote: {line}" for line in one_sided_platforms(outcome.only_in_baseline, outcome.only_in_candidate))
+    lines.extend(
+        f"\nnote: {platform} is not gated: the baseline has no results for it" for platform in outcome.not_gated
+    )
     if outcome.retired:
         lines.append(f"\n{RETIRED_HEADING.upper()} ({len(outcome.retired)})")
         lines.extend(f"  {line}" for line in outcome.retired)
@@ -228,12 +250,14 @@ def gate_markdown(outcome: GateOutcome, title: str) -> str:
     if dated:
         lines += ["", "### Expectations expired or expiring", ""] + [f"- {md(line)}" for line in dated]
     sided = one_sided_platforms(outcome.only_in_baseline, outcome.only_in_candidate) + [
-        f"{platform} is not gated: the baseline has no results for it" for platform in outcome.not_gated]
+        f"{platform} is not gated: the baseline has no results for it" for platform in outcome.not_gated
+    ]
     if sided:
         lines += ["", "### Platforms on one side only", ""] + [f"- {md(line)}" for line in sided]
     if outcome.retired:
-        lines += ["", f"### {RETIRED_HEADING} ({len(outcome.retired)})", ""] + [f"- {md(line)}"
-                                                                              for line in outcome.retired]
+        lines += ["", f"### {RETIRED_HEADING} ({len(outcome.retired)})", ""] + [
+            f"- {md(line)}" for line in outcome.retired
+        ]
     lines += ["", md(_compared_line(outcome))]
     return "\n".join(lines) + "\n"
 
@@ -251,29 +275,36 @@ def observation_line(cell: CellResult | None, jax: str = "") -> str:
 def bisect_text(outcome: BisectOutcome, cell_id: str, find_fix: bool = False) -> str:
     """The end of `bisect`'s output: the last good and the first bad release, both observations, what was skipped."""
 
-
     lines = []
     if outcome.ends_agree:
         lines.append(f"jax {outcome.start} and jax {outcome.end} agree on {cell_id}, so there is nothing to bisect:")
         lines.append(f"  jax {outcome.start}: {observation_line(outcome.start_result, outcome.start)}")
         lines.append(f"  jax {outcome.end}: {observation_line(outcome.end_result, outcome.end)}")
     else:
-        good, bad = ("last release with the bug", "first release without it") if find_fix else \
-            ("last good", "first bad")
-        for label, version, found in ((good, outcome.last_good, outcome.last_good_result),
-                                      (bad, outcome.first_bad, outcome.first_bad_result)):
+        good, bad = (
+            ("last release with the bug", "first release without it") if find_fix else ("last good", "first bad")
+        )
+        for label, version, found in (
+            (good, outcome.last_good, outcome.last_good_result),
+            (bad, outcome.first_bad, outcome.first_bad_result),
+        ):
             lines.append(f"{label}: jax {version}   {observation_line(found, version)}")
-        change = cell_change("", outcome.last_good_result, outcome.first_bad_result, outcome.last_good,
-                             outcome.first_bad)
+        change = cell_change(
+            "", outcome.last_good_result, outcome.first_bad_result, outcome.last_good, outcome.first_bad
+        )
         if change is not None:
             lines.extend("  " + line for line in difference_lines(change))
         if outcome.untested_between:
-            lines.append(f"the change happened in one of these untested releases or at jax {outcome.first_bad}: "
-                         f"{', '.join(outcome.untested_between)}")
+            lines.append(
+                f"the change happened in one of these untested releases or at jax {outcome.first_bad}: "
+                f"{', '.join(outcome.untested_between)}"
+            )
     for skipped in outcome.skipped:
         lines.append(f"skipped jax {skipped.version}: {one_line(skipped.why, 300)}")
-    lines.append(f"tested {len(outcome.tested)} of {len(outcome.releases)} releases "
-                 f"({outcome.releases[0]} .. {outcome.releases[-1]})")
+    lines.append(
+        f"tested {len(outcome.tested)} of {len(outcome.releases)} releases "
+        f"({outcome.releases[0]} .. {outcome.releases[-1]})"
+    )
     return _lines(lines)
 
 
@@ -282,8 +313,11 @@ def commit_lines(report: Any) -> list[str]:
     good, bad = report.good_build, report.bad_build
     if good is None or bad is None:
         return []
-    lines = [f"  last good build: {good.line()}", f"  first bad build: {bad.line()}",
-             f"  jax commits between them: {compare_url(good, bad)}"]
+    lines = [
+        f"  last good build: {good.line()}",
+        f"  first bad build: {bad.line()}",
+        f"  jax commits between them: {compare_url(good, bad)}",
+    ]
     if jaxlib_compare_url(good, bad):
         lines.append(f"  jaxlib commits between them: {jaxlib_compare_url(good, bad)}")
     return lines
@@ -300,11 +334,21 @@ def bisect_session_text(report: Any) -> str:
     """How a whole bisect session ended (a `decide.bisect_session.BisectReport`): the search's outcome, the releases
     answered from storage and those run, and the wall time; or that `--find-fix` has no fix to find."""
     if report.outcome is None:
-        return (f"the known issue {report.no_fix} on both jax {report.releases[0]} and jax {report.releases[-1]}: "
-                f"no fix to find")
+        return (
+            f"the known issue {report.no_fix} on both jax {report.releases[0]} and jax {report.releases[-1]}: "
+            f"no fix to find"
+        )
     source = report.source.lines() if getattr(report, "source", None) is not None else []
     dev = report.dev.lines(observation_line) if getattr(report, "dev", None) is not None else []
-    return "\n".join([f"\n{bisect_text(report.outcome, report.cell_id, report.find_fix)}", *commit_lines(report),
-                      *dev, *attribution_lines(report), *source,
-                      f"answered from stored results in {report.results}: {', '.join(report.from_storage) or 'none'}; "
-                      f"ran: {', '.join(report.ran) or 'nothing'}", f"wall time: {report.wall_s:.1f}s"])
+    return "\n".join(
+        [
+            f"\n{bisect_text(report.outcome, report.cell_id, report.find_fix)}",
+            *commit_lines(report),
+            *dev,
+            *attribution_lines(report),
+            *source,
+            f"answered from stored results in {report.results}: {', '.join(report.from_storage) or 'none'}; "
+            f"ran: {', '.join(report.ran) or 'nothing'}",
+            f"wall time: {report.wall_s:.1f}s",
+        ]
+    )

@@ -47,8 +47,7 @@ class Scope:
         return cell.case in self.cases or (bool(cell.key) and cell.case.rpartition(".")[0] in self.modules)
 
 
-def scope_for(declared: Sequence[Case], selected_ids: Sequence[str] | None,
-              folder_hashes: dict[str, str]) -> Scope:
+def scope_for(declared: Sequence[Case], selected_ids: Sequence[str] | None, folder_hashes: dict[str, str]) -> Scope:
     """The scope of a decision: `selected_ids` (None when nothing was selected), keys from the `declared` cases
     and each case folder's digest (`folder_hashes`, package -> digest), as `engine.matrix.stored_cells` uses."""
     cases = {case.id: case for case in declared}
@@ -63,8 +62,13 @@ def scope_for(declared: Sequence[Case], selected_ids: Sequence[str] | None,
         except (KeyError, ValueError):  # a parameter the case no longer declares
             return "retired"
 
-    return Scope(None if selected_ids is None else frozenset(selected_ids), key_of, cell_ids, frozenset(cases),
-                 frozenset(case.id.rpartition(".")[0] for case in declared))
+    return Scope(
+        None if selected_ids is None else frozenset(selected_ids),
+        key_of,
+        cell_ids,
+        frozenset(cases),
+        frozenset(case.id.rpartition(".")[0] for case in declared),
+    )
 
 
 def scoped(result: ResultSet, scope: Scope) -> tuple[ResultSet, list[str], list[str]]:
@@ -96,8 +100,10 @@ def scoped(result: ResultSet, scope: Scope) -> tuple[ResultSet, list[str], list[
 def stale_note(label: str, stale: list[str]) -> str:
     """One line naming the stale cells left out of a side (at most five by name)."""
     named = "; ".join(stale[:5]) + (f"; and {len(stale) - 5} more" if len(stale) > 5 else "")
-    return (f"note: left out {len(stale)} stale cell(s) of the {label} (stored by an older case, probe or suite; "
-            f"its key no longer matches this checkout; run them again to compare them): {named}")
+    return (
+        f"note: left out {len(stale)} stale cell(s) of the {label} (stored by an older case, probe or suite; "
+        f"its key no longer matches this checkout; run them again to compare them): {named}"
+    )
 
 
 def decision_scope(folders: Sequence, expression: str | None) -> Scope:

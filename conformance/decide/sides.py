@@ -65,14 +65,15 @@ class DiffReport:
 # The options that change how `gate` judges (each a `GateRequest` field and a `gate --flag`), and what each does.
 JUDGING_FLAGS = {
     "newest": "when the candidate holds several JAX versions of a platform (a results folder), gate the newest of "
-              "each against the baseline",
+    "each against the baseline",
     "baseline_platforms": "gate only the platforms the baseline holds; the candidate's others are listed as not "
-                          "gated (by default a platform on one side only fails the gate)",
+    "gated (by default a platform on one side only fails the gate)",
     "allow_missing": "accept baseline cells the candidate lacks and platforms run on one side only (listed, not "
-                     "failing); by default they fail the gate",
+    "failing); by default they fail the gate",
     "fail_on_printed": "fail on a change of printed output alone (wording, reprs, counts the chapter only prints); "
-                       "by default such changes are reported, not failing",
-    "allow_version_mismatch": "compare result sets written by different suite or schema versions"}
+    "by default such changes are reported, not failing",
+    "allow_version_mismatch": "compare result sets written by different suite or schema versions",
+}
 
 
 @dataclass(frozen=True)
@@ -122,26 +123,34 @@ def stored_build(results: Path, side: Path, platform: Callable[[], str] | None =
     if "+" not in text:
         return Path(text)  # `v0.4.38` and `0.5.0-rc1` are run and stored as 0.4.38 and 0.5.0rc1
     if not stored.is_file():
-        raise ConformanceError(f"jax {text} is a local build, on no package index, and {results} holds no result "
-                               f"file {stored.name}; run it first with `run --wheels DIR` or `run --python PATH`")
+        raise ConformanceError(
+            f"jax {text} is a local build, on no package index, and {results} holds no result "
+            f"file {stored.name}; run it first with `run --wheels DIR` or `run --python PATH`"
+        )
     return stored
 
 
-def run_diff(request: DiffRequest, make_builder: Callable[[], Any],
-             on_event: Callable[[Any], None] = lambda event: None) -> DiffReport:
+def run_diff(
+    request: DiffRequest, make_builder: Callable[[], Any], on_event: Callable[[Any], None] = lambda event: None
+) -> DiffReport:
     """Compare the two sides, running the selected cells of a side named by a JAX version that storage does not
     answer (the builder is made only then)."""
     results = request.settings.results
     scope = decision_scope(matrix.case_folders(request.settings.cases), request.settings.expression)
     sides = [stored_build(results, side) for side in (request.baseline, request.candidate)]
     versions = [str(side) for side in sides if not side.exists() and is_version(str(side))]
-    check_outputs([("--json", request.json_path)], inputs=[side for side in sides if side.exists()],
-                  results=results if versions else None, reads=request.settings.cases)  # never over a case module
+    check_outputs(
+        [("--json", request.json_path)],
+        inputs=[side for side in sides if side.exists()],
+        results=results if versions else None,
+        reads=request.settings.cases,
+    )  # never over a case module
     if versions:
         check_outputs([], results=results, writing=True)
         targets = [Release(v) for v in dict.fromkeys(versions)]
-        ran = dict(zip((t.label for t in targets),
-                       matrix.run_for_answers(request.settings, make_builder(), targets, on_event)))
+        ran = dict(
+            zip((t.label for t in targets), matrix.run_for_answers(request.settings, make_builder(), targets, on_event))
+        )
         sides = [ran.get(str(side), side) for side in sides]
     baseline = result_set(load_results(sides[0]), "baseline")
     candidate = result_set(load_results(sides[1]), "candidate")
@@ -155,43 +164,61 @@ def run_diff(request: DiffRequest, make_builder: Callable[[], Any],
     return report
 
 
-def gate_sides(request: GateRequest, make_builder: Callable[[], Any],
-               on_event: Callable[[Any], None] = lambda event: None) -> tuple[list[Path], list[Path]]:
+def gate_sides(
+    request: GateRequest, make_builder: Callable[[], Any], on_event: Callable[[Any], None] = lambda event: None
+) -> tuple[list[Path], list[Path]]:
     """The baseline and candidate result files: given, or produced by running `from_version` and the candidate
     target through the engine's run path."""
     ran = request.from_version or request.to
     given = request.baseline or request.candidate
     if ran and given:
-        raise ConformanceError("give either --baseline/--candidate (result sets) or --from/--to (versions to run), "
-                               "not both")
+        raise ConformanceError(
+            "give either --baseline/--candidate (result sets) or --from/--to (versions to run), not both"
+        )
     if ran:
         if len(request.to) > 1:
             named = ["--to VERSION"] + [f"--to-{kind.option} {kind.metavar}" for kind in BUILD_KINDS]
             raise ConformanceError(f"give one candidate: {', '.join(named[:-1])} or {named[-1]}")
         if not (request.from_version and request.to):
             others = ", ".join(f"--to-{kind.option}" for kind in BUILD_KINDS)
-            raise ConformanceError(f"--from and --to go together (or {others}): the baseline JAX version and the "
-                                   f"candidate")
-        paths = matrix.run_for_answers(request.settings, make_builder(), [Release(request.from_version), request.to[0]],
-                                       on_event)
+            raise ConformanceError(
+                f"--from and --to go together (or {others}): the baseline JAX version and the candidate"
+            )
+        paths = matrix.run_for_answers(
+            request.settings, make_builder(), [Release(request.from_version), request.to[0]], on_event
+        )
         return [paths[0]], [paths[-1]]
     if not (request.baseline and request.candidate):
         raise ConformanceError("gate needs --baseline A --candidate B (result files or folders), or --from V1 --to V2")
     return list(request.baseline), list(request.candidate)
 
 
-def run_gate(request: GateRequest, make_builder: Callable[[], Any],
-             on_event: Callable[[Any], None] = lambda event: None, read: ExpectationsFile | None = None) -> GateReport:
+def run_gate(
+    request: GateRequest,
+    make_builder: Callable[[], Any],
+    on_event: Callable[[Any], None] = lambda event: None,
+    read: ExpectationsFile | None = None,
+) -> GateReport:
     """Judge the candidate against the baseline (running them first when they are targets). `read`: the
     expectations file as the one gate already read it (else it is read here: once per gate either way)."""
-    settings = read if read is not None else (load_expectations_file(request.expectations) if request.expectations
-                                             else ExpectationsFile([]))
+    settings = (
+        read
+        if read is not None
+        else (load_expectations_file(request.expectations) if request.expectations else ExpectationsFile([]))
+    )
     given = [p for p in request.baseline + request.candidate if p.exists()]
     running = bool(request.from_version or request.to)
-    check_outputs([("--markdown", request.markdown)], inputs=given,
-                  results=request.settings.results if running else None, writing=running,
-                  reads=[request.expectations, *inputs_read(request.settings.cases),
-                         *(getattr(t, "python", None) or getattr(t, "folder", None) for t in request.to)])
+    check_outputs(
+        [("--markdown", request.markdown)],
+        inputs=given,
+        results=request.settings.results if running else None,
+        writing=running,
+        reads=[
+            request.expectations,
+            *inputs_read(request.settings.cases),
+            *(getattr(t, "python", None) or getattr(t, "folder", None) for t in request.to),
+        ],
+    )
     scope = decision_scope(matrix.case_folders(request.settings.cases), request.settings.expression)
     baseline_paths, candidate_paths = gate_sides(request, make_builder, on_event)
     baseline = result_set(load_results(baseline_paths), "baseline")
@@ -201,13 +228,20 @@ def run_gate(request: GateRequest, make_builder: Callable[[], Any],
     on_event(SidesRead(tuple(baseline.conflicts + candidate.conflicts), tuple(candidate.left_out), tuple(pair.notes)))
     mismatch = version_mismatch(baseline, candidate)
     if mismatch and not request.allow_version_mismatch:
-        raise ConformanceError(f"refusing to compare result sets of different versions: {mismatch}; "
-                               f"pass --allow-version-mismatch to compare them anyway")
-    outcome = gate(diff_sets(baseline, candidate, baseline_platforms_only=request.baseline_platforms),
-                   settings.entries, fail_on_printed=request.fail_on_printed or settings.fail_on_printed,
-                   allow_missing=request.allow_missing or settings.allow_missing, today=request.today or utc_today(),
-                   retired=pair.retired)
-    sides = ", ".join(f"{p}: jax {baseline.jax(p)} -> {candidate.jax(p)}" for p in sorted(baseline.runs)
-                      if p in candidate.runs)
+        raise ConformanceError(
+            f"refusing to compare result sets of different versions: {mismatch}; "
+            f"pass --allow-version-mismatch to compare them anyway"
+        )
+    outcome = gate(
+        diff_sets(baseline, candidate, baseline_platforms_only=request.baseline_platforms),
+        settings.entries,
+        fail_on_printed=request.fail_on_printed or settings.fail_on_printed,
+        allow_missing=request.allow_missing or settings.allow_missing,
+        today=request.today or utc_today(),
+        retired=pair.retired,
+    )
+    sides = ", ".join(
+        f"{p}: jax {baseline.jax(p)} -> {candidate.jax(p)}" for p in sorted(baseline.runs) if p in candidate.runs
+    )
     title = f"gate ({sides})" + (f" [versions differ: {mismatch}]" if mismatch else "")
     return GateReport(outcome, title)

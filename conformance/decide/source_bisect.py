@@ -57,24 +57,31 @@ class SourceOutcome:
             return [f"jax source: stopped: {self.stopped}"]
         found = self.outcome
         if found is None or found.ends_agree:
-            return [f"jax source: the commits {self.commits[0][:12]} and {self.commits[-1][:12]} agree on the cell "
-                    "when run from source: nothing to bisect there"]
+            return [
+                f"jax source: the commits {self.commits[0][:12]} and {self.commits[-1][:12]} agree on the cell "
+                "when run from source: nothing to bisect there"
+            ]
         if self.backwards:
             change = self.changed_by
-            lines = [f"jax source: searched back from {self.commits[0][:12]}: commit {change[:12]} is the last like "
-                     f"it, {found.first_bad[:12]} (over jaxlib {self.jaxlibs.get(found.first_bad)}) the first not",
-                     f"jax source: the commit that made the change: {change[:12]} (over jaxlib "
-                     f"{self.jaxlibs.get(change)}): {self.subjects.get(change, '')}", f"  {commit_url(change)}",
-                     f"  tested {len(found.tested)} of {len(self.commits)} commits (first-parent history)"]
+            lines = [
+                f"jax source: searched back from {self.commits[0][:12]}: commit {change[:12]} is the last like "
+                f"it, {found.first_bad[:12]} (over jaxlib {self.jaxlibs.get(found.first_bad)}) the first not",
+                f"jax source: the commit that made the change: {change[:12]} (over jaxlib "
+                f"{self.jaxlibs.get(change)}): {self.subjects.get(change, '')}",
+                f"  {commit_url(change)}",
+                f"  tested {len(found.tested)} of {len(self.commits)} commits (first-parent history)",
+            ]
             if found.untested_between:
                 lines.insert(2, f"  untested commits between them: {', '.join(c[:12] for c in found.untested_between)}")
             return lines
         bad = found.first_bad
-        lines = [f"jax source: last good commit {found.last_good[:12]} "
-                 f"(over jaxlib {self.jaxlibs.get(found.last_good)})",
-                 f"jax source: first bad commit {bad[:12]} (over jaxlib {self.jaxlibs.get(bad)}): "
-                 f"{self.subjects.get(bad, '')}", f"  {commit_url(bad)}",
-                 f"  tested {len(found.tested)} of {len(self.commits)} commits (first-parent history)"]
+        lines = [
+            f"jax source: last good commit {found.last_good[:12]} (over jaxlib {self.jaxlibs.get(found.last_good)})",
+            f"jax source: first bad commit {bad[:12]} (over jaxlib {self.jaxlibs.get(bad)}): "
+            f"{self.subjects.get(bad, '')}",
+            f"  {commit_url(bad)}",
+            f"  tested {len(found.tested)} of {len(self.commits)} commits (first-parent history)",
+        ]
         if found.untested_between:
             lines.insert(2, f"  untested commits between them: {', '.join(c[:12] for c in found.untested_between)}")
         return lines
@@ -92,12 +99,17 @@ def git_lines(repo: Path, *args: str) -> list[str]:
 def resolve_build(repo: Path, build: BuildCommits) -> str:
     """The commit of `repo` that a build was made from: its recorded jax commit, else its tag `jax-vX`."""
     for ref in [r for r in (build.jax_hash, f"jax-v{build.jax}") if r]:
-        done = run_child(["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
-                              capture_output=True, text=True)
+        done = run_child(
+            ["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+            capture_output=True,
+            text=True,
+        )
         if done.returncode == 0 and done.stdout.strip():
             return done.stdout.strip()
-    raise ConformanceError(f"{repo} has neither commit {build.jax_hash or '(none recorded)'} nor tag jax-v{build.jax} "
-                           f"of jax {build.jax}; fetch jax-ml/jax with its tags into it")
+    raise ConformanceError(
+        f"{repo} has neither commit {build.jax_hash or '(none recorded)'} nor tag jax-v{build.jax} "
+        f"of jax {build.jax}; fetch jax-ml/jax with its tags into it"
+    )
 
 
 def first_parent_commits(repo: Path, good: str, bad: str) -> list[str]:
@@ -124,8 +136,9 @@ def export_tree(repo: Path, commit: str, where: Path) -> Path:
     if (target / "jax" / "version.py").is_file():
         return target
     entries = [line.split("\t", 1) for line in git_lines(repo, "ls-tree", commit)]
-    done = run_child(["git", "-C", str(repo), "archive", "--format=tar", "--prefix=jax/", f"{commit}:jax"],
-                          capture_output=True)
+    done = run_child(
+        ["git", "-C", str(repo), "archive", "--format=tar", "--prefix=jax/", f"{commit}:jax"], capture_output=True
+    )
     if done.returncode != 0:
         last = (done.stderr.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
         raise ConformanceError(f"git archive of {commit[:12]} in {repo} failed: {last}")
@@ -145,9 +158,11 @@ def acceptable_jaxlibs(version: str, minimum: str, candidates: tuple[str, ...]) 
     accepts, in that order; `SourceStop` naming the range it needs when none is."""
     found = [jaxlib for jaxlib in dict.fromkeys(candidates) if not mix_problem(version, jaxlib, minimum)]
     if not found:
-        raise SourceStop(f"jax {version} at this commit accepts jaxlib {minimum or '(any)'} to {version}; none of "
-                         f"jaxlib {', '.join(dict.fromkeys(candidates))} is in that range, so a jaxlib of that range "
-                         f"is needed to go on")
+        raise SourceStop(
+            f"jax {version} at this commit accepts jaxlib {minimum or '(any)'} to {version}; none of "
+            f"jaxlib {', '.join(dict.fromkeys(candidates))} is in that range, so a jaxlib of that range "
+            f"is needed to go on"
+        )
     return found
 
 
@@ -156,8 +171,12 @@ def choose_jaxlib(version: str, minimum: str, candidates: tuple[str, ...]) -> st
     return acceptable_jaxlibs(version, minimum, candidates)[0]
 
 
-def search_commits(commits: list[str], run_commit: Callable[[str], Any], like: Callable[[Any, Any], bool],
-                   on_step: Callable[[str], None] = lambda line: None) -> SourceOutcome:
+def search_commits(
+    commits: list[str],
+    run_commit: Callable[[str], Any],
+    like: Callable[[Any, Any], bool],
+    on_step: Callable[[str], None] = lambda line: None,
+) -> SourceOutcome:
     """Binary-search `commits` (good first, bad last) with `run_commit` (a commit's cell result, `Untestable`, or
     `SourceStop`), each commit run at most once."""
     found = SourceOutcome(commits)
@@ -168,9 +187,15 @@ def search_commits(commits: list[str], run_commit: Callable[[str], Any], like: C
     return found
 
 
-def source_session(repo: Path, good: BuildCommits, bad: BuildCommits, work: Path,
-                   run_tree: Callable[[Path, str, str], Any], like: Callable[[Any, Any], bool],
-                   on_step: Callable[[str], None] = lambda line: None) -> SourceOutcome:
+def source_session(
+    repo: Path,
+    good: BuildCommits,
+    bad: BuildCommits,
+    work: Path,
+    run_tree: Callable[[Path, str, str], Any],
+    like: Callable[[Any, Any], bool],
+    on_step: Callable[[str], None] = lambda line: None,
+) -> SourceOutcome:
     """The whole `--jax-source` search: resolve both builds in `repo`, list the first-parent commits between them,
     and search them, each commit exported under `work` and run by `run_tree(tree, commit, jaxlib)`."""
     repo = Path(repo)
@@ -179,19 +204,27 @@ def source_session(repo: Path, good: BuildCommits, bad: BuildCommits, work: Path
     first, last = resolve_build(repo, good), resolve_build(repo, bad)
     # `--find-fix` (or a good end newer than the bad one): the good build descends from the bad one; the history
     # between them is searched from the good end back, as the releases were.
-    backwards = first != last and run_child(["git", "-C", str(repo), "merge-base", "--is-ancestor", last, first],
-                                                 capture_output=True).returncode == 0
+    backwards = (
+        first != last
+        and run_child(
+            ["git", "-C", str(repo), "merge-base", "--is-ancestor", last, first], capture_output=True
+        ).returncode
+        == 0
+    )
     commits = first_parent_commits(repo, last, first)[::-1] if backwards else first_parent_commits(repo, first, last)
     subjects = {c: (git_lines(repo, "log", "-1", "--format=%s", c) or [""])[0] for c in commits}
     jaxlibs: dict[str, str] = {}
-    on_step(f"jax source: {len(commits)} first-parent commits from {first[:12]} (jax {good.jax}) to {last[:12]} "
-            f"(jax {bad.jax})")
+    on_step(
+        f"jax source: {len(commits)} first-parent commits from {first[:12]} (jax {good.jax}) to {last[:12]} "
+        f"(jax {bad.jax})"
+    )
 
     def run_commit(commit: str) -> Any:
         version, minimum = commit_version(repo, commit)
         try:
-            usable = acceptable_jaxlibs(version, minimum, (good.jaxlib, bad.jaxlib) if backwards else
-                                        (bad.jaxlib, good.jaxlib))  # the newer build's jaxlib first
+            usable = acceptable_jaxlibs(
+                version, minimum, (good.jaxlib, bad.jaxlib) if backwards else (bad.jaxlib, good.jaxlib)
+            )  # the newer build's jaxlib first
         except SourceStop as stop:
             raise SourceStop(f"commit {commit[:12]} ({subjects.get(commit, '')}): {stop}") from None
         found: Any = None

@@ -51,11 +51,11 @@ class PlatformRange:
     """The supported range on one platform and the cells that exclude each excluded release."""
 
     platform: str
-    releases: list[str]                                              # stored releases, oldest first
-    cells: int                                                       # selected cells
-    excluded: dict[str, list[str]] = field(default_factory=dict)    # release -> ["cell (status)", ...]
-    left_out: list[str] = field(default_factory=list)                # stored builds that are not releases
-    fixed: dict[str, list[str]] = field(default_factory=dict)       # release -> known issues maybe fixed there
+    releases: list[str]  # stored releases, oldest first
+    cells: int  # selected cells
+    excluded: dict[str, list[str]] = field(default_factory=dict)  # release -> ["cell (status)", ...]
+    left_out: list[str] = field(default_factory=list)  # stored builds that are not releases
+    fixed: dict[str, list[str]] = field(default_factory=dict)  # release -> known issues maybe fixed there
     cap: CapVerdict | None = None
 
     @property
@@ -81,21 +81,25 @@ def parse_current(text: str) -> SpecifierSet:
         if stripped[:1].isalpha():
             requirement = Requirement(stripped)
             if requirement.name.lower() != "jax":
-                raise ConformanceError(f"--current {text!r} is about {requirement.name}; give a specifier on jax "
-                                       f"such as 'jax<0.10'")
+                raise ConformanceError(
+                    f"--current {text!r} is about {requirement.name}; give a specifier on jax such as 'jax<0.10'"
+                )
             return requirement.specifier
         return SpecifierSet(stripped)
     except (InvalidRequirement, InvalidSpecifier):
-        raise ConformanceError(f"--current {text!r} is not a specifier on jax such as 'jax<0.10' or "
-                               f"'jax>=0.8,<0.10'") from None
+        raise ConformanceError(
+            f"--current {text!r} is not a specifier on jax such as 'jax<0.10' or 'jax>=0.8,<0.10'"
+        ) from None
 
 
-def behaves(status: Status, platform: str, case: str, param: str, jax: str,
-            expectations: Sequence[Expectation]) -> bool:
+def behaves(
+    status: Status, platform: str, case: str, param: str, jax: str, expectations: Sequence[Expectation]
+) -> bool:
     """Whether a cell with `status` conforms (or is not applicable: `skipped`), or an expectations entry applies to it
     and accepts the status."""
     return status in (Status.CONFORMS, Status.SKIPPED) or any(
-        entry.applies_to(platform, case, param, jax) and entry.accepts(status) for entry in expectations)
+        entry.applies_to(platform, case, param, jax) and entry.accepts(status) for entry in expectations
+    )
 
 
 def maybe_fixed(status: Status, known_issue: bool, jax: str) -> bool:
@@ -112,9 +116,14 @@ def _release(version: str) -> Version | None:
     return None if parsed.local else parsed
 
 
-def supported_ranges(runs: Sequence[MergedRun], selected: Sequence[tuple[str, str]],
-                     expectations: Sequence[Expectation] = (), current: SpecifierSet | None = None,
-                     current_text: str = "", fixes_exclude: bool = False) -> list[PlatformRange]:
+def supported_ranges(
+    runs: Sequence[MergedRun],
+    selected: Sequence[tuple[str, str]],
+    expectations: Sequence[Expectation] = (),
+    current: SpecifierSet | None = None,
+    current_text: str = "",
+    fixes_exclude: bool = False,
+) -> list[PlatformRange]:
     """The range of each platform the runs hold, over the selected cells (`(case, param)` pairs, in order).
 
     A known issue maybe fixed on a release after the documented one (`maybe_fixed`) is allowed there and named in
@@ -125,8 +134,12 @@ def supported_ranges(runs: Sequence[MergedRun], selected: Sequence[tuple[str, st
     ranges = []
     for platform in sorted(by_platform):
         releases = sorted((r for r in by_platform[platform] if _release(r.jax)), key=lambda r: Version(r.jax))
-        found = PlatformRange(platform, [r.jax for r in releases], len(selected),
-                              left_out=sorted(r.jax for r in by_platform[platform] if not _release(r.jax)))
+        found = PlatformRange(
+            platform,
+            [r.jax for r in releases],
+            len(selected),
+            left_out=sorted(r.jax for r in by_platform[platform] if not _release(r.jax)),
+        )
         for run in releases:
             against = []
             for case, param in selected:
@@ -168,24 +181,35 @@ def cap_verdict(found: PlatformRange, current: SpecifierSet, text: str) -> CapVe
     above = [v for v in outside if not allowed or Version(v) > Version(allowed[-1])]
     below_fine = [v for v in outside if v not in above and v not in found.excluded]
     allowed_bad = tuple(v for v in allowed if v in found.excluded)
-    notes = "".join([
-        f"; note: {text} allows {spans(allowed_bad, found.releases)}, excluded above" if allowed_bad else "",
-        f"; note: {text} also excludes {spans(below_fine, found.releases)}, on which every selected cell behaves"
-        if below_fine else ""])
+    notes = "".join(
+        [
+            f"; note: {text} allows {spans(allowed_bad, found.releases)}, excluded above" if allowed_bad else "",
+            f"; note: {text} also excludes {spans(below_fine, found.releases)}, on which every selected cell behaves"
+            if below_fine
+            else "",
+        ]
+    )
     if not above:
         return CapVerdict(text, False, f"{text} caps no stored release: nothing to lift{notes}", allowed_bad)
     bad = [v for v in above if v in found.excluded]
     fine = [v for v in above if v not in found.excluded]
     if not bad:
-        return CapVerdict(text, True, f"{text} can be lifted: every selected cell behaves on "
-                                      f"{spans(above, found.releases)}{notes}", allowed_bad)
+        return CapVerdict(
+            text,
+            True,
+            f"{text} can be lifted: every selected cell behaves on {spans(above, found.releases)}{notes}",
+            allowed_bad,
+        )
     why = "; ".join(f"jax {v} is excluded by {', '.join(found.excluded[v])}" for v in bad)
     also = f"; every selected cell behaves on {spans(fine, found.releases)}" if fine else ""
     return CapVerdict(text, False, f"{text} cannot be lifted: {why}{also}{notes}", allowed_bad)
 
 
-_MARKERS = {"linux": ("linux", {"arm64": "aarch64"}), "darwin": ("darwin", {}),
-            "windows": ("win32", {"amd64": "AMD64", "arm64": "ARM64"})}
+_MARKERS = {
+    "linux": ("linux", {"arm64": "aarch64"}),
+    "darwin": ("darwin", {}),
+    "windows": ("win32", {"amd64": "AMD64", "arm64": "ARM64"}),
+}
 
 
 def marker(platform: str) -> str:
@@ -216,14 +240,29 @@ def ranges_json(ranges: Sequence[PlatformRange]) -> dict[str, Any]:
     out, and the verdict on `--current`'s cap (null without it)."""
     platforms = []
     for found in ranges:
-        cap = None if found.cap is None else {"current": found.cap.current, "liftable": found.cap.liftable,
-                                              "line": found.cap.line,
-                                              "allowed_misbehaving": list(found.cap.allowed_misbehaving)}
-        platforms.append({"platform": found.platform, "specifier": found.specifier, "cells": found.cells,
-                          "releases": list(found.releases), "behaving": found.behaving,
-                          "excluded": {v: list(c) for v, c in found.excluded.items()},
-                          "fixed": {v: list(c) for v, c in found.fixed.items()}, "left_out": list(found.left_out),
-                          "cap": cap})
+        cap = (
+            None
+            if found.cap is None
+            else {
+                "current": found.cap.current,
+                "liftable": found.cap.liftable,
+                "line": found.cap.line,
+                "allowed_misbehaving": list(found.cap.allowed_misbehaving),
+            }
+        )
+        platforms.append(
+            {
+                "platform": found.platform,
+                "specifier": found.specifier,
+                "cells": found.cells,
+                "releases": list(found.releases),
+                "behaving": found.behaving,
+                "excluded": {v: list(c) for v, c in found.excluded.items()},
+                "fixed": {v: list(c) for v, c in found.fixed.items()},
+                "left_out": list(found.left_out),
+                "cap": cap,
+            }
+        )
     return {"format": SUPPORTED_FORMAT, "version": SUPPORTED_VERSION, "platforms": platforms}
 
 
@@ -240,8 +279,10 @@ def range_text(ranges: Sequence[PlatformRange]) -> list[str]:
             if version in found.excluded:
                 lines.append(f"  excluded jax {version}: {', '.join(found.excluded[version])}")
             if version in found.fixed:
-                lines.append(f"  allowed jax {version}: known issue {KNOWN_ISSUE_CHANGED} (a fix is no reason to cap; "
-                             f"--fixes-exclude excludes it): {', '.join(found.fixed[version])}")
+                lines.append(
+                    f"  allowed jax {version}: known issue {KNOWN_ISSUE_CHANGED} (a fix is no reason to cap; "
+                    f"--fixes-exclude excludes it): {', '.join(found.fixed[version])}"
+                )
         if found.left_out:
             lines.append(f"  left out (not releases): {', '.join(found.left_out)}")
         if found.cap is not None:

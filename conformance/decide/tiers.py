@@ -97,9 +97,15 @@ class Tier:
 
     def to_json(self) -> dict[str, object]:
         """Plain-JSON form."""
-        return {"name": self.name, "title": self.title, "judged": self.judged, "passed": not self.failed,
-                "counts": {state: self.count(state) for state in STATES}, "problems": list(self.problems),
-                "findings": [f.to_json() for f in self.findings]}
+        return {
+            "name": self.name,
+            "title": self.title,
+            "judged": self.judged,
+            "passed": not self.failed,
+            "counts": {state: self.count(state) for state in STATES},
+            "problems": list(self.problems),
+            "findings": [f.to_json() for f in self.findings],
+        }
 
 
 @dataclass(frozen=True)
@@ -130,8 +136,10 @@ def cell_tier(outcome, title: str, lines: Sequence[str] = ()) -> Tier:
     candidate lacks (unjudged unless `allow_missing`), the rest noted; its whole-set problems (nothing compared, a
     platform on one side only, an expired `[[expect]]` entry). It fails exactly when the cell gate's exit is 1."""
     found = [Finding(_cell(j), REGRESSED, j.why) for j in outcome.regressions]
-    found += [Finding(_cell(j), ACKNOWLEDGED, j.acknowledged_by.reason or f"accepted as {j.accepted_as}", j.why)
-              for j in outcome.acknowledged]
+    found += [
+        Finding(_cell(j), ACKNOWLEDGED, j.acknowledged_by.reason or f"accepted as {j.accepted_as}", j.why)
+        for j in outcome.acknowledged
+    ]
     found += [Finding(_cell(j), NOTED if outcome.allow_missing else UNJUDGED, j.why) for j in outcome.missing]
     found += [Finding(_cell(j), NOTED, j.kind, j.why) for j in (*outcome.review, *outcome.printed, *outcome.good)]
     problems = [] if outcome.compared else ["no cell was compared"]
@@ -140,8 +148,9 @@ def cell_tier(outcome, title: str, lines: Sequence[str] = ()) -> Tier:
     problems += [f"expectation {entry.label} expired on {entry.expires}" for entry in outcome.expired]
     tier = Tier("cells", title, outcome.compared, tuple(found), tuple(problems), tuple(lines))
     if outcome.exit_code and not tier.failed:  # a rule of the cell gate this view does not spell out: still a fail
-        tier = Tier("cells", title, outcome.compared, tuple(found), ("the cell gate fails (see its lines)",),
-                    tuple(lines))
+        tier = Tier(
+            "cells", title, outcome.compared, tuple(found), ("the cell gate fails (see its lines)",), tuple(lines)
+        )
     return tier
 
 
@@ -161,10 +170,14 @@ def name_findings(findings: Sequence, entries: Sequence, candidate: str) -> list
         subject, detail = found.name, f"{found.path}:{found.line}: {found.message}"
         if found.state in (*BREAKING_NAMES, "not_judged"):
             entry = next((e for e in entries if e.applies(found.name, candidate)), None)
-            state, why = (REGRESSED, f"{found.state} in jax {candidate}") if found.state in BREAKING_NAMES else \
-                (UNJUDGED, "no census can judge it")
-            judged.append(Finding(subject, ACKNOWLEDGED, entry.reason, detail) if entry else
-                          Finding(subject, state, why, detail))
+            state, why = (
+                (REGRESSED, f"{found.state} in jax {candidate}")
+                if found.state in BREAKING_NAMES
+                else (UNJUDGED, "no census can judge it")
+            )
+            judged.append(
+                Finding(subject, ACKNOWLEDGED, entry.reason, detail) if entry else Finding(subject, state, why, detail)
+            )
         else:
             judged.append(Finding(subject, NOTED, found.state, detail))
     return judged

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+
 # A header of an array of tables (`expect`, `perf`, `name`), its name bare or quoted, an optional comment after it.
 def _header(table: str) -> re.Pattern[str]:
     return re.compile(rf"""^\s*\[\[\s*(?:{table}|"{table}"|'{table}')\s*\]\]\s*(#.*)?$""")
@@ -58,7 +59,7 @@ def line_starts_in_string(text: str) -> list[bool]:
             i = n if end < 0 else end
             continue
         if text.startswith('"""', i) or text.startswith("'''", i):
-            state, i = text[i:i + 3], i + 3
+            state, i = text[i : i + 3], i + 3
             continue
         if ch in "\"'":  # a one-line string: to its closing quote on the same line
             j = i + 1
@@ -73,5 +74,8 @@ def line_starts_in_string(text: str) -> list[bool]:
 def header_lines(text: str, table: str = "expect") -> list[int]:
     """The 0-based numbers of the lines that are a `[[table]]` header (none inside a multi-line string)."""
     in_string, header = line_starts_in_string(text), HEADER if table == "expect" else _header(re.escape(table))
-    return [i for i, line in enumerate(toml_lines(text)) if not (i < len(in_string) and in_string[i])
-            and header.match(line.rstrip("\r\n"))]
+    return [
+        i
+        for i, line in enumerate(toml_lines(text))
+        if not (i < len(in_string) and in_string[i]) and header.match(line.rstrip("\r\n"))
+    ]

@@ -85,12 +85,16 @@ def check_request(request: UpgradeRequest) -> None:
             raise ConformanceError(f"--scan {path}: no such file or folder; name your code's files or folders")
     if request.perf_rounds < 0:
         raise ConformanceError(f"--perf-rounds takes 0 (no performance tier) or more, not {request.perf_rounds}")
-    check_outputs([("--markdown", request.markdown), ("--json", request.json_path)], results=request.settings.results,
-                  reads=[*request.scan, *request.settings.cases])  # never over the team's code or cases
+    check_outputs(
+        [("--markdown", request.markdown), ("--json", request.json_path)],
+        results=request.settings.results,
+        reads=[*request.scan, *request.settings.cases],
+    )  # never over the team's code or cases
 
 
-def _behaviours(request: UpgradeRequest, make_builder: Callable[[], Any],
-                on_event: Callable[[Any], None]) -> list[Tier]:
+def _behaviours(
+    request: UpgradeRequest, make_builder: Callable[[], Any], on_event: Callable[[Any], None]
+) -> list[Tier]:
     declared = {case.id: case for case in matrix.select_run(matrix.case_folders(request.settings.cases), None).declared}
 
     def why_of(case_id: str, param: str) -> str:
@@ -107,8 +111,9 @@ def _behaviours(request: UpgradeRequest, make_builder: Callable[[], Any],
 
     asked = bool(request.settings.cases)
     try:
-        found = run_diff(DiffRequest(Path(request.before), Path(request.after), request.settings), make_builder,
-                         on_event)
+        found = run_diff(
+            DiffRequest(Path(request.before), Path(request.after), request.settings), make_builder, on_event
+        )
     except ConformanceError as exc:
         return behaviour_tiers(None, why_of, team_case, asked, missing=one_line(str(exc)))
     notes = [found.mismatch] if found.mismatch else []
@@ -124,8 +129,9 @@ def _names(request: UpgradeRequest, make_builder: Callable[[], Any], say: Say) -
     findings: list[Any] = []
     if request.scan:
         try:
-            findings = run_scan(ScanRequest(request.scan, request.after, request.before, results), make_builder,
-                                say).findings
+            findings = run_scan(
+                ScanRequest(request.scan, request.after, request.before, results), make_builder, say
+            ).findings
         except ConformanceError as exc:
             return names_tier(None, missing=f"--scan: {one_line(str(exc))}")
     compared = len(set(found.chain[0].names) | set(found.chain[-1].names))  # every name either release has
@@ -139,24 +145,45 @@ def _performance(request: UpgradeRequest, make_builder: Callable[[], Any], say: 
         workloads, folders = select_workloads(request.settings.cases, None)
         builder = make_builder()
         sides = tuple(prepare_side(v, builder, request.settings.results) for v in (request.before, request.after))
-        outcome = run_perf(PerfRequest(sides, tuple(workloads), DEFAULT_CASE_PACKAGE, tuple(folders),
-                                       rounds=request.perf_rounds, max_rounds=max(9, request.perf_rounds)), say=say)
+        outcome = run_perf(
+            PerfRequest(
+                sides,
+                tuple(workloads),
+                DEFAULT_CASE_PACKAGE,
+                tuple(folders),
+                rounds=request.perf_rounds,
+                max_rounds=max(9, request.perf_rounds),
+            ),
+            say=say,
+        )
     except ConformanceError as exc:
         return perf_tier(None, request.before, request.after, missing=one_line(str(exc)))
-    judged = [WorkloadJudged(w.id, outcome.verdicts(w.id, 0, 1),
-                             (outcome.errors.get((w.id, 0), ""), outcome.errors.get((w.id, 1), "")),
-                             (bool(outcome.reused.get((w.id, 0))), bool(outcome.reused.get((w.id, 1)))))
-              for w in workloads]
+    judged = [
+        WorkloadJudged(
+            w.id,
+            outcome.verdicts(w.id, 0, 1),
+            (outcome.errors.get((w.id, 0), ""), outcome.errors.get((w.id, 1), "")),
+            (bool(outcome.reused.get((w.id, 0))), bool(outcome.reused.get((w.id, 1)))),
+        )
+        for w in workloads
+    ]
     return perf_tier(judged, request.before, request.after)
 
 
-def run_upgrade(request: UpgradeRequest, make_builder: Callable[[], Any],
-                on_event: Callable[[Any], None] = lambda event: None, say: Say = lambda line: None) -> UpgradeOutcome:
+def run_upgrade(
+    request: UpgradeRequest,
+    make_builder: Callable[[], Any],
+    on_event: Callable[[Any], None] = lambda event: None,
+    say: Say = lambda line: None,
+) -> UpgradeOutcome:
     """Every tier from A to B (see the module docstring), and the Markdown and JSON written where asked."""
     check_request(request)
     builder = functools.cache(make_builder)  # one builder for every tier, made only when one must build
-    tiers = [*_behaviours(request, builder, on_event), _names(request, builder, say),
-             _performance(request, builder, say)]
+    tiers = [
+        *_behaviours(request, builder, on_event),
+        _names(request, builder, say),
+        _performance(request, builder, say),
+    ]
     cases = next(t for t in tiers if t.name == "cases")
     review = Review(request.before, request.after, tuple(t for t in tiers if t is not cases) + (cases,))
     written = []

@@ -33,8 +33,13 @@ def _item_line(item: Finding, limit: int = LINE) -> str:
 def item_json(item: Finding) -> dict[str, Any]:
     """One finding in the review's public JSON (schema `upgrade-1`): its name, the change, the detail, the places that
     use it and its weight's word."""
-    return {"name": item.subject, "change": item.reason, "detail": item.detail, "where": list(item.where),
-            "weight": WEIGHTS[item.weight]}
+    return {
+        "name": item.subject,
+        "change": item.reason,
+        "detail": item.detail,
+        "where": list(item.where),
+        "weight": WEIGHTS[item.weight],
+    }
 
 
 def summary_text(review: Review, count: int = SUMMARY_ITEMS) -> str:
@@ -57,8 +62,11 @@ def _tier_markdown(tier: Tier, count: int) -> list[str]:
         return lines[:-1]
     for item in tier.top(count):
         where = f" (used at {', '.join(f'`{md(w)}`' for w in item.where[:5])})" if item.where else ""
-        lines.append(f"- **{md(item.subject)}**: {md(item.reason)}" + (f" - {md(one_line(item.detail, 240))}"
-                                                                   if item.detail else "") + where)
+        lines.append(
+            f"- **{md(item.subject)}**: {md(item.reason)}"
+            + (f" - {md(one_line(item.detail, 240))}" if item.detail else "")
+            + where
+        )
     if len(tier.findings) > count:
         lines.append(f"- ... and {len(tier.findings) - count} more (the JSON lists them all)")
     lines += [f"- _note_: {md(n)}" for n in tier.notes]
@@ -69,8 +77,9 @@ def review_markdown(review: Review, count: int = MARKDOWN_ITEMS) -> str:
     """The Markdown for a pull request comment; fewer items per tier until it fits `MARKDOWN_LIMIT`."""
     while True:
         lines = [f"## Upgrading JAX {md(review.before)} → {md(review.after)}", ""]
-        lines.append(" · ".join(f"{md(t.title)}: {'not judged' if t.missing else len(t.findings)}"
-                                for t in review.tiers))
+        lines.append(
+            " · ".join(f"{md(t.title)}: {'not judged' if t.missing else len(t.findings)}" for t in review.tiers)
+        )
         lines += [f"\n_note_: {md(n)}" for n in review.notes]
         for tier in review.tiers:
             lines += _tier_markdown(tier, count)
@@ -82,8 +91,25 @@ def review_markdown(review: Review, count: int = MARKDOWN_ITEMS) -> str:
 
 def review_json(review: Review, suite_version: str) -> dict[str, Any]:
     """The public JSON (see the module docstring): every tier with every item."""
-    return {"format": FORMAT, "version": VERSION, "suite": suite_version, "from": review.before, "to": review.after,
-            "notes": list(review.notes),
-            "tiers": [{"key": t.name, "title": t.title, "judged": not t.missing, "missing": t.missing or None,
-                       "checked": t.judged, "changed": t.changing, "count": len(t.findings), "notes": list(t.notes),
-                       "items": [item_json(i) for i in t.findings]} for t in review.tiers]}
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "suite": suite_version,
+        "from": review.before,
+        "to": review.after,
+        "notes": list(review.notes),
+        "tiers": [
+            {
+                "key": t.name,
+                "title": t.title,
+                "judged": not t.missing,
+                "missing": t.missing or None,
+                "checked": t.judged,
+                "changed": t.changing,
+                "count": len(t.findings),
+                "notes": list(t.notes),
+                "items": [item_json(i) for i in t.findings],
+            }
+            for t in review.tiers
+        ],
+    }

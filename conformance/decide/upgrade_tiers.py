@@ -67,15 +67,23 @@ def _behaviour_item(change: Any, why: str, platform_shown: bool) -> Finding:
     return item(name, moved, why or "no declared reason: an unexplained change", weight=weight)
 
 
-def behaviour_tiers(diff: SetDiff | None, why_of: Why, team_case: Callable[[str], bool], team_asked: bool,
-                    missing: str = "", notes: Sequence[str] = ()) -> list[Tier]:
+def behaviour_tiers(
+    diff: SetDiff | None,
+    why_of: Why,
+    team_case: Callable[[str], bool],
+    team_asked: bool,
+    missing: str = "",
+    notes: Sequence[str] = (),
+) -> list[Tier]:
     """The suite's behaviours and the team's own cases (`--cases`) from a diff of A's cells against B's; a missing
     side (`missing`) leaves both tiers not judged."""
     titles = ("Behaviours", "Your cases")
     if diff is None or missing:
         why = missing or "no results for a side"
-        return [not_judged("behaviours", titles[0], why),
-                not_judged("cases", titles[1], why if team_asked else "not asked: give --cases DIR")]
+        return [
+            not_judged("behaviours", titles[0], why),
+            not_judged("cases", titles[1], why if team_asked else "not asked: give --cases DIR"),
+        ]
     platforms = {c.platform for c in diff.changes}
     suite: list[Finding] = []
     team: list[Finding] = []
@@ -87,20 +95,32 @@ def behaviour_tiers(diff: SetDiff | None, why_of: Why, team_case: Callable[[str]
     one_sided = sum(c.baseline is None or c.candidate is None for c in diff.changes)
     extra = [f"{one_sided} cell(s) on one side only (a case added or retired between the two)"] if one_sided else []
     compared = diff.compared
-    team_checked = sum(1 for platform, run in diff.baseline.runs.items() if platform in diff.candidate.runs
-                       for cell_id, cell in run.cells.items()
-                       if cell_id in diff.candidate.runs[platform].cells and team_case(cell.case))  # on both sides
-    return [Tier("behaviours", titles[0], compared - team_checked, tuple(suite), notes=tuple(notes) + tuple(extra)),
-            Tier("cases", titles[1], team_checked, tuple(team)) if team_asked
-            else not_judged("cases", titles[1], "not asked: give --cases DIR")]
+    team_checked = sum(
+        1
+        for platform, run in diff.baseline.runs.items()
+        if platform in diff.candidate.runs
+        for cell_id, cell in run.cells.items()
+        if cell_id in diff.candidate.runs[platform].cells and team_case(cell.case)
+    )  # on both sides
+    return [
+        Tier("behaviours", titles[0], compared - team_checked, tuple(suite), notes=tuple(notes) + tuple(extra)),
+        Tier("cases", titles[1], team_checked, tuple(team))
+        if team_asked
+        else not_judged("cases", titles[1], "not asked: give --cases DIR"),
+    ]
 
 
 # The kinds of API change a team acts on, and their weight; added and undeprecated names are counted, not listed.
 NAME_CHANGES = {"removed": BREAKS, "signature": WARNS, "moved": WARNS, "deprecated": WARNS}
 
 
-def names_tier(changes: Sequence[Any] | None, findings: Sequence[Any] = (), scanned: bool = False,
-               missing: str = "", names: int | None = None) -> Tier:
+def names_tier(
+    changes: Sequence[Any] | None,
+    findings: Sequence[Any] = (),
+    scanned: bool = False,
+    missing: str = "",
+    names: int | None = None,
+) -> Tier:
     """The public names removed, deprecated, moved or changed in signature from A to B (`api.diff.Change`s), each
     with the places that use it (`api.judge.Finding`s at B, when the team's code was scanned); a name the scan
     found that the diff does not list (removed before A, say) is listed too. `names`: how many names the two
@@ -110,8 +130,11 @@ def names_tier(changes: Sequence[Any] | None, findings: Sequence[Any] = (), scan
     where: dict[str, list[str]] = {}
     for found in findings:
         where.setdefault(found.name, []).append(f"{found.path}:{found.line}")
-    items = [item(c.name, f"{c.change} in {c.since}", c.message, where.get(c.name, ()), NAME_CHANGES[c.change])
-             for c in changes if c.change in NAME_CHANGES]
+    items = [
+        item(c.name, f"{c.change} in {c.since}", c.message, where.get(c.name, ()), NAME_CHANGES[c.change])
+        for c in changes
+        if c.change in NAME_CHANGES
+    ]
     listed = {c.name for c in changes}
     for found in findings:
         if found.name not in listed:
@@ -162,8 +185,14 @@ def perf_tier(judged: Sequence[WorkloadJudged] | None, before: str, after: str, 
             grew = upward(verdict)  # the gate's own rule: a timed regression, an exact metric that grew (from 0 too)
             p = f", p={verdict.p:.2g}" if verdict.p is not None else ""
             detail = f"{ratio_words(verdict.ratio)} (median {after}/{before}{p}, noise band x{verdict.band:.2f})"
-            items.append(item(f"{workload.id} {metric}", verdict.verdict, detail,
-                              weight=BREAKS if grew else WARNS if verdict.verdict == "unknown" else INFO))
+            items.append(
+                item(
+                    f"{workload.id} {metric}",
+                    verdict.verdict,
+                    detail,
+                    weight=BREAKS if grew else WARNS if verdict.verdict == "unknown" else INFO,
+                )
+            )
     notes = []
     for index, side in enumerate((before, after)):
         reused = sum(w.reused[index] for w in judged)

@@ -28,8 +28,9 @@ def prune_file(path: Path, results: Sequence[Path], write: bool) -> list[str]:
     try:
         text = read_regular_text(path, MAX_EXPECTATIONS_BYTES)
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConformanceError(f"{path}: cannot read the expectations file "
-                               f"({getattr(exc, 'strerror', None) or exc})") from None
+        raise ConformanceError(
+            f"{path}: cannot read the expectations file ({getattr(exc, 'strerror', None) or exc})"
+        ) from None
     outcome = prune(text, merge_files(load_results(list(results))), str(path))
     lines = [f"remove {removal.entry.label}: {removal.why}" for removal in outcome.removals]
     lines += outcome.diff.splitlines()
@@ -42,9 +43,16 @@ def prune_file(path: Path, results: Sequence[Path], write: bool) -> list[str]:
     return [terminal_safe(line) for line in lines]
 
 
-def supported_lines(cases: Sequence[str], expression: str | None, results: Sequence[Path],
-                    expectations: Path | None, current: str | None, constraints_format: bool,
-                    fixes_exclude: bool = False, json_path: Path | None = None) -> list[str]:
+def supported_lines(
+    cases: Sequence[str],
+    expression: str | None,
+    results: Sequence[Path],
+    expectations: Path | None,
+    current: str | None,
+    constraints_format: bool,
+    fixes_exclude: bool = False,
+    json_path: Path | None = None,
+) -> list[str]:
     """The supported range of each platform over the selected cells, as text or constraints lines; with
     `fixes_exclude`, a known issue maybe fixed after the documented release excludes it (`decide.supported`); with
     `json_path`, also written as JSON there (`-`: standard output; `decide.supported.ranges_json`)."""
@@ -52,10 +60,12 @@ def supported_lines(cases: Sequence[str], expression: str | None, results: Seque
         check_outputs([("--json", json_path)], inputs=list(results), reads=[expectations, *cases])
     spec = parse_current(current) if current is not None else None
     entries = load_expectations_file(expectations).entries if expectations else []
-    selected = [(cell.case.id, cell.param) for cell in
-                matrix.select_run(matrix.case_folders(cases), expression).selected]
-    ranges = supported_ranges(merge_files(load_results(list(results))), selected, entries, spec, current or "",
-                              fixes_exclude)
+    selected = [
+        (cell.case.id, cell.param) for cell in matrix.select_run(matrix.case_folders(cases), expression).selected
+    ]
+    ranges = supported_ranges(
+        merge_files(load_results(list(results))), selected, entries, spec, current or "", fixes_exclude
+    )
     lines = [terminal_safe(line) for line in (constraints(ranges) if constraints_format else range_text(ranges))]
     if json_path is not None:
         lines.append(write_json(json_path, json.dumps(ranges_json(ranges), indent=1, ensure_ascii=False) + "\n"))

@@ -87,25 +87,54 @@ def verdict_markdown(verdict: Verdict, cells_markdown: str = "") -> str:
             head = f"**{md(HEADINGS[f.state])}**" if f.state in FAILING else md(HEADINGS[f.state])
             lines.append(f"- {head} {md(f.subject)}: {md(f.reason)}" + (f" ({md(f.detail)})" if f.detail else ""))
         lines.append("")
-    extra = [*(f"not judged: {s}" for s in verdict.skipped), *(f"note: {s}" for s in verdict.notes),
-             *(f"FAIL: {s}" for s in verdict.expired), *(f"warning: {s}" for s in verdict.expiring)]
+    extra = [
+        *(f"not judged: {s}" for s in verdict.skipped),
+        *(f"note: {s}" for s in verdict.notes),
+        *(f"FAIL: {s}" for s in verdict.expired),
+        *(f"warning: {s}" for s in verdict.expiring),
+    ]
     lines += [f"- {md(line)}" for line in extra]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def verdict_json(verdict: Verdict) -> dict[str, Any]:
     """The gate's public JSON (see the module docstring)."""
-    return {"format": GATE_FORMAT, "kind": "gate", "title": verdict.title, "passed": verdict.exit_code == 0,
-            "exit_code": verdict.exit_code, "tiers": [t.to_json() for t in verdict.tiers],
-            "skipped": list(verdict.skipped), "expired": list(verdict.expired), "expiring": list(verdict.expiring)}
+    return {
+        "format": GATE_FORMAT,
+        "kind": "gate",
+        "title": verdict.title,
+        "passed": verdict.exit_code == 0,
+        "exit_code": verdict.exit_code,
+        "tiers": [t.to_json() for t in verdict.tiers],
+        "skipped": list(verdict.skipped),
+        "expired": list(verdict.expired),
+        "expiring": list(verdict.expiring),
+    }
 
 
 def diff_json(set_diff: Any, mismatch: str | None) -> dict[str, Any]:
     """`diff`'s public JSON (see the module docstring)."""
     status = lambda cell: cell.status.value if cell is not None else None  # noqa: E731
-    changes = [{"platform": c.platform, "cell": c.cell_id, "baseline": status(c.baseline),
-                "candidate": status(c.candidate), "baseline_jax": c.baseline_jax, "candidate_jax": c.candidate_jax,
-                "printed_only": bool(c.printed_only), "known_issue": bool(c.known_issue)} for c in set_diff.changes]
-    return {"format": DIFF_FORMAT, "kind": "diff", "compared": set_diff.compared, "unchanged": set_diff.unchanged,
-            "mismatch": mismatch, "changes": changes, "only_in_baseline": list(set_diff.only_in_baseline),
-            "only_in_candidate": list(set_diff.only_in_candidate)}
+    changes = [
+        {
+            "platform": c.platform,
+            "cell": c.cell_id,
+            "baseline": status(c.baseline),
+            "candidate": status(c.candidate),
+            "baseline_jax": c.baseline_jax,
+            "candidate_jax": c.candidate_jax,
+            "printed_only": bool(c.printed_only),
+            "known_issue": bool(c.known_issue),
+        }
+        for c in set_diff.changes
+    ]
+    return {
+        "format": DIFF_FORMAT,
+        "kind": "diff",
+        "compared": set_diff.compared,
+        "unchanged": set_diff.unchanged,
+        "mismatch": mismatch,
+        "changes": changes,
+        "only_in_baseline": list(set_diff.only_in_baseline),
+        "only_in_candidate": list(set_diff.only_in_candidate),
+    }

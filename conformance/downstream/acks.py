@@ -88,5 +88,6 @@ def load_acks(path: Any, today: datetime.date, candidate: str) -> DownstreamAcks
     """The `[[downstream]]` entries of the expectations file at `path` (none without a file)."""
     if path is None:
         return DownstreamAcks()
-    return parse_acks(read_toml_file(path, MAX_EXPECTATIONS_BYTES, "the expectations file"), str(path), today,
-                      candidate)
+    return parse_acks(
+        read_toml_file(path, MAX_EXPECTATIONS_BYTES, "the expectations file"), str(path), today, candidate
+    )

@@ -25,9 +25,17 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from conformance.decide.bisect import BisectOutcome, Memo, Untestable, bisect, releases_between
-from conformance.decide.bisect_session import (BisectReport, BisectRequest, BisectStarted, BisectStep, ReleaseTested,
-                                               run_bisect, stored_build, stored_header,
-                                               write_bisect_files)  # noqa: F401 - the CLI's, with `run_any_bisect`
+from conformance.decide.bisect_session import (
+    BisectReport,
+    BisectRequest,
+    BisectStarted,
+    BisectStep,
+    ReleaseTested,
+    run_bisect,
+    stored_build,
+    stored_header,
+    write_bisect_files,  # noqa: F401 - the CLI's, with `run_any_bisect`
+)
 from conformance.downstream.cells import judged, node_of, run_key, to_cell
 from conformance.downstream.lock import Uninstallable, lock_for, prepare_suite_env, suite_env_digest
 from conformance.downstream.manifest import folder_digest, read_suite
@@ -145,8 +153,16 @@ class NodeOracle:
 
 
 def _refused(request: BisectRequest) -> str:
-    said = [flag for flag, given in (("--find-fix", request.find_fix), ("--attribute", request.attribute),
-                                     ("--jax-source", request.jax_source), ("--pre", request.pre)) if given]
+    said = [
+        flag
+        for flag, given in (
+            ("--find-fix", request.find_fix),
+            ("--attribute", request.attribute),
+            ("--jax-source", request.jax_source),
+            ("--pre", request.pre),
+        )
+        if given
+    ]
     return ", ".join(said)
 
 
@@ -160,8 +176,10 @@ def suite_oracle(request: BisectRequest, builder: Any) -> NodeOracle:
 
     def keys(version: str) -> tuple[str, str]:  # the one node's run, and a whole `downstream` run's
         environment = suite_env_digest(lock, version, builder)
-        return (run_key(suite.spec, suite.manifest.text, files, environment, [node]),
-                run_key(suite.spec, suite.manifest.text, files, environment, None))
+        return (
+            run_key(suite.spec, suite.manifest.text, files, environment, [node]),
+            run_key(suite.spec, suite.manifest.text, files, environment, None),
+        )
 
     def stored(version: str) -> CellResult | None:
         try:
@@ -174,15 +192,26 @@ def suite_oracle(request: BisectRequest, builder: Any) -> NodeOracle:
         key, started = keys(version)[0], time.monotonic()
         env = prepare_suite_env(suite, lock, version, builder)
         if isinstance(env, Uninstallable):
-            cells = [to_cell(suite.ident, suite.label, NodeOutcome(UNINSTALLABLE_ID, "uninstallable",
-                                                                   reason=env.reason), key, [], {}, ())]
+            cells = [
+                to_cell(
+                    suite.ident,
+                    suite.label,
+                    NodeOutcome(UNINSTALLABLE_ID, "uninstallable", reason=env.reason),
+                    key,
+                    [],
+                    {},
+                    (),
+                )
+            ]
             python = ""
         else:
             ran = run_suite(suite, env, [node])
             roots = [str(where_it_runs(suite, env)), str(env.site_packages())]
             libraries = {suite.name or suite.ident: suite.manifest.packages}
-            cells = [to_cell(suite.ident, suite.label, o, key, roots, libraries, suite.manifest.packages)
-                     for o in ran.outcomes.values()]
+            cells = [
+                to_cell(suite.ident, suite.label, o, key, roots, libraries, suite.manifest.packages)
+                for o in ran.outcomes.values()
+            ]
             python = env.python_version
         store_suite(folder, version, platform, suite.ident, cells, python, time.monotonic() - started, whole=False)
         return cells
@@ -190,8 +219,12 @@ def suite_oracle(request: BisectRequest, builder: Any) -> NodeOracle:
     return NodeOracle(node, stored, run, lambda version: absent_cell(suite.ident, suite.label, node))
 
 
-def bisect_test(request: BisectRequest, builder: Any, on_event: Callable[[Any], None] = lambda event: None,
-                oracle: NodeOracle | None = None) -> BisectReport:
+def bisect_test(
+    request: BisectRequest,
+    builder: Any,
+    on_event: Callable[[Any], None] = lambda event: None,
+    oracle: NodeOracle | None = None,
+) -> BisectReport:
     """`bisect NODEID --downstream SUITE --good A --bad B`: the release where the test changed, as a `BisectReport`
     (`oracle` given by tests; by default `suite_oracle`'s)."""
     if _refused(request):
@@ -224,7 +257,8 @@ def bisect_test(request: BisectRequest, builder: Any, on_event: Callable[[Any], 
     return report
 
 
-def run_any_bisect(request: BisectRequest, builder: Any, on_event: Callable[[Any], None] = lambda event: None
-                   ) -> BisectReport:
+def run_any_bisect(
+    request: BisectRequest, builder: Any, on_event: Callable[[Any], None] = lambda event: None
+) -> BisectReport:
     """`bisect`: a downstream test's (`--downstream SUITE`: `bisect_test`), else a case's cell (`run_bisect`)."""
     return (bisect_test if request.downstream else run_bisect)(request, builder, on_event)

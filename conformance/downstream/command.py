@@ -105,9 +105,7 @@ def _tests_of(suite: Suite, library_version: str, builder: Any) -> tuple[Suite, 
     if suite.kind == "folder" and suite.folder is not None:
         return suite, folder_digest(suite.folder)
     if suite.manifest.tests == "sdist":
-        folder = sdist_tests(
-            suite.name, library_version, suite.manifest.sdist_tests, suite.manifest.packages, builder
-        )
+        folder = sdist_tests(suite.name, library_version, suite.manifest.sdist_tests, suite.manifest.packages, builder)
         runs_as = replace(suite, kind="folder", folder=folder, manifest=replace(suite.manifest, tests="folder"))
         return runs_as, folder_digest(folder)
     return suite, ""
@@ -127,16 +125,28 @@ def _release(
     if isinstance(lock, Uninstallable):  # `--resolve each`: the library does not resolve with this release
         outcome = NodeOutcome(UNINSTALLABLE_ID, "uninstallable", reason=lock.reason)
         cells = [to_cell(suite.ident, suite.label, outcome, lock.lock_digest, [], {}, ())]
-        store_suite(request.results, version, platform, suite.ident, cells, "", 0.0, whole=selected is None,
-                    shard_suffix=shard_suffix)
+        store_suite(
+            request.results,
+            version,
+            platform,
+            suite.ident,
+            cells,
+            "",
+            0.0,
+            whole=selected is None,
+            shard_suffix=shard_suffix,
+        )
         say(f"  jax {version}: uninstallable: {lock.reason}")
         return cells
     library = picked_version(lock.text, suite.name) or suite.version
     label = f"{suite.name}=={library}" if request.resolve == "each" else suite.label
     runs_as, files = _tests_of(suite, library, builder)
     key = run_key(suite.spec, suite.manifest.text, files, suite_env_digest(lock, version, builder), selected)
-    stored = None if request.rerun else stored_suite(request.results, version, platform, suite.ident, key, selected,
-                                                     shard_suffix)
+    stored = (
+        None
+        if request.rerun
+        else stored_suite(request.results, version, platform, suite.ident, key, selected, shard_suffix)
+    )
     pick = f" ({label}, the resolver's pick)" if request.resolve == "each" else ""
     if stored is not None:
         say(f"  jax {version}{pick}: {_counts(stored)} (stored results)")

@@ -161,8 +161,9 @@ def parse_manifest(text: str, where: str) -> Manifest:
         or sdist_tests.startswith("/")
         or ".." in sdist_tests.split("/")
     ):
-        raise ConformanceError(f"{where}: `sdist_tests` should be a folder inside the sdist (like \"tests\"), not "
-                               f"{sdist_tests!r}")
+        raise ConformanceError(
+            f'{where}: `sdist_tests` should be a folder inside the sdist (like "tests"), not {sdist_tests!r}'
+        )
     if sdist_tests and tests != "sdist":
         raise ConformanceError(f'{where}: `sdist_tests` goes with tests = "sdist"')
     return Manifest(

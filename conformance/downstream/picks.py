@@ -63,5 +63,7 @@ def across_line(name: str, picks: dict[str, str], base: str, cand: str) -> str:
     before, after = picks.get(base, ""), picks.get(cand, "")
     if before == after:
         return ""
-    return (f"    note: this compares {name} {before or '(none)'} on jax {base} with {name} {after or '(none)'} on jax "
-            f"{cand}: a change may be the library's, not JAX's")
+    return (
+        f"    note: this compares {name} {before or '(none)'} on jax {base} with {name} {after or '(none)'} on jax "
+        f"{cand}: a change may be the library's, not JAX's"
+    )

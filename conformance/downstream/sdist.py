@@ -82,8 +82,9 @@ def _unsafe(name: str) -> bool:
     return name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":") or ".." in parts
 
 
-def test_members(members: list[tarfile.TarInfo], folder: str, packages: tuple[str, ...], where: str) -> tuple[
-        str, list[tarfile.TarInfo]]:
+def test_members(
+    members: list[tarfile.TarInfo], folder: str, packages: tuple[str, ...], where: str
+) -> tuple[str, list[tarfile.TarInfo]]:
     """The test folder's name and the members to extract (see the module's docstring); `ConformanceError` (one line
     naming `where`) for a hostile archive, no test folder, a test folder that is a package, or past the bounds."""
     for member in members:
@@ -93,17 +94,20 @@ def test_members(members: list[tarfile.TarInfo], folder: str, packages: tuple[st
     if len(tops) != 1:
         raise ConformanceError(f"{where}: not an sdist (its members lie under {len(tops)} top folders, not one)")
     top = tops.pop()
-    inside = {posixpath.normpath(m.name)[len(top) + 1:]: m for m in members if m.name.startswith(top + "/")}
+    inside = {posixpath.normpath(m.name)[len(top) + 1 :]: m for m in members if m.name.startswith(top + "/")}
     folders = {name.split("/", 1)[0] for name in inside if "/" in name}
     chosen = (folder or next((f for f in TEST_FOLDERS if f in folders), "")).strip("/")
     if not chosen or not any(n.startswith(chosen + "/") for n in inside):
         present = ", ".join(sorted(folders)[:12]) or "no folders"
         raise ConformanceError(
             f"{where} holds no test folder {(chosen or '`tests` or `test`')!s} (its folders: {present}); name it "
-            f'with sdist_tests = "FOLDER" in the manifest, or take the tests from the package (tests = "pyargs")')
+            f'with sdist_tests = "FOLDER" in the manifest, or take the tests from the package (tests = "pyargs")'
+        )
     if chosen.split("/", 1)[0] in packages:
-        raise ConformanceError(f"{where}: the test folder {chosen}/ is the library's package {chosen.split('/')[0]}; "
-                               f'its tests ship in the package: use tests = "pyargs"')
+        raise ConformanceError(
+            f"{where}: the test folder {chosen}/ is the library's package {chosen.split('/')[0]}; "
+            f'its tests ship in the package: use tests = "pyargs"'
+        )
     taken = [m for n, m in inside.items() if n.startswith(chosen + "/") or n == chosen or n in CONFIG_FILES]
     size = 0
     for member in taken:
@@ -113,8 +117,10 @@ def test_members(members: list[tarfile.TarInfo], folder: str, packages: tuple[st
             raise ConformanceError(f"{where}: refused: member {member.name!r} is not a plain file or folder")
         size += member.size
     if len(taken) > MAX_TEST_FILES or size > MAX_TEST_BYTES:
-        raise ConformanceError(f"{where}: its test folder {chosen}/ is past the bound ({len(taken)} members, "
-                               f"{size // 2**20} MB; at most {MAX_TEST_FILES} and {MAX_TEST_BYTES // 2**20} MB)")
+        raise ConformanceError(
+            f"{where}: its test folder {chosen}/ is past the bound ({len(taken)} members, "
+            f"{size // 2**20} MB; at most {MAX_TEST_FILES} and {MAX_TEST_BYTES // 2**20} MB)"
+        )
     return chosen, taken
 
 
@@ -130,7 +136,7 @@ def extract_tests(archive: bytes, dest: Path, folder: str, packages: tuple[str, 
     top = members[0].name.split("/", 1)[0]
     dest.mkdir(parents=True)
     for member in taken:
-        relative = posixpath.normpath(member.name)[len(top) + 1:]
+        relative = posixpath.normpath(member.name)[len(top) + 1 :]
         target = dest.joinpath(*relative.split("/"))
         if member.isdir():
             target.mkdir(parents=True, exist_ok=True)
@@ -176,14 +182,17 @@ def _sdist_tests(cache: Path, name: str, version: str, folder: str, packages: tu
             break
     if sdist is None:
         why = f" ({tried[0]})" if tried else ""
-        raise ConformanceError(f"{name}=={version} has no source distribution (.tar.gz) on the package index{why}; "
-                               f'take its tests from the package (tests = "pyargs") or name a folder')
+        raise ConformanceError(
+            f"{name}=={version} has no source distribution (.tar.gz) on the package index{why}; "
+            f'take its tests from the package (tests = "pyargs") or name a folder'
+        )
     where = f"{name}=={version}'s sdist {sdist.filename}"
     try:
         data = fetch_file(sdist.url, MAX_SDIST_BYTES)
     except OSError as exc:
-        raise ConformanceError(f"{where}: cannot be downloaded "
-                               f"({scrub_credentials(str(exc), *builder.options.urls())[:200]})") from None
+        raise ConformanceError(
+            f"{where}: cannot be downloaded ({scrub_credentials(str(exc), *builder.options.urls())[:200]})"
+        ) from None
     sha = hashlib.sha256(data).hexdigest()
     if sdist.sha256 and sha != sdist.sha256:
         raise ConformanceError(f"{where}: its sha256 {sha} is not the index's {sdist.sha256}; not used")

@@ -46,8 +46,9 @@ def library_files(root: Path, packages: Sequence[str]) -> list[Path]:
     return found
 
 
-def scan_source(files: Sequence[Path], to: str, results: Path, builder: Callable[[], Any],
-                say: Callable[[str], None]) -> list[Finding]:
+def scan_source(
+    files: Sequence[Path], to: str, results: Path, builder: Callable[[], Any], say: Callable[[str], None]
+) -> list[Finding]:
     """The `api scan` findings of `files` against `to` (a release, or a census file as `api scan --to` takes)."""
     return run_scan(ScanRequest(tuple(files), to, results=results), builder, say).findings
 

@@ -104,7 +104,7 @@ def store_suite(
     store.refuse_newer_files()
     holding = _suite_file(folder, version, platform, ident, shard_suffix)[0]
     if holding is not None:  # where the suite's cells already are: its name past `<jax>-<platform>` (`-shardKofN`)
-        shard_suffix = holding.stem[len(store.path_for(version, platform).stem):]
+        shard_suffix = holding.stem[len(store.path_for(version, platform).stem) :]
     path = store.path_for(version, platform, shard_suffix)
     head: dict[str, Any] = RunHeader(
         jax=version,

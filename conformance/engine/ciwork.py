@@ -25,15 +25,21 @@ from conformance.errors import ConformanceError
 from conformance.results.durations import recorded_durations
 
 # The runner kinds of the workflow and the platform name the suite gives each (`child.envinfo.platform_tag`).
-RUNNER_PLATFORMS = {"ubuntu-24.04": "linux-x86_64", "ubuntu-24.04-arm": "linux-arm64", "macos-14": "darwin-arm64",
-                    "windows-2022": "windows-amd64"}
+RUNNER_PLATFORMS = {
+    "ubuntu-24.04": "linux-x86_64",
+    "ubuntu-24.04-arm": "linux-arm64",
+    "macos-14": "darwin-arm64",
+    "windows-2022": "windows-amd64",
+}
 
 
 def runner_platform(runner: str) -> str:
     """The platform a runner kind runs on; a one-line `ConformanceError` naming the known ones otherwise."""
     if runner not in RUNNER_PLATFORMS:
-        raise ConformanceError(f"--ci-runners: {runner!r} is not a runner kind the plan knows; use "
-                               f"{', '.join(RUNNER_PLATFORMS)} (conformance/engine/ciwork.py maps them to platforms)")
+        raise ConformanceError(
+            f"--ci-runners: {runner!r} is not a runner kind the plan knows; use "
+            f"{', '.join(RUNNER_PLATFORMS)} (conformance/engine/ciwork.py maps them to platforms)"
+        )
     return RUNNER_PLATFORMS[runner]
 
 
@@ -60,8 +66,13 @@ class RunnerJob:
 
     def to_json(self) -> dict[str, Any]:
         """The `include` entry of the workflow's matrix: `os`, `platform`, `job` (as `CiJob.to_json`), the counts."""
-        return {"os": self.runner, "platform": RUNNER_PLATFORMS[self.runner], "job": self.job.to_json(),
-                "cells": self.cells, "to_run": self.to_run}
+        return {
+            "os": self.runner,
+            "platform": RUNNER_PLATFORMS[self.runner],
+            "job": self.job.to_json(),
+            "cells": self.cells,
+            "to_run": self.to_run,
+        }
 
 
 @dataclass
@@ -77,15 +88,23 @@ class WorkPlan:
     def to_json(self) -> dict[str, Any]:
         """The plan as `matrix --ci-runners` prints it: the full plan's `jobs` and `shard_count` (as before), and
         `include` (the jobs with work, each with its `os`) with the counts."""
-        return {"jobs": [job.to_json() for job in self.full], "shard_count": self.full[0].shards,
-                "total_jobs": len(self.full) * len(self.runners), "include": [j.to_json() for j in self.planned],
-                "planned_jobs": len(self.planned), "cells": self.cells, "to_run": self.to_run,
-                "answered": self.cells - self.to_run}
+        return {
+            "jobs": [job.to_json() for job in self.full],
+            "shard_count": self.full[0].shards,
+            "total_jobs": len(self.full) * len(self.runners),
+            "include": [j.to_json() for j in self.planned],
+            "planned_jobs": len(self.planned),
+            "cells": self.cells,
+            "to_run": self.to_run,
+            "answered": self.cells - self.to_run,
+        }
 
     def summary(self) -> str:
         """One line for the job's log: jobs and cells planned out of the full plan."""
-        return (f"plan: {len(self.planned)} of {len(self.full) * len(self.runners)} jobs have work; "
-                f"{self.to_run} of {self.cells} cells to run, {self.cells - self.to_run} answered by stored results")
+        return (
+            f"plan: {len(self.planned)} of {len(self.full) * len(self.runners)} jobs have work; "
+            f"{self.to_run} of {self.cells} cells to run, {self.cells - self.to_run} answered by stored results"
+        )
 
 
 def _python_version(builder: Any, version: str) -> str | None:

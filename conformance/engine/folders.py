@@ -37,7 +37,6 @@ class CaseFolder:
         """The package name: the folder's name."""
         return self.path.name
 
-
     def digest(self) -> str:
         """sha256 of the folder's Python sources (names and contents), recorded in result headers."""
         return folder_digest(self.path)
@@ -64,8 +63,10 @@ def case_folder(path: str | Path) -> CaseFolder:
     if refusal:
         raise ConformanceError(f"--cases {path}: {refusal}")
     if not (folder / "__init__.py").is_file():
-        raise ConformanceError(f"--cases {path}: it has no __init__.py; add an empty one (the folder is imported as "
-                               f"the package {folder.name})")
+        raise ConformanceError(
+            f"--cases {path}: it has no __init__.py; add an empty one (the folder is imported as "
+            f"the package {folder.name})"
+        )
     return CaseFolder(folder)
 
 
@@ -75,8 +76,10 @@ def case_folders(paths: Iterable[str | Path]) -> list[CaseFolder]:
     for path in paths:
         folder = case_folder(path)
         if folder.name in found and found[folder.name].path != folder.path:
-            raise ConformanceError(f"--cases {found[folder.name].path} and {folder.path} have the same name "
-                                   f"{folder.name!r}; case ids are namespaced by the folder's name, so rename one")
+            raise ConformanceError(
+                f"--cases {found[folder.name].path} and {folder.path} have the same name "
+                f"{folder.name!r}; case ids are namespaced by the folder's name, so rename one"
+            )
         found[folder.name] = folder
     return list(found.values())
 
@@ -91,8 +94,9 @@ def import_folder(folder: CaseFolder) -> str:
     except CaseDeclarationError:
         raise
     except Exception as exc:  # noqa: BLE001 - the team's __init__.py is foreign code
-        raise ConformanceError(f"--cases {folder.path}: its __init__.py failed to import: "
-                               f"{type(exc).__name__}: {_first_line(exc)}") from None
+        raise ConformanceError(
+            f"--cases {folder.path}: its __init__.py failed to import: {type(exc).__name__}: {_first_line(exc)}"
+        ) from None
 
 
 def _first_line(exc: BaseException) -> str:
@@ -120,9 +124,14 @@ def importable_in(python: str, names: Iterable[str], env: dict[str, str] | None 
 
     with tempfile.TemporaryDirectory(prefix="jaxconf-names-") as workdir:
         try:
-            done = run_child([python, "-c", _IMPORTABLE_PROBE, json.dumps(sorted(names))], cwd=workdir,
-                                  env=env if env is not None else child_environment(os.environ, {}),
-                                  capture_output=True, text=True, timeout=120)
+            done = run_child(
+                [python, "-c", _IMPORTABLE_PROBE, json.dumps(sorted(names))],
+                cwd=workdir,
+                env=env if env is not None else child_environment(os.environ, {}),
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
             found = json.loads(done.stdout)
         except (OSError, subprocess.TimeoutExpired, ValueError):
             return {}  # the run itself will say what is wrong with the interpreter
@@ -135,8 +144,10 @@ def refuse_shadowing(folders: Iterable[CaseFolder], python: str) -> None:
     if not by_name:
         return
     for name, where in sorted(importable_in(python, by_name).items()):
-        raise ConformanceError(f"--cases {by_name[name].path}: the name {name!r} already imports from {where} in "
-                               f"{python}; rename the folder (its package would shadow that one)")
+        raise ConformanceError(
+            f"--cases {by_name[name].path}: the name {name!r} already imports from {where} in "
+            f"{python}; rename the folder (its package would shadow that one)"
+        )
 
 
 def package_folder(package: str) -> str | None:

@@ -22,9 +22,21 @@ from conformance.core.case import Case
 _PACKAGE_ROOT = Path(conformance.__file__).resolve().parent
 # What every cell's observation and verdict depend on besides its own module.
 # The case API's modules are all here (`core/case.py` and what it re-exports: model, validation, registry).
-_SHARED_SOURCES = ("cases/helpers.py", "child/main.py", "child/warned.py", "child/future.py", "child/forkserver.py",
-                   "core/case.py", "core/model.py", "core/validation.py", "core/registry.py", "core/observation.py",
-                   "core/compare.py", "core/verdict.py", "core/versions.py")
+_SHARED_SOURCES = (
+    "cases/helpers.py",
+    "child/main.py",
+    "child/warned.py",
+    "child/future.py",
+    "child/forkserver.py",
+    "core/case.py",
+    "core/model.py",
+    "core/validation.py",
+    "core/registry.py",
+    "core/observation.py",
+    "core/compare.py",
+    "core/verdict.py",
+    "core/versions.py",
+)
 
 
 @functools.lru_cache(maxsize=None)
@@ -55,8 +67,13 @@ def case_digest(case: Case, param: str) -> str:
     """Digest of a case's module source and of one parameter's declaration."""
     module = sys.modules.get(case.probe.__module__)
     source_file = inspect.getsourcefile(module) if module else None
-    declaration = {"param": _plain(case.param(param)), "env": _plain(case.env), "stdin": case.stdin,
-                   "fresh": case.fresh_interpreter, "timeout": case.timeout_s}
+    declaration = {
+        "param": _plain(case.param(param)),
+        "env": _plain(case.env),
+        "stdin": case.stdin,
+        "fresh": case.fresh_interpreter,
+        "timeout": case.timeout_s,
+    }
     text = _file_digest(source_file or "") + json.dumps(declaration, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 

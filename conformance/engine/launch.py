@@ -38,8 +38,14 @@ from pathlib import Path
 from typing import IO, Mapping, Sequence
 
 from conformance.core.observation import TAIL_CHARS, ProcessOutcome
-from conformance.portable import child_process_options, fork_unavailable_reason, kill_descendants, kill_pid, \
-    kill_tree, processes_with_variable
+from conformance.portable import (
+    child_process_options,
+    fork_unavailable_reason,
+    kill_descendants,
+    kill_pid,
+    kill_tree,
+    processes_with_variable,
+)
 
 MARKER_VARIABLE = "JAXCONF_CELL_TOKEN"
 _POLL_S = 0.02
@@ -174,15 +180,25 @@ class SpawnLauncher:
         """Run the cell; on timeout kill its whole process group and its marked descendants."""
         token = uuid.uuid4().hex
         env = {**command.env, MARKER_VARIABLE: token}
-        argv = list(command.argv) or child_argv(command.python, command.case_id, command.param,
-                                                command.out_path, command.package)
+        argv = list(command.argv) or child_argv(
+            command.python, command.case_id, command.param, command.out_path, command.package
+        )
         started = time.monotonic()
         stdin_path = stdin_file(command)
-        with open(os.path.join(command.workdir, "stdout.txt"), "wb") as out, \
-                open(os.path.join(command.workdir, "stderr.txt"), "wb") as err, \
-                open(stdin_path or os.devnull, "rb") as feed:
-            proc = subprocess.Popen(argv, env=env, cwd=command.workdir, stdin=feed, stdout=out, stderr=err,
-                                    **child_process_options(new_group=True))
+        with (
+            open(os.path.join(command.workdir, "stdout.txt"), "wb") as out,
+            open(os.path.join(command.workdir, "stderr.txt"), "wb") as err,
+            open(stdin_path or os.devnull, "rb") as feed,
+        ):
+            proc = subprocess.Popen(
+                argv,
+                env=env,
+                cwd=command.workdir,
+                stdin=feed,
+                stdout=out,
+                stderr=err,
+                **child_process_options(new_group=True),
+            )
         _register(proc.pid, token)
         timed_out = False
         try:
@@ -234,8 +250,13 @@ class ForkServer:
         self._stderr: IO[bytes] = open(self._stderr_path, "wb")
         self.proc = subprocess.Popen(
             [python, "-m", "conformance.child.forkserver", "--package", package],
-            env=dict(env), cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-            **child_process_options(new_group=True))
+            env=dict(env),
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            **child_process_options(new_group=True),
+        )
 
     def wait_ready(self, timeout_s: float = READY_TIMEOUT_S) -> dict:
         """Wait (once, at most `timeout_s`) for the server's ready line and return it; raise `ForkServerError`
@@ -301,8 +322,15 @@ class ForkServer:
         with self._lock:
             self._waiting[request_id] = {}
         started = time.monotonic()
-        request = {"id": request_id, "case": command.case_id, "param": command.param, "out": command.out_path,
-                   "cwd": command.workdir, "token": token, "stdin": stdin_file(command)}
+        request = {
+            "id": request_id,
+            "case": command.case_id,
+            "param": command.param,
+            "out": command.out_path,
+            "cwd": command.workdir,
+            "token": token,
+            "stdin": stdin_file(command),
+        }
         try:
             with self._lock:
                 self.proc.stdin.write((json.dumps(request) + "\n").encode())
@@ -370,8 +398,14 @@ class ForkLauncher:
 
     name = "fork"
 
-    def __init__(self, python: str, package: str, env: Mapping[str, str], workdir: str,
-                 shared_envs: Sequence[Mapping[str, str]] = ()) -> None:
+    def __init__(
+        self,
+        python: str,
+        package: str,
+        env: Mapping[str, str],
+        workdir: str,
+        shared_envs: Sequence[Mapping[str, str]] = (),
+    ) -> None:
         self.spawn = SpawnLauncher()
         self.fallback_reason = ""
         self.env_notes: list[str] = []
@@ -389,11 +423,13 @@ class ForkLauncher:
                 group = env_group(case_env)
                 if group and group not in self._env_servers:
                     try:
-                        self._env_servers[group] = ForkServer(python, package, {**env, **case_env}, workdir,
-                                                              name=f"forkserver-env{number}")
+                        self._env_servers[group] = ForkServer(
+                            python, package, {**env, **case_env}, workdir, name=f"forkserver-env{number}"
+                        )
                     except OSError as exc:
-                        self.env_notes.append(f"{_group_text(group)}: its server did not start ({exc}); "
-                                              f"its cells were spawned")
+                        self.env_notes.append(
+                            f"{_group_text(group)}: its server did not start ({exc}); its cells were spawned"
+                        )
             self.server.wait_ready()
         except (ForkServerError, OSError) as exc:
             self.fallback_reason = str(exc)

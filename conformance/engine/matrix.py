@@ -240,8 +240,12 @@ def run_sources(cells: list[Cell], folders: Sequence[CaseFolder]) -> list[CaseFo
     return chosen + [folder for folder in folders if folder.name in packages]
 
 
-def select_run(folders: Sequence[CaseFolder], expression: str | None, shard: Shard | None = None,
-               shard_durations: Path | None = None) -> Selection:
+def select_run(
+    folders: Sequence[CaseFolder],
+    expression: str | None,
+    shard: Shard | None = None,
+    shard_durations: Path | None = None,
+) -> Selection:
     """The declared cases, the cells `expression` selects, and the shard's share of them."""
     declared = load_all_cases(folders)
     selected = select_cells(all_cells(declared), expression)
@@ -259,18 +263,29 @@ def plan_run(settings: RunSettings, versions: Sequence[str] = ()) -> tuple[Selec
     folders = case_folders(settings.cases)
     selection = select_run(folders, settings.expression, settings.shard, settings.shard_durations)
     request = RunRequest(
-        versions=tuple(versions), results=settings.results, cell_ids=selection.cell_ids,
-        expression=settings.expression, sources=tuple(run_sources(selection.chosen, folders)),
-        case_folders=tuple(folders), shard=settings.shard, shard_durations=settings.shard_durations,
-        workers=settings.workers, retries=settings.retries, retry_differs=settings.retry_differs,
-        launcher=settings.launcher, rerun=settings.rerun, future=settings.future)
+        versions=tuple(versions),
+        results=settings.results,
+        cell_ids=selection.cell_ids,
+        expression=settings.expression,
+        sources=tuple(run_sources(selection.chosen, folders)),
+        case_folders=tuple(folders),
+        shard=settings.shard,
+        shard_durations=settings.shard_durations,
+        workers=settings.workers,
+        retries=settings.retries,
+        retry_differs=settings.retry_differs,
+        launcher=settings.launcher,
+        rerun=settings.rerun,
+        future=settings.future,
+    )
     if selection.chosen or not settings.shard:
         request.check()
     return selection, request
 
 
-def run_for_answers(settings: RunSettings, builder: Any, targets: Sequence[Target],
-                    on_event: OnEvent = _ignore) -> list[Path]:
+def run_for_answers(
+    settings: RunSettings, builder: Any, targets: Sequence[Target], on_event: OnEvent = _ignore
+) -> list[Path]:
     """The result file of each target (in order) after running its selected cells through `run_targets`, stopping
     at the first failure: what `diff` and `gate` compare. A release whose stored results answer every selected
     cell is neither built nor run."""
@@ -292,8 +307,9 @@ def host_platform() -> str:
     return platform_tag(platform.system(), platform.machine(), "cpu")
 
 
-def stored_cells(request: RunRequest, builder: Any, version: str, cells: Sequence[Cell], *,
-                 shard_files: bool = True) -> dict[str, CellResult]:
+def stored_cells(
+    request: RunRequest, builder: Any, version: str, cells: Sequence[Cell], *, shard_files: bool = True
+) -> dict[str, CellResult]:
     """The cells of `cells` that the results folder already answers for jax `version`, without building it.
 
     A stored cell answers when its run recorded the environment's digest, the release's pin file is the one
@@ -327,8 +343,13 @@ def version_files(folder: Path, version: str, platform_name: str, shard_files: b
     return paths
 
 
-def answered_cells(paths: Sequence[Path], cells: Sequence[Cell], requirements: Any, python_fits: Callable[[str], bool],
-                   folder_hashes: Mapping[str, str]) -> dict[str, CellResult]:
+def answered_cells(
+    paths: Sequence[Path],
+    cells: Sequence[Cell],
+    requirements: Any,
+    python_fits: Callable[[str], bool],
+    folder_hashes: Mapping[str, str],
+) -> dict[str, CellResult]:
     """The cells of `cells` that the result files at `paths` answer (see `stored_cells`), by cell id, read without
     building anything: `requirements` are the release's (a pin file is needed), `python_fits(header_python)` says
     whether the Python a file's run used is the one the release would get now. Unreadable files answer nothing."""
@@ -368,8 +389,9 @@ def stored_run(request: RunRequest, builder: Any, version: str, cells: Sequence[
     return VersionRun(file=stored, path=path, wall_s=0.0, cells=len(cells), reused=len(cells), launcher="stored")
 
 
-def prepare_targets(builder: Any, targets: Sequence[Target], on_event: OnEvent = _ignore,
-                    prepared: Mapping[Target, Any] | None = None) -> dict[Target, Any]:
+def prepare_targets(
+    builder: Any, targets: Sequence[Target], on_event: OnEvent = _ignore, prepared: Mapping[Target, Any] | None = None
+) -> dict[Target, Any]:
     """Check every target before any long work, in order: a release's version is known and a Python here fits it
     (nothing built yet); a given build is prepared now (bad input is one error before anything is stored). The
     environment of each target by target: None for a release not prepared yet (it may be answered from storage)."""
@@ -386,9 +408,16 @@ def prepare_targets(builder: Any, targets: Sequence[Target], on_event: OnEvent =
     return ready
 
 
-def run_targets(request: RunRequest, builder: Any, targets: Sequence[Target], on_event: OnEvent = _ignore, *,
-                keep_going: bool = True, cells: Sequence[Cell] = (),
-                prepared: Mapping[Target, Any] | None = None) -> RunOutcome:
+def run_targets(
+    request: RunRequest,
+    builder: Any,
+    targets: Sequence[Target],
+    on_event: OnEvent = _ignore,
+    *,
+    keep_going: bool = True,
+    cells: Sequence[Cell] = (),
+    prepared: Mapping[Target, Any] | None = None,
+) -> RunOutcome:
     """The one run path: run the request's cells on every target in turn (each once), stored through the results
     store, saying each step to `on_event`.
 
@@ -402,17 +431,27 @@ def run_targets(request: RunRequest, builder: Any, targets: Sequence[Target], on
     """
     targets = list(dict.fromkeys(targets))
     ready = prepare_targets(builder, targets, on_event, prepared)
-    labels = [(target.label or ready[target].version, "" if target.release else target.storage_name(ready[target]))
-              for target in targets]
+    labels = [
+        (target.label or ready[target].version, "" if target.release else target.storage_name(ready[target]))
+        for target in targets
+    ]
     folders = ResultStore(request.results).target_folders(labels)
-    folders = [request.results / "builds" / own if getattr(target, "apart", False) else folder  # a jax/jaxlib pair
-               for target, (_, own), folder in zip(targets, labels, folders)]
+    folders = [
+        request.results / "builds" / own if getattr(target, "apart", False) else folder  # a jax/jaxlib pair
+        for target, (_, own), folder in zip(targets, labels, folders)
+    ]
     remove_orphans(request.results, folders)  # what runs killed with -9 left (a run answered from storage cleans too)
     outcome = RunOutcome()
     for target, (version, _), folder in zip(targets, labels, folders):
         try:
-            done = run_target(dataclasses.replace(request, results=folder) if folder != request.results else request,
-                              builder, target, ready.get(target), on_event, cells)
+            done = run_target(
+                dataclasses.replace(request, results=folder) if folder != request.results else request,
+                builder,
+                target,
+                ready.get(target),
+                on_event,
+                cells,
+            )
             outcome.runs[target] = done
             on_event(VersionDone(done))
         except (ConformanceError, ResultsError) as exc:
@@ -423,8 +462,9 @@ def run_targets(request: RunRequest, builder: Any, targets: Sequence[Target], on
     return outcome
 
 
-def run_target(request: RunRequest, builder: Any, target: Target, env: Any, on_event: OnEvent,
-               cells: Sequence[Cell]) -> VersionRun:
+def run_target(
+    request: RunRequest, builder: Any, target: Target, env: Any, on_event: OnEvent, cells: Sequence[Cell]
+) -> VersionRun:
     """One target's run: answered from storage (a release only), or its environment prepared and its cells run."""
     if env is None:
         done = stored_run(request, builder, target.label, cells) if cells and target.release else None
@@ -452,8 +492,14 @@ def run_version(env: Any, request: RunRequest, on_event: OnEvent = _ignore) -> V
         ran += [t.get("metadata") or {} for t in data.get("tests", [])]
         launchers.append(str((data.get("jax_conformance") or {}).get("launcher") or ""))
     wall = time.monotonic() - started
-    return VersionRun(file=load_result_file(final), path=final, wall_s=wall, cells=len(ran),
-                      reused=sum(bool(m.get("reused")) for m in ran), launcher=" + ".join(dict.fromkeys(launchers)))
+    return VersionRun(
+        file=load_result_file(final),
+        path=final,
+        wall_s=wall,
+        cells=len(ran),
+        reused=sum(bool(m.get("reused")) for m in ran),
+        launcher=" + ".join(dict.fromkeys(launchers)),
+    )
 
 
 # The pytest plugin, loaded by name (it has no `pytest11` entry point, so other pytest sessions never see it); the
@@ -465,12 +511,40 @@ def pytest_argv(env: Any, json_path: Path, request: RunRequest, folder: CaseFold
     """The pytest command that runs the selected cells of the built-in cases (or of one case folder)."""
     where = [str(folder.path), "--conformance-cases", folder.name] if folder else [str(CASES_DIR)]
     # --noconftest: a team's conftest.py files (in or above its folder) are not part of a conformance run.
-    argv = [sys.executable, "-m", "pytest", *where, "--rootdir", SOURCE_ROOT, "--noconftest",
-            "-p", "no:cacheprovider", *PYTEST_PLUGIN, "-o", "addopts=", "-qq", "--no-header", "--tb=no", "-rN",
-            "--jax-python", env.python, "--jax-workers", str(request.workers),
-            "--jax-retries", str(request.retries), "--jax-launch", request.launcher,
-            "--jax-reuse", str(request.results),
-            "--json-report", "--json-report-file", str(json_path), "--json-report-omit", "keywords", "collectors"]
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        *where,
+        "--rootdir",
+        SOURCE_ROOT,
+        "--noconftest",
+        "-p",
+        "no:cacheprovider",
+        *PYTEST_PLUGIN,
+        "-o",
+        "addopts=",
+        "-qq",
+        "--no-header",
+        "--tb=no",
+        "-rN",
+        "--jax-python",
+        env.python,
+        "--jax-workers",
+        str(request.workers),
+        "--jax-retries",
+        str(request.retries),
+        "--jax-launch",
+        request.launcher,
+        "--jax-reuse",
+        str(request.results),
+        "--json-report",
+        "--json-report-file",
+        str(json_path),
+        "--json-report-omit",
+        "keywords",
+        "collectors",
+    ]
     if request.retry_differs:
         argv.append("--jax-retry-differs")
     if request.rerun or request.future:  # a +future cell is never answered by the release's stored one
@@ -530,7 +604,7 @@ def remove_orphaned_workroots(temporary: Path | None = None) -> list[Path]:
     runs whose process is gone; return them."""
     removed = []
     for path in Path(temporary or tempfile.gettempdir()).glob("jaxconf-run-*"):
-        if path.is_dir() and not path.is_symlink() and _orphaned(path.name[len("jaxconf-"):]):
+        if path.is_dir() and not path.is_symlink() and _orphaned(path.name[len("jaxconf-") :]):
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
     return removed
@@ -545,8 +619,9 @@ def remove_orphans(results: Path, folders: Sequence[Path] = ()) -> None:
         remove_orphaned_running_files(folder)
 
 
-def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
-                on_event: OnEvent = _ignore) -> tuple[Path, dict]:
+def run_package(
+    env: Any, request: RunRequest, folder: CaseFolder | None, on_event: OnEvent = _ignore
+) -> tuple[Path, dict]:
     """Run the selected cells of one case package in pytest and merge them into the version's result file."""
     if folder is not None:  # before any file is made: a refused folder leaves nothing behind
         refuse_shadowing([folder], env.python)
@@ -573,8 +648,9 @@ def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
             argv += ["--jax-cells", str(selection)]
         if not getattr(env, "release", True):  # a build of its own: its files, not only its version, key its cells
             argv += ["--jax-build-identity", "--jax-source-kind", str((env.source or {}).get("kind") or "")]
-        child = subprocess.Popen(argv + ["--jax-pins-hash", env.pins_hash], cwd=SOURCE_ROOT, env=environ,
-                                 **pytest_process_options())
+        child = subprocess.Popen(
+            argv + ["--jax-pins-hash", env.pins_hash], cwd=SOURCE_ROOT, env=environ, **pytest_process_options()
+        )
         try:
             code = child.wait()
         except KeyboardInterrupt:
@@ -582,13 +658,14 @@ def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
             child.wait()
             raise
         if code not in (0, 1) or tmp.stat().st_size == 0:
-            raise ConformanceError(f"pytest stopped with exit code {code} for jax {env.version}; "
-                                   f"its output is above")
+            raise ConformanceError(f"pytest stopped with exit code {code} for jax {env.version}; its output is above")
         data = json.loads(tmp.read_text(encoding="utf-8"))
         head = data.get("jax_conformance") or {}
         if head.get("jax") != env.version:
-            raise ConformanceError(f"the environment for jax {env.version} reports jax {head.get('jax')}"
-                                   + (f"; delete {env.path} and run again" if getattr(env, "release", True) else ""))
+            raise ConformanceError(
+                f"the environment for jax {env.version} reports jax {head.get('jax')}"
+                + (f"; delete {env.path} and run again" if getattr(env, "release", True) else "")
+            )
         if request.future:  # stored as a target of its own, next to the release's
             head["jax"] = future_label(env.version)
         head["wall_s"] = round(time.monotonic() - started, 3)
@@ -596,13 +673,18 @@ def run_package(env: Any, request: RunRequest, folder: CaseFolder | None,
         if source:
             head["source"] = dict(source)
         stored = ResultStore(request.results).merge_run(
-            data, retired=retired, shard_suffix=request.shard.file_suffix if request.shard else "")
+            data, retired=retired, shard_suffix=request.shard.file_suffix if request.shard else ""
+        )
         if stored.set_aside is not None:
             on_event(Notice(stored.set_aside.describe()))
         if stored.unreadable_cells:
-            on_event(Notice(f"{stored.path}: dropped {len(stored.unreadable_cells)} stored cell(s) that could not "
-                            f"be read, kept the others: {'; '.join(stored.unreadable_cells[:3])}"
-                            f"{' …' if len(stored.unreadable_cells) > 3 else ''}"))
+            on_event(
+                Notice(
+                    f"{stored.path}: dropped {len(stored.unreadable_cells)} stored cell(s) that could not "
+                    f"be read, kept the others: {'; '.join(stored.unreadable_cells[:3])}"
+                    f"{' …' if len(stored.unreadable_cells) > 3 else ''}"
+                )
+            )
         if stored.dropped:
             on_event(CellsDropped(env.version, tuple(stored.dropped)))
         return stored.path, data

@@ -72,14 +72,24 @@ def matrix_listing(request: MatrixRequest, builder: Any) -> MatrixOutcome:
     request = old_spelling(request)
     planning = request.ci_runners or request.ci_jobs is not None
     if planning and request.json is not None and request.json is not BARE_JSON:  # the bare flag was ignored there
-        raise ConformanceError("--json writes the versions; --ci-jobs and --ci-runners print their plan as JSON to "
-                               "standard output: give one of them")
+        raise ConformanceError(
+            "--json writes the versions; --ci-jobs and --ci-runners print their plan as JSON to "
+            "standard output: give one of them"
+        )
     words = request.names.replace(",", " ").split() or [DEFAULT_MATRIX]
     versions = sort_versions(expand_words(words, builder.index, matrix_versions))
     notes = tuple(f"note: {notice}" for notice in take_notices(builder))  # e.g. --find-links files left out
     if request.ci_runners:  # the jobs with work only, each on its runner kind
-        work = plan_work(WorkRequest(tuple(versions), tuple(request.ci_runners.replace(",", " ").split()),
-                                     request.shards, request.expression, request.stored), builder)
+        work = plan_work(
+            WorkRequest(
+                tuple(versions),
+                tuple(request.ci_runners.replace(",", " ").split()),
+                request.shards,
+                request.expression,
+                request.stored,
+            ),
+            builder,
+        )
         return MatrixOutcome(notes + (work.summary(),), json.dumps(work.to_json()))
     if request.ci_jobs is not None:
         return MatrixOutcome(notes, json.dumps(plan_json(versions, request.ci_jobs, request.shards)))

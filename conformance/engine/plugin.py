@@ -52,38 +52,85 @@ ENVINFO_TIMEOUT_S = 120
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Options of the suite."""
     group = parser.getgroup("jax-conformance")
-    group.addoption("--jax-python", default=None, metavar="PATH",
-                    help="interpreter of the target environment (default: the current one)")
-    group.addoption("--jax-workers", type=int, default=os.cpu_count() or 1, metavar="N",
-                    help="cells run at once, each still in its own process (default: the number of cores)")
-    group.addoption("--jax-retries", type=int, default=1, metavar="N",
-                    help="rerun a cell that ends in error, crash or timeout up to N times (default 1); "
-                         "disagreeing attempts are 'flaky'")
-    group.addoption("--jax-retry-differs", action="store_true",
-                    help="also rerun cells that differ")
-    group.addoption("--jax-launch", choices=LAUNCHERS, default="fork",
-                    help="fork cells from a per-environment server that imported jax (default), or spawn each")
-    group.addoption("--jax-reuse", default=None, metavar="FILE",
-                    help="a previous result file, or a folder of them: cells whose key is unchanged are reused")
+    group.addoption(
+        "--jax-python",
+        default=None,
+        metavar="PATH",
+        help="interpreter of the target environment (default: the current one)",
+    )
+    group.addoption(
+        "--jax-workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="cells run at once, each still in its own process (default: the number of cores)",
+    )
+    group.addoption(
+        "--jax-retries",
+        type=int,
+        default=1,
+        metavar="N",
+        help="rerun a cell that ends in error, crash or timeout up to N times (default 1); "
+        "disagreeing attempts are 'flaky'",
+    )
+    group.addoption("--jax-retry-differs", action="store_true", help="also rerun cells that differ")
+    group.addoption(
+        "--jax-launch",
+        choices=LAUNCHERS,
+        default="fork",
+        help="fork cells from a per-environment server that imported jax (default), or spawn each",
+    )
+    group.addoption(
+        "--jax-reuse",
+        default=None,
+        metavar="FILE",
+        help="a previous result file, or a folder of them: cells whose key is unchanged are reused",
+    )
     group.addoption("--jax-rerun", action="store_true", help="run every cell even if a stored result matches")
-    group.addoption("--jax-shard", default=None, metavar="K/N",
-                    help="run only shard K of N of the selected cells (split by recorded durations)")
-    group.addoption("--jax-shard-durations", default=None, metavar="PATH",
-                    help="result files whose recorded durations balance the shards (default matrix/baseline/)")
-    group.addoption("--jax-cells", default=None, metavar="FILE",
-                    help="a JSON list of cell ids: run exactly those (the CLI's own selection), not -k's substrings")
-    group.addoption("--jax-cells-are-shard", action="store_true",
-                    help="the cells of --jax-cells already are shard K of --jax-shard K/N, split over every case "
-                         "package of the run: label the results with the shard, split nothing again")
+    group.addoption(
+        "--jax-shard",
+        default=None,
+        metavar="K/N",
+        help="run only shard K of N of the selected cells (split by recorded durations)",
+    )
+    group.addoption(
+        "--jax-shard-durations",
+        default=None,
+        metavar="PATH",
+        help="result files whose recorded durations balance the shards (default matrix/baseline/)",
+    )
+    group.addoption(
+        "--jax-cells",
+        default=None,
+        metavar="FILE",
+        help="a JSON list of cell ids: run exactly those (the CLI's own selection), not -k's substrings",
+    )
+    group.addoption(
+        "--jax-cells-are-shard",
+        action="store_true",
+        help="the cells of --jax-cells already are shard K of --jax-shard K/N, split over every case "
+        "package of the run: label the results with the shard, split nothing again",
+    )
     group.addoption("--jax-pins-hash", default="", metavar="SHA256", help="the target's pin set, for the header")
-    group.addoption("--jax-source-kind", default="", choices=SOURCE_KINDS,
-                    help="where the target's jax came from (its cells' reproduce lines name a build, not the release)")
-    group.addoption("--jax-build-identity", action="store_true",
-                    help="the target is a build of its own (wheel files, an existing interpreter): its reuse keys also "
-                         "hold the digest of its installed jax and jaxlib files, so a rebuilt wheel with the same "
-                         "version never reuses the results of the build before it")
-    group.addoption("--conformance-cases", default=DEFAULT_CASE_PACKAGE, metavar="PACKAGE",
-                    help="the package whose modules declare the cases (default conformance.cases)")
+    group.addoption(
+        "--jax-source-kind",
+        default="",
+        choices=SOURCE_KINDS,
+        help="where the target's jax came from (its cells' reproduce lines name a build, not the release)",
+    )
+    group.addoption(
+        "--jax-build-identity",
+        action="store_true",
+        help="the target is a build of its own (wheel files, an existing interpreter): its reuse keys also "
+        "hold the digest of its installed jax and jaxlib files, so a rebuilt wheel with the same "
+        "version never reuses the results of the build before it",
+    )
+    group.addoption(
+        "--conformance-cases",
+        default=DEFAULT_CASE_PACKAGE,
+        metavar="PACKAGE",
+        help="the package whose modules declare the cases (default conformance.cases)",
+    )
 
 
 def _read_cell_list(path: str | None) -> set[str] | None:
@@ -117,15 +164,21 @@ def describe_target(python: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="jaxconf-env-") as workdir:
         out = os.path.join(workdir, "env.json")
         try:  # bounded: what it prints is kept as a tail, and a hang is stopped with what it started
-            done = run_bounded([python, "-m", "conformance.child.envinfo", "--out", out],
-                               env=child_environment(os.environ, {}), timeout=ENVINFO_TIMEOUT_S, limit=8192)
+            done = run_bounded(
+                [python, "-m", "conformance.child.envinfo", "--out", out],
+                env=child_environment(os.environ, {}),
+                timeout=ENVINFO_TIMEOUT_S,
+                limit=8192,
+            )
         except (OSError, subprocess.SubprocessError) as exc:
             raise pytest.UsageError(f"--jax-python {python}: cannot run it ({exc})") from None
         if done.timed_out:
             raise pytest.UsageError(f"--jax-python {python}: did not describe itself within {ENVINFO_TIMEOUT_S}s")
         if not os.path.exists(out):
-            raise pytest.UsageError(f"could not describe the environment of {python}: "
-                                    f"{(done.output.strip().splitlines() or ['no output'])[-1][:300]}")
+            raise pytest.UsageError(
+                f"could not describe the environment of {python}: "
+                f"{(done.output.strip().splitlines() or ['no output'])[-1][:300]}"
+            )
         return json.loads(Path(out).read_text(encoding="utf-8"))
 
 
@@ -236,14 +289,26 @@ class ConformanceRun:
         environment = self.environment_digest()
         environment += "".join(f["hash"] for f in self.case_folders)  # a folder's helpers change its cells too
         folder = package_folder(self.package)
-        stored = reusable_cells(self.config.getoption("jax_reuse"), str(described.get("jax")),
-                                described["platform"], self.shard.file_suffix if self.shard else "")
+        stored = reusable_cells(
+            self.config.getoption("jax_reuse"),
+            str(described.get("jax")),
+            described["platform"],
+            self.shard.file_suffix if self.shard else "",
+        )
         # What each cell took before: this version's own stored results, else the committed baseline's.
-        durations = {**recorded_durations(), **{cell_id: c.duration_s for cell_id, c in stored.items()
-                                                if c.duration_s and c.duration_s > 0}}
+        durations = {
+            **recorded_durations(),
+            **{cell_id: c.duration_s for cell_id, c in stored.items() if c.duration_s and c.duration_s > 0},
+        }
         return RunSession(
-            target=Target(self.python, described["platform"], described.get("jax"), self.package,
-                          (folder,) if folder else (), source_kind=self.config.getoption("jax_source_kind")),
+            target=Target(
+                self.python,
+                described["platform"],
+                described.get("jax"),
+                self.package,
+                (folder,) if folder else (),
+                source_kind=self.config.getoption("jax_source_kind"),
+            ),
             launcher=self.config.getoption("jax_launch"),
             workers=self.config.getoption("jax_workers"),
             retries=self.config.getoption("jax_retries"),
@@ -263,8 +328,13 @@ class ConformanceRun:
     def harness_result(self, item: "CaseItem") -> CellResult:
         """The `error` cell of an item whose probe the harness never judged (`item.harness_fault` says why)."""
         described = self.describe()
-        target = Target(self.python, described["platform"], described.get("jax"), self.package,
-                        source_kind=self.config.getoption("jax_source_kind"))
+        target = Target(
+            self.python,
+            described["platform"],
+            described.get("jax"),
+            self.package,
+            source_kind=self.config.getoption("jax_source_kind"),
+        )
         return harness_fault_result(item.case, item.param, target, item.harness_fault or "no result was recorded")
 
     @pytest.hookimpl(trylast=True)
@@ -272,8 +342,9 @@ class ConformanceRun:
         """Keep exactly the cells of `--jax-cells` (when given), then, with `--jax-shard K/N`, only shard K of them."""
         wanted = _read_cell_list(config.getoption("jax_cells"))
         if wanted is not None:
-            dropped = [item for item in items if isinstance(item, CaseItem)
-                       and item.case.cell_id(item.param) not in wanted]
+            dropped = [
+                item for item in items if isinstance(item, CaseItem) and item.case.cell_id(item.param) not in wanted
+            ]
             if dropped:
                 config.hook.pytest_deselected(items=dropped)
                 items[:] = [item for item in items if item not in dropped]
@@ -284,8 +355,9 @@ class ConformanceRun:
         dropped = [item for cell_id, item in cells.items() if cell_id not in chosen]
         if dropped:
             config.hook.pytest_deselected(items=dropped)
-            items[:] = [item for item in items if not isinstance(item, CaseItem) or item.case.cell_id(item.param)
-                        in chosen]
+            items[:] = [
+                item for item in items if not isinstance(item, CaseItem) or item.case.cell_id(item.param) in chosen
+            ]
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Describe the target once cells are known, and start running them."""
@@ -344,8 +416,11 @@ class ConformanceRun:
             pins_hash=self.config.getoption("jax_pins_hash"),
             environment_digest=self.environment_digest() if self.target is not None else "",
             shard=self.shard.label if self.shard else "",
-            jax_module_version=(str(target.get("jax_module_version") or "")
-                                if target.get("jax_module_version") != target.get("jax") else ""),
+            jax_module_version=(
+                str(target.get("jax_module_version") or "")
+                if target.get("jax_module_version") != target.get("jax")
+                else ""
+            ),
             jax_git_hash=str(target.get("jax_git_hash") or ""),
             jaxlib_git_hash=str(target.get("jaxlib_git_hash") or ""),
             started_at=self.started_at,
@@ -398,8 +473,10 @@ def failure_text(result: CellResult) -> str:
     """What pytest prints for a cell that did not conform."""
     lines = [f"{result.status.value}: {result.reason}" if result.reason else result.status.value]
     for difference in result.diff:
-        lines.append(f"  {difference['path']}: expected {difference['expected']!r}, "
-                     f"observed {difference['observed']!r} ({difference['kind']})")
+        lines.append(
+            f"  {difference['path']}: expected {difference['expected']!r}, "
+            f"observed {difference['observed']!r} ({difference['kind']})"
+        )
     if result.status is not Status.DIFFERS and result.stderr_tail:
         lines.append("stderr (tail):")
         lines.extend("  " + line for line in result.stderr_tail.strip().splitlines()[-15:])
@@ -475,8 +552,7 @@ class CaseModule(pytest.File):
             raise pytest.UsageError(str(exc)) from None
         for found in cases:
             for param in found.param_names:
-                yield CaseItem.from_parent(self, name=found.cell_id(param).split(".", 1)[1],
-                                           case=found, param=param)
+                yield CaseItem.from_parent(self, name=found.cell_id(param).split(".", 1)[1], case=found, param=param)
 
 
 @pytest.hookimpl(hookwrapper=True)

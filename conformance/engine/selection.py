@@ -64,5 +64,6 @@ def select_cells(cells: list[Cell], expression: str | None) -> list[Cell]:
     chosen = [cell for cell in cells if compiled.evaluate(_matcher(cell.names()))]
     if not chosen:
         raise ConformanceError(
-            f"-k {expression!r} selects no cell; `jax-conformance list` shows the case ids and row IDs to match")
+            f"-k {expression!r} selects no cell; `jax-conformance list` shows the case ids and row IDs to match"
+        )
     return chosen

@@ -38,8 +38,11 @@ def shared_case_envs(cells: Iterable[Cell], platform: str, at_least: int = 2) ->
     counts: dict[tuple[tuple[str, str], ...], int] = {}
     for cell in cells:
         case_env = cell.case.env_for(cell.param)
-        if case_env and not cell.case.needs_fresh_interpreter(cell.param) \
-                and not isinstance(cell.case.expected(cell.param, platform), Skip):
+        if (
+            case_env
+            and not cell.case.needs_fresh_interpreter(cell.param)
+            and not isinstance(cell.case.expected(cell.param, platform), Skip)
+        ):
             group = env_group(case_env)
             counts[group] = counts.get(group, 0) + 1
     return [dict(group) for group, count in counts.items() if count >= at_least]
@@ -60,15 +63,22 @@ class RunResult:
 def reproduced_crash(stored: CellResult) -> bool:
     """Whether a stored `crash` is a result rather than an accident: its run retried it and every attempt (two at
     least) crashed too, like a release's known crash at interpreter exit. A single crash may be the machine's."""
-    return (stored.status is Status.CRASH and len(stored.attempts) >= 2
-            and all(a.get("status") == Status.CRASH.value for a in stored.attempts))
+    return (
+        stored.status is Status.CRASH
+        and len(stored.attempts) >= 2
+        and all(a.get("status") == Status.CRASH.value for a in stored.attempts)
+    )
 
 
 def still_answers(stored: CellResult | None, key: str) -> bool:
     """Whether a stored result may stand for a cell whose reuse key is now `key`: the same non-empty key, and a
     status that a new run would not try again (never error, timeout, flaky or a crash that was not reproduced)."""
-    return (stored is not None and bool(key) and stored.key == key
-            and (stored.status in REUSABLE or reproduced_crash(stored)))
+    return (
+        stored is not None
+        and bool(key)
+        and stored.key == key
+        and (stored.status in REUSABLE or reproduced_crash(stored))
+    )
 
 
 @dataclass
@@ -122,13 +132,20 @@ class RunSession:
             return
         shared = shared_case_envs(cells, self.target.platform)
         served = {env_group(case_env) for case_env in shared} | {()}  # () is the plain server
-        forked = [c for c in cells
-                  if not c.case.needs_fresh_interpreter(c.param) and env_group(c.case.env_for(c.param)) in served]
+        forked = [
+            c
+            for c in cells
+            if not c.case.needs_fresh_interpreter(c.param) and env_group(c.case.env_for(c.param)) in served
+        ]
         if not forked:
             return
-        self._fork = ForkLauncher(self.target.python, self.target.package,
-                                  child_environment(os.environ, {}, case_folders=self.target.case_folders),
-                                  self._workroot, shared_envs=shared)
+        self._fork = ForkLauncher(
+            self.target.python,
+            self.target.package,
+            child_environment(os.environ, {}, case_folders=self.target.case_folders),
+            self._workroot,
+            shared_envs=shared,
+        )
         if self._fork.fallback_reason:
             self.launcher_note = f"spawned every cell: {self._fork.fallback_reason}"
 
@@ -167,9 +184,17 @@ class RunSession:
         key = self.key(cell)
         result = self._reusable(cell, key)
         if result is None:
-            result = run_cell(cell.case, cell.param, self.target, self._launch, self.launcher_name,
-                              retries=self.retries, retry_differs=self.retry_differs, workroot=self._workroot,
-                              stopping=lambda: self._stopping)
+            result = run_cell(
+                cell.case,
+                cell.param,
+                self.target,
+                self._launch,
+                self.launcher_name,
+                retries=self.retries,
+                retry_differs=self.retry_differs,
+                workroot=self._workroot,
+                stopping=lambda: self._stopping,
+            )
             result.key = key
         if self.on_result is not None:
             self.on_result(result)
@@ -220,9 +245,14 @@ class RunSession:
             self.close(interrupted=True)
             raise
         self.close()
-        return RunResult(results=results, launcher=self.launcher_name_used(), launcher_note=self.launcher_note,
-                         wall_s=round(time.monotonic() - self.started, 3),
-                         ran=sum(not r.reused for r in results), reused=sum(r.reused for r in results))
+        return RunResult(
+            results=results,
+            launcher=self.launcher_name_used(),
+            launcher_note=self.launcher_note,
+            wall_s=round(time.monotonic() - self.started, 3),
+            ran=sum(not r.reused for r in results),
+            reused=sum(r.reused for r in results),
+        )
 
     def launcher_name_used(self) -> str:
         """How this session launched cells, for the run header."""

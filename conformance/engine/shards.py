@@ -58,8 +58,10 @@ def parse_shard(text: str) -> Shard:
 def check_shard_count(shard: Shard, selected: int) -> None:
     """Refuse, in one line, more shards than selected cells (every shard past that would run nothing)."""
     if shard.count > max(selected, 1):
-        raise ConformanceError(f"--shard {shard.label}: {shard.count} shards for {selected} selected cell(s); "
-                               f"use at most {max(selected, 1)} shards")
+        raise ConformanceError(
+            f"--shard {shard.label}: {shard.count} shards for {selected} selected cell(s); "
+            f"use at most {max(selected, 1)} shards"
+        )
 
 
 def _stable_hash(cell_id: str) -> str:
@@ -93,4 +95,3 @@ def split(cell_ids: Iterable[str], count: int, durations: Mapping[str, float] | 
 def select_shard(cell_ids: Iterable[str], shard: Shard, durations: Mapping[str, float] | None = None) -> set[str]:
     """The ids of the cells that `shard` runs."""
     return set(split(cell_ids, shard.count, durations)[shard.index - 1])
-

@@ -68,8 +68,10 @@ class ExistingPython:
     release: ClassVar[bool] = False
     option: ClassVar[str] = "python"
     metavar: ClassVar[str] = "PATH"
-    run_help: ClassVar[str] = ("an existing interpreter with jax installed: nothing is built, its jax, jaxlib and "
-                               "platform are read from it (repeatable; with --jax or --matrix, those run too)")
+    run_help: ClassVar[str] = (
+        "an existing interpreter with jax installed: nothing is built, its jax, jaxlib and "
+        "platform are read from it (repeatable; with --jax or --matrix, those run too)"
+    )
     gate_help: ClassVar[str] = "run the suite on this existing interpreter's jax as the candidate (with --from)"
 
     @property
@@ -107,10 +109,14 @@ class WheelFolder:
     release: ClassVar[bool] = False
     option: ClassVar[str] = "wheels"
     metavar: ClassVar[str] = "DIR"
-    run_help: ClassVar[str] = ("a folder of jax and/or jaxlib wheel files: an environment is built from them (the rest "
-                               "from the index) and cached under their sha256 (repeatable)")
-    gate_help: ClassVar[str] = ("build an environment from this folder's jax/jaxlib wheels and run the suite on it as "
-                                "the candidate (with --from)")
+    run_help: ClassVar[str] = (
+        "a folder of jax and/or jaxlib wheel files: an environment is built from them (the rest "
+        "from the index) and cached under their sha256 (repeatable)"
+    )
+    gate_help: ClassVar[str] = (
+        "build an environment from this folder's jax/jaxlib wheels and run the suite on it as "
+        "the candidate (with --from)"
+    )
 
     @property
     def where(self) -> str:
@@ -151,9 +157,11 @@ class JaxPair:
     apart: ClassVar[bool] = True  # never stored as the release of its jax's version
     option: ClassVar[str] = "pair"
     metavar: ClassVar[str] = "JAX:JAXLIB"
-    run_help: ClassVar[str] = ("a release's jax over another release's jaxlib (0.12.0.1:0.11.2), where jax accepts "
-                               "that jaxlib; installed with --no-deps where only its declared range refuses it "
-                               "(repeatable)")
+    run_help: ClassVar[str] = (
+        "a release's jax over another release's jaxlib (0.12.0.1:0.11.2), where jax accepts "
+        "that jaxlib; installed with --no-deps where only its declared range refuses it "
+        "(repeatable)"
+    )
     gate_help: ClassVar[str] = "run the suite on jax JAX over jaxlib JAXLIB as the candidate (with --from)"
 
     @property

@@ -170,10 +170,15 @@ class EnvironmentBuilder:
     `notices` collects one line for every environment repaired, for the CLI to print.
     """
 
-    def __init__(self, root: Path | None = None, index: PackageIndex | None = None,
-                 run: Callable[..., subprocess.CompletedProcess] = run_child,
-                 interpreters: list[Interpreter] | None = None, pins_dir: Path = PINS_DIR,
-                 options: IndexOptions = IndexOptions()) -> None:
+    def __init__(
+        self,
+        root: Path | None = None,
+        index: PackageIndex | None = None,
+        run: Callable[..., subprocess.CompletedProcess] = run_child,
+        interpreters: list[Interpreter] | None = None,
+        pins_dir: Path = PINS_DIR,
+        options: IndexOptions = IndexOptions(),
+    ) -> None:
         self.root = root or cache_root()
         self.options = options
         self.index = index or PackageIndex(self.root, options=options)
@@ -193,8 +198,7 @@ class EnvironmentBuilder:
         """The installed interpreter chosen for jax `version`."""
         release = self.index.jax_release(version)
         wheel_tags = {t for t in self.index.jaxlib_pythons(self.jaxlib_for(version)) if t.startswith("cp")}
-        return choose_interpreter(self.interpreters, release.requires_python, frozenset(wheel_tags),
-                                  f"jax {version}")
+        return choose_interpreter(self.interpreters, release.requires_python, frozenset(wheel_tags), f"jax {version}")
 
     def jaxlib_for(self, version: str) -> str:
         """The jaxlib installed with jax `version`: the same release, or a dev build's jaxlib of the same night;
@@ -221,8 +225,13 @@ class EnvironmentBuilder:
         apart = f"-idx{self.options.digest()}" if self.options.given and requirements.pin_file is None else ""
         extra = f"-with{hashlib.sha256(' '.join(packages).encode()).hexdigest()[:10]}" if packages else ""
         path = self.root / "envs" / f"jax-{version}-py{minor}-{requirements.digest[:10]}{apart}{extra}"
-        wanted = {"layout": ENV_LAYOUT, "jax": version, "python": interpreter.version,
-                  "requirements": requirements.digest, **({"with": list(packages)} if packages else {})}
+        wanted = {
+            "layout": ENV_LAYOUT,
+            "jax": version,
+            "python": interpreter.version,
+            "requirements": requirements.digest,
+            **({"with": list(packages)} if packages else {}),
+        }
         if apart:
             wanted["index"] = self.options.digest()
         source = {"kind": "index", **self.options.describe(), **({"with": list(packages)} if packages else {})}
@@ -232,15 +241,31 @@ class EnvironmentBuilder:
             install = ["--require-hashes", "-r", str(requirements.pin_file)]
         else:
             install = list(requirements.lines)
-        return self._prepare(path, wanted, interpreter, install, version, requirements.digest, source,
-                             pinned=requirements.pin_file is not None, started=started,
-                             then=([*packages, *held],) if packages else ())
+        return self._prepare(
+            path,
+            wanted,
+            interpreter,
+            install,
+            version,
+            requirements.digest,
+            source,
+            pinned=requirements.pin_file is not None,
+            started=started,
+            then=([*packages, *held],) if packages else (),
+        )
 
     def prepare_python(self, python: str) -> JaxEnvironment:
         """The interpreter at `python`, as it is (nothing built); its jax version read from its metadata."""
         version, interpreter, _, seconds = existing_interpreter(python)
-        return JaxEnvironment(version, Path(interpreter.path).parent, interpreter, False, seconds,
-                              executable=interpreter.path, source={"kind": "python", "python": interpreter.path})
+        return JaxEnvironment(
+            version,
+            Path(interpreter.path).parent,
+            interpreter,
+            False,
+            seconds,
+            executable=interpreter.path,
+            source={"kind": "python", "python": interpreter.path},
+        )
 
     def wheels_interpreter(self, wheels: WheelSet) -> Interpreter:
         """The installed interpreter for a wheel set: its jax's Requires-Python, and the CPython tags of its
@@ -248,8 +273,12 @@ class EnvironmentBuilder:
         tags = set(wheels.cp_tags)
         if wheels.jaxlib is None:
             tags = {t for t in self.index.jaxlib_pythons(Version(wheels.jax_version).public) if t.startswith("cp")}
-        return choose_interpreter(self.interpreters, wheels.requires_python, frozenset(tags),
-                                  f"the wheels of {wheels.folder.name} (jax {wheels.jax_version})")
+        return choose_interpreter(
+            self.interpreters,
+            wheels.requires_python,
+            frozenset(tags),
+            f"the wheels of {wheels.folder.name} (jax {wheels.jax_version})",
+        )
 
     def prepare_wheels(self, folder: Path) -> JaxEnvironment:
         """An environment built from the jax (and jaxlib) wheel files of `folder`, the rest from the index; cached
@@ -260,19 +289,41 @@ class EnvironmentBuilder:
         minor = ".".join(interpreter.version.split(".")[:2])
         apart = f"-idx{self.options.digest()}" if self.options.given else ""
         path = self.root / "envs" / f"wheels-jax-{wheels.jax_version}-py{minor}-{wheels.digest[:10]}{apart}"
-        wanted = {"layout": ENV_LAYOUT, "jax": wheels.jax_version, "python": interpreter.version,
-                  "wheels": wheels.digest, "index": self.options.digest()}
+        wanted = {
+            "layout": ENV_LAYOUT,
+            "jax": wheels.jax_version,
+            "python": interpreter.version,
+            "wheels": wheels.digest,
+            "index": self.options.digest(),
+        }
         # Without its jaxlib wheel, jax's `cpu` extra names the jaxlib it was released with (from the index).
         jax = f"jax{'' if wheels.jaxlib else '[cpu]'} @ {wheels.jax.path.as_uri()}"
-        install = [jax, *([str(wheels.jaxlib.path)] if wheels.jaxlib else []), *EXTRA_PACKAGES,
-                   "--find-links", str(wheels.folder)]
+        install = [
+            jax,
+            *([str(wheels.jaxlib.path)] if wheels.jaxlib else []),
+            *EXTRA_PACKAGES,
+            "--find-links",
+            str(wheels.folder),
+        ]
         source = {"kind": "wheels", "wheels": wheels.describe(), **self.options.describe()}
-        return self._prepare(path, wanted, interpreter, install, wheels.jax_version, wheels.digest, source,
-                             pinned=False, started=started)
+        return self._prepare(
+            path, wanted, interpreter, install, wheels.jax_version, wheels.digest, source, pinned=False, started=started
+        )
 
-    def _prepare(self, path: Path, wanted: dict, interpreter: Interpreter, install: list[str], version: str,
-                 digest: str, source: dict[str, Any], *, pinned: bool, started: float,
-                 then: tuple[list[str], ...] = ()) -> JaxEnvironment:
+    def _prepare(
+        self,
+        path: Path,
+        wanted: dict,
+        interpreter: Interpreter,
+        install: list[str],
+        version: str,
+        digest: str,
+        source: dict[str, Any],
+        *,
+        pinned: bool,
+        started: float,
+        then: tuple[list[str], ...] = (),
+    ) -> JaxEnvironment:
         """Reuse the environment at `path` when its marker says `wanted`, else build it with `install`."""
         check_cache_folder(self.root)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -280,11 +331,11 @@ class EnvironmentBuilder:
             self._remove_stale_staging(path)
             problem = environment_problem(path, wanted)
             if problem is None:
-                return JaxEnvironment(version, path, interpreter, False, time.monotonic() - started, digest,
-                                      source=source)
+                return JaxEnvironment(
+                    version, path, interpreter, False, time.monotonic() - started, digest, source=source
+                )
             if problem and problem != "its requirements changed":
-                self.notices.append(f"the cached environment for jax {version} was broken ({problem}); "
-                                    f"rebuilt it")
+                self.notices.append(f"the cached environment for jax {version} was broken ({problem}); rebuilt it")
             self._build(path, interpreter, install, version, pinned, then)
             write_text_atomically(path / MARKER, json.dumps(wanted, indent=1))
         return JaxEnvironment(version, path, interpreter, True, time.monotonic() - started, digest, source=source)
@@ -292,13 +343,17 @@ class EnvironmentBuilder:
     def _check_importable(self, staging: Path, version: str, interpreter: Interpreter) -> None:
         """Refuse (one line; the staging folder is then removed) an environment where jax cannot be imported."""
         if not any((p / "jaxlib" / "__init__.py").exists() for p in _site_packages(staging)):
-            raise ConformanceError(f"jax {version} brings no jaxlib wheel for Python {interpreter.version} (nor for "
-                                   f"any other installed Python), so it cannot run here; nothing was kept")
+            raise ConformanceError(
+                f"jax {version} brings no jaxlib wheel for Python {interpreter.version} (nor for "
+                f"any other installed Python), so it cannot run here; nothing was kept"
+            )
         done = self.run([str(venv_python(staging)), "-c", "import jax"], capture_output=True, text=True)
         if done.returncode != 0:
             last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            raise ConformanceError(f"jax {version} installs but does not import with Python {interpreter.version} "
-                                   f"({last}); nothing was kept")
+            raise ConformanceError(
+                f"jax {version} installs but does not import with Python {interpreter.version} "
+                f"({last}); nothing was kept"
+            )
 
     def _remove_stale_staging(self, path: Path) -> None:
         for staging in path.parent.glob(f"{path.name}.building-*"):
@@ -306,8 +361,15 @@ class EnvironmentBuilder:
             if not pid.isdigit() or int(pid) == os.getpid() or not pid_alive(int(pid)):
                 shutil.rmtree(staging, ignore_errors=True)
 
-    def _build(self, path: Path, interpreter: Interpreter, requirements: list[str], version: str,
-               pinned: bool, then: tuple[list[str], ...] = ()) -> None:
+    def _build(
+        self,
+        path: Path,
+        interpreter: Interpreter,
+        requirements: list[str],
+        version: str,
+        pinned: bool,
+        then: tuple[list[str], ...] = (),
+    ) -> None:
         """Make the venv in a staging folder, install `requirements`, then each of `then` (more `uv pip install`
         arguments, such as a jax over another release's jaxlib), check that jax imports, and move it in place."""
         staging = path.with_name(f"{path.name}.building-{os.getpid()}")
@@ -316,26 +378,44 @@ class EnvironmentBuilder:
         python = venv_python(staging)
         # Copies, not uv's default hard links into its cache: an edit in another environment made from that cache
         # must not change this one.
-        install = [uv, "pip", "install", "--quiet", "--link-mode", "copy", "--python", str(python),
-                   *self.options.uv_args(), *requirements]
+        install = [
+            uv,
+            "pip",
+            "install",
+            "--quiet",
+            "--link-mode",
+            "copy",
+            "--python",
+            str(python),
+            *self.options.uv_args(),
+            *requirements,
+        ]
         try:
-            more = [[uv, "pip", "install", "--quiet", "--python", str(python), *self.options.uv_args(), *args]
-                    for args in then]
+            more = [
+                [uv, "pip", "install", "--quiet", "--python", str(python), *self.options.uv_args(), *args]
+                for args in then
+            ]
             for step in ([uv, "venv", "--quiet", "--python", interpreter.path, str(staging)], install, *more):
                 done = self.run(step, capture_output=True, text=True)
                 if done.returncode != 0:
-                    last = scrub_credentials((done.stderr.strip().splitlines() or ["no output"])[-1],
-                                             *self.options.urls())
+                    last = scrub_credentials(
+                        (done.stderr.strip().splitlines() or ["no output"])[-1], *self.options.urls()
+                    )
                     if pinned and "hash" in done.stderr.lower():
-                        raise ConformanceError(f"the pinned hashes for jax {version} do not match the package "
-                                               f"index ({last}); refresh them with `jax-conformance pin {version}`")
-                    raise ConformanceError(f"could not build the environment for jax {version} "
-                                           f"with Python {interpreter.version}: {last}")
+                        raise ConformanceError(
+                            f"the pinned hashes for jax {version} do not match the package "
+                            f"index ({last}); refresh them with `jax-conformance pin {version}`"
+                        )
+                    raise ConformanceError(
+                        f"could not build the environment for jax {version} with Python {interpreter.version}: {last}"
+                    )
             self._check_importable(staging, version, interpreter)
             altered = files_problem(staging, _site_packages(staging))
             if altered:
-                raise ConformanceError(f"jax {version} installed altered files ({altered[4:]}): uv's cache holds a "
-                                       f"copy edited in place; run `uv cache clean jax jaxlib` and run again")
+                raise ConformanceError(
+                    f"jax {version} installed altered files ({altered[4:]}): uv's cache holds a "
+                    f"copy edited in place; run `uv cache clean jax jaxlib` and run again"
+                )
             shutil.rmtree(path, ignore_errors=True)
             os.replace(staging, path)
         finally:
@@ -358,10 +438,14 @@ def page_packages(texts: Any) -> tuple[str, ...]:
         except InvalidRequirement:
             requirement = None
         if requirement is None or requirement.url:
-            raise ConformanceError(f"--with {text!r} is not a package requirement; write a name from the package "
-                                   f"index, with a version if you want one (--with optax, --with 'optax==0.2.4')")
+            raise ConformanceError(
+                f"--with {text!r} is not a package requirement; write a name from the package "
+                f"index, with a version if you want one (--with optax, --with 'optax==0.2.4')"
+            )
         if _JAX_ITSELF.match(requirement.name):
-            raise ConformanceError(f"--with {requirement.name} would change the release under test; name the "
-                                   f"packages the page imports besides jax (the release is chosen with --jax)")
+            raise ConformanceError(
+                f"--with {requirement.name} would change the release under test; name the "
+                f"packages the page imports besides jax (the release is chosen with --jax)"
+            )
         found.append(str(requirement))
     return tuple(dict.fromkeys(found))

@@ -41,27 +41,38 @@ def describe_interpreter(python: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="jaxconf-python-") as workdir:
         out = Path(workdir) / "env.json"
         try:  # bounded: an interpreter that prints without end, or hangs, costs a tail and DESCRIBE_TIMEOUT_S
-            done = run_bounded([python, "-m", "conformance.child.envinfo", "--out", str(out)], env=environ,
-                               timeout=DESCRIBE_TIMEOUT_S, limit=8192, cwd=workdir)
+            done = run_bounded(
+                [python, "-m", "conformance.child.envinfo", "--out", str(out)],
+                env=environ,
+                timeout=DESCRIBE_TIMEOUT_S,
+                limit=8192,
+                cwd=workdir,
+            )
         except (OSError, subprocess.SubprocessError) as exc:
             raise ConformanceError(f"--python {python}: not a Python interpreter that runs ({exc})") from None
         if done.timed_out:
-            raise ConformanceError(f"--python {python}: did not answer within {DESCRIBE_TIMEOUT_S}s (it and what it "
-                                   f"started were stopped); is it a Python interpreter that imports jax?")
+            raise ConformanceError(
+                f"--python {python}: did not answer within {DESCRIBE_TIMEOUT_S}s (it and what it "
+                f"started were stopped); is it a Python interpreter that imports jax?"
+            )
         if done.returncode != 0 or not out.is_file():
             last = (done.output.strip().splitlines() or ["no output"])[-1]
-            raise ConformanceError(f"--python {python}: not a Python interpreter the suite can use "
-                                   f"({one_line(last)[:200]})")
+            raise ConformanceError(
+                f"--python {python}: not a Python interpreter the suite can use ({one_line(last)[:200]})"
+            )
         try:
             if out.stat().st_size > MAX_DESCRIPTION_BYTES:
                 raise ValueError(f"{out.stat().st_size} bytes, more than {MAX_DESCRIPTION_BYTES}")
             described = json.loads(out.read_text(encoding="utf-8"))
         except (OSError, ValueError, RecursionError) as exc:
-            raise ConformanceError(f"--python {python}: its description is unreadable ({one_line(str(exc))[:200]})"
-                                   ) from None
+            raise ConformanceError(
+                f"--python {python}: its description is unreadable ({one_line(str(exc))[:200]})"
+            ) from None
     if not isinstance(described, dict):
-        raise ConformanceError(f"--python {python}: its description is JSON but not an object "
-                               f"({type(described).__name__}); is it an interpreter running the suite's envinfo?")
+        raise ConformanceError(
+            f"--python {python}: its description is JSON but not an object "
+            f"({type(described).__name__}); is it an interpreter running the suite's envinfo?"
+        )
     return described
 
 
@@ -72,23 +83,30 @@ def check_described(python: str, described: dict[str, Any]) -> str:
         try:  # as PEP 440 normalizes it, the form result files and the plugin use (`+corp_3` is `+corp.3`)
             version = str(Version(str(described["jax"])))
         except InvalidVersion:
-            raise ConformanceError(f"--python {python}: its jax says version {described['jax']!r}, which is not a "
-                                   f"PEP 440 version") from None
+            raise ConformanceError(
+                f"--python {python}: its jax says version {described['jax']!r}, which is not a PEP 440 version"
+            ) from None
         platform = described.get("platform")
         if not isinstance(platform, str) or not PLATFORM_NAME.fullmatch(platform):
-            raise ConformanceError(f"--python {python}: its description names the platform {str(platform)[:80]!r}, "
-                                   f"not a platform name such as linux-x86_64")
+            raise ConformanceError(
+                f"--python {python}: its description names the platform {str(platform)[:80]!r}, "
+                f"not a platform name such as linux-x86_64"
+            )
         said = described.get("python")  # printed in the run's heading: never a terminal's escape sequence
         if not isinstance(said, str) or not re.fullmatch(r"\d+\.\d+(\.\d+)?[a-z0-9+.]*", said):
-            raise ConformanceError(f"--python {python}: its description names the Python version "
-                                   f"{str(said)[:80]!r}, not a version such as 3.13.0")
+            raise ConformanceError(
+                f"--python {python}: its description names the Python version "
+                f"{str(said)[:80]!r}, not a version such as 3.13.0"
+            )
         return version
     installed = described.get("jax_installed") or (described.get("packages") or {}).get("jax")
     if installed:
         why = described.get("jax_error") or "unknown error"
         raise ConformanceError(f"--python {python}: jax {installed} is installed but does not import ({why[:200]})")
-    raise ConformanceError(f"--python {python}: jax is not installed in it (Python {described.get('python')}); "
-                           f"install jax there, or give --wheels DIR or --jax VERSION instead")
+    raise ConformanceError(
+        f"--python {python}: jax is not installed in it (Python {described.get('python')}); "
+        f"install jax there, or give --wheels DIR or --jax VERSION instead"
+    )
 
 
 def existing_interpreter(python: str) -> tuple[str, Interpreter, dict[str, Any], float]:

@@ -126,18 +126,26 @@ def place_entries(place: str, left_out: list[str] | None = None) -> list[dict[st
     wheels that cannot install, and a page's wheels whose tags no interpreter here can install, are left out, each
     named with why in `left_out`."""
     parts = urllib.parse.urlsplit(place)
-    folder = Path(urllib.request.url2pathname(parts.path)) if parts.scheme == "file" else \
-        None if parts.scheme in ("http", "https") else Path(place)
+    folder = (
+        Path(urllib.request.url2pathname(parts.path))
+        if parts.scheme == "file"
+        else None
+        if parts.scheme in ("http", "https")
+        else Path(place)
+    )
     if folder is not None:
         if not folder.is_dir():
-            raise ConformanceError(f"--find-links {scrub_url(place)}: no such folder; name a folder of wheel "
-                                   f"files or a page that links to them")
+            raise ConformanceError(
+                f"--find-links {scrub_url(place)}: no such folder; name a folder of wheel "
+                f"files or a page that links to them"
+            )
         return _folder_entries(folder, left_out if left_out is not None else [])
     try:
         entries = [e for e in fetch_page(place).get("files", []) if isinstance(e, dict)]
     except (OSError, ValueError) as exc:
-        raise ConformanceError(f"--find-links {scrub_url(place)} cannot be read "
-                               f"({scrub_credentials(str(exc), place)[:300]})") from None
+        raise ConformanceError(
+            f"--find-links {scrub_url(place)} cannot be read ({scrub_credentials(str(exc), place)[:300]})"
+        ) from None
     kept = []
     for entry in entries:  # a page's wheels whose tags no interpreter here can install, as for a folder's
         name = str(entry.get("filename", ""))
@@ -149,18 +157,19 @@ def place_entries(place: str, left_out: list[str] | None = None) -> list[dict[st
     return kept
 
 
-def find_links_files(places: tuple[str, ...], project: str, left_out: list[str] | None = None
-                     ) -> list[dict[str, Any]]:
+def find_links_files(places: tuple[str, ...], project: str, left_out: list[str] | None = None) -> list[dict[str, Any]]:
     """The entries of `project`'s files (`jax-…whl`, not `jaxlib-…`) across the `--find-links` places; the
     project's wheels left out as uninstallable are named in `left_out`."""
     wanted = re.sub(r"[-_.]+", "-", project).lower()
     found, skipped = [], []
     for place in places:
         dropped: list[str] = []
-        found += [entry for entry in place_entries(place, dropped)
-                  if isinstance(entry, dict) and _project_of(str(entry.get("filename", ""))) == wanted]
-        skipped += [f"--find-links {scrub_url(place)}: left out {why}" for why in dropped
-                    if _project_of(why) == wanted]
+        found += [
+            entry
+            for entry in place_entries(place, dropped)
+            if isinstance(entry, dict) and _project_of(str(entry.get("filename", ""))) == wanted
+        ]
+        skipped += [f"--find-links {scrub_url(place)}: left out {why}" for why in dropped if _project_of(why) == wanted]
     if left_out is not None:
         left_out.extend(skipped)
     return found

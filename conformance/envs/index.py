@@ -63,11 +63,13 @@ def parse_simple_json(payload: dict[str, Any]) -> dict[str, Release]:
 
 def sort_versions(versions) -> list[str]:
     """Versions in release order; unparsable ones last."""
+
     def key(text: str):
         try:
             return (0, Version(text))
         except InvalidVersion:
             return (1, Version("0"))
+
     return sorted(versions, key=key)
 
 
@@ -124,8 +126,9 @@ class IndexOptions:
         if extra:
             found["extra_index_urls"] = [without_credentials(u) for u in extra]
         if self.find_links:
-            found["find_links"] = [without_credentials(p) if "://" in p else os.path.basename(p.rstrip("/\\"))
-                                   for p in self.find_links]
+            found["find_links"] = [
+                without_credentials(p) if "://" in p else os.path.basename(p.rstrip("/\\")) for p in self.find_links
+            ]
         if self.pre:
             found["pre"] = True
         return found
@@ -148,23 +151,27 @@ def fetch_project_page(project: str, base: str | None = None, timeout: float = 3
     return fetch_page(f"{base or index_url()}/{project}/", timeout)
 
 
-
-
 def check_cache_folder(folder: Path) -> None:
     """Refuse, in one line, a cache location that exists and is not a folder (JAX_CONFORMANCE_CACHE set to a file)."""
     for place in (folder, *folder.parents):
         if place.exists():
             if not place.is_dir():
-                raise ConformanceError(f"the cache folder {folder} cannot be made: {place} is a file; set "
-                                       f"JAX_CONFORMANCE_CACHE to a folder (or unset it)")
+                raise ConformanceError(
+                    f"the cache folder {folder} cannot be made: {place} is a file; set "
+                    f"JAX_CONFORMANCE_CACHE to a folder (or unset it)"
+                )
             return
 
 
 class PackageIndex:
     """Cached view of the index for the projects the suite needs."""
 
-    def __init__(self, cache_dir: Path, fetch: Callable[[str], dict[str, Any]] | None = None,
-                 options: IndexOptions = IndexOptions()) -> None:
+    def __init__(
+        self,
+        cache_dir: Path,
+        fetch: Callable[[str], dict[str, Any]] | None = None,
+        options: IndexOptions = IndexOptions(),
+    ) -> None:
         self.cache_dir = cache_dir
         self.options = options
         self.fetch = fetch or self._fetch_every_index
@@ -209,11 +216,13 @@ class PackageIndex:
                 if stale is None:
                     why = scrub_credentials(str(exc), *self.options.urls())
                     if isinstance(exc, ValueError):  # it answered, but not with a project page
-                        raise ConformanceError(f"the package index did not give a readable project page for "
-                                               f"{project} ({why[:300]})") from None
+                        raise ConformanceError(
+                            f"the package index did not give a readable project page for {project} ({why[:300]})"
+                        ) from None
                     raise ConformanceError(
                         f"cannot read the package index for {project} ({why[:300]}); check the network, or name a "
-                        f"reachable simple index with --index-url (or UV_INDEX_URL)") from None
+                        f"reachable simple index with --index-url (or UV_INDEX_URL)"
+                    ) from None
                 payload = stale
         if self.options.find_links:  # read afresh, never cached: a folder of builds grows
             left_out: list[str] = []
@@ -242,7 +251,8 @@ class PackageIndex:
         known = sort_versions(releases)
         hint = ", ".join(known[-5:])
         raise ConformanceError(
-            f"unknown JAX version '{version}': it is not on the package index; recent releases are {hint}")
+            f"unknown JAX version '{version}': it is not on the package index; recent releases are {hint}"
+        )
 
     def jaxlib_for(self, version: str) -> str:
         """The jaxlib version that goes with jax `version`: the same version, or for a dev build the jaxlib of the

@@ -45,26 +45,35 @@ def uv_pythons(env: dict[str, str] | None = None) -> list[str]:
     """The CPython interpreters `uv python list --only-installed` finds (uv's managed ones and those on PATH, on
     Linux, macOS and Windows alike); none where uv is missing or fails."""
     try:
-        done = run_child([uv_binary(), "python", "list", "--only-installed", "--output-format", "json"],
-                         capture_output=True, text=True, timeout=120,
-                         env=without_credentials(dict(os.environ if env is None else env)))
+        done = run_child(
+            [uv_binary(), "python", "list", "--only-installed", "--output-format", "json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=without_credentials(dict(os.environ if env is None else env)),
+        )
         listed = json.loads(done.stdout)
     except (OSError, ValueError, subprocess.SubprocessError, ConformanceError):
         return []
     if not isinstance(listed, list):
         return []
-    return [entry["path"] for entry in listed if isinstance(entry, dict) and entry.get("implementation") == "cpython"
-            and isinstance(entry.get("path"), str)]
+    return [
+        entry["path"]
+        for entry in listed
+        if isinstance(entry, dict) and entry.get("implementation") == "cpython" and isinstance(entry.get("path"), str)
+    ]
 
 
 def pyenv_pythons(pyenv_root: Path) -> list[str]:
     """pyenv's versions (`versions/*/bin/python3`; pyenv-win's `versions/*/python.exe`)."""
-    return sorted(str(p) for pattern in ("versions/*/bin/python3", "versions/*/python.exe")
-                  for p in pyenv_root.glob(pattern))
+    return sorted(
+        str(p) for pattern in ("versions/*/bin/python3", "versions/*/python.exe") for p in pyenv_root.glob(pattern)
+    )
 
 
-def candidate_paths(env: dict[str, str] | None = None,
-                    listed: Callable[[dict[str, str]], list[str]] = uv_pythons) -> list[str]:
+def candidate_paths(
+    env: dict[str, str] | None = None, listed: Callable[[dict[str, str]], list[str]] = uv_pythons
+) -> list[str]:
     """Paths that may be interpreters, most explicit first (JAX_CONFORMANCE_PYTHONS), then `sys.executable`, what
     `listed` (uv) finds, PATH's `python3.X` and pyenv's; not yet checked."""
     env = dict(os.environ if env is None else env)
@@ -82,8 +91,13 @@ def candidate_paths(env: dict[str, str] | None = None,
 def probe_interpreter(path: str) -> Interpreter | None:
     """Ask `path` for its version; None when it is not a working CPython."""
     try:
-        done = run_child([path, "-c", _VERSION_QUERY], capture_output=True, text=True, timeout=30,
-                         env=without_credentials(os.environ))
+        done = run_child(
+            [path, "-c", _VERSION_QUERY],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            env=without_credentials(os.environ),
+        )
         version, implementation = json.loads(done.stdout)
     except (OSError, ValueError, subprocess.SubprocessError):
         return None
@@ -127,5 +141,6 @@ def choose_interpreter(
         wheels = f" and a jaxlib wheel ({', '.join(sorted(wheel_tags))})" if wheel_tags else ""
         raise ConformanceError(
             f"no installed Python fits {what}, which needs Python {requires_python or 'any'}{wheels}; "
-            f"found: {seen}. Install a fitting Python, or list its path in JAX_CONFORMANCE_PYTHONS")
+            f"found: {seen}. Install a fitting Python, or list its path in JAX_CONFORMANCE_PYTHONS"
+        )
     return max(fitting, key=lambda i: Version(i.version))

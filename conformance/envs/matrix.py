@@ -70,19 +70,23 @@ def parse_matrix(text: str, name: str, source: str) -> Matrix:
     since = data.get("since")
     if since is not None:
         if not is_version(since) or "versions" in data or "newest" in data:
-            raise ConformanceError(f"matrix file {source}: `since` must be a JAX version such as \"0.4.38\", "
-                                   f"and stands instead of `versions` and `newest`")
+            raise ConformanceError(
+                f'matrix file {source}: `since` must be a JAX version such as "0.4.38", '
+                f"and stands instead of `versions` and `newest`"
+            )
         return Matrix(name=name, versions=(), since=since)
     newest = data.get("newest")
     if newest is not None:
         if not isinstance(newest, int) or isinstance(newest, bool) or newest < 1 or "versions" in data:
-            raise ConformanceError(f"matrix file {source}: `newest` must be a positive whole number, "
-                                   f"and stands instead of `versions`")
+            raise ConformanceError(
+                f"matrix file {source}: `newest` must be a positive whole number, and stands instead of `versions`"
+            )
         return Matrix(name=name, versions=(), newest=newest)
     versions = data.get("versions")
     if not isinstance(versions, list) or not versions or not all(isinstance(v, str) and v for v in versions):
         raise ConformanceError(
-            f'matrix file {source} needs `versions = ["0.4.38", ...]`, a non-empty list of JAX version strings')
+            f'matrix file {source} needs `versions = ["0.4.38", ...]`, a non-empty list of JAX version strings'
+        )
     bad = [v for v in versions if not is_version(v)]
     if bad:
         raise ConformanceError(f"matrix file {source}: {bad[0]!r} is not a JAX version such as 0.4.38")
@@ -129,10 +133,11 @@ def resolve_versions(matrix: Matrix, released: Iterable[str], pre: bool = False)
     if matrix.since:
         chosen = sorted(pair for pair in every if pair[0] >= Version(matrix.since))
         if not chosen:
-            raise ConformanceError(f"matrix {matrix.name}: the package index lists no JAX release from "
-                                   f"{matrix.since} on")
+            raise ConformanceError(
+                f"matrix {matrix.name}: the package index lists no JAX release from {matrix.since} on"
+            )
         return tuple(text for _, text in chosen)
-    newest = sorted(finals)[-matrix.newest:]
+    newest = sorted(finals)[-matrix.newest :]
     return tuple(finals[series][1] for series in newest)
 
 

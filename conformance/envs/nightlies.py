@@ -52,8 +52,9 @@ def left_out_of_nights(versions: Iterable[str], first: str, last: str) -> list[s
         low, high = sorted((Version(first), Version(last)))
     except InvalidVersion:
         return []
-    return sorted((t for t, v in _parsed(versions).items() if low < v < high and v.is_prerelease
-                   and t not in chosen), key=Version)
+    return sorted(
+        (t for t, v in _parsed(versions).items() if low < v < high and v.is_prerelease and t not in chosen), key=Version
+    )
 
 
 def nights_out_of_order(builds: Iterable[str]) -> list[tuple[str, str]]:
@@ -77,7 +78,13 @@ def matching_jaxlib(jax: str, jaxlibs: Iterable[str]) -> str:
         return ""
     if wanted.dev is None:
         return next((t for t, v in parsed.items() if v == wanted), "")
-    same_release = [(v.dev, v, t) for t, v in parsed.items()
-                    if v.release == wanted.release and v.pre == wanted.pre and v.post == wanted.post
-                    and v.dev is not None and v.dev <= wanted.dev]
+    same_release = [
+        (v.dev, v, t)
+        for t, v in parsed.items()
+        if v.release == wanted.release
+        and v.pre == wanted.pre
+        and v.post == wanted.post
+        and v.dev is not None
+        and v.dev <= wanted.dev
+    ]
     return max(same_release)[2] if same_release else ""

@@ -36,8 +36,12 @@ class _AnchorParser(html.parser.HTMLParser):
             found = dict(attrs)
             href = found.get("href") or ""
             name = urllib.parse.unquote(urllib.parse.urlsplit(href).path.rsplit("/", 1)[-1])
-            self._open = {"filename": name, "requires-python": found.get("data-requires-python"),
-                          "yanked": "data-yanked" in found, "url": href}
+            self._open = {
+                "filename": name,
+                "requires-python": found.get("data-requires-python"),
+                "yanked": "data-yanked" in found,
+                "url": href,
+            }
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "a" and self._open is not None:
@@ -65,8 +69,10 @@ def _page(data: bytes, content_type: str, where: str) -> dict[str, Any]:
     text = data.decode("utf-8", "replace")
     if "html" in content_type or text.lstrip()[:1] == "<":
         return parse_simple_html(text)
-    raise ValueError(f"{where} answered {content_type or 'an unknown type'}, neither a PEP 691 JSON nor a PEP 503 "
-                     f"HTML project page; is it a simple index?")
+    raise ValueError(
+        f"{where} answered {content_type or 'an unknown type'}, neither a PEP 691 JSON nor a PEP 503 "
+        f"HTML project page; is it a simple index?"
+    )
 
 
 def _local_page(folder: Path, where: str) -> dict[str, Any]:

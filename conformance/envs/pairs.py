@@ -90,24 +90,51 @@ def prepare_pair(builder: Any, jax: str, jaxlib: str) -> JaxEnvironment:
     requirements = builder.requirements(jaxlib)
     minor = ".".join(interpreter.version.split(".")[:2])
     digest = hashlib.sha256(f"{jax}\n{jaxlib}\n{requirements.digest}\n{no_deps}".encode()).hexdigest()
-    path = (builder.root / "envs"
-            / f"pair-jax-{jax}-jaxlib-{jaxlib}-py{minor}-{digest[:10]}-idx{builder.options.digest()}")
-    wanted = {"layout": ENV_LAYOUT, "jax": jax, "jaxlib": jaxlib, "python": interpreter.version,
-              "requirements": requirements.digest, "no_deps": no_deps, "index": builder.options.digest()}
-    base = (["--require-hashes", "-r", str(requirements.pin_file)] if requirements.pin_file is not None
-            else [*requirements.lines, *EXTRA_PACKAGES])
+    path = (
+        builder.root / "envs" / f"pair-jax-{jax}-jaxlib-{jaxlib}-py{minor}-{digest[:10]}-idx{builder.options.digest()}"
+    )
+    wanted = {
+        "layout": ENV_LAYOUT,
+        "jax": jax,
+        "jaxlib": jaxlib,
+        "python": interpreter.version,
+        "requirements": requirements.digest,
+        "no_deps": no_deps,
+        "index": builder.options.digest(),
+    }
+    base = (
+        ["--require-hashes", "-r", str(requirements.pin_file)]
+        if requirements.pin_file is not None
+        else [*requirements.lines, *EXTRA_PACKAGES]
+    )
     over = ["--no-deps", f"jax=={jax}"] if no_deps else [f"jax=={jax}", f"jaxlib=={jaxlib}"]
-    source = {"kind": "pair", "jax": jax, "jaxlib": jaxlib, "no_deps": no_deps, "declared": facts["requires"],
-              **builder.options.describe()}
-    return builder._prepare(path, wanted, interpreter, base, jax, digest, source,
-                            pinned=requirements.pin_file is not None, started=started, then=(over,))
+    source = {
+        "kind": "pair",
+        "jax": jax,
+        "jaxlib": jaxlib,
+        "no_deps": no_deps,
+        "declared": facts["requires"],
+        **builder.options.describe(),
+    }
+    return builder._prepare(
+        path,
+        wanted,
+        interpreter,
+        base,
+        jax,
+        digest,
+        source,
+        pinned=requirements.pin_file is not None,
+        started=started,
+        then=(over,),
+    )
 
 
 def installed_version(env_path: Path, name: str = "jax") -> str:
     """The version of the distribution `name` installed at `env_path` (from its dist-info folder's name)."""
     for packages in _site_packages(env_path):
         for info in packages.glob(f"{name}-*.dist-info"):
-            return info.name[len(name) + 1:-len(".dist-info")]
+            return info.name[len(name) + 1 : -len(".dist-info")]
     return ""
 
 
@@ -121,12 +148,30 @@ def prepare_source(builder: Any, tree: Path, commit: str, jaxlib: str) -> JaxEnv
     minor = ".".join(interpreter.version.split(".")[:2])
     digest = hashlib.sha256(f"{commit}\n{jaxlib}\n{requirements.digest}".encode()).hexdigest()
     path = builder.root / "envs" / f"source-{commit[:12]}-jaxlib-{jaxlib}-py{minor}-{digest[:10]}"
-    wanted = {"layout": ENV_LAYOUT, "commit": commit, "jaxlib": jaxlib, "python": interpreter.version,
-              "requirements": requirements.digest}
-    base = (["--require-hashes", "-r", str(requirements.pin_file)] if requirements.pin_file is not None
-            else [*requirements.lines, *EXTRA_PACKAGES])
+    wanted = {
+        "layout": ENV_LAYOUT,
+        "commit": commit,
+        "jaxlib": jaxlib,
+        "python": interpreter.version,
+        "requirements": requirements.digest,
+    }
+    base = (
+        ["--require-hashes", "-r", str(requirements.pin_file)]
+        if requirements.pin_file is not None
+        else [*requirements.lines, *EXTRA_PACKAGES]
+    )
     source = {"kind": "source", "commit": commit, "jaxlib": jaxlib, **builder.options.describe()}
     # --reinstall-package: the tree's jax replaces the jaxlib release's own jax, even of the same version number.
-    env = builder._prepare(path, wanted, interpreter, base, commit[:12], digest, source, pinned=False,
-                           started=started, then=(["--no-deps", "--reinstall-package", "jax", str(tree)],))
+    env = builder._prepare(
+        path,
+        wanted,
+        interpreter,
+        base,
+        commit[:12],
+        digest,
+        source,
+        pinned=False,
+        started=started,
+        then=(["--no-deps", "--reinstall-package", "jax", str(tree)],),
+    )
     return replace(env, version=installed_version(env.path) or env.version)

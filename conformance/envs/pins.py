@@ -20,8 +20,10 @@ from conformance.errors import ConformanceError
 from conformance.portable import run_child
 from conformance.scrub import scrub_credentials
 
-HEADER = ("# Hashed pins for jax {version}, for every platform and Python {floor}+ "
-          "(made by `jax-conformance pin {version}`: uv pip compile --universal --generate-hashes).\n")
+HEADER = (
+    "# Hashed pins for jax {version}, for every platform and Python {floor}+ "
+    "(made by `jax-conformance pin {version}`: uv pip compile --universal --generate-hashes).\n"
+)
 
 
 def python_floor(requires_python: str | None) -> str:
@@ -30,9 +32,13 @@ def python_floor(requires_python: str | None) -> str:
     return f"{found[1]}.{found[2]}" if found else "3.10"
 
 
-def compile_pins(version: str, index: PackageIndex, pins_dir: Path = PINS_DIR,
-                 run: Callable[..., subprocess.CompletedProcess] = run_child,
-                 uv_options: Sequence[str] = ()) -> Path:
+def compile_pins(
+    version: str,
+    index: PackageIndex,
+    pins_dir: Path = PINS_DIR,
+    run: Callable[..., subprocess.CompletedProcess] = run_child,
+    uv_options: Sequence[str] = (),
+) -> Path:
     """Resolve and write the hashed pin file of jax `version`; one-line `ConformanceError` when it cannot.
     `uv_options` are the index options (`IndexOptions.uv_args`), passed to `uv pip compile` as they are."""
     release = index.jax_release(version)
@@ -43,9 +49,26 @@ def compile_pins(version: str, index: PackageIndex, pins_dir: Path = PINS_DIR,
         wanted = Path(workdir) / "requirements.in"
         wanted.write_text("\n".join([f"jax=={version}", *jaxlib, *EXTRA_PACKAGES]) + "\n", encoding="utf-8")
         out = Path(workdir) / "pins.txt"
-        done = run([uv_binary(), "pip", "compile", "--quiet", "--universal", "--generate-hashes", "--no-header",
-                    "--no-annotate", "--python-version", floor, *uv_options, str(wanted), "-o", str(out)],
-                   capture_output=True, text=True)
+        done = run(
+            [
+                uv_binary(),
+                "pip",
+                "compile",
+                "--quiet",
+                "--universal",
+                "--generate-hashes",
+                "--no-header",
+                "--no-annotate",
+                "--python-version",
+                floor,
+                *uv_options,
+                str(wanted),
+                "-o",
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+        )
         if done.returncode != 0 or not out.exists():
             last = (done.stderr.strip().splitlines() or ["no output"])[-1]
             raise ConformanceError(f"could not pin jax {version}: {scrub_credentials(last, *uv_options)}")

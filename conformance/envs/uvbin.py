@@ -17,5 +17,6 @@ def uv_binary() -> str:
         found = shutil.which("uv")
         if not found:
             raise ConformanceError(
-                "uv is not installed; run `pip install uv` (it builds the JAX environments)") from None
+                "uv is not installed; run `pip install uv` (it builds the JAX environments)"
+            ) from None
         return found

@@ -98,8 +98,10 @@ def wheel_metadata(path: Path) -> dict[str, list[str]]:
                 raise ConformanceError(f"{path.name} is not a wheel: it holds {len(names)} .dist-info/METADATA files")
             size = archive.getinfo(names[0]).file_size
             if size > MAX_METADATA_BYTES:  # a zip bomb would be read whole into memory
-                raise ConformanceError(f"{path.name} is not a wheel the suite reads: its METADATA unpacks to {size} "
-                                       f"bytes (at most {MAX_METADATA_BYTES})")
+                raise ConformanceError(
+                    f"{path.name} is not a wheel the suite reads: its METADATA unpacks to {size} "
+                    f"bytes (at most {MAX_METADATA_BYTES})"
+                )
             with archive.open(names[0]) as member:
                 text = member.read(MAX_METADATA_BYTES + 1)[:MAX_METADATA_BYTES].decode("utf-8")
     except (OSError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
@@ -133,27 +135,42 @@ def read_wheels(folder: Path, machine_platforms: Iterable[str] | None = None) ->
     by_project = {name: [w for w in wheels if w.project == canonicalize_name(name)] for name in JAX_PACKAGES}
     if not by_project["jax"]:
         found = ", ".join(w.name for w in wheels) or "no wheel files"
-        raise ConformanceError(f"--wheels {folder} holds no jax wheel (found: {found}); put the jax-*.whl to test "
-                               f"there, with its jaxlib-*.whl if it is a build of your own")
+        raise ConformanceError(
+            f"--wheels {folder} holds no jax wheel (found: {found}); put the jax-*.whl to test "
+            f"there, with its jaxlib-*.whl if it is a build of your own"
+        )
     for name, found in by_project.items():
         if len(found) > 1:
-            raise ConformanceError(f"--wheels {folder} holds {len(found)} {name} wheels "
-                                   f"({', '.join(w.name for w in found)}); keep the one to test")
+            raise ConformanceError(
+                f"--wheels {folder} holds {len(found)} {name} wheels "
+                f"({', '.join(w.name for w in found)}); keep the one to test"
+            )
     for wheel in [w for found in by_project.values() for w in found]:
         if not fits_this_machine(wheel, machine):
             platforms = ", ".join(sorted({t.platform for t in wheel.tags}))
-            raise ConformanceError(f"--wheels {folder}: {wheel.name} is built for {platforms}, not for this machine "
-                                   f"({machine[0] if machine else 'unknown platform'})")
+            raise ConformanceError(
+                f"--wheels {folder}: {wheel.name} is built for {platforms}, not for this machine "
+                f"({machine[0] if machine else 'unknown platform'})"
+            )
     jax = by_project["jax"][0]
     metadata = wheel_metadata(jax.path)
     version = (metadata.get("Version") or [jax.version])[0]
     try:  # as PEP 440 normalizes it, the form result files and the plugin use (`+corp_3` is `+corp.3`)
         version = str(Version(version))
     except InvalidVersion:
-        raise ConformanceError(f"{jax.path.name} says its version is {version!r}, which is not a PEP 440 version; "
-                               f"fix the wheel's METADATA") from None
+        raise ConformanceError(
+            f"{jax.path.name} says its version is {version!r}, which is not a PEP 440 version; fix the wheel's METADATA"
+        ) from None
     if Version(version) != Version(jax.version):  # the file name labels a build its METADATA does not say it is
-        raise ConformanceError(f"--wheels {folder}: {jax.path.name} is named jax {jax.version} but its METADATA says "
-                               f"{version}; rename the file or fix its METADATA so both name the build")
-    return WheelSet(folder.absolute(), jax, (by_project["jaxlib"] or [None])[0], tuple(wheels), version,
-                    (metadata.get("Requires-Python") or [None])[0])
+        raise ConformanceError(
+            f"--wheels {folder}: {jax.path.name} is named jax {jax.version} but its METADATA says "
+            f"{version}; rename the file or fix its METADATA so both name the build"
+        )
+    return WheelSet(
+        folder.absolute(),
+        jax,
+        (by_project["jaxlib"] or [None])[0],
+        tuple(wheels),
+        version,
+        (metadata.get("Requires-Python") or [None])[0],
+    )

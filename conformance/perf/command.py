@@ -29,8 +29,14 @@ from conformance.envs.matrix import chosen_versions, matrix_versions
 from conformance.errors import ConformanceError
 from conformance.perf import stats
 from conformance.decide.tiers import Tier
-from conformance.perf.decisions import (MetricBisect, bisect_metric, check_ratio, judged_workloads, perf_exit,
-                                        workload_findings)
+from conformance.perf.decisions import (
+    MetricBisect,
+    bisect_metric,
+    check_ratio,
+    judged_workloads,
+    perf_exit,
+    workload_findings,
+)
 from conformance.perf.render import bisect_json, bisect_markdown, outcome_json, outcome_lines, verdict_line
 from conformance.perf.session import PerfOutcome, PerfRequest, run_perf
 from conformance.perf.sides import is_interpreter, prepare_side, select_workloads, twin

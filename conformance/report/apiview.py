@@ -39,9 +39,14 @@ class ApiView:
         """The page's data block for the section (read by its script only when the section is used): `versions`
         per platform oldest first, `replacements` name → the name JAX's message points to, `keywords` each
         `[name(keyword=), platform index, removed in, first usable, JAX's message]`."""
-        return {"platforms": list(self.platforms), "releases": list(self.releases), "names": self.names,
-                "versions": [list(v) for v in self.versions], "replacements": self.replacements or {},
-                "keywords": [list(k) for k in self.keywords]}
+        return {
+            "platforms": list(self.platforms),
+            "releases": list(self.releases),
+            "names": self.names,
+            "versions": [list(v) for v in self.versions],
+            "replacements": self.replacements or {},
+            "keywords": [list(k) for k in self.keywords],
+        }
 
     @property
     def all_versions(self) -> list[str]:
@@ -62,8 +67,9 @@ def api_view(censuses: Sequence[Census]) -> ApiView | None:
     platforms = tuple(sorted({c.platform for c in censuses}))
     names = {}
     for name, per_platform in histories.items():
-        names[name] = [[h.added, h.deprecated, h.removed, h.last] if (h := per_platform.get(p)) else None
-                       for p in platforms]
+        names[name] = [
+            [h.added, h.deprecated, h.removed, h.last] if (h := per_platform.get(p)) else None for p in platforms
+        ]
     releases = tuple(change.to_json() for change in per_release(censuses))
     grouped = by_platform(censuses)
     versions = tuple(tuple(c.jax for c in grouped.get(p, [])) for p in platforms)
@@ -90,8 +96,17 @@ def keyword_removals(found: Sequence[Census], platform: int) -> list[tuple[str, 
         if not usable or usable[-1] + 1 >= len(states):
             continue
         gone, first = states[usable[-1] + 1][0], states[usable[0]][0]
-        said = next((c.keyword(name, keyword) for c, _ in states if (c.keyword(name, keyword) or {}).get("state")
-                     == "removed"), None) or {}
+        said = (
+            next(
+                (
+                    c.keyword(name, keyword)
+                    for c, _ in states
+                    if (c.keyword(name, keyword) or {}).get("state") == "removed"
+                ),
+                None,
+            )
+            or {}
+        )
         message = ": ".join(x for x in (str(said.get("effect") or ""), str(said.get("message") or "")) if x)
         out.append((f"{name}({keyword}=)", platform, gone.jax, first.jax, message or "removed from the signature"))
     return out
@@ -111,8 +126,14 @@ def removed_between(view: ApiView, a: str, b: str) -> list[dict[str, str]]:
             if not h or not h[0] or not h[2] or at.get(_plain(h[0]), 99) > ia:
                 continue
             if ia < at.get(h[2], -1) <= ib:
-                out.append({"name": name, "platform": view.platforms[k], "removed": h[2],
-                            "replacement": (view.replacements or {}).get(name, "")})
+                out.append(
+                    {
+                        "name": name,
+                        "platform": view.platforms[k],
+                        "removed": h[2],
+                        "replacement": (view.replacements or {}).get(name, ""),
+                    }
+                )
         for label, platform, gone, first, message in view.keywords:
             if platform == k and at.get(first, 99) <= ia < at.get(gone, -1) <= ib:
                 out.append({"name": label, "platform": view.platforms[k], "removed": gone, "replacement": message})

@@ -23,11 +23,20 @@ from conformance.chapter.grid import BlockChange, BlockStep, ChapterView, GridRo
 from conformance.chapter.model import FAILED, BlockStatus
 from conformance.report.common import cell_address, visible
 
-GLYPHS = {BlockStatus.RAN.value: "✓", BlockStatus.ASSERT_FAILED.value: "✗", BlockStatus.RAISED.value: "!",
-          BlockStatus.TIMEOUT.value: "T", BlockStatus.CRASH.value: "C", BlockStatus.SKIPPED.value: "s",
-          BlockStatus.AFTER_FAILURE.value: "↷", BlockStatus.RAISED_AS_DOCUMENTED.value: "✓",
-          BlockStatus.RAISED_OTHERWISE.value: "≠", BlockStatus.DID_NOT_RAISE.value: "∅", BlockStatus.LISTING.value: "–",
-          BlockStatus.INTERACTIVE.value: "‖"}
+GLYPHS = {
+    BlockStatus.RAN.value: "✓",
+    BlockStatus.ASSERT_FAILED.value: "✗",
+    BlockStatus.RAISED.value: "!",
+    BlockStatus.TIMEOUT.value: "T",
+    BlockStatus.CRASH.value: "C",
+    BlockStatus.SKIPPED.value: "s",
+    BlockStatus.AFTER_FAILURE.value: "↷",
+    BlockStatus.RAISED_AS_DOCUMENTED.value: "✓",
+    BlockStatus.RAISED_OTHERWISE.value: "≠",
+    BlockStatus.DID_NOT_RAISE.value: "∅",
+    BlockStatus.LISTING.value: "–",
+    BlockStatus.INTERACTIVE.value: "‖",
+}
 MEANINGS = {
     BlockStatus.RAN.value: "ran as written: every assert held and nothing raised",
     BlockStatus.ASSERT_FAILED.value: "assert failed: an assert of the block failed",
@@ -36,7 +45,7 @@ MEANINGS = {
     BlockStatus.CRASH.value: "crashed: the process died in the block",
     BlockStatus.SKIPPED.value: "skipped by the chapter's skip list, with its reason",
     BlockStatus.AFTER_FAILURE.value: "after an earlier failure: a name it needs was to come from an earlier block "
-                                     "that failed",
+    "that failed",
     BlockStatus.RAISED_AS_DOCUMENTED.value: "raised as documented: the error the page states, a subclass counting",
     BlockStatus.RAISED_OTHERWISE.value: "raised otherwise: an error of another class than the page states",
     BlockStatus.DID_NOT_RAISE.value: "did not raise the error the page states",
@@ -64,7 +73,7 @@ def anchor(chapter: str, platform: str, block: str) -> str:
 def short_code(first_code: str) -> str:
     """A block's first line of code on one line, cut to `FIRST_CODE_CHARS`."""
     first = " ".join(visible(first_code).split())
-    return first if len(first) <= FIRST_CODE_CHARS else first[:FIRST_CODE_CHARS - 1] + "…"
+    return first if len(first) <= FIRST_CODE_CHARS else first[: FIRST_CODE_CHARS - 1] + "…"
 
 
 def block_name(row: GridRow) -> str:
@@ -125,8 +134,11 @@ def _probe_link(cell_id: str, version: str, platform: str, several: bool) -> str
 
 def _cell_label(version: str, status: str, printed: bool, detail: str) -> str:
     """The words a glyph stands for (after the glyph itself, in its accessible name)."""
-    return f"{version}: {words(status)}" + (f": {detail}" if detail else "") + \
-        ("; printed output differs" if printed else "")
+    return (
+        f"{version}: {words(status)}"
+        + (f": {detail}" if detail else "")
+        + ("; printed output differs" if printed else "")
+    )
 
 
 def _row(view: ChapterView, row: GridRow, several: bool) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
@@ -142,27 +154,58 @@ def _row(view: ChapterView, row: GridRow, several: bool) -> tuple[dict[str, Any]
             cells.append({"glyph": "", "status": "not-run", "label": f"{version}: not run"})
             continue
         detail = visible(cell.detail)
-        probes = [[link.cell_id, link.statuses[version], _probe_link(link.cell_id, version, grid.platform, several)]
-                  for link in links if version in link.statuses]
+        probes = [
+            [link.cell_id, link.statuses[version], _probe_link(link.cell_id, version, grid.platform, several)]
+            for link in links
+            if version in link.statuses
+        ]
         details[f"{key}|{version}"] = {
-            "name": name, "heading": visible(row.heading), "version": version, "status": cell.status,
-            "words": words(cell.status), "detail": detail, "printed": [visible(line) for line in cell.printed_lines],
-            "stdout": visible(cell.stdout_tail)[-2000:], "seconds": cell.duration_s,
-            "since": since.text if since else "", "probes": probes,
+            "name": name,
+            "heading": visible(row.heading),
+            "version": version,
+            "status": cell.status,
+            "words": words(cell.status),
+            "detail": detail,
+            "printed": [visible(line) for line in cell.printed_lines],
+            "stdout": visible(cell.stdout_tail)[-2000:],
+            "seconds": cell.duration_s,
+            "since": since.text if since else "",
+            "probes": probes,
             # a page the probes do not encode has no probe to name: its panel says nothing of probes (`grid`)
-            "section": row.section if view.links else ""}
-        cells.append({"glyph": GLYPHS.get(cell.status, "?"), "status": cell.status, "printed": cell.printed_differs,
-                      "label": _cell_label(version, cell.status, cell.printed_differs, detail[:160])})
+            "section": row.section if view.links else "",
+        }
+        cells.append(
+            {
+                "glyph": GLYPHS.get(cell.status, "?"),
+                "status": cell.status,
+                "printed": cell.printed_differs,
+                "label": _cell_label(version, cell.status, cell.printed_differs, detail[:160]),
+            }
+        )
     newest = grid.versions[-1] if grid.versions else ""
-    probes = [{"cell": link.cell_id, "href": _probe_link(link.cell_id, newest, grid.platform, several)}
-              for link in links]
-    return ({"anchor": key, "block": row.block, "name": name, "heading": visible(row.heading), "line": row.line,
-             "section": row.section, "first_code": short_code(row.first_code), "cells": cells,
-             "since": since.text if since else "", "probes": probes}, details)
+    probes = [
+        {"cell": link.cell_id, "href": _probe_link(link.cell_id, newest, grid.platform, several)} for link in links
+    ]
+    return (
+        {
+            "anchor": key,
+            "block": row.block,
+            "name": name,
+            "heading": visible(row.heading),
+            "line": row.line,
+            "section": row.section,
+            "first_code": short_code(row.first_code),
+            "cells": cells,
+            "since": since.text if since else "",
+            "probes": probes,
+        },
+        details,
+    )
 
 
-def _first_broken(page_rows: Sequence[dict[str, Any]], details: dict[str, dict[str, Any]], version: str
-                  ) -> dict[str, Any] | None:
+def _first_broken(
+    page_rows: Sequence[dict[str, Any]], details: dict[str, dict[str, Any]], version: str
+) -> dict[str, Any] | None:
     """The first block, in the chapter's order, that does not run as written on `version` (what breaks first)."""
     for row in page_rows:
         found = details.get(f"{row['anchor']}|{version}")
@@ -173,23 +216,36 @@ def _first_broken(page_rows: Sequence[dict[str, Any]], details: dict[str, dict[s
 
 def _step(step: BlockStep, names: dict[str, str], anchors: dict[str, str]) -> dict[str, Any]:
     """Two adjacent releases as the page says them: each block's status change, and printed changes alone."""
+
     def said(change: BlockChange) -> dict[str, Any]:
-        return {"anchor": anchors[change.block], "name": names[change.block], "before": words(change.before),
-                "after": words(change.after), "printed": change.printed}
-    return {"before": step.before, "after": step.after, "changes": [said(c) for c in step.changes],
-            "printed": [said(c) for c in step.printed]}
+        return {
+            "anchor": anchors[change.block],
+            "name": names[change.block],
+            "before": words(change.before),
+            "after": words(change.after),
+            "printed": change.printed,
+        }
+
+    return {
+        "before": step.before,
+        "after": step.after,
+        "changes": [said(c) for c in step.changes],
+        "printed": [said(c) for c in step.printed],
+    }
 
 
-def _newest_breaks(rows: Sequence[dict[str, Any]], details: dict[str, dict[str, Any]], version: str
-                   ) -> tuple[tuple[dict[str, Any], ...], int]:
+def _newest_breaks(
+    rows: Sequence[dict[str, Any]], details: dict[str, dict[str, Any]], version: str
+) -> tuple[tuple[dict[str, Any], ...], int]:
     """The blocks that do not run as written on `version`, in the page's order, and how many more did not run
     because a block before them failed (`after an earlier failure`)."""
     found, after = [], 0
     for row in rows:
         cell = details.get(f"{row['anchor']}|{version}")
         if cell and cell["status"] in _FAILED:
-            found.append({"anchor": row["anchor"], "name": row["name"], "words": cell["words"],
-                          "detail": cell["detail"]})
+            found.append(
+                {"anchor": row["anchor"], "name": row["name"], "words": cell["words"], "detail": cell["detail"]}
+            )
         after += bool(cell) and cell["status"] == BlockStatus.AFTER_FAILURE.value
     return tuple(found), after
 
@@ -197,13 +253,27 @@ def _newest_breaks(rows: Sequence[dict[str, Any]], details: dict[str, dict[str, 
 def _disagreement(view: ChapterView, found, names: dict[str, str], several: bool) -> dict[str, Any]:
     grid = view.grid
     conforms = found.probes_say == "every probe conforms"
-    return {"anchor": anchor(grid.chapter, grid.platform, found.block), "name": names.get(found.block, found.block),
-            "version": found.version, "words": words(found.block_status), "detail": visible(found.block_detail),
-            "probes_say": ("every probe of its subsection conforms there" if conforms
-                           else "every probe of its subsection differs there"),
-            "probes": [{"cell": p.cell_id, "words": p.status, "observed": visible(p.observed),
-                        "href": _probe_link(p.cell_id, found.version, grid.platform, several)}
-                       for p in found.probes]}
+    return {
+        "anchor": anchor(grid.chapter, grid.platform, found.block),
+        "name": names.get(found.block, found.block),
+        "version": found.version,
+        "words": words(found.block_status),
+        "detail": visible(found.block_detail),
+        "probes_say": (
+            "every probe of its subsection conforms there"
+            if conforms
+            else "every probe of its subsection differs there"
+        ),
+        "probes": [
+            {
+                "cell": p.cell_id,
+                "words": p.status,
+                "observed": visible(p.observed),
+                "href": _probe_link(p.cell_id, found.version, grid.platform, several),
+            }
+            for p in found.probes
+        ],
+    }
 
 
 def chapter_page(view: ChapterView, several_platforms: bool = False) -> ChapterPage:
@@ -214,18 +284,35 @@ def chapter_page(view: ChapterView, several_platforms: bool = False) -> ChapterP
         drawn, found = _row(view, row, several_platforms)
         rows.append(drawn)
         details.update(found)
-    summaries = tuple({"version": s.version, "text": s.text, "first": _first_broken(rows, details, s.version)}
-                      for s in view.summaries)
+    summaries = tuple(
+        {"version": s.version, "text": s.text, "first": _first_broken(rows, details, s.version)} for s in view.summaries
+    )
     names = {row["block"]: row["name"] for row in rows}
     disagreements = tuple(_disagreement(view, d, names, several_platforms) for d in view.disagreements)
     anchors = {row["block"]: row["anchor"] for row in rows}
     steps = tuple(_step(step, names, anchors) for step in view.steps)
     breaks, after = _newest_breaks(rows, details, grid.versions[-1]) if grid.versions else ((), 0)
-    misprinted = tuple({"anchor": row["anchor"], "name": row["name"]} for row in rows
-                       if grid.versions and row["cells"][-1].get("printed"))
-    return ChapterPage(grid.chapter, grid.platform, grid.versions, tuple(rows), summaries, disagreements, details,
-                       visible(grid.title), source_link(grid.origin), steps, breaks, after, bool(view.links),
-                       misprinted)
+    misprinted = tuple(
+        {"anchor": row["anchor"], "name": row["name"]}
+        for row in rows
+        if grid.versions and row["cells"][-1].get("printed")
+    )
+    return ChapterPage(
+        grid.chapter,
+        grid.platform,
+        grid.versions,
+        tuple(rows),
+        summaries,
+        disagreements,
+        details,
+        visible(grid.title),
+        source_link(grid.origin),
+        steps,
+        breaks,
+        after,
+        bool(view.links),
+        misprinted,
+    )
 
 
 def chapter_pages(views: Sequence[ChapterView], several_platforms: bool = False) -> list[ChapterPage]:
@@ -246,7 +333,6 @@ def blocks_of_rows(pages: Sequence[ChapterPage], views: Sequence[ChapterView]) -
     return back
 
 
-
 def pages_said(pages: Sequence[ChapterPage]) -> str:
     """The pages of a report, each once with its blocks, for its first line: `The page “Debugging” (5 blocks)`."""
     found = list({page.chapter: page for page in pages}.values())
@@ -260,5 +346,8 @@ def changes_said(pages: Sequence[ChapterPage]) -> str:
     count = sum(len(step["changes"]) for page in pages for step in page.steps)
     if not any(page.steps for page in pages):
         return "Only one release of each page: no status change to count."
-    return (f"{count} block status change{'' if count == 1 else 's'} between adjacent releases." if count else
-            "No block changed its status between adjacent releases.")
+    return (
+        f"{count} block status change{'' if count == 1 else 's'} between adjacent releases."
+        if count
+        else "No block changed its status between adjacent releases."
+    )

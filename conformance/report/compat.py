@@ -46,9 +46,16 @@ FORMAT = "jax-conformance compat"
 FORMAT_VERSION = 3
 KNOWN_ISSUE_LEAD = "Known issue, a JAX bug (where this reads as supported, the bug is present): "
 # How a cell's status reads in a sentence (`<code>a.p[y]</code> differs in 0.6.0`).
-_STATUS_VERB = {"conforms": "conforms", "differs": "differs", "unsupported": "is unsupported",
-                "error": "ends in an error", "crash": "crashes", "timeout": "times out", "skipped": "is skipped",
-                "flaky": "is flaky"}
+_STATUS_VERB = {
+    "conforms": "conforms",
+    "differs": "differs",
+    "unsupported": "is unsupported",
+    "error": "ends in an error",
+    "crash": "crashes",
+    "timeout": "times out",
+    "skipped": "is skipped",
+    "flaky": "is flaky",
+}
 FULL, PARTIAL, NONE = "full", "partial", "none"
 NOTE_CHARS = 300  # BCD's notes are a sentence or two; the whole why is one click away, on the page
 
@@ -96,19 +103,26 @@ def _partial_note(span: Span[str], members: Sequence[ParamRow], index: dict[str,
     """Which of the row's cells do not behave as the chapter says over the span, and what they are instead, release
     by release (`unsupported` where its API is not there yet is not `differs`)."""
     releases = list(index)
-    inside = releases[releases.index(span.first):releases.index(span.last) + 1]
+    inside = releases[releases.index(span.first) : releases.index(span.last) + 1]
     others = []
     for row in members:
-        states = [(release, row.cells[index[release]].status) for release in inside
-                  if row.cells[index[release]].result is not None]
+        states = [
+            (release, row.cells[index[release]].status)
+            for release in inside
+            if row.cells[index[release]].result is not None
+        ]
         if any(status != Status.CONFORMS.value for _, status in states):
-            parts = [f"{_text(_STATUS_VERB.get(part.state, 'is ' + part.state))} in {_text(part.text)}"
-                     for part in spans(states)]
+            parts = [
+                f"{_text(_STATUS_VERB.get(part.state, 'is ' + part.state))} in {_text(part.text)}"
+                for part in spans(states)
+            ]
             told = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
             others.append(f"<code>{_text(row.cell_id)}</code> {told}")
     good = len(members) - len(others)
-    return (f"In {_text(span.text)}, {good} of this row's {len(members)} cells behave{'s' if good == 1 else ''} as the "
-            f"chapter says; " + "; ".join(others) + ".")
+    return (
+        f"In {_text(span.text)}, {good} of this row's {len(members)} cells behave{'s' if good == 1 else ''} as the "
+        f"chapter says; " + "; ".join(others) + "."
+    )
 
 
 class _Context:
@@ -122,8 +136,11 @@ class _Context:
     def releases(self, platform: str) -> dict[str, int]:
         """The final releases measured on `platform`, with their column index, oldest first (not the builds of
         their own, which carry a release's number without being that release)."""
-        return {c.jax: i for i, c in enumerate(self.model.columns)
-                if c.platform == platform and is_final(c.jax) and not c.build}
+        return {
+            c.jax: i
+            for i, c in enumerate(self.model.columns)
+            if c.platform == platform and is_final(c.jax) and not c.build
+        }
 
 
 def _change_note(context: _Context, members: Sequence[ParamRow], platform: str, before: str, after: str) -> str:
@@ -136,8 +153,9 @@ def _change_note(context: _Context, members: Sequence[ParamRow], platform: str, 
     return ""
 
 
-def support_statement(context: _Context, members: Sequence[ParamRow], platform: str,
-                      discrepancy: str) -> dict[str, Any] | list[dict[str, Any]] | None:
+def support_statement(
+    context: _Context, members: Sequence[ParamRow], platform: str, discrepancy: str
+) -> dict[str, Any] | list[dict[str, Any]] | None:
     """BCD support for a row made of the cells `members` on `platform`: one statement, or an array of them (newest
     first) where support comes and goes; None when nothing was measured there."""
     index = context.releases(platform)
@@ -185,8 +203,12 @@ def bug_states(context: _Context, members: Sequence[ParamRow], platform: str) ->
 
 
 def _known_on(members: Sequence[ParamRow], model: ReportModel, platform: str) -> bool:
-    return any(row.known_at[i] for row in members for i, c in enumerate(model.columns)
-               if c.platform == platform and not c.build)
+    return any(
+        row.known_at[i]
+        for row in members
+        for i, c in enumerate(model.columns)
+        if c.platform == platform and not c.build
+    )
 
 
 def _discrepancy_note(context: _Context, members: Sequence[ParamRow], platform: str) -> str:
@@ -200,10 +222,14 @@ def _discrepancy_note(context: _Context, members: Sequence[ParamRow], platform: 
 
 def _deprecated(members: Sequence[ParamRow], model: ReportModel) -> bool:
     """Whether the row's probe triggers a deprecation warning on the newest release measured."""
-    newest = [i for i, c in enumerate(model.columns)
-              if not c.build and any(row.cells[i].result is not None for row in members)]
-    return bool(newest) and any(row.cells[newest[-1]].result is not None and row.cells[newest[-1]].result.warnings
-                                for row in members)
+    newest = [
+        i
+        for i, c in enumerate(model.columns)
+        if not c.build and any(row.cells[i].result is not None for row in members)
+    ]
+    return bool(newest) and any(
+        row.cells[newest[-1]].result is not None and row.cells[newest[-1]].result.warnings for row in members
+    )
 
 
 def _source_file(block: CaseBlock) -> str:
@@ -235,11 +261,21 @@ def browsers_block(model: ReportModel) -> dict[str, Any]:
             if is_final(version):
                 status = "current" if version == finals[-1] else "retired"
             else:
-                status = "beta" if Version(version).is_prerelease and not Version(version).is_devrelease \
-                    and not Version(version).local else "nightly"
+                status = (
+                    "beta"
+                    if Version(version).is_prerelease
+                    and not Version(version).is_devrelease
+                    and not Version(version).local
+                    else "nightly"
+                )
             releases[version] = {"status": status}
-        block[platform] = {"name": f"JAX on {platform}", "type": "server", "accepts_flags": False,
-                           "accepts_webextensions": False, "releases": releases}
+        block[platform] = {
+            "name": f"JAX on {platform}",
+            "type": "server",
+            "accepts_flags": False,
+            "accepts_webextensions": False,
+            "releases": releases,
+        }
     return block
 
 
@@ -285,8 +321,14 @@ def feature_description(row_id: str, claim: str, summaries: dict[str, str]) -> s
     return own if own and not re.match(r"KNOWN ISSUE\b", own) else claim
 
 
-def compat_data(model: ReportModel, generated_at: str = "", *, html_link: str = "index.html",
-                site_url: str = "", api: dict[str, Any] | None = None) -> dict[str, Any]:
+def compat_data(
+    model: ReportModel,
+    generated_at: str = "",
+    *,
+    html_link: str = "index.html",
+    site_url: str = "",
+    api: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The compat JSON (see the module's docstring); its notes link to cells of the page at `html_link`, made
     absolute against `site_url` when one is given. `api` (`conformance.api.table.compat_entries` of the stored
     censuses) becomes BCD's `api` category: every public JAX name, when it was added, deprecated and removed."""
@@ -308,17 +350,38 @@ def compat_data(model: ReportModel, generated_at: str = "", *, html_link: str = 
         support, bugs, known_here = _row_support(context, members)
         description = KNOWN_ISSUE_LEAD + claim if known_here else feature_description(row_id, claim, summaries)
         if support:
-            _place(features, row_id, "__compat", {
-                "description": description, "source_file": _source_file(block), "support": support,
-                "status": {"experimental": False, "standard_track": False, "deprecated": _deprecated(members, model)}})
+            _place(
+                features,
+                row_id,
+                "__compat",
+                {
+                    "description": description,
+                    "source_file": _source_file(block),
+                    "support": support,
+                    "status": {
+                        "experimental": False,
+                        "standard_track": False,
+                        "deprecated": _deprecated(members, model),
+                    },
+                },
+            )
         if bugs:
-            _place(known, row_id, "__known_issue", {"description": claim, "source_file": _source_file(block),
-                                                     "cells": cells[row_id], "bug": bugs})
+            _place(
+                known,
+                row_id,
+                "__known_issue",
+                {"description": claim, "source_file": _source_file(block), "cells": cells[row_id], "bug": bugs},
+            )
     return {
         "__meta": {"version": conformance.__version__, "timestamp": generated_at},
         "browsers": browsers_block(model),
         **({"api": _with_source_file(api)} if api else {}),
         "jax": features,
-        "jax_conformance": {"format": FORMAT, "format_version": FORMAT_VERSION, "documented": DOCUMENTED_JAX,
-                            "cells": cells, "known_issues": known},
+        "jax_conformance": {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "documented": DOCUMENTED_JAX,
+            "cells": cells,
+            "known_issues": known,
+        },
     }

@@ -35,8 +35,11 @@ def cpu_conditions(details: Mapping[str, Any] | None) -> str:
         if "jit_error" in without:
             error = without["jit_error"]
             shown = error.get("$float", error) if isinstance(error, Mapping) else error
-            parts.append(f"error with that fusion off: {shown:.3g}" if isinstance(shown, float)
-                         else f"error with that fusion off: {shown}")
+            parts.append(
+                f"error with that fusion off: {shown:.3g}"
+                if isinstance(shown, float)
+                else f"error with that fusion off: {shown}"
+            )
         elif without.get("failed"):
             parts.append("fusion flag refused by this XLA")
     return "; ".join(parts)

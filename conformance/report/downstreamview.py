@@ -148,17 +148,21 @@ def environment(label: str, ident: str, release: str, baseline: str) -> str:
     answer without building it), and the shell lines that enter it (the cache's `downstream/envs/` folder of the
     suite and release). A library's tests run in its installed package (`--pyargs`), a folder's in the folder."""
     folder = label.startswith("folder ")
-    spec = label[len("folder "):] if folder else label
+    spec = label[len("folder ") :] if folder else label
     versions = " ".join(f"--jax {shlex.quote(v)}" for v in dict.fromkeys((baseline, release)))
     env = f"{CACHE}/downstream/envs/{env_folder_name(ident, release, '*', '*')}"
-    lines = [f"# the environment of {spec} on jax {release} (its lock resolved against jax {baseline}): build it",
-             f"jax-conformance downstream {shlex.quote(spec)} {versions} --rerun",
-             "# then run the test there"]
+    lines = [
+        f"# the environment of {spec} on jax {release} (its lock resolved against jax {baseline}): build it",
+        f"jax-conformance downstream {shlex.quote(spec)} {versions} --rerun",
+        "# then run the test there",
+    ]
     if folder:
-        return "\n".join(lines + [f"ENV=$(ls -d {env} | tail -n 1)", f"cd {shlex.quote(spec)}",
-                                  '"$ENV/bin/python" -m pytest'])
-    return "\n".join(lines + [f"cd \"$(ls -d {env} | tail -n 1)\"/lib/python3*/site-packages",
-                              "../../../bin/python -m pytest"])
+        return "\n".join(
+            lines + [f"ENV=$(ls -d {env} | tail -n 1)", f"cd {shlex.quote(spec)}", '"$ENV/bin/python" -m pytest']
+        )
+    return "\n".join(
+        lines + [f'cd "$(ls -d {env} | tail -n 1)"/lib/python3*/site-packages', "../../../bin/python -m pytest"]
+    )
 
 
 def reproduce(label: str, ident: str, release: str, baseline: str, node: str) -> str:
@@ -194,16 +198,21 @@ def answer(releases: Sequence[ReleaseCounts], baseline: str) -> str:
         parts.append(f"clean on {_span(by['clean'])}")
     if by.get("regresses"):
         regresses = by["regresses"]
-        parts.append(f"regresses against {baseline} from {regresses[0]}" +
-                     (f" (on {_span(regresses)})" if len(regresses) > 1 else ""))
+        parts.append(
+            f"regresses against {baseline} from {regresses[0]}"
+            + (f" (on {_span(regresses)})" if len(regresses) > 1 else "")
+        )
     if by.get("fails"):
         parts.append(f"fails without a regression on {_span(by['fails'])}")
     if by.get("uninstallable"):
         parts.append(f"cannot be installed with {_span(by['uninstallable'])}")
     if by.get("not run"):
         missing = by["not run"]
-        parts.append(f"not run on {_span(missing)}" if len(missing) <= MAX_NAMED else
-                     f"not run on {len(missing)} other releases of this report")
+        parts.append(
+            f"not run on {_span(missing)}"
+            if len(missing) <= MAX_NAMED
+            else f"not run on {len(missing)} other releases of this report"
+        )
     return "; ".join(parts) or "no test ran"
 
 
@@ -217,18 +226,29 @@ def _judged(cells: Sequence) -> dict[str, Judged]:
     return {node_of(c): judged(c) for c in cells}
 
 
-def _views(causes: Sequence[Cause], where: tuple[str, str, str, str], first_seen: dict[str, str]
-           ) -> tuple[CauseView, ...]:
+def _views(
+    causes: Sequence[Cause], where: tuple[str, str, str, str], first_seen: dict[str, str]
+) -> tuple[CauseView, ...]:
     """The causes as the page shows them; `where` is (label, ident, release, baseline); `first_seen` (signature ->
     the release it first regressed on) is filled as releases are visited in order."""
     label, ident, release, baseline = where
-    return tuple(CauseView(c.signature, c.owner, len(c.nodes), c.nodes[:EXAMPLES],
-                           first_seen.setdefault(c.signature, release),
-                           reproduce(label, ident, release, baseline, c.nodes[0])) for c in causes if c.nodes)
+    return tuple(
+        CauseView(
+            c.signature,
+            c.owner,
+            len(c.nodes),
+            c.nodes[:EXAMPLES],
+            first_seen.setdefault(c.signature, release),
+            reproduce(label, ident, release, baseline, c.nodes[0]),
+        )
+        for c in causes
+        if c.nodes
+    )
 
 
-def suite_view(label: str, ident: str, platform: str, by_release: dict[str, list], releases: Sequence[str]
-               ) -> SuiteView:
+def suite_view(
+    label: str, ident: str, platform: str, by_release: dict[str, list], releases: Sequence[str]
+) -> SuiteView:
     """One suite's part: `by_release` maps a release to the suite's cells on it; `releases` are the report's releases
     on this platform, in version order (a release without cells of the suite is `not run`). The baseline is the
     first release the suite was installed on; each later release is judged against it and against the release
@@ -252,8 +272,9 @@ def suite_view(label: str, ident: str, platform: str, by_release: dict[str, list
         statuses = [j.status for j in tests[release].values()]
         regressed = len(judgements[release].of("regressed")) if release in judgements else 0
         counts = tuple(sum(1 for s in statuses if s in words) for _, words in STATUS_ROWS)
-        reason = next((c.reason or "no reason given" for c in by_release.get(release, [])
-                       if node_of(c) == UNINSTALLABLE_ID), "")
+        reason = next(
+            (c.reason or "no reason given" for c in by_release.get(release, []) if node_of(c) == UNINSTALLABLE_ID), ""
+        )
         counted.append(ReleaseCounts(release, counts, len(statuses), _verdict(statuses, regressed), reason))
     first_seen: dict[str, str] = {}
     regressions = []
@@ -268,20 +289,44 @@ def suite_view(label: str, ident: str, platform: str, by_release: dict[str, list
         regressed = {c.node for c in judgement.of("regressed")}
         # A test can pass on the release before and fail here while it failed on the baseline too (broken on both
         # against the baseline): a regression of this step all the same, listed apart.
-        apart = _views([Cause(c.signature, c.owner, tuple(n for n in c.nodes if n not in regressed))
-                        for c in step.causes("regressed")] if step is not None else [], where, first_seen)
+        apart = _views(
+            [
+                Cause(c.signature, c.owner, tuple(n for n in c.nodes if n not in regressed))
+                for c in step.causes("regressed")
+            ]
+            if step is not None
+            else [],
+            where,
+            first_seen,
+        )
         counts = judgement.counts()
         uninstallable = next((c.signature for c in judgement.of("uninstallable")), "")
         if causes or uninstallable or apart:
-            regressions.append(Regression(
-                release, baseline, before if step is not None else "", counts.get("regressed", 0),
-                len(step.of("regressed")) if step is not None else None, causes,
-                tuple((word, counts[kind]) for kind, word in OTHER_CLASSES if counts.get(kind)), uninstallable,
-                apart))
+            regressions.append(
+                Regression(
+                    release,
+                    baseline,
+                    before if step is not None else "",
+                    counts.get("regressed", 0),
+                    len(step.of("regressed")) if step is not None else None,
+                    causes,
+                    tuple((word, counts[kind]) for kind, word in OTHER_CLASSES if counts.get(kind)),
+                    uninstallable,
+                    apart,
+                )
+            )
         if release in installed:
             before = release
-    return SuiteView(label, ident, platform, "folder" if label.startswith("folder ") else "index", tuple(counted),
-                     baseline, answer(counted, baseline), tuple(regressions))
+    return SuiteView(
+        label,
+        ident,
+        platform,
+        "folder" if label.startswith("folder ") else "index",
+        tuple(counted),
+        baseline,
+        answer(counted, baseline),
+        tuple(regressions),
+    )
 
 
 def downstream_view(runs: Sequence[MergedRun]) -> DownstreamView | None:
@@ -308,6 +353,9 @@ def downstream_view(runs: Sequence[MergedRun]) -> DownstreamView | None:
         view = suite_view(label, ident, platform, by_release, releases)
         suites.append((label, platform, view))
     suites.sort(key=lambda s: (s[0], s[1]))
-    return DownstreamView(tuple(
-        replace(view, anchor=f"downstream-{i}", label=f"{label} on {platform}" if several else label)
-        for i, (label, platform, view) in enumerate(suites)))
+    return DownstreamView(
+        tuple(
+            replace(view, anchor=f"downstream-{i}", label=f"{label} on {platform}" if several else label)
+            for i, (label, platform, view) in enumerate(suites)
+        )
+    )

@@ -60,16 +60,32 @@ class OutputFormat:
 
 def _markdown(data: ReportData) -> str:
     shape = data.settings
-    return markdown_summary(data.model, full=shape.markdown_full, generated_at=data.moment, html_link=shape.html_link,
-                            lead=since_markdown(data.since), compare=shape.compare, site_url=shape.site_url,
-                            api=data.api, chapters=chapter_pages(data.chapters, len(data.model.platforms) > 1),
-                            perf=data.perf, downstream=data.downstream)
+    return markdown_summary(
+        data.model,
+        full=shape.markdown_full,
+        generated_at=data.moment,
+        html_link=shape.html_link,
+        lead=since_markdown(data.since),
+        compare=shape.compare,
+        site_url=shape.site_url,
+        api=data.api,
+        chapters=chapter_pages(data.chapters, len(data.model.platforms) > 1),
+        perf=data.perf,
+        downstream=data.downstream,
+    )
 
 
 def _compat_json(data: ReportData) -> str:
     finals = [census for census in data.censuses if is_final(census.jax)]  # final releases' give the `api` entries
-    return as_json(compat_data(data.model, data.stamp, html_link=data.settings.html_link,
-                               site_url=data.settings.site_url, api=compat_entries(finals) if finals else None))
+    return as_json(
+        compat_data(
+            data.model,
+            data.stamp,
+            html_link=data.settings.html_link,
+            site_url=data.settings.site_url,
+            api=compat_entries(finals) if finals else None,
+        )
+    )
 
 
 def _wptreports(data: ReportData) -> list[tuple[str, str]]:
@@ -77,13 +93,21 @@ def _wptreports(data: ReportData) -> list[tuple[str, str]]:
 
 
 # The formats, in the order their options are listed, checked, written and said.
-FORMATS: dict[str, OutputFormat] = {entry.name: entry for entry in (
-    OutputFormat("markdown", "--markdown", "also write the Markdown summary", _markdown),
-    OutputFormat("junit", "--junit", "also write JUnit XML, one test case per cell", lambda d: junit_xml(d.model)),
-    OutputFormat("compat_json", "--compat-json", "also write MDN-style compatibility data", _compat_json),
-    OutputFormat("wptreport", "--wptreport", "also write web-platform-tests' wptreport JSON, one file per run, into "
-                 "the folder DIR", _wptreports, folder=True),
-)}
+FORMATS: dict[str, OutputFormat] = {
+    entry.name: entry
+    for entry in (
+        OutputFormat("markdown", "--markdown", "also write the Markdown summary", _markdown),
+        OutputFormat("junit", "--junit", "also write JUnit XML, one test case per cell", lambda d: junit_xml(d.model)),
+        OutputFormat("compat_json", "--compat-json", "also write MDN-style compatibility data", _compat_json),
+        OutputFormat(
+            "wptreport",
+            "--wptreport",
+            "also write web-platform-tests' wptreport JSON, one file per run, into the folder DIR",
+            _wptreports,
+            folder=True,
+        ),
+    )
+}
 
 
 def output_formats() -> list[OutputFormat]:
@@ -97,8 +121,9 @@ def requested(values: Mapping[str, Any]) -> dict[str, Path]:
     return {name: Path(values[name]) for name in FORMATS if values.get(name) is not None}
 
 
-def check_report_outputs(page: Path, wanted: Mapping[str, Path], inputs: Iterable[Path] = (),
-                         reads: Iterable[Path | None] = ()) -> None:
+def check_report_outputs(
+    page: Path, wanted: Mapping[str, Path], inputs: Iterable[Path] = (), reads: Iterable[Path | None] = ()
+) -> None:
     """Fail with one line, before any work, when the page (`-o`) or an output asked for would overwrite an input, a
     result file or another output (`results.outputs.check_outputs`; a folder format is checked as a folder)."""
     files = [(FORMATS[name].option, path) for name, path in wanted.items() if not FORMATS[name].folder]

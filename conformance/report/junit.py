@@ -31,18 +31,29 @@ def junit_xml(model: ReportModel) -> str:
                 body = f"<error message={message}/>"
             elif status is not Status.CONFORMS:
                 failures += 1
-                diff = "\n".join(f"{d.get('path')}: expected {d.get('expected')!r}, observed {d.get('observed')!r}"
-                                 for d in cell.result.diff)
+                diff = "\n".join(
+                    f"{d.get('path')}: expected {d.get('expected')!r}, observed {d.get('observed')!r}"
+                    for d in cell.result.diff
+                )
                 body = f"<failure message={message}>{xml_escape(visible(diff))}</failure>"
             if cell.printed_differs:  # a mark, not a failure: the status decides that
-                printed = "\n".join(f"{d.get('path')}: printed {d.get('expected')!r}, observed {d.get('observed')!r}"
-                                     for d in cell.result.printed_diff)
-                body = ('<properties><property name="printed_output_differs" value="true"/></properties>' + body
-                        + f"<system-out>{xml_escape(visible('printed output differs: ' + printed))}</system-out>")
-            cases.append(f'<testcase classname={quoteattr(row.case_id)} name={quoteattr(row.cell_id)} '
-                         f'time="{cell.result.duration_s:.3f}">{body}</testcase>')
-        out.append(f"<testsuite name={quoteattr(name)} tests=\"{len(cases)}\" failures=\"{failures}\" "
-                   f"errors=\"{errors}\" skipped=\"{skipped}\">")
+                printed = "\n".join(
+                    f"{d.get('path')}: printed {d.get('expected')!r}, observed {d.get('observed')!r}"
+                    for d in cell.result.printed_diff
+                )
+                body = (
+                    '<properties><property name="printed_output_differs" value="true"/></properties>'
+                    + body
+                    + f"<system-out>{xml_escape(visible('printed output differs: ' + printed))}</system-out>"
+                )
+            cases.append(
+                f"<testcase classname={quoteattr(row.case_id)} name={quoteattr(row.cell_id)} "
+                f'time="{cell.result.duration_s:.3f}">{body}</testcase>'
+            )
+        out.append(
+            f'<testsuite name={quoteattr(name)} tests="{len(cases)}" failures="{failures}" '
+            f'errors="{errors}" skipped="{skipped}">'
+        )
         out.extend(cases)
         out.append("</testsuite>")
     out.append("</testsuites>")

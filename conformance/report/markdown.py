@@ -19,8 +19,14 @@ from urllib.parse import quote
 import conformance
 from conformance.chapter.model import BlockStatus
 from conformance.core.observation import decode_nonfinite
-from conformance.core.status import (KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED, KNOWN_ISSUE_PRESENT,
-                                     KNOWN_ISSUE_WORDING, MEANING, Status)
+from conformance.core.status import (
+    KNOWN_ISSUE_ABSENT,
+    KNOWN_ISSUE_CHANGED,
+    KNOWN_ISSUE_PRESENT,
+    KNOWN_ISSUE_WORDING,
+    MEANING,
+    Status,
+)
 from conformance.core.versions import DOCUMENTED_JAX
 from conformance.report.apiview import ApiView
 from conformance.report.downstreamview import DownstreamView
@@ -75,19 +81,29 @@ def literal(value: Any) -> str:
 
 # A file name (`debugging.py`, `jax/_src/config.py`, `rows.tsv`): a linkifying renderer reads `.py` or `.md` as a
 # country's domain and makes the name a link to a host, so it is written as code.
-_FILE_NAME = re.compile(r"(?<![\w/.`-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.(?:py|pyi|md|toml|json|txt|ipynb|tsv|cfg|so|"
-                        r"sh|yml|yaml|html|c|cc|h))\b(?![\w/-])")
+_FILE_NAME = re.compile(
+    r"(?<![\w/.`-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.(?:py|pyi|md|toml|json|txt|ipynb|tsv|cfg|so|"
+    r"sh|yml|yaml|html|c|cc|h))\b(?![\w/-])"
+)
 
 
 def prose(value: Any) -> str:
     """Text that marks code with backticks, as the case notes do: each `…` pair a code span (its backticks shown as
     escaped text where it holds `<` or `>`), the rest escaped text, where a bare file name is a code span too."""
     flat = " ".join(visible(str(value)).split())
-    parts = re.split(r"`([^`]+)`", _FILE_NAME.sub(lambda m: f"`{m.group(1)}`", flat) if "`" not in flat else
-                     "`".join(_FILE_NAME.sub(lambda m: f"`{m.group(1)}`", part) if i % 2 == 0 else part
-                              for i, part in enumerate(flat.split("`"))))
-    return "".join(_escape(f"`{part}`") if i % 2 and re.search(r"[<>]", part) else code(part) if i % 2
-                   else _escape(part) for i, part in enumerate(parts))
+    parts = re.split(
+        r"`([^`]+)`",
+        _FILE_NAME.sub(lambda m: f"`{m.group(1)}`", flat)
+        if "`" not in flat
+        else "`".join(
+            _FILE_NAME.sub(lambda m: f"`{m.group(1)}`", part) if i % 2 == 0 else part
+            for i, part in enumerate(flat.split("`"))
+        ),
+    )
+    return "".join(
+        _escape(f"`{part}`") if i % 2 and re.search(r"[<>]", part) else code(part) if i % 2 else _escape(part)
+        for i, part in enumerate(parts)
+    )
 
 
 def link_target(url: str) -> str:
@@ -97,7 +113,7 @@ def link_target(url: str) -> str:
 
 def _shorten(value: Any) -> str:
     shown = json.dumps(decode_nonfinite(value), ensure_ascii=False, default=repr)  # NaN, Infinity: as in the page
-    return shown if len(shown) <= MAX_VALUE else shown[:MAX_VALUE - 1] + "…"
+    return shown if len(shown) <= MAX_VALUE else shown[: MAX_VALUE - 1] + "…"
 
 
 def cell_name(cell_id: str, jax: str, platform: str, page: str, several: bool, in_table: bool = False) -> str:
@@ -109,39 +125,55 @@ def cell_name(cell_id: str, jax: str, platform: str, page: str, several: bool, i
     return f"[{name}]({link_target(cell_address(page, cell_id, jax, platform if several else ''))})"
 
 
-def _header(model: ReportModel, generated_at: str, html_link: str, absolute: bool = False,
-            pages: Sequence[ChapterPage] = ()) -> list[str]:
+def _header(
+    model: ReportModel, generated_at: str, html_link: str, absolute: bool = False, pages: Sequence[ChapterPage] = ()
+) -> list[str]:
     """The title and first lines; with `pages` (a report of pages and no probe) they say what the pages hold, in the
     sentences the HTML page's header and closing line use (`chapterpage.pages_said`, `changes_said`)."""
     versions = [jax for jax, _ in model.versions]
-    span = (f"{len(versions)} JAX release{'s' if len(versions) != 1 else ''}"
-            + (f" ({text(versions[0])} to {text(versions[-1])})" if len(versions) > 1 else
-               f" ({text(versions[0])})" if versions else ""))
+    span = f"{len(versions)} JAX release{'s' if len(versions) != 1 else ''}" + (
+        f" ({text(versions[0])} to {text(versions[-1])})"
+        if len(versions) > 1
+        else f" ({text(versions[0])})"
+        if versions
+        else ""
+    )
     platforms = ", ".join(text(p) for p in model.platforms) or "no platform"
     stamp = f"Generated {text(generated_at)} by jax-conformance {text(conformance.__version__)}."
     if pages:
         return [
-            "# JAX conformance report", "",
+            "# JAX conformance report",
+            "",
             f"{text(pages_said(pages))} run block by block as written on {span} on {platforms}. "
-            f"{text(changes_said(pages))} {stamp}", "",
+            f"{text(changes_said(pages))} {stamp}",
+            "",
             f"**[Open the interactive report]({link_target(html_link)})** for each block's status on each release, "
             "what it raised and what it printed against the page. The words of the tables are explained in the "
             "[legend](#legend) at the end. "
-            + ("" if absolute else f"The link is relative: it works beside {code(html_link)} only, and pasted "
-               "elsewhere (a pull request, a CI summary) it leads nowhere; `report --site-url URL` makes it absolute."),
+            + (
+                ""
+                if absolute
+                else f"The link is relative: it works beside {code(html_link)} only, and pasted "
+                "elsewhere (a pull request, a CI summary) it leads nowhere; `report --site-url URL` makes it absolute."
+            ),
         ]
     return [
-        "# JAX conformance report", "",
+        "# JAX conformance report",
+        "",
         f"Behaviours that the chapter “{CHAPTER}” documents for JAX {DOCUMENTED_JAX}, checked on {span} on "
         f"{platforms}: {len(model.param_rows)} cell{'s' if len(model.param_rows) != 1 else ''} each. "
-        f"{stamp}", "",
+        f"{stamp}",
+        "",
         f"**[Open the interactive report]({link_target(html_link)})** for each cell's observation, its difference "
         f"from the chapter and a script that reproduces it. The words of the tables are explained in the "
         f"[legend](#legend) at the end. "
-        + ("Every cell id links to its cell in the interactive report, at the release its line is about." if absolute
-           else f"The link is relative: it works beside {code(html_link)} only, and pasted elsewhere (a pull request, "
-                "a CI summary) it leads nowhere; `report --site-url URL` makes every link absolute and links each "
-                "cell id to its cell."),
+        + (
+            "Every cell id links to its cell in the interactive report, at the release its line is about."
+            if absolute
+            else f"The link is relative: it works beside {code(html_link)} only, and pasted elsewhere (a pull request, "
+            "a CI summary) it leads nowhere; `report --site-url URL` makes every link absolute and links each "
+            "cell id to its cell."
+        ),
     ]
 
 
@@ -150,8 +182,10 @@ def _header(model: ReportModel, generated_at: str, html_link: str, absolute: boo
 _PAGE_WORDS = {
     BlockStatus.SKIPPED: ("skipped", "left out by the skip list, with its reason"),
     BlockStatus.LISTING: ("listing not run", "a listing the page's own build does not execute"),
-    BlockStatus.INTERACTIVE: ("interactive, not run", "it waits for a person (breakpoint(), input(), "
-                                                      "jax.debug.breakpoint())"),
+    BlockStatus.INTERACTIVE: (
+        "interactive, not run",
+        "it waits for a person (breakpoint(), input(), jax.debug.breakpoint())",
+    ),
 }
 
 
@@ -161,8 +195,10 @@ def _page_legend() -> list[str]:
     for status in BlockStatus:
         word, meaning = _PAGE_WORDS.get(status, (status.words, BLOCK_MEANINGS[status.value]))
         lines.append(f"| {text(word)} | {text(meaning.removeprefix(status.words + ': '))} |")
-    lines.append("| printed differently | a block that ran as written printed otherwise than the page shows after it; "
-                 "a mark, it does not change the block's status |")
+    lines.append(
+        "| printed differently | a block that ran as written printed otherwise than the page shows after it; "
+        "a mark, it does not change the block's status |"
+    )
     return lines
 
 
@@ -170,10 +206,14 @@ def _legend() -> list[str]:
     lines = ["", "## Legend", "", "| word | meaning |", "|---|---|"]
     lines += [f"| {s.value} | {text(MEANING[s])} |" for s in Status]
     lines.append(f"| {NOT_RUN} | no result for this cell in this run |")
-    lines += [f"| {text(word)} | {text(KNOWN_ISSUE_WORDING[word])} |"
-              for word in (KNOWN_ISSUE_PRESENT, KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED)]
-    lines.append(f"| {PRINTED_DIFFERS} | what the chapter only prints (wording, reprs, counts) came out otherwise; "
-                 "a mark, it does not change the status |")
+    lines += [
+        f"| {text(word)} | {text(KNOWN_ISSUE_WORDING[word])} |"
+        for word in (KNOWN_ISSUE_PRESENT, KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED)
+    ]
+    lines.append(
+        f"| {PRINTED_DIFFERS} | what the chapter only prints (wording, reprs, counts) came out otherwise; "
+        "a mark, it does not change the status |"
+    )
     return lines
 
 
@@ -197,19 +237,31 @@ def _discrepancies(model: ReportModel, page: str = "") -> list[str]:
     if not model.discrepancies:
         return lines + ["None: on the documented release every asserted fact holds."]
     for found in model.discrepancies:
-        observed = "; ".join(f"{literal(d.get('path'))}: expected {literal(_shorten(d.get('expected')))}, observed "
-                             f"{literal(_shorten(d.get('observed')))}" for d in found.result.diff)
+        observed = "; ".join(
+            f"{literal(d.get('path'))}: expected {literal(_shorten(d.get('expected')))}, observed "
+            f"{literal(_shorten(d.get('observed')))}"
+            for d in found.result.diff
+        )
         name = cell_name(found.cell_id, found.jax, found.platform, page, len(model.platforms) > 1)
-        lines += [f"- {name} on {text(found.platform)}", "",
-                  f"  **The chapter:** {prose(found.claim) or 'no claim recorded'}", "",
-                  f"  **Observed:** {observed or prose(found.result.reason) or 'no difference recorded'}", "",
-                  f"  **Why:** {prose(found.note)}" if found.note else "  **Why:** no note yet: unexplained.", ""]
+        lines += [
+            f"- {name} on {text(found.platform)}",
+            "",
+            f"  **The chapter:** {prose(found.claim) or 'no claim recorded'}",
+            "",
+            f"  **Observed:** {observed or prose(found.result.reason) or 'no difference recorded'}",
+            "",
+            f"  **Why:** {prose(found.note)}" if found.note else "  **Why:** no note yet: unexplained.",
+            "",
+        ]
     return lines[:-1]
 
 
 def _newest(row: ParamRow, model: ReportModel, platform: str) -> TableCell | None:
-    measured = [cell for column, cell in zip(model.columns, row.cells)
-                if column.platform == platform and cell.result is not None]
+    measured = [
+        cell
+        for column, cell in zip(model.columns, row.cells)
+        if column.platform == platform and cell.result is not None
+    ]
     return measured[-1] if measured else None
 
 
@@ -218,8 +270,11 @@ def _history(row: ParamRow, model: ReportModel, platform: str) -> tuple[str, str
     states = platform_states(model.columns, [[cell] for cell in row.cells], platform, lambda c: c[0].status)
     runs = spans(states)
     conforming = [r for r in runs if r.state == Status.CONFORMS.value]
-    others = [r.text + ("" if r.state == Status.DIFFERS.value else f" ({r.state})")
-              for r in runs if r.state != Status.CONFORMS.value]
+    others = [
+        r.text + ("" if r.state == Status.DIFFERS.value else f" ({r.state})")
+        for r in runs
+        if r.state != Status.CONFORMS.value
+    ]
     return joined(conforming) or "never", ", ".join(others) or "–"
 
 
@@ -234,25 +289,38 @@ def _since_tables(model: ReportModel, page: str = "") -> list[str]:
             if newest is None:
                 continue
             yes, no = _history(row, model, platform)
-            newest_jax = [c.jax for c, cell in zip(model.columns, row.cells)
-                          if c.platform == platform and cell.result is not None][-1]
-            start = f"| {cell_name(row.cell_id, newest_jax, platform, page, several, in_table=True)} " + \
-                (f"| {text(platform)} " if several else "")
+            newest_jax = [
+                c.jax for c, cell in zip(model.columns, row.cells) if c.platform == platform and cell.result is not None
+            ][-1]
+            start = f"| {cell_name(row.cell_id, newest_jax, platform, page, several, in_table=True)} " + (
+                f"| {text(platform)} " if several else ""
+            )
             if any(at):
                 known.append(f"{start}| {yes} | {no} | {text(newest.word)} |")
             elif row.changes:
                 changing.append(f"{start}| {yes} | {no} | {text(newest.word)} |")
     lines = []
     if known:
-        lines += ["", "## Known issues", "",
-                  "A known issue is a bug the chapter documents: where the row conforms, the bug reproduces.", "",
-                  f"| known issue {lead}| bug reproduces in | not in | on the newest release |",
-                  "|---|" + "---|" * (3 + several)]
+        lines += [
+            "",
+            "## Known issues",
+            "",
+            "A known issue is a bug the chapter documents: where the row conforms, the bug reproduces.",
+            "",
+            f"| known issue {lead}| bug reproduces in | not in | on the newest release |",
+            "|---|" + "---|" * (3 + several),
+        ]
         lines += known
     if changing:
-        lines += ["", "## Since which release", "",
-                  "Rows whose status changes across the releases (a release without a result is left out).", "",
-                  f"| cell {lead}| conforms in | not in | on the newest release |", "|---|" + "---|" * (3 + several)]
+        lines += [
+            "",
+            "## Since which release",
+            "",
+            "Rows whose status changes across the releases (a release without a result is left out).",
+            "",
+            f"| cell {lead}| conforms in | not in | on the newest release |",
+            "|---|" + "---|" * (3 + several),
+        ]
         lines += changing
     return lines
 
@@ -274,15 +342,16 @@ def _changes(model: ReportModel, page: str = "") -> list[str]:
 
 
 def from_to(model: ReportModel, before: str, after: str, page: str = "") -> list[str]:
-    """"From A to B": what an upgrade from `before` to `after` changes, per platform: the status changes first, each
+    """ "From A to B": what an upgrade from `before` to `after` changes, per platform: the status changes first, each
     with its why (the declared `Change` between the two, or "unexplained"), then how many cells changed only their
     printed output or only their observation. With `page` (the report's absolute address) each cell links to its
     panel there."""
     lines = ["", f"## From {text(before)} to {text(after)}", ""]
     steps = model.compare(before, after)
     for step in steps:
-        moved = [(group, change) for group in CHANGE_GROUPS[:-1] for change in step.groups[group]
-                 if change.status_changed]
+        moved = [
+            (group, change) for group in CHANGE_GROUPS[:-1] for change in step.groups[group] if change.status_changed
+        ]
         quiet = len(step.groups["changed"]) - sum(1 for group, _ in moved if group == "changed")
         printed = len(step.groups["printed output changed"])
         if len(steps) > 1:
@@ -296,24 +365,39 @@ def from_to(model: ReportModel, before: str, after: str, page: str = "") -> list
                 lines.append(f"- **{group}**: {name} ({text(change.before)} → {text(change.after)}): {why}")
         else:
             lines.append("No cell changes status.")
-        lines += ["", f"Printed output alone changed in {printed} cell{'s' if printed != 1 else ''}; the observation "
-                      f"alone (same status) in {quiet}.", ""]
+        lines += [
+            "",
+            f"Printed output alone changed in {printed} cell{'s' if printed != 1 else ''}; the observation "
+            f"alone (same status) in {quiet}.",
+            "",
+        ]
     return lines[:-1]
 
 
 def _every_cell(model: ReportModel, page: str = "") -> list[str]:
     heads = [f"{c.label} ({c.platform})" if len(model.platforms) > 1 else c.label for c in model.columns]
-    lines = ["", "## Every cell", "", "| section | cell | " + " | ".join(map(text, heads)) + " |",
-             "|---|---|" + "---|" * len(heads)]
+    lines = [
+        "",
+        "## Every cell",
+        "",
+        "| section | cell | " + " | ".join(map(text, heads)) + " |",
+        "|---|---|" + "---|" * len(heads),
+    ]
     for section in model.sections:
         for block in section.cases:
             for row in block.params:
-                column = next((c for c, cell in zip(model.columns, row.cells) if cell.result is not None),
-                              model.columns[-1] if model.columns else None)
-                name = (cell_name(row.cell_id, column.jax, column.platform, page, len(model.platforms) > 1, True)
-                        if column else code(row.cell_id, in_table=True)) + (" (known issue)" if row.known_issue else "")
-                words = " | ".join(text(c.word) + (f" ({PRINTED_DIFFERS})" if c.printed_differs else "")
-                                   for c in row.cells)
+                column = next(
+                    (c for c, cell in zip(model.columns, row.cells) if cell.result is not None),
+                    model.columns[-1] if model.columns else None,
+                )
+                name = (
+                    cell_name(row.cell_id, column.jax, column.platform, page, len(model.platforms) > 1, True)
+                    if column
+                    else code(row.cell_id, in_table=True)
+                ) + (" (known issue)" if row.known_issue else "")
+                words = " | ".join(
+                    text(c.word) + (f" ({PRINTED_DIFFERS})" if c.printed_differs else "") for c in row.cells
+                )
                 lines.append(f"| {text(section.heading)} | {name} | {words} |")
     return lines
 
@@ -326,11 +410,20 @@ def _moment(generated_at: dt.datetime | str | None) -> str:
     return generated_at
 
 
-def markdown_summary(model: ReportModel, *, full: bool = False, generated_at: dt.datetime | str | None = None,
-                     html_link: str = DEFAULT_HTML_LINK, lead: list[str] | None = None,
-                     compare: tuple[str, str] | None = None, site_url: str = "",
-                     chapters: Sequence[ChapterPage] = (), api: ApiView | None = None,
-                     perf: PerfView | None = None, downstream: DownstreamView | None = None) -> str:
+def markdown_summary(
+    model: ReportModel,
+    *,
+    full: bool = False,
+    generated_at: dt.datetime | str | None = None,
+    html_link: str = DEFAULT_HTML_LINK,
+    lead: list[str] | None = None,
+    compare: tuple[str, str] | None = None,
+    site_url: str = "",
+    chapters: Sequence[ChapterPage] = (),
+    api: ApiView | None = None,
+    perf: PerfView | None = None,
+    downstream: DownstreamView | None = None,
+) -> str:
     """The Markdown page: header with date, suite version, platforms and a link to the HTML page (`html_link`,
     relative `index.html` by default); overview; where the documented release differs from the chapter; known
     issues and "since which release" tables; legend. `full` adds, before the legend, what changed between
@@ -345,8 +438,11 @@ def markdown_summary(model: ReportModel, *, full: bool = False, generated_at: dt
     # A report of pages and no probe says only what its pages hold, as the HTML page does (`html.template_context`).
     probes = bool(model.param_rows) or not chapters
     delta = from_to(model, *compare, page=cells) if compare else []
-    lines: list[str] = _header(model, _moment(generated_at), page, bool(site_url), () if probes else chapters) + \
-        delta + list(lead or [])
+    lines: list[str] = (
+        _header(model, _moment(generated_at), page, bool(site_url), () if probes else chapters)
+        + delta
+        + list(lead or [])
+    )
     if probes:
         lines += _overview(model) + _discrepancies(model, cells) + _since_tables(model, cells)
     lines += chapter_summary(chapters, text, code, cells, probes) + api_summary(api, text, cells)
@@ -354,4 +450,3 @@ def markdown_summary(model: ReportModel, *, full: bool = False, generated_at: dt
     if full and probes:
         lines += _changes(model, cells) + _every_cell(model, cells)
     return "\n".join(lines + (_legend() if probes else _page_legend())) + "\n"
-

@@ -18,8 +18,14 @@ from packaging.version import InvalidVersion, Version
 
 from conformance.core.case import Case, section_order
 from conformance.core.case import Change as DeclaredChange
-from conformance.core.status import (BROKEN, KNOWN_ISSUE_ABSENT, KNOWN_ISSUE_CHANGED, KNOWN_ISSUE_PRESENT, Status,
-                                     describe)
+from conformance.core.status import (
+    BROKEN,
+    KNOWN_ISSUE_ABSENT,
+    KNOWN_ISSUE_CHANGED,
+    KNOWN_ISSUE_PRESENT,
+    Status,
+    describe,
+)
 from conformance.core.versions import DOCUMENTED_JAX, direction, release_tuple
 from conformance.decide.commits import BuildCommits, compare_url
 from conformance.errors import ConformanceError
@@ -31,8 +37,17 @@ from conformance.results.schema import CellResult, ResultFile
 NOT_RUN = "not run"
 COMPACT_FROM_VERSIONS = 12
 # One glyph per status, readable without colour, for the compact view (known-issue rows use the bug glyphs).
-GLYPHS = {"conforms": "✓", "differs": "✗", "unsupported": "–", "error": "E", "crash": "!", "timeout": "T",
-          "skipped": "s", "flaky": "~", NOT_RUN: "·"}
+GLYPHS = {
+    "conforms": "✓",
+    "differs": "✗",
+    "unsupported": "–",
+    "error": "E",
+    "crash": "!",
+    "timeout": "T",
+    "skipped": "s",
+    "flaky": "~",
+    NOT_RUN: "·",
+}
 BUG_PRESENT_GLYPH, BUG_ABSENT_GLYPH = "●", "○"
 UNKNOWN_SECTION = "Cases not declared by this version of the suite"
 
@@ -141,8 +156,9 @@ class TableCell:
     @property
     def bug_state(self) -> str:
         """On a known-issue row, the bug's state (`present`, `absent`, `maybe-fixed`) that colours the cell; else ''."""
-        return {KNOWN_ISSUE_PRESENT: "present", KNOWN_ISSUE_ABSENT: "absent",
-                KNOWN_ISSUE_CHANGED: "maybe-fixed"}.get(self.word, "")
+        return {KNOWN_ISSUE_PRESENT: "present", KNOWN_ISSUE_ABSENT: "absent", KNOWN_ISSUE_CHANGED: "maybe-fixed"}.get(
+            self.word, ""
+        )
 
     @property
     def glyph(self) -> str:
@@ -259,8 +275,9 @@ def explain_change(declared: Sequence[DeclaredChange], before: str, after: str) 
     found = []
     for change in declared:
         after_release, upto = change.bounds
-        if version_key(low) < version_key(upto) and (not after_release or
-                                                     version_key(after_release) < version_key(high)):
+        if version_key(low) < version_key(upto) and (
+            not after_release or version_key(after_release) < version_key(high)
+        ):
             if after_release or version_key(upto) <= version_key(high):
                 found.append(change)
     if not found:
@@ -350,10 +367,11 @@ def deprecated_apis(columns: Sequence[Column], rows: Sequence[ParamRow]) -> list
     for i, column in enumerate(columns):
         for row in rows:
             result = row.cells[i].result
-            for warned in (result.warnings if result is not None else []):
+            for warned in result.warnings if result is not None else []:
                 api = warned.get("deprecation") or f"{warned.get('module') or '?'}: {warned.get('category') or '?'}"
-                entry = found.setdefault(api, DeprecatedApi(api, warned.get("category", ""), warned.get("message", ""),
-                                                            {}, []))
+                entry = found.setdefault(
+                    api, DeprecatedApi(api, warned.get("category", ""), warned.get("message", ""), {}, [])
+                )
                 known = entry.first_warns.get(column.platform)
                 if known is None or version_key(column.jax) < version_key(known):
                     entry.first_warns[column.platform] = column.jax
@@ -401,8 +419,10 @@ class ReportModel:
                 steps.append(_step(self.columns, self.param_rows, at[before], at[after]))
         if not steps:
             shown = ", ".join(dict.fromkeys(c.label for c in self.columns)) or "none"
-            raise ConformanceError(f"--compare {before} {after}: the report has no column of both on one platform; "
-                                   f"its versions are {shown}")
+            raise ConformanceError(
+                f"--compare {before} {after}: the report has no column of both on one platform; "
+                f"its versions are {shown}"
+            )
         return steps
 
     @property
@@ -454,19 +474,32 @@ def _column(files: Sequence[ResultFile], cells: Mapping[str, CellResult]) -> Col
     header = files[-1].header
     kind = str((header.source or {}).get("kind") or "index")
     return Column(
-        jax=header.jax, platform=header.platform, python=header.python or "?", jaxlib=header.jaxlib or "?",
-        numpy=header.numpy or "?", launcher=launch_summary(header.launcher, cells.values()),
+        jax=header.jax,
+        platform=header.platform,
+        python=header.python or "?",
+        jaxlib=header.jaxlib or "?",
+        numpy=header.numpy or "?",
+        launcher=launch_summary(header.launcher, cells.values()),
         suite_version=header.suite_version or "?",
-        schema_version=header.schema_version, started_at=min(f.header.started_at for f in files),
+        schema_version=header.schema_version,
+        started_at=min(f.header.started_at for f in files),
         finished_at=max(f.header.finished_at for f in files),
-        sources=[f.source.replace("\\", "/").rsplit("/", 1)[-1] for f in files], origin=origin_text(header.source),
+        sources=[f.source.replace("\\", "/").rsplit("/", 1)[-1] for f in files],
+        origin=origin_text(header.source),
         conditions=cpu_conditions(next((c.details for c in cells.values() if c.case == MISCOMPILE_CASE), None)),
-        build=BUILD_KINDS.get(kind, ""), build_kind=kind if kind in BUILD_KINDS else "",
-        jax_git_hash=header.jax_git_hash, jaxlib_git_hash=header.jaxlib_git_hash)
+        build=BUILD_KINDS.get(kind, ""),
+        build_kind=kind if kind in BUILD_KINDS else "",
+        jax_git_hash=header.jax_git_hash,
+        jaxlib_git_hash=header.jaxlib_git_hash,
+    )
 
 
-BUILD_KINDS = {"python": "existing interpreter", "wheels": "wheel files", "pair": "jax/jaxlib pair",
-               "source": "jax commit"}
+BUILD_KINDS = {
+    "python": "existing interpreter",
+    "wheels": "wheel files",
+    "pair": "jax/jaxlib pair",
+    "source": "jax commit",
+}
 
 
 def origin_text(source: Mapping[str, Any]) -> str:
@@ -568,8 +601,17 @@ def _transitions(columns: list[Column], rows: list[ParamRow]) -> list[Transition
             for left, right in zip(measured, measured[1:]):
                 a, b = row.cells[left].status, row.cells[right].status
                 if a != b:
-                    found.append(Transition(row.cell_id, platform, columns[left].jax, columns[right].jax, a, b,
-                                            row.why(columns[left].jax, columns[right].jax)))
+                    found.append(
+                        Transition(
+                            row.cell_id,
+                            platform,
+                            columns[left].jax,
+                            columns[right].jax,
+                            a,
+                            b,
+                            row.why(columns[left].jax, columns[right].jax),
+                        )
+                    )
     return found
 
 
@@ -596,28 +638,38 @@ def change_point(before: str, after: str, releases: Sequence[str] | None, last_b
 
 def _printed_part(result: CellResult) -> Any:
     keys = _printed_keys(result)
-    return ({k: v for k, v in result.observation.items() if k in keys}
-            if isinstance(result.observation, dict) else None, result.printed_differs)
+    return (
+        {k: v for k, v in result.observation.items() if k in keys} if isinstance(result.observation, dict) else None,
+        result.printed_differs,
+    )
 
 
 def appears_compare_url(before: Column, after: Column) -> str:
     """The jax-ml/jax compare link between two columns' jax commits (release tags where none is recorded)."""
-    return compare_url(BuildCommits(before.jax, before.jaxlib, before.jax_git_hash, before.jaxlib_git_hash),
-                       BuildCommits(after.jax, after.jaxlib, after.jax_git_hash, after.jaxlib_git_hash))
+    return compare_url(
+        BuildCommits(before.jax, before.jaxlib, before.jax_git_hash, before.jaxlib_git_hash),
+        BuildCommits(after.jax, after.jaxlib, after.jax_git_hash, after.jaxlib_git_hash),
+    )
 
 
-def _timeline(row: ParamRow, columns: list[Column], platform: str,
-              releases: Sequence[str] | None = None) -> Timeline | None:
+def _timeline(
+    row: ParamRow, columns: list[Column], platform: str, releases: Sequence[str] | None = None
+) -> Timeline | None:
     indices = [i for i, cell in enumerate(row.cells) if columns[i].platform == platform and cell.result is not None]
     if not indices:
         return None
     statuses = [(columns[i].jax, row.cells[i].result.status) for i in indices]  # type: ignore[union-attr]
     printed = [_printed_part(row.cells[i].result) for i in indices]  # type: ignore[arg-type]
-    changed = next((k for k in range(1, len(printed)) if printed[k] != printed[k - 1]
-                    and statuses[k][1] is statuses[k - 1][1]), None)
-    printed_text = ("" if changed is None else
-                    "; printed output changed " + change_point(statuses[changed - 1][0], statuses[changed][0],
-                                                               releases, "before it"))
+    changed = next(
+        (k for k in range(1, len(printed)) if printed[k] != printed[k - 1] and statuses[k][1] is statuses[k - 1][1]),
+        None,
+    )
+    printed_text = (
+        ""
+        if changed is None
+        else "; printed output changed "
+        + change_point(statuses[changed - 1][0], statuses[changed][0], releases, "before it")
+    )
     if any(row.known_at[i] for i in indices):
         compare = ""
         present = [s is Status.CONFORMS for _, s in statuses]
@@ -625,16 +677,23 @@ def _timeline(row: ParamRow, columns: list[Column], platform: str,
             text = f"the documented bug does not show in {statuses[0][0]}–{statuses[-1][0]}"
         else:
             first = present.index(True)
-            appeared = ("appears " + change_point(statuses[first - 1][0], statuses[first][0], releases,
-                                                  "without it") if first
-                        else f"present since {statuses[0][0]} or earlier")
+            appeared = (
+                "appears " + change_point(statuses[first - 1][0], statuses[first][0], releases, "without it")
+                if first
+                else f"present since {statuses[0][0]} or earlier"
+            )
             gone = next((i for i in range(first + 1, len(present)) if not present[i]), None)
-            if first and releases is not None and not _releases_between(statuses[first - 1][0],
-                                                                        statuses[first][0], releases):
+            if (
+                first
+                and releases is not None
+                and not _releases_between(statuses[first - 1][0], statuses[first][0], releases)
+            ):
                 compare = appears_compare_url(columns[indices[first - 1]], columns[indices[first]])
-            text = appeared + ("; goes away " + change_point(statuses[gone - 1][0], statuses[gone][0], releases,
-                                                             "with it")
-                               if gone is not None else f"; still present in {statuses[-1][0]}")
+            text = appeared + (
+                "; goes away " + change_point(statuses[gone - 1][0], statuses[gone][0], releases, "with it")
+                if gone is not None
+                else f"; still present in {statuses[-1][0]}"
+            )
         return Timeline(row.cell_id, platform, True, text + printed_text, compare)
     conforming = [k for k, (_, s) in enumerate(statuses) if s is Status.CONFORMS]
     if not conforming:
@@ -644,8 +703,11 @@ def _timeline(row: ParamRow, columns: list[Column], platform: str,
     else:
         first = conforming[0]
         point = change_point(statuses[first - 1][0], statuses[first][0], releases, "that does not")
-        text = ("behaves as documented from " + point[3:] if point.startswith("in ")
-                else "starts to behave as documented " + point)
+        text = (
+            "behaves as documented from " + point[3:]
+            if point.startswith("in ")
+            else "starts to behave as documented " + point
+        )
     if statuses[-1][1] is not Status.CONFORMS and conforming:
         text += f"; not in {statuses[-1][0]} ({statuses[-1][1].value})"
     return Timeline(row.cell_id, platform, False, text + printed_text)
@@ -667,10 +729,23 @@ def _discrepancies(columns: list[Column], rows: list[ParamRow], claims: Mapping[
             result = cell.result
             # The documented release itself: a team's own build of it (`0.12.0.1+corp.3`) reads like it, but where
             # it differs, that is the build's change (listed under what changed), not the chapter's error.
-            if (result is not None and result.status is Status.DIFFERS and is_exactly(column.jax, DOCUMENTED_JAX)
-                    and chapter_covers(column.platform)):
-                found.append(Discrepancy(row.cell_id, row.rows, claims.get(row.case_id, ""), column.platform,
-                                         column.jax, result, row.discrepancy))
+            if (
+                result is not None
+                and result.status is Status.DIFFERS
+                and is_exactly(column.jax, DOCUMENTED_JAX)
+                and chapter_covers(column.platform)
+            ):
+                found.append(
+                    Discrepancy(
+                        row.cell_id,
+                        row.rows,
+                        claims.get(row.case_id, ""),
+                        column.platform,
+                        column.jax,
+                        result,
+                        row.discrepancy,
+                    )
+                )
     return found
 
 
@@ -683,8 +758,9 @@ def _is_final_release(version: str) -> bool:
     return not (parsed.local or parsed.is_prerelease or parsed.is_devrelease or parsed.is_postrelease)
 
 
-def build_model(files: Iterable[ResultFile], cases: Iterable[Case],
-                releases: Sequence[str] | None = None) -> ReportModel:
+def build_model(
+    files: Iterable[ResultFile], cases: Iterable[Case], releases: Sequence[str] | None = None
+) -> ReportModel:
     """The report model from result files (any number of versions, platforms and shards).
 
     `releases` (the JAX releases the package index lists) let "what changed" name the exact release where a row
@@ -708,8 +784,12 @@ def build_model(files: Iterable[ResultFile], cases: Iterable[Case],
         cell_id = f"{case_id}[{param}]" if param else case_id
         results = [run.cells.get(cell_id) for run in merged]
         # Declared cases say where their known issue reproduces; for others, trust what the results recorded.
-        known_at = [case.is_known_issue(param, run.platform) if case is not None
-                    else bool(result is not None and result.known_issue) for run, result in zip(merged, results)]
+        known_at = [
+            case.is_known_issue(param, run.platform)
+            if case is not None
+            else bool(result is not None and result.known_issue)
+            for run, result in zip(merged, results)
+        ]
         cells = [_word(result, known, run.jax) for run, result, known in zip(merged, results, known_at)]
         note = case.discrepancy_note(param) if case is not None else ""
         declared = case.changes_for(param) if case is not None else ()
@@ -735,11 +815,22 @@ def build_model(files: Iterable[ResultFile], cases: Iterable[Case],
             if case_id not in seen:
                 continue
             params = [param_row(case_id, p.name, p.label, list(p.rows), case) for p in case.params]
-            block = CaseBlock(case_id, case.heading, case.claim, case.notes, case.source(),
-                              case.probe.__module__, case.probe.__name__, dict(case.env), case.stdin, params)
+            block = CaseBlock(
+                case_id,
+                case.heading,
+                case.claim,
+                case.notes,
+                case.source(),
+                case.probe.__module__,
+                case.probe.__name__,
+                dict(case.env),
+                case.stdin,
+                params,
+            )
         blocks.setdefault(block.section, []).append(block)
-    sections = [SectionBlock(h, blocks[h]) for h in
-                sorted(blocks, key=lambda h: (h == UNKNOWN_SECTION, section_order(h)))]
+    sections = [
+        SectionBlock(h, blocks[h]) for h in sorted(blocks, key=lambda h: (h == UNKNOWN_SECTION, section_order(h)))
+    ]
     rows = [p for s in sections for c in s.cases for p in c.params]
     for i, column in enumerate(columns):
         counts = {s.value: 0 for s in Status}
@@ -748,9 +839,21 @@ def build_model(files: Iterable[ResultFile], cases: Iterable[Case],
             counts[row.cells[i].status] = counts.get(row.cells[i].status, 0) + 1
         column.counts = counts
         column.printed_differs = sum(row.cells[i].printed_differs for row in rows)
-    timelines = [t for row in rows for platform in sorted({c.platform for c in columns})
-                 for t in [_timeline(row, columns, platform, releases)] if t is not None]
+    timelines = [
+        t
+        for row in rows
+        for platform in sorted({c.platform for c in columns})
+        for t in [_timeline(row, columns, platform, releases)]
+        if t is not None
+    ]
     claims = {block.case_id: block.claim for section in sections for block in section.cases}
-    return ReportModel(columns, sections, _steps(columns, rows), timelines,
-                       [c for m in merged for c in m.conflicts], _discrepancies(columns, rows, claims),
-                       _transitions(columns, rows), deprecated_apis(columns, rows))
+    return ReportModel(
+        columns,
+        sections,
+        _steps(columns, rows),
+        timelines,
+        [c for m in merged for c in m.conflicts],
+        _discrepancies(columns, rows, claims),
+        _transitions(columns, rows),
+        deprecated_apis(columns, rows),
+    )

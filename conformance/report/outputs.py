@@ -63,21 +63,35 @@ class ReportData:
         return moment.isoformat(timespec="seconds") if isinstance(moment, dt.datetime) else str(moment)
 
 
-def output_settings(wanted: Mapping[str, Any], markdown_full: bool = False, html_link: str = DEFAULT_HTML_LINK,
-                    compare: Sequence[str] | None = None, site_url: str = "") -> OutputSettings:
+def output_settings(
+    wanted: Mapping[str, Any],
+    markdown_full: bool = False,
+    html_link: str = DEFAULT_HTML_LINK,
+    compare: Sequence[str] | None = None,
+    site_url: str = "",
+) -> OutputSettings:
     """The settings of the outputs `wanted` ({format name: path}); one `ConformanceError` when a Markdown option
     comes without a Markdown page, or `site_url` is not an http(s) address of a folder."""
     if "markdown" not in wanted and (markdown_full or html_link != DEFAULT_HTML_LINK or compare):
-        raise ConformanceError("--markdown-full, --html-link and --compare shape the Markdown page; "
-                               "add --markdown PATH")
+        raise ConformanceError(
+            "--markdown-full, --html-link and --compare shape the Markdown page; add --markdown PATH"
+        )
     if site_url and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", site_url):
-        raise ConformanceError(f"--site-url {site_url!r} is not an http(s) address of a folder, without a query or "
-                               f"fragment, such as https://team.example/jax/")
+        raise ConformanceError(
+            f"--site-url {site_url!r} is not an http(s) address of a folder, without a query or "
+            f"fragment, such as https://team.example/jax/"
+        )
     if site_url and re.search(r"\.html?$", site_url, re.IGNORECASE):
-        raise ConformanceError(f"--site-url {site_url!r} names a page; give the folder the page is in "
-                               f"(https://team.example/jax/) and, where the page has another name, --html-link NAME")
-    return OutputSettings(markdown_full=markdown_full, html_link=html_link,
-                          compare=(compare[0], compare[1]) if compare else None, site_url=site_url)
+        raise ConformanceError(
+            f"--site-url {site_url!r} names a page; give the folder the page is in "
+            f"(https://team.example/jax/) and, where the page has another name, --html-link NAME"
+        )
+    return OutputSettings(
+        markdown_full=markdown_full,
+        html_link=html_link,
+        compare=(compare[0], compare[1]) if compare else None,
+        site_url=site_url,
+    )
 
 
 def as_json(data: Any, indent: int | None = 1) -> str:

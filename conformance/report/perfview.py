@@ -95,10 +95,15 @@ def sparkline(values: Sequence[float | None], width: int = 90, height: int = 18)
         return ""
     low, high = min(known), max(known)
     step = width / max(len(values) - 1, 1)
-    points = " ".join(f"{i * step:.1f},{height - 2 - (v - low) / ((high - low) or 1) * (height - 4):.1f}"
-                      for i, v in enumerate(values) if v is not None)
-    return (f'<svg class="spark" width="{width}" height="{height}" role="img" aria-label="run time across '
-            f'releases"><polyline fill="none" stroke="currentColor" stroke-width="1.5" points="{points}"/></svg>')
+    points = " ".join(
+        f"{i * step:.1f},{height - 2 - (v - low) / ((high - low) or 1) * (height - 4):.1f}"
+        for i, v in enumerate(values)
+        if v is not None
+    )
+    return (
+        f'<svg class="spark" width="{width}" height="{height}" role="img" aria-label="run time across '
+        f'releases"><polyline fill="none" stroke="currentColor" stroke-width="1.5" points="{points}"/></svg>'
+    )
 
 
 def perf_view(sections: list[tuple[str, str, dict[str, Any]]]) -> PerfView | None:
@@ -111,15 +116,17 @@ def perf_view(sections: list[tuple[str, str, dict[str, Any]]]) -> PerfView | Non
     by_release: dict[str, dict[str, Any]] = {}
     for jax, _, workloads in [s for s in sections if s[1] == platform]:  # one column per release, however given
         by_release[jax] = merge_perf_sections({"workloads": by_release.get(jax, {})}, {"workloads": workloads})[
-            "workloads"]
+            "workloads"
+        ]
     chosen = sorted([(jax, platform, ws) for jax, ws in by_release.items()], key=lambda s: version_order(s[0]))
     ids = sorted({wid for _, _, workloads in chosen for wid in workloads})
     claims = {wid: str(w.get("claim", "")) for _, _, ws in chosen for wid, w in ws.items()}
     workloads = tuple(Workload(wid, "", "", claims[wid] or wid, ("perf",), lambda: None) for wid in ids)
     sides = tuple(Side(jax, "", jax, platform, "") for jax, _, _ in chosen)
     samples = {(wid, i): list(ws[wid].get("samples") or []) for i, (_, _, ws) in enumerate(chosen) for wid in ws}
-    errors = {(wid, i): str(ws[wid]["error"]) for i, (_, _, ws) in enumerate(chosen) for wid in ws
-              if ws[wid].get("error")}
+    errors = {
+        (wid, i): str(ws[wid]["error"]) for i, (_, _, ws) in enumerate(chosen) for wid in ws if ws[wid].get("error")
+    }
     outcome = PerfOutcome(PerfRequest(sides, workloads, ""), samples, errors, {}, 0)
     return PerfView(tuple(s.label for s in sides), tuple(_row(outcome, w) for w in workloads), outcome)
 
@@ -128,13 +135,35 @@ def _row(outcome: PerfOutcome, workload: Workload) -> PerfRow:
     cells = []
     for index, side in enumerate(outcome.request.sides):
         found = medians(outcome, workload.id, index)
-        verdicts = () if index == 0 else tuple(
-            (metric, v.verdict, v.ratio) for metric, v in outcome.verdicts(workload.id, index - 1, index).items()
-            if v.verdict != "same")
-        flagged = tuple(f"{metric} {verdict}" + (f" {ratio_text(ratio)}" if ratio is not None else "")
-                        for metric, verdict, ratio in verdicts)
-        cells.append(PerfCell(side.label, found.get("run_s"), found.get("compile_s"), found.get("temp_bytes"),
-                              flagged, len(outcome.samples.get((workload.id, index), [])),
-                              outcome.errors.get((workload.id, index), ""), verdicts))
-    return PerfRow(workload.id, workload.claim, outcome.band(workload.id, "run_s"), tuple(cells),
-                   sparkline([c.run_s for c in cells]))
+        verdicts = (
+            ()
+            if index == 0
+            else tuple(
+                (metric, v.verdict, v.ratio)
+                for metric, v in outcome.verdicts(workload.id, index - 1, index).items()
+                if v.verdict != "same"
+            )
+        )
+        flagged = tuple(
+            f"{metric} {verdict}" + (f" {ratio_text(ratio)}" if ratio is not None else "")
+            for metric, verdict, ratio in verdicts
+        )
+        cells.append(
+            PerfCell(
+                side.label,
+                found.get("run_s"),
+                found.get("compile_s"),
+                found.get("temp_bytes"),
+                flagged,
+                len(outcome.samples.get((workload.id, index), [])),
+                outcome.errors.get((workload.id, index), ""),
+                verdicts,
+            )
+        )
+    return PerfRow(
+        workload.id,
+        workload.claim,
+        outcome.band(workload.id, "run_s"),
+        tuple(cells),
+        sparkline([c.run_s for c in cells]),
+    )

@@ -17,8 +17,10 @@ from conformance.engine import matrix
 def ready_how(event: matrix.EnvironmentReady) -> str:
     """How an environment came to be ready: built or reused, from wheel files, or an existing interpreter."""
     made = "built" if event.built_now else "reused"
-    return {"python": "an existing interpreter (nothing built), described",
-            "wheels": f"environment from wheel files {made}"}.get(event.origin, f"environment {made}")
+    return {
+        "python": "an existing interpreter (nothing built), described",
+        "wheels": f"environment from wheel files {made}",
+    }.get(event.origin, f"environment {made}")
 
 
 def conflict_line(conflict: Any) -> str:
@@ -28,8 +30,10 @@ def conflict_line(conflict: Any) -> str:
 
 def _dropped(event: matrix.CellsDropped) -> str:
     ids = event.cell_ids
-    return (f"jax {event.version}: dropped {len(ids)} stored cell(s) of cases this checkout no longer declares: "
-            f"{', '.join(ids[:3])}{' …' if len(ids) > 3 else ''}")
+    return (
+        f"jax {event.version}: dropped {len(ids)} stored cell(s) of cases this checkout no longer declares: "
+        f"{', '.join(ids[:3])}{' …' if len(ids) > 3 else ''}"
+    )
 
 
 def event_lines(event: Any, gap: str = "") -> list[tuple[str, str]]:
@@ -45,12 +49,16 @@ def _event_lines(event: Any, gap: str = "") -> list[tuple[str, str]]:
     if isinstance(event, matrix.VersionFailed):
         return [("stderr", f"jax-conformance: error: {event.error}")]
     if isinstance(event, SidesRead):
-        return [("stderr", conflict_line(c)) for c in event.conflicts] + [
-            ("stdout", f"note: --newest left out the candidate's {entry}") for entry in event.left_out] + [
-            ("stdout", note) for note in event.notes]
+        return (
+            [("stderr", conflict_line(c)) for c in event.conflicts]
+            + [("stdout", f"note: --newest left out the candidate's {entry}") for entry in event.left_out]
+            + [("stdout", note) for note in event.notes]
+        )
     if isinstance(event, matrix.AnsweredFromStorage):
-        text = (f"{gap}jax {event.version}: all {event.cells} selected cells answered by stored results "
-                f"({event.path}); nothing built or run")
+        text = (
+            f"{gap}jax {event.version}: all {event.cells} selected cells answered by stored results "
+            f"({event.path}); nothing built or run"
+        )
     elif isinstance(event, matrix.EnvironmentReady):
         text = f"{gap}jax {event.version}: Python {event.python}, {ready_how(event)} in {event.seconds:.1f}s"
     elif isinstance(event, matrix.CellsDropped):
@@ -59,8 +67,10 @@ def _event_lines(event: Any, gap: str = "") -> list[tuple[str, str]]:
         done = event.run
         text = f"  {done.cells} cells ({done.ran} ran, {done.reused} reused) in {done.wall_s:.1f}s; wrote {done.path}"
     elif isinstance(event, BisectStarted):
-        text = (f"bisect {event.cell_id}: {len(event.releases)} releases from {event.releases[0]} to "
-                f"{event.releases[-1]}; testing both ends first")
+        text = (
+            f"bisect {event.cell_id}: {len(event.releases)} releases from {event.releases[0]} to "
+            f"{event.releases[-1]}; testing both ends first"
+        )
     elif isinstance(event, ReleaseTested):
         text = f"  jax {event.version}: {event.line}  ({event.how})"
     elif isinstance(event, BisectStep):

@@ -63,9 +63,16 @@ def stored_censuses_of(paths: Any) -> tuple[list[Census], list[str]]:
     return found, problems
 
 
-def render_results(paths: Any, out: Path, *, cases: list | None = None, releases: Any = None,
-                   outputs: Mapping[str, Path] | None = None, settings: OutputSettings | None = None,
-                   history: Path | None = None) -> Rendered:
+def render_results(
+    paths: Any,
+    out: Path,
+    *,
+    cases: list | None = None,
+    releases: Any = None,
+    outputs: Mapping[str, Path] | None = None,
+    settings: OutputSettings | None = None,
+    history: Path | None = None,
+) -> Rendered:
     """Render every readable result file of `paths` into `out`, and the outputs `outputs` asks for (`{format name:
     path}`, `report.formats`) shaped by `settings`; one `ConformanceError` when none can be read. `cases` give rows
     their sections (default: the built-in cases);
@@ -91,7 +98,17 @@ def render_results(paths: Any, out: Path, *, cases: list | None = None, releases
     censuses, unread = stored_censuses_of(paths)
     malformed_perf: list[str] = []  # a malformed workload entry is left out and named, as an unreadable file is
     perf = perf_view(perf_sections(paths, malformed_perf))
-    path = write_report(without_blocks(without_tests(loaded.files)), out, outputs=outputs, settings=settings,
-                        cases=cases, releases=releases, since=since, censuses=censuses,
-                        chapters=chapter_views(merged), perf=perf, downstream=downstream_view(merged))
+    path = write_report(
+        without_blocks(without_tests(loaded.files)),
+        out,
+        outputs=outputs,
+        settings=settings,
+        cases=cases,
+        releases=releases,
+        since=since,
+        censuses=censuses,
+        chapters=chapter_views(merged),
+        perf=perf,
+        downstream=downstream_view(merged),
+    )
     return Rendered(path, list(loaded.problems) + unread + malformed_perf, conflicts)

@@ -57,9 +57,14 @@ def prelude() -> str:
     helpers = without_suite_imports(_HELPERS.read_text(encoding="utf-8")).replace(
         "    from conformance.scripts import script_path\n",
         "    def script_path(name):\n"
-        "        return os.path.join(os.path.dirname(os.path.abspath(__file__)), name + \".py\")\n")
-    return ("from __future__ import annotations\n\n# ---- stand-ins for the suite's case API\n" + _strip_future(shim)
-            + "\n\n# ---- the suite's shared probe helpers\n" + _strip_future(helpers))
+        '        return os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")\n',
+    )
+    return (
+        "from __future__ import annotations\n\n# ---- stand-ins for the suite's case API\n"
+        + _strip_future(shim)
+        + "\n\n# ---- the suite's shared probe helpers\n"
+        + _strip_future(helpers)
+    )
 
 
 MAIN_PLACES = ("__CALL__", "__EXPECTED__", "__PRINTED__", "__RELEASE__", "__STATUS__", "__OBSERVED__")
@@ -95,11 +100,18 @@ def main_template(verdict: bool = True) -> str:
     return _MAIN if verdict else _FACTS_MAIN
 
 
-def verdict_main(call: str, expected: object, printed_keys: list[str], release: str, status: str,
-                 observed: object) -> str:
+def verdict_main(
+    call: str, expected: object, printed_keys: list[str], release: str, status: str, observed: object
+) -> str:
     """The `__main__` of a stored cell's script (see the module's docstring)."""
-    values = (call, repr(json.dumps(expected)), repr(json.dumps(list(printed_keys))), repr(release), repr(status),
-              repr(json.dumps(observed, default=repr)))
+    values = (
+        call,
+        repr(json.dumps(expected)),
+        repr(json.dumps(list(printed_keys))),
+        repr(release),
+        repr(status),
+        repr(json.dumps(observed, default=repr)),
+    )
     text = _MAIN
     for place, value in zip(MAIN_PLACES, values):
         text = text.replace(place, value)
@@ -125,8 +137,9 @@ def run_line(case: object, param: str) -> str:
     return " ".join([*(f"{k}={v}" for k, v in env.items()), "python repro.py"]) + (" < stdin.txt" if stdin else "")
 
 
-def reproduction_script(case: object, param: str, jax: str, jaxlib: str = "", suite: str = "",
-                        cell: object = None) -> str:
+def reproduction_script(
+    case: object, param: str, jax: str, jaxlib: str = "", suite: str = "", cell: object = None
+) -> str:
     """One cell's self-contained script (as the HTML report's case page assembles it): the install line, the
     stand-ins and helpers, the case module, and a `__main__` that runs the probe and prints its facts as JSON;
     given the cell's stored result on `jax` (`cell`, a `CellResult`), then its verdict (`verdict_main`).
@@ -137,9 +150,13 @@ def reproduction_script(case: object, param: str, jax: str, jaxlib: str = "", su
     run = run_line(case, param)
     call = f"{probe.__name__}({param!r})" if param else f"{probe.__name__}()"
     claim = " ".join(str(getattr(case, "claim", "")).split())
-    head = [f"# Reproduction of jax-conformance case {case.id}{f'[{param}]' if param else ''}"
-            f"{f' (suite {suite})' if suite else ''}.", f"# Claim: {claim}",
-            f"#   pip install jax=={jax} jaxlib=={jaxlib or jax}", f"#   {run}"]
+    head = [
+        f"# Reproduction of jax-conformance case {case.id}{f'[{param}]' if param else ''}"
+        f"{f' (suite {suite})' if suite else ''}.",
+        f"# Claim: {claim}",
+        f"#   pip install jax=={jax} jaxlib=={jaxlib or jax}",
+        f"#   {run}",
+    ]
     if stdin:
         head += ["# stdin.txt holds:", *(f"#   {line}" for line in str(stdin).split("\n"))]
     if cell is None:

@@ -77,9 +77,11 @@ class Section:
 
 # ---- the verdict: the facts observed here against the expected ones and the release the script reproduces
 
+
 def _stored_form(value):
     """`value` as a result file stores it: JSON types only, a non-finite float as {"$float": "nan"}."""
     import math
+
     if isinstance(value, float) and not math.isfinite(value):
         return {"$float": "nan" if value != value else ("inf" if value > 0 else "-inf")}
     if isinstance(value, dict):
@@ -121,8 +123,10 @@ def verdict(status_here, facts, expected, printed_keys, release, status_there, o
         observed_there = {k: v for k, v in observed_there.items() if k not in printed_keys}
     differing = _differences(expected, _stored_form(asserted)) if status_here == "observed" else []
     here = status_here if status_here != "observed" else ("differs" if differing else "conforms")
-    lines = [f"expected (what the chapter asserts): {json.dumps(expected, sort_keys=True)}",
-             f"observed on {release}: {json.dumps(observed_there, sort_keys=True)} ({status_there})"]
+    lines = [
+        f"expected (what the chapter asserts): {json.dumps(expected, sort_keys=True)}",
+        f"observed on {release}: {json.dumps(observed_there, sort_keys=True)} ({status_there})",
+    ]
     if status_here == "observed":
         lines.append(f"observed here: {json.dumps(_stored_form(asserted), sort_keys=True)}")
         if differing:

@@ -35,12 +35,20 @@ def _browser(phone: bool = False):
         raise SystemExit("chromium or chromedriver is missing: apt-get install chromium chromium-driver")
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--disable-background-networking"):
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--disable-background-networking",
+    ):
         options.add_argument(flag)
     if phone:
-        options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": PHONE[0], "height": PHONE[1],
-                                                                              "pixelRatio": 2.0, "touch": True}})
+        options.add_experimental_option(
+            "mobileEmulation",
+            {"deviceMetrics": {"width": PHONE[0], "height": PHONE[1], "pixelRatio": 2.0, "touch": True}},
+        )
     else:
         options.add_argument(f"--window-size={WIDTH},{HEIGHT}")
     return webdriver.Chrome(service=webdriver.ChromeService(executable_path=driver), options=options)
@@ -51,9 +59,11 @@ def _open_last_cell_of_first_row(browser) -> None:
     part: it is scrolled to its last column first, and the cell clicked by script, which keeps the first column."""
     from selenium.webdriver.common.by import By
 
-    browser.execute_async_script("const done = arguments[arguments.length - 1], w = document.getElementById('wrap');"
-                                 "w.scrollLeft = w.scrollWidth;"
-                                 "requestAnimationFrame(() => requestAnimationFrame(() => done()));")
+    browser.execute_async_script(
+        "const done = arguments[arguments.length - 1], w = document.getElementById('wrap');"
+        "w.scrollLeft = w.scrollWidth;"
+        "requestAnimationFrame(() => requestAnimationFrame(() => done()));"
+    )
     row = next(r for r in browser.find_elements(By.CSS_SELECTOR, "tr.r") if r.is_displayed())
     browser.execute_script("arguments[0].click()", row.find_elements(By.CSS_SELECTOR, "td.c")[-1])
 
@@ -71,8 +81,9 @@ def take(page: Path, out: Path, cell: str | None = None) -> list[Path]:
         table = out / "screenshot-table.png"
         browser.save_screenshot(str(table))
         if cell:  # the page's own deep link: it opens the cell, scrolls the table to it and marks it
-            newest = browser.execute_script("const h = document.querySelectorAll('thead th.leaf');"
-                                            "return h[h.length - 1].dataset.key;")
+            newest = browser.execute_script(
+                "const h = document.querySelectorAll('thead th.leaf');return h[h.length - 1].dataset.key;"
+            )
             browser.get(f"{page.resolve().as_uri()}#cell={quote(cell, safe='')}&at={quote(newest, safe='')}")
         else:
             browser.find_element(By.ID, "f-changes").click()
@@ -83,7 +94,8 @@ def take(page: Path, out: Path, cell: str | None = None) -> list[Path]:
         browser.execute_script(
             "const a = document.getElementById('cmp-a'); if (a.options.length > 2) {"
             "a.value = '0'; a.dispatchEvent(new Event('change', {bubbles: true})); }"
-            "document.getElementById('panel-close').click(); document.getElementById('compare').scrollIntoView();")
+            "document.getElementById('panel-close').click(); document.getElementById('compare').scrollIntoView();"
+        )
         compare = out / "screenshot-compare.png"
         browser.save_screenshot(str(compare))
     finally:

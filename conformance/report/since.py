@@ -10,16 +10,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from conformance.report.markdown import text
-from conformance.results.history import (CHANGED_CASE, KEY_NOT_RECORDED, NEW_CASE, REMOVED, UNCHANGED_KEY,
-                                         MAX_LISTED, ChangedCell, HistoryEntry, summary_line)
+from conformance.results.history import (
+    CHANGED_CASE,
+    KEY_NOT_RECORDED,
+    NEW_CASE,
+    REMOVED,
+    UNCHANGED_KEY,
+    MAX_LISTED,
+    ChangedCell,
+    HistoryEntry,
+    summary_line,
+)
 
 # The order the groups of changed cells are shown in, with what each reason means to a reader.
 GROUPS = {
     UNCHANGED_KEY: "the same case, probe code, suite and environment gave another result: the probe is "
-                   "nondeterministic (or the machine differs); the previous result is kept in the history beside "
-                   "the new one",
+    "nondeterministic (or the machine differs); the previous result is kept in the history beside "
+    "the new one",
     CHANGED_CASE: "the cell's key changed (its case, the shared probe code, the suite or the environment), so it ran "
-                  "again and its result changed",
+    "again and its result changed",
     KEY_NOT_RECORDED: "a result file without reuse keys: why it changed cannot be told",
     NEW_CASE: "a cell the previous results did not hold on this release",
     REMOVED: "a cell the new results no longer hold",
@@ -51,13 +60,16 @@ class CellChanges:
 
     def text(self, reason: str = "") -> str:
         """One line: `cell on jax VERSIONS (platform): before → after`, and the reason where given."""
+
         def word(status: str | None, printed: bool) -> str:
             return "no result" if status is None else status + (" (printed output differs)" if printed else "")
 
         build = f" ({self.build})" if self.build else ""
-        return (f"{self.cell} on jax {self.versions_text}{build} · {self.platform}: "
-                f"{word(self.before, self.printed_before)} → {word(self.after, self.printed_after)}"
-                + (f" ({reason})" if reason else ""))
+        return (
+            f"{self.cell} on jax {self.versions_text}{build} · {self.platform}: "
+            f"{word(self.before, self.printed_before)} → {word(self.after, self.printed_after)}"
+            + (f" ({reason})" if reason else "")
+        )
 
 
 def grouped(changes: list[ChangedCell]) -> list[CellChanges]:
@@ -116,11 +128,15 @@ def since_view(entries: list[HistoryEntry], history_href: str = "") -> SinceView
     entry = entries[-1]
     gone = sum(c.cells for c in entry.removed_columns)  # counted as removed, listed as columns
     totals = {reason: entry.changes.get(reason, 0) - (gone if reason == REMOVED else 0) for reason in GROUPS}
-    groups = [ChangeGroup(reason, meaning, grouped([c for c in entry.changed if c.reason == reason]), totals[reason])
-              for reason, meaning in GROUPS.items() if totals[reason] > 0]
+    groups = [
+        ChangeGroup(reason, meaning, grouped([c for c in entry.changed if c.reason == reason]), totals[reason])
+        for reason, meaning in GROUPS.items()
+        if totals[reason] > 0
+    ]
     earlier = entries[:-1][::-1]
-    return SinceView(entry, earlier[0] if earlier else None, groups, earlier[:MAX_RUNS_SHOWN], len(earlier),
-                     history_href)
+    return SinceView(
+        entry, earlier[0] if earlier else None, groups, earlier[:MAX_RUNS_SHOWN], len(earlier), history_href
+    )
 
 
 def run_label(entry: HistoryEntry) -> str:
@@ -135,32 +151,51 @@ def since_markdown(view: SinceView | None) -> list[str]:
     entry = view.entry
     lines = ["", "## Since the last run", ""]
     against = f", compared with the run of {text(run_label(view.previous))}" if view.previous else ""
-    lines.append(f"This run: {text(run_label(entry))}, suite {text(entry.suite_version or '?')}{against}. "
-                 + ("The first run in the history: every cell is new." if entry.first_run
-                    else text(view.summary) + "."))
+    lines.append(
+        f"This run: {text(run_label(entry))}, suite {text(entry.suite_version or '?')}{against}. "
+        + ("The first run in the history: every cell is new." if entry.first_run else text(view.summary) + ".")
+    )
     for group in (g for g in view.groups if g.flagged):
-        lines += ["", f"**⚠ {group.total} cell{'s' if group.total != 1 else ''} changed on an unchanged key "
-                      f"(flagged):** {text(group.meaning)}."]
+        lines += [
+            "",
+            f"**⚠ {group.total} cell{'s' if group.total != 1 else ''} changed on an unchanged key "
+            f"(flagged):** {text(group.meaning)}.",
+        ]
     new = [c for c in entry.new_columns if not entry.first_run]
     if new:
-        lines += ["", f"New release{'s' if len(new) != 1 else ''}: "
-                  + ", ".join(text(f"jax {c.jax} on {c.platform} ({c.cells} cell{'s' if c.cells != 1 else ''})")
-                              for c in new)
-                  + "."]
+        lines += [
+            "",
+            f"New release{'s' if len(new) != 1 else ''}: "
+            + ", ".join(text(f"jax {c.jax} on {c.platform} ({c.cells} cell{'s' if c.cells != 1 else ''})") for c in new)
+            + ".",
+        ]
     if entry.removed_columns:
-        lines += ["", "No longer in the results: " + ", ".join(text(f"jax {c.jax} on {c.platform}")
-                                                             for c in entry.removed_columns) + "."]
+        lines += [
+            "",
+            "No longer in the results: "
+            + ", ".join(text(f"jax {c.jax} on {c.platform}") for c in entry.removed_columns)
+            + ".",
+        ]
     shown = [(g, c) for g in view.groups for c in g.cells][:MAX_MARKDOWN_CELLS]
     if shown:
         lines += [""] + [f"- {text(c.text(g.reason))}" for g, c in shown]
         more = sum(g.total for g in view.groups) - sum(len(c.versions) for _, c in shown)
         if more > 0:
-            lines.append(f"- … and {more} more changed cell{'s' if more != 1 else ''} (the HTML page lists "
-                         f"{MAX_LISTED} per run at most, history.json counts every one)")
+            lines.append(
+                f"- … and {more} more changed cell{'s' if more != 1 else ''} (the HTML page lists "
+                f"{MAX_LISTED} per run at most, history.json counts every one)"
+            )
     if view.runs:
-        lines += ["", "Previous runs:", "", "| run | suite | releases | cells | conforms | changed | flagged |",
-                  "|---|---|---|---|---|---|---|"]
-        lines += [f"| {text(run_label(r))} | {text(r.suite_version)} | {len(r.releases)} | {r.cells} | "
-                  f"{r.counts.get('conforms', 0)} | {r.total_changes} | {r.flagged} |"
-                  for r in view.runs[:MAX_MARKDOWN_RUNS]]
+        lines += [
+            "",
+            "Previous runs:",
+            "",
+            "| run | suite | releases | cells | conforms | changed | flagged |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {text(run_label(r))} | {text(r.suite_version)} | {len(r.releases)} | {r.cells} | "
+            f"{r.counts.get('conforms', 0)} | {r.total_changes} | {r.flagged} |"
+            for r in view.runs[:MAX_MARKDOWN_RUNS]
+        ]
     return lines

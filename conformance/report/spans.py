@@ -45,8 +45,12 @@ def spans(states: Sequence[tuple[str, T]]) -> list[Span[T]]:
     return out
 
 
-def platform_states(columns: Sequence[Column], cells_per_column: Sequence[Sequence[TableCell]], platform: str,
-                    state: Callable[[list[TableCell]], T | None]) -> list[tuple[str, T]]:
+def platform_states(
+    columns: Sequence[Column],
+    cells_per_column: Sequence[Sequence[TableCell]],
+    platform: str,
+    state: Callable[[list[TableCell]], T | None],
+) -> list[tuple[str, T]]:
     """`(release, state)` for each release column of `platform`, in column order; `state` sees the column's measured
     cells (those with a result) and may return None to leave the column out (nothing measured). A build of its own
     (`--python`, `--wheels`, `--pair`, a source build) is left out: it carries a release's number without being that

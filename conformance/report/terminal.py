@@ -13,8 +13,7 @@ def text_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     """Columns padded to their widest entry, with a rule under the header."""
     body = [[str(v) for v in row] for row in rows]
     widths = [max(len(h), *(len(r[i]) for r in body)) if body else len(h) for i, h in enumerate(header)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip(),
-             "  ".join("-" * w for w in widths)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip(), "  ".join("-" * w for w in widths)]
     lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in body]
     return "\n".join(lines)
 
@@ -48,8 +47,11 @@ def status_counts(cells: Iterable[CellResult]) -> dict[str, int]:
 def run_summary(runs: list[dict[str, Any]]) -> str:
     """One line per finished version: platform, Python, launcher, counts per status, cells whose printed output
     differs from the chapter's, cells run and reused, time."""
-    header = ["jax", "platform", "python", "launch"] + [s.value for s in Status] + ["printed", "ran", "reused",
-                                                                                      "seconds", "cells/s"]
+    header = (
+        ["jax", "platform", "python", "launch"]
+        + [s.value for s in Status]
+        + ["printed", "ran", "reused", "seconds", "cells/s"]
+    )
     rows = []
     for run in runs:
         head = run["file"].header
@@ -58,14 +60,28 @@ def run_summary(runs: list[dict[str, Any]]) -> str:
         rate = f"{run['cells'] / wall:.1f}" if wall else "-"
         launcher = run.get("launcher") or head.launcher  # this run's, not the merged file's
         printed = sum(cell.printed_differs for cell in run["file"].cells)
-        rows.append([head.jax, head.platform, head.python, launcher, *[counts[s.value] for s in Status], printed,
-                     run["cells"] - run["reused"], run["reused"], f"{wall:.1f}", rate])
+        rows.append(
+            [
+                head.jax,
+                head.platform,
+                head.python,
+                launcher,
+                *[counts[s.value] for s in Status],
+                printed,
+                run["cells"] - run["reused"],
+                run["reused"],
+                f"{wall:.1f}",
+                rate,
+            ]
+        )
     return text_table(header, rows)
 
 
 def run_heading(suite: str, chosen: int, selected: int, shard: str, versions: int, builds: int) -> str:
     """The line a run starts with: the cells (and shard) times the JAX versions and given builds."""
     sharded = f" (shard {shard} of {selected} selected)" if shard else ""
-    counted = " + ".join(([f"{versions} JAX versions"] if versions or not builds else [])
-                         + ([f"{builds} given build(s)"] if builds else []))
+    counted = " + ".join(
+        ([f"{versions} JAX versions"] if versions or not builds else [])
+        + ([f"{builds} given build(s)"] if builds else [])
+    )
     return f"jax-conformance {suite}: {chosen} cells{sharded} x {counted}"

@@ -32,9 +32,12 @@ def pair_verdicts(outcome: PerfOutcome) -> dict[str, list[list[Any]]]:
     """Every pair of sides' verdicts other than `same` (module docstring)."""
     found: dict[str, list[list[Any]]] = {}
     for old, new in combinations(range(len(outcome.request.sides)), 2):
-        flagged = [[w.id, metric, *(v.to_json()[k] for k in ("verdict", "ratio", "p", "band"))]
-                   for w in outcome.request.workloads
-                   for metric, v in outcome.verdicts(w.id, old, new).items() if v.verdict != "same"]
+        flagged = [
+            [w.id, metric, *(v.to_json()[k] for k in ("verdict", "ratio", "p", "band"))]
+            for w in outcome.request.workloads
+            for metric, v in outcome.verdicts(w.id, old, new).items()
+            if v.verdict != "same"
+        ]
         if flagged:
             found[f"{old}-{new}"] = flagged
     return found
@@ -47,8 +50,11 @@ def release_medians(outcome: PerfOutcome) -> dict[str, list[Any]]:
         per_side: list[Any] = []
         for side in range(len(outcome.request.sides)):
             middle = medians(outcome, workload.id, side)
-            bands = {m: float(f"{stats.noise_band({'side': outcome.values(workload.id, side, m)}):.4g}")
-                     for m in stats.TIMED_METRICS if m in middle}
+            bands = {
+                m: float(f"{stats.noise_band({'side': outcome.values(workload.id, side, m)}):.4g}")
+                for m in stats.TIMED_METRICS
+                if m in middle
+            }
             per_side.append([{m: float(f"{v:.6g}") for m, v in middle.items()}, bands] if middle else None)
         found[workload.id] = per_side
     return found
@@ -66,8 +72,13 @@ def upgrade_data(versions: Sequence[str], outcome: PerfOutcome | None, judged: i
         errors: dict[str, list[str]] = {}
         for (wid, side), _ in sorted(outcome.errors.items()):
             errors.setdefault(wid, []).append(labels[side])
-        perf = {"releases": labels, "workloads": [w.id for w in workloads], "errors": errors,
-                "threshold": outcome.request.threshold, "exact": list(stats.EXACT_METRICS)}
+        perf = {
+            "releases": labels,
+            "workloads": [w.id for w in workloads],
+            "errors": errors,
+            "threshold": outcome.request.threshold,
+            "exact": list(stats.EXACT_METRICS),
+        }
         if count * (count - 1) // 2 * len(workloads) <= (MAX_JUDGED if judged is None else judged):
             perf["pairs"] = pair_verdicts(outcome)
         else:

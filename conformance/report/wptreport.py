@@ -29,8 +29,14 @@ from conformance.report.model import Column, ReportModel
 from conformance.results.schema import CellResult
 
 TEST_STATUS = {
-    Status.CONFORMS: "OK", Status.DIFFERS: "OK", Status.UNSUPPORTED: "PRECONDITION_FAILED", Status.ERROR: "ERROR",
-    Status.CRASH: "CRASH", Status.TIMEOUT: "TIMEOUT", Status.SKIPPED: "SKIP", Status.FLAKY: "ERROR",
+    Status.CONFORMS: "OK",
+    Status.DIFFERS: "OK",
+    Status.UNSUPPORTED: "PRECONDITION_FAILED",
+    Status.ERROR: "ERROR",
+    Status.CRASH: "CRASH",
+    Status.TIMEOUT: "TIMEOUT",
+    Status.SKIPPED: "SKIP",
+    Status.FLAKY: "ERROR",
 }
 OBSERVED = (Status.CONFORMS, Status.DIFFERS)  # statuses whose asserted facts were observed and compared
 WHOLE = "observation"  # the subtest of a cell whose expectation is not a set of named facts
@@ -57,8 +63,11 @@ def fact_of(path: str, facts: Sequence[str] = ()) -> str:
 
 
 def _diff_text(entries: list[dict[str, Any]]) -> str:
-    return "; ".join(f"{e.get('path')}: expected {json.dumps(e.get('expected'), default=repr, ensure_ascii=False)}, "
-                     f"observed {json.dumps(e.get('observed'), default=repr, ensure_ascii=False)}" for e in entries)
+    return "; ".join(
+        f"{e.get('path')}: expected {json.dumps(e.get('expected'), default=repr, ensure_ascii=False)}, "
+        f"observed {json.dumps(e.get('observed'), default=repr, ensure_ascii=False)}"
+        for e in entries
+    )
 
 
 def _message(text: str) -> str:
@@ -82,8 +91,13 @@ def subtests(result: CellResult, bug_word: str = "") -> list[dict[str, Any]]:
     for fact in dict.fromkeys(facts):  # once each: wpt.fyi keeps one result per subtest name
         entries = failed.get(fact)
         said = [part for part in (bug_word, _diff_text(entries) if entries else "") if part]
-        out.append({"name": visible(fact), "status": "FAIL" if entries else "PASS",
-                    "message": _message("; ".join(said)) if said else None})
+        out.append(
+            {
+                "name": visible(fact),
+                "status": "FAIL" if entries else "PASS",
+                "message": _message("; ".join(said)) if said else None,
+            }
+        )
     return out
 
 
@@ -92,9 +106,14 @@ def test_entry(cell_id: str, result: CellResult, bug_word: str = "") -> dict[str
     (on a known-issue row, the bug's state as the report words it) leads its messages: `bug absent (differs)`."""
     reason = result.reason or ("flaky: retries disagreed" if result.status is Status.FLAKY else "")
     said = f"{bug_word} ({result.status.value})" if bug_word else result.status.value
-    return {"test": "/" + visible(cell_id), "subsuite": "", "status": TEST_STATUS[result.status],
-            "message": _message(f"{said}: {reason}" if reason else said),
-            "duration": max(0, int(round(result.duration_s * 1000))), "subtests": subtests(result, bug_word)}
+    return {
+        "test": "/" + visible(cell_id),
+        "subsuite": "",
+        "status": TEST_STATUS[result.status],
+        "message": _message(f"{said}: {reason}" if reason else said),
+        "duration": max(0, int(round(result.duration_s * 1000))),
+        "subtests": subtests(result, bug_word),
+    }
 
 
 def revision(column: Column) -> str:
@@ -120,12 +139,25 @@ def run_info(column: Column) -> dict[str, Any]:
     revision) and the environment (`jax_ref`: the commit, else the tag or label that names the jax source)."""
     system, processor, backend = (column.platform.split("-") + ["", ""])[:3]
     commits = BuildCommits(column.jax, column.jaxlib, column.jax_git_hash, column.jaxlib_git_hash)
-    return {"product": PRODUCT, "browser_version": column.jax, "browser_channel": browser_channel(column),
-            "os": _WPT_OS.get(system.lower(), system.lower() or "unknown"), "processor": processor or "unknown",
-            "backend": backend or "cpu", "revision": revision(column), "jax_git_hash": column.jax_git_hash,
-            "jaxlib_git_hash": column.jaxlib_git_hash, "jax_ref": commits.jax_ref, "jax": column.jax,
-            "jaxlib": column.jaxlib, "numpy": column.numpy, "python": column.python, "platform": column.platform,
-            "build": column.build, "suite_version": column.suite_version}
+    return {
+        "product": PRODUCT,
+        "browser_version": column.jax,
+        "browser_channel": browser_channel(column),
+        "os": _WPT_OS.get(system.lower(), system.lower() or "unknown"),
+        "processor": processor or "unknown",
+        "backend": backend or "cpu",
+        "revision": revision(column),
+        "jax_git_hash": column.jax_git_hash,
+        "jaxlib_git_hash": column.jaxlib_git_hash,
+        "jax_ref": commits.jax_ref,
+        "jax": column.jax,
+        "jaxlib": column.jaxlib,
+        "numpy": column.numpy,
+        "python": column.python,
+        "platform": column.platform,
+        "build": column.build,
+        "suite_version": column.suite_version,
+    }
 
 
 def _millis(moment: str) -> int | None:
@@ -147,8 +179,11 @@ def wptreport(model: ReportModel, index: int) -> dict[str, Any]:
     start, end = _millis(column.started_at), _millis(column.finished_at)
     if start is not None and end is not None:
         report["time_start"], report["time_end"] = start, max(start, end)
-    report["results"] = [test_entry(row.cell_id, cell.result, cell.word if cell.bug_state else "")
-                         for row in model.param_rows if (cell := row.cells[index]).result is not None]
+    report["results"] = [
+        test_entry(row.cell_id, cell.result, cell.word if cell.bug_state else "")
+        for row in model.param_rows
+        if (cell := row.cells[index]).result is not None
+    ]
     report["subsuites"] = {}
     return report
 
@@ -170,7 +205,7 @@ def wptreports(model: ReportModel) -> list[tuple[str, dict[str, Any]]]:
         name, number = report_name(column), 1
         while name.lower() in taken:  # case-insensitive file systems (macOS, Windows) too
             number += 1
-            name = f"{report_name(column)[:-len('.json')]}-{number}.json"
+            name = f"{report_name(column)[: -len('.json')]}-{number}.json"
         taken.add(name.lower())
         named.append((name, wptreport(model, index)))
     return named

@@ -135,9 +135,19 @@ def _changed(old: MergedRun, new: MergedRun) -> tuple[list[ChangedCell], int]:
             reason = _reason(before, after)
         else:
             reason = NEW_CASE if before is None else REMOVED
-        found.append(ChangedCell(cell_id, new.jax, new.platform, new.build, reason,
-                                 before.status.value if before else None, after.status.value if after else None,
-                                 bool(before and before.printed_differs), bool(after and after.printed_differs)))
+        found.append(
+            ChangedCell(
+                cell_id,
+                new.jax,
+                new.platform,
+                new.build,
+                reason,
+                before.status.value if before else None,
+                after.status.value if after else None,
+                bool(before and before.printed_differs),
+                bool(after and after.printed_differs),
+            )
+        )
     return found, keys_changed
 
 
@@ -145,8 +155,13 @@ def _listed(changed: list[ChangedCell]) -> list[ChangedCell]:
     return sorted(changed, key=lambda c: (REASONS.index(c.reason), c.cell, version_order(c.jax), c.platform, c.build))
 
 
-def history_entry(previous: Sequence[ResultFile] | None, new: Sequence[ResultFile], date: str, commit: str = "",
-                  max_listed: int = MAX_LISTED) -> HistoryEntry:
+def history_entry(
+    previous: Sequence[ResultFile] | None,
+    new: Sequence[ResultFile],
+    date: str,
+    commit: str = "",
+    max_listed: int = MAX_LISTED,
+) -> HistoryEntry:
     """The history entry of the run whose results are `new`, against the previous published results (`previous`
     None or empty: the first run, every column a new release). Columns are compared cell by cell."""
     old_runs, new_runs = _columns(previous or []), _columns(new)
@@ -171,18 +186,28 @@ def history_entry(previous: Sequence[ResultFile] | None, new: Sequence[ResultFil
     statuses = Counter(cell.status.value for cell in cells)
     listed = _listed(changed)
     return HistoryEntry(
-        date=date, commit=check_commit(commit), suite_version=_suite_version(new), first_run=not old_runs,
+        date=date,
+        commit=check_commit(commit),
+        suite_version=_suite_version(new),
+        first_run=not old_runs,
         releases=sorted({ref[0] for ref in new_runs}, key=version_order),
-        platforms=sorted({ref[1] for ref in new_runs}), cells=len(cells),
+        platforms=sorted({ref[1] for ref in new_runs}),
+        cells=len(cells),
         counts={status.value: statuses.get(status.value, 0) for status in Status},
-        printed_differs=sum(cell.printed_differs for cell in cells), changes=dict(changes),
-        keys_changed=keys_changed, new_columns=new_columns, removed_columns=removed_columns,
-        changed=listed[:max_listed], changed_left_out=max(0, len(listed) - max_listed))
+        printed_differs=sum(cell.printed_differs for cell in cells),
+        changes=dict(changes),
+        keys_changed=keys_changed,
+        new_columns=new_columns,
+        removed_columns=removed_columns,
+        changed=listed[:max_listed],
+        changed_left_out=max(0, len(listed) - max_listed),
+    )
 
 
 def _column_from_json(data: Mapping[str, Any]) -> ColumnRef:
-    return ColumnRef(str(data.get("jax", "")), str(data.get("platform", "")), str(data.get("build", "")),
-                     int(data.get("cells", 0)))
+    return ColumnRef(
+        str(data.get("jax", "")), str(data.get("platform", "")), str(data.get("build", "")), int(data.get("cells", 0))
+    )
 
 
 def entry_from_json(data: Mapping[str, Any]) -> HistoryEntry:
@@ -199,21 +224,27 @@ def summary_line(entry: HistoryEntry) -> str:
     """`N cells changed: X new release, Y changed case, Z changed on an unchanged key — flagged` (and the other
     reasons where any cell has them)."""
     total = entry.total_changes
-    parts = [f"{entry.changes.get(NEW_RELEASE, 0)} new release", f"{entry.changes.get(CHANGED_CASE, 0)} changed case",
-             f"{entry.flagged} changed on an unchanged key" + (" — flagged" if entry.flagged else "")]
+    parts = [
+        f"{entry.changes.get(NEW_RELEASE, 0)} new release",
+        f"{entry.changes.get(CHANGED_CASE, 0)} changed case",
+        f"{entry.flagged} changed on an unchanged key" + (" — flagged" if entry.flagged else ""),
+    ]
     parts += [f"{entry.changes[r]} {r}" for r in (NEW_CASE, KEY_NOT_RECORDED, REMOVED) if entry.changes.get(r)]
     return f"{total} cell{'s' if total != 1 else ''} changed: " + ", ".join(parts)
 
 
 def describe_change(change: ChangedCell) -> str:
     """One line for a person: `cell on jax V (platform): before → after (reason)`."""
+
     def word(status: str | None, printed: bool) -> str:
         return "no result" if status is None else status + (" (printed output differs)" if printed else "")
 
     build = f" ({change.build})" if change.build else ""
-    return (f"{change.cell} on jax {change.jax}{build} {change.platform}: "
-            f"{word(change.before, change.printed_before)} → {word(change.after, change.printed_after)} "
-            f"({change.reason})")
+    return (
+        f"{change.cell} on jax {change.jax}{build} {change.platform}: "
+        f"{word(change.before, change.printed_before)} → {word(change.after, change.printed_after)} "
+        f"({change.reason})"
+    )
 
 
 MAX_PRINTED = 10
@@ -223,12 +254,17 @@ def entry_lines(entry: HistoryEntry, path: str, entries: int) -> list[str]:
     """What `jax-conformance history` prints: the entry appended, its summary, new and removed columns, and the
     flagged cells (at most `MAX_PRINTED`)."""
     commit = f" at {entry.commit[:12]}" if entry.commit else ""
-    lines = [f"history: {path} entry {entries} ({entry.date}{commit}, suite {entry.suite_version or '?'}): "
-             f"{entry.cells} cells, {len(entry.releases)} release(s) on {', '.join(entry.platforms) or 'no platform'}"
-             + (" — the first run" if entry.first_run else ""), summary_line(entry)]
+    lines = [
+        f"history: {path} entry {entries} ({entry.date}{commit}, suite {entry.suite_version or '?'}): "
+        f"{entry.cells} cells, {len(entry.releases)} release(s) on {', '.join(entry.platforms) or 'no platform'}"
+        + (" — the first run" if entry.first_run else ""),
+        summary_line(entry),
+    ]
     if entry.keys_changed:
-        lines.append(f"{entry.keys_changed} cell(s) ran again for a changed key (counted as changed only where "
-                     f"their status or printed-output mark changed)")
+        lines.append(
+            f"{entry.keys_changed} cell(s) ran again for a changed key (counted as changed only where "
+            f"their status or printed-output mark changed)"
+        )
     if entry.new_columns and not entry.first_run:
         lines.append("new: " + ", ".join(f"jax {c.jax} {c.platform}" for c in entry.new_columns[:MAX_PRINTED]))
     if entry.removed_columns:

@@ -20,7 +20,7 @@ from typing import Any
 from conformance.atomic import write_text_atomically
 from conformance.errors import ConformanceError
 from conformance.readfile import NotRegularFile, TooLarge, read_regular_text, special_kind
-from conformance.results.history import (REASONS, HistoryEntry, check_commit, entry_from_json, history_entry)
+from conformance.results.history import REASONS, HistoryEntry, check_commit, entry_from_json, history_entry
 from conformance.results.load import ResultsError, is_result_name, read_results_tolerantly, result_files
 from conformance.core.status import Status
 
@@ -28,12 +28,32 @@ FORMAT = "jax-conformance-history"
 FORMAT_VERSION = 1
 MAX_ENTRIES = 365  # one entry per published run: a year of daily runs
 MAX_HISTORY_BYTES = 64 * 1024 * 1024  # far above what MAX_ENTRIES entries of MAX_LISTED cells take (about 20 MB)
-_ENTRY_FIELDS = {"date": str, "commit": str, "suite_version": str, "first_run": bool, "releases": list,
-                 "platforms": list, "cells": int, "counts": dict, "printed_differs": int, "changes": dict,
-                 "keys_changed": int, "new_columns": list, "removed_columns": list, "changed": list,
-                 "changed_left_out": int}
-_CHANGED_FIELDS = {"cell": str, "jax": str, "platform": str, "build": str, "reason": str, "printed_before": bool,
-                   "printed_after": bool}
+_ENTRY_FIELDS = {
+    "date": str,
+    "commit": str,
+    "suite_version": str,
+    "first_run": bool,
+    "releases": list,
+    "platforms": list,
+    "cells": int,
+    "counts": dict,
+    "printed_differs": int,
+    "changes": dict,
+    "keys_changed": int,
+    "new_columns": list,
+    "removed_columns": list,
+    "changed": list,
+    "changed_left_out": int,
+}
+_CHANGED_FIELDS = {
+    "cell": str,
+    "jax": str,
+    "platform": str,
+    "build": str,
+    "reason": str,
+    "printed_before": bool,
+    "printed_after": bool,
+}
 
 
 class HistoryFormatError(ValueError):
@@ -71,8 +91,12 @@ def check_entry(entry: Any, where: str) -> None:
             raise HistoryFormatError(f"{where}.{name} holds a value that is not a count")
     for name in ("new_columns", "removed_columns"):
         for i, column in enumerate(entry[name]):
-            if not isinstance(column, dict) or not all(_kind(column.get(k), str) for k in ("jax", "platform")) \
-                    or not _kind(column.get("build", ""), str) or not _kind(column.get("cells", 0), int):
+            if (
+                not isinstance(column, dict)
+                or not all(_kind(column.get(k), str) for k in ("jax", "platform"))
+                or not _kind(column.get("build", ""), str)
+                or not _kind(column.get("cells", 0), int)
+            ):
                 raise HistoryFormatError(f"{where}.{name}[{i}] is not a column (jax, platform, build, cells)")
     for i, change in enumerate(entry["changed"]):
         _check_changed(change, f"{where}.changed[{i}]")
@@ -90,8 +114,10 @@ def parse_history(text: str) -> list[HistoryEntry]:
     if not _kind(version, int):
         raise HistoryFormatError("has no integer `version`")
     if version > FORMAT_VERSION:
-        raise ConformanceError(f"history format {version} is newer than the {FORMAT_VERSION} this jax-conformance "
-                               f"reads; upgrade jax-conformance")
+        raise ConformanceError(
+            f"history format {version} is newer than the {FORMAT_VERSION} this jax-conformance "
+            f"reads; upgrade jax-conformance"
+        )
     entries = data.get("entries")
     if not isinstance(entries, list):
         raise HistoryFormatError("has no `entries` list")
@@ -150,8 +176,9 @@ def existing_history(path: Path) -> tuple[list[HistoryEntry], list[str]]:
         raise ConformanceError(f"--history {path} is a folder; give the history file's path (history.json)")
     kind = special_kind(path)
     if kind:  # never set aside: as root that would move /dev/null or /dev/stdin away
-        raise ConformanceError(f"--history {path} is {kind}, not a history file; give the history file's path "
-                               f"(history.json)")
+        raise ConformanceError(
+            f"--history {path} is {kind}, not a history file; give the history file's path (history.json)"
+        )
     try:
         return parse_history(_read_text(path)), []
     except FileNotFoundError:

@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Union
 
-from conformance.core.observation import (DETAILS_CHARS, MESSAGE_CHARS, OBSERVATION_CHARS, TAIL_CHARS, TRUNCATED,
-                                          bounded)
+from conformance.core.observation import DETAILS_CHARS, MESSAGE_CHARS, OBSERVATION_CHARS, TAIL_CHARS, TRUNCATED, bounded
 from conformance.readfile import NotRegularFile, read_regular_text
 from conformance.results.schema import CellResult, ResultFile, SchemaError, result_file_from_json
 
@@ -27,8 +26,10 @@ PathLike = Union[str, os.PathLike]
 # `0.8.0-linux-x86_64-shard1of4.json` is platform `linux-x86_64`, shard `1of4` (not a merged file of platform
 # `linux-x86_64-shard1of4`). tests/test_results_load.py checks the two patterns agree on every other platform.
 _PLATFORM_IN_NAME = r"[A-Za-z0-9_]+-[A-Za-z0-9_]+(?:-(?!shard\d+of\d+\.json$)[A-Za-z0-9_]+)?"
-RESULT_NAME = re.compile(rf"^(?P<jax>\d[0-9A-Za-z.+]*)-(?P<platform>{_PLATFORM_IN_NAME})"
-                         r"(?:-shard(?P<shard>\d+of\d+))?\.json$")
+RESULT_NAME = re.compile(
+    rf"^(?P<jax>\d[0-9A-Za-z.+]*)-(?P<platform>{_PLATFORM_IN_NAME})"
+    r"(?:-shard(?P<shard>\d+of\d+))?\.json$"
+)
 # `tox-<env>.json`, written by tox's per-version environments (tox.ini), which know neither version nor platform.
 TOX_RESULT_NAME = re.compile(r"^tox-[A-Za-z0-9_.-]+\.json$")
 
@@ -55,8 +56,9 @@ def result_files(paths: PathLike | Iterable[PathLike]) -> list[Path]:
     for path in map(Path, paths):
         if path.is_dir():
             # A build stored apart from the release of its version (`builds/<kind>-<hash>/`) is part of the folder.
-            found = sorted(p for p in [*path.iterdir(), *path.glob("builds/*/*")]
-                           if p.is_file() and is_result_name(p.name))
+            found = sorted(
+                p for p in [*path.iterdir(), *path.glob("builds/*/*")] if p.is_file() and is_result_name(p.name)
+            )
             if not found:
                 raise _error(path, "folder holds no result files (named <jax>-<platform>.json)")
             files.extend(found)
@@ -83,10 +85,16 @@ def bounded_cell(cell: CellResult) -> CellResult:
     cell.expected = bounded(cell.expected, OBSERVATION_CHARS)
     cell.printed_expected = bounded(cell.printed_expected, OBSERVATION_CHARS)
     cell.details = bounded(cell.details, DETAILS_CHARS)
-    cell.diff = cell.diff if len(json.dumps(cell.diff, default=repr)) <= OBSERVATION_CHARS else [
-        {"path": "<diff>", "expected": None, "observed": TRUNCATED, "kind": "changed"}]
-    cell.printed_diff = cell.printed_diff if len(json.dumps(cell.printed_diff, default=repr)) <= OBSERVATION_CHARS \
+    cell.diff = (
+        cell.diff
+        if len(json.dumps(cell.diff, default=repr)) <= OBSERVATION_CHARS
+        else [{"path": "<diff>", "expected": None, "observed": TRUNCATED, "kind": "changed"}]
+    )
+    cell.printed_diff = (
+        cell.printed_diff
+        if len(json.dumps(cell.printed_diff, default=repr)) <= OBSERVATION_CHARS
         else [{"path": "<printed diff>", "expected": None, "observed": TRUNCATED, "kind": "changed"}]
+    )
     cell.stdout_tail, cell.stderr_tail = cell.stdout_tail[-TAIL_CHARS:], cell.stderr_tail[-TAIL_CHARS:]
     cell.reason = cell.reason[:MESSAGE_CHARS]
     cell.claim, cell.discrepancy = cell.claim[:MESSAGE_CHARS], cell.discrepancy[:MESSAGE_CHARS]
@@ -102,8 +110,11 @@ def load_result_file(path: PathLike) -> ResultFile:
     except OSError:
         size = 0
     if size > MAX_RESULT_BYTES:
-        raise _error(path, f"is {size / 2**20:.0f} MB, larger than any result file the suite writes "
-                           f"({MAX_RESULT_BYTES // 2**20} MB at most)")
+        raise _error(
+            path,
+            f"is {size / 2**20:.0f} MB, larger than any result file the suite writes "
+            f"({MAX_RESULT_BYTES // 2**20} MB at most)",
+        )
     try:
         text = read_regular_text(path, MAX_RESULT_BYTES)
     except FileNotFoundError:

@@ -13,8 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from conformance.core.casefolders import DOWNSTREAM_NAMESPACE
-from conformance.results.schema import (CHAPTER_NAMESPACE, PERF_FORMAT, CellResult, ResultFile, build_identity,
-                                        unjudged_cell)
+from conformance.results.schema import (
+    CHAPTER_NAMESPACE,
+    PERF_FORMAT,
+    CellResult,
+    ResultFile,
+    build_identity,
+    unjudged_cell,
+)
 
 
 def _cell_id(test: Mapping[str, Any]) -> str | None:
@@ -27,8 +33,9 @@ def _cell_id(test: Mapping[str, Any]) -> str | None:
     return f"{metadata['case']}[{param}]" if param else str(metadata["case"])
 
 
-def _stored_not_rerun(stored: Mapping[str, Any] | None, new: Mapping[str, Any],
-                      retired: Callable[[str], bool]) -> tuple[list[Mapping[str, Any]], list[str]]:
+def _stored_not_rerun(
+    stored: Mapping[str, Any] | None, new: Mapping[str, Any], retired: Callable[[str], bool]
+) -> tuple[list[Mapping[str, Any]], list[str]]:
     """The stored test entries that `new` did not run, split into those kept and the ids of retired ones."""
     ran = {_cell_id(t) for t in new.get("tests", [])}
     kept, dropped = [], []
@@ -43,8 +50,9 @@ def _stored_not_rerun(stored: Mapping[str, Any] | None, new: Mapping[str, Any],
     return kept, dropped
 
 
-def merge_report_json(stored: Mapping[str, Any] | None, new: Mapping[str, Any],
-                      retired: Callable[[str], bool] = lambda cell_id: False) -> dict[str, Any]:
+def merge_report_json(
+    stored: Mapping[str, Any] | None, new: Mapping[str, Any], retired: Callable[[str], bool] = lambda cell_id: False
+) -> dict[str, Any]:
     """`new` with every cell of `stored` that `new` did not run appended; summary counts recomputed.
 
     A stored cell for which `retired(cell_id)` holds (its case or parameter was deleted or renamed)
@@ -57,8 +65,7 @@ def merge_report_json(stored: Mapping[str, Any] | None, new: Mapping[str, Any],
     if stored and isinstance(stored.get("perf"), Mapping) or isinstance(new.get("perf"), Mapping):
         merged["perf"] = merge_perf_sections((stored or {}).get("perf"), new.get("perf"))
     outcomes = Counter(str(t.get("outcome", "unknown")) for t in merged.get("tests", []))
-    merged["summary"] = {**dict(outcomes), "total": sum(outcomes.values()),
-                         "collected": sum(outcomes.values())}
+    merged["summary"] = {**dict(outcomes), "total": sum(outcomes.values()), "collected": sum(outcomes.values())}
     return merged
 
 
@@ -77,8 +84,10 @@ def _stamped(tests: Any, report: Mapping[str, Any]) -> list[Any]:
     report's header's), so a file merged from runs of two suite versions, or of two builds with one label, still
     says which cell came from which."""
     head = report.get("jax_conformance") or {}
-    stamps = {"suite_version": str(head.get("suite_version") or ""),
-              "build": build_identity(head.get("source") if isinstance(head.get("source"), dict) else None)}
+    stamps = {
+        "suite_version": str(head.get("suite_version") or ""),
+        "build": build_identity(head.get("source") if isinstance(head.get("source"), dict) else None),
+    }
     stamped = []
     for test in tests if isinstance(tests, list) else []:
         meta = test.get("metadata") if isinstance(test, dict) else None
@@ -99,14 +108,18 @@ def retired_cells(declared: Iterable[str], namespace: str = "") -> Callable[[str
 
     def retired(cell_id: str) -> bool:
         ours = cell_id.startswith(f"{namespace}/") if namespace else "/" not in cell_id.split("[", 1)[0]
-        return ours and cell_id not in current and not cell_id.startswith((f"{CHAPTER_NAMESPACE}/",
-                                                                           f"{DOWNSTREAM_NAMESPACE}/"))
+        return (
+            ours
+            and cell_id not in current
+            and not cell_id.startswith((f"{CHAPTER_NAMESPACE}/", f"{DOWNSTREAM_NAMESPACE}/"))
+        )
 
     return retired
 
 
-def retired_stored_cells(stored: Mapping[str, Any] | None, new: Mapping[str, Any],
-                         retired: Callable[[str], bool]) -> list[str]:
+def retired_stored_cells(
+    stored: Mapping[str, Any] | None, new: Mapping[str, Any], retired: Callable[[str], bool]
+) -> list[str]:
     """The stored cells that `merge_report_json` drops as retired (to tell the user)."""
     return _stored_not_rerun(stored, new, retired)[1]
 
@@ -123,8 +136,9 @@ class Conflict:
 
     def describe(self) -> str:
         """One line for a person (file names only, no folders)."""
-        seen = ", ".join(f"{status} in {source.replace(chr(92), '/').rsplit('/', 1)[-1]}"
-                         for source, status in self.statuses.items())
+        seen = ", ".join(
+            f"{status} in {source.replace(chr(92), '/').rsplit('/', 1)[-1]}" for source, status in self.statuses.items()
+        )
         return f"jax {self.jax} {self.platform} {self.cell_id}: {seen}"
 
 
@@ -166,8 +180,10 @@ def merge_files(files: Iterable[ResultFile]) -> list[MergedRun]:
                 if source in entries:  # one file lists the cell twice: name each entry, never keep one silently
                     source = f"{member.source} (entry {sum(k.startswith(member.source) for k in entries) + 1})"
                 entries[source] = cell.status.value
-        conflicts = [Conflict(jax, platform, cell_id, statuses) for cell_id, statuses in seen.items()
-                     if len(set(statuses.values())) > 1
-                     or any(" (entry " in source for source in statuses)]
+        conflicts = [
+            Conflict(jax, platform, cell_id, statuses)
+            for cell_id, statuses in seen.items()
+            if len(set(statuses.values())) > 1 or any(" (entry " in source for source in statuses)
+        ]
         merged.append(MergedRun(jax, platform, members, cells, conflicts, build))
     return merged

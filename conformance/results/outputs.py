@@ -40,9 +40,14 @@ def inputs_read(cases: Sequence[Path | str] = (), matrix: str | None = None) -> 
     return [Path(folder) for folder in cases] + [matrix_path(matrix or DEFAULT_MATRIX)]
 
 
-def check_outputs(outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[Path] = (),
-                  results: Path | None = None, folders: Sequence[tuple[str, Path | None]] = (),
-                  reads: Sequence[Path | str | None] = (), writing: bool = False) -> None:
+def check_outputs(
+    outputs: Sequence[tuple[str, Path | None]],
+    inputs: Sequence[Path] = (),
+    results: Path | None = None,
+    folders: Sequence[tuple[str, Path | None]] = (),
+    reads: Sequence[Path | str | None] = (),
+    writing: bool = False,
+) -> None:
     """Fail with one line, before any work, when an output would overwrite a result file (one of `inputs`, or any
     result file in the `results` folder), a census of `results/api/`, a file the command reads or lies inside a
     folder it reads (`reads`: an expectations file, a chapter, an interpreter, a case folder, a matrix file: see
@@ -57,8 +62,11 @@ def check_outputs(outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[P
     read_folders = {where: shown for where, shown in read.items() if where.is_dir()}
     census = real(results) / "api" if results is not None else None
     if results is not None and results.is_dir():
-        protected |= {real(p) for p in [*results.iterdir(), *results.glob("builds/*/*")]  # builds stored apart
-                      if is_result_name(p.name)}
+        protected |= {
+            real(p)
+            for p in [*results.iterdir(), *results.glob("builds/*/*")]  # builds stored apart
+            if is_result_name(p.name)
+        }
     # Folders of result files read or written: a new file named like a result file there (or in a build's folder
     # of them, `builds/*/`) would be read as one, and set aside as unreadable, by the next command.
     result_folders = {real(p) for p in [*inputs, *([results] if results is not None else [])] if Path(p).is_dir()}
@@ -70,20 +78,25 @@ def check_outputs(outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[P
             continue
         where = real(out)
         if where in result_folders:  # the results folder, even one this command is yet to make
-            raise ConformanceError(f"{option} {out} is the results folder this command reads and writes; write the "
-                                   f"output elsewhere")
+            raise ConformanceError(
+                f"{option} {out} is the results folder this command reads and writes; write the output elsewhere"
+            )
         in_results = where.parent in result_folders or (
-            where.parent.parent.name == "builds" and where.parent.parent.parent in result_folders)
+            where.parent.parent.name == "builds" and where.parent.parent.parent in result_folders
+        )
         if where in protected or (is_result_name(out.name) and out.exists()):
             raise ConformanceError(f"{option} {out} is a result file; write the output elsewhere")
         if is_result_name(out.name) and in_results:
-            raise ConformanceError(f"{option} {out} is named like a result file in a folder of them, so the next "
-                                   f"command would read it as one; write the output elsewhere")
+            raise ConformanceError(
+                f"{option} {out} is named like a result file in a folder of them, so the next "
+                f"command would read it as one; write the output elsewhere"
+            )
         if census is not None and census in where.parents:
             raise ConformanceError(f"{option} {out} is in the census folder {census}; write the output elsewhere")
         if where in read:
-            raise ConformanceError(f"{option} {out} is {read[where]}, which this command reads; write the output "
-                                   f"elsewhere")
+            raise ConformanceError(
+                f"{option} {out} is {read[where]}, which this command reads; write the output elsewhere"
+            )
         _refuse_inside_read(option, out, where, read_folders)
         if where in seen:
             raise ConformanceError(f"{option} and {seen[where]} both name {out}; give each output its own file")
@@ -91,27 +104,33 @@ def check_outputs(outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[P
         check_writable(out, option)
     for option, folder in folders:
         if is_stdout(folder):
-            raise ConformanceError(f"{option} names a folder here (one file per item), and `-` (standard output) "
-                                   f"takes one JSON document; give a folder")
+            raise ConformanceError(
+                f"{option} names a folder here (one file per item), and `-` (standard output) "
+                f"takes one JSON document; give a folder"
+            )
         if folder is not None:
             check_output_folder(folder, option, seen)
             _refuse_inside_read(option, folder, real(folder), read_folders)
             holds = [shown for where, shown in read.items() if where == real(folder) or real(folder) in where.parents]
             if holds:
-                raise ConformanceError(f"{option} {folder} holds {holds[0]}, which this command reads; write the "
-                                       f"outputs to another folder")
+                raise ConformanceError(
+                    f"{option} {folder} holds {holds[0]}, which this command reads; write the outputs to another folder"
+                )
             inside = [(o, p) for p, o in seen.items() if real(folder) in p.parents]
             if inside:
-                raise ConformanceError(f"{inside[0][0]} {inside[0][1]} is inside {option} {folder}, whose files "
-                                       f"that command writes; write it elsewhere")
+                raise ConformanceError(
+                    f"{inside[0][0]} {inside[0][1]} is inside {option} {folder}, whose files "
+                    f"that command writes; write it elsewhere"
+                )
             seen[real(folder)] = option
 
 
 def _refuse_inside_read(option: str, out: Path, where: Path, read_folders: dict[Path, str]) -> None:
     for folder, shown in read_folders.items():
         if folder in where.parents:
-            raise ConformanceError(f"{option} {out} is inside {shown}, a folder this command reads; write the "
-                                   f"output elsewhere")
+            raise ConformanceError(
+                f"{option} {out} is inside {shown}, a folder this command reads; write the output elsewhere"
+            )
 
 
 def check_results_writable(results: Path) -> None:
@@ -131,8 +150,10 @@ def check_results_writable(results: Path) -> None:
             out.flush()
             os.fsync(out.fileno())
     except OSError as exc:
-        raise ConformanceError(f"the results folder {results} cannot be written ({exc.strerror or exc}, writing a "
-                               f"test file in {folder}); free space or name another folder with --results") from None
+        raise ConformanceError(
+            f"the results folder {results} cannot be written ({exc.strerror or exc}, writing a "
+            f"test file in {folder}); free space or name another folder with --results"
+        ) from None
     finally:
         if probe is not None:
             Path(probe).unlink(missing_ok=True)
@@ -145,8 +166,9 @@ def check_output_folder(folder: Path, option: str, taken: dict[Path, str]) -> No
     if folder.exists() and not folder.is_dir():
         raise ConformanceError(f"{option} {folder} is a file; name a folder (one file per run is written into it)")
     if not folder.exists() and folder.suffix.lower() in (".json", ".gz"):
-        raise ConformanceError(f"{option} {folder} is named like a file; it takes a folder (one file per run is "
-                               "written into it)")
+        raise ConformanceError(
+            f"{option} {folder} is named like a file; it takes a folder (one file per run is written into it)"
+        )
     where = real(folder)
     if where in taken:
         raise ConformanceError(f"{option} and {taken[where]} both name {folder}; give each output its own path")

@@ -53,22 +53,34 @@ def sha256_of(path: Path) -> str:
 
 def index_entry(path: Path) -> dict[str, Any]:
     """The index's entry for a published result file (its name says its version and platform)."""
-    header = (json.loads(path.read_text(encoding="utf-8")).get("jax_conformance") or {})
-    return {"name": path.name, "sha256": sha256_of(path), "size": path.stat().st_size, "jax": header.get("jax"),
-            "platform": header.get("platform"), "suite_version": header.get("suite_version", "")}
+    header = json.loads(path.read_text(encoding="utf-8")).get("jax_conformance") or {}
+    return {
+        "name": path.name,
+        "sha256": sha256_of(path),
+        "size": path.stat().st_size,
+        "jax": header.get("jax"),
+        "platform": header.get("platform"),
+        "suite_version": header.get("suite_version", ""),
+    }
 
 
 def write_index(out: Path, files: Sequence[Path], date: str, commit: str = "") -> Path:
     """Write `out/index.json` for the result files `files` (in `out`)."""
-    index = {"format": INDEX_FORMAT, "date": date, "commit": commit, "suite_version": conformance.__version__,
-             "files": [index_entry(path) for path in sorted(files)]}
+    index = {
+        "format": INDEX_FORMAT,
+        "date": date,
+        "commit": commit,
+        "suite_version": conformance.__version__,
+        "files": [index_entry(path) for path in sorted(files)],
+    }
     path = out / INDEX_NAME
     write_text_atomically(path, json.dumps(index, indent=1) + "\n")
     return path
 
 
-def publish_results(inputs: Sequence[Path], out: Path, date: str, commit: str = "",
-                    retired: Callable[[str], bool] | None = None) -> Published:
+def publish_results(
+    inputs: Sequence[Path], out: Path, date: str, commit: str = "", retired: Callable[[str], bool] | None = None
+) -> Published:
     """Merge every readable release result file of `inputs` into one file per (version, platform) in `out` (which
     should start empty), and write the index. `retired` (default: cells of built-in cases this checkout does not
     declare) says which stored cells to drop. A build of its own (`--wheels`, `--python`) is not published."""

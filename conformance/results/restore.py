@@ -78,16 +78,26 @@ class Restored:
     def lines(self) -> list[str]:
         """One line per file set aside and one for the restore, for the job's log."""
         where = scrub_url(self.source)
-        unread = [f"jax-conformance: restore: the site's {HISTORY_PATH} could not be read "
-                  f"({shown(self.history_problem)}); a publication now would replace it (the report job refuses)"]
+        unread = [
+            f"jax-conformance: restore: the site's {HISTORY_PATH} could not be read "
+            f"({shown(self.history_problem)}); a publication now would replace it (the report job refuses)"
+        ]
         unread = unread if self.history_problem else []
         if self.failure:
             failed = f"jax-conformance: restore: nothing restored from {where} ({self.failure}); every cell runs"
             return [failed] + unread
-        aside = [f"jax-conformance: restore: set aside {shown(name)} ({shown(why)}); its cells run"
-                 for name, why in self.set_aside.items()]
-        return aside + unread + [f"restored {len(self.restored)} result file(s) from {where}"
-                                 + (f", set aside {len(self.set_aside)}" if self.set_aside else "")]
+        aside = [
+            f"jax-conformance: restore: set aside {shown(name)} ({shown(why)}); its cells run"
+            for name, why in self.set_aside.items()
+        ]
+        return (
+            aside
+            + unread
+            + [
+                f"restored {len(self.restored)} result file(s) from {where}"
+                + (f", set aside {len(self.set_aside)}" if self.set_aside else "")
+            ]
+        )
 
 
 def shown(text: str) -> str:
@@ -136,8 +146,11 @@ def _fetch_remote(url: str, limit: int, deadline: float, allowed_s: float) -> by
             return _read_within(response, limit, deadline, allowed_s)
     except (OSError, ValueError, urllib.error.URLError, http.client.HTTPException) as exc:
         said = " ".join(str(getattr(exc, "reason", None) or exc).split())
-        missing = (isinstance(exc, urllib.error.HTTPError) and exc.code == 404) or isinstance(exc, FileNotFoundError) \
+        missing = (
+            (isinstance(exc, urllib.error.HTTPError) and exc.code == 404)
+            or isinstance(exc, FileNotFoundError)
             or isinstance(getattr(exc, "reason", None), FileNotFoundError)
+        )
         raise FetchError(shown(scrub_credentials(said, url))[:200], missing) from None
 
 
@@ -188,8 +201,13 @@ def index_entries(data: bytes) -> list[dict[str, Any]]:
 def entry_problem(entry: dict[str, Any]) -> str | None:
     """Why an index entry cannot name a restorable file (None when it can)."""
     name, digest, size = entry.get("name"), entry.get("sha256"), entry.get("size")
-    if not isinstance(name, str) or "/" in name or "\\" in name or not (found := RESULT_NAME.fullmatch(name)) \
-            or found["shard"]:
+    if (
+        not isinstance(name, str)
+        or "/" in name
+        or "\\" in name
+        or not (found := RESULT_NAME.fullmatch(name))
+        or found["shard"]
+    ):
         return "not the name of a merged result file"
     if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
         return "the index gives no sha256"
@@ -214,8 +232,9 @@ def file_problem(path: Path, name: str, data: bytes, entry: dict[str, Any]) -> s
     return None
 
 
-def restore_one(source: str, entry: dict[str, Any], into: Path, keep: Path | None,
-                stop_at: float | None = None) -> str | None:
+def restore_one(
+    source: str, entry: dict[str, Any], into: Path, keep: Path | None, stop_at: float | None = None
+) -> str | None:
     """Fetch, check and store one file of the index (by `stop_at`, the restore's deadline); why it was set aside, or
     None when restored."""
     name = entry["name"]
@@ -246,8 +265,7 @@ def restore_one(source: str, entry: dict[str, Any], into: Path, keep: Path | Non
             temporary.unlink(missing_ok=True)
 
 
-def restore_results(source: str, into: Path, keep: Path | None = None,
-                    platforms: Sequence[str] = ()) -> Restored:
+def restore_results(source: str, into: Path, keep: Path | None = None, platforms: Sequence[str] = ()) -> Restored:
     """Restore the published result files at `source` into `into` (and `keep`), only those of `platforms` when
     given; see the module's docstring. Never raises for what the site holds."""
     outcome = Restored(source)

@@ -19,6 +19,7 @@ from conformance.core.case import folder_namespace
 from conformance.core.casefolders import CHAPTER_NAMESPACE  # noqa: F401 - chapters' blocks: `chapter/<chapter>.<block>`
 from conformance.core.observation import MAX_DEPTH, WARNING_KEYS, json_problem
 from conformance.core.status import Status
+
 # The format of a result file's top-level `perf` object (schema 5): `{"format": 1, "workloads": {ID: entry}}`; its
 # one check, for a result file's as for the perf child's numbers, is `perf.numbers.checked_workloads`.
 from conformance.perf.numbers import PERF_FORMAT  # noqa: F401 - defined once, with its check
@@ -59,8 +60,7 @@ def _check(value: Any, kind: Any, where: str, optional: bool = False) -> Any:
         ok = isinstance(value, kind)
     if not ok:
         name = getattr(kind, "__name__", str(kind))
-        raise SchemaError(f"`{where}` should be {'null or ' if optional else ''}{name}, "
-                          f"not {type(value).__name__}")
+        raise SchemaError(f"`{where}` should be {'null or ' if optional else ''}{name}, not {type(value).__name__}")
     return value
 
 
@@ -150,8 +150,9 @@ class CellResult:
         try:
             status = Status(status_word)
         except ValueError:
-            raise SchemaError(f"`{where}.status` is {status_word!r}, not one of "
-                              f"{', '.join(s.value for s in Status)}") from None
+            raise SchemaError(
+                f"`{where}.status` is {status_word!r}, not one of {', '.join(s.value for s in Status)}"
+            ) from None
         rows = _check(data.get("rows", []), list, f"{where}.rows")
         for i, row in enumerate(rows):
             _check(row, str, f"{where}.rows[{i}]")
@@ -189,8 +190,9 @@ class CellResult:
             diff=list(diff),
             details=data.get("details"),
             reason=_check(data.get("reason", ""), str, f"{where}.reason"),
-            observation_verdict=_check(data.get("observation_verdict"), str, f"{where}.observation_verdict",
-                                       optional=True),
+            observation_verdict=_check(
+                data.get("observation_verdict"), str, f"{where}.observation_verdict", optional=True
+            ),
             duration_s=float(_check(data.get("duration_s", 0.0), float, f"{where}.duration_s")),
             stdout_tail=_check(data.get("stdout_tail", ""), str, f"{where}.stdout_tail"),
             stderr_tail=_check(data.get("stderr_tail", ""), str, f"{where}.stderr_tail"),
@@ -259,11 +261,14 @@ class RunHeader:
         if not isinstance(version, int) or isinstance(version, bool):
             raise SchemaError(f"`{where}.schema_version` is missing or not an integer")
         if version < OLDEST_READABLE_SCHEMA:
-            raise SchemaError(f"`{where}.schema_version` is {version}; the oldest this reads is "
-                              f"{OLDEST_READABLE_SCHEMA}")
+            raise SchemaError(
+                f"`{where}.schema_version` is {version}; the oldest this reads is {OLDEST_READABLE_SCHEMA}"
+            )
         if version > SCHEMA_VERSION:
-            raise SchemaError(f"`{where}.schema_version` is {version}, newer than the {SCHEMA_VERSION} this "
-                              f"jax-conformance reads; upgrade jax-conformance")
+            raise SchemaError(
+                f"`{where}.schema_version` is {version}, newer than the {SCHEMA_VERSION} this "
+                f"jax-conformance reads; upgrade jax-conformance"
+            )
         jax_version = data.get("jax")
         if not is_version(jax_version):
             raise SchemaError(f"`{where}.jax` should be a JAX version such as 0.4.38, not {jax_version!r}")
@@ -272,8 +277,19 @@ class RunHeader:
             raise SchemaError(f"`{where}.platform` should be a platform name such as linux-x86_64, not {platform!r}")
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
-        for name in ("suite_version", "case_package", "launcher", "pins_hash", "environment_digest", "shard",
-                     "started_at", "finished_at", "jax_module_version", "jax_git_hash", "jaxlib_git_hash"):
+        for name in (
+            "suite_version",
+            "case_package",
+            "launcher",
+            "pins_hash",
+            "environment_digest",
+            "shard",
+            "started_at",
+            "finished_at",
+            "jax_module_version",
+            "jax_git_hash",
+            "jaxlib_git_hash",
+        ):
             _check(values.get(name, ""), str, f"{where}.{name}")
         for name in ("jaxlib", "numpy", "python", "backend"):
             _check(values.get(name), str, f"{where}.{name}", optional=True)
@@ -311,8 +327,13 @@ def unjudged_cell(test: Mapping[str, Any], namespace: str = "") -> CellResult | 
     crash = (test.get("call") or test.get("setup") or {}).get("crash") or {}
     why = crash.get("message") or f"pytest outcome: {test.get('outcome', '?')}"
     prefix = f"{namespace}/" if namespace else ""
-    return CellResult(case=f"{prefix}{found[1]}.{found[2]}", param=found[3] or "", rows=[], status=Status.ERROR,
-                      reason="no cell result was recorded (" + " ".join(str(why).split())[:300] + ")")
+    return CellResult(
+        case=f"{prefix}{found[1]}.{found[2]}",
+        param=found[3] or "",
+        rows=[],
+        status=Status.ERROR,
+        reason="no cell result was recorded (" + " ".join(str(why).split())[:300] + ")",
+    )
 
 
 def build_identity(source: Mapping[str, Any] | None) -> str:
@@ -351,6 +372,9 @@ def result_file_from_json(report: Any, source: str = "") -> ResultFile:
             continue
         cells.append(CellResult.from_json(metadata, f"tests[{i}].metadata"))
     duration = report.get("duration", 0.0)
-    return ResultFile(header=header, cells=cells, source=source,
-                      duration=(float(duration) if isinstance(duration, (int, float)) and math.isfinite(duration)
-                                else 0.0))
+    return ResultFile(
+        header=header,
+        cells=cells,
+        source=source,
+        duration=(float(duration) if isinstance(duration, (int, float)) and math.isfinite(duration) else 0.0),
+    )

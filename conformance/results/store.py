@@ -29,9 +29,15 @@ from conformance.core.case import DEFAULT_CASE_PACKAGE
 from conformance.results.merge import merge_report_json, retired_stored_cells
 from conformance.errors import ConformanceError
 from conformance.scrub import mask_secrets
-from conformance.results.schema import (SCHEMA_VERSION, CellResult, RunHeader, SchemaError, build_identity,
-                                        result_file_from_json,
-                                        unjudged_cell)
+from conformance.results.schema import (
+    SCHEMA_VERSION,
+    CellResult,
+    RunHeader,
+    SchemaError,
+    build_identity,
+    result_file_from_json,
+    unjudged_cell,
+)
 
 # The launcher a run header records when the run started no child: every cell was reused.
 REUSED_ONLY = "none (every cell reused)"
@@ -52,8 +58,7 @@ class SetAside:
 
     def describe(self) -> str:
         """One line for a person."""
-        return (f"{self.path} could not be merged into ({self.why}); kept it as {self.kept_as.name} "
-                f"and wrote a new one")
+        return f"{self.path} could not be merged into ({self.why}); kept it as {self.kept_as.name} and wrote a new one"
 
 
 @dataclass
@@ -81,8 +86,9 @@ def merged_header(stored: Any, new: dict[str, Any]) -> dict[str, Any]:
     return head
 
 
-def reusable_cells(path: str | os.PathLike | None, jax_version: str, platform: str,
-                   shard_suffix: str = "") -> dict[str, CellResult]:
+def reusable_cells(
+    path: str | os.PathLike | None, jax_version: str, platform: str, shard_suffix: str = ""
+) -> dict[str, CellResult]:
     """The stored results a run may reuse, by cell id: a result file, or the file of this version and platform
     in a folder (the shard's own file first, then the unsharded one, in a sharded run). Nothing readable: {}."""
     path = os.fspath(path) if path else None
@@ -137,15 +143,21 @@ class ResultStore:
             if isinstance(schema, int) and not isinstance(schema, bool) and schema > SCHEMA_VERSION:
                 raise ConformanceError(
                     f"{path} was written by a newer jax-conformance (result schema {schema}; this one writes "
-                    f"{SCHEMA_VERSION}); upgrade jax-conformance, or give this run another --results folder")
+                    f"{SCHEMA_VERSION}); upgrade jax-conformance, or give this run another --results folder"
+                )
 
     def reusable_cells(self, jax: str, platform: str, shard_suffix: str = "") -> dict[str, CellResult]:
         """The stored cells of a version and platform that a new run may reuse, by cell id."""
         return reusable_cells(self.folder, jax, platform, shard_suffix)
 
-    def merge_run(self, data: Mapping[str, Any], *, retired: Callable[[str], bool] = lambda cell_id: False,
-                  shard_suffix: str = "", stored_as: Callable[[dict[str, Any] | None], dict[str, Any] | None] | None
-                  = None) -> Stored:
+    def merge_run(
+        self,
+        data: Mapping[str, Any],
+        *,
+        retired: Callable[[str], bool] = lambda cell_id: False,
+        shard_suffix: str = "",
+        stored_as: Callable[[dict[str, Any] | None], dict[str, Any] | None] | None = None,
+    ) -> Stored:
         """Merge a finished run (a pytest-json-report object with the suite's header) into its version's file.
 
         The file is locked while it is read, merged and replaced. Cells the run did not run keep their
@@ -169,8 +181,9 @@ class ResultStore:
             write_text_atomically(final, json.dumps(merged, indent=1))
         return Stored(final, dropped, aside, bad)
 
-    def _apart_from_other_build(self, path: Path, stored: dict[str, Any],
-                                head: Mapping[str, Any]) -> tuple[dict[str, Any] | None, SetAside | None]:
+    def _apart_from_other_build(
+        self, path: Path, stored: dict[str, Any], head: Mapping[str, Any]
+    ) -> tuple[dict[str, Any] | None, SetAside | None]:
         """A stored file of a release when a build runs (or of a build when the release runs) is never merged into:
         it is set aside, kept, and the run starts a file of its own."""
         before = build_identity((stored.get("jax_conformance") or {}).get("source"))
@@ -180,8 +193,9 @@ class ResultStore:
         what = f"another build ({before})" if before else "the release"
         aside = self._free_aside_name(path, "other-build")
         os.replace(path, aside)
-        return None, SetAside(path, aside, f"it holds the results of {what}, not of another build "
-                                          f"({now or 'the release'})")
+        return None, SetAside(
+            path, aside, f"it holds the results of {what}, not of another build ({now or 'the release'})"
+        )
 
     def _free_aside_name(self, path: Path, why: str) -> Path:
         """`.NAME.<why>-<time>` for a file set aside, with `-2`, `-3`, ... when a file set aside in the same second
@@ -193,8 +207,9 @@ class ResultStore:
             aside = first.with_name(f"{first.name}-{number}")
         return aside
 
-    def read_stored(self, path: Path, jax: str | None = None,
-                    platform: str | None = None) -> tuple[dict[str, Any] | None, SetAside | None, list[str]]:
+    def read_stored(
+        self, path: Path, jax: str | None = None, platform: str | None = None
+    ) -> tuple[dict[str, Any] | None, SetAside | None, list[str]]:
         """The stored result file to merge into (or None), a set-aside file (or None), and the cells dropped
         as unreadable.
 
@@ -214,13 +229,16 @@ class ResultStore:
             if isinstance(schema, int) and not isinstance(schema, bool) and schema > SCHEMA_VERSION:
                 raise ConformanceError(
                     f"{path} was written by a newer jax-conformance (result schema {schema}; this one writes "
-                    f"{SCHEMA_VERSION}); upgrade jax-conformance, or give this run another --results folder")
+                    f"{SCHEMA_VERSION}); upgrade jax-conformance, or give this run another --results folder"
+                )
             if not isinstance(header, dict) or not isinstance(data.get("tests"), list):
                 raise SchemaError("not a result file of the suite (no header or no tests)")
             read = RunHeader.from_json(header)
             if (jax, platform) != (None, None) and (read.jax, read.platform) != (jax, platform):
-                raise SchemaError(f"its header says jax {read.jax} on {read.platform}, not jax {jax} on {platform}; "
-                                  f"a copied or linked file of another run")
+                raise SchemaError(
+                    f"its header says jax {read.jax} on {read.platform}, not jax {jax} on {platform}; "
+                    f"a copied or linked file of another run"
+                )
             bad = _drop_unreadable_cells(data)
             result_file_from_json(data, str(path))
             return data, None, bad

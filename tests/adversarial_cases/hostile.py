@@ -17,8 +17,7 @@ def hang():
     time.sleep(608)
 
 
-@SECTION.case(rows=["hostile.setsid"], claim="Leaves a grandchild in its own session.", expect=Expect({}),
-              timeout_s=5)
+@SECTION.case(rows=["hostile.setsid"], claim="Leaves a grandchild in its own session.", expect=Expect({}), timeout_s=5)
 def setsid_grandchild():
     subprocess.Popen([sys.executable, "-c", "import time; time.sleep(608)"], start_new_session=True)
     time.sleep(608)
@@ -53,8 +52,10 @@ def deep():
     return Observation({"deep": nested})
 
 
-@SECTION.case(rows=["hostile.surrogate"], claim="Returns a lone surrogate, control characters and markup.",
-              expect=Expect({"text": "plain"}))
+@SECTION.case(
+    rows=["hostile.surrogate"],
+    claim="Returns a lone surrogate, control characters and markup.",
+    expect=Expect({"text": "plain"}),
+)
 def surrogate():
-    return Observation({"text": "\udcff\x00\x1b[31m<script>alert('x')</script>`rm -rf /`"},
-                       {"huge": "y" * 30_000_000})
+    return Observation({"text": "\udcff\x00\x1b[31m<script>alert('x')</script>`rm -rf /`"}, {"huge": "y" * 30_000_000})
