@@ -189,3 +189,43 @@ def test_a_block_cannot_rewrite_the_probe_cells_of_the_results_folder(tmp_path):
     probe_cells = {c.case: c.status for c in loaded.cells if not c.case.startswith("chapter/")}
     assert probe_cells == {"numerics.p": Status.CONFORMS}
     assert changed and "kept as they were before" in changed[0]
+
+
+def test_a_run_that_stores_its_cells_while_the_blocks_run_keeps_them(tmp_path):
+    """`run` and `chapter` on one results folder at once (the published run): the release's probe cells were stored
+    by `run` through the store's lock while the chapter's blocks ran. They are results, not a block's doing: the
+    chapter keeps them (it put its earlier snapshot back and lost all 197 cells of 0.5.3 and 0.6.2). A block that
+    rewrites the file behind the store's back is still undone (the S14 test above)."""
+    from conformance.chapter.store import as_before, probe_snapshot, store_blocks
+    from conformance.core.status import Status
+    from conformance.results.load import load_result_file
+    from conformance.results.schema import RunHeader
+    from conformance.results.store import ResultStore, written_by_store
+    from tests.test_chapter_cells import CHAPTER, cells_for, probe
+
+    header = RunHeader(jax="0.12.0.1", platform="linux-x86_64", environment_digest="d", launcher="fork").to_json()
+    before = probe_snapshot(tmp_path, "0.12.0.1", "linux-x86_64")  # no file yet: the run has not stored
+    assert before == {"exists": False, "path": tmp_path / "0.12.0.1-linux-x86_64.json"}
+    test = {
+        "nodeid": "conformance/cases/numerics.py::p",
+        "outcome": "passed",
+        "metadata": probe("numerics.p", "§3.1", Status.CONFORMS).to_json(),
+    }
+    stored_by_run = ResultStore(tmp_path).merge_run({"jax_conformance": header, "tests": [test]})
+    assert written_by_store(stored_by_run.path)
+    changed: list[str] = []
+    cells = cells_for("0.12.0.1", BlockStatus.RAN, BlockStatus.RAN, BlockStatus.RAN, BlockStatus.RAN)
+    chapter_header = RunHeader(
+        jax="0.12.0.1", platform="linux-x86_64", environment_digest="d", launcher="chapter"
+    ).to_json()
+    stored = store_blocks(tmp_path, CHAPTER, cells, chapter_header, as_before(before, changed))
+    loaded = load_result_file(stored.path)
+    assert {c.case: c.status for c in loaded.cells if not c.case.startswith("chapter/")} == {
+        "numerics.p": Status.CONFORMS
+    }
+    assert sum(c.case.startswith("chapter/") for c in loaded.cells) == len(cells)
+    assert changed == []
+    # The file as the store wrote it is recognised; one changed behind its back is not.
+    assert written_by_store(stored.path)
+    stored.path.write_text(stored.path.read_text(encoding="utf-8") + " ", encoding="utf-8")
+    assert not written_by_store(stored.path)

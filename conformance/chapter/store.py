@@ -11,7 +11,8 @@
   describes the same environment, so a chapter run never changes what the probes' cells say about their run.
 - `probe_snapshot` and `as_before`: the release's probe cells and header read before its blocks run, and put back
   as they were when the blocks are stored (a block can write to any file its user can; what it wrote into the result
-  file meanwhile is not kept).
+  file meanwhile is not kept), unless the file is byte for byte what the store last wrote (`written_by_store`): then
+  a locked writer (`run`, `perf`, another chapter) changed it meanwhile, and its cells are kept.
 - `describe`: the target environment's versions, platform and packages (one short child, as the plugin asks).
 """
 
@@ -35,7 +36,7 @@ from conformance.errors import ConformanceError
 from conformance.portable import run_bounded
 from conformance.results.load import ResultsError, load_result_file
 from conformance.results.schema import CHAPTER_NAMESPACE, CellResult, RunHeader
-from conformance.results.store import ResultStore, Stored
+from conformance.results.store import ResultStore, Stored, written_by_store
 
 DESCRIBE_TIMEOUT_S = 120
 
@@ -132,11 +133,11 @@ def probe_snapshot(folder: Path, version: str, platform: str) -> dict[str, Any] 
     chapter's (`{"exists": False}` when there is none; None when it cannot be read, and then nothing is restored)."""
     path = ResultStore(folder).path_for(version, platform)
     if not path.is_file():
-        return {"exists": False}
+        return {"exists": False, "path": path}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         tests = [t for t in data["tests"] if not _of_a_chapter(t)]
-        return {"exists": True, "header": data["jax_conformance"], "tests": tests}
+        return {"exists": True, "header": data["jax_conformance"], "tests": tests, "path": path}
     except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return None
 
@@ -170,6 +171,10 @@ def as_before(
                     "jax_conformance": snapshot["header"],
                 }
             return None
+        if snapshot.get("path") is not None and written_by_store(snapshot["path"]):
+            # Changed only by a locked writer of the store (`run`, `perf`, another chapter): its cells are results,
+            # not a block's doing, and are kept (putting the snapshot back lost a concurrent run's 197 cells).
+            return stored
         now = [t for t in stored.get("tests", []) if not _of_a_chapter(t)]
         header = snapshot["header"] if snapshot["exists"] else stored.get("jax_conformance")
         if now != probes or header != stored.get("jax_conformance"):

@@ -24,13 +24,12 @@ from typing import Any, Mapping
 from filelock import FileLock
 
 import conformance
-from conformance.atomic import write_text_atomically
 from conformance.perf.numbers import checked_workloads
 from conformance.readfile import read_regular_text
 from conformance.results.load import MAX_RESULT_BYTES
 from conformance.results.merge import merge_perf_sections
 from conformance.results.schema import SCHEMA_VERSION, RunHeader
-from conformance.results.store import ResultStore
+from conformance.results.store import ResultStore, write_result_text
 
 PERF_LAUNCHER = "perf (workloads only)"
 _CODE_FILES = ("perf/child.py", "perf/hlo.py", "perf/numbers.py", "core/workload.py")
@@ -138,5 +137,5 @@ def store_perf(
         data = stored if stored is not None else new_result_file(version, platform, header or {})
         data["perf"] = merge_perf_sections(data.get("perf"), {"workloads": dict(entries)})
         data["jax_conformance"]["schema_version"] = SCHEMA_VERSION
-        write_text_atomically(path, json.dumps(data, indent=1, allow_nan=False))
+        write_result_text(path, json.dumps(data, indent=1, allow_nan=False))
     return path

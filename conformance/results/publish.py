@@ -99,8 +99,8 @@ def publish_results(
         data = json.loads(Path(result.source).read_text(encoding="utf-8"))
         data["jax_conformance"]["shard"] = ""  # the merged file holds every shard
         written[store.merge_run(data, retired=retired).path] = None
-    for lock in out.glob(".*.lock"):  # the store's locks are no part of the site
-        lock.unlink(missing_ok=True)
+    for own in [*out.glob(".*.lock"), *out.glob(".*.stored")]:  # the store's locks and records: no part of the site
+        own.unlink(missing_ok=True)
     published.files = sorted(written)
     published.index = write_index(out, published.files, date, commit)
     return published

@@ -13,6 +13,7 @@ new run may reuse (the pytest plugin's `--jax-reuse`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -70,6 +71,29 @@ class Stored:
     dropped: list[str] = field(default_factory=list)
     set_aside: SetAside | None = None
     unreadable_cells: list[str] = field(default_factory=list)
+
+
+def _written_record(path: Path) -> Path:
+    return path.with_name(f".{path.name}.stored")
+
+
+def write_result_text(path: Path, text: str) -> None:
+    """Write a result file's text atomically and record its digest beside it (`.NAME.stored`): what the store
+    itself last wrote, so that `written_by_store` can tell a locked writer's change (`run`, `perf`, a chapter) from
+    a file rewritten behind the store's back (a chapter's block that writes into the results folder). Called under
+    the file's lock."""
+    write_text_atomically(path, text)
+    write_text_atomically(_written_record(path), hashlib.sha256(path.read_bytes()).hexdigest() + "\n")
+
+
+def written_by_store(path: Path) -> bool:
+    """Whether the result file at `path` is, byte for byte, what the store last wrote there (`write_result_text`);
+    False when there is no record, no file, or either cannot be read."""
+    try:
+        recorded = _written_record(path).read_text(encoding="utf-8").strip()
+        return hashlib.sha256(path.read_bytes()).hexdigest() == recorded
+    except OSError:
+        return False
 
 
 def merged_header(stored: Any, new: dict[str, Any]) -> dict[str, Any]:
@@ -178,7 +202,7 @@ class ResultStore:
             dropped = retired_stored_cells(stored, data, retired)
             merged = merge_report_json(stored, data, retired=retired)
             merged["jax_conformance"] = merged_header((stored or {}).get("jax_conformance"), dict(head))
-            write_text_atomically(final, json.dumps(merged, indent=1))
+            write_result_text(final, json.dumps(merged, indent=1))
         return Stored(final, dropped, aside, bad)
 
     def _apart_from_other_build(
