@@ -257,3 +257,13 @@ def downstream_view_of(view):
     from conformance.report.downstreamview import DownstreamView
 
     return DownstreamView((view,))
+
+
+def test_a_label_with_a_line_break_stays_in_the_reproduce_commands_comment():
+    # the label is a result file's text: a line break in it must not end the comment and start a command
+    hostile = "folder team\ntouch pwned"
+    for label in (hostile, hostile[len("folder ") :]):
+        script = reproduce(label, "team", "0.6.0", "0.6.0", "test_a.py::t")
+        words = list(shlex.shlex(script, posix=True, punctuation_chars=True))
+        assert "touch" not in words and "pwned" not in words, script
+        assert script.splitlines()[0].startswith("# the environment of ") and "\\n" in script.splitlines()[0]
