@@ -267,3 +267,26 @@ def test_a_label_with_a_line_break_stays_in_the_reproduce_commands_comment():
         words = list(shlex.shlex(script, posix=True, punctuation_chars=True))
         assert "touch" not in words and "pwned" not in words, script
         assert script.splitlines()[0].startswith("# the environment of ") and "\\n" in script.splitlines()[0]
+
+
+def test_a_suites_hostile_text_reaches_neither_page_as_a_tag(tmp_path):
+    # a suite's node ids, failure messages and install reasons are its own text: no tag of theirs in the raw pages
+    node = f"{A}::test_x[<img src=x onerror=alert(1)>]"
+    failure = ("AssertionError", "<script>alert(1)</script> | `tick`\n\x1b[31mred", "demo/_src/asserts.py", "f")
+    folder = tmp_path / "r"
+    sd.write_files(
+        folder,
+        {
+            "0.7.2": sd.suite_cells([sd.uninstallable("no wheel: <b>bold</b>")]),
+            "0.8.0": sd.suite_cells([sd.outcome(node, "passed")]),
+            "0.9.0": sd.suite_cells([sd.outcome(node, "failed", failure)]),
+        },
+    )
+    out, markdown = tmp_path / "index.html", tmp_path / "summary.md"
+    render_results(folder, out, outputs={"markdown": markdown}, releases=["0.8.0"])
+    page, html = markdown.read_text(encoding="utf-8"), out.read_text(encoding="utf-8")
+    assert "regressed test against 0.8.0" in page and "onerror" in page and "alert(1)" in page
+    for tag in ("<script>", "<img", "<b>"):
+        assert not re.search(r"(?<!\\)" + re.escape(tag), page), tag  # Markdown: a `<` escaped as `\<` is no tag
+        assert tag not in html.split('<script type="application/json"')[0]
+    assert "\x1b" not in page and "\x1b" not in html
