@@ -19,6 +19,7 @@ import pytest
 from conformance.downstream.command import _tests_of
 from conformance.downstream.lock import SuiteEnv
 from conformance.downstream.manifest import parse_manifest, read_suite
+from conformance.downstream import sdist
 from conformance.downstream.runner import run_suite
 from conformance.downstream.sdist import extract_tests, pick_sdist, sdist_tests
 from conformance.errors import ConformanceError
@@ -190,3 +191,29 @@ def test_the_manifest_takes_tests_from_the_sdist_and_checks_its_folder():
     ):
         with pytest.raises(ConformanceError, match=said):
             parse_manifest(bad, "m")
+
+
+def test_a_file_and_a_folder_of_one_name_are_refused_in_one_line_and_nothing_is_kept(tmp_path):
+    # tests/test_tiny.py is a file, then the parent of another member: one line naming it, not an OSError
+    archive = _tarball({**TINY, "tests/test_tiny.py/inner.py": "x"})
+    builder = _Builder(tmp_path / "cache", _index(tmp_path, archive))
+    with pytest.raises(ConformanceError, match="member 'tinylib-1.0/tests/test_tiny.py/inner.py' collides") as raised:
+        sdist_tests("tinylib", "1.0", "", ("tinylib",), builder)
+    assert "\n" not in str(raised.value)
+    assert [p.name for p in (builder.root / "downstream" / "sdists").iterdir() if p.is_dir()] == []
+
+
+def test_an_archive_that_is_no_tar_is_one_line(tmp_path):
+    with pytest.raises(ConformanceError, match="s: not a readable tar archive") as raised:
+        extract_tests(b"not a tarball" * 100, tmp_path / "out", "", ("tinylib",), "s")
+    assert "\n" not in str(raised.value) and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("bound, value", [("MAX_SDIST_MEMBERS", len(TINY) - 1), ("MAX_UNPACKED_BYTES", 64)])
+def test_the_whole_listing_is_bounded_though_the_test_folder_is_small(tmp_path, monkeypatch, bound, value):
+    # a small gzip can declare millions of members or terabytes of zeros outside the test folder
+    monkeypatch.setattr(sdist, bound, value)
+    with pytest.raises(ConformanceError, match="s: refused: past the bound of an sdist"):
+        extract_tests(_tarball(TINY), tmp_path / "out", "", ("tinylib",), "s")
+    monkeypatch.undo()
+    assert extract_tests(_tarball(TINY), tmp_path / "ok", "", ("tinylib",), "s") == "tests"
