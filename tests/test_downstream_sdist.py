@@ -272,3 +272,8 @@ def test_the_extracted_tests_answer_again_only_for_the_same_folder(tmp_path):
     assert sdist_tests("tinylib", "1.0", "", ("tinylib",), builder).is_dir()
     with pytest.raises(ConformanceError, match="holds no test folder spec"):  # not the extraction of tests/
         sdist_tests("tinylib", "1.0", "spec", ("tinylib",), builder)
+
+
+def test_members_under_two_top_folders_are_no_sdist(tmp_path):
+    with pytest.raises(ConformanceError, match="not an sdist .*under 2 top folders"):
+        extract_tests(_raw_tarball([_info("other-1.0/tests/x.py")]), tmp_path / "out", "", ("tinylib",), "s")
