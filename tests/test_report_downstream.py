@@ -290,3 +290,31 @@ def test_a_suites_hostile_text_reaches_neither_page_as_a_tag(tmp_path):
         assert not re.search(r"(?<!\\)" + re.escape(tag), page), tag  # Markdown: a `<` escaped as `\<` is no tag
         assert tag not in html.split('<script type="application/json"')[0]
     assert "\x1b" not in page and "\x1b" not in html
+
+
+def test_the_answers_edges_a_flaky_only_release_many_not_run_one_regressing_release_and_none():
+    flaky = view_of({"0.8.0": passing("a"), "0.9.0": [sd.outcome(f"{A}::a", "flaky", rerun="passed")]})
+    assert verdicts(flaky)["0.9.0"] == "clean"  # a test that passed on a rerun ran and passed
+    many = [f"0.{i}.0" for i in range(1, 9)]
+    counted = view_of({"0.9.0": passing("a")}, [*many, "0.9.0"])
+    assert counted.answer == "clean on 0.9.0; not run on 8 other releases of this report"
+    named = view_of({"0.9.0": passing("a")}, [*many[:6], "0.9.0"])
+    assert named.answer == "clean on 0.9.0; not run on 0.1.0, 0.2.0, 0.3.0, 0.4.0, 0.5.0, 0.6.0"
+    failing = [sd.outcome(f"{A}::a", "failed", sd.REPLICATED)]
+    one = view_of({"0.8.0": passing("a"), "0.9.0": failing})
+    assert one.answer == "clean on 0.8.0; regresses against 0.8.0 from 0.9.0"  # no "(on 0.9.0)" for one release
+    assert suite_view(sd.LABEL, sd.IDENT, "linux-x86_64", {}, []).answer == "no test ran"
+
+
+def test_the_release_before_is_the_last_one_the_suite_was_installed_on():
+    failing = [sd.outcome(f"{A}::a", "failed", sd.REPLICATED)]
+    view = view_of(
+        {
+            "0.8.0": passing("a", "b"),
+            "0.9.0": failing + passing("b"),
+            "0.10.0": [sd.uninstallable()],
+            "0.11.0": failing + [sd.outcome(f"{A}::b", "failed", sd.PMAP)],
+        }
+    )
+    last = view.regressions[-1]
+    assert (last.release, last.previous, last.against_previous) == ("0.11.0", "0.9.0", 1)  # b only, against 0.9.0
