@@ -43,6 +43,8 @@ def parse_toml(text: str, source: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConformanceError(f"{source}: does not parse as TOML: {exc}") from None
+    except RecursionError:  # tomllib reads nested arrays and inline tables recursively, without a bound of its own
+        raise ConformanceError(f"{source}: does not parse as TOML: arrays or tables nested too deeply") from None
 
 
 def first_unknown(data: dict[str, Any], keys: Iterable[str]) -> str | None:

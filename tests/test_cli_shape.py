@@ -20,16 +20,24 @@ MAX_LOGICAL_LINES, MAX_FUNCTION_LOGICAL_LINES = 260, 34
 
 
 def logical_lines(source: str, first: int = 1, last: int | None = None) -> int:
-    """The logical lines of `source` (NEWLINE tokens) that end between physical lines `first` and `last`."""
-    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
-    return sum(
-        1 for t in tokens if t.type == tokenize.NEWLINE and first <= t.start[0] and (last is None or t.start[0] <= last)
-    )
+    """The logical lines of `source` (NEWLINE tokens, and each `;` between two statements: `a = 1; b = 2` is two)
+    that end between physical lines `first` and `last`."""
+    skip = (tokenize.COMMENT, tokenize.NL)
+    tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type not in skip]
+    ends = [
+        t
+        for t, after in zip(tokens, tokens[1:] + [None])
+        if t.type == tokenize.NEWLINE or (t.exact_type == tokenize.SEMI and after and after.type != tokenize.NEWLINE)
+    ]
+    return sum(1 for t in ends if first <= t.start[0] and (last is None or t.start[0] <= last))
 
 
 def test_a_statement_over_several_physical_lines_is_one_logical_line():
     assert logical_lines("x = f(\n    1,\n    2,\n)\ny = 2\n") == 2
     assert logical_lines("def f():\n    a = 1\n    return a\n", 2, 3) == 2
+    # statements joined by `;` on one physical line are still counted one each (a trailing `;` ends nothing more)
+    assert logical_lines("a = 1; b = 2; c = 3\nd = 4;  # x\n") == 4
+    assert logical_lines("def f(): a = 1; return a\n") == 2
 
 
 def test_cli_is_at_most_260_logical_lines_and_no_function_is_over_34():

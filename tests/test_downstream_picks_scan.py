@@ -219,3 +219,18 @@ def test_resolve_each_judges_each_release_under_its_own_pick_and_says_which_vers
     assert [c.details["suite"] for c in suite_cells(results, "0.4.0", host_platform(), "chex_each")] == [
         "chex (each release's own pick)"
     ]
+
+
+def test_a_test_folders_helpers_and_conftest_are_aside_whatever_their_names(tmp_path):
+    names = ["lib/core.py", "lib/conftest.py", "lib/tests/helpers.py", "lib/test/util.py", "lib/testing/fakes.py"]
+    for name in names:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("import jax\n", encoding="utf-8")
+    files = [p.relative_to(tmp_path).as_posix() for p in library_files(tmp_path, ["lib"])]
+    assert files == ["lib/core.py", "lib/testing/fakes.py"]  # `testing` is the library's own, not a test folder
+
+
+def test_a_pick_with_extras_and_a_release_that_resolved_none_are_read_and_said():
+    assert picked_version("chex[dev,test] == 0.1.92 ; python_version >= '3.10'\n", "chex") == "0.1.92"
+    said = across_line("chex", {"0.4.0": "", "0.5.3": "0.1.90"}, "0.4.0", "0.5.3")
+    assert "chex (none) on jax 0.4.0 with chex 0.1.90 on jax 0.5.3" in said

@@ -19,6 +19,7 @@ import pytest
 from conformance.downstream.command import _tests_of
 from conformance.downstream.lock import SuiteEnv
 from conformance.downstream.manifest import parse_manifest, read_suite
+from conformance.downstream import sdist
 from conformance.downstream.runner import run_suite
 from conformance.downstream.sdist import extract_tests, pick_sdist, sdist_tests
 from conformance.errors import ConformanceError
@@ -190,3 +191,89 @@ def test_the_manifest_takes_tests_from_the_sdist_and_checks_its_folder():
     ):
         with pytest.raises(ConformanceError, match=said):
             parse_manifest(bad, "m")
+
+
+def test_a_file_and_a_folder_of_one_name_are_refused_in_one_line_and_nothing_is_kept(tmp_path):
+    # tests/test_tiny.py is a file, then the parent of another member: one line naming it, not an OSError
+    archive = _tarball({**TINY, "tests/test_tiny.py/inner.py": "x"})
+    builder = _Builder(tmp_path / "cache", _index(tmp_path, archive))
+    with pytest.raises(ConformanceError, match="member 'tinylib-1.0/tests/test_tiny.py/inner.py' collides") as raised:
+        sdist_tests("tinylib", "1.0", "", ("tinylib",), builder)
+    assert "\n" not in str(raised.value)
+    assert [p.name for p in (builder.root / "downstream" / "sdists").iterdir() if p.is_dir()] == []
+
+
+def test_an_archive_that_is_no_tar_is_one_line(tmp_path):
+    with pytest.raises(ConformanceError, match="s: not a readable tar archive") as raised:
+        extract_tests(b"not a tarball" * 100, tmp_path / "out", "", ("tinylib",), "s")
+    assert "\n" not in str(raised.value) and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("bound, value", [("MAX_SDIST_MEMBERS", len(TINY) - 1), ("MAX_UNPACKED_BYTES", 64)])
+def test_the_whole_listing_is_bounded_though_the_test_folder_is_small(tmp_path, monkeypatch, bound, value):
+    # a small gzip can declare millions of members or terabytes of zeros outside the test folder
+    monkeypatch.setattr(sdist, bound, value)
+    with pytest.raises(ConformanceError, match="s: refused: past the bound of an sdist"):
+        extract_tests(_tarball(TINY), tmp_path / "out", "", ("tinylib",), "s")
+    monkeypatch.undo()
+    assert extract_tests(_tarball(TINY), tmp_path / "ok", "", ("tinylib",), "s") == "tests"
+
+
+def _raw_tarball(extra: list[tarfile.TarInfo]) -> bytes:
+    """TINY's tarball with the members `extra` (names as given, no data) appended."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for member in tarfile.open(fileobj=io.BytesIO(_tarball(TINY))).getmembers():
+            tar.addfile(member, io.BytesIO(TINY[member.name.split("/", 1)[1]].encode()))
+        for info in extra:
+            tar.addfile(info)
+    return buffer.getvalue()
+
+
+def _info(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = kind, link
+    return info
+
+
+@pytest.mark.parametrize(
+    "extra, said",
+    [
+        (_info("C:evil.py"), "points outside the archive"),  # a drive-relative name on Windows
+        (_info("tinylib-1.0/tests/h.py", tarfile.LNKTYPE, "tinylib-1.0/tinylib/__init__.py"), "is a link"),
+        (_info("tinylib-1.0/tests/tty", tarfile.CHRTYPE), "is not a plain file or folder"),
+        (_info("tinylib-1.0/tests/pipe", tarfile.FIFOTYPE), "is not a plain file or folder"),
+    ],
+)
+def test_a_hostile_member_is_refused_by_kind(tmp_path, extra, said):
+    with pytest.raises(ConformanceError, match=said):
+        extract_tests(_raw_tarball([extra]), tmp_path / "out", "", ("tinylib",), "s")
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_test_folder_is_bounded_in_files_and_bytes(tmp_path, monkeypatch):
+    monkeypatch.setattr(sdist, "MAX_TEST_FILES", 3)  # tests/, its two files, two top-level files: five
+    with pytest.raises(ConformanceError, match="its test folder tests/ is past the bound"):
+        extract_tests(_tarball(TINY), tmp_path / "a", "", ("tinylib",), "s")
+    monkeypatch.setattr(sdist, "MAX_TEST_FILES", 100)
+    monkeypatch.setattr(sdist, "MAX_TEST_BYTES", 50)
+    with pytest.raises(ConformanceError, match="its test folder tests/ is past the bound"):
+        extract_tests(_tarball(TINY), tmp_path / "b", "", ("tinylib",), "s")
+
+
+def test_only_the_test_folder_is_taken_not_a_folder_whose_name_starts_like_it(tmp_path):
+    archive = _tarball({**TINY, "tests_private/secret.py": "x", "testsuite.py": "y"})
+    assert extract_tests(archive, tmp_path / "out", "", ("tinylib",), "s") == "tests"
+    assert not (tmp_path / "out" / "tests_private").exists() and not (tmp_path / "out" / "testsuite.py").exists()
+
+
+def test_the_extracted_tests_answer_again_only_for_the_same_folder(tmp_path):
+    builder = _Builder(tmp_path / "cache", _index(tmp_path, _tarball(TINY)))
+    assert sdist_tests("tinylib", "1.0", "", ("tinylib",), builder).is_dir()
+    with pytest.raises(ConformanceError, match="holds no test folder spec"):  # not the extraction of tests/
+        sdist_tests("tinylib", "1.0", "spec", ("tinylib",), builder)
+
+
+def test_members_under_two_top_folders_are_no_sdist(tmp_path):
+    with pytest.raises(ConformanceError, match="not an sdist .*under 2 top folders"):
+        extract_tests(_raw_tarball([_info("other-1.0/tests/x.py")]), tmp_path / "out", "", ("tinylib",), "s")

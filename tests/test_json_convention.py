@@ -200,3 +200,11 @@ def test_run_json_counts_each_status_per_release_and_names_the_failed(tmp_path):
     assert (release["ran"], release["reused"], release["result_file"]) == (2, 1, str(path))
     assert data["failed"] == ["jax 0.8.0"] and data["report"].endswith("report.html")
     assert run_json([done], [], tmp_path / "r", selection)["passed"] is True
+
+
+def test_only_json_takes_dash_as_standard_output_other_outputs_named_dash_are_files_and_checked(tmp_path, monkeypatch):
+    # `--markdown -` and `-o -` stay a file named `-`: two of them on one path are refused as any two outputs are
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConformanceError, match="--markdown and -o both name -"):
+        check_outputs([("-o", Path("-")), ("--markdown", Path("-")), ("--json", Path("-"))])
+    check_outputs([("--json", Path("-")), ("-o", Path("-"))])  # `--json -` is no file: no clash with `-o -`

@@ -257,3 +257,64 @@ def downstream_view_of(view):
     from conformance.report.downstreamview import DownstreamView
 
     return DownstreamView((view,))
+
+
+def test_a_label_with_a_line_break_stays_in_the_reproduce_commands_comment():
+    # the label is a result file's text: a line break in it must not end the comment and start a command
+    hostile = "folder team\ntouch pwned"
+    for label in (hostile, hostile[len("folder ") :]):
+        script = reproduce(label, "team", "0.6.0", "0.6.0", "test_a.py::t")
+        words = list(shlex.shlex(script, posix=True, punctuation_chars=True))
+        assert "touch" not in words and "pwned" not in words, script
+        assert script.splitlines()[0].startswith("# the environment of ") and "\\n" in script.splitlines()[0]
+
+
+def test_a_suites_hostile_text_reaches_neither_page_as_a_tag(tmp_path):
+    # a suite's node ids, failure messages and install reasons are its own text: no tag of theirs in the raw pages
+    node = f"{A}::test_x[<img src=x onerror=alert(1)>]"
+    failure = ("AssertionError", "<script>alert(1)</script> | `tick`\n\x1b[31mred", "demo/_src/asserts.py", "f")
+    folder = tmp_path / "r"
+    sd.write_files(
+        folder,
+        {
+            "0.7.2": sd.suite_cells([sd.uninstallable("no wheel: <b>bold</b>")]),
+            "0.8.0": sd.suite_cells([sd.outcome(node, "passed")]),
+            "0.9.0": sd.suite_cells([sd.outcome(node, "failed", failure)]),
+        },
+    )
+    out, markdown = tmp_path / "index.html", tmp_path / "summary.md"
+    render_results(folder, out, outputs={"markdown": markdown}, releases=["0.8.0"])
+    page, html = markdown.read_text(encoding="utf-8"), out.read_text(encoding="utf-8")
+    assert "regressed test against 0.8.0" in page and "onerror" in page and "alert(1)" in page
+    for tag in ("<script>", "<img", "<b>"):
+        assert not re.search(r"(?<!\\)" + re.escape(tag), page), tag  # Markdown: a `<` escaped as `\<` is no tag
+        assert tag not in html.split('<script type="application/json"')[0]
+    assert "\x1b" not in page and "\x1b" not in html
+
+
+def test_the_answers_edges_a_flaky_only_release_many_not_run_one_regressing_release_and_none():
+    flaky = view_of({"0.8.0": passing("a"), "0.9.0": [sd.outcome(f"{A}::a", "flaky", rerun="passed")]})
+    assert verdicts(flaky)["0.9.0"] == "clean"  # a test that passed on a rerun ran and passed
+    many = [f"0.{i}.0" for i in range(1, 9)]
+    counted = view_of({"0.9.0": passing("a")}, [*many, "0.9.0"])
+    assert counted.answer == "clean on 0.9.0; not run on 8 other releases of this report"
+    named = view_of({"0.9.0": passing("a")}, [*many[:6], "0.9.0"])
+    assert named.answer == "clean on 0.9.0; not run on 0.1.0, 0.2.0, 0.3.0, 0.4.0, 0.5.0, 0.6.0"
+    failing = [sd.outcome(f"{A}::a", "failed", sd.REPLICATED)]
+    one = view_of({"0.8.0": passing("a"), "0.9.0": failing})
+    assert one.answer == "clean on 0.8.0; regresses against 0.8.0 from 0.9.0"  # no "(on 0.9.0)" for one release
+    assert suite_view(sd.LABEL, sd.IDENT, "linux-x86_64", {}, []).answer == "no test ran"
+
+
+def test_the_release_before_is_the_last_one_the_suite_was_installed_on():
+    failing = [sd.outcome(f"{A}::a", "failed", sd.REPLICATED)]
+    view = view_of(
+        {
+            "0.8.0": passing("a", "b"),
+            "0.9.0": failing + passing("b"),
+            "0.10.0": [sd.uninstallable()],
+            "0.11.0": failing + [sd.outcome(f"{A}::b", "failed", sd.PMAP)],
+        }
+    )
+    last = view.regressions[-1]
+    assert (last.release, last.previous, last.against_previous) == ("0.11.0", "0.9.0", 1)  # b only, against 0.9.0

@@ -179,3 +179,12 @@ def test_downstream_acks_come_from_the_gates_reading_without_a_second_read(tmp_p
         acks_for(DownstreamRequest((), ("0.8.0", "0.9.0"), tmp_path, read=ExpectationsFile([])), TODAY, "0.9.0").acks
         == []
     )
+
+
+@pytest.mark.parametrize("nested", ["a = " + "[" * 5000 + "]" * 5000, "a = " + "{b = " * 5000 + "1" + "}" * 5000])
+def test_a_file_nested_too_deeply_is_one_line_not_a_recursion_error(nested):
+    # tomllib recurses once per level; a file within the reading bound can exceed Python's recursion limit
+    with pytest.raises(ConformanceError, match="m.toml: does not parse as TOML: .*nested too deeply"):
+        parse_toml(nested, "m.toml")
+    with pytest.raises(ConformanceError, match="manifest.toml: does not parse as TOML"):
+        parse_manifest(nested, "manifest.toml")

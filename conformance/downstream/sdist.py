@@ -4,7 +4,8 @@
   read as it), with its URL and the sha256 the page gives.
 - `test_members` (pure): which members of the archive to extract, refusing a hostile archive in one line (a member
   with an absolute path or a `..` part anywhere, a link or anything but a plain file or folder among those taken)
-  and bounding what is taken (count and bytes). Taken: the test folder (`sdist_tests`, else `tests` or `test` at the
+  and bounding what is taken (count and bytes) and the archive's whole listing (count and bytes unpacked).
+  Taken: the test folder (`sdist_tests`, else `tests` or `test` at the
   sdist's top) and the top-level files pytest reads its configuration and fixtures from (`conftest.py`,
   `pytest.ini`, `pyproject.toml`, `setup.cfg`, `tox.ini`); never the library's own source, so the tests import the
   installed library, not the sdist's copy of it. A test folder that is one of the library's packages is refused
@@ -41,6 +42,10 @@ from conformance.scrub import scrub_credentials
 MAX_SDIST_BYTES = 512 * 1024 * 1024
 MAX_TEST_BYTES = 128 * 1024 * 1024
 MAX_TEST_FILES = 20000
+# The whole archive's listing is read before any member is taken: bounded too, since a small gzip can declare
+# millions of empty members or terabytes of zeros (the listing is held in memory, the zeros decompressed to skip).
+MAX_SDIST_MEMBERS = 200000
+MAX_UNPACKED_BYTES = 4 * 1024 * 1024 * 1024
 CONFIG_FILES = ("conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini")
 TEST_FOLDERS = ("tests", "test")
 
@@ -129,26 +134,43 @@ def extract_tests(archive: bytes, dest: Path, folder: str, packages: tuple[str, 
     file by file; the test folder's name. Refusals as `test_members`'."""
     try:
         tar = tarfile.open(fileobj=io.BytesIO(archive), mode="r:*")
-        members = tar.getmembers()
-    except (tarfile.TarError, EOFError, OSError) as exc:
-        raise ConformanceError(f"{where}: not a readable tar archive ({exc})") from None
+        members = _listing(tar, where)
+    except (tarfile.TarError, EOFError, OSError) as exc:  # tarfile's message lists each method tried, a line each
+        raise ConformanceError(f"{where}: not a readable tar archive ({' '.join(str(exc).split())})") from None
     chosen, taken = test_members(members, folder, packages, where)
     top = members[0].name.split("/", 1)[0]
     dest.mkdir(parents=True)
     for member in taken:
         relative = posixpath.normpath(member.name)[len(top) + 1 :]
         target = dest.joinpath(*relative.split("/"))
-        if member.isdir():
-            target.mkdir(parents=True, exist_ok=True)
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        source = tar.extractfile(member)
         try:
+            if member.isdir():
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            source = tar.extractfile(member)
             with open(target, "xb") as out:  # "x": a second member of the same name never overwrites the first
                 out.write(source.read() if source is not None else b"")
-        except FileExistsError:
-            raise ConformanceError(f"{where}: refused: member {member.name!r} appears twice") from None
+        except (FileExistsError, NotADirectoryError):  # twice (in another case), or a file and a folder of one name
+            raise ConformanceError(
+                f"{where}: refused: member {member.name!r} collides with another (a file and a folder of one name)"
+            ) from None
     return chosen
+
+
+def _listing(tar: tarfile.TarFile, where: str) -> list[tarfile.TarInfo]:
+    """The archive's members, refused in one line past `MAX_SDIST_MEMBERS` or `MAX_UNPACKED_BYTES` (each member's
+    header read before its data is skipped, so the refusal comes before the bytes are decompressed)."""
+    members, unpacked = [], 0
+    for member in tar:
+        members.append(member)
+        unpacked += member.size
+        if len(members) > MAX_SDIST_MEMBERS or unpacked > MAX_UNPACKED_BYTES:
+            raise ConformanceError(
+                f"{where}: refused: past the bound of an sdist (at most {MAX_SDIST_MEMBERS} members and "
+                f"{MAX_UNPACKED_BYTES // 2**30} GB unpacked)"
+            )
+    return members
 
 
 def sdist_tests(name: str, version: str, folder: str, packages: tuple[str, ...], builder: Any) -> Path:

@@ -24,6 +24,7 @@ from conformance.downstream.lock import env_folder_name
 from conformance.downstream.outcomes import FAILING, UNINSTALLABLE_ID
 from conformance.results.merge import MergedRun
 from conformance.results.versions import version_order
+from conformance.safetext import terminal_text
 
 # The table's rows: a label and the downstream statuses it counts (`downstream.outcomes.STATUSES`).
 STATUS_ROWS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -152,7 +153,10 @@ def environment(label: str, ident: str, release: str, baseline: str) -> str:
     versions = " ".join(f"--jax {shlex.quote(v)}" for v in dict.fromkeys((baseline, release)))
     env = f"{CACHE}/downstream/envs/{env_folder_name(ident, release, '*', '*')}"
     lines = [
-        f"# the environment of {spec} on jax {release} (its lock resolved against jax {baseline}): build it",
+        # one line whatever the suite's label holds (a result file's text): a line break would end the comment
+        terminal_text(
+            f"# the environment of {spec} on jax {release} (its lock resolved against jax {baseline}): build it"
+        ),
         f"jax-conformance downstream {shlex.quote(spec)} {versions} --rerun",
         "# then run the test there",
     ]

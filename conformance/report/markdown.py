@@ -446,7 +446,7 @@ def markdown_summary(
     if probes:
         lines += _overview(model) + _discrepancies(model, cells) + _since_tables(model, cells)
     lines += chapter_summary(chapters, text, code, cells, probes) + api_summary(api, text, cells)
-    lines += perf_summary(perf, text, cells) + downstream_summary(downstream, text, code, cells)
+    lines += perf_summary(perf, text, cells) + downstream_summary(downstream, text, literal, cells)
     if full and probes:
         lines += _changes(model, cells) + _every_cell(model, cells)
     return "\n".join(lines + (_legend() if probes else _page_legend())) + "\n"
