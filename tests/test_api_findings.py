@@ -78,7 +78,8 @@ def test_json_and_sarif_are_indented_by_one_and_keep_non_ascii_text_escaped():
     finding = Finding("é.py", 1, 2, "jax.x", "missing", "≤0.5.3", "jax 0.6.2 has no jax.x")
     out = render([finding], "json", "0.6.2")
     assert out == (
-        '{\n "findings": [\n  {\n   "path": "\\u00e9.py",\n   "line": 1,\n   "col": 2,\n   "name": "jax.x",\n'
+        '{\n "format": 1,\n "findings": [\n  {\n   "path": "\\u00e9.py",\n   "line": 1,\n   "col": 2,\n'
+        '   "name": "jax.x",\n'
         '   "state": "missing",\n   "since": "\\u22640.5.3",\n   "message": "jax 0.6.2 has no jax.x",\n'
         '   "replacement": null\n  }\n ]\n}'
     )
