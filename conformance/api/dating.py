@@ -19,6 +19,7 @@ removed. With only A and B at hand (`chain` of two) there is nothing between to 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -71,7 +72,8 @@ class Dated:
         }
 
 
-def _between(low: str, high: str, releases: Sequence[str] | None) -> tuple[str, ...] | None:
+@functools.lru_cache(maxsize=4096)  # a review dates thousands of changes between the same few pairs of censuses
+def _between(low: str, high: str, releases: tuple[str, ...] | None) -> tuple[str, ...] | None:
     if releases is None:
         return None
     bounds = sorted([version_order(low), version_order(high)])
@@ -79,7 +81,9 @@ def _between(low: str, high: str, releases: Sequence[str] | None) -> tuple[str, 
 
 
 def _dated(event: str, since: str, after: str, releases: Sequence[str] | None) -> Dated:
-    return Dated(event, since, after, _between(after, since, releases) if after else ())
+    return Dated(
+        event, since, after, _between(after, since, None if releases is None else tuple(releases)) if after else ()
+    )
 
 
 def date_change(change: Change, chain: Sequence[Census], releases: Sequence[str] | None) -> tuple[Dated, ...]:
