@@ -126,3 +126,26 @@ def test_a_signature_change_is_dated_and_the_release_candidates_make_no_range():
     assert _reasons(chain, releases)[NAME] == "signature changed in 0.10.0"
     offline = SimpleNamespace(index=SimpleNamespace(cached_releases=lambda project: None))
     assert _final_releases(lambda: offline) is None
+
+
+def test_a_keyword_is_dated_when_passing_it_warned_and_when_it_raised():
+    vec = ("vectorized", "keyword_only", "Deprecated")
+    warns = {"state": "deprecated", "effect": "warns", "message": "The vectorized argument is deprecated."}
+    raises = {"state": "removed", "effect": "raises ValueError", "message": "vectorized was removed in v0.6.0."}
+
+    def callback(keyword, *params):
+        entry = fn(("callback", P, None), *params)
+        if keyword is not None:
+            entry["keywords"] = {"vectorized": keyword}
+        return entry
+
+    chain = [
+        census("0.4.38", {"jax.pure_callback": callback(None, ("vectorized", "keyword_only", "False"))}),
+        census("0.5.3", {"jax.pure_callback": callback(warns, vec)}),
+        census("0.6.0", {"jax.pure_callback": callback(raises, vec)}),
+        census("0.7.0", {"jax.pure_callback": callback(raises, vec)}),
+    ]
+    releases = ["0.4.38", "0.5.0", "0.5.1", "0.5.2", "0.5.3", "0.6.0", "0.7.0"]
+    assert _reasons(chain, releases)["jax.pure_callback(vectorized=)"] == (
+        "deprecated between 0.4.38 and 0.5.3 (no census answers for 0.5.0, 0.5.1, 0.5.2), removed in 0.6.0"
+    )
