@@ -25,13 +25,16 @@ A whole module added or removed (absent, or removed through its parent's depreca
 not listed one by one.
 
 `since` is the first release of the chain from which the change holds on every later census of the chain (a
-census that cannot tell, `unknown`, does not break the run): with only A and B at hand it is B.
+census that cannot tell, `unknown`, does not break the run): with only A and B at hand it is B. `after` is the census
+before it that tells the change does not hold there (the last one without it; "" when none does), so the change
+came after `after` and in or before `since` (`bounds_of`; `api.dating` words it, a range where a release between the
+two has no census). `deprecation_of` dates, by the same rule, when a removed name was deprecated.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.api.model import USABLE, Census
@@ -49,23 +52,37 @@ class Change:
     change: str
     since: str
     message: str
+    # the last census of the chain without the change ("" when none tells): not in `api diff`'s JSON nor in equality
+    after: str = field(default="", compare=False)
 
     def to_json(self) -> dict[str, str]:
         """The public JSON shape (`api diff --json`): name, change, since, message."""
         return {"name": self.name, "change": self.change, "since": self.since, "message": self.message}
 
 
-def since_of(chain: Sequence[Census], holds: Callable[[Census], bool | None]) -> str:
-    """The first release of `chain[1:]` from which `holds` is never False on a later census and True on it; the
-    last release when it holds there only (or nothing in between tells)."""
-    first = ""
+def bounds_of(chain: Sequence[Census], holds: Callable[[Census], bool | None]) -> tuple[str, str]:
+    """`(since, after)`: `since` the first release of `chain[1:]` from which `holds` is never False on a later census
+    and True on it (the last release when it holds there only, or nothing in between tells); `after` the nearest
+    census before it where `holds` is False (A included), "" when none is (it held on A already, or A cannot tell).
+    Between `after` and `since` no census tells: the change came after `after`, in or before `since`."""
+    first = after = ""
     for census in reversed(chain[1:]):
         held = holds(census)
         if held is False:
+            after = census.jax
             break
         if held:
             first = census.jax
-    return first or chain[-1].jax
+    if not after and chain and holds(chain[0]) is False:
+        after = chain[0].jax
+    since = first or chain[-1].jax
+    return since, "" if after == since else after
+
+
+def since_of(chain: Sequence[Census], holds: Callable[[Census], bool | None]) -> str:
+    """The first release of `chain[1:]` from which `holds` is never False on a later census and True on it; the
+    last release when it holds there only (or nothing in between tells): `bounds_of`'s `since`."""
+    return bounds_of(chain, holds)[0]
 
 
 def _tell(census: Census, name: str, test: Callable[[str], bool]) -> bool | None:
@@ -143,18 +160,41 @@ def _state_change(chain: Sequence[Census], name: str) -> Change | None:
     if "unknown" in (before, after):
         return None
     if before not in USABLE and after in USABLE:
-        since = since_of(chain, lambda c: _tell(c, name, lambda s: s in USABLE))
-        return Change(name, "added", since, _described(last, name))
+        dated = bounds_of(chain, lambda c: _tell(c, name, lambda s: s in USABLE))
+        return Change(name, "added", dated[0], _described(last, name), dated[1])
     if before in USABLE and after not in USABLE:
-        since = since_of(chain, lambda c: _tell(c, name, lambda s: s not in USABLE))
-        return Change(name, "removed", since, _removal_message(chain, name))
+        dated = bounds_of(chain, lambda c: _tell(c, name, lambda s: s not in USABLE))
+        return Change(name, "removed", dated[0], _removal_message(chain, name), dated[1])
     if before == "present" and after == "deprecated":
-        since = since_of(chain, lambda c: _tell(c, name, lambda s: s == "deprecated"))
-        return Change(name, "deprecated", since, last.message(name))
+        dated = bounds_of(chain, _is_deprecated(name))
+        return Change(name, "deprecated", dated[0], last.message(name), dated[1])
     if before == "deprecated" and after == "present":
-        since = since_of(chain, lambda c: _tell(c, name, lambda s: s == "present"))
-        return Change(name, "undeprecated", since, f"deprecated on {first.jax}: {first.message(name)}")
+        dated = bounds_of(chain, lambda c: _tell(c, name, lambda s: s == "present"))
+        return Change(name, "undeprecated", dated[0], f"deprecated on {first.jax}: {first.message(name)}", dated[1])
     return None
+
+
+def _is_deprecated(name: str) -> Callable[[Census], bool | None]:
+    return lambda c: _tell(c, name, lambda s: s == "deprecated")
+
+
+def deprecation_of(chain: Sequence[Census], change: Change) -> tuple[str, str] | None:
+    """When a name that `change` says was removed had been deprecated, by `bounds_of` over the censuses up to the
+    last one without the removal (`change.after`): `(since, after)`, `since` A itself with `after` "" when A already
+    showed it deprecated (deprecated on or before A); None when that last census does not show it deprecated (no
+    stored census saw the deprecation), or the change is no removal."""
+    releases = [c.jax for c in chain]
+    if change.change != "removed" or change.after not in releases:
+        return None
+    before = chain[: releases.index(change.after) + 1]
+    name, _, keyword = change.name.partition("(")  # a keyword's change is named `name(keyword=)`
+    holds = _keyword_in(name, keyword.removesuffix("=)"), "deprecated") if keyword else _is_deprecated(name)
+    if holds(before[-1]) is not True:
+        return None
+    if len(before) == 1:
+        return before[0].jax, ""
+    since, after = bounds_of(before, holds)
+    return (before[0].jax, "") if not after and holds(before[0]) else (since, after)
 
 
 def _signature_change(chain: Sequence[Census], name: str) -> Change | None:
@@ -168,8 +208,8 @@ def _signature_change(chain: Sequence[Census], name: str) -> Change | None:
     if not words:
         return None
     wanted = signature_key(after)
-    since = since_of(chain, lambda c: None if c.params(name) is None else signature_key(c.params(name)) == wanted)
-    return Change(name, "signature", since, "; ".join(words))
+    dated = bounds_of(chain, lambda c: None if c.params(name) is None else signature_key(c.params(name)) == wanted)
+    return Change(name, "signature", dated[0], "; ".join(words), dated[1])
 
 
 def keyword_state(census: Census, name: str, keyword: str) -> str | None:
@@ -185,6 +225,16 @@ def keyword_state(census: Census, name: str, keyword: str) -> str | None:
     if any(p[0] == keyword and p[1] in KEYWORD_KINDS for p in params):
         return "present"
     return "removed"  # no longer a parameter (a **kwargs would take it as something else: no longer this keyword)
+
+
+def _keyword_in(name: str, keyword: str, state: str) -> Callable[[Census], bool | None]:
+    """Whether a census shows `keyword` of `name` in `state` (None: it cannot tell)."""
+
+    def holds(census: Census) -> bool | None:
+        found = keyword_state(census, name, keyword)
+        return None if found is None else found == state
+
+    return holds
 
 
 def _keyword_message(chain: Sequence[Census], name: str, keyword: str, state: str) -> str:
@@ -212,13 +262,9 @@ def keyword_changes(chain: Sequence[Census], name: str) -> list[Change]:
         if before is None or after is None or before == after or before == "removed":
             continue
         if after == "removed" or (before, after) == ("present", "deprecated"):
-            since = since_of(
-                chain,
-                lambda c, k=keyword, a=after: (
-                    None if keyword_state(c, name, k) is None else keyword_state(c, name, k) == a
-                ),
-            )
-            out.append(Change(f"{name}({keyword}=)", after, since, _keyword_message(chain, name, keyword, after)))
+            since, last_without = bounds_of(chain, _keyword_in(name, keyword, after))
+            message = _keyword_message(chain, name, keyword, after)
+            out.append(Change(f"{name}({keyword}=)", after, since, message, last_without))
     return out
 
 
@@ -259,13 +305,13 @@ def moves(chain: Sequence[Census], added: set[str]) -> list[Change]:
                 continue
             new = min(found, key=lambda p: (p.count("."), len(p), p))
             why = f"the same {(first.entry(old) or {}).get('kind')} ({_movable(first, old)})"
-        since = since_of(
+        since, after = bounds_of(
             chain,
             lambda c, o=old, n=new: (
                 None if "unknown" in (c.state(o), c.state(n)) else c.usable(n) and c.state(o) != "present"
             ),
         )
-        out.append(Change(old, "moved", since, f"now {new}: {why}"))
+        out.append(Change(old, "moved", since, f"now {new}: {why}", after))
     return out
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 REGRESSED, ACKNOWLEDGED, UNJUDGED, NOTED = "regressed", "acknowledged", "unjudged", "noted"
 STATES = (REGRESSED, ACKNOWLEDGED, UNJUDGED, NOTED)
@@ -36,7 +37,8 @@ WEIGHTS = ("info", "warns", "breaks")  # each weight's word in the upgrade revie
 class Finding:
     """One named thing a tier judged other than unchanged: what it is about, its state, why (for the upgrade review:
     the change in a few words), what was measured (the detail), and, where a review lists it, the places that use it
-    (`path:line`) and its weight."""
+    (`path:line`) and its weight; a public name's change in the review also its dated events (`api.dating.Dated`:
+    when deprecated, when removed, over the censuses stored between A and B; none with only A and B)."""
 
     subject: str
     state: str
@@ -44,6 +46,7 @@ class Finding:
     detail: str = ""
     where: tuple[str, ...] = ()
     weight: int = INFO
+    dated: tuple[Any, ...] = ()
 
     def to_json(self) -> dict[str, str]:
         """Plain-JSON form."""

@@ -24,7 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from packaging.version import Version
+
 import conformance
+from conformance.api.dating import date_change
 from conformance.api.session import ApiDiffRequest, ScanRequest, run_api_diff, run_scan
 from conformance.atomic import write_text_atomically
 from conformance.jsonout import write_json
@@ -135,7 +138,22 @@ def _names(request: UpgradeRequest, make_builder: Callable[[], Any], say: Say) -
         except ConformanceError as exc:
             return names_tier(None, missing=f"--scan: {one_line(str(exc))}")
     compared = len(set(found.chain[0].names) | set(found.chain[-1].names))  # every name either release has
-    return names_tier(found.changes, findings, scanned=bool(request.scan), names=compared)
+    releases = _final_releases(make_builder) if len(found.chain) > 2 else None  # dating needs a census between
+
+    def dating(change: Any) -> Any:
+        return date_change(change, found.chain, releases)
+
+    return names_tier(found.changes, findings, scanned=bool(request.scan), names=compared, dating=dating)
+
+
+def _final_releases(make_builder: Callable[[], Any]) -> list[str] | None:
+    """The final JAX releases the package index's cache lists (never asking the index: None when it has none, and the
+    names' dates are then ranges wherever two censuses are not the same release)."""
+    try:
+        known = make_builder().index.cached_releases("jax")
+    except ConformanceError:
+        return None
+    return None if known is None else [v for v in known if is_version(v) and not Version(v).is_prerelease]
 
 
 def _performance(request: UpgradeRequest, make_builder: Callable[[], Any], say: Say) -> Tier:

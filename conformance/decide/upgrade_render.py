@@ -32,14 +32,18 @@ def _item_line(item: Finding, limit: int = LINE) -> str:
 
 def item_json(item: Finding) -> dict[str, Any]:
     """One finding in the review's public JSON (schema `upgrade-1`): its name, the change, the detail, the places that
-    use it and its weight's word."""
-    return {
+    use it and its weight's word; a name dated over the censuses between A and B adds `dated`, its events (an
+    optional field, added within version 1)."""
+    found = {
         "name": item.subject,
         "change": item.reason,
         "detail": item.detail,
         "where": list(item.where),
         "weight": WEIGHTS[item.weight],
     }
+    if item.dated:
+        found["dated"] = [d.to_json() for d in item.dated]
+    return found
 
 
 def summary_text(review: Review, count: int = SUMMARY_ITEMS) -> str:

@@ -9,7 +9,8 @@ Each tier is built here from what another part of the suite already decided, nev
   (`report.model.explain_change`), split into the suite's cells and the team's own cells (`--cases`);
 - names (`names_tier`): `api.diff`'s changes between the two censuses (removed, deprecated, moved, changed in
   signature; the message JAX gives names the replacement), each with the places in the team's code that use it
-  (`api.judge`'s findings at B, `--scan`);
+  (`api.judge`'s findings at B, `--scan`), and, when censuses of releases between A and B are stored, dated over
+  them (`api.dating`: when it was deprecated, when removed; a range where a release between has no census);
 - performance (`perf_tier`): every metric of every workload at B against A by `perf.stats`' rules, both sides
   sampled in one session, and the workloads that fail on a side.
 
@@ -27,11 +28,13 @@ from conformance.decide.tiers import BREAKS, INFO, NOTED, WARNS, Finding, Tier
 from conformance.perf.decisions import upward
 
 
-def item(name: str, change: str, detail: str = "", where: Sequence[str] = (), weight: int = INFO) -> Finding:
+def item(
+    name: str, change: str, detail: str = "", where: Sequence[str] = (), weight: int = INFO, dated: Sequence[Any] = ()
+) -> Finding:
     """One thing that changes, as the review lists it: a `noted` finding about `name`, the change in a few words (its
-    reason), the detail (the why, JAX's message, a ratio), the places that use it (`path:line`), and its weight
-    (`BREAKS`, `WARNS`, `INFO`)."""
-    return Finding(name, NOTED, change, detail, tuple(where), weight)
+    reason), the detail (the why, JAX's message, a ratio), the places that use it (`path:line`), its weight
+    (`BREAKS`, `WARNS`, `INFO`), and a name's dated events (`api.dating.Dated`)."""
+    return Finding(name, NOTED, change, detail, tuple(where), weight, tuple(dated))
 
 
 @dataclass(frozen=True)
@@ -120,21 +123,25 @@ def names_tier(
     scanned: bool = False,
     missing: str = "",
     names: int | None = None,
+    dating: Callable[[Any], Sequence[Any]] = lambda change: (),
 ) -> Tier:
     """The public names removed, deprecated, moved or changed in signature from A to B (`api.diff.Change`s), each
     with the places that use it (`api.judge.Finding`s at B, when the team's code was scanned); a name the scan
     found that the diff does not list (removed before A, say) is listed too. `names`: how many names the two
-    censuses hold (what was compared; the changes counted when not given)."""
+    censuses hold (what was compared; the changes counted when not given). `dating`: a change's dated events
+    (`api.dating.date_change` over the censuses between A and B); when it gives some, they are the item's reason
+    (`deprecated in 0.4.26 or before, removed in 0.6.0`), else `removed in B` as the diff dates it."""
     if changes is None or missing:
         return not_judged("names", "Public names", missing or "no census for a side")
     where: dict[str, list[str]] = {}
     for found in findings:
         where.setdefault(found.name, []).append(f"{found.path}:{found.line}")
-    items = [
-        item(c.name, f"{c.change} in {c.since}", c.message, where.get(c.name, ()), NAME_CHANGES[c.change])
-        for c in changes
-        if c.change in NAME_CHANGES
-    ]
+    items: list[Finding] = []
+    for c in changes:
+        if c.change in NAME_CHANGES:
+            dated = tuple(dating(c))
+            reason = ", ".join(d.words() for d in dated) if dated else f"{c.change} in {c.since}"
+            items.append(item(c.name, reason, c.message, where.get(c.name, ()), NAME_CHANGES[c.change], dated))
     listed = {c.name for c in changes}
     for found in findings:
         if found.name not in listed:
