@@ -104,12 +104,6 @@ def command_run(args: argparse.Namespace) -> int:
     versions = chosen_versions(args.jax, args.matrix, builder, others=bool(builds))
     shard = parse_shard(args.shard) if args.shard else None
     selection, request = matrix.plan_run(settings(args, shard), versions)
-    if shard and not selection.chosen:
-        print(
-            f"jax-conformance: shard {shard.label} holds none of the {len(selection.selected)} selected cells; "
-            f"nothing to run"
-        )
-        return 0
     report_path = args.report or (DEFAULT_REPORT if args.results == DEFAULT_RESULTS else args.results / "report.html")
     check_outputs(
         [("-o", report_path), ("--json", args.json)],
@@ -117,6 +111,17 @@ def command_run(args: argparse.Namespace) -> int:
         reads=inputs_read(args.cases, args.matrix),
         writing=True,
     )
+    if shard and not selection.chosen:  # nothing to run; with --json, the run's document all the same (no cell)
+        print(
+            f"jax-conformance: shard {shard.label} holds none of the {len(selection.selected)} selected cells; "
+            "nothing to run"
+            + (
+                f"\n{write_json(args.json, dumps(run_json([], [], request.results, selection, shard.label)))}"
+                if args.json
+                else ""
+            )
+        )
+        return 0
     progress, targets = Progress(gap="\n"), releases(versions) + builds
     prepared = matrix.prepare_targets(builder, targets, progress)  # bad input: one line, before anything is stored
     print(

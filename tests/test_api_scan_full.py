@@ -39,8 +39,11 @@ def test_a_guard_says_which_and_other_tests_guard_nothing():
         "jax.a": "",
         "jax.b": "",
     }
-    assert guards("import jax\ntry:\n    jax.a\nexcept builtins.ImportError:\n    pass\n") == {
-        "jax.a": "inside try/except ImportError"
+    # a dotted handler name counts; ImportError covers what an import statement uses, not an attribute (the old
+    # expectation here, `jax.a` guarded by `except builtins.ImportError`, was the broad guard of issue 58)
+    assert guards("import jax\ntry:\n    from jax import a\n    jax.b\nexcept builtins.ImportError:\n    pass\n") == {
+        "jax.a": "inside try/except ImportError",
+        "jax.b": "",
     }
     assert guards(
         "import jax\ntry:\n    jax.a\nexcept ValueError:\n    pass\ntry:\n    jax.b\nexcept:\n    pass\n"

@@ -143,8 +143,9 @@ def test_a_function_bound_in_a_guard_carries_the_guard_to_a_call_passing_keyword
         eig(a, use_magma=True)
         """
     bound = "bound inside an hasattr(...) guard at line 3"
+    # the test's own `jax.lax` is not guarded by it: where `jax.lax` is gone, the test itself raises
     assert rows(source) == [
-        (2, 12, "jax.lax", "name", (), "inside an hasattr(...) guard", 0, ""),
+        (2, 12, "jax.lax", "name", (), "", 0, ""),
         (3, 11, "jax.lax.linalg.eig", "name", (), "inside an hasattr(...) guard", 0, ""),
         (4, 1, "jax.lax.linalg.eig", "call", ("use_magma",), bound, 0, ""),
         (4, 1, "jax.lax.linalg.eig", "name", (), bound, 1, ""),
@@ -273,3 +274,151 @@ def test_a_broad_fallback_for_a_missing_jax_does_not_hide_the_uses_of_the_instal
         ], handler
     # a handler that cannot catch ImportError is no fallback: its binding is the last, as anywhere else
     assert uses("import jax\ntry:\n    pass\nexcept ValueError:\n    jax = None\njax.tree_map\n") == []
+
+
+# issue 58: a guard counts only for the names it tests. chex 0.1.90's library code (chex/_src/asserts.py,
+# `_check_sharding`) uses `jax.sharding.PmapSharding` inside `if hasattr(jax, "Array"):`; every `hasattr` was a
+# guard, so the use was filed `guarded` and the removal on 0.10.0 (2 of chex's tests break) was never reported.
+HASATTR = "inside an hasattr(...) guard"
+SHARDING_08 = census(
+    "0.8.0", {"jax.Array": fn(), "jax.sharding": module(), "jax.sharding.PmapSharding": fn(), "jax.tree": module()}
+)
+SHARDING_10 = census("0.10.0", {"jax.Array": fn(), "jax.sharding": module(), "jax.tree": module()})
+
+
+def judged(source: str) -> list[tuple[int, str, str]]:
+    found = judge(uses(source), Censuses(SHARDING_10, None, (SHARDING_08, SHARDING_10)))
+    return [(f.line, f.name, f.state) for f in found]
+
+
+def test_chexs_guard_on_another_name_is_no_guard_and_the_removal_is_reported():
+    source = """\
+        import jax
+
+        def _check_sharding(x):
+            if hasattr(jax, "Array"):
+                return isinstance(x.sharding, jax.sharding.PmapSharding)
+            else:
+                return jax.sharding.PmapSharding
+        """
+    assert [(u.line, u.name, u.guarded) for u in uses(source)] == [
+        (5, "jax.sharding.PmapSharding", ""),
+        (7, "jax.sharding.PmapSharding", HASATTR),  # the else: the fallback for where jax.Array is absent
+    ]
+    assert judged(source) == [(5, "jax.sharding.PmapSharding", "removed"), (7, "jax.sharding.PmapSharding", "guarded")]
+
+
+def test_an_hasattr_on_the_name_used_guards_it_and_the_names_under_it():
+    source = """\
+        import jax
+        from jax import sharding as sh
+
+        if hasattr(jax.sharding, "PmapSharding"):
+            kinds = (jax.sharding.PmapSharding, jax.sharding.PmapSharding.mesh)
+        if hasattr(sh, "PmapSharding") and isinstance(x, sh.PmapSharding):
+            pass
+        """
+    assert [(u.line, u.name, u.guarded) for u in uses(source) if u.line > 2] == [
+        (4, "jax.sharding", ""),
+        (5, "jax.sharding.PmapSharding", HASATTR),
+        (5, "jax.sharding.PmapSharding.mesh", HASATTR),
+        (6, "jax.sharding", ""),
+        (6, "jax.sharding.PmapSharding", HASATTR),
+    ]
+    assert {state for _, _, state in judged(source)} == {"guarded"}
+
+
+def test_a_getattr_with_a_default_is_a_guarded_use_and_without_one_a_plain_use():
+    source = """\
+        import jax
+
+        PmapSharding = getattr(jax.sharding, "PmapSharding", None)
+        Gone = getattr(jax.sharding, "PmapSharding")
+        if getattr(jax.sharding, "PmapSharding", None) is not None:
+            jax.sharding.PmapSharding
+        if getattr(jax.sharding, "PmapSharding", None) is None:
+            jax.sharding.PmapSharding
+        """
+    assert judged(source) == [
+        (3, "jax.sharding.PmapSharding", "guarded"),
+        (4, "jax.sharding.PmapSharding", "removed"),
+        (5, "jax.sharding.PmapSharding", "guarded"),
+        (6, "jax.sharding.PmapSharding", "guarded"),
+        (7, "jax.sharding.PmapSharding", "guarded"),
+        (8, "jax.sharding.PmapSharding", "removed"),  # runs exactly where the name is absent
+    ]
+    assert [u.guarded for u in uses(source) if u.line == 3] == ["inside a getattr(..., default)", ""]
+
+
+def test_a_try_except_attribute_error_guards_an_attribute_and_import_error_an_import():
+    source = """\
+        import jax
+
+        try:
+            kind = jax.sharding.PmapSharding
+        except AttributeError:
+            kind = None
+        try:
+            from jax.sharding import PmapSharding
+            other = jax.sharding.PmapSharding
+        except ImportError:
+            PmapSharding = None
+        """
+    assert judged(source) == [
+        (4, "jax.sharding.PmapSharding", "guarded"),
+        (8, "jax.sharding.PmapSharding", "guarded"),
+        (9, "jax.sharding.PmapSharding", "removed"),  # an AttributeError, which `except ImportError` lets through
+    ]
+
+
+def test_an_hasattr_on_another_modules_attribute_of_the_same_name_is_no_guard():
+    source = """\
+        import jax
+        import numpy as np
+
+        if hasattr(jax, "PmapSharding"):
+            jax.sharding.PmapSharding
+        if hasattr(np, "PmapSharding"):
+            jax.sharding.PmapSharding
+        if not hasattr(jax.sharding, "PmapSharding"):
+            jax.sharding.PmapSharding
+        else:
+            jax.sharding.PmapSharding
+        if not hasattr(jax.sharding, "PmapSharding"):
+            jax.tree_map
+        """
+    assert judged(source) == [
+        (5, "jax.sharding.PmapSharding", "removed"),
+        (7, "jax.sharding.PmapSharding", "removed"),
+        (9, "jax.sharding.PmapSharding", "removed"),  # `if not hasattr`: the branch where it is absent
+        (11, "jax.sharding.PmapSharding", "guarded"),  # its else: where the name is there
+        (13, "jax.tree_map", "guarded"),  # the fallback covers every other name in it
+    ]
+
+
+def test_nested_guards_each_cover_their_own_names():
+    source = """\
+        import jax
+
+        if hasattr(jax, "sharding"):
+            if hasattr(jax, "Array"):
+                a = jax.sharding.PmapSharding
+        if hasattr(jax, "Array"):
+            if hasattr(jax.sharding, "PmapSharding"):
+                b = jax.sharding.PmapSharding
+        try:
+            if hasattr(jax, "Array"):
+                c = jax.sharding.PmapSharding
+        except AttributeError:
+            pass
+        if hasattr(jax, "Array"):
+            pmap = jax.sharding.PmapSharding
+        pmap()
+        """
+    assert judged(source) == [
+        (5, "jax.sharding.PmapSharding", "guarded"),  # the outer hasattr(jax, "sharding") covers what is under it
+        (8, "jax.sharding.PmapSharding", "guarded"),  # the inner guard tests it
+        (11, "jax.sharding.PmapSharding", "guarded"),  # the try around both
+        (15, "jax.sharding.PmapSharding", "removed"),
+        (16, "jax.sharding.PmapSharding", "removed"),  # an alias bound where no guard covers it carries none
+    ]

@@ -97,8 +97,11 @@ LIBRARY = {
     "lib/_src/api.py": "import jax\n\n\ndef replicate(x, devices):\n    return jax.device_put_replicated(x, devices)\n"
     "\n\ndef put(x):\n    return jax.device_put(x)\n\n\ndef more(x, d):\n"
     "    return jax.device_put_replicated(x, d)\n",
+    # chex's pattern (asserts.py, 0.1.90): a guard that tests another name than the one it guards (issue 58)
     "lib/_src/sharding.py": "import jax\n\n\ndef on_many(x):\n    if hasattr(jax, 'Array'):\n"
-    "        return isinstance(x.sharding, jax.sharding.PmapSharding)\n",
+    "        return isinstance(x.sharding, jax.sharding.PmapSharding)\n\n\ndef positional(x):\n"
+    "    if hasattr(jax.sharding, 'PositionalSharding'):\n"
+    "        return isinstance(x.sharding, jax.sharding.PositionalSharding)\n",
     "lib/_src/api_test.py": "import jax\n\njax.tree_map(lambda x: x, 1)\n",
     "lib/tests/test_more.py": "import jax\n\njax.tree_map(lambda x: x, 1)\n",
     "other/__init__.py": "import jax\n\njax.tree_map(lambda x: x, 1)\n",
@@ -144,7 +147,7 @@ def test_a_removed_name_the_tests_never_reach_shows_with_its_places(installed, t
             "jax.device_put": fn(("x", "positional_or_keyword", None)),
             "jax.tree_map": removed("jax.tree_map was removed"),  # used only by test files and another package
             "jax.tree_util": module(),
-            "jax.sharding": module(),  # PmapSharding absent: a missing name, used inside an hasattr guard
+            "jax.sharding": module(),  # PmapSharding and PositionalSharding absent: missing names
         },
     )
     findings = scan_source(
@@ -152,15 +155,17 @@ def test_a_removed_name_the_tests_never_reach_shows_with_its_places(installed, t
     )
     lines = scan_lines(findings, installed, "lib's installed source", "0.10.0", 4)
     assert lines[0] == (
-        "  api scan of lib's installed source (4 files) against jax 0.10.0: 1 used name removed or "
+        "  api scan of lib's installed source (4 files) against jax 0.10.0: 2 used names removed or "
         "missing, 1 more inside a guard"
     )
     assert lines[1] == "    removed since ≤0.10.0: jax.device_put_replicated at lib/_src/api.py:5 and 1 more place"
-    assert lines[2] == (
+    # inside `hasattr(jax, 'Array')`, which tests another name: a break, not a guarded use
+    assert lines[2] == "    missing since ≤0.10.0: jax.sharding.PmapSharding at lib/_src/sharding.py:6"
+    assert lines[3] == (
         "    guarded (absent on jax 0.10.0; inside an hasattr(...) guard): "
-        "jax.sharding.PmapSharding at lib/_src/sharding.py:6"
+        "jax.sharding.PositionalSharding at lib/_src/sharding.py:11"
     )
-    assert len(lines) == 3  # jax.device_put is present; jax.tree_map is used only by tests and another package
+    assert len(lines) == 4  # jax.device_put is present; jax.tree_map is used only by tests and another package
 
 
 def test_a_scan_with_nothing_removed_says_so():

@@ -158,6 +158,29 @@ def test_the_reproduce_command_builds_the_environment_the_downstream_command_nam
     assert "cd tests/team" in folder and folder[-1] == '"$ENV/bin/python" -m pytest test_a.py::t'
 
 
+def test_the_reproduce_command_passes_the_manifests_own_pytest_args_the_run_passed(tmp_path):
+    """The run passes the manifest's `pytest_args` (`-p no:randomly`, a `-k`); the command that reproduces a
+    regressed test left them out, so it could run the test otherwise than the run did."""
+    from conformance.downstream.cells import to_cell
+    from conformance.downstream.outcomes import NodeOutcome
+
+    args = ("-p", "no:randomly", "-k", "not slow")
+    lines = reproduce("chex==0.1.90", "chex_0_1_90", "0.10.0", "0.8.0", f"{A}::t", args).splitlines()
+    assert lines[-1] == f"../../../bin/python -m pytest -p no:randomly -k 'not slow' {A}::t"
+    assert to_cell("x", "x==1", NodeOutcome("t.py::t", "passed"), "k", [], {}, (), args).details["pytest_args"] == [
+        *args
+    ]
+    assert "pytest_args" not in to_cell("x", "x==1", NodeOutcome("t.py::t", "passed"), "k", [], {}, ()).details
+    suite = sd.demo_suite()
+    for cell in suite["0.12.0.1"]:  # recorded by the newer run only: the older release's command has none
+        cell["details"]["pytest_args"] = list(args)
+    sd.write_files(tmp_path / "r", suite)
+    (view,) = downstream_view(merge_files(load_results(tmp_path / "r"))).suites
+    commands = {r.release: r.causes[0].reproduce.splitlines()[-1] for r in view.regressions if r.causes}
+    assert commands["0.12.0.1"].startswith("../../../bin/python -m pytest -p no:randomly -k 'not slow' demo/")
+    assert commands["0.11.2"].startswith("../../../bin/python -m pytest demo/")
+
+
 def test_no_downstream_cell_no_section_and_several_platforms_name_theirs(tmp_path):
     synth.write(tmp_path / "probes", "0.8.0", "linux-x86_64", [synth.cell("demo.case")])
     assert downstream_view(merge_files(load_results(tmp_path / "probes"))) is None
@@ -233,6 +256,25 @@ def test_a_report_of_suites_and_no_probe_says_only_what_its_suites_hold(tmp_path
     with_probe = tmp_path / "probe.html"
     render_results(demo_files(tmp_path / "p"), with_probe, releases=["0.8.0"])
     assert '<div class="probeonly" hidden>' not in with_probe.read_text(encoding="utf-8")
+
+
+def test_the_markdown_of_suites_and_no_probe_says_only_what_its_suites_hold(tmp_path):
+    """The Markdown page printed the empty probe overview ("0 cells each", "## Overview") and the probes' legend for
+    a report of downstream suites only; the HTML page hides them (`suites_only`)."""
+    folder, markdown = tmp_path / "r", tmp_path / "summary.md"
+    sd.write_files(folder, sd.demo_suite())
+    render_results(folder, tmp_path / "index.html", outputs={"markdown": markdown}, releases=["0.8.0"])
+    page = markdown.read_text(encoding="utf-8")
+    assert "1 downstream test suite run on 4 JAX versions × 1 platform, no probe." in page
+    assert "## Downstream test suites" in page and "**demo==1.0**: clean on 0.8.0" in page
+    for probes_only in ("## Overview", "## Legend", "#legend", "cells each", "Behaviours that the chapter"):
+        assert probes_only not in page, probes_only
+    with_probe = tmp_path / "probe.md"
+    render_results(
+        demo_files(tmp_path / "p"), tmp_path / "p.html", outputs={"markdown": with_probe}, releases=["0.8.0"]
+    )
+    said = with_probe.read_text(encoding="utf-8")
+    assert "## Overview" in said and "## Legend" in said and "## Downstream test suites" in said
 
 
 def test_a_test_failing_on_the_baseline_that_passes_then_fails_again_regressed_against_the_release_before(tmp_path):

@@ -157,6 +157,33 @@ def test_shard_option_errors_are_one_line(capsys):
     assert "\n" not in err and "between 1 and N" in err
 
 
+def test_a_shard_that_holds_no_cell_still_prints_its_json_document(tmp_path, capsys):
+    """`run --shard K/N --json -` on a shard with no cell exited 0 with an empty standard output (which `json.loads`
+    cannot read); the document now comes, with zero cells, and `--json PATH` is written too."""
+    from tests import synthetic_results as synth
+
+    # a duration recorded under a millisecond is measured as 0.0, and so is every unmeasured cell (the median):
+    # every tie goes to the lowest shard, and shard 2 of 2 holds none of the 4 cells
+    timed = synth.write(
+        tmp_path / "timed",
+        "0.12.0.1",
+        "linux-x86_64",
+        [synth.cell("compilation.cache_size_shared", "count", duration_s=0.0001)],
+    )
+    argv = ["run", "--jax", "0.12.0.1", "-k", "cache_size_shared", "--shard", "2/2", "--shard-durations", str(timed)]
+    argv += ["--results", str(tmp_path / "results")]
+    assert cli.main([*argv, "--json", "-"]) == 0
+    out, err = capsys.readouterr()
+    document = json.loads(out)
+    assert (document["format"], document["selected"], document["chosen"]) == ("jax-conformance-run", 4, 0)
+    assert (document["shard"], document["releases"], document["failed"], document["passed"]) == ("2/2", [], [], True)
+    assert "shard 2/2 holds none of the 4 selected cells; nothing to run" in err
+    assert cli.main([*argv, "--json", str(tmp_path / "run.json")]) == 0
+    assert json.loads((tmp_path / "run.json").read_text())["chosen"] == 0
+    assert f"json: {tmp_path / 'run.json'}" in capsys.readouterr().out
+    assert cli.main(argv) == 0 and "json:" not in capsys.readouterr().out
+
+
 def _shard_copy(source: Path, target: Path, shard: str, finished: str, status: str | None = None) -> None:
     data = json.loads(source.read_text())
     data["jax_conformance"].update(shard=shard, finished_at=finished)

@@ -13,8 +13,8 @@ judged. States of a `Finding`:
   the signature never took; an environment variable `JAX_...` is judged only when some census knows its option;
 - `deprecated`: usable on `to`, with JAX's warning;
 - `not_yet`: usable on `to` but absent (or removed) on `before`;
-- `guarded`: a use that would be `removed` or `missing` but stands where the code already copes (`Use.guarded`:
-  an `hasattr` or version-comparison guard, a `try` that catches AttributeError or ImportError), at note level;
+- `guarded`: a use that would be `removed` or `missing` but stands where the code already copes with that name's
+  absence (`Use.guarded`, set by `scan`: a guard covers only the names it tests), at note level;
 - `not_judged`: what the census does not cover, with why, never an error: a name under a private module
   (`jax._src...`), a dunder (`jax.__version__`), a name under a module the census skipped or could not import.
   With a private census (`Censuses.private`, `api scan --private`) a private use is judged against it instead:

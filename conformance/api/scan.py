@@ -16,12 +16,28 @@ found through
 - keyword arguments passed to a JAX callable (`what="call"`, with `keywords`), for the judge's signature check; a
   called name's own use carries how many arguments the call passes by position (`positional`).
 
-A use inside code that already copes with the name's absence carries `guarded` (why, in words): the branches of an
-`if` (or of a conditional expression, or the operands of an `and` after it) whose test calls `hasattr(...)` or
-compares a version (`jax.__version_info__`, `jax.__version__`,
-`packaging.version`'s `parse`/`Version`), the body of a `try` with a handler for `AttributeError` or
-`ImportError` (or `ModuleNotFoundError`, or a tuple holding one), and that handler's own body (the fallback). A name
-bound by an assignment or a `from ... import` inside a guard carries the guard to every use of it (`take =
+A use inside code that already copes with the name's absence carries `guarded` (why, in words). A guard covers
+only the names it tests, and what lies under them (`Guard.covers`):
+
+- an `if` (or a conditional expression, or the operands of an `and` after the test) whose test calls
+  `hasattr(X, "name")` or `getattr(X, "name", default)` on a JAX path X: the branch that runs where the name is
+  there guards `X.name` and the names under it (`hasattr(jax, "pxla")` guards `jax.pxla.ShardedDeviceArray`), and
+  nothing else (`hasattr(jax, "Array")` does not guard `jax.sharding.PmapSharding`: chex's pattern); the other
+  branch (the `else`, or the body of `if not hasattr(...)`/`if getattr(...) is None`) is the fallback for where the
+  name is absent and guards every name in it, as an `except` fallback does, but the tested names themselves (they
+  are absent exactly there). A test on something that is not JAX (`hasattr(x, "sharding")`) guards nothing;
+- a version comparison (`jax.__version_info__`, `jax.__version__`, `packaging.version`'s `parse`/`Version`): both
+  branches, every name in them. The code states which releases each branch is for; the scan does not evaluate the
+  comparison against the release judged;
+- the body of a `try` with a handler for `AttributeError` (every use but an import statement's) or `ImportError`
+  (or `ModuleNotFoundError`: the uses an import statement makes), or both (every use); and that handler's own body
+  (the fallback: every name in it);
+- `getattr(X, "name", default)` itself: a use of `X.name` that copes with its absence (without a default, a plain
+  use of `X.name`).
+
+Guards nest: a use is guarded by the innermost guard around it that covers it. The uses in an `if` test are not
+guarded by it (`hasattr(jax.lax, "linalg")` fails where `jax.lax` is gone). A name bound by an assignment or a
+`from ... import` inside a guard that covers what it binds carries the guard to every use of it (`take =
 jax.core.take_current_trace` in the `else` of an `hasattr`, then `take()` anywhere: dm-haiku's pattern); an `import
 jax...` statement does not, so a library that imports JAX optionally is still judged.
 
@@ -38,7 +54,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 ENV_NAME = re.compile(r"^JAX_[A-Z0-9_]+$")
@@ -60,6 +76,27 @@ class Use:
     guarded: str = ""
     positional: int = 0  # a called name: its positional arguments (-1: a starred one, how many is not known)
     value: str = ""  # a config option set to a literal: the literal as written ('' when it is not one)
+
+
+@dataclass(frozen=True)
+class Guard:
+    """Code that copes with a name's absence: `why` in words, and what it covers. `names`: the JAX paths an
+    `hasattr`/`getattr` tests (each with what lies under it), None for every name; `only`: `import` (the uses an
+    import statement makes: what `except ImportError` catches), `attribute` (every other use: `except
+    AttributeError`), or '' for both."""
+
+    why: str
+    names: tuple[str, ...] | None = None
+    only: str = ""
+    absent: tuple[str, ...] = ()  # a fallback branch: the names known absent there, which it never covers
+
+    def covers(self, name: str, imported: bool) -> bool:
+        """Whether the guard copes with the absence of `name` (used by an import statement when `imported`)."""
+        if self.only and (self.only == "import") != imported:
+            return False
+        if any(name == n or name.startswith(n + ".") for n in self.absent):
+            return False
+        return self.names is None or any(name == n or name.startswith(n + ".") for n in self.names)
 
 
 def _chain(node: ast.AST) -> list[str] | None:
@@ -133,9 +170,15 @@ def bindings(tree: ast.AST) -> dict[str, str]:
 
 
 def _bind(tree: ast.AST) -> tuple[dict[str, str], dict[str, str]]:
-    """`bindings(tree)`, and for the names whose winning binding stands in a guard, why (`bound inside an
-    hasattr(...) guard at line 7`)."""
-    guard_at = _BindingGuards.of(tree)
+    """`bindings(tree)`, and for the names whose winning binding stands in a guard that covers what it binds, why
+    (`bound inside an hasattr(...) guard at line 7`). Two passes: the guards of an `hasattr` test are known only
+    once the file's bindings are (`hasattr(np, ...)` tests JAX only where `np` is bound to it)."""
+    bound = _bind_with(tree, _BindingGuards.of(tree, {}))[0]
+    return _bind_with(tree, _BindingGuards.of(tree, bound))
+
+
+def _bind_with(tree: ast.AST, guard_at: dict[int, tuple[Guard, ...]]) -> tuple[dict[str, str], dict[str, str]]:
+    """The bindings and their guards, given the guards around each binding statement (outermost first)."""
     broad = {
         id(statement)
         for handler in ast.walk(tree)
@@ -165,15 +208,21 @@ def _bind(tree: ast.AST) -> tuple[dict[str, str], dict[str, str]]:
         # A fallback for a JAX that is missing (`except ImportError: jax = None`, or in a handler that catches
         # ImportError with everything else: `except Exception:`) is not what runs where JAX is installed, which is
         # what a scan is for: it leaves the JAX binding as it was.
-        fallback = guard_at.get(id(node), "").startswith("inside an except") or id(node) in broad
+        around = guard_at.get(id(node), ())
+        fallback = (bool(around) and around[-1].why.startswith("inside an except")) or id(node) in broad
         for name in _bound_by(node):
             if fallback and name not in jax_paths:
                 continue
             bound.pop(name, None)
             guards.pop(name, None)
         bound.update(jax_paths)
-        if id(node) in guard_at and not isinstance(node, ast.Import):
-            guards.update({name: f"bound {guard_at[id(node)]} at line {node.lineno}" for name in jax_paths})
+        if isinstance(node, ast.Import):
+            continue
+        for name, path in jax_paths.items():
+            imported = isinstance(node, ast.ImportFrom)
+            why = next((g.why for g in reversed(around) if g.covers(path, imported)), "")
+            if why:
+                guards[name] = f"bound {why} at line {node.lineno}"
     return bound, guards
 
 
@@ -181,22 +230,57 @@ GUARD_ERRORS = ("AttributeError", "ImportError", "ModuleNotFoundError")
 VERSION_WORDS = ("__version_info__", "__version__", "version.parse", "parse_version", "Version(", "version_info")
 
 
-def guard_of_test(test: ast.AST) -> str:
-    """Why an `if` test makes its branches a guard ('' when it does not): a `hasattr` call or a version compare."""
-    for node in ast.walk(test):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr":
-            return "inside an hasattr(...) guard"
-        if isinstance(node, ast.Compare) and any(w in ast.unparse(node) for w in VERSION_WORDS):
-            return "inside a version comparison guard"
-    return ""
+HAS_NAME = ("hasattr", "getattr")
 
 
-def _guard_error(handler: ast.ExceptHandler) -> str:
-    """The AttributeError or ImportError (or ModuleNotFoundError) an `except` handler catches, '' when none."""
+def _named(call: ast.AST, resolve: Callable[[ast.AST], str | None]) -> str:
+    """The JAX path `hasattr(X, "name")` or `getattr(X, "name"[, default])` names ('' for any other expression, a
+    name not written as a literal, or an X that is not JAX)."""
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in HAS_NAME):
+        return ""
+    if len(call.args) not in (2, 3) or call.keywords or not _string(call.args[1]):
+        return ""
+    owner = resolve(call.args[0])
+    return f"{owner}.{_string(call.args[1])}" if owner else ""
+
+
+def _tested(call: ast.AST, resolve: Callable[[ast.AST], str | None]) -> str:
+    """The JAX path an `hasattr(X, "name")` or a `getattr(X, "name", default)` tests ('' for anything else: a
+    `getattr` without a default raises where the name is absent)."""
+    wanted = 2 if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "hasattr" else 3
+    return _named(call, resolve) if isinstance(call, ast.Call) and len(call.args) == wanted else ""
+
+
+def guards_of_test(test: ast.AST, resolve: Callable[[ast.AST], str | None]) -> tuple[Guard | None, Guard | None]:
+    """The guards an `if` test puts on its body and on its `else` (None where it puts none): see the module's
+    docstring. `resolve` gives the JAX path an expression names (None when it names none)."""
+    if any(isinstance(n, ast.Compare) and any(w in ast.unparse(n) for w in VERSION_WORDS) for n in ast.walk(test)):
+        version = Guard("inside a version comparison guard")
+        return version, version
+    negated = False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):  # if not hasattr(...): the fallback first
+        negated, test = True, test.operand
+    elif (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    ):  # if getattr(X, "name", None) is None: the fallback first; `is not None`: the name's branch first
+        negated = isinstance(test.ops[0], (ast.Is, ast.Eq))
+    calls = [n for n in ast.walk(test) if isinstance(n, ast.Call)]
+    tested = tuple(dict.fromkeys(t for t in (_tested(c, resolve) for c in calls) if t))
+    if not tested:
+        return None, None
+    word = "an hasattr" if any(isinstance(c.func, ast.Name) and c.func.id == "hasattr" for c in calls) else "a getattr"
+    there, absent = Guard(f"inside {word}(...) guard", tested), Guard(f"inside {word}(...) guard", absent=tested)
+    return (absent, there) if negated else (there, absent)
+
+
+def _guard_errors(handler: ast.ExceptHandler) -> list[str]:
+    """The AttributeError, ImportError or ModuleNotFoundError an `except` handler catches."""
     caught = handler.type
     names = [ast.unparse(e) for e in (caught.elts if isinstance(caught, ast.Tuple) else [caught])] if caught else []
-    hit = [n.split(".")[-1] for n in names if n.split(".")[-1] in GUARD_ERRORS]
-    return hit[0] if hit else ""
+    return [n.split(".")[-1] for n in names if n.split(".")[-1] in GUARD_ERRORS]
 
 
 def _catches_broadly(handler: ast.ExceptHandler) -> bool:
@@ -211,38 +295,57 @@ def _catches_broadly(handler: ast.ExceptHandler) -> bool:
     )
 
 
-def guard_of_try(node: ast.Try) -> str:
-    """Why a `try` body is a guard ('' when it is not): a handler for AttributeError or ImportError."""
-    caught = [e for e in map(_guard_error, node.handlers) if e]
-    return f"inside try/except {caught[0]}" if caught else ""
+def guard_of_try(node: ast.Try) -> Guard | None:
+    """The guard a `try` body stands in (None when none): a handler for AttributeError covers every use but an
+    import statement's, one for ImportError (or ModuleNotFoundError) those an import statement makes."""
+    caught = [e for handler in node.handlers for e in _guard_errors(handler)]
+    if not caught:
+        return None
+    attribute, imports = "AttributeError" in caught, any(e != "AttributeError" for e in caught)
+    only = "" if attribute and imports else ("attribute" if attribute else "import")
+    return Guard(f"inside try/except {caught[0]}", None, only)
 
 
-def guard_of_handler(handler: ast.ExceptHandler) -> str:
-    """Why an `except` handler's body is a guard ('' when it is not): it is the fallback for AttributeError or
-    ImportError."""
-    caught = _guard_error(handler)
-    return f"inside an except {caught} fallback" if caught else ""
+def guard_of_handler(handler: ast.ExceptHandler) -> Guard | None:
+    """The guard of an `except` handler's body (None when none): the fallback for AttributeError or ImportError,
+    which covers every name in it."""
+    caught = _guard_errors(handler)
+    return Guard(f"inside an except {caught[0]} fallback") if caught else None
 
 
 class _GuardWalker(ast.NodeVisitor):
-    """A visitor that knows the guards (why, in words) around the node it visits, innermost last."""
+    """A visitor that knows the guards around the node it visits, innermost last; `bound` (the file's bindings)
+    tells which expressions name JAX paths."""
 
-    def __init__(self) -> None:
-        self.guards: list[str] = []
+    def __init__(self, bound: dict[str, str]) -> None:
+        self.guards: list[Guard] = []
+        self.bound = bound
 
-    def guarded(self, why: str, nodes: list[ast.AST]) -> None:
-        if why:
-            self.guards.append(why)
+    def resolve(self, node: ast.AST) -> str | None:
+        parts = _chain(node)
+        if not parts or parts[0] not in self.bound:
+            return None
+        return ".".join([self.bound[parts[0]], *parts[1:]])
+
+    def guarded(self, guard: Guard | None, nodes: list[ast.AST]) -> None:
+        if guard:
+            self.guards.append(guard)
         for node in nodes:
             self.visit(node)
-        if why:
+        if guard:
             self.guards.pop()
 
     def visit_If(self, node: ast.If) -> None:
-        self.guarded(guard_of_test(node.test), [node.test, *node.body, *node.orelse])
+        body, orelse = guards_of_test(node.test, self.resolve)
+        self.visit(node.test)
+        self.guarded(body, list(node.body))
+        self.guarded(orelse, list(node.orelse))
 
     def visit_IfExp(self, node: ast.IfExp) -> None:
-        self.guarded(guard_of_test(node.test), [node.test, node.body, node.orelse])
+        body, orelse = guards_of_test(node.test, self.resolve)
+        self.visit(node.test)
+        self.guarded(body, [node.body])
+        self.guarded(orelse, [node.orelse])
 
     def visit_BoolOp(self, node: ast.BoolOp) -> None:
         """`hasattr(jax, "pxla") and isinstance(x, jax.pxla.X)`: the operands after the test are guarded by it."""
@@ -250,8 +353,8 @@ class _GuardWalker(ast.NodeVisitor):
             self.generic_visit(node)
             return
         for at, operand in enumerate(node.values):
-            why = next((w for w in map(guard_of_test, node.values[:at]) if w), "")
-            self.guarded(why, [operand])
+            guard = next((g for g in (guards_of_test(v, self.resolve)[0] for v in node.values[:at]) if g), None)
+            self.guarded(guard, [operand])
 
     def visit_Try(self, node: ast.Try) -> None:
         self.guarded(guard_of_try(node), list(node.body))
@@ -264,28 +367,29 @@ class _GuardWalker(ast.NodeVisitor):
 
 
 class _BindingGuards(_GuardWalker):
-    """The guard each binding statement (an import, an assignment, a definition) stands in, by the node's id."""
+    """The guards each binding statement (an import, an assignment, a definition) stands in, outermost first, by the
+    node's id."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.at: dict[int, str] = {}
+    def __init__(self, bound: dict[str, str]) -> None:
+        super().__init__(bound)
+        self.at: dict[int, tuple[Guard, ...]] = {}
 
     @classmethod
-    def of(cls, tree: ast.AST) -> dict[int, str]:
-        walker = cls()
+    def of(cls, tree: ast.AST, bound: dict[str, str]) -> dict[int, tuple[Guard, ...]]:
+        walker = cls(bound)
         walker.visit(tree)
         return walker.at
 
     def generic_visit(self, node: ast.AST) -> None:
         if self.guards and isinstance(node, _BINDING_KINDS):
-            self.at[id(node)] = self.guards[-1]
+            self.at[id(node)] = tuple(self.guards)
         super().generic_visit(node)
 
 
 class _Finder(_GuardWalker):
     def __init__(self, path: str, bound: tuple[dict[str, str], dict[str, str]], lines: list[str]) -> None:
-        super().__init__()
-        (self.bound, self.bound_guards), self.path, self.lines, self.found = bound, path, lines, []
+        super().__init__(bound[0])
+        self.bound_guards, self.path, self.lines, self.found = bound[1], path, lines, []
         self.calls: dict[int, int] = {}  # id of a call's callee node → its positional arguments
 
     def add(
@@ -296,9 +400,13 @@ class _Finder(_GuardWalker):
         keywords: tuple[str, ...] = (),
         via: str = "",
         value: str = "",
+        imported: bool = False,
+        guard: str = "",
     ) -> None:
-        """Record a use; outside any guard it carries the guard its alias `via` was bound in, if any."""
-        guard = self.guards[-1] if self.guards else self.bound_guards.get(via, "")
+        """Record a use (made by an import statement when `imported`); it carries `guard` if given, else the
+        innermost guard around it that covers it, else the guard its alias `via` was bound in, if any."""
+        guard = guard or next((g.why for g in reversed(self.guards) if g.covers(name, imported)), "")
+        guard = guard or self.bound_guards.get(via, "")
         positional = self.calls.get(id(node), 0) if what == "name" else 0
         self.found.append(
             Use(
@@ -319,25 +427,19 @@ class _Finder(_GuardWalker):
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         return len(text.encode("utf-8")[:offset].decode("utf-8", errors="replace")) + 1
 
-    def resolve(self, node: ast.AST) -> str | None:
-        parts = _chain(node)
-        if not parts or parts[0] not in self.bound:
-            return None
-        return ".".join([self.bound[parts[0]], *parts[1:]])
-
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             if alias.name.startswith("jax."):
-                self.add(alias, alias.name)
+                self.add(alias, alias.name, imported=True)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         module = node.module or ""
         if node.level == 0 and (module == "jax" or module.startswith("jax.")):
             if module != "jax":
-                self.add(node, module)
+                self.add(node, module, imported=True)
             for alias in node.names:
                 if alias.name != "*":
-                    self.add(alias, f"{module}.{alias.name}")
+                    self.add(alias, f"{module}.{alias.name}", imported=True)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         name = self.resolve(node)
@@ -365,6 +467,9 @@ class _Finder(_GuardWalker):
             self.add(node, callee, "call", keywords, via=(_chain(node.func) or [""])[0])
         if callee:  # the callee's own use (a name) carries how many arguments it is passed by position
             self.calls[id(node.func)] = -1 if any(isinstance(a, ast.Starred) for a in node.args) else len(node.args)
+        got = _named(node, self.resolve) if isinstance(node.func, ast.Name) and node.func.id == "getattr" else ""
+        if got:  # getattr(jax.sharding, "PmapSharding", None) uses the name, and with a default copes with its absence
+            self.add(node, got, guard="inside a getattr(..., default)" if len(node.args) == 3 else "")
         self.env_call(node)
         self.generic_visit(node)
 

@@ -209,7 +209,16 @@ def suite_oracle(request: BisectRequest, builder: Any) -> NodeOracle:
             roots = [str(where_it_runs(suite, env)), str(env.site_packages())]
             libraries = {suite.name or suite.ident: suite.manifest.packages}
             cells = [
-                to_cell(suite.ident, suite.label, o, key, roots, libraries, suite.manifest.packages)
+                to_cell(
+                    suite.ident,
+                    suite.label,
+                    o,
+                    key,
+                    roots,
+                    libraries,
+                    suite.manifest.packages,
+                    suite.manifest.pytest_args,
+                )
                 for o in ran.outcomes.values()
             ]
             python = env.python_version

@@ -116,10 +116,14 @@ def to_cell(
     roots: Sequence[str],
     libraries: Mapping[str, Sequence[str]],
     packages: Sequence[str],
+    pytest_args: Sequence[str] = (),
 ) -> CellResult:
-    """The cell of one node id's outcome."""
+    """The cell of one node id's outcome; `pytest_args` (the manifest's own, which the run passed) go into its
+    details, so the report's command that reproduces it passes them too."""
     observation: dict[str, Any] = {"test": outcome.status}
     details: dict[str, Any] = {"nodeid": outcome.nodeid, "suite": suite_label}
+    if pytest_args:
+        details["pytest_args"] = list(pytest_args)
     if outcome.exception:
         sig = signature(outcome.exception, roots, libraries)
         observation.update(signature=sig.text, owner=sig.owner)

@@ -164,7 +164,16 @@ def _release(
         ran = run_suite(runs_as, env, selected)
         roots = [str(where_it_runs(runs_as, env)), str(env.site_packages())]
         cells = [
-            to_cell(suite.ident, suite.label, o, key, roots, _libraries(suite), suite.manifest.packages)
+            to_cell(
+                suite.ident,
+                suite.label,
+                o,
+                key,
+                roots,
+                _libraries(suite),
+                suite.manifest.packages,
+                suite.manifest.pytest_args,
+            )
             for o in ran.outcomes.values()
         ]
         python = env.python_version

@@ -7,9 +7,11 @@ still shows in `downstream`'s output.
 - `scan_source`: `api scan` itself (`api.session.run_scan`: the same uses, censuses and judge, the candidate's
   census taken or answered from storage as `api scan --to` does), its findings kept.
 - `scan_lines` (pure): one line per used name that the candidate removed or lacks, with its count of places and the
-  first, paths relative to where the source lies; then the same for such names used inside a guard (`hasattr`, a
-  version check, `try/except AttributeError`: api scan's `guarded`), which are said, not hidden, because a guard
-  may test another name than the one it guards; and the count of deprecated names in use.
+  first, paths relative to where the source lies; then the same for such names used inside a guard (api scan's
+  `guarded`: a guard covers only the names it tests, so chex's `hasattr(jax, "Array")` around
+  `jax.sharding.PmapSharding` is a break above, not here), still said rather than hidden because a fallback branch
+  or a version check guards every name in it, and on the candidate that may be the code that runs; and the count of
+  deprecated names in use.
 """
 
 from __future__ import annotations

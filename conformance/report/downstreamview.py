@@ -169,10 +169,21 @@ def environment(label: str, ident: str, release: str, baseline: str) -> str:
     )
 
 
-def reproduce(label: str, ident: str, release: str, baseline: str, node: str) -> str:
-    """The lines that run one node id again in the suite's environment of `release` (`environment`, then
-    `pytest NODEID`)."""
-    return f"{environment(label, ident, release, baseline)} {shlex.quote(node)}"
+def reproduce(label: str, ident: str, release: str, baseline: str, node: str, pytest_args: Sequence[str] = ()) -> str:
+    """The lines that run one node id again in the suite's environment of `release` (`environment`, then `pytest
+    ARGS NODEID`, ARGS the manifest's own `pytest_args` that the run passed, from the cell's details)."""
+    args = "".join(f" {shlex.quote(a)}" for a in pytest_args)
+    return f"{environment(label, ident, release, baseline)}{args} {shlex.quote(node)}"
+
+
+def _pytest_args(cells: Sequence) -> tuple[str, ...]:
+    """The manifest's `pytest_args` a release's run passed, as its cells record them (none in cells stored before
+    they were recorded)."""
+    for cell in cells:
+        details = cell.details if isinstance(cell.details, dict) else {}
+        if isinstance(details.get("pytest_args"), list):
+            return tuple(str(a) for a in details["pytest_args"])
+    return ()
 
 
 def _verdict(statuses: Sequence[str], regressed: int) -> str:
@@ -231,11 +242,11 @@ def _judged(cells: Sequence) -> dict[str, Judged]:
 
 
 def _views(
-    causes: Sequence[Cause], where: tuple[str, str, str, str], first_seen: dict[str, str]
+    causes: Sequence[Cause], where: tuple[str, str, str, str, tuple[str, ...]], first_seen: dict[str, str]
 ) -> tuple[CauseView, ...]:
-    """The causes as the page shows them; `where` is (label, ident, release, baseline); `first_seen` (signature ->
-    the release it first regressed on) is filled as releases are visited in order."""
-    label, ident, release, baseline = where
+    """The causes as the page shows them; `where` is (label, ident, release, baseline, the run's pytest_args);
+    `first_seen` (signature -> the release it first regressed on) is filled as releases are visited in order."""
+    label, ident, release, baseline, args = where
     return tuple(
         CauseView(
             c.signature,
@@ -243,7 +254,7 @@ def _views(
             len(c.nodes),
             c.nodes[:EXAMPLES],
             first_seen.setdefault(c.signature, release),
-            reproduce(label, ident, release, baseline, c.nodes[0]),
+            reproduce(label, ident, release, baseline, c.nodes[0], args),
         )
         for c in causes
         if c.nodes
@@ -287,7 +298,7 @@ def suite_view(
         judgement = judgements.get(release)
         if judgement is None:
             continue
-        where = (label, ident, release, baseline)
+        where = (label, ident, release, baseline, _pytest_args(by_release.get(release, [])))
         causes = _views(judgement.causes("regressed"), where, first_seen)
         step = stepwise.get(release)
         regressed = {c.node for c in judgement.of("regressed")}

@@ -177,6 +177,29 @@ def _header(
     ]
 
 
+def _suites_header(
+    model: ReportModel, generated_at: str, page: str, downstream: DownstreamView, absolute: bool
+) -> list[str]:
+    """The title and first lines of a report of downstream suites and no probe or page: what it holds, in the words
+    of the HTML page's header."""
+    suites, versions, platforms = len(downstream.suites), len(model.versions), len(model.platforms)
+    return [
+        "# JAX conformance report",
+        "",
+        f"{suites} downstream test suite{'' if suites == 1 else 's'} run on {versions} JAX "
+        f"version{'' if versions == 1 else 's'} × {platforms} platform{'' if platforms == 1 else 's'}, no probe. "
+        f"Generated {text(generated_at)} by jax-conformance {text(conformance.__version__)}.",
+        "",
+        f"**[Open the interactive report]({link_target(page)})** for each suite's tests on each release and the "
+        "command that runs a regressed test again."
+        + (
+            ""
+            if absolute
+            else f" The link is relative: it works beside {code(page)} only; `report --site-url URL` makes it absolute."
+        ),
+    ]
+
+
 # The words a page's counts use where they are not the status's own (`chapter.model.counted`), and the skip list's
 # meaning said without the suite's chapter.
 _PAGE_WORDS = {
@@ -435,18 +458,22 @@ def markdown_summary(
     short summaries of those sections (`report.markdown_sections`, `report.markdown_downstream`)."""
     page = page_address(html_link, site_url)
     cells = page if site_url else ""
-    # A report of pages and no probe says only what its pages hold, as the HTML page does (`html.template_context`).
-    probes = bool(model.param_rows) or not chapters
+    # A report of pages, or of downstream suites, and no probe says only what those hold, as the HTML page does
+    # (`html.template_context`'s `probes` and `suites_only`): no overview of probes, no legend of their words.
+    suites_only = downstream is not None and not model.param_rows and not chapters
+    probes = (bool(model.param_rows) or not chapters) and not suites_only
     delta = from_to(model, *compare, page=cells) if compare else []
-    lines: list[str] = (
-        _header(model, _moment(generated_at), page, bool(site_url), () if probes else chapters)
-        + delta
-        + list(lead or [])
+    header = (
+        _suites_header(model, _moment(generated_at), page, downstream, bool(site_url))
+        if suites_only and downstream
+        else _header(model, _moment(generated_at), page, bool(site_url), () if probes else chapters)
     )
+    lines: list[str] = header + delta + list(lead or [])
     if probes:
         lines += _overview(model) + _discrepancies(model, cells) + _since_tables(model, cells)
     lines += chapter_summary(chapters, text, code, cells, probes) + api_summary(api, text, cells)
     lines += perf_summary(perf, text, cells) + downstream_summary(downstream, text, literal, cells)
     if full and probes:
         lines += _changes(model, cells) + _every_cell(model, cells)
-    return "\n".join(lines + (_legend() if probes else _page_legend())) + "\n"
+    legend = [] if suites_only else _legend() if probes else _page_legend()
+    return "\n".join(lines + legend) + "\n"
