@@ -444,7 +444,15 @@ def command_downstream(args: argparse.Namespace) -> int:
 def command_upgrade(args: argparse.Namespace) -> int:
     """`upgrade --from A --to B`: everything that changes between two releases, one list per tier; a review, exit 0."""
     request = UpgradeRequest(
-        args.from_version, args.to_version, settings(args), tuple(args.scan), args.perf_rounds, args.markdown, args.json
+        args.from_version,
+        args.to_version,
+        settings(args),
+        tuple(args.scan),
+        args.perf_rounds,
+        args.markdown,
+        args.json,
+        tuple(args.downstream),
+        args.budget,
     )
     return _say(run_upgrade(request, lambda: make_builder(args), Progress(), _say).text, sys.stdout) or 0  # a review
 

@@ -20,6 +20,7 @@ from conformance.downstream.parser import (
     add_bisect_downstream_options,
     add_downstream_parser,
     add_gate_downstream_options,
+    add_upgrade_downstream_options,
 )
 from conformance.perf.parser import add_bisect_perf_options, add_gate_perf_options, add_perf_parser
 from conformance.jsonout import BARE_JSON, json_help
@@ -406,7 +407,7 @@ def add_upgrade_parser(commands: Any) -> None:
     upgrade = commands.add_parser(
         "upgrade",
         help="everything that changes from one JAX release to another: "
-        "behaviours, public names, performance, your own cases",
+        "behaviours, public names, performance, your own cases and downstream suites",
     )
     upgrade.add_argument("--from", dest="from_version", required=True, metavar="VERSION", help="the release used now")
     upgrade.add_argument("--to", dest="to_version", required=True, metavar="VERSION", help="the release to move to")
@@ -435,6 +436,7 @@ def add_upgrade_parser(commands: Any) -> None:
         metavar="PATH",
         help=json_help("the review (format jax-conformance-upgrade 1, docs/decisions.md#upgrade)"),
     )
+    add_upgrade_downstream_options(upgrade)
     add_run_options(upgrade)
 
 

@@ -9,7 +9,10 @@ stored results where they exist:
   team's code (`api.session.run_scan` at B, against A);
 - performance: `perf.session.run_perf` with A and B as the two sides of one session, sampled interleaved, so a
   drift over many releases is judged directly (`perf.stats`' rules); stored samples whose key still holds are
-  reused, and the review says so.
+  reused, and the review says so;
+- downstream suites (`--downstream SUITE`, repeatable): `downstream.command.judge_pair`, the run `gate --downstream`
+  makes (stored cells answer while their key holds, else the suite runs on each release), its judgements listed
+  per suite (`upgrade_tiers.downstream_review_tier`); without a suite the tier says it was not asked.
 
 A tier that cannot be judged (a release that does not install, a census that fails, a workload that errors) is
 named with its one-line reason, never dropped; the other tiers still answer. The review is not a gate: it exits 0
@@ -35,7 +38,17 @@ from conformance.core.case import DEFAULT_CASE_PACKAGE
 from conformance.decide.sides import DiffRequest, run_diff
 from conformance.decide.upgrade_render import review_json, review_markdown, summary_text
 from conformance.decide.tiers import Tier
-from conformance.decide.upgrade_tiers import Review, WorkloadJudged, behaviour_tiers, names_tier, not_judged, perf_tier
+from conformance.decide.upgrade_tiers import (
+    DOWNSTREAM_TITLE,
+    Review,
+    WorkloadJudged,
+    behaviour_tiers,
+    downstream_review_tier,
+    names_tier,
+    not_judged,
+    perf_tier,
+)
+from conformance.downstream.command import DownstreamRequest, judge_pair
 from conformance.engine import matrix
 from conformance.errors import ConformanceError, one_line
 from conformance.perf.session import PerfRequest, run_perf
@@ -51,7 +64,8 @@ Say = Callable[[str], None]
 @dataclass(frozen=True)
 class UpgradeRequest:
     """`upgrade`: the two releases, the run settings (results folder, `--cases`, `-k`), the team's code to scan,
-    the perf rounds (0: the performance tier is not sampled), and the files to write."""
+    the perf rounds (0: the performance tier is not sampled), the files to write, and the downstream suites to judge
+    (`--downstream`, with their `--budget` in seconds)."""
 
     before: str
     after: str
@@ -60,6 +74,8 @@ class UpgradeRequest:
     perf_rounds: int = 5
     markdown: Path | None = None
     json_path: Path | None = None
+    downstream: tuple[str, ...] = ()
+    budget_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -188,6 +204,23 @@ def _performance(request: UpgradeRequest, make_builder: Callable[[], Any], say: 
     return perf_tier(judged, request.before, request.after)
 
 
+def _downstream(request: UpgradeRequest, make_builder: Callable[[], Any], say: Say) -> Tier:
+    if not request.downstream:
+        return not_judged("downstream", DOWNSTREAM_TITLE, "not asked: give --downstream SUITE")
+    asked = DownstreamRequest(
+        request.downstream,
+        (request.before, request.after),
+        request.settings.results,
+        budget_s=request.budget_s,
+        rerun=request.settings.rerun,
+    )  # no expectations: a review acknowledges nothing
+    try:
+        found = judge_pair(asked, make_builder, say)
+    except ConformanceError as exc:
+        return downstream_review_tier(None, missing=one_line(str(exc)))
+    return downstream_review_tier(found.judged)
+
+
 def run_upgrade(
     request: UpgradeRequest,
     make_builder: Callable[[], Any],
@@ -201,6 +234,7 @@ def run_upgrade(
         *_behaviours(request, builder, on_event),
         _names(request, builder, say),
         _performance(request, builder, say),
+        _downstream(request, builder, say),
     ]
     cases = next(t for t in tiers if t.name == "cases")
     review = Review(request.before, request.after, tuple(t for t in tiers if t is not cases) + (cases,))

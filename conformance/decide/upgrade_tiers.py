@@ -12,10 +12,13 @@ Each tier is built here from what another part of the suite already decided, nev
   (`api.judge`'s findings at B, `--scan`), and, when censuses of releases between A and B are stored, dated over
   them (`api.dating`: when it was deprecated, when removed; a range where a release between has no census);
 - performance (`perf_tier`): every metric of every workload at B against A by `perf.stats`' rules, both sides
-  sampled in one session, and the workloads that fail on a side.
+  sampled in one session, and the workloads that fail on a side;
+- downstream suites (`downstream_review_tier`, `--downstream SUITE`): `downstream.judge`'s judgement of each suite
+  from A to B, its regressed and its fixed tests grouped by signature (`Judgement.causes`: a count and up to three
+  examples each), a candidate the suite's lock cannot be installed with named, flaky, appeared and vanished tests
+  counted.
 
-A later tier (a downstream test suite, say) is one more function returning a `Tier`; the review and its outputs
-take any list of tiers.
+A later tier is one more function returning a `Tier`; the review and its outputs take any list of tiers.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 from conformance.decide.diff import SetDiff
 from conformance.decide.tiers import BREAKS, INFO, NOTED, WARNS, Finding, Tier
+from conformance.downstream.gating import baseline_uninstallable
+from conformance.downstream.judge import EXAMPLES, Cause, Judgement
 from conformance.perf.decisions import upward
 
 
@@ -207,6 +212,63 @@ def perf_tier(judged: Sequence[WorkloadJudged] | None, before: str, after: str, 
             notes.append(f"samples of {reused} workload(s) on {side} reused from storage (an earlier session)")
     workloads = len({found.subject.split(" ")[0] for found in items})  # `workload metric`, or the one that fails
     return Tier("performance", "Performance", len(judged), tuple(items), notes=tuple(notes), changed=workloads)
+
+
+DOWNSTREAM_TITLE = "Downstream suites"
+# The classes of a downstream judgement the review counts in a note rather than lists (`downstream.judge`).
+COUNTED = ("flaky", "spurious", "broken_changed", "appeared", "vanished")
+
+
+def _tests(count: int) -> str:
+    return f"{count} test{'s' if count != 1 else ''}"
+
+
+def _cause_item(label: str, cause: Cause, change: str, weight: int) -> Finding:
+    """One signature's tests of a suite: `chex==0.1.90: AttributeError: ... (in chex)`, `3 tests regressed`, and up
+    to three of them as examples."""
+    shown = ", ".join(cause.nodes[:EXAMPLES]) + (", ..." if len(cause.nodes) > EXAMPLES else "")
+    owner = f" (in {cause.owner})" if cause.owner else ""
+    return item(
+        f"{label}: {cause.signature or 'no signature'}{owner}",
+        f"{_tests(len(cause.nodes))} {change}",
+        f"e.g. {shown}",
+        weight=weight,
+    )
+
+
+def downstream_review_tier(judged: Sequence[tuple[str, str, str, Judgement]] | None, missing: str = "") -> Tier:
+    """The downstream suites from A to B: the judgements `(suite label, A, B, judgement)` of `downstream.judge`
+    (acknowledgements play no part: a review gates nothing). Per suite, each signature its regressed tests share is
+    an item that breaks and each its fixed tests share one of information (a count and up to three examples each);
+    a candidate the suite's lock cannot be installed with is an item that breaks (its tests never ran), a baseline
+    it cannot be installed with one that warns (nothing of the suite judged); flaky, spurious, appeared and vanished
+    tests, tests broken on both with another cause, and new deprecation warnings are counted in a note."""
+    if judged is None or missing:
+        return not_judged("downstream", DOWNSTREAM_TITLE, missing or "no suite judged")
+    items: list[Finding] = []
+    notes: list[str] = []
+    changed = compared = 0
+    for label, before, after, judgement in judged:
+        if baseline_uninstallable(judgement):
+            why = next((c.signature for c in judgement.changes if c.before == "uninstallable"), "")
+            items.append(item(label, f"cannot be installed with jax {before}", f"nothing judged; {why}", weight=WARNS))
+            continue
+        compared += judgement.compared
+        for cause in judgement.causes("uninstallable") + judgement.causes("uninstallable", acknowledged=True):
+            detail = f"{_tests(len(cause.nodes))} of jax {before} not run: {cause.signature}"
+            items.append(item(label, f"cannot be installed with jax {after}", detail, weight=BREAKS))
+        for kind, change, weight in (("regressed", "regressed", BREAKS), ("fixed", "fixed", INFO)):
+            for acknowledged in (False, True):
+                items += [_cause_item(label, c, change, weight) for c in judgement.causes(kind, acknowledged)]
+        counts = judgement.counts()
+        changed += sum(counts.get(kind, 0) for kind in ("uninstallable", "regressed", "fixed"))
+        counted = [f"{counts[kind]} {kind.replace('_', ' ')}" for kind in COUNTED if counts.get(kind)]
+        if judgement.new_warnings:
+            counted.append(f"{len(judgement.new_warnings)} new deprecation warning(s) from the library's code")
+        if counted:
+            notes.append(f"{label}: {', '.join(counted)}")
+    ordered = tuple(sorted(items, key=lambda i: -i.weight))
+    return Tier("downstream", DOWNSTREAM_TITLE, compared, ordered, notes=tuple(notes), changed=changed)
 
 
 def review_counts(tiers: Iterable[Tier]) -> dict[str, int | None]:

@@ -406,7 +406,7 @@ def gate_tiers(suites: Sequence[str], budget_s: float | None = None) -> tuple[Ca
         cells, target = request.cells, request.cells.to[0] if request.cells.to else None
         if not cells.from_version or not isinstance(target, Release):
             raise ConformanceError("--downstream judges two releases: give --from VERSION and --to VERSION")
-        found = judge_suites(
+        found = judge_pair(
             DownstreamRequest(
                 tuple(suites),
                 (cells.from_version, target.label),
@@ -414,15 +414,24 @@ def gate_tiers(suites: Sequence[str], budget_s: float | None = None) -> tuple[Ca
                 budget_s=budget_s,
                 rerun=cells.settings.rerun,
                 expectations=cells.expectations,
-                today=cells.today or utc_today(),
+                today=cells.today,
                 read=expectations,  # the gate's one reading of the file
             ),
-            builder(),
+            builder,
             say,
         )
         return downstream_tier(found.judged, found.expired)
 
     return (downstream,)
+
+
+def judge_pair(request: DownstreamRequest, builder: Callable[[], Any], say: Callable[[str], None]) -> SuitesJudged:
+    """The suites judged from one release to another, as `gate --downstream` and `upgrade --downstream` judge them:
+    `judge_suites` (stored cells answer while their key holds, else the suite runs), today the UTC date unless the
+    request names one; the builder is made only here, once."""
+    if len(request.versions) != 2:
+        raise ConformanceError("--downstream judges two releases: give --from VERSION and --to VERSION")
+    return judge_suites(replace(request, today=request.today or utc_today()), builder(), say)
 
 
 def public_json(cells: dict[str, Any], judgements: Sequence[Judgement]) -> dict[str, Any]:

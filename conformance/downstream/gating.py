@@ -71,7 +71,8 @@ def _uninstallable(label: str, judgement: Judgement, candidate: str) -> list[Fin
     return found
 
 
-def _baseline_uninstallable(judgement: Judgement) -> bool:
+def baseline_uninstallable(judgement: Judgement) -> bool:
+    """Whether the suite could not be installed with the baseline release (nothing of it was judged)."""
     return any(c.node == UNINSTALLABLE_ID and c.before == "uninstallable" for c in judgement.changes)
 
 
@@ -81,7 +82,7 @@ def downstream_tier(judged: Sequence[tuple[str, str, str, Judgement]], expired: 
     findings: list[Finding] = []
     problems = list(expired)
     for label, base, cand, judgement in judged:
-        if _baseline_uninstallable(judgement):
+        if baseline_uninstallable(judgement):
             problems.append(f"{label} cannot be installed with the baseline jax {base}: nothing of it was judged")
             continue
         findings += _regressions(label, judgement) + _uninstallable(label, judgement, cand)
@@ -99,7 +100,7 @@ def downstream_tier(judged: Sequence[tuple[str, str, str, Judgement]], expired: 
             Finding(label, NOTED, "new deprecation warning from the library's code", warned)
             for warned in judgement.new_warnings
         ]
-    judged_count = sum(j.compared for *_, j in judged if not _baseline_uninstallable(j))
+    judged_count = sum(j.compared for *_, j in judged if not baseline_uninstallable(j))
     labels = ", ".join(dict.fromkeys(label for label, *_ in judged))
     sides = ", ".join(dict.fromkeys(f"jax {base} -> {cand}" for _, base, cand, _ in judged))
     return Tier(

@@ -1,6 +1,7 @@
-"""The grammar of downstream suites: `downstream SUITE...` and `gate --downstream SUITE`. `cli_parser` calls these;
-nothing here runs anything. `downstream_request` makes a `DownstreamRequest` of plain values (the CLI hands them
-over by the names in `DOWNSTREAM_OPTIONS`); `gate_tiers` is the one gate's downstream tier (`command`)."""
+"""The grammar of downstream suites: `downstream SUITE...`, `gate --downstream SUITE` and `upgrade --downstream
+SUITE`. `cli_parser` calls these; nothing here runs anything. `downstream_request` makes a `DownstreamRequest` of
+plain values (the CLI hands them over by the names in `DOWNSTREAM_OPTIONS`); `gate_tiers` is the one gate's
+downstream tier (`command`)."""
 
 from __future__ import annotations
 
@@ -87,6 +88,19 @@ def add_gate_downstream_options(gating: Any) -> None:
         help="judge this downstream suite (repeatable): fail on a regressed test no [[downstream]] entry acknowledges",
     )
     gating.add_argument("--budget", type=float, metavar="SECONDS", help="with --downstream: the suite's budget")
+
+
+def add_upgrade_downstream_options(upgrade: Any) -> None:
+    """`upgrade --from A --to B --downstream SUITE`: the downstream tier of the review, run as `gate --downstream`."""
+    upgrade.add_argument(
+        "--downstream",
+        action="append",
+        default=[],
+        metavar="SUITE",
+        help="also list this downstream suite's tests regressed and fixed from A to B, by signature (repeatable; "
+        "chex==0.1.90, or a folder holding a pytest suite)",
+    )
+    upgrade.add_argument("--budget", type=float, metavar="SECONDS", help="with --downstream: the suite's budget")
 
 
 def add_bisect_downstream_options(bisecting: Any) -> None:
