@@ -3,7 +3,8 @@ regressed and fixed from A to B grouped by signature (a count and up to three ex
 lock cannot be installed with named, flaky, appeared and vanished tests counted, and the tier not asked without a
 suite. Judgements are made by `downstream.judge` from synthetic results; the session's suite judge
 (`downstream.command.judge_suites`, the run `gate --downstream` makes) is replaced by one returning them, so no suite
-runs and no JAX is needed."""
+runs and no JAX is needed; and once through the real suite judge on a team folder whose cells are stored (the gate's
+fixture), answered from storage as `gate --downstream` answers."""
 
 from __future__ import annotations
 
@@ -19,9 +20,10 @@ from conformance.decide.upgrade_tiers import downstream_review_tier
 from conformance.downstream import command
 from conformance.downstream.command import SuitesJudged
 from conformance.downstream.judge import Judged, judge
-from conformance.downstream.outcomes import UNINSTALLABLE_ID
+from conformance.downstream.outcomes import UNINSTALLABLE_ID, NodeOutcome
 from conformance.engine.matrix import RunSettings
 from conformance.errors import ConformanceError
+from tests import test_downstream_gate as gate_tests
 
 SCHEMA = Path(__file__).resolve().parents[1] / "conformance" / "decide" / "schemas" / "upgrade-1.schema.json"
 SUITE = "chex==0.1.90"
@@ -170,3 +172,25 @@ def test_a_suite_that_cannot_be_judged_is_named_not_empty(monkeypatch):
 
 def _settings() -> RunSettings:
     return RunSettings(results=Path("results"))
+
+
+suite = gate_tests.suite  # a team folder whose cells are stored under the key a run would compute (no suite runs)
+
+
+def test_upgrade_answers_a_suite_from_its_stored_cells_as_the_gate_does(suite, tmp_path, monkeypatch, capsys):
+    _stub_other_tiers(monkeypatch)
+    nodes = gate_tests.NODES
+    suite.store("0.8.0", [NodeOutcome(nodes[0], "passed", 0.1), *gate_tests.passing()[1:]])
+    suite.store("0.9.0", [NodeOutcome(nodes[0], "failed", 0.1, gate_tests.GONE), *gate_tests.passing()[1:]])
+    out = tmp_path / "review.json"
+    argv = ["upgrade", "--from", "0.8.0", "--to", "0.9.0", "--perf-rounds", "0", "--results", str(suite.results)]
+    assert cli.main([*argv, "--downstream", suite.spec, "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "Downstream suites: 1 of 3 change" in text
+    (found,) = next(t for t in json.loads(out.read_text(encoding="utf-8"))["tiers"] if t["key"] == "downstream")[
+        "items"
+    ]
+    assert found["name"].startswith(f"{suite.label}: AttributeError: module 'jax' has no attribute 'tree_map'")
+    assert (
+        found["change"] == "1 test regressed" and found["detail"] == f"e.g. {nodes[0]}" and found["weight"] == "breaks"
+    )
