@@ -140,3 +140,19 @@ def test_axe_finds_no_violation_in_every_state_of_the_review_and_performance(bro
     browser.execute_script("arguments[0].focus(); arguments[0].scrollLeft = arguments[0].scrollWidth;", box)
     found["performance scrolled"] = axe(browser)
     assert all(v == [] for v in found.values()), found
+
+
+def test_a_release_with_no_probe_cell_says_its_behaviours_are_not_on_this_page(browser, tmp_path):
+    from conformance.report.render import render_results
+    from tests import synthetic_downstream as sd
+    from tests import synthetic_results as synth
+
+    suite = sd.demo_suite()  # 0.12.0.1 holds only the suite's tests: a column without a probe cell
+    sd.write_files(tmp_path / "r", {"0.8.0": [synth.cell("demo.case")] + suite["0.8.0"], "0.12.0.1": suite["0.12.0.1"]})
+    out = tmp_path / "index.html"
+    render_results(tmp_path / "r", out, releases=["0.8.0"])
+    fresh(browser, out.as_uri() + "#from=0.8.0&to=0.12.0.1")
+    heading, listed = tier(browser, "beh")
+    assert heading == "Behaviours (not on this page)" and "no probe cell of 0.12.0.1" in listed
+    summary = browser.find_element(By.ID, "up-sum").text
+    assert summary.startswith("0.8.0 → 0.12.0.1: behaviours, public names, performance not on this page.")

@@ -233,3 +233,22 @@ def test_with_too_many_pairs_the_page_gets_medians_and_bands_not_verdicts():
     assert last[0]["run_s"] / first[0]["run_s"] == pytest.approx(1.08**4, rel=1e-3)
     assert 1 < first[1]["run_s"] < 1.25  # the band within one release, from its own samples
     assert data["medians"]["perf.gone"][-1] is None  # no samples on the release it failed on
+
+
+def test_a_release_with_no_probe_cell_is_not_probed_so_the_page_never_says_nothing_changed(tmp_path):
+    from conformance.chapter.grid import without_blocks
+    from conformance.downstream.cells import without_tests
+    from conformance.report.model import build_model
+    from conformance.report.upgradeview import probed_releases, upgrade_data
+    from conformance.results.load import load_results
+    from tests import synthetic_downstream as sd
+
+    suite = sd.demo_suite()  # on 0.12.0.1 only the suite's tests: a column, and no probe cell in it
+    sd.write_files(tmp_path, {"0.8.0": [synth.cell("demo.case")] + suite["0.8.0"], "0.12.0.1": suite["0.12.0.1"]})
+    files = without_blocks(without_tests(load_results(tmp_path)))  # what the page's table is built from
+    model = build_model(files, [])
+    assert {c.jax for c in model.columns} == {"0.8.0", "0.12.0.1"}
+    probed = probed_releases(model)
+    assert probed == {"linux-x86_64": ["0.8.0"]}
+    assert upgrade_data(["0.8.0", "0.12.0.1"], None, probed=probed)["probed"] == probed
+    assert upgrade_data([], None)["probed"] == {}  # nothing given: no release has behaviours on the page

@@ -14,6 +14,10 @@ oldest first) and the performance list's data, in one of two forms:
   bands (at least ×1.25), and says it is not a rank-test verdict (`jax-conformance upgrade` gives that).
 
 Either way each workload that failed on a release is listed by release.
+
+`probed` gives, per platform, the releases whose column holds a probe cell (`probed_releases`): a release whose
+result files hold only chapter blocks or downstream cells has a column but no behaviour to compare, and the page
+then says the behaviours are not on it for that release, never "0 change".
 """
 
 from __future__ import annotations
@@ -60,11 +64,27 @@ def release_medians(outcome: PerfOutcome) -> dict[str, list[Any]]:
     return found
 
 
-def upgrade_data(versions: Sequence[str], outcome: PerfOutcome | None, judged: int | None = None) -> dict[str, Any]:
-    """The section's data block: `releases` for the selects, and `perf` (None without samples): its `releases`
-    (the sides, oldest first), `workloads`, `errors` (workload → the releases it failed on), and either `pairs`
-    (rank-test verdicts of every pair, when at most `judged` tests, `MAX_JUDGED` by default) or `medians` (module
-    docstring), with the threshold."""
+def probed_releases(model: Any) -> dict[str, list[str]]:
+    """Platform → the releases (oldest first) whose column holds at least one probe cell, of a `ReportModel`."""
+    rows = model.param_rows
+    found: dict[str, list[str]] = {}
+    for index, column in enumerate(model.columns):
+        if any(row.cells[index].result for row in rows):
+            found.setdefault(column.platform, []).append(column.jax)
+    return {platform: sorted(set(jax), key=version_order) for platform, jax in found.items()}
+
+
+def upgrade_data(
+    versions: Sequence[str],
+    outcome: PerfOutcome | None,
+    judged: int | None = None,
+    probed: dict[str, list[str]] | None = None,
+) -> dict[str, Any]:
+    """The section's data block: `releases` for the selects, `probed` (platform → the releases with a probe cell,
+    `probed_releases`; none given: none), and `perf` (None without samples): its `releases` (the sides, oldest
+    first), `workloads`, `errors` (workload → the releases it failed on), and either `pairs` (rank-test verdicts of
+    every pair, when at most `judged` tests, `MAX_JUDGED` by default) or `medians` (module docstring), with the
+    threshold."""
     perf = None
     if outcome is not None:
         count, workloads = len(outcome.request.sides), outcome.request.workloads
@@ -84,4 +104,4 @@ def upgrade_data(versions: Sequence[str], outcome: PerfOutcome | None, judged: i
         else:
             perf["medians"] = release_medians(outcome)
         versions = [*versions, *labels]
-    return {"releases": sorted(set(versions), key=version_order), "perf": perf}
+    return {"releases": sorted(set(versions), key=version_order), "probed": dict(probed or {}), "perf": perf}
