@@ -36,8 +36,8 @@ def _failing(signature: str) -> Judged:
 
 
 def _judgement():
-    """Five tests regressed with one signature, one with another, one fixed, one flaky, one appeared, one vanished,
-    two unchanged."""
+    """Five tests regressed with one signature, one with another, one fixed, one flaky, one appeared, one vanished, one
+    broken on both with another cause, two unchanged (one passing, one broken on both with the same cause)."""
     gone = [f"tests/test_tree.py::test_{i}" for i in range(5)]
     before = {n: Judged("passed") for n in gone}
     before |= {
@@ -47,6 +47,7 @@ def _judgement():
         "tests/test_old.py::test_gone": Judged("passed"),
         "tests/test_same.py::test_a": Judged("passed"),
         "tests/test_same.py::test_b": _failing(GONE),
+        "tests/test_same.py::test_c": _failing(GONE),
     }
     after = {n: _failing(GONE) for n in gone}
     after |= {
@@ -56,6 +57,7 @@ def _judgement():
         "tests/test_new.py::test_new": Judged("passed"),
         "tests/test_same.py::test_a": Judged("passed"),
         "tests/test_same.py::test_b": _failing(GONE),
+        "tests/test_same.py::test_c": _failing(SLOW),
     }
     return judge(SUITE, before, after)
 
@@ -79,10 +81,10 @@ def test_regressed_and_fixed_tests_are_grouped_by_signature_with_a_count_and_thr
     assert fixed.reason == "1 test fixed" and fixed.weight == INFO
     assert len(tier.findings) == 3  # broken on both with the same cause, and unchanged tests, are no item
     assert [f.subject for f in tier.findings][-1] == fixed.subject  # what breaks first
-    assert tier.notes == (f"{SUITE}: 1 flaky, 1 appeared, 1 vanished",)
-    # 12 node ids compared (both sides together); 7 tests change: 6 regressed and 1 fixed, in 3 items
-    assert (tier.judged, tier.changing) == (12, 7)
-    assert tier.heading == "Downstream suites: 7 of 12 change (3 items)"
+    assert tier.notes == (f"{SUITE}: 1 flaky, 1 broken on both with another cause, 1 appeared, 1 vanished",)
+    # 13 node ids compared (both sides together); 7 tests change: 6 regressed and 1 fixed, in 3 items
+    assert (tier.judged, tier.changing) == (13, 7)
+    assert tier.heading == "Downstream suites: 7 of 13 change (3 items)"
 
 
 def test_a_candidate_the_lock_cannot_install_is_named_with_its_cause():
@@ -132,10 +134,10 @@ def test_upgrade_downstream_judges_each_suite_as_the_gate_does_and_says_it_three
     assert request.today is not None and request.read is None  # the gate's run; a review acknowledges nothing
     text = capsys.readouterr().out
     assert "downstream 4" in text.splitlines()[0]
-    assert "Downstream suites: 9 of 14 change (4 items)" in text
+    assert "Downstream suites: 9 of 15 change (4 items)" in text
     assert f"{SUITE}: {GONE} (in chex): 5 tests regressed" in text
     assert "team: cannot be installed with jax 0.12.0.1" in text
-    assert "### Downstream suites: 9 of 14 change (4 items)" in md.read_text(encoding="utf-8")
+    assert "### Downstream suites: 9 of 15 change (4 items)" in md.read_text(encoding="utf-8")
     data = json.loads(out.read_text(encoding="utf-8"))
     jsonschema.validate(data, json.loads(SCHEMA.read_text(encoding="utf-8")))
     tier = next(t for t in data["tiers"] if t["key"] == "downstream")

@@ -216,7 +216,13 @@ def perf_tier(judged: Sequence[WorkloadJudged] | None, before: str, after: str, 
 
 DOWNSTREAM_TITLE = "Downstream suites"
 # The classes of a downstream judgement the review counts in a note rather than lists (`downstream.judge`).
-COUNTED = ("flaky", "spurious", "broken_changed", "appeared", "vanished")
+COUNTED = {
+    "flaky": "flaky",
+    "spurious": "spurious",
+    "broken_changed": "broken on both with another cause",
+    "appeared": "appeared",
+    "vanished": "vanished",
+}
 
 
 def _tests(count: int) -> str:
@@ -262,7 +268,7 @@ def downstream_review_tier(judged: Sequence[tuple[str, str, str, Judgement]] | N
                 items += [_cause_item(label, c, change, weight) for c in judgement.causes(kind, acknowledged)]
         counts = judgement.counts()
         changed += sum(counts.get(kind, 0) for kind in ("uninstallable", "regressed", "fixed"))
-        counted = [f"{counts[kind]} {kind.replace('_', ' ')}" for kind in COUNTED if counts.get(kind)]
+        counted = [f"{counts[kind]} {words}" for kind, words in COUNTED.items() if counts.get(kind)]
         if judgement.new_warnings:
             counted.append(f"{len(judgement.new_warnings)} new deprecation warning(s) from the library's code")
         if counted:
