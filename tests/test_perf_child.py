@@ -229,3 +229,28 @@ def test_the_child_and_its_workload_die_with_the_parent_and_its_folder_goes_at_t
     (left,) = list(temp.iterdir())
     assert left.name.startswith(f"jaxconf-perf-{parent.pid}-")
     assert remove_orphaned_folders(temp) == [left] and not left.exists()
+
+
+def test_a_stream_closed_under_its_reader_ends_the_reader_quietly():
+    """SIGTERM ending `perf` while a child wrote closed the pipe under the reader thread, which printed a
+    `ValueError: I/O operation on closed file` traceback on the terminal (seen ending a real two-release run)."""
+    import threading
+
+    from conformance.perf.childrun import _drain
+
+    read_end, write_end = os.pipe()
+    stream = os.fdopen(read_end, "rb")
+    os.write(write_end, b"kept")
+    os.close(write_end)
+    stream.close()
+    into = bytearray()
+    problems: list[BaseException] = []
+    previous = threading.excepthook
+    threading.excepthook = lambda args: problems.append(args.exc_value)
+    try:
+        reader = threading.Thread(target=_drain, args=(stream, into, 100, True))
+        reader.start()
+        reader.join(10)
+    finally:
+        threading.excepthook = previous
+    assert problems == [] and not reader.is_alive()

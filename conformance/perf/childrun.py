@@ -68,12 +68,17 @@ def workload_outcome(
 
 
 def _drain(stream: Any, into: bytearray, limit: int, keep_head: bool) -> None:
-    for block in iter(lambda: stream.read(65536), b""):
-        if keep_head:
-            into.extend(block[: max(limit - len(into), 0)])
-        else:
-            into.extend(block)
-            del into[:-limit]
+    try:
+        for block in iter(lambda: stream.read(65536), b""):
+            if keep_head:
+                into.extend(block[: max(limit - len(into), 0)])
+            else:
+                into.extend(block)
+                del into[:-limit]
+    except (ValueError, OSError):
+        # The stream was closed under the reader (Ctrl-C or SIGTERM ending the session while a child wrote): what
+        # was read is kept, and the interrupt is said once by the CLI, never as a thread's traceback.
+        return
 
 
 @dataclass
