@@ -33,7 +33,7 @@ from conformance.envs.matrix import DEFAULT_MATRIX, chosen_versions, expand_word
 from conformance.envs.pins import compile_pins
 from conformance.errors import ConformanceError, one_line
 from conformance.perf.command import PerfCommand, perf_sides, run_perf_bisect, run_perf_command
-from conformance.interrupts import interrupted_status, sigterm_interrupts
+from conformance.interrupts import interrupt_lost, interrupted_status, sigterm_interrupts
 from conformance.jsonout import human_text_to_stderr, json_wanted, write_json
 from conformance.report.commandjson import cases_json, dumps, run_json
 from conformance.report.progress import conflict_line, event_lines
@@ -492,7 +492,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:  # a long command (run, gate --from/--to, bisect) ends on SIGTERM as on Ctrl-C, its temporaries removed
         with sigterm_interrupts(args.command in LONG_COMMANDS), human_text_to_stderr(json_wanted(vars(args))):
-            return COMMANDS["perf" if getattr(args, "metric", None) else args.command](args)  # bisect --metric
+            status = COMMANDS["perf" if getattr(args, "metric", None) else args.command](args)  # bisect --metric
+        if not interrupt_lost(status):
+            return status
+        raise KeyboardInterrupt
     except KeyboardInterrupt:
         print("\njax-conformance: interrupted; result files already written are kept", file=sys.stderr)
         return interrupted_status()

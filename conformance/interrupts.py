@@ -11,30 +11,44 @@ import threading
 from typing import Any, Iterator
 
 terminated = threading.Event()
+interrupted = threading.Event()
 
 HELD_SIGNALS = ("SIGINT", "SIGTERM")
 
 
 def _interrupt(signum: int, frame: Any) -> None:
-    terminated.set()
+    (terminated if signum == signal.SIGTERM else interrupted).set()
     raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
 def sigterm_interrupts(enabled: bool = True) -> Iterator[None]:
-    """Within the block (when `enabled`), SIGTERM raises `KeyboardInterrupt`; the previous handler is restored."""
+    """Within the block (when `enabled`), SIGTERM raises `KeyboardInterrupt`, and so does Ctrl-C where Python's own
+    handler had it; each notes that it came (`interrupt_lost`). The previous handlers are restored."""
     terminated.clear()
-    previous = signal.signal(signal.SIGTERM, _interrupt) if enabled else None
+    interrupted.clear()
+    previous = {}
+    if enabled:
+        previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, _interrupt)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # an ignored Ctrl-C stays ignored
+            previous[signal.SIGINT] = signal.signal(signal.SIGINT, _interrupt)
     try:
         yield
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def interrupted_status() -> int:
     """The exit status of an interrupted command: 143 after SIGTERM, 130 after Ctrl-C."""
     return 143 if terminated.is_set() else 130
+
+
+def interrupt_lost(status: int) -> bool:
+    """Whether a command that ended with `status` was interrupted without ending as interrupted: its
+    `KeyboardInterrupt` was raised where Python prints "Exception ignored" and drops it (an at-fork handler, a
+    finalizer). The command then says so and exits as interrupted, late but never as a success."""
+    return (terminated.is_set() or interrupted.is_set()) and status not in (130, 143)
 
 
 class _Hold:

@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
+from conformance.interrupts import interrupts_held
+
 WINDOWS = os.name == "nt"
 
 
@@ -167,10 +169,72 @@ def child_process_options(
     return options
 
 
-def run_child(argv: Sequence[str], **options: Any) -> subprocess.CompletedProcess:
-    """`subprocess.run` with `child_process_options`: how the suite runs a short command (git, uv, an interpreter
-    asked for its version)."""
-    return subprocess.run(argv, **child_process_options(), **options)
+def start_child(argv: Sequence[str], **options: Any) -> subprocess.Popen:
+    """`subprocess.Popen(argv, **options)`, safe from Ctrl-C and SIGTERM while it forks.
+
+    With a `preexec_fn` (what `child_process_options` adds to reset signals or arm a death signal), Python forks the
+    slow way and runs the at-fork handlers in this process, logging's among them: a `KeyboardInterrupt` raised there
+    is printed as "Exception ignored" and lost, and one raised before logging's lock is released leaves it held, so
+    the command then hangs at its next log line (both seen ending a run under SIGINT and SIGTERM). So SIGINT and
+    SIGTERM are held over the fork (`interrupts_held`) and delivered once it returns; the child just started is then
+    killed before the interrupt goes on, since the caller never got it to clean up."""
+    if options.get("preexec_fn") is None:
+        return subprocess.Popen(argv, **options)
+    child: subprocess.Popen | None = None
+    try:
+        with interrupts_held():
+            child = subprocess.Popen(argv, **options)
+    except BaseException:
+        if child is not None:
+            _end_unseen(child)
+        raise
+    return child
+
+
+def _end_unseen(child: subprocess.Popen) -> None:
+    """Kill and reap a child its caller never got (an interrupt came as it started); it has had no time to start
+    children of its own, so the child alone is killed."""
+    with contextlib.suppress(OSError):
+        child.kill()
+    with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+        child.wait(timeout=30)
+    for stream in (child.stdin, child.stdout, child.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
+def run_child(
+    argv: Sequence[str],
+    *,
+    input: Any = None,
+    timeout: float | None = None,
+    check: bool = False,
+    capture_output: bool = False,
+    **options: Any,
+) -> subprocess.CompletedProcess:
+    """`subprocess.run` with `child_process_options`, started by `start_child`: how the suite runs a short command
+    (git, uv, an interpreter asked for its version). Written out rather than `subprocess.run`, whose fork cannot be
+    held: a timeout or an interrupt kills the child, and `check` raises `CalledProcessError`, as `subprocess.run`
+    does."""
+    if capture_output:
+        options["stdout"] = options["stderr"] = subprocess.PIPE
+    if input is not None:
+        options["stdin"] = subprocess.PIPE
+    with start_child(argv, **child_process_options(), **options) as process:
+        try:
+            out, err = process.communicate(input, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()  # then reaped, not read: a grandchild may hold the pipes open (as `subprocess.run` does)
+            process.wait()
+            raise
+        except BaseException:
+            process.kill()
+            raise
+        code = process.poll()
+    if check and code:
+        raise subprocess.CalledProcessError(code, process.args, out, err)
+    return subprocess.CompletedProcess(process.args, code if code is not None else -1, out, err)
 
 
 def _parents(proc: Path = Path("/proc")) -> dict[int, int]:
@@ -371,7 +435,7 @@ def run_bounded(argv: list[str], *, timeout: float, limit: int = 64 * 1024, **op
     `limit` bytes of what it prints (a child that prints without end costs neither memory nor disk); at `timeout`
     its whole group is killed. `options` go to `subprocess.Popen` (env, cwd)."""
 
-    child = subprocess.Popen(
+    child = start_child(
         argv,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,

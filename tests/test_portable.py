@@ -77,7 +77,7 @@ def test_on_windows_a_tree_is_killed_with_taskkill(monkeypatch):
 
     calls = []
     monkeypatch.setattr(portable, "WINDOWS", True)
-    monkeypatch.setattr(portable.subprocess, "run", lambda argv, **kwargs: calls.append(argv))
+    monkeypatch.setattr(portable, "run_child", lambda argv, **kwargs: calls.append(argv))
     portable.kill_tree(4321)
     portable.kill_pid(4322)
     assert calls == [["taskkill", "/F", "/T", "/PID", "4321"], ["taskkill", "/F", "/PID", "4322"]]
@@ -194,24 +194,40 @@ def test_a_child_needs_no_reset_when_nothing_is_blocked_or_ignored(monkeypatch):
     assert "preexec_fn" in portable.child_process_options()
 
 
+# Where `subprocess` may be called directly, and why: everywhere else a child is started by `start_child` (or
+# `run_child`, `run_bounded`), whose fork is safe from an interrupt.
+DIRECT_SUBPROCESS_CALLS = {
+    "conformance/portable.py": "start_child itself",
+    "conformance/chapter/supervisor.py": "the supervisor ignores SIGINT and SIGTERM, so no handler runs in its fork",
+}
+
+
 def test_every_child_the_package_starts_goes_through_child_process_options():
     """A new `subprocess.run` or `Popen` that forgets the options would start a child with whatever mask its
-    thread has (issue 49): each must pass `**child_process_options(...)` (or `**pytest_process_options()`), or be
-    `run_child`."""
+    thread has (issue 49): each `start_child` or `subprocess` call must pass `**child_process_options(...)` (or
+    `**pytest_process_options()`), or be `run_child`. And a `subprocess` call outside `DIRECT_SUBPROCESS_CALLS`
+    would fork where an interrupt can be lost in an at-fork handler (`start_child`)."""
     import ast
 
     root = Path(__file__).resolve().parents[1] / "conformance"
-    forgotten = []
+    forgotten, direct = [], []
     for path in sorted(root.rglob("*.py")):
+        where = str(path.relative_to(root.parent))
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if not (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name)
-                and node.func.value.id == "subprocess"
-                and node.func.attr in ("run", "Popen", "call", "check_call", "check_output")
-            ):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            is_subprocess = (
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and func.value.id == "subprocess"
+                and func.attr in ("run", "Popen", "call", "check_call", "check_output")
+            )
+            is_start = isinstance(func, ast.Name) and func.id == "start_child"
+            if is_subprocess and where not in DIRECT_SUBPROCESS_CALLS:
+                direct.append(f"{where}:{node.lineno}")
+            if not (is_subprocess or is_start) or where == "conformance/portable.py":
                 continue
             spread = [k.value for k in node.keywords if k.arg is None]
             if not any(
@@ -219,5 +235,102 @@ def test_every_child_the_package_starts_goes_through_child_process_options():
                 and getattr(v.func, "id", "") in ("child_process_options", "pytest_process_options")
                 for v in spread
             ):
-                forgotten.append(f"{path.relative_to(root.parent)}:{node.lineno}")
+                forgotten.append(f"{where}:{node.lineno}")
     assert forgotten == []
+    assert direct == []
+
+
+# A fork interrupted: a script that sends itself SIGINT from one of Python's at-fork handlers (where a real Ctrl-C
+# once landed, seen in CI) and starts a child through `start_child` with a `preexec_fn`, as every child that arms a
+# death signal is started. Python runs at-fork handlers only for a fork with a `preexec_fn`.
+_FORK_INTERRUPTED = r"""
+import json, logging, os, signal, subprocess, sys
+from conformance.portable import start_child
+
+signal.signal(signal.SIGINT, signal.default_int_handler)
+fired = []
+
+def interrupt_once():
+    if not fired:
+        fired.append(1)
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(2000):  # bytecodes: Python runs a pending handler here, inside the fork
+            pass
+
+os.register_at_fork(**{sys.argv[1]: interrupt_once})
+
+
+class Recording(subprocess.Popen):
+    made = []
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        Recording.made.append(self)
+
+
+subprocess.Popen = Recording
+seen = "none"
+try:
+    start_child([sys.executable, "-c", "import time; time.sleep(60)"], preexec_fn=lambda: None)
+except KeyboardInterrupt:
+    seen = "KeyboardInterrupt"
+logging.getLogger("after").warning("logged after the fork")  # hangs if logging's lock was left held
+child = Recording.made[0]
+print(json.dumps({"seen": seen, "child_returncode": child.returncode}))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "register_at_fork"), reason="Python's at-fork handlers")
+@pytest.mark.parametrize("when", ["before", "after_in_parent"])
+def test_an_interrupt_during_a_fork_reaches_the_caller_and_the_child_is_killed(when):
+    """A Ctrl-C that lands in an at-fork handler (logging's among them) is raised once the child is started, never
+    printed as "Exception ignored" and lost, never leaving logging's lock held; the child the caller never got is
+    killed and reaped."""
+    import json
+
+    done = subprocess.run(
+        [sys.executable, "-c", _FORK_INTERRUPTED, when],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Exception ignored" not in done.stderr and "logged after the fork" in done.stderr
+    outcome = json.loads(done.stdout)
+    assert outcome == {"seen": "KeyboardInterrupt", "child_returncode": -9}
+
+
+@pytest.fixture(params=["plain", "held"])
+def fork_way(request, monkeypatch):
+    """`run_child` the usual way, and the way it goes when a `preexec_fn` is needed (its fork held)."""
+    from conformance import portable
+
+    if request.param == "held":
+        plain = portable.child_process_options
+        monkeypatch.setattr(portable, "child_process_options", lambda **kw: {**plain(**kw), "preexec_fn": lambda: None})
+    return request.param
+
+
+def test_run_child_returns_what_subprocess_run_would(fork_way):
+    from conformance.portable import run_child
+
+    done = run_child(["cat"], input="fed\n", capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "fed\n", "")
+    assert done.args == ["cat"]
+    failed = run_child(["sh", "-c", "echo out; echo err >&2; exit 3"], capture_output=True, text=True)
+    assert (failed.returncode, failed.stdout, failed.stderr) == (3, "out\n", "err\n")
+    with pytest.raises(subprocess.CalledProcessError) as raised:
+        run_child(["sh", "-c", "echo out; exit 4"], capture_output=True, text=True, check=True)
+    assert (raised.value.returncode, raised.value.stdout) == (4, "out\n")
+    assert run_child(["true"], check=True).returncode == 0
+
+
+def test_run_child_past_its_timeout_kills_the_child_and_raises(fork_way, tmp_path):
+    from conformance.portable import run_child
+
+    pid_file = tmp_path / "pid"
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_child(["sh", "-c", f"echo $$ > {pid_file}; exec sleep 60"], capture_output=True, timeout=10)
+    assert pid_file.read_text().strip().isdigit()
+    assert not pid_alive(int(pid_file.read_text()))

@@ -55,7 +55,7 @@ from conformance.childenv import SOURCE_ROOT, child_environment
 from conformance.engine.launch import read_tail
 from conformance.errors import one_line
 from conformance.tempfolders import owned_temporary_folder, remove_orphaned_folders
-from conformance.portable import child_process_options, kill_tree, pid_alive
+from conformance.portable import child_process_options, kill_tree, pid_alive, start_child
 
 MAX_RESTARTS = 4
 POLL_S = 0.1
@@ -367,7 +367,7 @@ class _Supervised:
         job_path = private / f"job-{number}.json"
         job_path.write_text(json.dumps(job), encoding="utf-8")
         with open(private / f"supervisor-{number}.err", "wb") as err:
-            self.supervisor = subprocess.Popen(
+            self.supervisor = start_child(
                 [sys.executable, "-m", "conformance.chapter.supervisor", str(job_path)],
                 cwd=str(private),
                 env=child_environment(os.environ, {}),

@@ -45,6 +45,7 @@ from conformance.portable import (
     kill_pid,
     kill_tree,
     processes_with_variable,
+    start_child,
 )
 
 MARKER_VARIABLE = "JAXCONF_CELL_TOKEN"
@@ -190,7 +191,7 @@ class SpawnLauncher:
             open(os.path.join(command.workdir, "stderr.txt"), "wb") as err,
             open(stdin_path or os.devnull, "rb") as feed,
         ):
-            proc = subprocess.Popen(
+            proc = start_child(
                 argv,
                 env=env,
                 cwd=command.workdir,
@@ -248,7 +249,7 @@ class ForkServer:
         self.dead_reason = ""
         self._stderr_path = os.path.join(cwd, f"{name}-stderr.txt")
         self._stderr: IO[bytes] = open(self._stderr_path, "wb")
-        self.proc = subprocess.Popen(
+        self.proc = start_child(
             [python, "-m", "conformance.child.forkserver", "--package", package],
             env=dict(env),
             cwd=cwd,

@@ -19,7 +19,6 @@ import os
 import platform
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,7 +40,7 @@ from conformance.engine.shards import Shard, check_shard_count, select_shard
 from conformance.engine.targets import Target
 from conformance.errors import ConformanceError
 from conformance.interrupts import interrupts_held
-from conformance.portable import child_process_options, pid_alive
+from conformance.portable import child_process_options, pid_alive, start_child
 from conformance.results.durations import recorded_durations
 from conformance.results.load import ResultsError, load_result_file
 from conformance.results.merge import retired_cells
@@ -648,7 +647,7 @@ def run_package(
             argv += ["--jax-cells", str(selection)]
         if not getattr(env, "release", True):  # a build of its own: its files, not only its version, key its cells
             argv += ["--jax-build-identity", "--jax-source-kind", str((env.source or {}).get("kind") or "")]
-        child = subprocess.Popen(
+        child = start_child(
             argv + ["--jax-pins-hash", env.pins_hash], cwd=SOURCE_ROOT, env=environ, **pytest_process_options()
         )
         try:

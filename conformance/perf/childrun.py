@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 
 from conformance.errors import ConformanceError, one_line
 from conformance.perf.numbers import sample_problem
-from conformance.portable import child_process_options, fork_unavailable_reason, kill_tree
+from conformance.portable import child_process_options, fork_unavailable_reason, kill_tree, start_child
 
 GRACE_S = 10.0  # after a workload's bound, before its process is killed; and for a child to answer
 MAX_RECORD = 1 << 20  # bytes of a workload's record kept
@@ -98,7 +98,7 @@ class ChildServer:
         argv = [*command.argv, "--socket-fd", str(theirs.fileno()), *([] if forking else ["--no-fork"])]
         self.forking = forking
         self.output = bytearray()
-        self.process = subprocess.Popen(
+        self.process = start_child(
             argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -197,7 +197,7 @@ class ChildServer:
         return None, True, ended is not None and isinstance(ended.get("exit"), int)
 
 
-def start_child(command: ChildCommand, label: str, bound_s: float) -> ChildServer:
+def start_child_server(command: ChildCommand, label: str, bound_s: float) -> ChildServer:
     """A started child that said `ready` within `bound_s`; `ConformanceError` naming the side when it did not."""
     server = ChildServer(command, forking=not fork_unavailable_reason())
     ready = server.message(time.monotonic() + bound_s)
@@ -220,7 +220,7 @@ def measure_workloads(
     found: dict[str, dict[str, Any]] = {}
     pending = list(workloads)
     while pending:
-        server = start_child(command, label, bound_s)
+        server = start_child_server(command, label, bound_s)
         try:
             while pending:
                 workload_id, timeout_s = pending.pop(0)
