@@ -159,3 +159,30 @@ def test_a_site_url_with_a_query_a_fragment_or_a_page_is_refused(tmp_path, capsy
     )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "https://team.example/jax/" in err and not out.exists()
+
+
+def test_a_column_without_a_cell_in_common_is_nothing_to_compare_never_no_change():
+    """A release measured only by another tier (its chapter blocks, its workloads, a downstream suite) has a column
+    but no probe cell: from or to it, nothing was compared, and the page must not say that nothing changed."""
+    from conformance.report.html import render_html
+
+    history = {
+        "0.7.2": [cell("scratch_delta._probe", "moved", "conforms")],
+        "0.8.0": [cell("scratch_delta._probe", "moved", "differs")],
+        "0.8.1": [],
+        "0.9.0": [cell("scratch_delta._probe", "moved", "differs")],
+    }
+    model = build_model([files(v, PLATFORM, cells) for v, cells in history.items()], [DECLARED])
+    assert [(s.before, s.after, s.compared) for s in model.steps] == [
+        ("0.7.2", "0.8.0", 1),
+        ("0.8.0", "0.8.1", 0),
+        ("0.8.1", "0.9.0", 0),
+    ]
+    empty = markdown_summary(model, compare=("0.8.0", "0.8.1")).split("## From 0.8.0 to 0.8.1", 1)[1]
+    empty = empty.split("\n## ", 1)[0]
+    assert "nothing to compare" in empty and "No cell changes status." not in empty
+    full = markdown_summary(model, compare=("0.8.0", "0.9.0")).split("## From 0.8.0 to 0.9.0", 1)[1]
+    assert "No cell changes status." in full.split("\n## ", 1)[0]
+    page = unescape(re.sub(r"<[^>]+>", "", render_html(model, "2026-12-06 00:00 UTC")))
+    assert "Nothing to compare in 0.8.0 → 0.8.1, 0.8.1 → 0.9.0: no cell has a result in both columns." in page
+    assert "No cell changed in 0.8.0 → 0.8.1" not in page and "0.8.1 → 0.9.0." not in page

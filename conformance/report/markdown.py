@@ -379,6 +379,9 @@ def from_to(model: ReportModel, before: str, after: str, page: str = "") -> list
         printed = len(step.groups["printed output changed"])
         if len(steps) > 1:
             lines += [f"### {text(step.platform)}", ""]
+        if not step.compared:
+            lines += [f"No cell has a result on both {text(before)} and {text(after)}: nothing to compare.", ""]
+            continue
         if moved:
             lines.append(f"{len(moved)} cell{'s change' if len(moved) != 1 else ' changes'} status:")
             lines.append("")

@@ -305,6 +305,7 @@ class VersionStep:
     before: str
     after: str
     groups: dict[str, list[Change]]
+    compared: int = 0  # cells with a result in both columns: 0 says nothing was compared, not that nothing changed
 
     @property
     def total(self) -> int:
@@ -571,17 +572,21 @@ def classify_change(before: CellResult, after: CellResult, known_issue: bool) ->
 def _step(model_columns: list[Column], rows: list[ParamRow], left: int, right: int) -> VersionStep:
     """What changed from column `left` to column `right` (one platform), grouped, each status change with its why."""
     groups: dict[str, list[Change]] = {g: [] for g in CHANGE_GROUPS}
+    compared = 0
     for row in rows:
         before, after = row.cells[left].result, row.cells[right].result
         if before is None or after is None:
             continue
+        compared += 1
         group = classify_change(before, after, row.known_at[right])
         if group:
             detail = "observation changed" if group == "changed" and before.status == after.status else ""
             moved = before.status != after.status
             why = row.why(model_columns[left].jax, model_columns[right].jax) if moved else None
             groups[group].append(Change(row.cell_id, row.cells[left].word, row.cells[right].word, detail, moved, why))
-    return VersionStep(model_columns[left].platform, model_columns[left].jax, model_columns[right].jax, groups)
+    return VersionStep(
+        model_columns[left].platform, model_columns[left].jax, model_columns[right].jax, groups, compared
+    )
 
 
 def _steps(model_columns: list[Column], rows: list[ParamRow]) -> list[VersionStep]:
