@@ -37,7 +37,7 @@ SCHEMA = Path(__file__).resolve().parents[1] / "conformance" / "decide" / "schem
 WHY = "The miss first appears in 0.9.0."
 
 
-def _sides():
+def _sides(extra_after=()):
     before = [
         synth.cell("demo.fixed", status="differs", observation={"ok": False}),
         synth.cell("demo.broken"),
@@ -54,6 +54,7 @@ def _sides():
         synth.cell("team/mod.own", status="crash", observation=None),
         synth.cell("demo.added"),
         synth.cell("team/mod.new"),
+        *extra_after,
     ]  # a team cell on one side only: no change, and not compared
     return (
         result_set([synth.files("0.8.0", "linux-x86_64", before)], "baseline"),
@@ -80,7 +81,21 @@ def test_behaviours_list_each_change_with_its_why_and_the_team_cells_apart():
     # both sides hold 5 cells in common (the team's one among them): counted apart, never twice
     assert (suite.judged, team.judged) == (4, 1)
     assert suite.heading == "Behaviours: 3 of 4 change" and team.heading == "Your cases: 1 of 1 change"
-    assert any("3 cell(s) on one side only" in note for note in suite.notes)
+    assert any("3 cell(s) on one side only (a case added or retired" in note for note in suite.notes)
+    assert not any("chapter block" in note for note in suite.notes)
+
+
+def test_chapter_blocks_run_on_one_side_only_are_named_as_such_not_as_retired_cases():
+    """The published run has the chapter on the default matrix only: from 0.8.0 to 0.12.0.1 its blocks are on one
+    side, which is no case added or retired."""
+    blocks = [synth.cell(f"chapter/ch000.b{n}") for n in range(4)]
+    before, after = _sides(extra_after=blocks)
+    suite, _ = behaviour_tiers(diff_sets(before, after), _why, _team, team_asked=False)
+    assert "3 cell(s) on one side only (a case added or retired between the two)" in suite.notes
+    assert "4 chapter block(s) on one side only (the chapter was run on one of the two releases)" in suite.notes
+    only_blocks = result_set([synth.files("0.12.0.1", "linux-x86_64", [synth.cell("demo.same")] + blocks)], "c")
+    alone = behaviour_tiers(diff_sets(only_blocks, only_blocks), _why, _team, team_asked=False)[0]
+    assert alone.notes == ()
 
 
 def test_a_behaviour_tier_missing_a_side_is_named_not_empty():

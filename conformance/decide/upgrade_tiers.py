@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
+from conformance.core.casefolders import CHAPTER_NAMESPACE
 from conformance.decide.diff import SetDiff
 from conformance.decide.tiers import BREAKS, INFO, NOTED, WARNS, Finding, Tier
 from conformance.downstream.gating import baseline_uninstallable
@@ -100,8 +101,12 @@ def behaviour_tiers(
             continue  # a cell one side lacks is no change of behaviour: counted in the notes
         item = _behaviour_item(change, why_of(change.case, change.param), len(platforms) > 1)
         (team if team_case(change.case) else suite).append(item)
-    one_sided = sum(c.baseline is None or c.candidate is None for c in diff.changes)
-    extra = [f"{one_sided} cell(s) on one side only (a case added or retired between the two)"] if one_sided else []
+    one_sided = [c.case for c in diff.changes if c.baseline is None or c.candidate is None]
+    blocks = sum(case.startswith(f"{CHAPTER_NAMESPACE}/") for case in one_sided)
+    extra = [f"{len(one_sided) - blocks} cell(s) on one side only (a case added or retired between the two)"]
+    extra = extra if len(one_sided) > blocks else []
+    if blocks:  # a chapter run on one of the two releases only (the default matrix, not the all matrix)
+        extra.append(f"{blocks} chapter block(s) on one side only (the chapter was run on one of the two releases)")
     compared = diff.compared
     team_checked = sum(
         1
