@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 
 import pytest
 
@@ -24,7 +25,8 @@ from conformance.engine.selection import Cell
 from conformance.envs.index import PackageIndex
 from conformance.errors import ConformanceError
 from tests.fake_index import PAGES
-from tests.synthetic_results import VMAP, cell as cell_entry, files, result
+from tests.synthetic_results import VMAP, files, result
+from tests.synthetic_results import cell as cell_entry
 
 RELEASES = [
     "0.4.38",
@@ -326,7 +328,6 @@ def test_cli_find_fix_says_when_both_ends_show_the_bug(monkeypatch, tmp_path, ca
 
 def test_cli_bisect_stores_the_cells_it_runs_in_the_results_folder(monkeypatch, tmp_path, capsys):
     """The oracle runs through the engine's matrix run (pytest faked), so every tested release lands in --results."""
-    from conformance.engine import matrix
     from conformance.envs.builder import JaxEnvironment
     from tests.test_engine_matrix import FakePytest, env_for
 
@@ -350,7 +351,7 @@ def test_cli_bisect_stores_the_cells_it_runs_in_the_results_folder(monkeypatch, 
 
     fake = FakePytest(lambda v: {f"{VMAP}[vmap]": "conforms" if Version(v) >= Version("0.8") else "differs"})
     monkeypatch.setattr(cli, "EnvironmentBuilder", Builder)
-    monkeypatch.setattr(matrix.subprocess, "Popen", fake)
+    monkeypatch.setattr(subprocess, "Popen", fake)
     monkeypatch.setattr(JaxEnvironment, "python", property(lambda env: f"/envs/{env.version}/bin/python"))
     results = tmp_path / "stored"
     argv = ["bisect", f"{VMAP}:vmap", "--good", "0.4.38", "--bad", "0.12.0.1", "--results", str(results)]

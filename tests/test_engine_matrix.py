@@ -7,6 +7,7 @@ tests need no JAX environment (the e2e tests run the real thing).
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -66,7 +67,7 @@ def env_for(version: str) -> JaxEnvironment:
 def fake_pytest(monkeypatch):
     def install(statuses, **kwargs):
         fake = FakePytest(statuses, **kwargs)
-        monkeypatch.setattr(matrix.subprocess, "Popen", fake)
+        monkeypatch.setattr(subprocess, "Popen", fake)
         monkeypatch.setattr(JaxEnvironment, "python", property(lambda env: f"/envs/{env.version}/bin/python"))
         return fake
 
@@ -113,7 +114,7 @@ def test_an_interrupted_version_leaves_no_temporary_file(monkeypatch, tmp_path):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(matrix.subprocess, "Popen", interrupted)
+    monkeypatch.setattr(subprocess, "Popen", interrupted)
     with pytest.raises(KeyboardInterrupt):
         matrix.run_version(environment("0.12.0.1"), RunRequest(versions=("0.12.0.1",), results=tmp_path, retries=0))
     assert list(tmp_path.iterdir()) == []
@@ -313,9 +314,9 @@ def stored_setup(
     observation=None,
 ):
     """A results folder holding one real cell of `version`, stored with the key a run would have given it."""
+    from conformance.core.case import load_cases
     from conformance.engine.keys import cell_key
     from conformance.engine.selection import all_cells
-    from conformance.core.case import load_cases
 
     target = next(c for c in all_cells(load_cases()) if c.id == "numerics.debug_nans_vmap_miss[vmap]")
     pins = tmp_path / "jax-0.8.0.txt"

@@ -3,6 +3,7 @@ each is stored, and the decisions' sessions answering from stored results (pytes
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -88,7 +89,7 @@ class BuildsBuilder:
 
 def test_one_run_path_runs_releases_and_builds_in_order_and_stores_each_where_the_store_says(tmp_path, monkeypatch):
     fake = FakePytest({"config.x": "conforms"})
-    monkeypatch.setattr(matrix.subprocess, "Popen", fake)
+    monkeypatch.setattr(subprocess, "Popen", fake)
     monkeypatch.setattr(JaxEnvironment, "python", property(lambda env: f"/envs/{env.version}/bin/python"))
     builder = BuildsBuilder("0.8.3")
     request = matrix.RunRequest(versions=("0.8.3",), results=tmp_path)
@@ -105,7 +106,7 @@ def test_one_run_path_runs_releases_and_builds_in_order_and_stores_each_where_th
 
 def test_a_failing_build_is_named_by_its_version_and_option_and_the_next_target_runs(tmp_path, monkeypatch):
     fake = FakePytest({"config.x": "conforms"}, code=4)
-    monkeypatch.setattr(matrix.subprocess, "Popen", fake)
+    monkeypatch.setattr(subprocess, "Popen", fake)
     monkeypatch.setattr(JaxEnvironment, "python", property(lambda env: f"/envs/{env.version}/bin/python"))
     request = matrix.RunRequest(versions=(), results=tmp_path)
     outcome = matrix.run_targets(request, BuildsBuilder("0.9.0"), [WheelFolder("dist")])
