@@ -3,6 +3,11 @@ kind of change (a known issue that appears, an API that arrives, a fix in a rang
 unexplained regression). No JAX needed; the probes below stand in for real ones. `write_large` renders a report
 larger than the page draws whole (150 rows x 24 columns), for the drawing of the table's visible part.
 
+`write(out, review=True)` renders the same releases with what "Everything that changes from A to B" must count as
+`jax-conformance upgrade` does (`review_inputs` gives the same inputs, for the upgrade tiers' own functions): a row
+whose printed output changes while both sides carry the printed mark P, a name deprecated and then removed within a
+range, and a downstream suite (`tests.synthetic_downstream.demo_suite`) not run on the oldest release.
+
     python -m tests.synthetic_report OUT.html [--large]
 """
 
@@ -95,6 +100,29 @@ CASES = [
 ]
 
 
+REWORDED = _case(
+    "demo.reworded",
+    "The chapter prints a line whose wording JAX changes twice.",
+    (Param("", ["demo.reworded"], Expect({"ok": True})),),
+    section="§4 Printing values",
+)
+
+
+def _reworded(version: str) -> dict:
+    """The printed mark P on every release; what is printed differs from the chapter's `x` as `y`, and as `z` on the
+    newest release: a printed change with P on both sides."""
+    said = "z" if version == VERSIONS[-1] else "y"
+    return synth.cell(
+        "demo.reworded",
+        "",
+        "conforms",
+        {"ok": True, "text": said},
+        expected={"ok": True},
+        printed_expected={"text": "x"},
+        printed_diff=[{"path": "text", "expected": "x", "observed": said, "kind": "changed"}],
+    )
+
+
 def _cells(version: str) -> list[dict]:
     i = VERSIONS.index(version)
     missed = i >= 2
@@ -169,12 +197,27 @@ def _cells(version: str) -> list[dict]:
     ]
 
 
-def _censuses() -> list:
-    """A census per release (synthetic): the page's API section, so that the page checks (axe-core) cover it too."""
+def _censuses(review: bool = False) -> list:
+    """A census per release (synthetic): the page's API section, so that the page checks (axe-core) cover it too;
+    with `review`, `jax.old_api` too: present up to 0.7.2, deprecated on 0.8.0, removed from 0.11.2 on."""
     from tests.api_censuses import census, fn, removed
 
     def names(version: str) -> dict:
         found = {"jax.tree_util.tree_map": fn(("f", "positional_or_keyword", None))}
+        if review:
+            at = VERSIONS.index(version)
+            found["jax.old_api"] = (
+                fn(("x", "positional_or_keyword", None))
+                if at < 2
+                else fn(
+                    ("x", "positional_or_keyword", None),
+                    state="deprecated",
+                    message="jax.old_api is deprecated: use jax.new_api",
+                    replacement="jax.new_api",
+                )
+                if at == 2
+                else removed("jax.old_api was removed", "jax.new_api")
+            )
         found["jax.tree_map"] = (
             fn(
                 ("f", "positional_or_keyword", None),
@@ -245,19 +288,46 @@ def _perf_sections() -> list:
     return sections
 
 
-def write(out: Path) -> Path:
-    """Render the synthetic report to `out`: cells, censuses and workload samples of five releases."""
+def review_inputs() -> dict:
+    """What `write(out, review=True)` renders from: `probes` (release -> its probe cells' parsed file), `suite`
+    (release -> the downstream suite's cells, JSON: none on 0.4.38), `censuses` and `cases`."""
+    from tests import synthetic_downstream as sd
+
+    probes = {
+        v: synth.files(v, PLATFORM, _cells(v) + [_reworded(v)], finished=f"2026-11-29T10:00:0{i}+00:00")
+        for i, v in enumerate(VERSIONS)
+    }
+    return {"probes": probes, "suite": sd.demo_suite(), "censuses": _censuses(True), "cases": [*CASES, REWORDED]}
+
+
+def write(out: Path, review: bool = False) -> Path:
+    """Render the synthetic report to `out`: cells, censuses and workload samples of five releases (with `review`,
+    those of `review_inputs`, and the downstream suite's section)."""
+    from conformance.downstream.cells import without_tests
+    from conformance.report.downstreamview import downstream_view
+    from conformance.results.merge import merge_files
+
     files = [
         synth.files(v, PLATFORM, _cells(v), finished=f"2026-11-29T10:00:0{i}+00:00") for i, v in enumerate(VERSIONS)
     ]
+    downstream = None
+    if review:
+        inputs = review_inputs()
+        suite = [
+            synth.files(v, PLATFORM, cells, finished=f"2026-11-29T11:00:0{i}+00:00")
+            for i, (v, cells) in enumerate(inputs["suite"].items())
+        ]
+        files = [*inputs["probes"].values(), *suite]
+        downstream = downstream_view(merge_files(files))  # the suite's section; not the probes' table (render.py)
     return write_report(
-        files,
+        without_tests(files),
         out,
-        cases=CASES,
+        cases=inputs["cases"] if review else CASES,
         generated_at="2026-11-29T10:00:00+00:00",
         releases=VERSIONS,
-        censuses=_censuses(),
+        censuses=_censuses(review),
         perf=perf_view(_perf_sections()),
+        downstream=downstream,
     )
 
 

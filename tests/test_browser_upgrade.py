@@ -155,4 +155,96 @@ def test_a_release_with_no_probe_cell_says_its_behaviours_are_not_on_this_page(b
     heading, listed = tier(browser, "beh")
     assert heading == "Behaviours (not on this page)" and "no probe cell of 0.12.0.1" in listed
     summary = browser.find_element(By.ID, "up-sum").text
-    assert summary.startswith("0.8.0 → 0.12.0.1: behaviours, public names, performance not on this page.")
+    assert "behaviours, public names, performance not on this page." in summary
+    assert (
+        "downstream finding" in summary and "(not on this page)" not in tier(browser, "ds")[0]
+    )  # its suite ran on both
+
+
+# ---- one answer for A -> B: the page's tiers count what `jax-conformance upgrade` counts, from the same inputs
+
+
+@pytest.fixture(scope="module")
+def review_page(tmp_path_factory) -> str:
+    """The synthetic report with what the review must count as the CLI does (`synthetic_report.review_inputs`)."""
+    return synthetic_report.write(tmp_path_factory.mktemp("review") / "index.html", review=True).as_uri()
+
+
+def cli_counts(a: str, b: str) -> dict:
+    """Each tier's count from A to B as `jax-conformance upgrade` gives it: `decide.upgrade_tiers`' functions over
+    the same cells, censuses and suite runs the page renders (None: the suite was not run on a side)."""
+    from conformance.api.diff import diff_chain
+    from conformance.decide.diff import diff_sets, result_set
+    from conformance.decide.upgrade_tiers import behaviour_tiers, downstream_review_tier, names_tier
+    from conformance.downstream.cells import judged, node_of
+    from conformance.downstream.judge import judge
+    from conformance.results.versions import version_order
+    from tests import synthetic_downstream as sd
+    from tests import synthetic_results as synth
+
+    inputs = synthetic_report.review_inputs()
+    diff = diff_sets(result_set([inputs["probes"][a]], a), result_set([inputs["probes"][b]], b))
+    behaviours = behaviour_tiers(diff, lambda case, param: "", lambda case: False, False)[0]
+    low, high = sorted((version_order(a), version_order(b)))
+    chain = sorted(
+        (c for c in inputs["censuses"] if low <= version_order(c.jax) <= high),
+        key=lambda c: version_order(c.jax),
+        reverse=version_order(a) > version_order(b),
+    )  # A, the censuses between, B: as `api.session.run_api_diff` chains them
+    names = names_tier(diff_chain(chain))
+    suite = inputs["suite"]
+    downstream = None
+    if a in suite and b in suite:
+        tests = {v: {node_of(c): judged(c) for c in synth.files(v, "linux-x86_64", suite[v]).cells} for v in (a, b)}
+        judged_pair = [(sd.LABEL, a, b, judge(sd.LABEL, tests[a], tests[b]))]
+        downstream = len(downstream_review_tier(judged_pair).findings)
+    return {"beh": len(behaviours.findings), "names": len(names.findings), "ds": downstream}
+
+
+PAIRS = [("0.7.2", "0.12.0.1"), ("0.8.0", "0.12.0.1"), ("0.11.2", "0.12.0.1"), ("0.4.38", "0.12.0.1")]
+
+
+@pytest.mark.parametrize("a,b", PAIRS)
+def test_each_tier_counts_what_the_cli_counts_for_the_same_pair(browser, review_page, a, b):
+    fresh(browser, review_page + f"#from={a}&to={b}")
+    expected = cli_counts(a, b)
+    for key, title in (("beh", "Behaviours"), ("names", "Public names"), ("ds", "Downstream suites")):
+        heading = tier(browser, key)[0]
+        count = expected[key]
+        assert heading == (f"{title} ({count})" if count is not None else f"{title} (not on this page)"), (key, a, b)
+    summary = browser.find_element(By.ID, "up-sum").text
+    said = {"beh": "behaviour", "names": "public name", "ds": "downstream finding"}
+    for key, word in said.items():
+        if expected[key] is not None:
+            assert f"{expected[key]} {word}" in summary
+
+
+def test_a_printed_change_with_the_mark_on_both_sides_is_a_behaviour_that_changes(browser, review_page):
+    fresh(browser, review_page + "#from=0.11.2&to=0.12.0.1")
+    heading, listed = tier(browser, "beh")
+    assert "printed output demo.reworded: conforms P → conforms P" in listed  # y -> z, P on both sides
+    fresh(browser, review_page + "#from=0.7.2&to=0.8.0")
+    assert "demo.reworded" not in tier(browser, "beh")[1]  # printed the same (y) on both: no change
+
+
+def test_a_name_deprecated_then_removed_in_the_range_counts_once(browser, review_page):
+    fresh(browser, review_page + "#from=0.7.2&to=0.12.0.1")
+    heading, listed = tier(browser, "names")
+    assert listed.count("jax.old_api") == 1 and "removed jax.old_api: removed in 0.11.2; use jax.new_api" in listed
+    assert heading == "Public names (3)"
+
+
+def test_the_downstream_tier_lists_each_suite_by_signature_and_names_a_suite_not_run(browser, review_page):
+    fresh(browser, review_page + "#from=0.8.0&to=0.12.0.1")
+    heading, listed = tier(browser, "ds")
+    assert "tests regressed demo==1.0: AttributeError" in listed and "e.g. demo/_src/a_test.py::test_0" in listed
+    fresh(browser, review_page + "#from=0.4.38&to=0.12.0.1")  # the suite has no run on 0.4.38: named, never 0
+    heading, listed = tier(browser, "ds")
+    assert heading == "Downstream suites (not on this page)" and "demo==1.0: not run on 0.4.38 on this page" in listed
+    summary = browser.find_element(By.ID, "up-sum").text
+    assert "downstream suites not on this page" in summary and "0 downstream" not in summary
+    assert axe(browser) == []
+    fresh(browser, review_page + "#from=0.8.0&to=0.12.0.1")
+    for details in browser.find_elements(By.CSS_SELECTOR, "#upgrade details"):
+        browser.execute_script("arguments[0].open = true", details)
+    assert axe(browser) == []

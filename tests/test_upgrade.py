@@ -267,3 +267,31 @@ def test_a_release_with_no_probe_cell_is_not_probed_so_the_page_never_says_nothi
     assert probed == {"linux-x86_64": ["0.8.0"]}
     assert upgrade_data(["0.8.0", "0.12.0.1"], None, probed=probed)["probed"] == probed
     assert upgrade_data([], None)["probed"] == {}  # nothing given: no release has behaviours on the page
+
+
+def test_the_page_judges_every_ordered_pair_of_a_suites_releases_by_the_reviews_rules(tmp_path):
+    from conformance.decide.upgrade_tiers import downstream_review_tier
+    from conformance.downstream.judge import judge
+    from conformance.report.downstreamview import downstream_view
+    from conformance.report.upgradeview import downstream_pairs, upgrade_data
+    from conformance.results.load import load_results
+    from conformance.results.merge import merge_files
+    from tests import synthetic_downstream as sd
+
+    suite = sd.demo_suite()  # 0.7.2 uninstallable, 0.8.0 clean, regressions on 0.11.2 and 0.12.0.1
+    sd.write_files(tmp_path, suite)
+    view = downstream_view(merge_files(load_results(tmp_path)))
+    data = downstream_pairs(view)
+    (found,) = data["suites"]
+    assert found["label"] == sd.LABEL and found["releases"] == ["0.7.2", "0.8.0", "0.11.2", "0.12.0.1"]
+    assert len(found["pairs"]) == 4 * 3  # both directions: B older than A reads backwards (fixed, not regressed)
+    tests = view.suites[0].tests
+    for before, after in (("0.8.0", "0.12.0.1"), ("0.12.0.1", "0.8.0"), ("0.7.2", "0.11.2")):
+        tier = downstream_review_tier([(sd.LABEL, before, after, judge(sd.LABEL, tests[before], tests[after]))])
+        items, notes = found["pairs"][f"{before}>{after}"]
+        assert items == [[f.weight, f.subject, f.reason, f.detail] for f in tier.findings] and items
+        assert notes == list(tier.notes)
+    regressed = [i for i in found["pairs"]["0.8.0>0.12.0.1"][0] if "regressed" in i[2]]
+    assert regressed and not [i for i in found["pairs"]["0.12.0.1>0.8.0"][0] if "regressed" in i[2]]
+    assert "0.7.2" in upgrade_data([], None, downstream=data)["releases"]  # the selects offer a suite's releases
+    assert downstream_pairs(None) is None and upgrade_data([], None)["downstream"] is None

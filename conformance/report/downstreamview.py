@@ -15,7 +15,7 @@ crashed or failed to collect: a release with no test of the suite is "not run", 
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 from conformance.downstream.cells import is_downstream, judged, node_of
@@ -111,6 +111,9 @@ class SuiteView:
     answer: str
     regressions: tuple[Regression, ...]
     anchor: str = ""
+    # release -> node id -> its result as the judge reads it (the releases the suite has tests on): what the
+    # upgrade view judges any two releases from (report.upgradeview.downstream_pairs)
+    tests: dict[str, dict[str, Judged]] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def columns(self) -> tuple[ReleaseCounts, ...]:
@@ -341,6 +344,7 @@ def suite_view(
         baseline,
         answer(counted, baseline),
         tuple(regressions),
+        tests={r: found for r, found in tests.items() if found},
     )
 
 

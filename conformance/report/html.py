@@ -44,7 +44,7 @@ from conformance.chapter.grid import ChapterView
 from conformance.report.apiview import ApiView, api_view
 from conformance.report.perfview import PerfView
 from conformance.report.downstreamview import DownstreamView
-from conformance.report.upgradeview import probed_releases, upgrade_data
+from conformance.report.upgradeview import downstream_pairs, probed_releases, upgrade_data
 from conformance.report.chapterpage import (
     GLYPHS as BLOCK_GLYPHS,
     MEANINGS as BLOCK_MEANINGS,
@@ -395,6 +395,7 @@ def template_context(
         [c.jax for c in model.columns] + (api.all_versions if api else []),
         perf.outcome if perf else None,
         probed=probed_releases(model),
+        downstream=downstream_pairs(downstream),
     )  # "Everything that changes from A to B"
     back = blocks_of_rows(pages, chapters)
     for row in data["rows"]:  # a probe cell's panel links to the chapter's own code for its rows

@@ -15,6 +15,13 @@ oldest first) and the performance list's data, in one of two forms:
 
 Either way each workload that failed on a release is listed by release.
 
+`downstream_pairs` gives the downstream tier: for each suite (its label, as the section "Downstream test suites"
+names it) and each ordered pair of the releases it has tests on, what `jax-conformance upgrade --downstream`
+lists, by the same functions (`downstream.judge.judge` of the two releases' stored tests, then
+`decide.upgrade_tiers.downstream_review_tier`): its items `[weight, subject, change, detail]` and its notes. The
+pairs are few (a suite is run on the default matrix's releases), so every one is judged here; a suite without tests
+on A or on B is named by the page, never counted as 0.
+
 `probed` gives, per platform, the releases whose column holds a probe cell (`probed_releases`): a release whose
 result files hold only chapter blocks or downstream cells has a column but no behaviour to compare, and the page
 then says the behaviours are not on it for that release, never "0 change".
@@ -25,6 +32,8 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any, Sequence
 
+from conformance.decide.upgrade_tiers import downstream_review_tier
+from conformance.downstream.judge import judge
 from conformance.perf import stats
 from conformance.perf.session import PerfOutcome, medians
 from conformance.results.versions import version_order
@@ -64,6 +73,29 @@ def release_medians(outcome: PerfOutcome) -> dict[str, list[Any]]:
     return found
 
 
+def downstream_pairs(view: Any) -> dict[str, Any] | None:
+    """The downstream tier's data of a `DownstreamView` (None: no section): `suites`, each `{label, releases (those
+    it has tests on, oldest first), pairs: {"A>B": [[weight, subject, change, detail], ...], notes]}}` for every
+    ordered pair of its releases, by the review's own rules (module docstring). A build's column (`0.10.0
+    (python-…)`) is no release the selects offer and is left out."""
+    if view is None:
+        return None
+    suites = []
+    for suite in view.suites:
+        releases = sorted((r for r in suite.tests if " " not in r), key=version_order)
+        pairs: dict[str, list[Any]] = {}
+        for before in releases:
+            for after in releases:
+                if before == after:
+                    continue
+                judgement = judge(suite.label, suite.tests[before], suite.tests[after])
+                tier = downstream_review_tier([(suite.label, before, after, judgement)])
+                items = [[f.weight, f.subject, f.reason, f.detail] for f in tier.findings]
+                pairs[f"{before}>{after}"] = [items, list(tier.notes)]
+        suites.append({"label": suite.label, "releases": releases, "pairs": pairs})
+    return {"suites": suites}
+
+
 def probed_releases(model: Any) -> dict[str, list[str]]:
     """Platform → the releases (oldest first) whose column holds at least one probe cell, of a `ReportModel`."""
     rows = model.param_rows
@@ -79,12 +111,14 @@ def upgrade_data(
     outcome: PerfOutcome | None,
     judged: int | None = None,
     probed: dict[str, list[str]] | None = None,
+    downstream: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The section's data block: `releases` for the selects, `probed` (platform → the releases with a probe cell,
     `probed_releases`; none given: none), and `perf` (None without samples): its `releases` (the sides, oldest
     first), `workloads`, `errors` (workload → the releases it failed on), and either `pairs` (rank-test verdicts of
     every pair, when at most `judged` tests, `MAX_JUDGED` by default) or `medians` (module docstring), with the
-    threshold."""
+    threshold; `downstream` the downstream tier's data (`downstream_pairs`, None: no suite on the page), whose
+    releases the selects offer too."""
     perf = None
     if outcome is not None:
         count, workloads = len(outcome.request.sides), outcome.request.workloads
@@ -104,4 +138,11 @@ def upgrade_data(
         else:
             perf["medians"] = release_medians(outcome)
         versions = [*versions, *labels]
-    return {"releases": sorted(set(versions), key=version_order), "probed": dict(probed or {}), "perf": perf}
+    if downstream:
+        versions = [*versions, *(r for suite in downstream["suites"] for r in suite["releases"])]
+    return {
+        "releases": sorted(set(versions), key=version_order),
+        "probed": dict(probed or {}),
+        "perf": perf,
+        "downstream": downstream,
+    }
