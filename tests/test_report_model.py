@@ -1035,3 +1035,23 @@ def test_build_model_lists_the_chapters_discrepancies_with_the_claim():
     assert [(d.cell_id, d.claim, d.platform, d.jax) for d in built.discrepancies] == [
         ("demo.two", "two", "linux-x86_64", "0.12.0.1")
     ]
+
+
+def test_a_column_merged_with_a_file_that_recorded_no_time_keeps_the_others_times():
+    """The published page: a release's probe run (started and finished) and its downstream suite's file (neither)
+    make one column; its run line and its wptreport's `time_start` must come from the run, never from the
+    empty time, and an end is never lost to a file that has none."""
+    from conformance.report.model import build_model
+    from conformance.results.load import result_file_from_json
+    from tests.synthetic_results import cell, report
+
+    run = report("0.8.3", "p", [cell("a.b", "p")], finished="2026-12-06T09:15:25+00:00")
+    run["jax_conformance"]["started_at"] = "2026-12-06T09:05:48+00:00"
+    suite = report("0.8.3", "p", [cell("downstream/s.t")], finished="")
+    suite["jax_conformance"]["started_at"] = ""
+    files = [result_file_from_json(run, "results/0.8.3-p.json"), result_file_from_json(suite, "ds/0.8.3-p.json")]
+    for ordered in (files, files[::-1]):
+        column = build_model(ordered, []).columns[0]
+        assert (column.started_at, column.finished_at) == ("2026-12-06T09:05:48+00:00", "2026-12-06T09:15:25+00:00")
+    alone = build_model(files[1:], []).columns[0]
+    assert (alone.started_at, alone.finished_at) == ("", "")

@@ -483,8 +483,9 @@ def _column(files: Sequence[ResultFile], cells: Mapping[str, CellResult]) -> Col
         launcher=launch_summary(header.launcher, cells.values()),
         suite_version=header.suite_version or "?",
         schema_version=header.schema_version,
-        started_at=min(f.header.started_at for f in files),
-        finished_at=max(f.header.finished_at for f in files),
+        # a file that recorded no time (a downstream suite's) leaves the others' times as they are
+        started_at=min((f.header.started_at for f in files if f.header.started_at), default=""),
+        finished_at=max((f.header.finished_at for f in files if f.header.finished_at), default=""),
         sources=[f.source.replace("\\", "/").rsplit("/", 1)[-1] for f in files],
         origin=origin_text(header.source),
         conditions=cpu_conditions(next((c.details for c in cells.values() if c.case == MISCOMPILE_CASE), None)),
