@@ -177,9 +177,9 @@ def start_child(argv: Sequence[str], **options: Any) -> subprocess.Popen:
     is printed as "Exception ignored" and lost, and one raised before logging's lock is released leaves it held, so
     the command then hangs at its next log line (both seen ending a run under SIGINT and SIGTERM). So SIGINT and
     SIGTERM are held over the fork (`interrupts_held`) and delivered once it returns; the child just started is then
-    killed before the interrupt goes on, since the caller never got it to clean up."""
-    if options.get("preexec_fn") is None:
-        return subprocess.Popen(argv, **options)
+    killed before the interrupt goes on, since the caller never got it to clean up. Without a `preexec_fn` the fork
+    runs no handler, but `Popen` still waits for the exec after it: an interrupt raised there would leave the child
+    running with no one holding it, so that fork is held too."""
     child: subprocess.Popen | None = None
     try:
         with interrupts_held():

@@ -189,3 +189,16 @@ def test_a_command_whose_interrupt_was_dropped_exits_as_interrupted(monkeypatch,
     assert "interrupted" in capsys.readouterr().err
     monkeypatch.setitem(cli.COMMANDS, "diff", lambda args: 0)
     assert cli.main(["diff", "a.json", "b.json"]) == 0
+
+
+def test_a_long_command_gives_back_python_s_ctrl_c_handler(sigint_raises):
+    """The block replaces Python's own Ctrl-C handler (to note the interrupt) and puts it back on leaving, as it
+    does SIGTERM's, also when the block ends by an interrupt."""
+    sigterm = signal.getsignal(signal.SIGTERM)
+    with sigterm_interrupts():
+        assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with pytest.raises(KeyboardInterrupt), sigterm_interrupts():
+        signal.raise_signal(signal.SIGINT)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGTERM) == sigterm

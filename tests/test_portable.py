@@ -334,3 +334,48 @@ def test_run_child_past_its_timeout_kills_the_child_and_raises(fork_way, tmp_pat
         run_child(["sh", "-c", f"echo $$ > {pid_file}; exec sleep 60"], capture_output=True, timeout=10)
     assert pid_file.read_text().strip().isdigit()
     assert not pid_alive(int(pid_file.read_text()))
+
+
+def test_an_interrupt_as_a_plain_child_starts_reaches_the_caller_and_the_child_is_killed(monkeypatch):
+    """Without a `preexec_fn` too (the usual child): a Ctrl-C that lands after the fork, before `Popen` returns
+    (while it waits for the exec), used to unwind out of `Popen` with the child left running and no one holding
+    it (a whole pytest run, in a session of its own). Now it is raised once the child is started, and the child is
+    killed and reaped."""
+    import signal
+
+    from conformance.portable import start_child
+
+    made = []
+
+    class InterruptedAtExec(subprocess.Popen):
+        def _execute_child(self, *args, **kwargs):
+            super()._execute_child(*args, **kwargs)
+            made.append(self)
+            signal.raise_signal(signal.SIGINT)  # where a real one lands: Popen waiting for the exec to report
+
+    monkeypatch.setattr(subprocess, "Popen", InterruptedAtExec)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            start_child([sys.executable, "-c", "import time; time.sleep(60)"])
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        for child in made:
+            if child.poll() is None:  # the fault: kill it here so that the suite goes on
+                child.kill()
+                child.wait()
+                child.returncode = None
+    (child,) = made
+    assert child.returncode == -9
+
+
+def test_run_child_past_its_timeout_does_not_wait_for_a_grandchild_holding_its_pipes(fork_way, tmp_path):
+    """As `subprocess.run`: at the timeout the child is killed and reaped, its pipes not read to their end, which a
+    grandchild still holds open: the call raises before the grandchild ends (it writes `end` as it does)."""
+    from conformance.portable import run_child
+
+    end = tmp_path / "end"
+    script = f"sleep 30 && echo done > {end} & exec sleep 60"
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_child(["sh", "-c", script], capture_output=True, timeout=5)
+    assert not end.exists()

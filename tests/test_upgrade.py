@@ -295,3 +295,22 @@ def test_the_page_judges_every_ordered_pair_of_a_suites_releases_by_the_reviews_
     assert regressed and not [i for i in found["pairs"]["0.12.0.1>0.8.0"][0] if "regressed" in i[2]]
     assert "0.7.2" in upgrade_data([], None, downstream=data)["releases"]  # the selects offer a suite's releases
     assert downstream_pairs(None) is None and upgrade_data([], None)["downstream"] is None
+
+
+def test_the_page_s_downstream_tier_leaves_a_build_s_column_out(tmp_path):
+    """A build's column (`0.8.0 (python-…)`) is no release the page's selects offer: no pair of it is judged and the
+    suite's releases do not name it (else the selects would offer a release no other tier knows)."""
+    from types import SimpleNamespace
+
+    from conformance.report.downstreamview import downstream_view
+    from conformance.report.upgradeview import downstream_pairs
+    from conformance.results.load import load_results
+    from conformance.results.merge import merge_files
+    from tests import synthetic_downstream as sd
+
+    sd.write_files(tmp_path, sd.demo_suite())
+    (suite,) = downstream_view(merge_files(load_results(tmp_path))).suites
+    tests = {**suite.tests, "0.8.0 (python-3.12)": suite.tests["0.8.0"]}
+    (found,) = downstream_pairs(SimpleNamespace(suites=[SimpleNamespace(label=suite.label, tests=tests)]))["suites"]
+    assert found["releases"] == ["0.7.2", "0.8.0", "0.11.2", "0.12.0.1"]
+    assert not [pair for pair in found["pairs"] if "(" in pair]
