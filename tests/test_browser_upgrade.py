@@ -238,6 +238,14 @@ def test_the_downstream_tier_lists_each_suite_by_signature_and_names_a_suite_not
     fresh(browser, review_page + "#from=0.8.0&to=0.12.0.1")
     heading, listed = tier(browser, "ds")
     assert "tests regressed demo==1.0: AttributeError" in listed and "e.g. demo/_src/a_test.py::test_0" in listed
+    assert "from 'jax' @ demo/_src/c_test.py:<module> (in demo)" in listed  # a signature is text, never markup
+    fresh(browser, review_page + "#from=0.11.2&to=0.12.0.1")  # what breaks first, then what is fixed, the notes
+    heading, listed = tier(browser, "ds")
+    assert heading == "Downstream suites (2)" and "demo==1.0: 1 appeared, 1 vanished" in listed
+    assert -1 < listed.index("1 test regressed") < listed.index("1 test fixed")
+    fresh(browser, review_page + "#from=0.12.0.1&to=0.8.0")  # backwards: read from B's side, the regressions fixed
+    heading, listed = tier(browser, "ds")
+    assert heading == "Downstream suites (2)" and "tests fixed" in listed and "regressed" not in listed
     fresh(browser, review_page + "#from=0.4.38&to=0.12.0.1")  # the suite has no run on 0.4.38: named, never 0
     heading, listed = tier(browser, "ds")
     assert heading == "Downstream suites (not on this page)" and "demo==1.0: not run on 0.4.38 on this page" in listed
