@@ -110,8 +110,10 @@ REWORDED = _case(
 
 def _reworded(version: str) -> dict:
     """The printed mark P on every release; what is printed differs from the chapter's `x` as `y`, and as `z` on the
-    newest release: a printed change with P on both sides."""
+    newest release: a printed change with P on both sides. On 0.11.2 alone it records a deprecation warning: from
+    0.8.0 to 0.11.2 it changes by that warning only."""
     said = "z" if version == VERSIONS[-1] else "y"
+    warned = {"category": "DeprecationWarning", "message": "demo.reworded's keyword is deprecated", "module": "jax"}
     return synth.cell(
         "demo.reworded",
         "",
@@ -120,6 +122,7 @@ def _reworded(version: str) -> dict:
         expected={"ok": True},
         printed_expected={"text": "x"},
         printed_diff=[{"path": "text", "expected": "x", "observed": said, "kind": "changed"}],
+        warnings=[warned] if version == "0.11.2" else [],
     )
 
 

@@ -201,7 +201,13 @@ def cli_counts(a: str, b: str) -> dict:
     return {"beh": len(behaviours.findings), "names": len(names.findings), "ds": downstream}
 
 
-PAIRS = [("0.7.2", "0.12.0.1"), ("0.8.0", "0.12.0.1"), ("0.11.2", "0.12.0.1"), ("0.4.38", "0.12.0.1")]
+PAIRS = [
+    ("0.7.2", "0.12.0.1"),
+    ("0.8.0", "0.12.0.1"),
+    ("0.11.2", "0.12.0.1"),
+    ("0.4.38", "0.12.0.1"),
+    ("0.8.0", "0.11.2"),
+]
 
 
 @pytest.mark.parametrize("a,b", PAIRS)
@@ -225,6 +231,8 @@ def test_a_printed_change_with_the_mark_on_both_sides_is_a_behaviour_that_change
     assert "printed output demo.reworded: conforms P → conforms P" in listed  # y -> z, P on both sides
     fresh(browser, review_page + "#from=0.7.2&to=0.8.0")
     assert "demo.reworded" not in tier(browser, "beh")[1]  # printed the same (y) on both: no change
+    fresh(browser, review_page + "#from=0.8.0&to=0.11.2")  # printed the same, a deprecation warning on B alone
+    assert "printed output demo.reworded: conforms P → conforms P" in tier(browser, "beh")[1]
 
 
 def test_a_name_deprecated_then_removed_in_the_range_counts_once(browser, review_page):
