@@ -207,6 +207,7 @@ PAIRS = [
     ("0.11.2", "0.12.0.1"),
     ("0.4.38", "0.12.0.1"),
     ("0.8.0", "0.11.2"),
+    ("0.4.38", "0.7.2"),
 ]
 
 
@@ -233,6 +234,8 @@ def test_a_printed_change_with_the_mark_on_both_sides_is_a_behaviour_that_change
     assert "demo.reworded" not in tier(browser, "beh")[1]  # printed the same (y) on both: no change
     fresh(browser, review_page + "#from=0.8.0&to=0.11.2")  # printed the same, a deprecation warning on B alone
     assert "printed output demo.reworded: conforms P → conforms P" in tier(browser, "beh")[1]
+    fresh(browser, review_page + "#from=0.4.38&to=0.7.2")  # printed the same, the mark P on B alone
+    assert "printed output demo.reworded: conforms → conforms P" in tier(browser, "beh")[1]
 
 
 def test_a_name_deprecated_then_removed_in_the_range_counts_once(browser, review_page):
