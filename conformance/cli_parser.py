@@ -23,7 +23,7 @@ from conformance.downstream.parser import (
     add_upgrade_downstream_options,
 )
 from conformance.perf.parser import add_bisect_perf_options, add_gate_perf_options, add_perf_parser
-from conformance.jsonout import BARE_JSON, json_help
+from conformance.jsonout import BARE_JSON, json_help, json_path
 from conformance.report.formats import output_formats
 from conformance.report.outputs import DEFAULT_HTML_LINK
 
@@ -155,7 +155,7 @@ def add_run_parser(commands: Any) -> None:
     )
     run.add_argument(
         "--json",
-        type=Path,
+        type=json_path,
         metavar="PATH",
         help=json_help("the run's outcome (per release: counts per status, its result file; the report)"),
     )
@@ -231,7 +231,7 @@ def add_decision_parsers(commands: Any) -> None:
         "version (its stored results; cells not stored yet are run)",
     )
     diff.add_argument("candidate", type=Path, metavar="B", help="candidate result file, folder or JAX version")
-    diff.add_argument("--json", type=Path, metavar="PATH", help=json_help("the differences (docs/decisions.md)"))
+    diff.add_argument("--json", type=json_path, metavar="PATH", help=json_help("the differences (docs/decisions.md)"))
     add_run_options(diff)
     add_gate_parser(commands)
     bisecting = commands.add_parser("bisect", help="find the first JAX release whose verdict on one cell changes")
@@ -273,7 +273,7 @@ def add_decision_parsers(commands: Any) -> None:
     bisecting.add_argument(
         "--issue", type=Path, metavar="PATH", help="also write a bug report ready to file (Markdown)"
     )
-    bisecting.add_argument("--json", type=Path, metavar="PATH", help=json_help("the verdict"))
+    bisecting.add_argument("--json", type=json_path, metavar="PATH", help=json_help("the verdict"))
     add_common_options(bisecting)
     add_bisect_perf_options(bisecting)
     add_bisect_downstream_options(bisecting)
@@ -333,7 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="show the cases, their rows and claims")
     listing.add_argument("-k", dest="expression", metavar="EXPR", help="pytest-style selection expression")
     add_common_options(listing, index=False)
-    listing.add_argument("--json", type=Path, metavar="PATH", help=json_help("the selected cases"))
+    listing.add_argument("--json", type=json_path, metavar="PATH", help=json_help("the selected cases"))
     add_run_parser(commands)
     add_report_parser(commands)
     add_history_parser(commands)
@@ -348,7 +348,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     listed.add_argument(
         "--json",
-        type=Path,
+        type=json_path,
         nargs="?",
         const=BARE_JSON,
         metavar="PATH",
@@ -432,7 +432,7 @@ def add_upgrade_parser(commands: Any) -> None:
     )
     upgrade.add_argument(
         "--json",
-        type=Path,
+        type=json_path,
         metavar="PATH",
         help=json_help("the review (format jax-conformance-upgrade 1, docs/decisions.md#upgrade)"),
     )
@@ -476,7 +476,7 @@ def add_upkeep_parsers(commands: Any) -> None:
         help="the old reading: a known issue that differs after the documented release (maybe "
         "fixed) excludes that release; by default it is allowed and named",
     )
-    supporting.add_argument("--json", type=Path, metavar="PATH", help=json_help("each platform's range"))
+    supporting.add_argument("--json", type=json_path, metavar="PATH", help=json_help("each platform's range"))
     for parser in (pruning, supporting):
         parser.add_argument(
             "--results",
@@ -517,7 +517,7 @@ def add_api_parsers(commands: Any) -> None:
         metavar="PREFIX",
         help="only names equal to PREFIX or below it (jax.numpy); repeatable",
     )
-    diff.add_argument("--json", type=Path, metavar="PATH", help=json_help("the changes"))
+    diff.add_argument("--json", type=json_path, metavar="PATH", help=json_help("the changes"))
     scan = actions.add_parser(
         "scan",
         help="the JAX names your code uses that --to removes, lacks or deprecates "
@@ -551,7 +551,7 @@ def add_api_parsers(commands: Any) -> None:
         help="text (default), github (workflow annotations) or sarif (2.1.0, for code scanning); json: "
         "deprecated, write --json -",
     )
-    scan.add_argument("--json", type=Path, metavar="PATH", help=json_help("the findings"))
+    scan.add_argument("--json", type=json_path, metavar="PATH", help=json_help("the findings"))
     for parser in (census, diff, scan):
         parser.add_argument(
             "--results",
@@ -625,7 +625,7 @@ def add_chapter_parser(commands: Any) -> None:
     )
     chapter.add_argument(
         "--json",
-        type=Path,
+        type=json_path,
         metavar="PATH",
         help=json_help("the blocks' statuses per release (docs/chapters.md)")
         + "; with --pages, a folder: one <chapter>.json per page",

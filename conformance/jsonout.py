@@ -10,6 +10,7 @@ import io
 import os
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, TextIO
 
 from conformance.atomic import write_text_atomically
@@ -75,6 +76,15 @@ def human_text_to_stderr(active: bool) -> Iterator[None]:
 def json_wanted(values: dict[str, Any]) -> bool:
     """Whether a command's options (argparse's names and values) ask for its JSON on standard output."""
     return is_stdout(values.get("json"))
+
+
+def json_path(text: str) -> Path:
+    """The type of every `--json` option: the path it names. Only `-` itself is standard output; a file named `-`
+    spelled another way (`./-`, `-/`), which `Path` would shorten to `-`, is kept a file by making it absolute."""
+    path = Path(text)
+    if text != STDOUT and os.fspath(path) == STDOUT:
+        return path.absolute()
+    return path
 
 
 def json_help(what: str) -> str:

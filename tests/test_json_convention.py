@@ -59,7 +59,7 @@ def test_every_json_option_takes_a_path_or_dash_and_says_so():
         "supported",
     } <= set(found)
     for name, action in found.items():
-        assert action.metavar == "PATH" and action.type is Path, name
+        assert action.metavar == "PATH" and action.type is jsonout.json_path, name
         assert "`-`: to standard output" in action.help, name
     for name, parser in subcommands(build_parser()):  # no other spelling of a JSON output is left undeprecated
         for action in parser._actions:
@@ -82,6 +82,18 @@ def test_list_json_to_a_file_leaves_stdout_to_the_listing(tmp_path, capsys):
     assert cli.main(["list", "--cases", str(FIXTURES), "-k", "fixture_cases", "--json", str(out)]) == 0
     captured = capsys.readouterr()
     assert f"json: {out}" in captured.out and json.loads(out.read_text())["format"] == "jax-conformance-cases"
+
+
+@pytest.mark.parametrize("spelling", ["./-", ".//-", "-/"])
+def test_a_file_named_dash_spelled_another_way_is_a_file_not_standard_output(spelling, tmp_path, monkeypatch, capsys):
+    """Only `-` itself is standard output: `Path` shortens `./-` to `-`, which was read as standard output."""
+    assert jsonout.is_stdout(jsonout.json_path("-"))
+    assert not jsonout.is_stdout(jsonout.json_path(spelling))
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["list", "--cases", str(FIXTURES), "-k", "fixture_cases", f"--json={spelling}"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads((tmp_path / "-").read_text())["format"] == "jax-conformance-cases"
+    assert f"json: {tmp_path / '-'}" in captured.out and "cells in" in captured.out
 
 
 def test_cases_json_lists_each_case_once_with_its_cells_in_order():

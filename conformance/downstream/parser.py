@@ -12,7 +12,7 @@ from typing import Any
 from conformance.downstream.command import DownstreamRequest, gate_tiers, run_downstream  # noqa: F401 - the CLI's
 from conformance.envs.matrix import matrix_versions
 from conformance.errors import ConformanceError
-from conformance.jsonout import json_help
+from conformance.jsonout import json_help, json_path
 
 
 def add_downstream_parser(commands: Any, add_common_options: Any, default_results: Path) -> None:
@@ -41,7 +41,7 @@ def add_downstream_parser(commands: Any, add_common_options: Any, default_result
         help="run the subset that fits, planned from the "
         "durations recorded on the baseline (one parametrisation per test function first)",
     )
-    parser.add_argument("--json", type=Path, metavar="PATH", help=json_help("the statuses and judgements"))
+    parser.add_argument("--json", type=json_path, metavar="PATH", help=json_help("the statuses and judgements"))
     parser.add_argument(
         "--expectations",
         type=Path,

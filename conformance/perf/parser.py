@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conformance.jsonout import json_help
+from conformance.jsonout import json_help, json_path
 from conformance.perf.stats import METRICS, THRESHOLD
 
 
@@ -66,7 +66,7 @@ def add_perf_parser(commands: Any, add_common_options: Any, default_results: Pat
         "(exit 1 when anything is regressed, improved or changed)",
     )
     perf.add_argument("--rerun", action="store_true", help="sample again even where stored samples still hold")
-    perf.add_argument("--json", type=Path, metavar="PATH", help=json_help("the samples and verdicts"))
+    perf.add_argument("--json", type=json_path, metavar="PATH", help=json_help("the samples and verdicts"))
     perf.add_argument(
         "--results",
         type=Path,
@@ -118,4 +118,4 @@ def add_gate_perf_options(gating: Any) -> None:
         help="judge the JAX names this code uses at --to (api scan): a removed one fails unless a "
         "[[name]] entry acknowledges it (repeatable)",
     )
-    gating.add_argument("--json", type=Path, metavar="PATH", help=json_help("the one verdict (docs/decisions.md)"))
+    gating.add_argument("--json", type=json_path, metavar="PATH", help=json_help("the one verdict (docs/decisions.md)"))
