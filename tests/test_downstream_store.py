@@ -3,6 +3,7 @@ the command line's bad input (one line, exit 2)."""
 
 from __future__ import annotations
 
+import json
 
 import pytest
 
@@ -214,3 +215,37 @@ def test_the_reports_probe_table_leaves_downstream_tests_out(tmp_path):
     )
     loaded = load_result_file(tmp_path / "0.8.0-linux-x86_64.json")
     assert len(loaded.cells) == 1 and without_tests([loaded])[0].cells == []
+
+
+def test_a_suites_file_records_when_it_ran_and_a_later_suite_widens_the_span(tmp_path, monkeypatch):
+    """The report's column says when its results were measured: a downstream file had no `started_at` or
+    `finished_at`, so its column said nothing; a later suite in the same file keeps the first start, moves the end."""
+    import conformance.downstream.store as store
+
+    clock = {"now": "", "start": ""}
+    monkeypatch.setattr(store, "utc_now", lambda seconds_ago=0.0: clock["start"] if seconds_ago else clock["now"])
+    path = tmp_path / "0.8.0-linux-x86_64.json"
+
+    def stored(ident, start, now):
+        clock.update(start=start, now=now)
+        cells = _cells(ident, "k", [(f"{ident}.py::t", "passed", None)])
+        store_suite(tmp_path, "0.8.0", "linux-x86_64", ident, cells, "3.11.7", 300.0)
+        header = load_result_file(path).header
+        return header.started_at, header.finished_at
+
+    assert stored("lib_1", "2026-12-06T10:00:00+00:00", "2026-12-06T10:05:00+00:00") == (
+        "2026-12-06T10:00:00+00:00",
+        "2026-12-06T10:05:00+00:00",
+    )
+    assert stored("other_2", "2026-12-06T10:55:00+00:00", "2026-12-06T11:00:00+00:00") == (
+        "2026-12-06T10:00:00+00:00",
+        "2026-12-06T11:00:00+00:00",
+    )
+    # a file whose header has no times (written before they were recorded) takes this suite's
+    data = json.loads(path.read_text())
+    data["jax_conformance"]["started_at"] = data["jax_conformance"]["finished_at"] = ""
+    path.write_text(json.dumps(data))
+    assert stored("third_3", "2026-12-06T12:00:00+00:00", "2026-12-06T12:01:00+00:00") == (
+        "2026-12-06T12:00:00+00:00",
+        "2026-12-06T12:01:00+00:00",
+    )

@@ -18,7 +18,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import tempfile
@@ -35,7 +34,7 @@ from conformance.childenv import child_environment
 from conformance.errors import ConformanceError
 from conformance.portable import run_bounded
 from conformance.results.load import ResultsError, load_result_file
-from conformance.results.schema import CHAPTER_NAMESPACE, CellResult, RunHeader
+from conformance.results.schema import CHAPTER_NAMESPACE, CellResult, RunHeader, utc_now
 from conformance.results.store import ResultStore, Stored, written_by_store
 
 DESCRIBE_TIMEOUT_S = 120
@@ -121,11 +120,6 @@ def run_header(described: Mapping[str, Any], env: Any, started_at: str, wall_s: 
         jax_git_hash=str(described.get("jax_git_hash") or ""),
         jaxlib_git_hash=str(described.get("jaxlib_git_hash") or ""),
     ).to_json()
-
-
-def utc_now() -> str:
-    """Now, as result headers write it."""
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def probe_snapshot(folder: Path, version: str, platform: str) -> dict[str, Any] | None:

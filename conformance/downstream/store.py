@@ -27,7 +27,7 @@ from conformance.core.case import DEFAULT_CASE_PACKAGE
 from conformance.downstream.cells import LAUNCHER, node_of, prefix, test_entry
 from conformance.engine.matrix import version_files
 from conformance.results.load import ResultsError, load_result_file
-from conformance.results.schema import CellResult, RunHeader
+from conformance.results.schema import CellResult, RunHeader, utc_now
 from conformance.results.store import ResultStore, Stored
 
 
@@ -114,12 +114,20 @@ def store_suite(
         case_package=DEFAULT_CASE_PACKAGE,
         launcher=LAUNCHER,
         wall_s=round(wall_s, 3),
+        started_at=utc_now(seconds_ago=wall_s),
+        finished_at=utc_now(),
     ).to_json()
     if path.is_file():
         try:
-            head = load_result_file(path).header.to_json()
+            earlier = load_result_file(path).header.to_json()
         except (ResultsError, OSError):
             pass  # the store sets the unreadable file aside and says so
+        else:
+            # The file's own header stays (its release's run); its times span that run and this suite's, so the
+            # report's column says when its last result was written.
+            earlier["started_at"] = min(filter(None, (earlier.get("started_at"), head["started_at"])))
+            earlier["finished_at"] = max(filter(None, (earlier.get("finished_at"), head["finished_at"])))
+            head = earlier
     data = {
         "created": time.time(),
         "duration": wall_s,

@@ -14,7 +14,6 @@ test entry's `metadata` is the cell's `CellResult`. That holds when the harness 
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import importlib.util
 import json
@@ -43,7 +42,7 @@ from conformance.engine.shards import Shard, parse_shard, select_shard
 from conformance.errors import ConformanceError
 from conformance.engine.session import LAUNCHERS, RunSession
 from conformance.results.durations import recorded_durations
-from conformance.results.schema import CellResult, RunHeader
+from conformance.results.schema import CellResult, RunHeader, utc_now
 from conformance.results.store import reusable_cells
 
 ENVINFO_TIMEOUT_S = 120
@@ -146,10 +145,6 @@ def _read_cell_list(path: str | None) -> set[str] | None:
     return set(found)
 
 
-def _utc_now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-
-
 def normalized_version(version: Any) -> Any:
     """A version as PEP 440 normalizes it (`0.12.0.1+corp_3` → `0.12.0.1+corp.3`), which result files and their
     names use; anything that does not parse is left as it is (the result header then refuses it by name)."""
@@ -237,7 +232,7 @@ class ConformanceRun:
         self.case_dirs = case_dirs
         # Absolute: children start in their own working folders.
         self.python = os.path.abspath(config.getoption("jax_python") or sys.executable)
-        self.started_at = _utc_now()
+        self.started_at = utc_now()
         self.target: dict[str, Any] | None = None
         self.session: RunSession | None = None
         shard = config.getoption("jax_shard")
@@ -424,7 +419,7 @@ class ConformanceRun:
             jax_git_hash=str(target.get("jax_git_hash") or ""),
             jaxlib_git_hash=str(target.get("jaxlib_git_hash") or ""),
             started_at=self.started_at,
-            finished_at=_utc_now(),
+            finished_at=utc_now(),
         )
 
     def pytest_report_header(self, config: pytest.Config) -> str:

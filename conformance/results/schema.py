@@ -8,6 +8,7 @@ record. Standard library and `packaging` (what a version is) only; reading resul
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import re
 from dataclasses import asdict, dataclass, field, fields
@@ -212,6 +213,13 @@ class CellResult:
             warnings=[{key: entry.get(key, "") for key in WARNING_KEYS} for entry in warned],
             harness=_check(data.get("harness", ""), str, f"{where}.harness"),
         )
+
+
+def utc_now(seconds_ago: float = 0.0) -> str:
+    """Now (or `seconds_ago` before now), in UTC to the second, as a result header's `started_at` and
+    `finished_at` write it."""
+    moment = dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=seconds_ago)
+    return moment.isoformat(timespec="seconds")
 
 
 @dataclass
