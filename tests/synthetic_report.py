@@ -114,26 +114,15 @@ def _reworded(version: str) -> dict:
     0.8.0 to 0.11.2 it changes by that warning only. On the oldest the chapter printed `y` itself, so no P there:
     from 0.4.38 to 0.7.2 it changes by the mark alone."""
     said = "z" if version == VERSIONS[-1] else "y"
-    if version == VERSIONS[0]:
-        return synth.cell(
-            "demo.reworded",
-            "",
-            "conforms",
-            {"ok": True, "text": said},
-            expected={"ok": True},
-            printed_expected={"text": "y"},
-        )
-    warned = {"category": "DeprecationWarning", "message": "demo.reworded's keyword is deprecated", "module": "jax"}
-    return synth.cell(
-        "demo.reworded",
-        "",
-        "conforms",
-        {"ok": True, "text": said},
-        expected={"ok": True},
-        printed_expected={"text": "x"},
-        printed_diff=[{"path": "text", "expected": "x", "observed": said, "kind": "changed"}],
-        warnings=[warned] if version == "0.11.2" else [],
-    )
+    printed: dict = {"printed_expected": {"text": "y"}}
+    if version != VERSIONS[0]:
+        warned = {"category": "DeprecationWarning", "message": "demo.reworded's keyword is deprecated", "module": "jax"}
+        printed = {
+            "printed_expected": {"text": "x"},
+            "printed_diff": [{"path": "text", "expected": "x", "observed": said, "kind": "changed"}],
+            "warnings": [warned] if version == "0.11.2" else [],
+        }
+    return synth.cell("demo.reworded", "", "conforms", {"ok": True, "text": said}, expected={"ok": True}, **printed)
 
 
 def _cells(version: str) -> list[dict]:

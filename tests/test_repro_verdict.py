@@ -31,6 +31,8 @@ PROBE_MODULE = textwrap.dedent('''
 def case(tmp_path, monkeypatch):
     (tmp_path / "verdict_probe_module.py").write_text(PROBE_MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
+    # This test's own module, never the one an earlier test imported (its folder is gone once that test passed).
+    monkeypatch.delitem(sys.modules, "verdict_probe_module", raising=False)
     import importlib
 
     module = importlib.import_module("verdict_probe_module")
