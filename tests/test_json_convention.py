@@ -96,6 +96,16 @@ def test_a_file_named_dash_spelled_another_way_is_a_file_not_standard_output(spe
     assert f"json: {tmp_path / '-'}" in captured.out and "cells in" in captured.out
 
 
+def test_a_path_with_a_space_around_the_dash_is_that_file_as_written(tmp_path, monkeypatch, capsys):
+    """Only `-` itself is standard output: `' -'` (a stray space in a script) is a file of that name, never read as
+    `-` after trimming, so what a script wrote is where it said."""
+    assert jsonout.json_path(" -") == Path(" -") and not jsonout.is_stdout(jsonout.json_path(" -"))
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["list", "--cases", str(FIXTURES), "-k", "fixture_cases", "--json", " -"]) == 0
+    assert json.loads((tmp_path / " -").read_text())["format"] == "jax-conformance-cases"
+    assert "cells in" in capsys.readouterr().out and not (tmp_path / "-").exists()
+
+
 def test_cases_json_lists_each_case_once_with_its_cells_in_order():
     case = type("C", (), {"id": "m.c", "section": "§1", "has_known_issue": True, "claim": "x", "all_rows": ("r",)})()
     case.cell_id = lambda param: f"m.c[{param}]"

@@ -3,6 +3,7 @@ the defaults of a field left out; cells of tests without metadata; build identit
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 
 import pytest
@@ -19,6 +20,7 @@ from conformance.results.schema import (
     is_version,
     result_file_from_json,
     unjudged_cell,
+    utc_now,
 )
 
 MINIMAL = {"case": "mod.probe", "status": "conforms"}
@@ -391,3 +393,12 @@ def test_a_kind_without_a_name_is_named_by_its_text():
     with pytest.raises(SchemaError) as caught:
         _check("x", (int, float), "n")
     assert str(caught.value) == f"`n` should be {(int, float)}, not str"
+
+
+def test_utc_now_is_utc_to_the_second_and_seconds_ago_goes_back():
+    """A downstream suite's `started_at` is `utc_now(seconds_ago=wall_s)`: earlier than `finished_at`, by the wall
+    time, and in UTC with its offset written (the report and merges compare these strings)."""
+    earlier, now = utc_now(seconds_ago=3600), utc_now()
+    assert now.endswith("+00:00") and earlier.endswith("+00:00") and "." not in now
+    gap = (dt.datetime.fromisoformat(now) - dt.datetime.fromisoformat(earlier)).total_seconds()
+    assert 3599 <= gap <= 3601  # to the second: a second may turn between the two calls
