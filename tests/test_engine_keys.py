@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 
 import conformance
 from conformance.core.case import find_case
@@ -134,3 +135,16 @@ def test_every_module_behind_the_case_api_is_in_every_cells_key():
     }
     assert {"core/model.py", "core/validation.py", "core/registry.py"} <= behind
     assert sorted(behind - {"core/workload.py"} - set(keys._SHARED_SOURCES)) == []  # noqa: SLF001
+
+
+def test_a_file_written_anew_at_the_same_path_gets_its_new_digest(tmp_path):
+    """The digest cache is keyed by the file's stat too: a case module edited in one process (or a later test's module
+    at a path an earlier test used, now that passing tests' folders are removed) never keeps the old digest."""
+    module = tmp_path / "team_case.py"
+    module.write_text("VALUE = 1\n")
+    first = keys._file_digest(str(module))  # noqa: SLF001
+    module.write_text("VALUE = 22\n")
+    os.utime(module, ns=(1, 1))  # a different mtime even on a coarse clock
+    assert keys._file_digest(str(module)) != first  # noqa: SLF001
+    module.unlink()
+    assert keys._file_digest(str(module)) == "missing"  # noqa: SLF001

@@ -11,6 +11,7 @@ import functools
 import hashlib
 import inspect
 import json
+import os
 import sys
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
@@ -39,8 +40,19 @@ _SHARED_SOURCES = (
 )
 
 
-@functools.lru_cache(maxsize=None)
 def _file_digest(path: str) -> str:
+    """The sha256 of a file's bytes ("missing" when it cannot be read), read again when the file changed: the cache is
+    keyed by what `stat` says of it too, so a case module edited (or written anew at the same path) in one process
+    never keeps its old digest."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return "missing"
+    return _digest_of(path, stat.st_mtime_ns, stat.st_size, stat.st_ino)
+
+
+@functools.lru_cache(maxsize=4096)
+def _digest_of(path: str, mtime_ns: int, size: int, inode: int) -> str:
     try:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError:
