@@ -100,6 +100,7 @@ def test_without_censuses_the_report_has_no_api_section_and_an_unreadable_census
 def test_a_name_is_found_with_its_history_and_a_miss_says_so(results, tmp_path):
     pytest.importorskip("selenium.webdriver")
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
     page = tmp_path / "index.html"
     assert cli.main(["report", str(results), "-o", str(page)]) == 0
@@ -125,6 +126,9 @@ def test_a_name_is_found_with_its_history_and_a_miss_says_so(results, tmp_path):
         assert "No public name matches “no_such_name”" in browser.find_element(By.ID, "api-out").text
         release = browser.find_element(By.CSS_SELECTOR, 'details[data-api="0"]')
         release.find_element(By.TAG_NAME, "summary").click()
+        # The list is filled on the `toggle` event, which the browser fires after the click returns: wait for it (it
+        # failed once in CI when read at once).
+        WebDriverWait(browser, 10).until(lambda _: "Removed (1)" in release.text)
         assert "Removed (1)\njax.tree_map" in release.text
     finally:
         browser.quit()
@@ -212,7 +216,7 @@ LONG = "jax.experimental.pallas.mosaic_gpu.a_rather_long_public_name_that_would_
 def test_removed_between_two_releases_is_answered_in_two_steps_and_lists_never_overlap(results, tmp_path, width):
     pytest.importorskip("selenium.webdriver")
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
+    from selenium.webdriver.support.ui import Select, WebDriverWait
 
     census_file(
         results,
@@ -248,6 +252,7 @@ def test_removed_between_two_releases_is_answered_in_two_steps_and_lists_never_o
         )
         release = browser.find_element(By.CSS_SELECTOR, 'details[data-api="0"]')
         release.find_element(By.TAG_NAME, "summary").click()
+        WebDriverWait(browser, 10).until(lambda _: release.find_elements(By.CSS_SELECTOR, ".apilist li"))  # on `toggle`
         boxes = browser.execute_script(
             "return Array.from(document.querySelectorAll('#api li')).filter((li) => li.offsetParent)"
             ".map((li) => { const r = li.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })"
